@@ -1,0 +1,26 @@
+//===- Passes.td - Ridgeline conversion passes -------------*- tablegen -*-===//
+
+#ifndef RIDGELINE_CONVERSION_PASSES
+#define RIDGELINE_CONVERSION_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertGraphToLinalgPass : Pass<"ridge-convert-graph-to-linalg", "ModuleOp"> {
+  let summary = "Lower the ridge graph dialect to linalg/tensor/arith/math";
+  let description = [{
+    Rewrites every `ridge` op into destination-style linalg ops on tensors:
+    elementwise ops become `linalg.generic` with broadcasting indexing maps,
+    contractions become `linalg.matmul` / `linalg.batch_matmul` or a
+    contraction `linalg.generic` (accumulating f16/bf16 in f32), softmax
+    becomes max/exp/sum/div generics, reshapes become collapse/expand views.
+    Unsigned integer tensors become signless; the ops that care about
+    signedness (div, max/min, casts) pick their unsigned forms.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
+    "::mlir::linalg::LinalgDialect", "::mlir::math::MathDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
+#endif // RIDGELINE_CONVERSION_PASSES

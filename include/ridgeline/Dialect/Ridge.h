@@ -1,0 +1,45 @@
+//===- Ridge.h - The ridge graph dialect --------------------------*- C++ -*-===//
+//
+// Public header of the `ridge` dialect: ops, the cost interface, and shape
+// helpers shared by the importer, the verifiers and the lowerings.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RIDGELINE_DIALECT_RIDGE_H
+#define RIDGELINE_DIALECT_RIDGE_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace mlir::ridge {
+namespace detail {
+/// Bytes of every ranked-tensor operand and result, each counted once; -1 if
+/// any of them has a dynamic shape.
+int64_t sumOperandAndResultBytes(Operation *op);
+} // namespace detail
+
+/// Storage size of one element of `type` in device memory (i1 is a byte).
+int64_t getElementByteWidth(Type type);
+
+/// Bytes of a statically shaped tensor, or -1 when the shape is dynamic.
+int64_t getTensorBytes(Type type);
+
+/// Numpy/ONNX multidirectional broadcast of two shapes; failure when
+/// incompatible. Dynamic dims broadcast against 1 or themselves.
+FailureOr<SmallVector<int64_t>> broadcastShapes(ArrayRef<int64_t> lhs,
+                                                ArrayRef<int64_t> rhs);
+} // namespace mlir::ridge
+
+#include "Ridge/RidgeOpsDialect.h.inc"
+#include "Ridge/RidgeInterfaces.h.inc"
+
+#define GET_OP_CLASSES
+#include "Ridge/RidgeOps.h.inc"
+
+#endif // RIDGELINE_DIALECT_RIDGE_H

@@ -1,0 +1,53 @@
+//===- OnnxImporter.h - ONNX model -> ridge graph dialect ---------*- C++ -*-===//
+//
+// Reads an ONNX ModelProto and builds a module with one `func.func @main` of
+// `ridge` ops. Graph inputs become function arguments, initializers become
+// `ridge.constant`s (large ones as dense_resource blobs), and ONNX node names
+// become op locations. Every problem found (unsupported ops, dangling values,
+// cycles, missing shapes) is reported as its own diagnostic before failing.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RIDGELINE_IMPORT_ONNXIMPORTER_H
+#define RIDGELINE_IMPORT_ONNXIMPORTER_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
+#include <string>
+#include <vector>
+
+namespace mlir::ridge {
+
+struct OnnxImportOptions {
+  /// Static shapes for graph inputs, by input name. They specialize dynamic
+  /// (symbolic) dimensions and must agree with static ones.
+  llvm::StringMap<SmallVector<int64_t>> inputShapes;
+  /// Constants with more elements than this are stored as dense_resource
+  /// blobs, which IR dumps elide instead of printing the weights inline.
+  int64_t inlineConstantLimit = 64;
+};
+
+/// Argument/result attribute holding the ONNX name of a graph input/output.
+inline constexpr llvm::StringLiteral kOnnxNameAttr = "ridge.onnx_name";
+
+/// Imports the ONNX model at `path`. Returns null after emitting diagnostics
+/// on failure.
+OwningOpRef<ModuleOp> importOnnxFile(MLIRContext *context, StringRef path,
+                                     const OnnxImportOptions &options = {});
+
+/// Parses "1x128" (or "scalar") into dimensions; failure on malformed text.
+FailureOr<SmallVector<int64_t>> parseShapeString(StringRef text);
+
+/// Names of the graph inputs of the model at `path` that are not
+/// initializers, in order. Returns false and sets `error` on failure.
+bool listOnnxGraphInputs(StringRef path, std::vector<std::string> &names,
+                         std::string &error);
+
+/// Registers the dialects the importer creates.
+void registerOnnxImportDialects(DialectRegistry &registry);
+
+} // namespace mlir::ridge
+
+#endif // RIDGELINE_IMPORT_ONNXIMPORTER_H

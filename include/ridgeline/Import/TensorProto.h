@@ -1,0 +1,67 @@
+//===- TensorProto.h - Reading ONNX TensorProto payloads ----------*- C++ -*-===//
+//
+// Decodes ONNX TensorProto messages (initializers, Constant attributes and
+// the input_K.pb/output_K.pb files of the backend-test layout) into
+// little-endian, densely packed bytes. Shared by the importer and ridge-run.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RIDGELINE_IMPORT_TENSORPROTO_H
+#define RIDGELINE_IMPORT_TENSORPROTO_H
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include <string>
+#include <vector>
+
+namespace onnx {
+class TensorProto;
+} // namespace onnx
+
+namespace mlir::ridge {
+
+/// ONNX TensorProto.DataType values Ridgeline understands.
+enum class OnnxDataType : int32_t {
+  Undefined = 0,
+  Float = 1,
+  UInt8 = 2,
+  Int8 = 3,
+  UInt16 = 4,
+  Int16 = 5,
+  Int32 = 6,
+  Int64 = 7,
+  String = 8,
+  Bool = 9,
+  Float16 = 10,
+  Double = 11,
+  UInt32 = 12,
+  UInt64 = 13,
+  BFloat16 = 16,
+};
+
+/// Bytes per element of an ONNX data type, 0 if unsupported (e.g. string).
+unsigned getOnnxDataTypeSize(int32_t dataType);
+/// Short name (f32, i64, u8, i1, ...) used in manifests and messages.
+llvm::StringRef getOnnxDataTypeName(int32_t dataType);
+
+struct TensorData {
+  std::string name;
+  int32_t dataType = 0;
+  llvm::SmallVector<int64_t> dims;
+  std::vector<char> bytes; ///< Row-major, little-endian, densely packed.
+
+  int64_t getNumElements() const;
+};
+
+/// Decodes `proto`. External data is read relative to `modelDir` and must stay
+/// inside it. Returns false and sets `error` on failure.
+bool decodeTensorProto(const onnx::TensorProto &proto, llvm::StringRef modelDir,
+                       TensorData &out, std::string &error);
+
+/// Reads a serialized TensorProto file (input_0.pb, output_0.pb, ...).
+bool readTensorProtoFile(llvm::StringRef path, TensorData &out,
+                         std::string &error);
+
+} // namespace mlir::ridge
+
+#endif // RIDGELINE_IMPORT_TENSORPROTO_H

@@ -1,0 +1,100 @@
+//===- Compiler.h - From an imported graph module to an artifact --*- C++ -*-===//
+//
+// The library behind ridgec and ridge-run: runs the pipelines on an imported
+// module, translates to LLVM IR and produces a shared object that the
+// runtime (libridge_runtime) loads. GPU kernels are embedded in it as PTX or
+// cubin and launched through the runtime's CUDA driver layer.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RIDGELINE_TARGET_COMPILER_H
+#define RIDGELINE_TARGET_COMPILER_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include <memory>
+#include <string>
+
+namespace llvm {
+class LLVMContext;
+class Module;
+} // namespace llvm
+
+namespace mlir::ridge {
+
+struct CompileOptions {
+  /// "cpu", "sm_80" or "sm_90a".
+  std::string target = "cpu";
+  /// GPU kernel format: "isa" (PTX) or "bin" (cubin; needs ptxas).
+  std::string gpuFormat = "isa";
+  /// CUDA toolkit for ptxas; empty: $CUDA_HOME, then PATH.
+  std::string cudaToolkit;
+  int64_t blockSize = 256;
+
+  bool isGpu() const { return target != "cpu"; }
+};
+
+/// How far lowerGraphModule goes.
+enum class LoweringStage { Linalg, LLVMDialect };
+
+/// Checks that `target` names a supported target; describes why not.
+LogicalResult verifyTargetName(StringRef target, std::string &error);
+
+/// Every dialect, interface and translation the pipelines need. Missing
+/// registrations crash rather than diagnose with Debian's MLIR (notes, P5).
+void registerCompilerDialects(DialectRegistry &registry);
+
+/// Describes @main's inputs and outputs for the runtime and stores the text
+/// as the module's `ridge.manifest` attribute. Must run on the graph module,
+/// while ONNX names and signedness are still known.
+LogicalResult attachManifest(ModuleOp module, StringRef target);
+
+/// Runs the shared graph pipeline, then the target's back end.
+LogicalResult lowerGraphModule(ModuleOp module, const CompileOptions &options,
+                               LoweringStage stage);
+
+/// Translates a module lowered to the LLVM dialect (with gpu.binary ops for
+/// GPU targets) to LLVM IR for the host.
+std::unique_ptr<llvm::Module> translateToLLVMIR(ModuleOp module,
+                                                llvm::LLVMContext &context);
+
+/// Optimizes `module` for the host, emits an object file and links it into a
+/// shared library at `outputPath` with the system C compiler driver.
+LogicalResult emitSharedLibrary(llvm::Module &module, StringRef outputPath,
+                                std::string &error);
+
+/// Kernel objects of a GPU-lowered module: (gpu.binary name, payload). The
+/// payload is PTX text for format "isa" and a cubin for "bin".
+SmallVector<std::pair<std::string, std::string>>
+getKernelObjects(ModuleOp module);
+
+} // namespace mlir::ridge
+
+
+#include "mlir/IR/Diagnostics.h"
+#include "ridgeline/Import/OnnxImporter.h"
+
+namespace mlir::ridge {
+
+/// Prints each diagnostic as one line, "TOOL: error: FILE: message", with
+/// the model file and (through the message) the ONNX node it concerns.
+class ToolDiagnosticHandler : public ScopedDiagnosticHandler {
+public:
+  ToolDiagnosticHandler(MLIRContext *context, StringRef toolName);
+  unsigned getNumErrors() const { return numErrors; }
+
+private:
+  std::string toolName;
+  unsigned numErrors = 0;
+};
+
+/// Imports `modelPath`, lowers it for `options.target` and writes the shared
+/// object to `outputPath`. Problems are reported through the context.
+LogicalResult compileModelFile(MLIRContext &context, StringRef modelPath,
+                               const OnnxImportOptions &importOptions,
+                               const CompileOptions &options,
+                               StringRef outputPath);
+
+} // namespace mlir::ridge
+
+#endif // RIDGELINE_TARGET_COMPILER_H

@@ -1,0 +1,30 @@
+//===- Passes.h - Ridgeline transformation passes -----------------*- C++ -*-===//
+
+#ifndef RIDGELINE_TRANSFORMS_PASSES_H
+#define RIDGELINE_TRANSFORMS_PASSES_H
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir::ridge {
+
+/// Module attribute carrying the model manifest (see Runtime.h).
+inline constexpr llvm::StringLiteral kManifestAttr = "ridge.manifest";
+
+#define GEN_PASS_DECL
+#include "ridgeline/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "ridgeline/Transforms/Passes.h.inc"
+
+} // namespace mlir::ridge
+
+#endif // RIDGELINE_TRANSFORMS_PASSES_H

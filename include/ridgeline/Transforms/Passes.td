@@ -1,0 +1,76 @@
+//===- Passes.td - Ridgeline transformation passes ---------*- tablegen -*-===//
+
+#ifndef RIDGELINE_TRANSFORMS_PASSES
+#define RIDGELINE_TRANSFORMS_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+//===----------------------------------------------------------------------===//
+// GPU mapping (memref level)
+//===----------------------------------------------------------------------===//
+
+def MapParallelLoopsToGpuPass
+    : Pass<"ridge-map-parallel-loops-to-gpu", "::mlir::func::FuncOp"> {
+  let summary = "Map each top-level scf.parallel nest to a 1-D grid of blocks";
+  let description = [{
+    Every outermost `scf.parallel` of a host function becomes one kernel:
+    its dimensions are collapsed into one linear index (innermost dimension
+    fastest, so neighbouring threads touch neighbouring elements), tiled by
+    `block-size`, and annotated with the block-x / thread-x mapping that
+    `convert-parallel-loops-to-gpu` turns into a `gpu.launch`. Top-level
+    `scf.for` nests that touch memory (full reductions) are wrapped in a
+    one-iteration parallel loop so that no device memory is accessed on the
+    host.
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
+           "Threads per block">,
+  ];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect"
+  ];
+}
+
+def GpuHostBuffersPass : Pass<"ridge-gpu-host-buffers", "::mlir::ModuleOp"> {
+  let summary = "Place host-function buffers in device memory";
+  let description = [{
+    After bufferization the host function allocates temporaries with
+    `memref.alloc` and reads weights with `memref.get_global`; kernels can use
+    neither. Allocations become `gpu.alloc`/`gpu.dealloc`, and each weight is
+    copied once per run into a device buffer with `gpu.memcpy`.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+def ApproximateMathPass : Pass<"ridge-approximate-math"> {
+  let summary = "Replace transcendental math ops by polynomial approximations";
+  let description = [{
+    Rewrites `math.exp/log/tanh/erf/...` (and `powf` via exp/log) into
+    arithmetic with MLIR's polynomial approximations, so that GPU kernels need
+    no libdevice calls and the emitted PTX is complete without a CUDA install.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
+//===----------------------------------------------------------------------===//
+// Model ABI (LLVM dialect level)
+//===----------------------------------------------------------------------===//
+
+def EmitModelAbiPass : Pass<"ridge-emit-model-abi", "::mlir::ModuleOp"> {
+  let summary = "Add the C entry points of a compiled model";
+  let description = [{
+    Expects the model function `@main`, lowered to the LLVM dialect with the
+    bare-pointer calling convention (inputs then outputs, one pointer each),
+    and a `ridge.manifest` string attribute on the module. Adds
+    `void ridge_model_run(void **buffers)`, which unpacks the buffer array and
+    calls `@main`, and `const char *ridge_model_manifest(void)`, which the
+    runtime reads to learn the tensors' names, element types and shapes.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+#endif // RIDGELINE_TRANSFORMS_PASSES

@@ -1,0 +1,760 @@
+//===- GraphToLinalg.cpp - ridge graph dialect -> linalg on tensors -------===//
+//
+// One pattern per graph op, in the style of TosaToLinalg: broadcasting is
+// expressed in indexing maps, results are built destination-style on
+// `tensor.empty`, and reductions keep f16/bf16 data in f32 while they
+// accumulate.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ridgeline/Conversion/Passes.h"
+
+#include "ridgeline/Dialect/Ridge.h"
+
+#include "mlir/Dialect/Func/Transforms/FuncConversions.h"
+#include "mlir/IR/AffineMap.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+#define DEBUG_TYPE "ridge-convert-graph-to-linalg"
+
+namespace mlir::ridge {
+#define GEN_PASS_DEF_CONVERTGRAPHTOLINALGPASS
+#include "ridgeline/Conversion/Passes.h.inc"
+} // namespace mlir::ridge
+
+using namespace mlir;
+using namespace mlir::ridge;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+bool isUnsigned(Type tensorOrElement) {
+  Type element = getElementTypeOrSelf(tensorOrElement);
+  return element.isUnsignedInteger();
+}
+
+/// Element type used while reducing: narrow floats accumulate in f32.
+Type getAccumulatorType(Type element) {
+  if (element.isF16() || element.isBF16())
+    return Float32Type::get(element.getContext());
+  return element;
+}
+
+Value extendTo(OpBuilder &b, Location loc, Value v, Type type) {
+  if (v.getType() == type)
+    return v;
+  return arith::ExtFOp::create(b, loc, type, v);
+}
+
+Value truncateTo(OpBuilder &b, Location loc, Value v, Type type) {
+  if (v.getType() == type)
+    return v;
+  return arith::TruncFOp::create(b, loc, type, v);
+}
+
+/// Indexing map reading `operandType` broadcast (numpy rules) into an
+/// iteration space of `resultRank` parallel dims.
+AffineMap getBroadcastMap(RankedTensorType operandType,
+                          ArrayRef<int64_t> resultShape, MLIRContext *ctx) {
+  int64_t resultRank = resultShape.size();
+  int64_t offset = resultRank - operandType.getRank();
+  SmallVector<AffineExpr> exprs;
+  for (int64_t i = 0; i < operandType.getRank(); ++i) {
+    int64_t dim = operandType.getDimSize(i);
+    if (dim == 1 && resultShape[i + offset] != 1)
+      exprs.push_back(getAffineConstantExpr(0, ctx));
+    else
+      exprs.push_back(getAffineDimExpr(i + offset, ctx));
+  }
+  return AffineMap::get(resultRank, 0, exprs, ctx);
+}
+
+Value createEmpty(OpBuilder &b, Location loc, RankedTensorType type) {
+  return tensor::EmptyOp::create(b, loc, type.getShape(),
+                                 type.getElementType());
+}
+
+Value createFilled(OpBuilder &b, Location loc, RankedTensorType type,
+                   TypedAttr value) {
+  Value empty = createEmpty(b, loc, type);
+  Value scalar = arith::ConstantOp::create(b, loc, value);
+  return linalg::FillOp::create(b, loc, scalar, empty).getResult(0);
+}
+
+using ScalarBuilder =
+    function_ref<Value(OpBuilder &, Location, ValueRange)>;
+
+/// Elementwise linalg.generic over `inputs` broadcast to `resultType`.
+Value buildElementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
+                       ValueRange inputs, ScalarBuilder scalar) {
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineMap> maps;
+  for (Value input : inputs)
+    maps.push_back(getBroadcastMap(cast<RankedTensorType>(input.getType()),
+                                   resultType.getShape(), ctx));
+  maps.push_back(b.getMultiDimIdentityMap(resultType.getRank()));
+  SmallVector<utils::IteratorType> iterators(resultType.getRank(),
+                                             utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, resultType, inputs, createEmpty(b, loc, resultType), maps,
+      iterators, [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value result = scalar(nb, nloc, args.drop_back());
+        linalg::YieldOp::create(nb, nloc, result);
+      });
+  return generic.getResult(0);
+}
+
+/// Evaluates `body` in f32 for f16/bf16 operands and converts back.
+Value computeInAccumulatorType(OpBuilder &b, Location loc, ValueRange args,
+                               function_ref<Value(ValueRange)> body) {
+  Type element = args.front().getType();
+  Type acc = getAccumulatorType(element);
+  SmallVector<Value> widened;
+  for (Value v : args)
+    widened.push_back(extendTo(b, loc, v, acc));
+  return truncateTo(b, loc, body(widened), element);
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise ops
+//===----------------------------------------------------------------------===//
+
+/// Per-op scalar computation, given the original (possibly unsigned) element
+/// type.
+template <typename OpTy>
+Value buildScalar(OpBuilder &b, Location loc, Type original, ValueRange args);
+
+#define RIDGE_FLOAT_INT_BINARY(OP, FOP, SIOP, UIOP)                            \
+  template <>                                                                  \
+  Value buildScalar<OP>(OpBuilder & b, Location loc, Type original,            \
+                        ValueRange args) {                                     \
+    if (isa<FloatType>(original))                                              \
+      return FOP::create(b, loc, args[0], args[1]);                            \
+    if (original.isUnsignedInteger())                                          \
+      return UIOP::create(b, loc, args[0], args[1]);                           \
+    return SIOP::create(b, loc, args[0], args[1]);                             \
+  }
+RIDGE_FLOAT_INT_BINARY(AddOp, arith::AddFOp, arith::AddIOp, arith::AddIOp)
+RIDGE_FLOAT_INT_BINARY(SubOp, arith::SubFOp, arith::SubIOp, arith::SubIOp)
+RIDGE_FLOAT_INT_BINARY(MulOp, arith::MulFOp, arith::MulIOp, arith::MulIOp)
+RIDGE_FLOAT_INT_BINARY(DivOp, arith::DivFOp, arith::DivSIOp, arith::DivUIOp)
+RIDGE_FLOAT_INT_BINARY(MaxOp, arith::MaximumFOp, arith::MaxSIOp, arith::MaxUIOp)
+RIDGE_FLOAT_INT_BINARY(MinOp, arith::MinimumFOp, arith::MinSIOp, arith::MinUIOp)
+#undef RIDGE_FLOAT_INT_BINARY
+
+template <>
+Value buildScalar<PowOp>(OpBuilder &b, Location loc, Type original,
+                         ValueRange args) {
+  if (isa<FloatType>(original))
+    return computeInAccumulatorType(b, loc, args, [&](ValueRange v) -> Value {
+      return math::PowFOp::create(b, loc, v[0], v[1]);
+    });
+  return math::IPowIOp::create(b, loc, args[0], args[1]);
+}
+
+template <>
+Value buildScalar<ReluOp>(OpBuilder &b, Location loc, Type original,
+                          ValueRange args) {
+  Type type = args[0].getType();
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
+  if (isa<FloatType>(type))
+    return arith::MaximumFOp::create(b, loc, args[0], zero);
+  if (original.isUnsignedInteger())
+    return args[0];
+  return arith::MaxSIOp::create(b, loc, args[0], zero);
+}
+
+template <>
+Value buildScalar<NegOp>(OpBuilder &b, Location loc, Type original,
+                         ValueRange args) {
+  if (isa<FloatType>(original))
+    return arith::NegFOp::create(b, loc, args[0]);
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(args[0].getType()));
+  return arith::SubIOp::create(b, loc, zero, args[0]);
+}
+
+template <>
+Value buildScalar<AbsOp>(OpBuilder &b, Location loc, Type original,
+                         ValueRange args) {
+  if (isa<FloatType>(original))
+    return math::AbsFOp::create(b, loc, args[0]);
+  if (original.isUnsignedInteger())
+    return args[0];
+  return math::AbsIOp::create(b, loc, args[0]);
+}
+
+#define RIDGE_FLOAT_UNARY(OP, MATHOP)                                          \
+  template <>                                                                  \
+  Value buildScalar<OP>(OpBuilder & b, Location loc, Type original,            \
+                        ValueRange args) {                                     \
+    return computeInAccumulatorType(b, loc, args, [&](ValueRange v) -> Value { \
+      return MATHOP::create(b, loc, v[0]);                                     \
+    });                                                                        \
+  }
+RIDGE_FLOAT_UNARY(TanhOp, math::TanhOp)
+RIDGE_FLOAT_UNARY(ExpOp, math::ExpOp)
+RIDGE_FLOAT_UNARY(LogOp, math::LogOp)
+RIDGE_FLOAT_UNARY(SqrtOp, math::SqrtOp)
+RIDGE_FLOAT_UNARY(ErfOp, math::ErfOp)
+#undef RIDGE_FLOAT_UNARY
+
+template <>
+Value buildScalar<SigmoidOp>(OpBuilder &b, Location loc, Type original,
+                             ValueRange args) {
+  return computeInAccumulatorType(b, loc, args, [&](ValueRange v) -> Value {
+    Type type = v[0].getType();
+    Value one = arith::ConstantOp::create(b, loc, b.getFloatAttr(type, 1.0));
+    Value negated = arith::NegFOp::create(b, loc, v[0]);
+    Value denom = arith::AddFOp::create(
+        b, loc, one, math::ExpOp::create(b, loc, negated));
+    return arith::DivFOp::create(b, loc, one, denom);
+  });
+}
+
+template <>
+Value buildScalar<ReciprocalOp>(OpBuilder &b, Location loc, Type original,
+                                ValueRange args) {
+  Value one =
+      arith::ConstantOp::create(b, loc, b.getFloatAttr(args[0].getType(), 1.0));
+  return arith::DivFOp::create(b, loc, one, args[0]);
+}
+
+template <typename OpTy>
+struct ElementwiseLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto resultType = dyn_cast_or_null<RankedTensorType>(
+        this->getTypeConverter()->convertType(op.getType()));
+    if (!resultType || !resultType.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "needs a static result shape");
+    Type original = getElementTypeOrSelf(op->getOperand(0).getType());
+    Value result = buildElementwise(
+        rewriter, op.getLoc(), resultType, adaptor.getOperands(),
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          return buildScalar<OpTy>(b, loc, original, args);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// ONNX Cast semantics between any two supported element types.
+Value buildCast(OpBuilder &b, Location loc, Value in, Type from, Type to,
+                Type toSignless) {
+  Type inType = in.getType();
+  if (inType == toSignless)
+    return in;
+  if (toSignless.isInteger(1)) { // x != 0
+    if (isa<FloatType>(inType)) {
+      Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(inType, 0));
+      return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, in, zero);
+    }
+    Value zero = arith::ConstantOp::create(b, loc, b.getIntegerAttr(inType, 0));
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, in, zero);
+  }
+  bool fromUnsigned = from.isUnsignedInteger() || from.isInteger(1);
+  if (isa<FloatType>(inType) && isa<FloatType>(toSignless)) {
+    if (inType.getIntOrFloatBitWidth() < toSignless.getIntOrFloatBitWidth())
+      return arith::ExtFOp::create(b, loc, toSignless, in);
+    if (inType.getIntOrFloatBitWidth() > toSignless.getIntOrFloatBitWidth())
+      return arith::TruncFOp::create(b, loc, toSignless, in);
+    // f16 <-> bf16: go through f32.
+    Value wide = arith::ExtFOp::create(b, loc, b.getF32Type(), in);
+    return arith::TruncFOp::create(b, loc, toSignless, wide);
+  }
+  if (isa<FloatType>(inType)) {
+    if (to.isUnsignedInteger())
+      return arith::FPToUIOp::create(b, loc, toSignless, in);
+    return arith::FPToSIOp::create(b, loc, toSignless, in);
+  }
+  if (isa<FloatType>(toSignless)) {
+    if (fromUnsigned)
+      return arith::UIToFPOp::create(b, loc, toSignless, in);
+    return arith::SIToFPOp::create(b, loc, toSignless, in);
+  }
+  unsigned inWidth = inType.getIntOrFloatBitWidth();
+  unsigned outWidth = toSignless.getIntOrFloatBitWidth();
+  if (inWidth > outWidth)
+    return arith::TruncIOp::create(b, loc, toSignless, in);
+  if (fromUnsigned)
+    return arith::ExtUIOp::create(b, loc, toSignless, in);
+  return arith::ExtSIOp::create(b, loc, toSignless, in);
+}
+
+struct CastLowering : OpConversionPattern<CastOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(CastOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto resultType =
+        cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
+    Type from = getElementTypeOrSelf(op.getInput().getType());
+    Type to = getElementTypeOrSelf(op.getType());
+    Value result = buildElementwise(
+        rewriter, op.getLoc(), resultType, adaptor.getInput(),
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          return buildCast(b, loc, args[0], from, to,
+                           resultType.getElementType());
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Constants and views
+//===----------------------------------------------------------------------===//
+
+struct ConstantLowering : OpConversionPattern<ConstantOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ConstantOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type =
+        cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
+    ElementsAttr value = op.getValue();
+    if (type != op.getType()) {
+      // Unsigned data keeps its bits under the signless type.
+      if (auto dense = dyn_cast<DenseElementsAttr>(value))
+        value = dense.bitcast(type.getElementType());
+      else if (auto resource = dyn_cast<DenseResourceElementsAttr>(value))
+        value = DenseResourceElementsAttr::get(type, resource.getRawHandle());
+      else
+        return rewriter.notifyMatchFailure(op, "unsupported constant kind");
+    }
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, type,
+                                                   cast<TypedAttr>(value));
+    return success();
+  }
+};
+
+struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ReshapeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto resultType =
+        cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
+    Value input = adaptor.getInput();
+    auto inputType = cast<RankedTensorType>(input.getType());
+    if (!inputType.hasStaticShape() || !resultType.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "needs static shapes");
+    // Any static reshape is a collapse to 1-D followed by an expand; both are
+    // views, so no data moves.
+    auto all = [](int64_t rank) {
+      ReassociationIndices indices;
+      for (int64_t i = 0; i < rank; ++i)
+        indices.push_back(i);
+      return SmallVector<ReassociationIndices>{indices};
+    };
+    if (inputType.getRank() == 0 || resultType.getRank() == 0) {
+      SmallVector<ReassociationIndices> none;
+      Value result =
+          inputType.getRank() == 0
+              ? tensor::ExpandShapeOp::create(rewriter, loc, resultType, input,
+                                              none)
+                    .getResult()
+              : tensor::CollapseShapeOp::create(rewriter, loc, resultType,
+                                                input, none)
+                    .getResult();
+      rewriter.replaceOp(op, result);
+      return success();
+    }
+    Value flat = input;
+    if (inputType.getRank() != 1)
+      flat = tensor::CollapseShapeOp::create(rewriter, loc, input,
+                                             all(inputType.getRank()));
+    Value result = flat;
+    if (resultType.getRank() != 1)
+      result = tensor::ExpandShapeOp::create(rewriter, loc, resultType, flat,
+                                             all(resultType.getRank()));
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct TransposeLowering : OpConversionPattern<TransposeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TransposeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto resultType =
+        cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
+    Value init = createEmpty(rewriter, op.getLoc(), resultType);
+    auto transpose = linalg::TransposeOp::create(
+        rewriter, op.getLoc(), adaptor.getInput(), init, op.getPerm());
+    rewriter.replaceOp(op, transpose->getResult(0));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Contractions
+//===----------------------------------------------------------------------===//
+
+/// Builds out[batch..., m, n] = sum_k lhs[.., m, k] * rhs[.., k, n] as a
+/// linalg op, accumulating narrow floats in f32. `lhsMap`/`rhsMap` are over
+/// the iteration space (batch..., m, n, k).
+Value buildContraction(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                       AffineMap lhsMap, AffineMap rhsMap,
+                       RankedTensorType resultType, bool isUnsignedInt) {
+  MLIRContext *ctx = b.getContext();
+  Type element = resultType.getElementType();
+  Type acc = getAccumulatorType(element);
+  auto accType = RankedTensorType::get(resultType.getShape(), acc);
+  Value init = createFilled(b, loc, accType, b.getZeroAttr(acc));
+  unsigned numLoops = resultType.getRank() + 1;
+  AffineMap outMap = AffineMap::getMultiDimIdentityMap(numLoops, ctx)
+                         .getMajorSubMap(resultType.getRank());
+  SmallVector<utils::IteratorType> iterators(numLoops - 1,
+                                             utils::IteratorType::parallel);
+  iterators.push_back(utils::IteratorType::reduction);
+  Value result;
+  auto generic = linalg::GenericOp::create(
+      b, loc, accType, ValueRange{lhs, rhs}, init,
+      ArrayRef<AffineMap>{lhsMap, rhsMap, outMap}, iterators,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value l = args[0], r = args[1], sum = args[2];
+        Value updated;
+        if (isa<FloatType>(acc)) {
+          l = extendTo(nb, nloc, l, acc);
+          r = extendTo(nb, nloc, r, acc);
+          updated = arith::AddFOp::create(
+              nb, nloc, sum, arith::MulFOp::create(nb, nloc, l, r));
+        } else {
+          updated = arith::AddIOp::create(
+              nb, nloc, sum, arith::MulIOp::create(nb, nloc, l, r));
+        }
+        linalg::YieldOp::create(nb, nloc, updated);
+      });
+  result = generic.getResult(0);
+  (void)isUnsignedInt;
+  if (acc != element)
+    result = buildElementwise(b, loc, resultType, result,
+                              [&](OpBuilder &nb, Location nloc, ValueRange a) {
+                                return truncateTo(nb, nloc, a[0], element);
+                              });
+  return result;
+}
+
+struct MatMulLowering : OpConversionPattern<MatMulOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MatMulOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = getContext();
+    Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
+    auto lhsType = cast<RankedTensorType>(lhs.getType());
+    auto rhsType = cast<RankedTensorType>(rhs.getType());
+    auto resultType =
+        cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
+    if (!lhsType.hasStaticShape() || !rhsType.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "needs static shapes");
+    // Promote vectors to matrices (numpy): [K] -> [1, K] and [K] -> [K, 1].
+    bool lhsVector = lhsType.getRank() == 1, rhsVector = rhsType.getRank() == 1;
+    if (lhsVector) {
+      lhsType = RankedTensorType::get({1, lhsType.getDimSize(0)},
+                                      lhsType.getElementType());
+      lhs = tensor::ExpandShapeOp::create(
+          rewriter, loc, lhsType, lhs,
+          SmallVector<ReassociationIndices>{{0, 1}});
+    }
+    if (rhsVector) {
+      rhsType = RankedTensorType::get({rhsType.getDimSize(0), 1},
+                                      rhsType.getElementType());
+      rhs = tensor::ExpandShapeOp::create(
+          rewriter, loc, rhsType, rhs,
+          SmallVector<ReassociationIndices>{{0, 1}});
+    }
+    FailureOr<SmallVector<int64_t>> batch = broadcastShapes(
+        lhsType.getShape().drop_back(2), rhsType.getShape().drop_back(2));
+    if (failed(batch))
+      return rewriter.notifyMatchFailure(op, "batch dims do not broadcast");
+    SmallVector<int64_t> fullShape = *batch;
+    fullShape.push_back(lhsType.getDimSize(lhsType.getRank() - 2));
+    fullShape.push_back(rhsType.getDimSize(rhsType.getRank() - 1));
+    int64_t batchRank = batch->size();
+    unsigned numLoops = batchRank + 3; // batch..., m, n, k
+    AffineExpr m = getAffineDimExpr(batchRank, ctx);
+    AffineExpr n = getAffineDimExpr(batchRank + 1, ctx);
+    AffineExpr k = getAffineDimExpr(batchRank + 2, ctx);
+    auto operandMap = [&](RankedTensorType type, AffineExpr row,
+                          AffineExpr col) {
+      SmallVector<AffineExpr> exprs;
+      int64_t offset = batchRank - (type.getRank() - 2);
+      for (int64_t i = 0; i < type.getRank() - 2; ++i)
+        exprs.push_back(type.getDimSize(i) == 1 && (*batch)[i + offset] != 1
+                            ? getAffineConstantExpr(0, ctx)
+                            : getAffineDimExpr(i + offset, ctx));
+      exprs.push_back(row);
+      exprs.push_back(col);
+      return AffineMap::get(numLoops, 0, exprs, ctx);
+    };
+    auto fullType = RankedTensorType::get(fullShape, resultType.getElementType());
+    Value result = buildContraction(
+        rewriter, loc, lhs, rhs, operandMap(lhsType, m, k),
+        operandMap(rhsType, k, n), fullType, isUnsigned(op.getType()));
+    if (fullType != resultType) {
+      // Drop the promoted unit dims again.
+      SmallVector<ReassociationIndices> reassociation;
+      int64_t rank = fullType.getRank();
+      for (int64_t i = 0; i < batchRank; ++i)
+        reassociation.push_back({i});
+      if (lhsVector && rhsVector)
+        reassociation.push_back({rank - 2, rank - 1});
+      else if (lhsVector || rhsVector)
+        reassociation.push_back({rank - 2, rank - 1});
+      else
+        reassociation.append({{rank - 2}, {rank - 1}});
+      if (resultType.getRank() == 0)
+        reassociation.clear();
+      result = tensor::CollapseShapeOp::create(rewriter, loc, resultType,
+                                               result, reassociation);
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct GemmLowering : OpConversionPattern<GemmOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(GemmOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = getContext();
+    auto resultType =
+        cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
+    AffineExpr m = getAffineDimExpr(0, ctx), n = getAffineDimExpr(1, ctx),
+               k = getAffineDimExpr(2, ctx);
+    AffineMap aMap = AffineMap::get(3, 0,
+                                    op.getTransA() ? ArrayRef<AffineExpr>{k, m}
+                                                   : ArrayRef<AffineExpr>{m, k},
+                                    ctx);
+    AffineMap bMap = AffineMap::get(3, 0,
+                                    op.getTransB() ? ArrayRef<AffineExpr>{n, k}
+                                                   : ArrayRef<AffineExpr>{k, n},
+                                    ctx);
+    Value product =
+        buildContraction(rewriter, loc, adaptor.getA(), adaptor.getB(), aMap,
+                         bMap, resultType, isUnsigned(op.getType()));
+    double alpha = op.getAlpha().convertToDouble();
+    double beta = op.getBeta().convertToDouble();
+    Value c = adaptor.getC();
+    if (alpha == 1.0 && !c) {
+      rewriter.replaceOp(op, product);
+      return success();
+    }
+    // Epilogue: alpha * product + beta * C, in one elementwise generic.
+    SmallVector<Value> inputs{product};
+    if (c)
+      inputs.push_back(c);
+    Type element = resultType.getElementType();
+    Value result = buildElementwise(
+        rewriter, loc, resultType, inputs,
+        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+          auto scale = [&](Value v, double factor) -> Value {
+            if (factor == 1.0)
+              return v;
+            Value f = isa<FloatType>(element)
+                          ? arith::ConstantOp::create(
+                                b, l, b.getFloatAttr(element, factor))
+                                .getResult()
+                          : arith::ConstantOp::create(
+                                b, l,
+                                b.getIntegerAttr(element,
+                                                 static_cast<int64_t>(factor)))
+                                .getResult();
+            return isa<FloatType>(element)
+                       ? arith::MulFOp::create(b, l, v, f).getResult()
+                       : arith::MulIOp::create(b, l, v, f).getResult();
+          };
+          Value acc = scale(args[0], alpha);
+          if (args.size() == 1)
+            return acc;
+          Value bias = scale(args[1], beta);
+          return isa<FloatType>(element)
+                     ? arith::AddFOp::create(b, l, acc, bias).getResult()
+                     : arith::AddIOp::create(b, l, acc, bias).getResult();
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Softmax
+//===----------------------------------------------------------------------===//
+
+/// Reduces `input` along `axis` with `combine`, starting from `initValue`.
+Value buildRowReduction(OpBuilder &b, Location loc, Value input, int64_t axis,
+                        Type accType, TypedAttr initValue,
+                        function_ref<Value(OpBuilder &, Location, Value, Value)>
+                            combine) {
+  MLIRContext *ctx = b.getContext();
+  auto inputType = cast<RankedTensorType>(input.getType());
+  int64_t rank = inputType.getRank();
+  SmallVector<int64_t> reducedShape;
+  SmallVector<AffineExpr> outExprs;
+  SmallVector<utils::IteratorType> iterators;
+  for (int64_t i = 0; i < rank; ++i) {
+    iterators.push_back(i == axis ? utils::IteratorType::reduction
+                                  : utils::IteratorType::parallel);
+    if (i == axis)
+      continue;
+    reducedShape.push_back(inputType.getDimSize(i));
+    outExprs.push_back(getAffineDimExpr(i, ctx));
+  }
+  auto reducedType = RankedTensorType::get(reducedShape, accType);
+  Value init = createFilled(b, loc, reducedType, initValue);
+  AffineMap inMap = b.getMultiDimIdentityMap(rank);
+  AffineMap outMap = AffineMap::get(rank, 0, outExprs, ctx);
+  return linalg::GenericOp::create(
+             b, loc, reducedType, input, init,
+             ArrayRef<AffineMap>{inMap, outMap}, iterators,
+             [&](OpBuilder &nb, Location nloc, ValueRange args) {
+               Value v = extendTo(nb, nloc, args[0], accType);
+               linalg::YieldOp::create(nb, nloc,
+                                       combine(nb, nloc, args[1], v));
+             })
+      .getResult(0);
+}
+
+struct SoftmaxLowering : OpConversionPattern<SoftmaxOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SoftmaxOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = getContext();
+    Value input = adaptor.getInput();
+    auto type = cast<RankedTensorType>(input.getType());
+    int64_t axis = op.getAxis(), rank = type.getRank();
+    Type element = type.getElementType();
+    Type acc = getAccumulatorType(element);
+    auto accFloat = cast<FloatType>(acc);
+
+    Value rowMax = buildRowReduction(
+        rewriter, loc, input, axis, acc,
+        rewriter.getFloatAttr(acc, APFloat::getInf(accFloat.getFloatSemantics(),
+                                                   /*Negative=*/true)),
+        [](OpBuilder &b, Location l, Value a, Value v) -> Value {
+          return arith::MaximumFOp::create(b, l, a, v);
+        });
+    // The reduced operands broadcast back along `axis`.
+    SmallVector<AffineExpr> rowExprs;
+    for (int64_t i = 0; i < rank; ++i)
+      if (i != axis)
+        rowExprs.push_back(getAffineDimExpr(i, ctx));
+    AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
+    AffineMap rowMap = AffineMap::get(rank, 0, rowExprs, ctx);
+    SmallVector<utils::IteratorType> parallel(rank,
+                                              utils::IteratorType::parallel);
+    auto accType = RankedTensorType::get(type.getShape(), acc);
+    Value exps =
+        linalg::GenericOp::create(
+            rewriter, loc, accType, ValueRange{input, rowMax},
+            createEmpty(rewriter, loc, accType),
+            ArrayRef<AffineMap>{identity, rowMap, identity}, parallel,
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              Value x = extendTo(b, l, args[0], acc);
+              Value shifted = arith::SubFOp::create(b, l, x, args[1]);
+              linalg::YieldOp::create(b, l,
+                                      math::ExpOp::create(b, l, shifted)
+                                          .getResult());
+            })
+            .getResult(0);
+    Value rowSum = buildRowReduction(
+        rewriter, loc, exps, axis, acc, rewriter.getFloatAttr(acc, 0.0),
+        [](OpBuilder &b, Location l, Value a, Value v) -> Value {
+          return arith::AddFOp::create(b, l, a, v);
+        });
+    Value result =
+        linalg::GenericOp::create(
+            rewriter, loc, type, ValueRange{exps, rowSum},
+            createEmpty(rewriter, loc, type),
+            ArrayRef<AffineMap>{identity, rowMap, identity}, parallel,
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              Value q = arith::DivFOp::create(b, l, args[0], args[1]);
+              linalg::YieldOp::create(b, l, truncateTo(b, l, q, element));
+            })
+            .getResult(0);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Pass
+//===----------------------------------------------------------------------===//
+
+/// Unsigned integers become signless: arith and linalg only take signless.
+class SignlessTypeConverter : public TypeConverter {
+public:
+  SignlessTypeConverter() {
+    addConversion([](Type type) { return type; });
+    addConversion([](IntegerType type) -> Type {
+      if (type.isSignless())
+        return type;
+      return IntegerType::get(type.getContext(), type.getWidth());
+    });
+    addConversion([this](RankedTensorType type) -> Type {
+      return type.clone(convertType(type.getElementType()));
+    });
+  }
+};
+
+struct ConvertGraphToLinalgPass
+    : ridge::impl::ConvertGraphToLinalgPassBase<ConvertGraphToLinalgPass> {
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    SignlessTypeConverter converter;
+    RewritePatternSet patterns(ctx);
+    populateGraphToLinalgPatterns(converter, patterns);
+    populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
+                                                                   converter);
+    populateReturnOpTypeConversionPattern(patterns, converter);
+    populateCallOpTypeConversionPattern(patterns, converter);
+
+    ConversionTarget target(*ctx);
+    target.addIllegalDialect<RidgeDialect>();
+    target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
+                           math::MathDialect, tensor::TensorDialect>();
+    target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp op) {
+      return converter.isSignatureLegal(op.getFunctionType()) &&
+             converter.isLegal(&op.getBody());
+    });
+    target.addDynamicallyLegalOp<func::ReturnOp, func::CallOp>(
+        [&](Operation *op) { return converter.isLegal(op); });
+    if (failed(applyPartialConversion(getOperation(), target,
+                                      std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+
+void mlir::ridge::populateGraphToLinalgPatterns(const TypeConverter &converter,
+                                                RewritePatternSet &patterns) {
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<ElementwiseLowering<AddOp>, ElementwiseLowering<SubOp>,
+               ElementwiseLowering<MulOp>, ElementwiseLowering<DivOp>,
+               ElementwiseLowering<PowOp>, ElementwiseLowering<MaxOp>,
+               ElementwiseLowering<MinOp>, ElementwiseLowering<ReluOp>,
+               ElementwiseLowering<NegOp>, ElementwiseLowering<AbsOp>,
+               ElementwiseLowering<TanhOp>, ElementwiseLowering<ExpOp>,
+               ElementwiseLowering<LogOp>, ElementwiseLowering<SqrtOp>,
+               ElementwiseLowering<ErfOp>, ElementwiseLowering<SigmoidOp>,
+               ElementwiseLowering<ReciprocalOp>, CastLowering,
+               ConstantLowering, ReshapeLowering, TransposeLowering,
+               MatMulLowering, GemmLowering, SoftmaxLowering>(converter, ctx);
+}

@@ -1,0 +1,242 @@
+//===- TensorProto.cpp - Decoding ONNX TensorProto payloads ---------------===//
+
+#include "ridgeline/Import/TensorProto.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "onnx/onnx_pb.h"
+
+#include <cstring>
+
+using namespace mlir::ridge;
+using llvm::StringRef;
+
+unsigned mlir::ridge::getOnnxDataTypeSize(int32_t dataType) {
+  switch (static_cast<OnnxDataType>(dataType)) {
+  case OnnxDataType::Bool:
+  case OnnxDataType::Int8:
+  case OnnxDataType::UInt8:
+    return 1;
+  case OnnxDataType::Int16:
+  case OnnxDataType::UInt16:
+  case OnnxDataType::Float16:
+  case OnnxDataType::BFloat16:
+    return 2;
+  case OnnxDataType::Int32:
+  case OnnxDataType::UInt32:
+  case OnnxDataType::Float:
+    return 4;
+  case OnnxDataType::Int64:
+  case OnnxDataType::UInt64:
+  case OnnxDataType::Double:
+    return 8;
+  default:
+    return 0;
+  }
+}
+
+StringRef mlir::ridge::getOnnxDataTypeName(int32_t dataType) {
+  switch (static_cast<OnnxDataType>(dataType)) {
+  case OnnxDataType::Float:
+    return "f32";
+  case OnnxDataType::UInt8:
+    return "u8";
+  case OnnxDataType::Int8:
+    return "i8";
+  case OnnxDataType::UInt16:
+    return "u16";
+  case OnnxDataType::Int16:
+    return "i16";
+  case OnnxDataType::Int32:
+    return "i32";
+  case OnnxDataType::Int64:
+    return "i64";
+  case OnnxDataType::String:
+    return "string";
+  case OnnxDataType::Bool:
+    return "i1";
+  case OnnxDataType::Float16:
+    return "f16";
+  case OnnxDataType::Double:
+    return "f64";
+  case OnnxDataType::UInt32:
+    return "u32";
+  case OnnxDataType::UInt64:
+    return "u64";
+  case OnnxDataType::BFloat16:
+    return "bf16";
+  default:
+    return "unknown";
+  }
+}
+
+int64_t TensorData::getNumElements() const {
+  int64_t n = 1;
+  for (int64_t d : dims)
+    n *= d;
+  return n;
+}
+
+template <typename T, typename Field>
+static void packField(const Field &field, unsigned size, std::vector<char> &out) {
+  out.resize(static_cast<size_t>(field.size()) * size);
+  for (int i = 0; i < field.size(); ++i) {
+    T value = static_cast<T>(field.Get(i));
+    std::memcpy(out.data() + static_cast<size_t>(i) * size, &value, size);
+  }
+}
+
+/// Reads the external-data payload of `proto`, refusing paths that escape the
+/// model's folder.
+static bool readExternalData(const onnx::TensorProto &proto,
+                             StringRef modelDir, std::vector<char> &out,
+                             std::string &error) {
+  std::string location;
+  uint64_t offset = 0;
+  int64_t length = -1;
+  for (const auto &entry : proto.external_data()) {
+    if (entry.key() == "location")
+      location = entry.value();
+    else if (entry.key() == "offset")
+      offset = std::stoull(entry.value());
+    else if (entry.key() == "length")
+      length = std::stoll(entry.value());
+  }
+  if (location.empty()) {
+    error = "external data of '" + proto.name() + "' has no location";
+    return false;
+  }
+  if (llvm::sys::path::is_absolute(location)) {
+    error = "external data path '" + location + "' of '" + proto.name() +
+            "' is absolute; it must be relative to the model's folder";
+    return false;
+  }
+  for (StringRef component : llvm::make_range(
+           llvm::sys::path::begin(location), llvm::sys::path::end(location))) {
+    if (component == "..") {
+      error = "external data path '" + location + "' of '" + proto.name() +
+              "' escapes the model's folder";
+      return false;
+    }
+  }
+  llvm::SmallString<256> path(modelDir);
+  llvm::sys::path::append(path, location);
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer) {
+    error = "cannot read external data '" + std::string(path) + "' of '" +
+            proto.name() + "': " + buffer.getError().message();
+    return false;
+  }
+  uint64_t size = (*buffer)->getBufferSize();
+  uint64_t count = length < 0 ? size - std::min(offset, size) : length;
+  if (offset > size || offset + count > size) {
+    error = "external data of '" + proto.name() + "' reaches past the end of '" +
+            std::string(path) + "'";
+    return false;
+  }
+  const char *start = (*buffer)->getBufferStart() + offset;
+  out.assign(start, start + count);
+  return true;
+}
+
+bool mlir::ridge::decodeTensorProto(const onnx::TensorProto &proto,
+                                    StringRef modelDir, TensorData &out,
+                                    std::string &error) {
+  out.name = proto.name();
+  out.dataType = proto.data_type();
+  out.dims.assign(proto.dims().begin(), proto.dims().end());
+  for (int64_t d : out.dims) {
+    if (d < 0) {
+      error = "tensor '" + proto.name() + "' has a negative dimension";
+      return false;
+    }
+  }
+  unsigned size = getOnnxDataTypeSize(out.dataType);
+  if (size == 0) {
+    error = "tensor '" + proto.name() + "' has unsupported element type " +
+            getOnnxDataTypeName(out.dataType).str() + " (ONNX data_type " +
+            std::to_string(out.dataType) + ")";
+    return false;
+  }
+
+  using DT = OnnxDataType;
+  auto type = static_cast<DT>(out.dataType);
+  if (proto.data_location() == onnx::TensorProto::EXTERNAL) {
+    if (!readExternalData(proto, modelDir, out.bytes, error))
+      return false;
+  } else if (proto.has_raw_data()) {
+    out.bytes.assign(proto.raw_data().begin(), proto.raw_data().end());
+  } else {
+    switch (type) {
+    case DT::Float:
+      packField<float>(proto.float_data(), size, out.bytes);
+      break;
+    case DT::Double:
+      packField<double>(proto.double_data(), size, out.bytes);
+      break;
+    case DT::Int64:
+      packField<int64_t>(proto.int64_data(), size, out.bytes);
+      break;
+    case DT::UInt32:
+    case DT::UInt64:
+      packField<uint64_t>(proto.uint64_data(), 8, out.bytes);
+      if (size == 4) { // Narrow the 64-bit storage.
+        std::vector<char> narrow(out.bytes.size() / 2);
+        for (size_t i = 0; i < narrow.size() / 4; ++i)
+          std::memcpy(narrow.data() + 4 * i, out.bytes.data() + 8 * i, 4);
+        out.bytes.swap(narrow);
+      }
+      break;
+    case DT::Int32:
+    case DT::Int16:
+    case DT::Int8:
+    case DT::UInt16:
+    case DT::UInt8:
+    case DT::Bool:
+    case DT::Float16:
+    case DT::BFloat16:
+      // int32_data holds each element (or its 16-bit pattern) widened.
+      if (size == 4)
+        packField<int32_t>(proto.int32_data(), 4, out.bytes);
+      else if (size == 2)
+        packField<uint16_t>(proto.int32_data(), 2, out.bytes);
+      else
+        packField<uint8_t>(proto.int32_data(), 1, out.bytes);
+      break;
+    default:
+      break;
+    }
+  }
+  size_t expected = static_cast<size_t>(out.getNumElements()) * size;
+  if (out.bytes.size() != expected) {
+    error = "tensor '" + proto.name() + "' holds " +
+            std::to_string(out.bytes.size()) + " bytes of data, its shape needs " +
+            std::to_string(expected);
+    return false;
+  }
+  return true;
+}
+
+bool mlir::ridge::readTensorProtoFile(StringRef path, TensorData &out,
+                                      std::string &error) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer) {
+    error = "cannot open '" + path.str() + "': " + buffer.getError().message();
+    return false;
+  }
+  onnx::TensorProto proto;
+  if (!proto.ParseFromArray((*buffer)->getBufferStart(),
+                            static_cast<int>((*buffer)->getBufferSize()))) {
+    error = "'" + path.str() + "' is not a serialized ONNX TensorProto";
+    return false;
+  }
+  if (!decodeTensorProto(proto, llvm::sys::path::parent_path(path), out,
+                         error)) {
+    error = path.str() + ": " + error;
+    return false;
+  }
+  return true;
+}

@@ -1,0 +1,244 @@
+//===- CudaDriver.cpp - Run-time binding to libcuda.so.1 ------------------===//
+//
+// Ridgeline never links against CUDA: the driver is dlopen()ed the first time
+// a GPU model needs it, so CPU-only machines run CPU models with the same
+// binaries, and a missing driver is an error message instead of a loader
+// failure.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ridgeline/Runtime/Runtime.h"
+
+#include <dlfcn.h>
+
+#include <mutex>
+
+using namespace ridge::rt;
+using namespace ridge::rt::cu;
+
+namespace {
+/// Guards the lazily retained primary contexts. A plain global: std::mutex
+/// has a constexpr constructor and a trivial destructor, so it is usable from
+/// other libraries' static constructors and destructors.
+std::mutex retainMutex;
+
+/// Result of the one-time initialization, shared by every get() call.
+struct DriverState {
+  CudaDriver *driver = nullptr; // Null unless initialization succeeded.
+  CudaDriver *instance = nullptr;
+  std::string whyNot;
+};
+
+/// Loads `name` into `fn`. Returns false (and names the symbol in `missing`)
+/// when a required symbol is absent.
+template <typename Fn>
+bool bind(void *handle, const char *name, Fn &fn, std::string &missing,
+          bool required = true) {
+  fn = reinterpret_cast<Fn>(dlsym(handle, name));
+  if (fn || !required)
+    return true;
+  if (missing.empty())
+    missing = name;
+  return false;
+}
+} // namespace
+
+CudaDriver *CudaDriver::get(std::string &whyNot) {
+  // Heap-allocated and never freed on purpose: model .so static destructors
+  // (kernel module unloads) may run after this library's static destructors
+  // at exit, and they must still find a live driver object.
+  static DriverState *state = [] {
+    auto *s = new DriverState();
+    // Kept even on failure: libcuda may already be loaded and must not be
+    // unloaded (the driver does not support it).
+    s->instance = new CudaDriver();
+    if (s->instance->init(s->whyNot))
+      s->driver = s->instance;
+    return s;
+  }();
+  if (!state->driver)
+    whyNot = state->whyNot;
+  return state->driver;
+}
+
+bool CudaDriver::init(std::string &whyNot) {
+  dlerror();
+  handle = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    const char *msg = dlerror();
+    whyNot = std::string("cannot load libcuda.so.1 (the NVIDIA driver): ") +
+             (msg ? msg : "unknown error");
+    return false;
+  }
+
+  std::string missing;
+  bool ok = true;
+  Api &a = fns;
+  ok &= bind(handle, "cuInit", a.cuInit, missing);
+  ok &= bind(handle, "cuDriverGetVersion", a.cuDriverGetVersion, missing);
+  ok &= bind(handle, "cuGetErrorName", a.cuGetErrorName, missing);
+  ok &= bind(handle, "cuGetErrorString", a.cuGetErrorString, missing);
+  ok &= bind(handle, "cuDeviceGetCount", a.cuDeviceGetCount, missing);
+  ok &= bind(handle, "cuDeviceGet", a.cuDeviceGet, missing);
+  ok &= bind(handle, "cuDeviceGetName", a.cuDeviceGetName, missing);
+  ok &= bind(handle, "cuDeviceGetAttribute", a.cuDeviceGetAttribute, missing);
+  ok &= bind(handle, "cuDevicePrimaryCtxRetain", a.cuDevicePrimaryCtxRetain,
+             missing);
+  ok &= bind(handle, "cuCtxSetCurrent", a.cuCtxSetCurrent, missing);
+  ok &= bind(handle, "cuCtxGetCurrent", a.cuCtxGetCurrent, missing);
+  ok &= bind(handle, "cuCtxSynchronize", a.cuCtxSynchronize, missing);
+  ok &= bind(handle, "cuMemAlloc_v2", a.cuMemAlloc, missing);
+  ok &= bind(handle, "cuMemAllocManaged", a.cuMemAllocManaged, missing);
+  ok &= bind(handle, "cuMemFree_v2", a.cuMemFree, missing);
+  ok &= bind(handle, "cuMemcpyHtoD_v2", a.cuMemcpyHtoD, missing);
+  ok &= bind(handle, "cuMemcpyDtoH_v2", a.cuMemcpyDtoH, missing);
+  ok &= bind(handle, "cuMemcpyDtoD_v2", a.cuMemcpyDtoD, missing);
+  ok &= bind(handle, "cuMemcpyAsync", a.cuMemcpyAsync, missing);
+  ok &= bind(handle, "cuMemsetD8_v2", a.cuMemsetD8, missing);
+  ok &= bind(handle, "cuMemsetD32_v2", a.cuMemsetD32, missing);
+  ok &= bind(handle, "cuMemsetD16Async", a.cuMemsetD16Async, missing);
+  ok &= bind(handle, "cuMemsetD32Async", a.cuMemsetD32Async, missing);
+  ok &= bind(handle, "cuMemHostRegister_v2", a.cuMemHostRegister, missing);
+  ok &= bind(handle, "cuMemHostUnregister", a.cuMemHostUnregister, missing);
+  ok &= bind(handle, "cuModuleLoadData", a.cuModuleLoadData, missing);
+  ok &= bind(handle, "cuModuleLoadDataEx", a.cuModuleLoadDataEx, missing);
+  ok &= bind(handle, "cuModuleUnload", a.cuModuleUnload, missing);
+  ok &= bind(handle, "cuModuleGetFunction", a.cuModuleGetFunction, missing);
+  ok &= bind(handle, "cuFuncSetAttribute", a.cuFuncSetAttribute, missing);
+  ok &= bind(handle, "cuLaunchKernel", a.cuLaunchKernel, missing);
+  ok &= bind(handle, "cuLaunchKernelEx", a.cuLaunchKernelEx, missing,
+             /*required=*/false);
+  ok &= bind(handle, "cuStreamCreate", a.cuStreamCreate, missing);
+  ok &= bind(handle, "cuStreamDestroy_v2", a.cuStreamDestroy, missing);
+  ok &= bind(handle, "cuStreamSynchronize", a.cuStreamSynchronize, missing);
+  ok &= bind(handle, "cuStreamWaitEvent", a.cuStreamWaitEvent, missing);
+  ok &= bind(handle, "cuEventCreate", a.cuEventCreate, missing);
+  ok &= bind(handle, "cuEventDestroy_v2", a.cuEventDestroy, missing);
+  ok &= bind(handle, "cuEventRecord", a.cuEventRecord, missing);
+  ok &= bind(handle, "cuEventSynchronize", a.cuEventSynchronize, missing);
+  if (!ok) {
+    whyNot = "libcuda.so.1 lacks the driver entry point '" + missing +
+             "' (NVIDIA driver too old?)";
+    return false;
+  }
+
+  CUresult r = a.cuInit(0);
+  if (r != CUDA_SUCCESS) {
+    whyNot = "cuInit failed: " + errorString(r);
+    return false;
+  }
+  a.cuDriverGetVersion(&version);
+
+  int count = 0;
+  r = a.cuDeviceGetCount(&count);
+  if (r != CUDA_SUCCESS) {
+    whyNot = "cuDeviceGetCount failed: " + errorString(r);
+    return false;
+  }
+  if (count <= 0) {
+    whyNot = "the NVIDIA driver reports no CUDA devices";
+    return false;
+  }
+
+  std::string error;
+  for (int i = 0; i < count; ++i) {
+    DeviceInfo info;
+    char name[256] = {0};
+    int major = 0, minor = 0;
+    if (!check(a.cuDeviceGet(&info.device, i), "cuDeviceGet", error) ||
+        !check(a.cuDeviceGetName(name, sizeof(name) - 1, info.device),
+               "cuDeviceGetName", error) ||
+        !check(a.cuDeviceGetAttribute(
+                   &major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                   info.device),
+               "cuDeviceGetAttribute", error) ||
+        !check(a.cuDeviceGetAttribute(
+                   &minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                   info.device),
+               "cuDeviceGetAttribute", error) ||
+        !check(a.cuDeviceGetAttribute(
+                   &info.maxSharedMemoryOptin,
+                   CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                   info.device),
+               "cuDeviceGetAttribute", error)) {
+      whyNot = "querying CUDA device " + std::to_string(i) + ": " + error;
+      return false;
+    }
+    info.name = name;
+    info.computeCapability = major * 10 + minor;
+    devices.push_back(std::move(info));
+  }
+  return true;
+}
+
+const std::string &CudaDriver::deviceName(int ordinal) const {
+  static const std::string empty;
+  if (ordinal < 0 || ordinal >= deviceCount())
+    return empty;
+  return devices[ordinal].name;
+}
+
+int CudaDriver::computeCapability(int ordinal) const {
+  if (ordinal < 0 || ordinal >= deviceCount())
+    return 0;
+  return devices[ordinal].computeCapability;
+}
+
+int CudaDriver::maxSharedMemoryOptin(int ordinal) const {
+  if (ordinal < 0 || ordinal >= deviceCount())
+    return 0;
+  return devices[ordinal].maxSharedMemoryOptin;
+}
+
+CUcontext CudaDriver::primaryContext(int ordinal) const {
+  if (ordinal < 0 || ordinal >= deviceCount())
+    return nullptr;
+  std::lock_guard<std::mutex> lock(retainMutex);
+  return devices[ordinal].primary;
+}
+
+bool CudaDriver::makeCurrent(int ordinal, std::string &error) {
+  if (ordinal < 0 || ordinal >= deviceCount()) {
+    error = "CUDA device " + std::to_string(ordinal) + " does not exist (" +
+            std::to_string(deviceCount()) + " device(s) present)";
+    return false;
+  }
+  DeviceInfo &info = devices[ordinal];
+  CUcontext ctx = nullptr;
+  {
+    // Retaining creates the context (slow, allocates device memory), so it
+    // is done lazily and exactly once per device; the reference is never
+    // released because modules loaded into it live until process exit.
+    std::lock_guard<std::mutex> lock(retainMutex);
+    if (!info.primary) {
+      CUcontext retained = nullptr;
+      if (!check(fns.cuDevicePrimaryCtxRetain(&retained, info.device),
+                 "cuDevicePrimaryCtxRetain", error))
+        return false;
+      info.primary = retained;
+    }
+    ctx = info.primary;
+  }
+  return check(fns.cuCtxSetCurrent(ctx), "cuCtxSetCurrent", error);
+}
+
+std::string CudaDriver::errorString(CUresult result) const {
+  const char *name = nullptr;
+  const char *desc = nullptr;
+  if (fns.cuGetErrorName)
+    fns.cuGetErrorName(result, &name);
+  if (fns.cuGetErrorString)
+    fns.cuGetErrorString(result, &desc);
+  std::string s = name ? name : "CUDA error " + std::to_string(result);
+  if (desc)
+    s += std::string(" (") + desc + ")";
+  return s;
+}
+
+bool CudaDriver::check(CUresult result, const char *what,
+                       std::string &error) const {
+  if (result == CUDA_SUCCESS)
+    return true;
+  error = std::string(what) + " failed: " + errorString(result);
+  return false;
+}

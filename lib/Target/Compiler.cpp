@@ -1,0 +1,325 @@
+//===- Compiler.cpp - From an imported graph module to an artifact --------===//
+
+#include "ridgeline/Target/Compiler.h"
+
+#include "ridgeline/Dialect/Ridge.h"
+#include "ridgeline/Import/OnnxImporter.h"
+#include "ridgeline/Target/Pipelines.h"
+#include "ridgeline/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
+
+using namespace mlir;
+using namespace mlir::ridge;
+
+LogicalResult mlir::ridge::verifyTargetName(StringRef target,
+                                            std::string &error) {
+  if (target == "cpu" || succeeded(getPtxFeatures(target)))
+    return success();
+  error = "unknown target '" + target.str() +
+          "' (expected cpu, sm_80, sm_86, sm_89, sm_90, sm_90a, sm_100a)";
+  return failure();
+}
+
+void mlir::ridge::registerCompilerDialects(DialectRegistry &registry) {
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registerAllToLLVMIRTranslations(registry);
+  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+  registry.insert<RidgeDialect>();
+}
+
+/// Manifest spelling of an element type (see Runtime.h).
+static FailureOr<std::string> getManifestType(Type element) {
+  if (element.isF32())
+    return std::string("f32");
+  if (element.isF16())
+    return std::string("f16");
+  if (element.isBF16())
+    return std::string("bf16");
+  if (element.isF64())
+    return std::string("f64");
+  if (auto integer = dyn_cast<IntegerType>(element)) {
+    unsigned width = integer.getWidth();
+    if (width == 1)
+      return std::string("i1");
+    if (width != 8 && width != 16 && width != 32 && width != 64)
+      return failure();
+    return (integer.isUnsigned() ? "u" : "i") + std::to_string(width);
+  }
+  return failure();
+}
+
+LogicalResult mlir::ridge::attachManifest(ModuleOp module, StringRef target) {
+  auto main = module.lookupSymbol<func::FuncOp>("main");
+  if (!main)
+    return module.emitError("the module has no @main function");
+  std::string text = "ridgeline-model 1\ntarget " + target.str() + "\n";
+  auto describe = [&](StringRef kind, Type type, DictionaryAttr attrs,
+                      unsigned index) -> LogicalResult {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor || !tensor.hasStaticShape())
+      return main.emitError() << kind << " " << index
+                              << " must be a static tensor, got " << type;
+    FailureOr<std::string> dtype = getManifestType(tensor.getElementType());
+    if (failed(dtype))
+      return main.emitError() << kind << " " << index
+                              << " has unsupported element type "
+                              << tensor.getElementType();
+    std::string name = kind.str() + std::to_string(index);
+    if (attrs)
+      if (auto onnxName = attrs.getAs<StringAttr>(kOnnxNameAttr))
+        name = onnxName.getValue().str();
+    for (char &c : name)
+      if (isspace(static_cast<unsigned char>(c)))
+        c = '_';
+    if (name.empty())
+      name = kind.str() + std::to_string(index);
+    std::string shape;
+    for (int64_t d : tensor.getShape())
+      shape += (shape.empty() ? "" : "x") + std::to_string(d);
+    text += kind.str() + " " + name + " " + *dtype + " " +
+            (shape.empty() ? "scalar" : shape) + "\n";
+    return success();
+  };
+  for (unsigned i = 0; i < main.getNumArguments(); ++i)
+    if (failed(describe("input", main.getArgumentTypes()[i],
+                        main.getArgAttrDict(i), i)))
+      return failure();
+  for (unsigned i = 0; i < main.getNumResults(); ++i)
+    if (failed(describe("output", main.getResultTypes()[i],
+                        main.getResultAttrDict(i), i)))
+      return failure();
+  module->setAttr(kManifestAttr, StringAttr::get(module.getContext(), text));
+  return success();
+}
+
+LogicalResult mlir::ridge::lowerGraphModule(ModuleOp module,
+                                            const CompileOptions &options,
+                                            LoweringStage stage) {
+  PassManager pm(module.getContext());
+  buildGraphToLinalgPipeline(pm);
+  if (stage == LoweringStage::LLVMDialect) {
+    if (options.isGpu()) {
+      GpuPipelineOptions gpu;
+      gpu.chip = options.target;
+      gpu.format = options.gpuFormat;
+      gpu.toolkit = options.cudaToolkit;
+      gpu.blockSize = options.blockSize;
+      buildGpuLoweringPipeline(pm, gpu);
+    } else {
+      buildCpuLoweringPipeline(pm);
+    }
+  }
+  return pm.run(module);
+}
+
+std::unique_ptr<llvm::Module>
+mlir::ridge::translateToLLVMIR(ModuleOp module, llvm::LLVMContext &context) {
+  return translateModuleToLLVMIR(module, context, "ridgeline-model");
+}
+
+/// Finds a C compiler driver to link the shared object with.
+static std::string findLinkerDriver() {
+  for (const char *name : {"cc", "gcc", "clang", "clang-22", "c++", "g++"})
+    if (auto path = llvm::sys::findProgramByName(name))
+      return *path;
+  return {};
+}
+
+LogicalResult mlir::ridge::emitSharedLibrary(llvm::Module &module,
+                                             StringRef outputPath,
+                                             std::string &error) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  llvm::Triple triple(llvm::sys::getProcessTriple());
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return failure();
+  llvm::TargetOptions targetOptions;
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      triple, llvm::sys::getHostCPUName(), "", targetOptions,
+      llvm::Reloc::PIC_));
+  module.setTargetTriple(triple);
+  module.setDataLayout(machine->createDataLayout());
+
+  auto optimize = makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0,
+                                            machine.get());
+  if (llvm::Error err = optimize(&module)) {
+    error = "LLVM optimization failed: " + llvm::toString(std::move(err));
+    return failure();
+  }
+
+  llvm::SmallString<128> objectPath;
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("ridge-model", "o", objectPath)) {
+    error = "cannot create a temporary object file: " + ec.message();
+    return failure();
+  }
+  llvm::FileRemover removeObject(objectPath);
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(objectPath, ec, llvm::sys::fs::OF_None);
+    if (ec) {
+      error = "cannot write '" + objectPath.str().str() + "': " + ec.message();
+      return failure();
+    }
+    llvm::legacy::PassManager codegen;
+    if (machine->addPassesToEmitFile(codegen, os, nullptr,
+                                     llvm::CodeGenFileType::ObjectFile)) {
+      error = "the host target cannot emit object files";
+      return failure();
+    }
+    codegen.run(module);
+  }
+
+  std::string driver = findLinkerDriver();
+  if (driver.empty()) {
+    error = "no C compiler driver (cc, gcc, clang) found to link the shared "
+            "object; install gcc or clang";
+    return failure();
+  }
+  std::string out = outputPath.str();
+  SmallVector<StringRef> args{driver, "-shared", "-o", out, objectPath, "-lm"};
+  std::string message;
+  int status = llvm::sys::ExecuteAndWait(driver, args, std::nullopt, {}, 0, 0,
+                                         &message);
+  if (status != 0) {
+    error = "linking '" + out + "' with " + driver + " failed" +
+            (message.empty() ? "" : ": " + message);
+    return failure();
+  }
+  return success();
+}
+
+SmallVector<std::pair<std::string, std::string>>
+mlir::ridge::getKernelObjects(ModuleOp module) {
+  SmallVector<std::pair<std::string, std::string>> objects;
+  module.walk([&](gpu::BinaryOp binary) {
+    for (Attribute attr : binary.getObjects()) {
+      auto object = cast<gpu::ObjectAttr>(attr);
+      objects.emplace_back(binary.getName().str(),
+                           object.getObject().getValue().str());
+    }
+  });
+  return objects;
+}
+
+//===----------------------------------------------------------------------===//
+// Tool support
+//===----------------------------------------------------------------------===//
+
+/// The file part of a location, looking through name locations.
+static std::string getFileOf(Location loc) {
+  if (auto file = dyn_cast<FileLineColLoc>(loc)) {
+    std::string text = file.getFilename().str();
+    if (file.getLine() != 0)
+      text += ":" + std::to_string(file.getLine()) + ":" +
+              std::to_string(file.getColumn());
+    return text;
+  }
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return getFileOf(name.getChildLoc());
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location inner : fused.getLocations())
+      if (std::string text = getFileOf(inner); !text.empty())
+        return text;
+  if (auto callSite = dyn_cast<CallSiteLoc>(loc))
+    return getFileOf(callSite.getCallee());
+  return {};
+}
+
+/// The ONNX node a location names, if any.
+static std::string getNodeOf(Location loc) {
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return name.getName().str();
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location inner : fused.getLocations())
+      if (std::string text = getNodeOf(inner); !text.empty())
+        return text;
+  return {};
+}
+
+ToolDiagnosticHandler::ToolDiagnosticHandler(MLIRContext *context,
+                                             StringRef toolName)
+    : ScopedDiagnosticHandler(context), toolName(toolName) {
+  setHandler([this](Diagnostic &diag) {
+    llvm::raw_ostream &os = llvm::errs();
+    os << this->toolName << ": ";
+    switch (diag.getSeverity()) {
+    case DiagnosticSeverity::Error:
+      ++numErrors;
+      os << "error: ";
+      break;
+    case DiagnosticSeverity::Warning:
+      os << "warning: ";
+      break;
+    case DiagnosticSeverity::Note:
+      os << "note: ";
+      break;
+    case DiagnosticSeverity::Remark:
+      os << "remark: ";
+      break;
+    }
+    std::string file = getFileOf(diag.getLocation());
+    if (!file.empty())
+      os << file << ": ";
+    std::string message = diag.str();
+    std::string node = getNodeOf(diag.getLocation());
+    // Importer messages already name their node; others (verifier, lowering)
+    // get it added.
+    if (!node.empty() && message.find("'" + node + "'") == std::string::npos)
+      os << "node '" << node << "': ";
+    os << message << "\n";
+    for (Diagnostic &note : diag.getNotes()) {
+      // The failing op's full IR is for ridge-opt users, not for one-line
+      // tool diagnostics.
+      std::string text = note.str();
+      if (StringRef(text).starts_with("see current operation"))
+        continue;
+      os << "  note: " << text << "\n";
+    }
+    return success();
+  });
+}
+
+LogicalResult mlir::ridge::compileModelFile(
+    MLIRContext &context, StringRef modelPath,
+    const OnnxImportOptions &importOptions, const CompileOptions &options,
+    StringRef outputPath) {
+  OwningOpRef<ModuleOp> module =
+      importOnnxFile(&context, modelPath, importOptions);
+  if (!module)
+    return failure();
+  if (failed(attachManifest(*module, options.target)) ||
+      failed(lowerGraphModule(*module, options, LoweringStage::LLVMDialect)))
+    return failure();
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateToLLVMIR(*module, llvmContext);
+  if (!llvmModule)
+    return emitError(module->getLoc(), "translation to LLVM IR failed");
+  std::string error;
+  if (failed(emitSharedLibrary(*llvmModule, outputPath, error)))
+    return emitError(module->getLoc(), error);
+  return success();
+}

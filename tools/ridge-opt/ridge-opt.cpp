@@ -1,0 +1,26 @@
+//===- ridge-opt.cpp - Ridgeline's mlir-opt ------------------------------===//
+//
+// mlir-opt with every upstream dialect, pass and translation plus Ridgeline's
+// dialect, passes and pipelines registered.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ridgeline/Conversion/Passes.h"
+#include "ridgeline/Target/Compiler.h"
+#include "ridgeline/Target/Pipelines.h"
+#include "ridgeline/Transforms/Passes.h"
+
+#include "mlir/InitAllPasses.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+
+int main(int argc, char **argv) {
+  mlir::registerAllPasses();
+  mlir::ridge::registerRidgeConversionPasses();
+  mlir::ridge::registerRidgeTransformsPasses();
+  mlir::ridge::registerRidgePipelines();
+
+  mlir::DialectRegistry registry;
+  mlir::ridge::registerCompilerDialects(registry);
+  return mlir::asMainReturnCode(mlir::MlirOptMain(
+      argc, argv, "Ridgeline optimizer driver\n", registry));
+}

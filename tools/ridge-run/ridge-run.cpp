@@ -1,0 +1,285 @@
+//===- ridge-run.cpp - Compile a model and check it against references ----===//
+//
+//   ridge-run MODEL.onnx --target=cpu --test-data DIR --compare
+//             [--rtol R --atol A]
+//
+// Compiles the model (input shapes taken from DIR/input_K.pb), runs it
+// through libridge_runtime and compares each output with DIR/output_K.pb.
+// Exit codes: 0 all outputs within tolerance, 1 mismatch or error,
+// 3 the GPU target was asked for but no NVIDIA GPU/driver is available.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ridgeline/Import/OnnxImporter.h"
+#include "ridgeline/Import/TensorProto.h"
+#include "ridgeline/Runtime/Runtime.h"
+#include "ridgeline/Target/Compiler.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <cstring>
+
+using namespace mlir;
+using namespace mlir::ridge;
+namespace cl = llvm::cl;
+
+static cl::OptionCategory category("ridge-run options");
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<model.onnx>"),
+                                      cl::Required, cl::cat(category));
+static cl::opt<std::string>
+    target("target", cl::desc("Target: cpu, sm_80 or sm_90a (default cpu)"),
+           cl::init("cpu"), cl::cat(category));
+static cl::opt<std::string>
+    testData("test-data",
+             cl::desc("Folder with input_K.pb (and output_K.pb) files"),
+             cl::value_desc("dir"), cl::Required, cl::cat(category));
+static cl::opt<bool> compare("compare",
+                             cl::desc("Compare outputs with output_K.pb"),
+                             cl::init(false), cl::cat(category));
+static cl::opt<double> relTolerance("rtol", cl::desc("Relative tolerance (1e-3)"),
+                            cl::init(1e-3), cl::cat(category));
+static cl::opt<double> absTolerance("atol", cl::desc("Absolute tolerance (1e-5)"),
+                            cl::init(1e-5), cl::cat(category));
+static cl::opt<std::string> cudaToolkit(
+    "cuda-toolkit", cl::desc("CUDA toolkit (default: $CUDA_HOME, then PATH)"),
+    cl::init(""), cl::cat(category));
+
+enum ExitCode { kOk = 0, kFailed = 1, kNoGpu = 3 };
+
+static int fail(const Twine &message) {
+  llvm::WithColor::error(llvm::errs(), "ridge-run") << message << "\n";
+  return kFailed;
+}
+
+/// Lists DIR/PREFIX_K.pb for K = 0, 1, ... and rejects gaps.
+static std::vector<std::string> listTensors(StringRef dir, StringRef prefix,
+                                            std::string &error) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  unsigned found = 0;
+  for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
+       it.increment(ec)) {
+    StringRef name = llvm::sys::path::filename(it->path());
+    if (name.starts_with(prefix.str() + "_") && name.ends_with(".pb"))
+      ++found;
+  }
+  if (ec) {
+    error = "cannot read test-data folder '" + dir.str() + "': " + ec.message();
+    return {};
+  }
+  for (unsigned k = 0; k < found; ++k) {
+    llvm::SmallString<256> path(dir);
+    llvm::sys::path::append(path, prefix + "_" + std::to_string(k) + ".pb");
+    if (!llvm::sys::fs::exists(path)) {
+      error = "test-data folder '" + dir.str() + "' has " +
+              std::to_string(found) + " " + prefix.str() +
+              " files but no " + llvm::sys::path::filename(path).str();
+      return {};
+    }
+    files.push_back(std::string(path));
+  }
+  return files;
+}
+
+static double halfToDouble(uint16_t h) {
+  uint32_t sign = (h >> 15) & 1, exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
+  double value;
+  if (exponent == 0)
+    value = std::ldexp(static_cast<double>(mantissa), -24);
+  else if (exponent == 31)
+    value = mantissa ? NAN : INFINITY;
+  else
+    value = std::ldexp(static_cast<double>(mantissa | 0x400), exponent - 25);
+  return sign ? -value : value;
+}
+
+/// Element `i` of a buffer of `dtype` as a double.
+static double elementAt(const char *data, ::ridge::rt::DType dtype, size_t i) {
+  using ::ridge::rt::DType;
+  auto load = [&](auto tag) {
+    decltype(tag) v;
+    std::memcpy(&v, data + i * sizeof(v), sizeof(v));
+    return v;
+  };
+  switch (dtype) {
+  case DType::F32:
+    return load(float());
+  case DType::F64:
+    return load(double());
+  case DType::F16:
+    return halfToDouble(load(uint16_t()));
+  case DType::BF16: {
+    uint32_t bits = static_cast<uint32_t>(load(uint16_t())) << 16;
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+  }
+  case DType::I1:
+    return load(uint8_t()) != 0;
+  case DType::I8:
+    return load(int8_t());
+  case DType::I16:
+    return load(int16_t());
+  case DType::I32:
+    return load(int32_t());
+  case DType::I64:
+    return static_cast<double>(load(int64_t()));
+  case DType::U8:
+    return load(uint8_t());
+  case DType::U16:
+    return load(uint16_t());
+  case DType::U32:
+    return load(uint32_t());
+  case DType::U64:
+    return static_cast<double>(load(uint64_t()));
+  }
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(argc, argv,
+                              "Ridgeline: compile an ONNX model, run it and "
+                              "compare with reference outputs\n");
+  std::string error;
+  if (failed(verifyTargetName(target, error)))
+    return fail(error);
+  if (!llvm::sys::fs::is_directory(testData))
+    return fail("test-data folder '" + testData + "' does not exist");
+
+  // Inputs decide the static shapes the model is compiled for.
+  std::vector<std::string> inputFiles = listTensors(testData, "input", error);
+  if (!error.empty())
+    return fail(error);
+  std::vector<TensorData> inputs(inputFiles.size());
+  for (size_t k = 0; k < inputFiles.size(); ++k)
+    if (!readTensorProtoFile(inputFiles[k], inputs[k], error))
+      return fail(error);
+
+  DialectRegistry registry;
+  registerCompilerDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  ToolDiagnosticHandler diagnostics(&context, "ridge-run");
+
+  // input_K.pb binds to the K-th graph input (initializers excluded).
+  OnnxImportOptions importOptions;
+  std::vector<std::string> graphInputs;
+  if (!listOnnxGraphInputs(inputFile, graphInputs, error))
+    return fail(error);
+  if (graphInputs.size() != inputs.size())
+    return fail("test-data folder '" + testData + "' has " +
+                std::to_string(inputs.size()) + " input files, the model '" +
+                inputFile + "' takes " + std::to_string(graphInputs.size()) +
+                " inputs");
+  for (size_t k = 0; k < inputs.size(); ++k)
+    importOptions.inputShapes[graphInputs[k]] = inputs[k].dims;
+
+  CompileOptions options;
+  options.target = target;
+  options.cudaToolkit = cudaToolkit;
+  llvm::SmallString<128> soPath;
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("ridge-run", "so", soPath))
+    return fail("cannot create a temporary file: " + ec.message());
+  llvm::FileRemover removeSo(soPath);
+  if (failed(compileModelFile(context, inputFile, importOptions, options,
+                              soPath)))
+    return kFailed;
+
+  std::unique_ptr<::ridge::rt::Model> model =
+      ::ridge::rt::Model::load(std::string(soPath), error);
+  if (!model)
+    return fail(error);
+
+  // Check the data against the compiled signature.
+  std::vector<void *> buffers;
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    const ::ridge::rt::TensorSpec &spec = model->inputs()[k];
+    std::string dtype = getOnnxDataTypeName(inputs[k].dataType).str();
+    if (dtype != ::ridge::rt::dtypeName(spec.dtype) ||
+        inputs[k].bytes.size() != spec.byteSize())
+      return fail(inputFiles[k] + ": tensor of " + dtype + " [" +
+                  std::to_string(inputs[k].getNumElements()) +
+                  " elements] does not match input '" + spec.name + "' (" +
+                  ::ridge::rt::dtypeName(spec.dtype) + " " + spec.shapeString() +
+                  ")");
+    buffers.push_back(inputs[k].bytes.data());
+  }
+  std::vector<std::vector<char>> outputs;
+  for (const ::ridge::rt::TensorSpec &spec : model->outputs())
+    outputs.emplace_back(std::max<size_t>(spec.byteSize(), 1));
+  for (auto &out : outputs)
+    buffers.push_back(out.data());
+
+  if (!model->run(buffers, error)) {
+    bool noGpu = error.rfind("no NVIDIA GPU available", 0) == 0;
+    fail(error);
+    return noGpu ? kNoGpu : kFailed;
+  }
+
+  llvm::outs() << "ridge-run: ran '" << inputFile << "' on " << target << "\n";
+  if (!compare)
+    return kOk;
+
+  std::vector<std::string> refFiles = listTensors(testData, "output", error);
+  if (!error.empty())
+    return fail(error);
+  if (refFiles.size() != outputs.size())
+    return fail("test-data folder '" + testData + "' has " +
+                std::to_string(refFiles.size()) +
+                " output files, the model has " +
+                std::to_string(outputs.size()) + " outputs");
+  bool allOk = true;
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    const ::ridge::rt::TensorSpec &spec = model->outputs()[k];
+    TensorData ref;
+    if (!readTensorProtoFile(refFiles[k], ref, error))
+      return fail(error);
+    std::string refType = getOnnxDataTypeName(ref.dataType).str();
+    if (refType != ::ridge::rt::dtypeName(spec.dtype) ||
+        ref.getNumElements() != spec.numElements())
+      return fail(refFiles[k] + ": reference of " + refType + " [" +
+                  std::to_string(ref.getNumElements()) +
+                  " elements] does not match output '" + spec.name + "' (" +
+                  ::ridge::rt::dtypeName(spec.dtype) + " " + spec.shapeString() +
+                  ")");
+    double maxAbs = 0, maxRel = 0;
+    size_t bad = 0;
+    for (size_t i = 0, e = spec.numElements(); i < e; ++i) {
+      double got = elementAt(outputs[k].data(), spec.dtype, i);
+      double want = elementAt(ref.bytes.data(), spec.dtype, i);
+      if (std::isnan(got) && std::isnan(want))
+        continue;
+      double diff = std::fabs(got - want);
+      if (std::isnan(diff) || (std::isinf(want) && got != want))
+        diff = INFINITY;
+      maxAbs = std::max(maxAbs, diff);
+      if (want != 0)
+        maxRel = std::max(maxRel, diff / std::fabs(want));
+      if (!(diff <= absTolerance + relTolerance * std::fabs(want)))
+        ++bad;
+    }
+    bool ok = bad == 0;
+    allOk &= ok;
+    llvm::outs() << llvm::format(
+        "output %zu '%s' [%s %s]: max abs err %.3e, max rel err %.3e, %zu of "
+        "%lld outside tolerance: %s\n",
+        k, spec.name.c_str(), ::ridge::rt::dtypeName(spec.dtype),
+        spec.shapeString().c_str(), maxAbs, maxRel, bad,
+        static_cast<long long>(spec.numElements()), ok ? "OK" : "MISMATCH");
+  }
+  llvm::outs() << (allOk ? "PASS" : "FAIL") << " (rtol " << relTolerance << ", atol "
+               << absTolerance << ")\n";
+  return allOk ? kOk : kFailed;
+}
