@@ -308,16 +308,16 @@ OnnxImporter::getValueType(const onnx::ValueInfoProto &info,
     ArrayRef<int64_t> given = it->second;
     if (tensorType.has_shape() && given.size() != dims.size()) {
       mlir::emitError(fileLoc())
-          << "--shape for '" << info.name() << "' has rank " << given.size()
-          << ", the model declares rank " << dims.size();
+          << "the shape given for input '" << info.name() << "' has rank "
+          << given.size() << ", the model declares rank " << dims.size();
       return failure();
     }
     for (auto [i, d] : llvm::enumerate(dims)) {
       if (tensorType.has_shape() && !ShapedType::isDynamic(d) &&
           d != given[i]) {
         mlir::emitError(fileLoc())
-            << "--shape for '" << info.name() << "' sets dim " << i << " to "
-            << given[i] << ", the model fixes it to " << d;
+            << "the shape given for input '" << info.name() << "' sets dim "
+            << i << " to " << given[i] << ", the model fixes it to " << d;
         return failure();
       }
     }

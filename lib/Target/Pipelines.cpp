@@ -105,10 +105,16 @@ void mlir::ridge::buildGpuLoweringPipeline(OpPassManager &pm,
   mapping.blockSize = options.blockSize;
   pm.addNestedPass<func::FuncOp>(createMapParallelLoopsToGpuPass(mapping));
   pm.addPass(createGpuHostBuffersPass());
+  // Launch sizes must fold to constants for convert-parallel-loops-to-gpu.
+  pm.addPass(createCanonicalizerPass());
   pm.addPass(createConvertParallelLoopToGpuPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createMergeGpuModulesPass());
+  // gpu-to-llvm lowers allocations, copies and launches only in their async
+  // (stream-ordered) forms.
+  pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
 
   GpuNVVMAttachTargetOptions target;
   target.chip = options.chip;
@@ -120,7 +126,7 @@ void mlir::ridge::buildGpuLoweringPipeline(OpPassManager &pm,
   pm.addPass(createSCFToControlFlowPass());
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   kernels.addPass(createApproximateMathPass());
-  kernels.addPass(createConvertMathToLLVMPass());
+  kernels.addPass(createMathToPtxPass());
   kernels.addPass(createConvertGpuOpsToNVVMOps());
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());

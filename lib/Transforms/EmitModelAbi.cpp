@@ -51,6 +51,9 @@ struct EmitModelAbiPass : ridge::impl::EmitModelAbiPassBase<EmitModelAbiPass> {
       return signalPassFailure();
     }
 
+    // Only the two entry points are the model's interface; `main` must not
+    // clash with a host program's main.
+    main.setLinkage(LLVM::Linkage::Internal);
     // ONNX names live on in the manifest; LLVM IR has no use for them.
     for (unsigned i = 0, e = main.getNumArguments(); i < e; ++i)
       main.setArgAttrs(i, ArrayRef<NamedAttribute>{});

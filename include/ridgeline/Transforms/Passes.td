@@ -44,6 +44,17 @@ def GpuHostBuffersPass : Pass<"ridge-gpu-host-buffers", "::mlir::ModuleOp"> {
                            "::mlir::memref::MemRefDialect"];
 }
 
+def MergeGpuModulesPass : Pass<"ridge-merge-gpu-modules", "::mlir::ModuleOp"> {
+  let summary = "Move every outlined kernel into one gpu.module";
+  let description = [{
+    `gpu-kernel-outlining` creates one `gpu.module` per kernel, hence one
+    PTX module, one driver module load and one `.version` header each. A
+    model is shipped as a single PTX/cubin, so all kernels move into the
+    first `gpu.module` and the launches are retargeted.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 def ApproximateMathPass : Pass<"ridge-approximate-math"> {
   let summary = "Replace transcendental math ops by polynomial approximations";
   let description = [{
@@ -54,6 +65,19 @@ def ApproximateMathPass : Pass<"ridge-approximate-math"> {
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect",
                            "::mlir::vector::VectorDialect"];
+}
+
+def MathToPtxPass : Pass<"ridge-math-to-ptx"> {
+  let summary = "Lower the remaining math ops of GPU kernels to PTX instructions";
+  let description = [{
+    `convert-gpu-to-nvvm` turns math ops and several LLVM intrinsics (floor,
+    sqrt, fabs, ...) into libdevice calls, which a PTX file cannot resolve
+    without a CUDA install. After `ridge-approximate-math`, this pass emits
+    the few exact operations that remain as single PTX instructions
+    (`cvt.rmi`, `sqrt.rn`, `abs`, `fma.rn`, ...) through inline assembly.
+    Run it on `gpu.module`s only.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
 //===----------------------------------------------------------------------===//

@@ -1,0 +1,51 @@
+# -*- Python -*- lit configuration for Ridgeline.
+import os
+import shutil
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "RIDGELINE"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.ridge_obj_root, "test")
+config.excludes = ["Inputs", "models", "unit", "CMakeLists.txt", "lit.cfg.py",
+                   "lit.site.cfg.py"]
+
+llvm_config.with_system_environment(["HOME", "TMP", "TEMP", "CUDA_HOME",
+                                     "CUDA_ROOT", "CUDA_PATH"])
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+tool_dirs = [os.path.join(config.ridge_obj_root, "bin"), config.llvm_tools_dir]
+llvm_config.add_tool_substitutions(
+    ["ridge-opt", "ridgec", "ridge-run", "ridge-runtime-test"], tool_dirs)
+
+config.substitutions.append(
+    ("%models", os.path.join(config.test_source_root, "models")))
+
+# ptxas (CUDA) is optional: tests that assemble PTX say `REQUIRES: ptxas`.
+cuda_bins = [os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin"),
+             "/usr/local/cuda/bin"]
+for tool in ["ptxas", "cuobjdump", "nvdisasm"]:
+    found = shutil.which(tool)
+    if not found:
+        for d in cuda_bins:
+            if os.path.exists(os.path.join(d, tool)):
+                found = os.path.join(d, tool)
+                break
+    if found:
+        config.available_features.add(tool)
+        config.substitutions.append(("%" + tool, found))
+
+# ONNX backend node tests from Debian's libonnx-testdata.
+onnx_node_tests = "/usr/share/libonnx-testdata/data/node"
+if os.path.isdir(onnx_node_tests):
+    config.available_features.add("onnx-testdata")
+    config.substitutions.append(("%onnx_node_tests", onnx_node_tests))
+
+# A loadable NVIDIA driver decides what `ridge-run --target=sm_*` can do.
+if any(os.path.exists(os.path.join(d, "libcuda.so.1"))
+       for d in ["/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib"]):
+    config.available_features.add("cuda-driver")
