@@ -65,6 +65,11 @@ static cl::opt<bool> printWeights(
              "default)"),
     cl::init(false), cl::cat(category));
 
+static cl::opt<bool> printLocations(
+    "print-locations",
+    cl::desc("Print op locations (ONNX node names) in --emit=graph/linalg"),
+    cl::init(false), cl::cat(category));
+
 static int fail(const Twine &message) {
   llvm::WithColor::error(llvm::errs(), "ridgec") << message << "\n";
   return 1;
@@ -142,6 +147,8 @@ int main(int argc, char **argv) {
   OpPrintingFlags flags;
   if (!printWeights)
     flags.elideLargeResourceString(64);
+  if (printLocations)
+    flags.enableDebugInfo();
 
   switch (emit) {
   case Emit::Graph:
