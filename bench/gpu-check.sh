@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# GPU check: on a machine with an NVIDIA GPU and CUDA, build Ridgeline, run
+# every bundled end-to-end model on the GPU target and print pass/fail with
+# the max error per model. Needs no network if the packages are installed.
+# Usage: bench/gpu-check.sh [sm_XX]   (default: detected from nvidia-smi)
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+source "$root/scripts/deps.sh"
+set +e
+ridge_install_deps || echo "warning: could not install packages; using what is present"
+ridge_build >/dev/null || { echo "build failed"; exit 1; }
+
+arch=${1:-}
+if [[ -z "$arch" ]] && command -v nvidia-smi >/dev/null; then
+  cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d .)
+  case "$cc" in
+    90) arch=sm_90a ;;
+    *) arch=sm_$cc ;;
+  esac
+fi
+arch=${arch:-sm_90a}
+nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader 2>/dev/null \
+  | sed 's/^/GPU: /'
+echo "target: $arch"
+
+printf "%-34s %-6s %-12s %s\n" model result "max abs err" "wall s"
+pass=0; fail=0
+run_one() {
+  local name=$1 model=$2 data=$3
+  local t0 t1 out status
+  t0=$(date +%s.%N)
+  out=$(timeout 120 "$root/build/bin/ridge-run" "$model" --target="$arch" \
+        --test-data "$data" --compare 2>&1)
+  status=$?
+  t1=$(date +%s.%N)
+  local err
+  err=$(echo "$out" | grep -oE 'max abs err [^,]+' | awk '{print $4}' | sort -g | tail -1)
+  if [[ $status -eq 0 ]]; then pass=$((pass + 1)); r=PASS; else fail=$((fail + 1)); r="FAIL($status)"; fi
+  printf "%-34s %-6s %-12s %s\n" "$name" "$r" "${err:--}" \
+    "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')"
+  [[ $status -eq 0 ]] || echo "$out" | tail -3 | sed 's/^/    /'
+}
+for dir in "$root"/test/models/*/; do
+  name=$(basename "$dir")
+  [[ -f "$dir/model.onnx" && -d "$dir/test_data_set_0" ]] || continue
+  run_one "$name" "$dir/model.onnx" "$dir/test_data_set_0"
+done
+node=/usr/share/libonnx-testdata/data/node
+if [[ -d $node ]]; then
+  for t in $(grep -oE 'onnx_node_tests/test_[A-Za-z0-9_]+/model.onnx' \
+               "$root/test/e2e/onnx-node-tests.test" | cut -d/ -f2 | sort -u); do
+    run_one "node/$t" "$node/$t/model.onnx" "$node/$t/test_data_set_0"
+  done
+fi
+echo "$pass passed, $fail failed"
+[[ $fail -eq 0 ]]

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Installs Ridgeline's build and test dependencies from Debian 12 packages when
+# they are missing (run as root). Sourced by the other scripts.
+set -euo pipefail
+
+RIDGE_APT_PACKAGES=(
+  g++ cmake ninja-build
+  llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
+  clang-22 lld-22
+  libonnx-dev libprotobuf-dev protobuf-compiler
+  libonnx-testdata python3-onnx python3-numpy
+)
+
+ridge_missing_packages() {
+  local missing=()
+  for p in "${RIDGE_APT_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
+      || missing+=("$p")
+  done
+  echo "${missing[@]:-}"
+}
+
+ridge_install_deps() {
+  local missing
+  missing=$(ridge_missing_packages)
+  if [[ -n "${missing// /}" ]]; then
+    echo "== installing: $missing"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    # shellcheck disable=SC2086
+    apt-get install -y -qq --no-install-recommends $missing >/dev/null
+  fi
+}
+
+# Configures (once) and builds into build/ with clang-22 + lld when present.
+ridge_build() {
+  local root
+  root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+  if [[ ! -f "$root/build/build.ninja" ]]; then
+    local compilers=()
+    if command -v clang++-22 >/dev/null; then
+      compilers=(-DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22
+                 -DLLVM_USE_LINKER=lld)
+    fi
+    cmake -G Ninja -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=Release \
+      -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir "${compilers[@]}" >/dev/null
+  fi
+  ninja -C "$root/build" -j"$(nproc)"
+}
