@@ -13,7 +13,7 @@ set +e
 /usr/lib/llvm-22/bin/lit -sv "$root/build/test" | tee "$root/build/lit.log"
 status=${PIPESTATUS[0]}
 set -e
-passed=$(grep -E '^\s*Passed' "$root/build/lit.log" | grep -oE '[0-9]+' | head -1)
-failed=$(grep -E '^\s*Failed' "$root/build/lit.log" | grep -oE '[0-9]+' | head -1)
+passed=$(grep -E '^\s*Passed' "$root/build/lit.log" | grep -oE '[0-9]+' | head -1 || true)
+failed=$(grep -E '^\s*Failed' "$root/build/lit.log" | grep -oE '[0-9]+' | head -1 || true)
 echo "${passed:-0} passed, ${failed:-0} failed"
 exit "$status"
