@@ -30,8 +30,10 @@ struct GpuHostBuffersPass
         continue;
       SmallVector<Operation *> worklist;
       func.walk([&](Operation *op) {
-        if (isa<memref::AllocOp, memref::DeallocOp, memref::GetGlobalOp>(op) &&
-            !op->getParentOfType<gpu::LaunchOp>())
+        if (isa<memref::AllocOp, memref::DeallocOp, memref::GetGlobalOp,
+                memref::CopyOp>(op) &&
+            !op->getParentOfType<gpu::LaunchOp>() &&
+            !op->getParentOfType<scf::ParallelOp>())
           worklist.push_back(op);
       });
       for (Operation *op : worklist) {
@@ -47,6 +49,13 @@ struct GpuHostBuffersPass
           gpu::DeallocOp::create(rewriter, loc, /*asyncToken=*/Type(),
                                  ValueRange{}, dealloc.getMemref());
           rewriter.eraseOp(dealloc);
+        } else if (auto copy = dyn_cast<memref::CopyOp>(op)) {
+          // Host-level copies (results materialized into out-parameters)
+          // move device data.
+          gpu::MemcpyOp::create(rewriter, loc, /*asyncToken=*/Type(),
+                                ValueRange{}, copy.getTarget(),
+                                copy.getSource());
+          rewriter.eraseOp(copy);
         } else if (auto global = dyn_cast<memref::GetGlobalOp>(op)) {
           // Weights: stage a device copy for this run and free it at exit.
           rewriter.setInsertionPointAfter(global);

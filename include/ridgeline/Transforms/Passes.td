@@ -37,8 +37,9 @@ def GpuHostBuffersPass : Pass<"ridge-gpu-host-buffers", "::mlir::ModuleOp"> {
   let description = [{
     After bufferization the host function allocates temporaries with
     `memref.alloc` and reads weights with `memref.get_global`; kernels can use
-    neither. Allocations become `gpu.alloc`/`gpu.dealloc`, and each weight is
-    copied once per run into a device buffer with `gpu.memcpy`.
+    neither. Allocations become `gpu.alloc`/`gpu.dealloc`, host-level
+    `memref.copy`s become `gpu.memcpy`, and each weight is copied once per run
+    into a device buffer with `gpu.memcpy`.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::memref::MemRefDialect"];
