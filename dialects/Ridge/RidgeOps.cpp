@@ -33,8 +33,8 @@ int64_t mlir::ridge::getTensorBytes(Type type) {
 
 int64_t mlir::ridge::detail::sumOperandAndResultBytes(Operation *op) {
   int64_t total = 0;
-  for (Type type : llvm::concat<const Type>(op->getOperandTypes(),
-                                            op->getResultTypes())) {
+  for (Type type :
+       llvm::concat<const Type>(op->getOperandTypes(), op->getResultTypes())) {
     if (!isa<RankedTensorType>(type))
       continue;
     int64_t bytes = getTensorBytes(type);
@@ -79,7 +79,7 @@ static std::string typeToString(Type type) {
 }
 
 static LogicalResult inferenceError(std::optional<Location> loc,
-                                       const Twine &message) {
+                                    const Twine &message) {
   if (loc)
     return emitError(*loc, message);
   return failure();
@@ -112,24 +112,23 @@ static LogicalResult inferBinaryType(std::optional<Location> loc, Value lhs,
   auto lhsType = cast<RankedTensorType>(lhs.getType());
   auto rhsType = cast<RankedTensorType>(rhs.getType());
   if (lhsType.getElementType() != rhsType.getElementType())
-    return inferenceError(loc, "operand element types differ: " +
-                                      Twine(typeToString(lhsType)) +
-                                      " vs " + typeToString(rhsType));
+    return inferenceError(
+        loc, "operand element types differ: " + Twine(typeToString(lhsType)) +
+                 " vs " + typeToString(rhsType));
   FailureOr<SmallVector<int64_t>> shape =
       broadcastShapes(lhsType.getShape(), rhsType.getShape());
   if (failed(shape))
-    return inferenceError(loc, "operands are not broadcastable: " +
-                                      Twine(typeToString(lhsType)) +
-                                      " vs " + typeToString(rhsType));
+    return inferenceError(
+        loc, "operands are not broadcastable: " + Twine(typeToString(lhsType)) +
+                 " vs " + typeToString(rhsType));
   results.push_back(RankedTensorType::get(*shape, lhsType.getElementType()));
   return success();
 }
 
 #define RIDGE_DEFINE_BINARY(OP)                                                \
-  LogicalResult OP::inferReturnTypes(MLIRContext *,                            \
-                                     std::optional<Location> loc,              \
-                                     Adaptor adaptor,                          \
-                                     SmallVectorImpl<Type> &results) {         \
+  LogicalResult OP::inferReturnTypes(                                          \
+      MLIRContext *, std::optional<Location> loc, Adaptor adaptor,             \
+      SmallVectorImpl<Type> &results) {                                        \
     return inferBinaryType(loc, adaptor.getLhs(), adaptor.getRhs(), results);  \
   }                                                                            \
   int64_t OP::getFlops() { return getNumElements(getType()); }
@@ -185,8 +184,8 @@ LogicalResult MatMulOp::inferReturnTypes(MLIRContext *,
     rhs.push_back(1);
   int64_t k1 = lhs.back(), k2 = rhs[rhs.size() - 2];
   if (!ShapedType::isDynamic(k1) && !ShapedType::isDynamic(k2) && k1 != k2)
-    return inferenceError(loc, "matmul contraction dims differ: " +
-                                      Twine(k1) + " vs " + Twine(k2));
+    return inferenceError(loc, "matmul contraction dims differ: " + Twine(k1) +
+                                   " vs " + Twine(k2));
   FailureOr<SmallVector<int64_t>> batch =
       broadcastShapes(ArrayRef(lhs).drop_back(2), ArrayRef(rhs).drop_back(2));
   if (failed(batch))
@@ -336,8 +335,8 @@ LogicalResult SoftmaxOp::verify() {
   int64_t rank = getType().getRank();
   int64_t axis = static_cast<int64_t>(getAxis());
   if (axis < 0 || axis >= rank)
-    return emitOpError("axis ") << getAxis() << " out of range for rank "
-                                << rank;
+    return emitOpError("axis ")
+           << getAxis() << " out of range for rank " << rank;
   return success();
 }
 

@@ -143,8 +143,8 @@ public:
 
   void setResult(unsigned i, Value value);
   InFlightDiagnostic emitError() const {
-    return mlir::emitError(loc) << "node '" << node.name() << "' ("
-                                << node.op_type() << "): ";
+    return mlir::emitError(loc)
+           << "node '" << node.name() << "' (" << node.op_type() << "): ";
   }
 };
 
@@ -193,8 +193,9 @@ private:
   bool isDefaultDomain(StringRef domain) const {
     return domain.empty() || domain == "ai.onnx";
   }
-  FailureOr<RankedTensorType> getValueType(const onnx::ValueInfoProto &info,
-                                           SmallVectorImpl<std::string> &needShape);
+  FailureOr<RankedTensorType>
+  getValueType(const onnx::ValueInfoProto &info,
+               SmallVectorImpl<std::string> &needShape);
   LogicalResult loadModel(onnx::ModelProto &model);
   LogicalResult sortNodes(const onnx::GraphProto &graph,
                           SmallVectorImpl<int> &order);
@@ -281,8 +282,8 @@ FailureOr<RankedTensorType>
 OnnxImporter::getValueType(const onnx::ValueInfoProto &info,
                            SmallVectorImpl<std::string> &needShape) {
   if (!info.type().has_tensor_type()) {
-    mlir::emitError(fileLoc()) << "graph input '" << info.name()
-                               << "' is not a tensor";
+    mlir::emitError(fileLoc())
+        << "graph input '" << info.name() << "' is not a tensor";
     return failure();
   }
   const auto &tensorType = info.type().tensor_type();
@@ -331,7 +332,7 @@ OnnxImporter::getValueType(const onnx::ValueInfoProto &info,
       for (auto [i, dim] : llvm::enumerate(tensorType.shape().dim())) {
         if (i)
           dimsText += "x";
-        dimsText += dim.has_dim_value() ? std::to_string(dim.dim_value())
+        dimsText += dim.has_dim_value()       ? std::to_string(dim.dim_value())
                     : dim.dim_param().empty() ? std::string("?")
                                               : dim.dim_param();
       }
@@ -371,10 +372,10 @@ LogicalResult OnnxImporter::loadModel(onnx::ModelProto &model) {
            "(not an ONNX file, or truncated)";
     return failure();
   }
-  if (!model.has_graph() || (model.graph().node_size() == 0 &&
-                             model.graph().output_size() == 0)) {
-    mlir::emitError(fileLoc()) << "'" << path
-                               << "' is not a valid ONNX model: it has no graph";
+  if (!model.has_graph() ||
+      (model.graph().node_size() == 0 && model.graph().output_size() == 0)) {
+    mlir::emitError(fileLoc())
+        << "'" << path << "' is not a valid ONNX model: it has no graph";
     return failure();
   }
   for (const auto &opset : model.opset_import())
@@ -429,8 +430,8 @@ LogicalResult OnnxImporter::sortNodes(const onnx::GraphProto &graph,
   }
   for (const auto &out : graph.output()) {
     if (!available.contains(out.name()) && !producer.count(out.name())) {
-      mlir::emitError(fileLoc()) << "graph output '" << out.name()
-                                 << "' is not produced by any node";
+      mlir::emitError(fileLoc())
+          << "graph output '" << out.name() << "' is not produced by any node";
       ok = false;
     }
   }
@@ -455,8 +456,8 @@ LogicalResult OnnxImporter::sortNodes(const onnx::GraphProto &graph,
         continue;
       if (!cycle.empty())
         cycle += ", ";
-      cycle += "'" + graph.node(i).name() + "' (" + graph.node(i).op_type() +
-               ")";
+      cycle +=
+          "'" + graph.node(i).name() + "' (" + graph.node(i).op_type() + ")";
     }
     mlir::emitError(fileLoc())
         << "the graph has a cycle through the nodes " << cycle;
@@ -518,10 +519,10 @@ OwningOpRef<ModuleOp> OnnxImporter::run() {
 
   // Build the module and the entry function.
   OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc());
-  module->getOperation()->setAttr(
-      "ridge.model", StringAttr::get(ctx, graph.name()));
-  module->getOperation()->setAttr(
-      "ridge.opset", builder.getI64IntegerAttr(defaultOpset));
+  module->getOperation()->setAttr("ridge.model",
+                                  StringAttr::get(ctx, graph.name()));
+  module->getOperation()->setAttr("ridge.opset",
+                                  builder.getI64IntegerAttr(defaultOpset));
   builder.setInsertionPointToEnd(module->getBody());
   auto funcType = builder.getFunctionType(inputTypes, {});
   auto func = func::FuncOp::create(builder, fileLoc(), "main", funcType);
@@ -576,7 +577,8 @@ OwningOpRef<ModuleOp> OnnxImporter::run() {
   for (const auto &out : graph.output())
     results.push_back(lookup(out.name()));
   func::ReturnOp::create(builder, fileLoc(), results);
-  func.setType(builder.getFunctionType(inputTypes, ValueRange(results).getTypes()));
+  func.setType(
+      builder.getFunctionType(inputTypes, ValueRange(results).getTypes()));
   for (auto [i, out] : llvm::enumerate(graph.output()))
     func.setResultAttr(i, kOnnxNameAttr, builder.getStringAttr(out.name()));
 
@@ -599,8 +601,7 @@ static FailureOr<Value> requireOperand(NodeContext &n, unsigned i) {
   return v;
 }
 
-template <typename OpTy>
-static NodeHandler binaryHandler() {
+template <typename OpTy> static NodeHandler binaryHandler() {
   return [](NodeContext &n) -> LogicalResult {
     FailureOr<Value> lhs = requireOperand(n, 0);
     FailureOr<Value> rhs = requireOperand(n, 1);
@@ -611,9 +612,9 @@ static NodeHandler binaryHandler() {
     if (lhsType.getElementType() != rhsType.getElementType()) {
       // Pow's exponent may have another type; every other op must agree.
       if (!std::is_same_v<OpTy, PowOp>)
-        return n.emitError() << "input element types differ: "
-                             << lhsType.getElementType() << " vs "
-                             << rhsType.getElementType();
+        return n.emitError()
+               << "input element types differ: " << lhsType.getElementType()
+               << " vs " << rhsType.getElementType();
       *rhs = CastOp::create(
           n.builder, n.loc,
           RankedTensorType::get(rhsType.getShape(), lhsType.getElementType()),
@@ -630,8 +631,7 @@ static NodeHandler binaryHandler() {
 }
 
 /// Variadic Max/Min/Sum-style ops fold left over their inputs.
-template <typename OpTy>
-static NodeHandler variadicHandler() {
+template <typename OpTy> static NodeHandler variadicHandler() {
   return [](NodeContext &n) -> LogicalResult {
     FailureOr<Value> acc = requireOperand(n, 0);
     if (failed(acc))
@@ -659,7 +659,8 @@ static NodeHandler unaryHandler() {
     if (failed(input))
       return failure();
     if (floatOnly &&
-        !isa<FloatType>(cast<RankedTensorType>(input->getType()).getElementType()))
+        !isa<FloatType>(
+            cast<RankedTensorType>(input->getType()).getElementType()))
       return n.emitError() << "expects a floating-point input, got "
                            << input->getType();
     n.setResult(0, OpTy::create(n.builder, n.loc, *input));
@@ -700,8 +701,8 @@ static LogicalResult importReshape(NodeContext &n) {
   for (auto [i, d] : llvm::enumerate(requested)) {
     if (d == 0 && !allowZero) {
       if (i >= static_cast<size_t>(type.getRank()))
-        return n.emitError() << "shape entry " << i
-                             << " copies a dimension the input lacks";
+        return n.emitError()
+               << "shape entry " << i << " copies a dimension the input lacks";
       d = type.getDimSize(i);
     }
     if (d == -1) {
@@ -808,11 +809,11 @@ static LogicalResult importCast(NodeContext &n) {
   Type elementType = getElementType(n.builder.getContext(), to);
   if (!elementType)
     return n.emitError() << "unsupported target type "
-                         << getOnnxDataTypeName(to) << " (ONNX data_type "
-                         << to << ")";
+                         << getOnnxDataTypeName(to) << " (ONNX data_type " << to
+                         << ")";
   auto type = cast<RankedTensorType>(input->getType());
-  n.setResult(0, CastOp::create(n.builder, n.loc,
-                                type.clone(elementType), *input));
+  n.setResult(
+      0, CastOp::create(n.builder, n.loc, type.clone(elementType), *input));
   return success();
 }
 
@@ -822,9 +823,9 @@ static LogicalResult importMatMul(NodeContext &n) {
   if (failed(lhs) || failed(rhs))
     return failure();
   SmallVector<Type> inferred;
-  if (failed(MatMulOp::inferReturnTypes(n.builder.getContext(), n.loc,
-                                        MatMulOp::Adaptor(ValueRange{*lhs, *rhs}),
-                                        inferred)))
+  if (failed(MatMulOp::inferReturnTypes(
+          n.builder.getContext(), n.loc,
+          MatMulOp::Adaptor(ValueRange{*lhs, *rhs}), inferred)))
     return failure();
   n.setResult(0, MatMulOp::create(n.builder, n.loc, *lhs, *rhs));
   return success();
@@ -847,7 +848,8 @@ static LogicalResult importGemm(NodeContext &n) {
   if (ka != kb)
     return n.emitError() << "contraction dims differ: " << ka << " vs " << kb;
   auto gemm = GemmOp::create(
-      n.builder, n.loc, *a, *b, c, n.builder.getF32FloatAttr(n.attrFloat("alpha", 1.0f)),
+      n.builder, n.loc, *a, *b, c,
+      n.builder.getF32FloatAttr(n.attrFloat("alpha", 1.0f)),
       n.builder.getF32FloatAttr(n.attrFloat("beta", 1.0f)),
       n.builder.getBoolAttr(transA), n.builder.getBoolAttr(transB));
   if (failed(mlir::verify(gemm, /*verifyRecursively=*/false)))
@@ -933,9 +935,9 @@ void OnnxImporter::registerHandlers() {
 
 } // namespace
 
-OwningOpRef<ModuleOp> mlir::ridge::importOnnxFile(MLIRContext *context,
-                                                  StringRef path,
-                                                  const OnnxImportOptions &options) {
+OwningOpRef<ModuleOp>
+mlir::ridge::importOnnxFile(MLIRContext *context, StringRef path,
+                            const OnnxImportOptions &options) {
   OnnxImporter importer(context, path, options);
   return importer.run();
 }

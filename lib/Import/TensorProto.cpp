@@ -2,10 +2,10 @@
 
 #include "ridgeline/Import/TensorProto.h"
 
+#include "onnx/onnx_pb.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
-#include "onnx/onnx_pb.h"
 
 #include <cstring>
 
@@ -79,7 +79,8 @@ int64_t TensorData::getNumElements() const {
 }
 
 template <typename T, typename Field>
-static void packField(const Field &field, unsigned size, std::vector<char> &out) {
+static void packField(const Field &field, unsigned size,
+                      std::vector<char> &out) {
   out.resize(static_cast<size_t>(field.size()) * size);
   for (int i = 0; i < field.size(); ++i) {
     T value = static_cast<T>(field.Get(i));
@@ -89,9 +90,8 @@ static void packField(const Field &field, unsigned size, std::vector<char> &out)
 
 /// Reads the external-data payload of `proto`, refusing paths that escape the
 /// model's folder.
-static bool readExternalData(const onnx::TensorProto &proto,
-                             StringRef modelDir, std::vector<char> &out,
-                             std::string &error) {
+static bool readExternalData(const onnx::TensorProto &proto, StringRef modelDir,
+                             std::vector<char> &out, std::string &error) {
   std::string location;
   uint64_t offset = 0;
   int64_t length = -1;
@@ -112,8 +112,8 @@ static bool readExternalData(const onnx::TensorProto &proto,
             "' is absolute; it must be relative to the model's folder";
     return false;
   }
-  for (StringRef component : llvm::make_range(
-           llvm::sys::path::begin(location), llvm::sys::path::end(location))) {
+  for (StringRef component : llvm::make_range(llvm::sys::path::begin(location),
+                                              llvm::sys::path::end(location))) {
     if (component == "..") {
       error = "external data path '" + location + "' of '" + proto.name() +
               "' escapes the model's folder";
@@ -132,8 +132,8 @@ static bool readExternalData(const onnx::TensorProto &proto,
   uint64_t size = (*buffer)->getBufferSize();
   uint64_t count = length < 0 ? size - std::min(offset, size) : length;
   if (offset > size || offset + count > size) {
-    error = "external data of '" + proto.name() + "' reaches past the end of '" +
-            std::string(path) + "'";
+    error = "external data of '" + proto.name() +
+            "' reaches past the end of '" + std::string(path) + "'";
     return false;
   }
   const char *start = (*buffer)->getBufferStart() + offset;
@@ -212,8 +212,8 @@ bool mlir::ridge::decodeTensorProto(const onnx::TensorProto &proto,
   size_t expected = static_cast<size_t>(out.getNumElements()) * size;
   if (out.bytes.size() != expected) {
     error = "tensor '" + proto.name() + "' holds " +
-            std::to_string(out.bytes.size()) + " bytes of data, its shape needs " +
-            std::to_string(expected);
+            std::to_string(out.bytes.size()) +
+            " bytes of data, its shape needs " + std::to_string(expected);
     return false;
   }
   return true;

@@ -81,9 +81,9 @@ LogicalResult mlir::ridge::attachManifest(ModuleOp module, StringRef target) {
                               << " must be a static tensor, got " << type;
     FailureOr<std::string> dtype = getManifestType(tensor.getElementType());
     if (failed(dtype))
-      return main.emitError() << kind << " " << index
-                              << " has unsupported element type "
-                              << tensor.getElementType();
+      return main.emitError()
+             << kind << " " << index << " has unsupported element type "
+             << tensor.getElementType();
     std::string name = kind.str() + std::to_string(index);
     if (attrs)
       if (auto onnxName = attrs.getAs<StringAttr>(kOnnxNameAttr))
@@ -156,14 +156,14 @@ LogicalResult mlir::ridge::emitSharedLibrary(llvm::Module &module,
   if (!target)
     return failure();
   llvm::TargetOptions targetOptions;
-  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
-      triple, llvm::sys::getHostCPUName(), "", targetOptions,
-      llvm::Reloc::PIC_));
+  std::unique_ptr<llvm::TargetMachine> machine(
+      target->createTargetMachine(triple, llvm::sys::getHostCPUName(), "",
+                                  targetOptions, llvm::Reloc::PIC_));
   module.setTargetTriple(triple);
   module.setDataLayout(machine->createDataLayout());
 
-  auto optimize = makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0,
-                                            machine.get());
+  auto optimize =
+      makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0, machine.get());
   if (llvm::Error err = optimize(&module)) {
     error = "LLVM optimization failed: " + llvm::toString(std::move(err));
     return failure();
@@ -201,8 +201,8 @@ LogicalResult mlir::ridge::emitSharedLibrary(llvm::Module &module,
   std::string out = outputPath.str();
   SmallVector<StringRef> args{driver, "-shared", "-o", out, objectPath, "-lm"};
   std::string message;
-  int status = llvm::sys::ExecuteAndWait(driver, args, std::nullopt, {}, 0, 0,
-                                         &message);
+  int status =
+      llvm::sys::ExecuteAndWait(driver, args, std::nullopt, {}, 0, 0, &message);
   if (status != 0) {
     error = "linking '" + out + "' with " + driver + " failed" +
             (message.empty() ? "" : ": " + message);
@@ -302,10 +302,11 @@ ToolDiagnosticHandler::ToolDiagnosticHandler(MLIRContext *context,
   });
 }
 
-LogicalResult mlir::ridge::compileModelFile(
-    MLIRContext &context, StringRef modelPath,
-    const OnnxImportOptions &importOptions, const CompileOptions &options,
-    StringRef outputPath) {
+LogicalResult
+mlir::ridge::compileModelFile(MLIRContext &context, StringRef modelPath,
+                              const OnnxImportOptions &importOptions,
+                              const CompileOptions &options,
+                              StringRef outputPath) {
   OwningOpRef<ModuleOp> module =
       importOnnxFile(&context, modelPath, importOptions);
   if (!module)

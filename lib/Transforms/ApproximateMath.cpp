@@ -33,8 +33,8 @@ struct ApproximateMathPass
       return signalPassFailure();
     RewritePatternSet approximations(&getContext());
     populateMathPolynomialApproximationPatterns(approximations);
-    if (failed(applyPatternsGreedily(getOperation(),
-                                     std::move(approximations))))
+    if (failed(
+            applyPatternsGreedily(getOperation(), std::move(approximations))))
       return signalPassFailure();
   }
 };

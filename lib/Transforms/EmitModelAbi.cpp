@@ -64,14 +64,15 @@ struct EmitModelAbiPass : ridge::impl::EmitModelAbiPassBase<EmitModelAbiPass> {
 
     // void ridge_model_run(void **buffers)
     auto run = LLVM::LLVMFuncOp::create(
-        b, loc, "ridge_model_run", LLVM::LLVMFunctionType::get(voidType, ptrType));
+        b, loc, "ridge_model_run",
+        LLVM::LLVMFunctionType::get(voidType, ptrType));
     Block *body = run.addEntryBlock(b);
     b.setInsertionPointToStart(body);
     SmallVector<Value> buffers;
     for (unsigned i = 0, e = main.getNumArguments(); i < e; ++i) {
-      Value slot = LLVM::GEPOp::create(
-          b, loc, ptrType, ptrType, body->getArgument(0),
-          ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(i)});
+      Value slot =
+          LLVM::GEPOp::create(b, loc, ptrType, ptrType, body->getArgument(0),
+                              ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(i)});
       buffers.push_back(LLVM::LoadOp::create(b, loc, ptrType, slot));
     }
     LLVM::CallOp::create(b, loc, main, buffers);
@@ -81,13 +82,14 @@ struct EmitModelAbiPass : ridge::impl::EmitModelAbiPassBase<EmitModelAbiPass> {
     b.setInsertionPointToEnd(module.getBody());
     std::string text = manifest.getValue().str();
     text.push_back('\0');
-    auto arrayType = LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8),
-                                              text.size());
+    auto arrayType =
+        LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8), text.size());
     auto global = LLVM::GlobalOp::create(
         b, loc, arrayType, /*isConstant=*/true, LLVM::Linkage::Internal,
         "ridge_manifest_text", b.getStringAttr(text));
-    auto getter = LLVM::LLVMFuncOp::create(
-        b, loc, "ridge_model_manifest", LLVM::LLVMFunctionType::get(ptrType, {}));
+    auto getter =
+        LLVM::LLVMFuncOp::create(b, loc, "ridge_model_manifest",
+                                 LLVM::LLVMFunctionType::get(ptrType, {}));
     b.setInsertionPointToStart(getter.addEntryBlock(b));
     Value address = LLVM::AddressOfOp::create(b, loc, global);
     LLVM::ReturnOp::create(b, loc, address);

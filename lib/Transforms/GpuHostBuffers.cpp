@@ -65,9 +65,9 @@ struct GpuHostBuffersPass
           gpu::MemcpyOp::create(rewriter, loc, /*asyncToken=*/Type(),
                                 ValueRange{}, device.getMemref(),
                                 global.getResult());
-          rewriter.replaceAllUsesExcept(global.getResult(), device.getMemref(),
-                                        llvm::SmallPtrSet<Operation *, 2>{
-                                            device, device->getNextNode()});
+          rewriter.replaceAllUsesExcept(
+              global.getResult(), device.getMemref(),
+              llvm::SmallPtrSet<Operation *, 2>{device, device->getNextNode()});
           func.walk([&](func::ReturnOp ret) {
             rewriter.setInsertionPoint(ret);
             gpu::DeallocOp::create(rewriter, loc, Type(), ValueRange{},

@@ -98,7 +98,7 @@ struct MapParallelLoopsToGpuPass
       auto mapTo = [&](scf::ParallelOp op, gpu::Processor processor) {
         return gpu::setMappingAttr(
             op, {gpu::ParallelLoopDimMappingAttr::get(ctx, processor, identity,
-                                                       identity)});
+                                                      identity)});
       };
       if (failed(mapTo(outer, gpu::Processor::BlockX)) ||
           failed(mapTo(inner, gpu::Processor::ThreadX)))

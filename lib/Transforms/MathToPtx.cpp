@@ -22,8 +22,7 @@ using namespace mlir;
 namespace {
 
 /// Replaces a float math op by one PTX instruction `mnemonic.{f32,f64}`.
-template <typename OpTy>
-struct PtxInstructionPattern : OpRewritePattern<OpTy> {
+template <typename OpTy> struct PtxInstructionPattern : OpRewritePattern<OpTy> {
   PtxInstructionPattern(MLIRContext *ctx, StringRef mnemonic)
       : OpRewritePattern<OpTy>(ctx), mnemonic(mnemonic) {}
 

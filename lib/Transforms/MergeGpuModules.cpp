@@ -42,8 +42,8 @@ struct MergeGpuModulesPass
     }
     module.walk([&](gpu::LaunchFuncOp launch) {
       SymbolRefAttr kernel = launch.getKernel();
-      auto it = renamed.find({kernel.getRootReference(),
-                              kernel.getLeafReference()});
+      auto it =
+          renamed.find({kernel.getRootReference(), kernel.getLeafReference()});
       if (it == renamed.end())
         return;
       launch.setKernelAttr(SymbolRefAttr::get(

@@ -21,6 +21,6 @@ int main(int argc, char **argv) {
 
   mlir::DialectRegistry registry;
   mlir::ridge::registerCompilerDialects(registry);
-  return mlir::asMainReturnCode(mlir::MlirOptMain(
-      argc, argv, "Ridgeline optimizer driver\n", registry));
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "Ridgeline optimizer driver\n", registry));
 }

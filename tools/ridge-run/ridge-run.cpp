@@ -18,8 +18,8 @@
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Format.h"
 #include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
@@ -45,13 +45,16 @@ static cl::opt<std::string>
 static cl::opt<bool> compare("compare",
                              cl::desc("Compare outputs with output_K.pb"),
                              cl::init(false), cl::cat(category));
-static cl::opt<double> relTolerance("rtol", cl::desc("Relative tolerance (1e-3)"),
-                            cl::init(1e-3), cl::cat(category));
-static cl::opt<double> absTolerance("atol", cl::desc("Absolute tolerance (1e-5)"),
-                            cl::init(1e-5), cl::cat(category));
-static cl::opt<std::string> cudaToolkit(
-    "cuda-toolkit", cl::desc("CUDA toolkit (default: $CUDA_HOME, then PATH)"),
-    cl::init(""), cl::cat(category));
+static cl::opt<double> relTolerance("rtol",
+                                    cl::desc("Relative tolerance (1e-3)"),
+                                    cl::init(1e-3), cl::cat(category));
+static cl::opt<double> absTolerance("atol",
+                                    cl::desc("Absolute tolerance (1e-5)"),
+                                    cl::init(1e-5), cl::cat(category));
+static cl::opt<std::string>
+    cudaToolkit("cuda-toolkit",
+                cl::desc("CUDA toolkit (default: $CUDA_HOME, then PATH)"),
+                cl::init(""), cl::cat(category));
 
 enum ExitCode { kOk = 0, kFailed = 1, kNoGpu = 3 };
 
@@ -81,8 +84,8 @@ static std::vector<std::string> listTensors(StringRef dir, StringRef prefix,
     llvm::sys::path::append(path, prefix + "_" + std::to_string(k) + ".pb");
     if (!llvm::sys::fs::exists(path)) {
       error = "test-data folder '" + dir.str() + "' has " +
-              std::to_string(found) + " " + prefix.str() +
-              " files but no " + llvm::sys::path::filename(path).str();
+              std::to_string(found) + " " + prefix.str() + " files but no " +
+              llvm::sys::path::filename(path).str();
       return {};
     }
     files.push_back(std::string(path));
@@ -91,7 +94,8 @@ static std::vector<std::string> listTensors(StringRef dir, StringRef prefix,
 }
 
 static double halfToDouble(uint16_t h) {
-  uint32_t sign = (h >> 15) & 1, exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
+  uint32_t sign = (h >> 15) & 1, exponent = (h >> 10) & 0x1f,
+           mantissa = h & 0x3ff;
   double value;
   if (exponent == 0)
     value = std::ldexp(static_cast<double>(mantissa), -24);
@@ -193,8 +197,8 @@ int main(int argc, char **argv) {
           llvm::sys::fs::createTemporaryFile("ridge-run", "so", soPath))
     return fail("cannot create a temporary file: " + ec.message());
   llvm::FileRemover removeSo(soPath);
-  if (failed(compileModelFile(context, inputFile, importOptions, options,
-                              soPath)))
+  if (failed(
+          compileModelFile(context, inputFile, importOptions, options, soPath)))
     return kFailed;
 
   std::unique_ptr<::ridge::rt::Model> model =
@@ -212,8 +216,8 @@ int main(int argc, char **argv) {
       return fail(inputFiles[k] + ": tensor of " + dtype + " [" +
                   std::to_string(inputs[k].getNumElements()) +
                   " elements] does not match input '" + spec.name + "' (" +
-                  ::ridge::rt::dtypeName(spec.dtype) + " " + spec.shapeString() +
-                  ")");
+                  ::ridge::rt::dtypeName(spec.dtype) + " " +
+                  spec.shapeString() + ")");
     buffers.push_back(inputs[k].bytes.data());
   }
   std::vector<std::vector<char>> outputs;
@@ -252,8 +256,8 @@ int main(int argc, char **argv) {
       return fail(refFiles[k] + ": reference of " + refType + " [" +
                   std::to_string(ref.getNumElements()) +
                   " elements] does not match output '" + spec.name + "' (" +
-                  ::ridge::rt::dtypeName(spec.dtype) + " " + spec.shapeString() +
-                  ")");
+                  ::ridge::rt::dtypeName(spec.dtype) + " " +
+                  spec.shapeString() + ")");
     double maxAbs = 0, maxRel = 0;
     size_t bad = 0;
     for (size_t i = 0, e = spec.numElements(); i < e; ++i) {
@@ -279,7 +283,7 @@ int main(int argc, char **argv) {
         spec.shapeString().c_str(), maxAbs, maxRel, bad,
         static_cast<long long>(spec.numElements()), ok ? "OK" : "MISMATCH");
   }
-  llvm::outs() << (allOk ? "PASS" : "FAIL") << " (rtol " << relTolerance << ", atol "
-               << absTolerance << ")\n";
+  llvm::outs() << (allOk ? "PASS" : "FAIL") << " (rtol " << relTolerance
+               << ", atol " << absTolerance << ")\n";
   return allOk ? kOk : kFailed;
 }

@@ -14,8 +14,8 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OperationSupport.h"
 #include "mlir/Support/FileUtilities.h"
-#include "llvm/IR/Module.h"
 #include "llvm/ADT/SmallString.h"
+#include "llvm/IR/Module.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
@@ -31,8 +31,9 @@ static cl::OptionCategory category("ridgec options");
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<model.onnx>"),
                                       cl::Required, cl::cat(category));
 static cl::opt<std::string> outputFile(
-    "o", cl::desc("Output file ('-' for stdout). Default: MODEL.TARGET.so, or "
-                  "stdout for textual --emit stages"),
+    "o",
+    cl::desc("Output file ('-' for stdout). Default: MODEL.TARGET.so, or "
+             "stdout for textual --emit stages"),
     cl::value_desc("file"), cl::init(""), cl::cat(category));
 static cl::opt<std::string>
     target("target", cl::desc("Target: cpu, sm_80 or sm_90a (default cpu)"),
@@ -119,8 +120,7 @@ int main(int argc, char **argv) {
       output = "-";
     } else {
       llvm::SmallString<128> stem(llvm::sys::path::stem(inputFile));
-      output = (stem + "." + target +
-                (emit == Emit::Cubin ? ".cubin" : ".so"))
+      output = (stem + "." + target + (emit == Emit::Cubin ? ".cubin" : ".so"))
                    .str();
     }
   }

@@ -1,4 +1,5 @@
-//===- Passes.h - Ridgeline conversion passes ---------------------*- C++ -*-===//
+//===- Passes.h - Ridgeline conversion passes ---------------------*- C++
+//-*-===//
 
 #ifndef RIDGELINE_CONVERSION_PASSES_H
 #define RIDGELINE_CONVERSION_PASSES_H

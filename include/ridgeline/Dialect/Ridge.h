@@ -1,4 +1,5 @@
-//===- Ridge.h - The ridge graph dialect --------------------------*- C++ -*-===//
+//===- Ridge.h - The ridge graph dialect --------------------------*- C++
+//-*-===//
 //
 // Public header of the `ridge` dialect: ops, the cost interface, and shape
 // helpers shared by the importer, the verifiers and the lowerings.
@@ -36,8 +37,8 @@ FailureOr<SmallVector<int64_t>> broadcastShapes(ArrayRef<int64_t> lhs,
                                                 ArrayRef<int64_t> rhs);
 } // namespace mlir::ridge
 
-#include "Ridge/RidgeOpsDialect.h.inc"
 #include "Ridge/RidgeInterfaces.h.inc"
+#include "Ridge/RidgeOpsDialect.h.inc"
 
 #define GET_OP_CLASSES
 #include "Ridge/RidgeOps.h.inc"

@@ -1,4 +1,5 @@
-//===- OnnxImporter.h - ONNX model -> ridge graph dialect ---------*- C++ -*-===//
+//===- OnnxImporter.h - ONNX model -> ridge graph dialect ---------*- C++
+//-*-===//
 //
 // Reads an ONNX ModelProto and builds a module with one `func.func @main` of
 // `ridge` ops. Graph inputs become function arguments, initializers become

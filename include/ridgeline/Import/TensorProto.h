@@ -1,4 +1,5 @@
-//===- TensorProto.h - Reading ONNX TensorProto payloads ----------*- C++ -*-===//
+//===- TensorProto.h - Reading ONNX TensorProto payloads ----------*- C++
+//-*-===//
 //
 // Decodes ONNX TensorProto messages (initializers, Constant attributes and
 // the input_K.pb/output_K.pb files of the backend-test layout) into

@@ -1,4 +1,5 @@
-//===- Compiler.h - From an imported graph module to an artifact --*- C++ -*-===//
+//===- Compiler.h - From an imported graph module to an artifact --*- C++
+//-*-===//
 //
 // The library behind ridgec and ridge-run: runs the pipelines on an imported
 // module, translates to LLVM IR and produces a shared object that the
@@ -69,7 +70,6 @@ SmallVector<std::pair<std::string, std::string>>
 getKernelObjects(ModuleOp module);
 
 } // namespace mlir::ridge
-
 
 #include "mlir/IR/Diagnostics.h"
 #include "ridgeline/Import/OnnxImporter.h"

@@ -1,4 +1,5 @@
-//===- Pipelines.h - Ridgeline's compilation pipelines ------------*- C++ -*-===//
+//===- Pipelines.h - Ridgeline's compilation pipelines ------------*- C++
+//-*-===//
 //
 // The stages of the compiler as pass pipelines, also registered in ridge-opt:
 //
@@ -32,9 +33,9 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
       *this, "toolkit",
       llvm::cl::desc("CUDA toolkit for ptxas (default: $CUDA_HOME, PATH)"),
       llvm::cl::init("")};
-  PassOptions::Option<int64_t> blockSize{
-      *this, "block-size", llvm::cl::desc("Threads per block"),
-      llvm::cl::init(256)};
+  PassOptions::Option<int64_t> blockSize{*this, "block-size",
+                                         llvm::cl::desc("Threads per block"),
+                                         llvm::cl::init(256)};
 };
 
 /// Returns the PTX ISA feature string each supported chip needs; the NVVM

@@ -1,4 +1,5 @@
-//===- Passes.h - Ridgeline transformation passes -----------------*- C++ -*-===//
+//===- Passes.h - Ridgeline transformation passes -----------------*- C++
+//-*-===//
 
 #ifndef RIDGELINE_TRANSFORMS_PASSES_H
 #define RIDGELINE_TRANSFORMS_PASSES_H

@@ -86,8 +86,7 @@ Value createFilled(OpBuilder &b, Location loc, RankedTensorType type,
   return linalg::FillOp::create(b, loc, scalar, empty).getResult(0);
 }
 
-using ScalarBuilder =
-    function_ref<Value(OpBuilder &, Location, ValueRange)>;
+using ScalarBuilder = function_ref<Value(OpBuilder &, Location, ValueRange)>;
 
 /// Elementwise linalg.generic over `inputs` broadcast to `resultType`.
 Value buildElementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
@@ -174,7 +173,8 @@ Value buildScalar<NegOp>(OpBuilder &b, Location loc, Type original,
                          ValueRange args) {
   if (isa<FloatType>(original))
     return arith::NegFOp::create(b, loc, args[0]);
-  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(args[0].getType()));
+  Value zero =
+      arith::ConstantOp::create(b, loc, b.getZeroAttr(args[0].getType()));
   return arith::SubIOp::create(b, loc, zero, args[0]);
 }
 
@@ -210,8 +210,8 @@ Value buildScalar<SigmoidOp>(OpBuilder &b, Location loc, Type original,
     Type type = v[0].getType();
     Value one = arith::ConstantOp::create(b, loc, b.getFloatAttr(type, 1.0));
     Value negated = arith::NegFOp::create(b, loc, v[0]);
-    Value denom = arith::AddFOp::create(
-        b, loc, one, math::ExpOp::create(b, loc, negated));
+    Value denom = arith::AddFOp::create(b, loc, one,
+                                        math::ExpOp::create(b, loc, negated));
     return arith::DivFOp::create(b, loc, one, denom);
   });
 }
@@ -297,12 +297,12 @@ struct CastLowering : OpConversionPattern<CastOp> {
         cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
     Type from = getElementTypeOrSelf(op.getInput().getType());
     Type to = getElementTypeOrSelf(op.getType());
-    Value result = buildElementwise(
-        rewriter, op.getLoc(), resultType, adaptor.getInput(),
-        [&](OpBuilder &b, Location loc, ValueRange args) {
-          return buildCast(b, loc, args[0], from, to,
-                           resultType.getElementType());
-        });
+    Value result =
+        buildElementwise(rewriter, op.getLoc(), resultType, adaptor.getInput(),
+                         [&](OpBuilder &b, Location loc, ValueRange args) {
+                           return buildCast(b, loc, args[0], from, to,
+                                            resultType.getElementType());
+                         });
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -357,14 +357,13 @@ struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
     };
     if (inputType.getRank() == 0 || resultType.getRank() == 0) {
       SmallVector<ReassociationIndices> none;
-      Value result =
-          inputType.getRank() == 0
-              ? tensor::ExpandShapeOp::create(rewriter, loc, resultType, input,
-                                              none)
-                    .getResult()
-              : tensor::CollapseShapeOp::create(rewriter, loc, resultType,
-                                                input, none)
-                    .getResult();
+      Value result = inputType.getRank() == 0
+                         ? tensor::ExpandShapeOp::create(
+                               rewriter, loc, resultType, input, none)
+                               .getResult()
+                         : tensor::CollapseShapeOp::create(
+                               rewriter, loc, resultType, input, none)
+                               .getResult();
       rewriter.replaceOp(op, result);
       return success();
     }
@@ -499,7 +498,8 @@ struct MatMulLowering : OpConversionPattern<MatMulOp> {
       exprs.push_back(col);
       return AffineMap::get(numLoops, 0, exprs, ctx);
     };
-    auto fullType = RankedTensorType::get(fullShape, resultType.getElementType());
+    auto fullType =
+        RankedTensorType::get(fullShape, resultType.getElementType());
     Value result = buildContraction(
         rewriter, loc, lhs, rhs, operandMap(lhsType, m, k),
         operandMap(rhsType, k, n), fullType, isUnsigned(op.getType()));
@@ -596,10 +596,10 @@ struct GemmLowering : OpConversionPattern<GemmOp> {
 //===----------------------------------------------------------------------===//
 
 /// Reduces `input` along `axis` with `combine`, starting from `initValue`.
-Value buildRowReduction(OpBuilder &b, Location loc, Value input, int64_t axis,
-                        Type accType, TypedAttr initValue,
-                        function_ref<Value(OpBuilder &, Location, Value, Value)>
-                            combine) {
+Value buildRowReduction(
+    OpBuilder &b, Location loc, Value input, int64_t axis, Type accType,
+    TypedAttr initValue,
+    function_ref<Value(OpBuilder &, Location, Value, Value)> combine) {
   MLIRContext *ctx = b.getContext();
   auto inputType = cast<RankedTensorType>(input.getType());
   int64_t rank = inputType.getRank();
@@ -623,8 +623,7 @@ Value buildRowReduction(OpBuilder &b, Location loc, Value input, int64_t axis,
              ArrayRef<AffineMap>{inMap, outMap}, iterators,
              [&](OpBuilder &nb, Location nloc, ValueRange args) {
                Value v = extendTo(nb, nloc, args[0], accType);
-               linalg::YieldOp::create(nb, nloc,
-                                       combine(nb, nloc, args[1], v));
+               linalg::YieldOp::create(nb, nloc, combine(nb, nloc, args[1], v));
              })
       .getResult(0);
 }
@@ -668,9 +667,8 @@ struct SoftmaxLowering : OpConversionPattern<SoftmaxOp> {
             [&](OpBuilder &b, Location l, ValueRange args) {
               Value x = extendTo(b, l, args[0], acc);
               Value shifted = arith::SubFOp::create(b, l, x, args[1]);
-              linalg::YieldOp::create(b, l,
-                                      math::ExpOp::create(b, l, shifted)
-                                          .getResult());
+              linalg::YieldOp::create(
+                  b, l, math::ExpOp::create(b, l, shifted).getResult());
             })
             .getResult(0);
     Value rowSum = buildRowReduction(
