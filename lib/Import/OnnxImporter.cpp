@@ -54,6 +54,44 @@ FailureOr<SmallVector<int64_t>> mlir::ridge::parseShapeString(StringRef text) {
   return dims;
 }
 
+/// Reads and parses the ModelProto at `path`. `opened` tells whether the file
+/// could be read at all, for callers that place the error differently.
+static bool parseModelFile(StringRef path, onnx::ModelProto &model,
+                           bool &opened, std::string &error) {
+  opened = false;
+  if (!llvm::sys::fs::exists(path)) {
+    error = "cannot open '" + path.str() + "': no such file";
+    return false;
+  }
+  if (llvm::sys::fs::is_directory(path)) {
+    error = "cannot open '" + path.str() + "': it is a directory";
+    return false;
+  }
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer) {
+    error = "cannot open '" + path.str() + "': " + buffer.getError().message();
+    return false;
+  }
+  opened = true;
+  google::protobuf::io::CodedInputStream stream(
+      reinterpret_cast<const uint8_t *>((*buffer)->getBufferStart()),
+      static_cast<int>((*buffer)->getBufferSize()));
+  stream.SetTotalBytesLimit(INT32_MAX);
+  if (!model.ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage()) {
+    error = "'" + path.str() +
+            "' is not a valid ONNX model: the protobuf does not parse (not an "
+            "ONNX file, or truncated)";
+    return false;
+  }
+  if (!model.has_graph() ||
+      (model.graph().node_size() == 0 && model.graph().output_size() == 0)) {
+    error = "'" + path.str() + "' is not a valid ONNX model: it has no graph";
+    return false;
+  }
+  return true;
+}
+
 void mlir::ridge::registerOnnxImportDialects(DialectRegistry &registry) {
   registry.insert<RidgeDialect, func::FuncDialect>();
 }
@@ -344,38 +382,12 @@ OnnxImporter::getValueType(const onnx::ValueInfoProto &info,
 }
 
 LogicalResult OnnxImporter::loadModel(onnx::ModelProto &model) {
-  if (!llvm::sys::fs::exists(path)) {
-    mlir::emitError(UnknownLoc::get(ctx))
-        << "cannot open '" << path << "': no such file";
-    return failure();
-  }
-  if (llvm::sys::fs::is_directory(path)) {
-    mlir::emitError(UnknownLoc::get(ctx))
-        << "cannot open '" << path << "': it is a directory";
-    return failure();
-  }
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                            /*RequiresNullTerminator=*/false);
-  if (!buffer) {
-    mlir::emitError(UnknownLoc::get(ctx))
-        << "cannot open '" << path << "': " << buffer.getError().message();
-    return failure();
-  }
-  google::protobuf::io::CodedInputStream stream(
-      reinterpret_cast<const uint8_t *>((*buffer)->getBufferStart()),
-      static_cast<int>((*buffer)->getBufferSize()));
-  stream.SetTotalBytesLimit(INT32_MAX);
-  if (!model.ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage()) {
-    mlir::emitError(fileLoc())
-        << "'" << path
-        << "' is not a valid ONNX model: the protobuf does not parse "
-           "(not an ONNX file, or truncated)";
-    return failure();
-  }
-  if (!model.has_graph() ||
-      (model.graph().node_size() == 0 && model.graph().output_size() == 0)) {
-    mlir::emitError(fileLoc())
-        << "'" << path << "' is not a valid ONNX model: it has no graph";
+  std::string error;
+  bool opened = false;
+  if (!parseModelFile(path, model, opened, error)) {
+    // Unopenable files have no location to point at; the rest is the file's.
+    mlir::emitError(opened ? fileLoc() : Location(UnknownLoc::get(ctx)))
+        << error;
     return failure();
   }
   for (const auto &opset : model.opset_import())
@@ -601,6 +613,18 @@ static FailureOr<Value> requireOperand(NodeContext &n, unsigned i) {
   return v;
 }
 
+/// Creates a two-operand op whose result type is inferred, reporting
+/// incompatible operands at the node instead of building an invalid op.
+template <typename OpTy>
+static FailureOr<Value> createInferred(NodeContext &n, Value lhs, Value rhs) {
+  SmallVector<Type> inferred;
+  if (failed(OpTy::inferReturnTypes(
+          n.builder.getContext(), n.loc,
+          typename OpTy::Adaptor(ValueRange{lhs, rhs}), inferred)))
+    return failure();
+  return OpTy::create(n.builder, n.loc, lhs, rhs).getResult();
+}
+
 template <typename OpTy> static NodeHandler binaryHandler() {
   return [](NodeContext &n) -> LogicalResult {
     FailureOr<Value> lhs = requireOperand(n, 0);
@@ -620,12 +644,10 @@ template <typename OpTy> static NodeHandler binaryHandler() {
           RankedTensorType::get(rhsType.getShape(), lhsType.getElementType()),
           *rhs);
     }
-    SmallVector<Type> inferred;
-    if (failed(OpTy::inferReturnTypes(
-            n.builder.getContext(), n.loc,
-            typename OpTy::Adaptor(ValueRange{*lhs, *rhs}), inferred)))
+    FailureOr<Value> result = createInferred<OpTy>(n, *lhs, *rhs);
+    if (failed(result))
       return failure();
-    n.setResult(0, OpTy::create(n.builder, n.loc, *lhs, *rhs));
+    n.setResult(0, *result);
     return success();
   };
 }
@@ -640,12 +662,9 @@ template <typename OpTy> static NodeHandler variadicHandler() {
       FailureOr<Value> next = requireOperand(n, i);
       if (failed(next))
         return failure();
-      SmallVector<Type> inferred;
-      if (failed(OpTy::inferReturnTypes(
-              n.builder.getContext(), n.loc,
-              typename OpTy::Adaptor(ValueRange{*acc, *next}), inferred)))
+      acc = createInferred<OpTy>(n, *acc, *next);
+      if (failed(acc))
         return failure();
-      *acc = OpTy::create(n.builder, n.loc, *acc, *next);
     }
     n.setResult(0, *acc);
     return success();
@@ -822,12 +841,10 @@ static LogicalResult importMatMul(NodeContext &n) {
   FailureOr<Value> rhs = requireOperand(n, 1);
   if (failed(lhs) || failed(rhs))
     return failure();
-  SmallVector<Type> inferred;
-  if (failed(MatMulOp::inferReturnTypes(
-          n.builder.getContext(), n.loc,
-          MatMulOp::Adaptor(ValueRange{*lhs, *rhs}), inferred)))
+  FailureOr<Value> result = createInferred<MatMulOp>(n, *lhs, *rhs);
+  if (failed(result))
     return failure();
-  n.setResult(0, MatMulOp::create(n.builder, n.loc, *lhs, *rhs));
+  n.setResult(0, *result);
   return success();
 }
 
@@ -843,10 +860,7 @@ static LogicalResult importGemm(NodeContext &n) {
     return n.emitError() << "A and B must be 2-D, got " << aType << " and "
                          << bType;
   bool transA = n.attrInt("transA", 0), transB = n.attrInt("transB", 0);
-  int64_t ka = aType.getDimSize(transA ? 0 : 1);
-  int64_t kb = bType.getDimSize(transB ? 1 : 0);
-  if (ka != kb)
-    return n.emitError() << "contraction dims differ: " << ka << " vs " << kb;
+  // The op's verifier checks the contraction dims and the bias shape.
   auto gemm = GemmOp::create(
       n.builder, n.loc, *a, *b, c,
       n.builder.getF32FloatAttr(n.attrFloat("alpha", 1.0f)),
@@ -945,24 +959,10 @@ mlir::ridge::importOnnxFile(MLIRContext *context, StringRef path,
 bool mlir::ridge::listOnnxGraphInputs(StringRef path,
                                       std::vector<std::string> &names,
                                       std::string &error) {
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                            /*RequiresNullTerminator=*/false);
-  if (!buffer) {
-    error = "cannot open '" + path.str() + "': " + buffer.getError().message();
-    return false;
-  }
-  google::protobuf::io::CodedInputStream stream(
-      reinterpret_cast<const uint8_t *>((*buffer)->getBufferStart()),
-      static_cast<int>((*buffer)->getBufferSize()));
-  stream.SetTotalBytesLimit(INT32_MAX);
   onnx::ModelProto model;
-  if (!model.ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage() ||
-      !model.has_graph()) {
-    error = "'" + path.str() +
-            "' is not a valid ONNX model: the protobuf does not parse (not an "
-            "ONNX file, or truncated)";
+  bool opened;
+  if (!parseModelFile(path, model, opened, error))
     return false;
-  }
   llvm::StringSet<> initializers;
   for (const auto &init : model.graph().initializer())
     initializers.insert(init.name());

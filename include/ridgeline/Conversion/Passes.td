@@ -10,8 +10,9 @@ def ConvertGraphToLinalgPass : Pass<"ridge-convert-graph-to-linalg", "ModuleOp">
   let description = [{
     Rewrites every `ridge` op into destination-style linalg ops on tensors:
     elementwise ops become `linalg.generic` with broadcasting indexing maps,
-    contractions become `linalg.matmul` / `linalg.batch_matmul` or a
-    contraction `linalg.generic` (accumulating f16/bf16 in f32), softmax
+    contractions (MatMul with broadcast batch dims, Gemm with transposes)
+    become one contraction `linalg.generic` (accumulating f16/bf16 in f32)
+    plus an elementwise epilogue where needed, softmax
     becomes max/exp/sum/div generics, reshapes become collapse/expand views.
     Unsigned integer tensors become signless; the ops that care about
     signedness (div, max/min, casts) pick their unsigned forms.

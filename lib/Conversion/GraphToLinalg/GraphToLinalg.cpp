@@ -33,11 +33,6 @@ namespace {
 // Helpers
 //===----------------------------------------------------------------------===//
 
-bool isUnsigned(Type tensorOrElement) {
-  Type element = getElementTypeOrSelf(tensorOrElement);
-  return element.isUnsignedInteger();
-}
-
 /// Element type used while reducing: narrow floats accumulate in f32.
 Type getAccumulatorType(Type element) {
   if (element.isF16() || element.isBF16())
@@ -401,10 +396,11 @@ struct TransposeLowering : OpConversionPattern<TransposeOp> {
 
 /// Builds out[batch..., m, n] = sum_k lhs[.., m, k] * rhs[.., k, n] as a
 /// linalg op, accumulating narrow floats in f32. `lhsMap`/`rhsMap` are over
-/// the iteration space (batch..., m, n, k).
+/// the iteration space (batch..., m, n, k). Integer multiply-add is the same
+/// for signed and unsigned data in two's complement.
 Value buildContraction(OpBuilder &b, Location loc, Value lhs, Value rhs,
                        AffineMap lhsMap, AffineMap rhsMap,
-                       RankedTensorType resultType, bool isUnsignedInt) {
+                       RankedTensorType resultType) {
   MLIRContext *ctx = b.getContext();
   Type element = resultType.getElementType();
   Type acc = getAccumulatorType(element);
@@ -416,7 +412,6 @@ Value buildContraction(OpBuilder &b, Location loc, Value lhs, Value rhs,
   SmallVector<utils::IteratorType> iterators(numLoops - 1,
                                              utils::IteratorType::parallel);
   iterators.push_back(utils::IteratorType::reduction);
-  Value result;
   auto generic = linalg::GenericOp::create(
       b, loc, accType, ValueRange{lhs, rhs}, init,
       ArrayRef<AffineMap>{lhsMap, rhsMap, outMap}, iterators,
@@ -434,8 +429,7 @@ Value buildContraction(OpBuilder &b, Location loc, Value lhs, Value rhs,
         }
         linalg::YieldOp::create(nb, nloc, updated);
       });
-  result = generic.getResult(0);
-  (void)isUnsignedInt;
+  Value result = generic.getResult(0);
   if (acc != element)
     result = buildElementwise(b, loc, resultType, result,
                               [&](OpBuilder &nb, Location nloc, ValueRange a) {
@@ -500,23 +494,19 @@ struct MatMulLowering : OpConversionPattern<MatMulOp> {
     };
     auto fullType =
         RankedTensorType::get(fullShape, resultType.getElementType());
-    Value result = buildContraction(
-        rewriter, loc, lhs, rhs, operandMap(lhsType, m, k),
-        operandMap(rhsType, k, n), fullType, isUnsigned(op.getType()));
+    Value result =
+        buildContraction(rewriter, loc, lhs, rhs, operandMap(lhsType, m, k),
+                         operandMap(rhsType, k, n), fullType);
     if (fullType != resultType) {
-      // Drop the promoted unit dims again.
+      // A vector operand was promoted: fold the unit dim it added into its
+      // neighbour (both unit dims vanish for vector x vector, rank 0).
       SmallVector<ReassociationIndices> reassociation;
-      int64_t rank = fullType.getRank();
-      for (int64_t i = 0; i < batchRank; ++i)
-        reassociation.push_back({i});
-      if (lhsVector && rhsVector)
+      if (resultType.getRank() != 0) {
+        int64_t rank = fullType.getRank();
+        for (int64_t i = 0; i < batchRank; ++i)
+          reassociation.push_back({i});
         reassociation.push_back({rank - 2, rank - 1});
-      else if (lhsVector || rhsVector)
-        reassociation.push_back({rank - 2, rank - 1});
-      else
-        reassociation.append({{rank - 2}, {rank - 1}});
-      if (resultType.getRank() == 0)
-        reassociation.clear();
+      }
       result = tensor::CollapseShapeOp::create(rewriter, loc, resultType,
                                                result, reassociation);
     }
@@ -544,9 +534,8 @@ struct GemmLowering : OpConversionPattern<GemmOp> {
                                     op.getTransB() ? ArrayRef<AffineExpr>{n, k}
                                                    : ArrayRef<AffineExpr>{k, n},
                                     ctx);
-    Value product =
-        buildContraction(rewriter, loc, adaptor.getA(), adaptor.getB(), aMap,
-                         bMap, resultType, isUnsigned(op.getType()));
+    Value product = buildContraction(rewriter, loc, adaptor.getA(),
+                                     adaptor.getB(), aMap, bMap, resultType);
     double alpha = op.getAlpha().convertToDouble();
     double beta = op.getBeta().convertToDouble();
     Value c = adaptor.getC();
