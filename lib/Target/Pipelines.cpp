@@ -118,7 +118,9 @@ void mlir::ridge::buildGpuLoweringPipeline(OpPassManager &pm,
 
   GpuNVVMAttachTargetOptions target;
   target.chip = options.chip;
-  target.features = getPtxFeatures(options.chip).value_or("+ptx80");
+  // Unknown chips (ridge-opt users) get nvvm-attach-target's own choice, the
+  // minimum PTX ISA for the chip.
+  target.features = getPtxFeatures(options.chip).value_or("");
   target.optLevel = 3;
   pm.addPass(createGpuNVVMAttachTarget(target));
 
