@@ -1,6 +1,6 @@
 //===- RidgeOps.cpp - ridge dialect ops: inference, verifiers, costs ------===//
 
-#include "ridgeline/Dialect/Ridge.h"
+#include "RidgeOpsCommon.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -10,6 +10,7 @@
 
 using namespace mlir;
 using namespace mlir::ridge;
+using namespace mlir::ridge::detail;
 
 #include "Ridge/RidgeInterfaces.cpp.inc"
 
@@ -64,22 +65,22 @@ mlir::ridge::broadcastShapes(ArrayRef<int64_t> lhs, ArrayRef<int64_t> rhs) {
   return result;
 }
 
-static int64_t getNumElements(Type type) {
+int64_t mlir::ridge::detail::getNumElements(Type type) {
   auto shaped = dyn_cast<RankedTensorType>(type);
   if (!shaped || !shaped.hasStaticShape())
     return -1;
   return shaped.getNumElements();
 }
 
-static std::string typeToString(Type type) {
+std::string mlir::ridge::detail::typeToString(Type type) {
   std::string text;
   llvm::raw_string_ostream os(text);
   os << type;
   return text;
 }
 
-static LogicalResult inferenceError(std::optional<Location> loc,
-                                    const Twine &message) {
+LogicalResult mlir::ridge::detail::inferenceError(std::optional<Location> loc,
+                                                  const Twine &message) {
   if (loc)
     return emitError(*loc, message);
   return failure();
@@ -106,7 +107,8 @@ int64_t ConstantOp::getMinBytes() { return 0; }
 // Elementwise ops
 //===----------------------------------------------------------------------===//
 
-static LogicalResult inferBinaryType(std::optional<Location> loc, Value lhs,
+LogicalResult
+mlir::ridge::detail::inferBinaryType(std::optional<Location> loc, Value lhs,
                                      Value rhs,
                                      SmallVectorImpl<Type> &results) {
   auto lhsType = cast<RankedTensorType>(lhs.getType());

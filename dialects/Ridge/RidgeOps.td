@@ -195,4 +195,9 @@ def Ridge_SoftmaxOp : Ridge_Op<"softmax", [SameOperandsAndResultType,
   let hasVerifier = 1;
 }
 
+include "RidgeElementwiseOps.td"
+include "RidgeShapeOps.td"
+include "RidgeReductionOps.td"
+include "RidgeNNOps.td"
+
 #endif // RIDGE_OPS

@@ -10,6 +10,8 @@
 
 #include "ridgeline/Import/OnnxImporter.h"
 
+#include "ImporterInternal.h"
+
 #include "ridgeline/Dialect/Ridge.h"
 #include "ridgeline/Import/TensorProto.h"
 
@@ -37,6 +39,7 @@
 
 using namespace mlir;
 using namespace mlir::ridge;
+using namespace mlir::ridge::onnx_import;
 
 FailureOr<SmallVector<int64_t>> mlir::ridge::parseShapeString(StringRef text) {
   SmallVector<int64_t> dims;
@@ -96,12 +99,8 @@ void mlir::ridge::registerOnnxImportDialects(DialectRegistry &registry) {
   registry.insert<RidgeDialect, func::FuncDialect>();
 }
 
-namespace {
-
-/// Maps an ONNX element type to the graph dialect's element type. Signed
-/// integers are signless (as in arith); unsigned ones keep their signedness so
-/// that lowerings pick unsigned division, comparison and conversion.
-Type getElementType(MLIRContext *ctx, int32_t dataType) {
+Type mlir::ridge::onnx_import::getElementType(MLIRContext *ctx,
+                                              int32_t dataType) {
   Builder b(ctx);
   switch (static_cast<OnnxDataType>(dataType)) {
   case OnnxDataType::Float:
@@ -135,63 +134,7 @@ Type getElementType(MLIRContext *ctx, int32_t dataType) {
   }
 }
 
-class OnnxImporter;
-
-/// What a node handler sees: typed access to operands and attributes, and the
-/// means to define the node's outputs.
-class NodeContext {
-public:
-  NodeContext(OnnxImporter &importer, const onnx::NodeProto &node,
-              int64_t opset, Location loc, OpBuilder &builder)
-      : importer(importer), node(node), opset(opset), loc(loc),
-        builder(builder) {}
-
-  OnnxImporter &importer;
-  const onnx::NodeProto &node;
-  int64_t opset;
-  Location loc;
-  OpBuilder &builder;
-
-  unsigned getNumOperands() const { return node.input_size(); }
-  /// Operand `i`, or null when absent (omitted optional input).
-  Value operand(unsigned i) const;
-  /// Operand `i` as a constant, if it folds to one.
-  DenseElementsAttr constantOperand(unsigned i) const;
-
-  const onnx::AttributeProto *attr(StringRef name) const {
-    for (const auto &a : node.attribute())
-      if (a.name() == name)
-        return &a;
-    return nullptr;
-  }
-  int64_t attrInt(StringRef name, int64_t dflt) const {
-    const auto *a = attr(name);
-    return a ? a->i() : dflt;
-  }
-  float attrFloat(StringRef name, float dflt) const {
-    const auto *a = attr(name);
-    return a ? a->f() : dflt;
-  }
-  std::optional<SmallVector<int64_t>> attrInts(StringRef name) const {
-    const auto *a = attr(name);
-    if (!a)
-      return std::nullopt;
-    return SmallVector<int64_t>(a->ints().begin(), a->ints().end());
-  }
-
-  void setResult(unsigned i, Value value);
-  InFlightDiagnostic emitError() const {
-    return mlir::emitError(loc)
-           << "node '" << node.name() << "' (" << node.op_type() << "): ";
-  }
-};
-
-using NodeHandler = std::function<LogicalResult(NodeContext &)>;
-
-struct HandlerEntry {
-  int64_t sinceVersion;
-  NodeHandler handler;
-};
+namespace mlir::ridge::onnx_import {
 
 class OnnxImporter {
 public:
@@ -224,10 +167,7 @@ public:
 
 private:
   void registerHandlers();
-  void add(StringRef opType, int64_t since, NodeHandler handler) {
-    handlers[opType].push_back({since, std::move(handler)});
-  }
-  const HandlerEntry *findHandler(const onnx::NodeProto &node) const;
+  const OnnxHandlerTable::Entry *findHandler(const onnx::NodeProto &node) const;
   bool isDefaultDomain(StringRef domain) const {
     return domain.empty() || domain == "ai.onnx";
   }
@@ -245,7 +185,7 @@ private:
   OpBuilder builder;
   int64_t defaultOpset = 1;
   llvm::StringMap<Value> values;
-  llvm::StringMap<SmallVector<HandlerEntry, 2>> handlers;
+  OnnxHandlerTable handlers;
 };
 
 Value NodeContext::operand(unsigned i) const {
@@ -260,6 +200,23 @@ DenseElementsAttr NodeContext::constantOperand(unsigned i) const {
   if (v && matchPattern(v, m_Constant(&attr)))
     return attr;
   return nullptr;
+}
+
+std::optional<SmallVector<int64_t>>
+NodeContext::constantInts(unsigned i) const {
+  DenseElementsAttr attr = constantOperand(i);
+  if (!attr || !isa<IntegerType>(attr.getElementType()))
+    return std::nullopt;
+  SmallVector<int64_t> values;
+  for (APInt v : attr.getValues<APInt>())
+    values.push_back(attr.getElementType().isUnsignedInteger()
+                         ? static_cast<int64_t>(v.getZExtValue())
+                         : v.getSExtValue());
+  return values;
+}
+
+Value NodeContext::createConstant(const TensorData &data, StringRef hint) {
+  return importer.createConstant(loc, data, hint);
 }
 
 void NodeContext::setResult(unsigned i, Value value) {
@@ -301,19 +258,42 @@ Value OnnxImporter::createConstant(Location loc, const TensorData &data,
                             createElementsAttr(type, data.bytes, hint));
 }
 
-const HandlerEntry *
-OnnxImporter::findHandler(const onnx::NodeProto &node) const {
-  if (!isDefaultDomain(node.domain()))
-    return nullptr;
-  auto it = handlers.find(node.op_type());
+const OnnxHandlerTable::Entry *OnnxHandlerTable::find(StringRef opType,
+                                                      int64_t opset) const {
+  auto it = handlers.find(opType);
   if (it == handlers.end())
     return nullptr;
-  const HandlerEntry *best = nullptr;
-  for (const HandlerEntry &entry : it->second)
-    if (entry.sinceVersion <= defaultOpset &&
+  const Entry *best = nullptr;
+  for (const Entry &entry : it->second)
+    if (entry.sinceVersion <= opset &&
         (!best || entry.sinceVersion > best->sinceVersion))
       best = &entry;
   return best;
+}
+
+std::optional<int64_t> OnnxHandlerTable::getMinOpset(StringRef opType) const {
+  auto it = handlers.find(opType);
+  if (it == handlers.end())
+    return std::nullopt;
+  int64_t minOpset = INT64_MAX;
+  for (const Entry &entry : it->second)
+    minOpset = std::min(minOpset, entry.sinceVersion);
+  return minOpset;
+}
+
+const OnnxHandlerTable::Entry *
+OnnxImporter::findHandler(const onnx::NodeProto &node) const {
+  if (!isDefaultDomain(node.domain()))
+    return nullptr;
+  return handlers.find(node.op_type(), defaultOpset);
+}
+
+void OnnxImporter::registerHandlers() {
+  registerCoreHandlers(handlers);
+  registerElementwiseHandlers(handlers);
+  registerShapeHandlers(handlers);
+  registerReductionHandlers(handlers);
+  registerNNHandlers(handlers);
 }
 
 FailureOr<RankedTensorType>
@@ -599,12 +579,7 @@ OwningOpRef<ModuleOp> OnnxImporter::run() {
   return module;
 }
 
-//===----------------------------------------------------------------------===//
-// Node handlers
-//===----------------------------------------------------------------------===//
-
-/// Requires operand `i` to be present.
-static FailureOr<Value> requireOperand(NodeContext &n, unsigned i) {
+FailureOr<Value> requireOperand(NodeContext &n, unsigned i) {
   Value v = n.operand(i);
   if (!v) {
     n.emitError() << "missing required input " << i;
@@ -613,341 +588,15 @@ static FailureOr<Value> requireOperand(NodeContext &n, unsigned i) {
   return v;
 }
 
-/// Creates a two-operand op whose result type is inferred, reporting
-/// incompatible operands at the node instead of building an invalid op.
-template <typename OpTy>
-static FailureOr<Value> createInferred(NodeContext &n, Value lhs, Value rhs) {
-  SmallVector<Type> inferred;
-  if (failed(OpTy::inferReturnTypes(
-          n.builder.getContext(), n.loc,
-          typename OpTy::Adaptor(ValueRange{lhs, rhs}), inferred)))
-    return failure();
-  return OpTy::create(n.builder, n.loc, lhs, rhs).getResult();
-}
-
-template <typename OpTy> static NodeHandler binaryHandler() {
-  return [](NodeContext &n) -> LogicalResult {
-    FailureOr<Value> lhs = requireOperand(n, 0);
-    FailureOr<Value> rhs = requireOperand(n, 1);
-    if (failed(lhs) || failed(rhs))
-      return failure();
-    auto lhsType = cast<RankedTensorType>(lhs->getType());
-    auto rhsType = cast<RankedTensorType>(rhs->getType());
-    if (lhsType.getElementType() != rhsType.getElementType()) {
-      // Pow's exponent may have another type; every other op must agree.
-      if (!std::is_same_v<OpTy, PowOp>)
-        return n.emitError()
-               << "input element types differ: " << lhsType.getElementType()
-               << " vs " << rhsType.getElementType();
-      *rhs = CastOp::create(
-          n.builder, n.loc,
-          RankedTensorType::get(rhsType.getShape(), lhsType.getElementType()),
-          *rhs);
-    }
-    FailureOr<Value> result = createInferred<OpTy>(n, *lhs, *rhs);
-    if (failed(result))
-      return failure();
-    n.setResult(0, *result);
-    return success();
-  };
-}
-
-/// Variadic Max/Min/Sum-style ops fold left over their inputs.
-template <typename OpTy> static NodeHandler variadicHandler() {
-  return [](NodeContext &n) -> LogicalResult {
-    FailureOr<Value> acc = requireOperand(n, 0);
-    if (failed(acc))
-      return failure();
-    for (unsigned i = 1; i < n.getNumOperands(); ++i) {
-      FailureOr<Value> next = requireOperand(n, i);
-      if (failed(next))
-        return failure();
-      acc = createInferred<OpTy>(n, *acc, *next);
-      if (failed(acc))
-        return failure();
-    }
-    n.setResult(0, *acc);
-    return success();
-  };
-}
-
-template <typename OpTy, bool floatOnly = false>
-static NodeHandler unaryHandler() {
-  return [](NodeContext &n) -> LogicalResult {
-    FailureOr<Value> input = requireOperand(n, 0);
-    if (failed(input))
-      return failure();
-    if (floatOnly &&
-        !isa<FloatType>(
-            cast<RankedTensorType>(input->getType()).getElementType()))
-      return n.emitError() << "expects a floating-point input, got "
-                           << input->getType();
-    n.setResult(0, OpTy::create(n.builder, n.loc, *input));
-    return success();
-  };
-}
-
-static Value reshapeTo(NodeContext &n, Value input, ArrayRef<int64_t> shape) {
+Value reshapeTo(NodeContext &n, Value input, ArrayRef<int64_t> shape) {
   auto type = cast<RankedTensorType>(input.getType());
   auto resultType = RankedTensorType::get(shape, type.getElementType());
   if (resultType == type)
     return input;
-  return ReshapeOp::create(n.builder, n.loc, resultType, input);
+  return n.builder.createOrFold<ReshapeOp>(n.loc, resultType, input);
 }
 
-static LogicalResult importReshape(NodeContext &n) {
-  FailureOr<Value> input = requireOperand(n, 0);
-  if (failed(input))
-    return failure();
-  SmallVector<int64_t> requested;
-  if (n.opset < 5) {
-    std::optional<SmallVector<int64_t>> shape = n.attrInts("shape");
-    if (!shape)
-      return n.emitError() << "missing attribute 'shape'";
-    requested = *shape;
-  } else {
-    DenseElementsAttr shape = n.constantOperand(1);
-    if (!shape)
-      return n.emitError() << "the target shape (input 1) is not a constant; "
-                              "Ridgeline needs static shapes";
-    for (APInt v : shape.getValues<APInt>())
-      requested.push_back(v.getSExtValue());
-  }
-  bool allowZero = n.attrInt("allowzero", 0) != 0;
-  auto type = cast<RankedTensorType>(input->getType());
-  int64_t known = 1, inferIndex = -1;
-  SmallVector<int64_t> shape;
-  for (auto [i, d] : llvm::enumerate(requested)) {
-    if (d == 0 && !allowZero) {
-      if (i >= static_cast<size_t>(type.getRank()))
-        return n.emitError()
-               << "shape entry " << i << " copies a dimension the input lacks";
-      d = type.getDimSize(i);
-    }
-    if (d == -1) {
-      if (inferIndex >= 0)
-        return n.emitError() << "more than one -1 in the target shape";
-      inferIndex = i;
-      shape.push_back(1);
-      continue;
-    }
-    if (d < 0)
-      return n.emitError() << "invalid target dimension " << d;
-    known *= d;
-    shape.push_back(d);
-  }
-  int64_t total = type.getNumElements();
-  if (inferIndex >= 0) {
-    if (known == 0 || total % known != 0)
-      return n.emitError() << "cannot infer the -1 dimension: " << total
-                           << " elements into " << known;
-    shape[inferIndex] = total / known;
-  } else if (known != total) {
-    return n.emitError() << "cannot reshape " << type << " (" << total
-                         << " elements) to " << known << " elements";
-  }
-  n.setResult(0, reshapeTo(n, *input, shape));
-  return success();
-}
-
-static LogicalResult importFlatten(NodeContext &n) {
-  FailureOr<Value> input = requireOperand(n, 0);
-  if (failed(input))
-    return failure();
-  auto type = cast<RankedTensorType>(input->getType());
-  int64_t rank = type.getRank();
-  int64_t axis = n.attrInt("axis", 1);
-  if (axis < 0)
-    axis += rank;
-  if (axis < 0 || axis > rank)
-    return n.emitError() << "axis out of range";
-  int64_t outer = 1, inner = 1;
-  for (int64_t i = 0; i < rank; ++i)
-    (i < axis ? outer : inner) *= type.getDimSize(i);
-  n.setResult(0, reshapeTo(n, *input, {outer, inner}));
-  return success();
-}
-
-static LogicalResult importTranspose(NodeContext &n) {
-  FailureOr<Value> input = requireOperand(n, 0);
-  if (failed(input))
-    return failure();
-  int64_t rank = cast<RankedTensorType>(input->getType()).getRank();
-  SmallVector<int64_t> perm;
-  if (auto given = n.attrInts("perm")) {
-    perm = *given;
-  } else {
-    for (int64_t i = rank - 1; i >= 0; --i)
-      perm.push_back(i);
-  }
-  SmallVector<bool> seen(rank, false);
-  if (static_cast<int64_t>(perm.size()) != rank)
-    return n.emitError() << "perm has " << perm.size()
-                         << " entries for an input of rank " << rank;
-  for (int64_t p : perm) {
-    if (p < 0 || p >= rank || seen[p])
-      return n.emitError() << "perm is not a permutation of 0.." << rank - 1;
-    seen[p] = true;
-  }
-  n.setResult(0, TransposeOp::create(n.builder, n.loc, *input, perm));
-  return success();
-}
-
-static LogicalResult importSoftmax(NodeContext &n) {
-  FailureOr<Value> input = requireOperand(n, 0);
-  if (failed(input))
-    return failure();
-  auto type = cast<RankedTensorType>(input->getType());
-  if (!isa<FloatType>(type.getElementType()))
-    return n.emitError() << "expects a floating-point input";
-  int64_t rank = type.getRank();
-  int64_t axis = n.attrInt("axis", n.opset >= 13 ? -1 : 1);
-  if (axis < 0)
-    axis += rank;
-  if (axis < 0 || axis >= std::max<int64_t>(rank, 1))
-    return n.emitError() << "axis out of range for rank " << rank;
-  if (n.opset >= 13) {
-    n.setResult(0, SoftmaxOp::create(n.builder, n.loc, *input, axis));
-    return success();
-  }
-  // Before opset 13 the input is coerced to 2-D at `axis`.
-  int64_t outer = 1, inner = 1;
-  for (int64_t i = 0; i < rank; ++i)
-    (i < axis ? outer : inner) *= type.getDimSize(i);
-  Value flat = reshapeTo(n, *input, {outer, inner});
-  Value softmax = SoftmaxOp::create(n.builder, n.loc, flat, 1);
-  n.setResult(0, reshapeTo(n, softmax, type.getShape()));
-  return success();
-}
-
-static LogicalResult importCast(NodeContext &n) {
-  FailureOr<Value> input = requireOperand(n, 0);
-  if (failed(input))
-    return failure();
-  int64_t to = n.attrInt("to", 0);
-  Type elementType = getElementType(n.builder.getContext(), to);
-  if (!elementType)
-    return n.emitError() << "unsupported target type "
-                         << getOnnxDataTypeName(to) << " (ONNX data_type " << to
-                         << ")";
-  auto type = cast<RankedTensorType>(input->getType());
-  n.setResult(
-      0, CastOp::create(n.builder, n.loc, type.clone(elementType), *input));
-  return success();
-}
-
-static LogicalResult importMatMul(NodeContext &n) {
-  FailureOr<Value> lhs = requireOperand(n, 0);
-  FailureOr<Value> rhs = requireOperand(n, 1);
-  if (failed(lhs) || failed(rhs))
-    return failure();
-  FailureOr<Value> result = createInferred<MatMulOp>(n, *lhs, *rhs);
-  if (failed(result))
-    return failure();
-  n.setResult(0, *result);
-  return success();
-}
-
-static LogicalResult importGemm(NodeContext &n) {
-  FailureOr<Value> a = requireOperand(n, 0);
-  FailureOr<Value> b = requireOperand(n, 1);
-  if (failed(a) || failed(b))
-    return failure();
-  Value c = n.operand(2);
-  auto aType = cast<RankedTensorType>(a->getType());
-  auto bType = cast<RankedTensorType>(b->getType());
-  if (aType.getRank() != 2 || bType.getRank() != 2)
-    return n.emitError() << "A and B must be 2-D, got " << aType << " and "
-                         << bType;
-  bool transA = n.attrInt("transA", 0), transB = n.attrInt("transB", 0);
-  // The op's verifier checks the contraction dims and the bias shape.
-  auto gemm = GemmOp::create(
-      n.builder, n.loc, *a, *b, c,
-      n.builder.getF32FloatAttr(n.attrFloat("alpha", 1.0f)),
-      n.builder.getF32FloatAttr(n.attrFloat("beta", 1.0f)),
-      n.builder.getBoolAttr(transA), n.builder.getBoolAttr(transB));
-  if (failed(mlir::verify(gemm, /*verifyRecursively=*/false)))
-    return failure();
-  n.setResult(0, gemm);
-  return success();
-}
-
-static LogicalResult importConstant(NodeContext &n) {
-  MLIRContext *ctx = n.builder.getContext();
-  if (const auto *value = n.attr("value")) {
-    TensorData data;
-    std::string error;
-    if (!decodeTensorProto(value->t(), ".", data, error))
-      return n.emitError() << error;
-    if (!getElementType(ctx, data.dataType))
-      return n.emitError() << "unsupported element type "
-                           << getOnnxDataTypeName(data.dataType);
-    n.setResult(0, n.importer.createConstant(n.loc, data, n.node.output(0)));
-    return success();
-  }
-  auto make = [&](Type elementType, ArrayRef<int64_t> shape, auto values) {
-    auto type = RankedTensorType::get(shape, elementType);
-    n.setResult(0, ConstantOp::create(n.builder, n.loc,
-                                      DenseElementsAttr::get(type, values)));
-    return success();
-  };
-  Builder b(ctx);
-  if (const auto *a = n.attr("value_float"))
-    return make(b.getF32Type(), {}, ArrayRef<float>(a->f()));
-  if (const auto *a = n.attr("value_int"))
-    return make(b.getI64Type(), {}, ArrayRef<int64_t>(a->i()));
-  if (const auto *a = n.attr("value_floats")) {
-    SmallVector<float> v(a->floats().begin(), a->floats().end());
-    return make(b.getF32Type(), {static_cast<int64_t>(v.size())}, ArrayRef(v));
-  }
-  if (const auto *a = n.attr("value_ints")) {
-    SmallVector<int64_t> v(a->ints().begin(), a->ints().end());
-    return make(b.getI64Type(), {static_cast<int64_t>(v.size())}, ArrayRef(v));
-  }
-  return n.emitError() << "no supported value attribute (value, value_float, "
-                          "value_int, value_floats, value_ints)";
-}
-
-static LogicalResult importIdentity(NodeContext &n) {
-  FailureOr<Value> input = requireOperand(n, 0);
-  if (failed(input))
-    return failure();
-  n.setResult(0, *input);
-  return success();
-}
-
-void OnnxImporter::registerHandlers() {
-  // Elementwise arithmetic: opset 7 introduced multidirectional broadcasting,
-  // which is the only form Ridgeline supports.
-  add("Add", 7, binaryHandler<AddOp>());
-  add("Sub", 7, binaryHandler<SubOp>());
-  add("Mul", 7, binaryHandler<MulOp>());
-  add("Div", 7, binaryHandler<DivOp>());
-  add("Pow", 7, binaryHandler<PowOp>());
-  add("Max", 8, variadicHandler<MaxOp>());
-  add("Min", 8, variadicHandler<MinOp>());
-  add("Relu", 6, unaryHandler<ReluOp>());
-  add("Neg", 6, unaryHandler<NegOp>());
-  add("Abs", 6, unaryHandler<AbsOp>());
-  add("Tanh", 6, unaryHandler<TanhOp, true>());
-  add("Exp", 6, unaryHandler<ExpOp, true>());
-  add("Log", 6, unaryHandler<LogOp, true>());
-  add("Sqrt", 6, unaryHandler<SqrtOp, true>());
-  add("Erf", 9, unaryHandler<ErfOp, true>());
-  add("Sigmoid", 6, unaryHandler<SigmoidOp, true>());
-  add("Reciprocal", 6, unaryHandler<ReciprocalOp, true>());
-  add("MatMul", 1, importMatMul);
-  add("Gemm", 7, importGemm);
-  add("Reshape", 1, importReshape);
-  add("Flatten", 1, importFlatten);
-  add("Transpose", 1, importTranspose);
-  add("Softmax", 1, importSoftmax);
-  add("Cast", 6, importCast);
-  add("Constant", 1, importConstant);
-  add("Identity", 1, importIdentity);
-}
-
-} // namespace
+} // namespace mlir::ridge::onnx_import
 
 OwningOpRef<ModuleOp>
 mlir::ridge::importOnnxFile(MLIRContext *context, StringRef path,

@@ -9,6 +9,8 @@
 
 #include "ridgeline/Conversion/Passes.h"
 
+#include "GraphToLinalgCommon.h"
+
 #include "ridgeline/Dialect/Ridge.h"
 
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
@@ -26,219 +28,9 @@ namespace mlir::ridge {
 
 using namespace mlir;
 using namespace mlir::ridge;
+using namespace mlir::ridge::linalg_lowering;
 
 namespace {
-
-//===----------------------------------------------------------------------===//
-// Helpers
-//===----------------------------------------------------------------------===//
-
-/// Element type used while reducing: narrow floats accumulate in f32.
-Type getAccumulatorType(Type element) {
-  if (element.isF16() || element.isBF16())
-    return Float32Type::get(element.getContext());
-  return element;
-}
-
-Value extendTo(OpBuilder &b, Location loc, Value v, Type type) {
-  if (v.getType() == type)
-    return v;
-  return arith::ExtFOp::create(b, loc, type, v);
-}
-
-Value truncateTo(OpBuilder &b, Location loc, Value v, Type type) {
-  if (v.getType() == type)
-    return v;
-  return arith::TruncFOp::create(b, loc, type, v);
-}
-
-/// Indexing map reading `operandType` broadcast (numpy rules) into an
-/// iteration space of `resultRank` parallel dims.
-AffineMap getBroadcastMap(RankedTensorType operandType,
-                          ArrayRef<int64_t> resultShape, MLIRContext *ctx) {
-  int64_t resultRank = resultShape.size();
-  int64_t offset = resultRank - operandType.getRank();
-  SmallVector<AffineExpr> exprs;
-  for (int64_t i = 0; i < operandType.getRank(); ++i) {
-    int64_t dim = operandType.getDimSize(i);
-    if (dim == 1 && resultShape[i + offset] != 1)
-      exprs.push_back(getAffineConstantExpr(0, ctx));
-    else
-      exprs.push_back(getAffineDimExpr(i + offset, ctx));
-  }
-  return AffineMap::get(resultRank, 0, exprs, ctx);
-}
-
-Value createEmpty(OpBuilder &b, Location loc, RankedTensorType type) {
-  return tensor::EmptyOp::create(b, loc, type.getShape(),
-                                 type.getElementType());
-}
-
-Value createFilled(OpBuilder &b, Location loc, RankedTensorType type,
-                   TypedAttr value) {
-  Value empty = createEmpty(b, loc, type);
-  Value scalar = arith::ConstantOp::create(b, loc, value);
-  return linalg::FillOp::create(b, loc, scalar, empty).getResult(0);
-}
-
-using ScalarBuilder = function_ref<Value(OpBuilder &, Location, ValueRange)>;
-
-/// Elementwise linalg.generic over `inputs` broadcast to `resultType`.
-Value buildElementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
-                       ValueRange inputs, ScalarBuilder scalar) {
-  MLIRContext *ctx = b.getContext();
-  SmallVector<AffineMap> maps;
-  for (Value input : inputs)
-    maps.push_back(getBroadcastMap(cast<RankedTensorType>(input.getType()),
-                                   resultType.getShape(), ctx));
-  maps.push_back(b.getMultiDimIdentityMap(resultType.getRank()));
-  SmallVector<utils::IteratorType> iterators(resultType.getRank(),
-                                             utils::IteratorType::parallel);
-  auto generic = linalg::GenericOp::create(
-      b, loc, resultType, inputs, createEmpty(b, loc, resultType), maps,
-      iterators, [&](OpBuilder &nb, Location nloc, ValueRange args) {
-        Value result = scalar(nb, nloc, args.drop_back());
-        linalg::YieldOp::create(nb, nloc, result);
-      });
-  return generic.getResult(0);
-}
-
-/// Evaluates `body` in f32 for f16/bf16 operands and converts back.
-Value computeInAccumulatorType(OpBuilder &b, Location loc, ValueRange args,
-                               function_ref<Value(ValueRange)> body) {
-  Type element = args.front().getType();
-  Type acc = getAccumulatorType(element);
-  SmallVector<Value> widened;
-  for (Value v : args)
-    widened.push_back(extendTo(b, loc, v, acc));
-  return truncateTo(b, loc, body(widened), element);
-}
-
-//===----------------------------------------------------------------------===//
-// Elementwise ops
-//===----------------------------------------------------------------------===//
-
-/// Per-op scalar computation, given the original (possibly unsigned) element
-/// type.
-template <typename OpTy>
-Value buildScalar(OpBuilder &b, Location loc, Type original, ValueRange args);
-
-#define RIDGE_FLOAT_INT_BINARY(OP, FOP, SIOP, UIOP)                            \
-  template <>                                                                  \
-  Value buildScalar<OP>(OpBuilder & b, Location loc, Type original,            \
-                        ValueRange args) {                                     \
-    if (isa<FloatType>(original))                                              \
-      return FOP::create(b, loc, args[0], args[1]);                            \
-    if (original.isUnsignedInteger())                                          \
-      return UIOP::create(b, loc, args[0], args[1]);                           \
-    return SIOP::create(b, loc, args[0], args[1]);                             \
-  }
-RIDGE_FLOAT_INT_BINARY(AddOp, arith::AddFOp, arith::AddIOp, arith::AddIOp)
-RIDGE_FLOAT_INT_BINARY(SubOp, arith::SubFOp, arith::SubIOp, arith::SubIOp)
-RIDGE_FLOAT_INT_BINARY(MulOp, arith::MulFOp, arith::MulIOp, arith::MulIOp)
-RIDGE_FLOAT_INT_BINARY(DivOp, arith::DivFOp, arith::DivSIOp, arith::DivUIOp)
-RIDGE_FLOAT_INT_BINARY(MaxOp, arith::MaximumFOp, arith::MaxSIOp, arith::MaxUIOp)
-RIDGE_FLOAT_INT_BINARY(MinOp, arith::MinimumFOp, arith::MinSIOp, arith::MinUIOp)
-#undef RIDGE_FLOAT_INT_BINARY
-
-template <>
-Value buildScalar<PowOp>(OpBuilder &b, Location loc, Type original,
-                         ValueRange args) {
-  if (isa<FloatType>(original))
-    return computeInAccumulatorType(b, loc, args, [&](ValueRange v) -> Value {
-      return math::PowFOp::create(b, loc, v[0], v[1]);
-    });
-  return math::IPowIOp::create(b, loc, args[0], args[1]);
-}
-
-template <>
-Value buildScalar<ReluOp>(OpBuilder &b, Location loc, Type original,
-                          ValueRange args) {
-  Type type = args[0].getType();
-  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
-  if (isa<FloatType>(type))
-    return arith::MaximumFOp::create(b, loc, args[0], zero);
-  if (original.isUnsignedInteger())
-    return args[0];
-  return arith::MaxSIOp::create(b, loc, args[0], zero);
-}
-
-template <>
-Value buildScalar<NegOp>(OpBuilder &b, Location loc, Type original,
-                         ValueRange args) {
-  if (isa<FloatType>(original))
-    return arith::NegFOp::create(b, loc, args[0]);
-  Value zero =
-      arith::ConstantOp::create(b, loc, b.getZeroAttr(args[0].getType()));
-  return arith::SubIOp::create(b, loc, zero, args[0]);
-}
-
-template <>
-Value buildScalar<AbsOp>(OpBuilder &b, Location loc, Type original,
-                         ValueRange args) {
-  if (isa<FloatType>(original))
-    return math::AbsFOp::create(b, loc, args[0]);
-  if (original.isUnsignedInteger())
-    return args[0];
-  return math::AbsIOp::create(b, loc, args[0]);
-}
-
-#define RIDGE_FLOAT_UNARY(OP, MATHOP)                                          \
-  template <>                                                                  \
-  Value buildScalar<OP>(OpBuilder & b, Location loc, Type original,            \
-                        ValueRange args) {                                     \
-    return computeInAccumulatorType(b, loc, args, [&](ValueRange v) -> Value { \
-      return MATHOP::create(b, loc, v[0]);                                     \
-    });                                                                        \
-  }
-RIDGE_FLOAT_UNARY(TanhOp, math::TanhOp)
-RIDGE_FLOAT_UNARY(ExpOp, math::ExpOp)
-RIDGE_FLOAT_UNARY(LogOp, math::LogOp)
-RIDGE_FLOAT_UNARY(SqrtOp, math::SqrtOp)
-RIDGE_FLOAT_UNARY(ErfOp, math::ErfOp)
-#undef RIDGE_FLOAT_UNARY
-
-template <>
-Value buildScalar<SigmoidOp>(OpBuilder &b, Location loc, Type original,
-                             ValueRange args) {
-  return computeInAccumulatorType(b, loc, args, [&](ValueRange v) -> Value {
-    Type type = v[0].getType();
-    Value one = arith::ConstantOp::create(b, loc, b.getFloatAttr(type, 1.0));
-    Value negated = arith::NegFOp::create(b, loc, v[0]);
-    Value denom = arith::AddFOp::create(b, loc, one,
-                                        math::ExpOp::create(b, loc, negated));
-    return arith::DivFOp::create(b, loc, one, denom);
-  });
-}
-
-template <>
-Value buildScalar<ReciprocalOp>(OpBuilder &b, Location loc, Type original,
-                                ValueRange args) {
-  Value one =
-      arith::ConstantOp::create(b, loc, b.getFloatAttr(args[0].getType(), 1.0));
-  return arith::DivFOp::create(b, loc, one, args[0]);
-}
-
-template <typename OpTy>
-struct ElementwiseLowering : OpConversionPattern<OpTy> {
-  using OpConversionPattern<OpTy>::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    auto resultType = dyn_cast_or_null<RankedTensorType>(
-        this->getTypeConverter()->convertType(op.getType()));
-    if (!resultType || !resultType.hasStaticShape())
-      return rewriter.notifyMatchFailure(op, "needs a static result shape");
-    Type original = getElementTypeOrSelf(op->getOperand(0).getType());
-    Value result = buildElementwise(
-        rewriter, op.getLoc(), resultType, adaptor.getOperands(),
-        [&](OpBuilder &b, Location loc, ValueRange args) {
-          return buildScalar<OpTy>(b, loc, original, args);
-        });
-    rewriter.replaceOp(op, result);
-    return success();
-  }
-};
 
 /// ONNX Cast semantics between any two supported element types.
 Value buildCast(OpBuilder &b, Location loc, Value in, Type from, Type to,
@@ -326,66 +118,6 @@ struct ConstantLowering : OpConversionPattern<ConstantOp> {
     }
     rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, type,
                                                    cast<TypedAttr>(value));
-    return success();
-  }
-};
-
-struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(ReshapeOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    auto resultType =
-        cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
-    Value input = adaptor.getInput();
-    auto inputType = cast<RankedTensorType>(input.getType());
-    if (!inputType.hasStaticShape() || !resultType.hasStaticShape())
-      return rewriter.notifyMatchFailure(op, "needs static shapes");
-    // Any static reshape is a collapse to 1-D followed by an expand; both are
-    // views, so no data moves.
-    auto all = [](int64_t rank) {
-      ReassociationIndices indices;
-      for (int64_t i = 0; i < rank; ++i)
-        indices.push_back(i);
-      return SmallVector<ReassociationIndices>{indices};
-    };
-    if (inputType.getRank() == 0 || resultType.getRank() == 0) {
-      SmallVector<ReassociationIndices> none;
-      Value result = inputType.getRank() == 0
-                         ? tensor::ExpandShapeOp::create(
-                               rewriter, loc, resultType, input, none)
-                               .getResult()
-                         : tensor::CollapseShapeOp::create(
-                               rewriter, loc, resultType, input, none)
-                               .getResult();
-      rewriter.replaceOp(op, result);
-      return success();
-    }
-    Value flat = input;
-    if (inputType.getRank() != 1)
-      flat = tensor::CollapseShapeOp::create(rewriter, loc, input,
-                                             all(inputType.getRank()));
-    Value result = flat;
-    if (resultType.getRank() != 1)
-      result = tensor::ExpandShapeOp::create(rewriter, loc, resultType, flat,
-                                             all(resultType.getRank()));
-    rewriter.replaceOp(op, result);
-    return success();
-  }
-};
-
-struct TransposeLowering : OpConversionPattern<TransposeOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(TransposeOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    auto resultType =
-        cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
-    Value init = createEmpty(rewriter, op.getLoc(), resultType);
-    auto transpose = linalg::TransposeOp::create(
-        rewriter, op.getLoc(), adaptor.getInput(), init, op.getPerm());
-    rewriter.replaceOp(op, transpose->getResult(0));
     return success();
   }
 };
@@ -581,106 +313,6 @@ struct GemmLowering : OpConversionPattern<GemmOp> {
 };
 
 //===----------------------------------------------------------------------===//
-// Softmax
-//===----------------------------------------------------------------------===//
-
-/// Reduces `input` along `axis` with `combine`, starting from `initValue`.
-Value buildRowReduction(
-    OpBuilder &b, Location loc, Value input, int64_t axis, Type accType,
-    TypedAttr initValue,
-    function_ref<Value(OpBuilder &, Location, Value, Value)> combine) {
-  MLIRContext *ctx = b.getContext();
-  auto inputType = cast<RankedTensorType>(input.getType());
-  int64_t rank = inputType.getRank();
-  SmallVector<int64_t> reducedShape;
-  SmallVector<AffineExpr> outExprs;
-  SmallVector<utils::IteratorType> iterators;
-  for (int64_t i = 0; i < rank; ++i) {
-    iterators.push_back(i == axis ? utils::IteratorType::reduction
-                                  : utils::IteratorType::parallel);
-    if (i == axis)
-      continue;
-    reducedShape.push_back(inputType.getDimSize(i));
-    outExprs.push_back(getAffineDimExpr(i, ctx));
-  }
-  auto reducedType = RankedTensorType::get(reducedShape, accType);
-  Value init = createFilled(b, loc, reducedType, initValue);
-  AffineMap inMap = b.getMultiDimIdentityMap(rank);
-  AffineMap outMap = AffineMap::get(rank, 0, outExprs, ctx);
-  return linalg::GenericOp::create(
-             b, loc, reducedType, input, init,
-             ArrayRef<AffineMap>{inMap, outMap}, iterators,
-             [&](OpBuilder &nb, Location nloc, ValueRange args) {
-               Value v = extendTo(nb, nloc, args[0], accType);
-               linalg::YieldOp::create(nb, nloc, combine(nb, nloc, args[1], v));
-             })
-      .getResult(0);
-}
-
-struct SoftmaxLowering : OpConversionPattern<SoftmaxOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(SoftmaxOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    MLIRContext *ctx = getContext();
-    Value input = adaptor.getInput();
-    auto type = cast<RankedTensorType>(input.getType());
-    int64_t axis = op.getAxis(), rank = type.getRank();
-    Type element = type.getElementType();
-    Type acc = getAccumulatorType(element);
-    auto accFloat = cast<FloatType>(acc);
-
-    Value rowMax = buildRowReduction(
-        rewriter, loc, input, axis, acc,
-        rewriter.getFloatAttr(acc, APFloat::getInf(accFloat.getFloatSemantics(),
-                                                   /*Negative=*/true)),
-        [](OpBuilder &b, Location l, Value a, Value v) -> Value {
-          return arith::MaximumFOp::create(b, l, a, v);
-        });
-    // The reduced operands broadcast back along `axis`.
-    SmallVector<AffineExpr> rowExprs;
-    for (int64_t i = 0; i < rank; ++i)
-      if (i != axis)
-        rowExprs.push_back(getAffineDimExpr(i, ctx));
-    AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
-    AffineMap rowMap = AffineMap::get(rank, 0, rowExprs, ctx);
-    SmallVector<utils::IteratorType> parallel(rank,
-                                              utils::IteratorType::parallel);
-    auto accType = RankedTensorType::get(type.getShape(), acc);
-    Value exps =
-        linalg::GenericOp::create(
-            rewriter, loc, accType, ValueRange{input, rowMax},
-            createEmpty(rewriter, loc, accType),
-            ArrayRef<AffineMap>{identity, rowMap, identity}, parallel,
-            [&](OpBuilder &b, Location l, ValueRange args) {
-              Value x = extendTo(b, l, args[0], acc);
-              Value shifted = arith::SubFOp::create(b, l, x, args[1]);
-              linalg::YieldOp::create(
-                  b, l, math::ExpOp::create(b, l, shifted).getResult());
-            })
-            .getResult(0);
-    Value rowSum = buildRowReduction(
-        rewriter, loc, exps, axis, acc, rewriter.getFloatAttr(acc, 0.0),
-        [](OpBuilder &b, Location l, Value a, Value v) -> Value {
-          return arith::AddFOp::create(b, l, a, v);
-        });
-    Value result =
-        linalg::GenericOp::create(
-            rewriter, loc, type, ValueRange{exps, rowSum},
-            createEmpty(rewriter, loc, type),
-            ArrayRef<AffineMap>{identity, rowMap, identity}, parallel,
-            [&](OpBuilder &b, Location l, ValueRange args) {
-              Value q = arith::DivFOp::create(b, l, args[0], args[1]);
-              linalg::YieldOp::create(b, l, truncateTo(b, l, q, element));
-            })
-            .getResult(0);
-    rewriter.replaceOp(op, result);
-    return success();
-  }
-};
-
-//===----------------------------------------------------------------------===//
 // Pass
 //===----------------------------------------------------------------------===//
 
@@ -733,15 +365,10 @@ struct ConvertGraphToLinalgPass
 void mlir::ridge::populateGraphToLinalgPatterns(const TypeConverter &converter,
                                                 RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
-  patterns.add<ElementwiseLowering<AddOp>, ElementwiseLowering<SubOp>,
-               ElementwiseLowering<MulOp>, ElementwiseLowering<DivOp>,
-               ElementwiseLowering<PowOp>, ElementwiseLowering<MaxOp>,
-               ElementwiseLowering<MinOp>, ElementwiseLowering<ReluOp>,
-               ElementwiseLowering<NegOp>, ElementwiseLowering<AbsOp>,
-               ElementwiseLowering<TanhOp>, ElementwiseLowering<ExpOp>,
-               ElementwiseLowering<LogOp>, ElementwiseLowering<SqrtOp>,
-               ElementwiseLowering<ErfOp>, ElementwiseLowering<SigmoidOp>,
-               ElementwiseLowering<ReciprocalOp>, CastLowering,
-               ConstantLowering, ReshapeLowering, TransposeLowering,
-               MatMulLowering, GemmLowering, SoftmaxLowering>(converter, ctx);
+  patterns.add<CastLowering, ConstantLowering, MatMulLowering, GemmLowering>(
+      converter, ctx);
+  populateElementwiseToLinalgPatterns(converter, patterns);
+  populateShapeToLinalgPatterns(converter, patterns);
+  populateReductionToLinalgPatterns(converter, patterns);
+  populateNNToLinalgPatterns(converter, patterns);
 }

@@ -1,0 +1,16 @@
+//===- RidgeReductionOps.cpp - ridge Reduction ops
+//---------------------------===//
+//
+// Type inference, verifiers, folders and costs of the ops declared in
+// RidgeReductionOps.td.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RidgeOpsCommon.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+
+using namespace mlir;
+using namespace mlir::ridge;
+using namespace mlir::ridge::detail;

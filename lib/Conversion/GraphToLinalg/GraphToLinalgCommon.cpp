@@ -1,0 +1,89 @@
+//===- GraphToLinalgCommon.cpp - shared graph-to-linalg helpers ----------===//
+
+#include "GraphToLinalgCommon.h"
+
+using namespace mlir;
+using namespace mlir::ridge;
+
+namespace mlir::ridge::linalg_lowering {
+
+/// Element type used while reducing: narrow floats accumulate in f32.
+Type getAccumulatorType(Type element) {
+  if (element.isF16() || element.isBF16())
+    return Float32Type::get(element.getContext());
+  return element;
+}
+
+Value extendTo(OpBuilder &b, Location loc, Value v, Type type) {
+  if (v.getType() == type)
+    return v;
+  return arith::ExtFOp::create(b, loc, type, v);
+}
+
+Value truncateTo(OpBuilder &b, Location loc, Value v, Type type) {
+  if (v.getType() == type)
+    return v;
+  return arith::TruncFOp::create(b, loc, type, v);
+}
+
+/// Indexing map reading `operandType` broadcast (numpy rules) into an
+/// iteration space of `resultRank` parallel dims.
+AffineMap getBroadcastMap(RankedTensorType operandType,
+                          ArrayRef<int64_t> resultShape, MLIRContext *ctx) {
+  int64_t resultRank = resultShape.size();
+  int64_t offset = resultRank - operandType.getRank();
+  SmallVector<AffineExpr> exprs;
+  for (int64_t i = 0; i < operandType.getRank(); ++i) {
+    int64_t dim = operandType.getDimSize(i);
+    if (dim == 1 && resultShape[i + offset] != 1)
+      exprs.push_back(getAffineConstantExpr(0, ctx));
+    else
+      exprs.push_back(getAffineDimExpr(i + offset, ctx));
+  }
+  return AffineMap::get(resultRank, 0, exprs, ctx);
+}
+
+Value createEmpty(OpBuilder &b, Location loc, RankedTensorType type) {
+  return tensor::EmptyOp::create(b, loc, type.getShape(),
+                                 type.getElementType());
+}
+
+Value createFilled(OpBuilder &b, Location loc, RankedTensorType type,
+                   TypedAttr value) {
+  Value empty = createEmpty(b, loc, type);
+  Value scalar = arith::ConstantOp::create(b, loc, value);
+  return linalg::FillOp::create(b, loc, scalar, empty).getResult(0);
+}
+
+/// Elementwise linalg.generic over `inputs` broadcast to `resultType`.
+Value buildElementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
+                       ValueRange inputs, ScalarBuilder scalar) {
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineMap> maps;
+  for (Value input : inputs)
+    maps.push_back(getBroadcastMap(cast<RankedTensorType>(input.getType()),
+                                   resultType.getShape(), ctx));
+  maps.push_back(b.getMultiDimIdentityMap(resultType.getRank()));
+  SmallVector<utils::IteratorType> iterators(resultType.getRank(),
+                                             utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, resultType, inputs, createEmpty(b, loc, resultType), maps,
+      iterators, [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value result = scalar(nb, nloc, args.drop_back());
+        linalg::YieldOp::create(nb, nloc, result);
+      });
+  return generic.getResult(0);
+}
+
+/// Evaluates `body` in f32 for f16/bf16 operands and converts back.
+Value computeInAccumulatorType(OpBuilder &b, Location loc, ValueRange args,
+                               function_ref<Value(ValueRange)> body) {
+  Type element = args.front().getType();
+  Type acc = getAccumulatorType(element);
+  SmallVector<Value> widened;
+  for (Value v : args)
+    widened.push_back(extendTo(b, loc, v, acc));
+  return truncateTo(b, loc, body(widened), element);
+}
+
+} // namespace mlir::ridge::linalg_lowering

@@ -1,0 +1,64 @@
+//===- GraphToLinalgCommon.h - shared graph-to-linalg helpers --*- C++ -*-===//
+//
+// Private to the GraphToLinalg conversion: builders shared by the per-family
+// pattern files (*ToLinalg.cpp) and their populate functions.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RIDGELINE_LIB_CONVERSION_GRAPHTOLINALG_GRAPHTOLINALGCOMMON_H
+#define RIDGELINE_LIB_CONVERSION_GRAPHTOLINALG_GRAPHTOLINALGCOMMON_H
+
+#include "ridgeline/Dialect/Ridge.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/AffineMap.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir::ridge::linalg_lowering {
+
+/// Element type used while reducing: narrow floats accumulate in f32.
+Type getAccumulatorType(Type element);
+
+/// `v` extended (arith.extf) to the float type `type`; no-op when equal.
+Value extendTo(OpBuilder &b, Location loc, Value v, Type type);
+
+/// `v` truncated (arith.truncf) to the float type `type`; no-op when equal.
+Value truncateTo(OpBuilder &b, Location loc, Value v, Type type);
+
+/// Indexing map reading `operandType` broadcast (numpy rules) into an
+/// iteration space of `resultShape.size()` parallel dims.
+AffineMap getBroadcastMap(RankedTensorType operandType,
+                          ArrayRef<int64_t> resultShape, MLIRContext *ctx);
+
+/// tensor.empty of `type`.
+Value createEmpty(OpBuilder &b, Location loc, RankedTensorType type);
+
+/// A tensor of `type` filled with `value`.
+Value createFilled(OpBuilder &b, Location loc, RankedTensorType type,
+                   TypedAttr value);
+
+using ScalarBuilder = function_ref<Value(OpBuilder &, Location, ValueRange)>;
+
+/// Elementwise linalg.generic over `inputs` broadcast to `resultType`.
+Value buildElementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
+                       ValueRange inputs, ScalarBuilder scalar);
+
+/// Evaluates `body` in f32 for f16/bf16 operands and converts back.
+Value computeInAccumulatorType(OpBuilder &b, Location loc, ValueRange args,
+                               function_ref<Value(ValueRange)> body);
+
+// Per-family pattern sets, one file each.
+void populateElementwiseToLinalgPatterns(const TypeConverter &converter,
+                                         RewritePatternSet &patterns);
+void populateShapeToLinalgPatterns(const TypeConverter &converter,
+                                   RewritePatternSet &patterns);
+void populateReductionToLinalgPatterns(const TypeConverter &converter,
+                                       RewritePatternSet &patterns);
+void populateNNToLinalgPatterns(const TypeConverter &converter,
+                                RewritePatternSet &patterns);
+
+} // namespace mlir::ridge::linalg_lowering
+
+#endif // RIDGELINE_LIB_CONVERSION_GRAPHTOLINALG_GRAPHTOLINALGCOMMON_H
