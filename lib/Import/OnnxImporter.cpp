@@ -95,6 +95,109 @@ static bool parseModelFile(StringRef path, onnx::ModelProto &model,
   return true;
 }
 
+std::string mlir::ridge::getOnnxOutOfScopeReason(StringRef domain,
+                                                 StringRef opType) {
+  if (!domain.empty() && domain != "ai.onnx")
+    return ("ops of domain '" + domain + "' are outside Ridgeline's scope")
+        .str();
+  static const llvm::StringMap<StringRef> kReasons = [] {
+    llvm::StringMap<StringRef> reasons;
+    auto add = [&](std::initializer_list<StringRef> ops, StringRef why) {
+      for (StringRef op : ops)
+        reasons[op] = why;
+    };
+    add({"Loop", "Scan", "If"}, "control flow");
+    add({"SequenceAt", "SequenceConstruct", "SequenceEmpty", "SequenceErase",
+         "SequenceInsert", "SequenceLength", "SequenceMap", "SplitToSequence",
+         "ConcatFromSequence"},
+        "a sequence op");
+    add({"Optional", "OptionalGetElement", "OptionalHasElement"},
+        "an optional op");
+    add({"RandomNormal", "RandomNormalLike", "RandomUniform",
+         "RandomUniformLike", "Multinomial", "Bernoulli", "Dropout"},
+        "a random op");
+    add({"StringNormalizer", "TfIdfVectorizer", "RegexFullMatch",
+         "StringConcat", "StringSplit"},
+        "a string op");
+    add({"Adagrad", "Adam", "Momentum", "Gradient", "SoftmaxCrossEntropyLoss",
+         "NegativeLogLikelihoodLoss"},
+        "a training op");
+    return reasons;
+  }();
+  auto it = kReasons.find(opType);
+  if (it == kReasons.end())
+    return "";
+  return ("'" + opType + "' is " + it->second + ", outside Ridgeline's scope")
+      .str();
+}
+
+/// Element types Ridgeline compiles at graph boundaries.
+static bool isSupportedIoElementType(int32_t dataType) {
+  switch (static_cast<OnnxDataType>(dataType)) {
+  case OnnxDataType::Float:
+  case OnnxDataType::Double:
+  case OnnxDataType::Float16:
+  case OnnxDataType::Bool:
+  case OnnxDataType::Int8:
+  case OnnxDataType::Int16:
+  case OnnxDataType::Int32:
+  case OnnxDataType::Int64:
+  case OnnxDataType::UInt8:
+  case OnnxDataType::UInt16:
+  case OnnxDataType::UInt32:
+  case OnnxDataType::UInt64:
+    return true;
+  default:
+    return false;
+  }
+}
+
+bool mlir::ridge::describeOnnxModel(StringRef path, OnnxModelSummary &summary,
+                                    std::string &error) {
+  onnx::ModelProto model;
+  bool opened;
+  if (!parseModelFile(path, model, opened, error))
+    return false;
+  for (const auto &opset : model.opset_import())
+    if (opset.domain().empty() || opset.domain() == "ai.onnx")
+      summary.opset = opset.version();
+  const onnx::GraphProto &graph = model.graph();
+  llvm::StringSet<> seen;
+  for (const auto &node : graph.node()) {
+    std::string name = node.domain().empty() || node.domain() == "ai.onnx"
+                           ? node.op_type()
+                           : node.domain() + ":" + node.op_type();
+    if (seen.insert(name).second)
+      summary.opTypes.push_back(name);
+    if (summary.outOfScopeReason.empty())
+      summary.outOfScopeReason =
+          getOnnxOutOfScopeReason(node.domain(), node.op_type());
+  }
+  auto checkIo = [&](const onnx::ValueInfoProto &info, StringRef kind) {
+    if (!summary.outOfScopeReason.empty())
+      return;
+    if (!info.type().has_tensor_type()) {
+      summary.outOfScopeReason =
+          ("graph " + kind + " '" + info.name() +
+           "' is not a tensor (sequences, maps and optionals are outside "
+           "Ridgeline's scope)")
+              .str();
+      return;
+    }
+    int32_t elemType = info.type().tensor_type().elem_type();
+    if (!isSupportedIoElementType(elemType))
+      summary.outOfScopeReason =
+          ("graph " + kind + " '" + info.name() + "' has element type " +
+           getOnnxDataTypeName(elemType) + ", outside Ridgeline's scope")
+              .str();
+  };
+  for (const auto &input : graph.input())
+    checkIo(input, "input");
+  for (const auto &output : graph.output())
+    checkIo(output, "output");
+  return true;
+}
+
 void mlir::ridge::registerOnnxImportDialects(DialectRegistry &registry) {
   registry.insert<RidgeDialect, func::FuncDialect>();
 }
@@ -477,6 +580,13 @@ OwningOpRef<ModuleOp> OnnxImporter::run() {
       diag << " of domain '" << node.domain() << "'";
     else
       diag << " at opset " << defaultOpset;
+    std::string outOfScope =
+        getOnnxOutOfScopeReason(node.domain(), node.op_type());
+    if (!outOfScope.empty())
+      diag << ": " << outOfScope;
+    else if (std::optional<int64_t> minOpset =
+                 handlers.getMinOpset(node.op_type()))
+      diag << " (supported from opset " << *minOpset << ")";
     ok = false;
   }
   SmallVector<int> order;

@@ -503,16 +503,55 @@ def make_bad_fixtures(out_dir, mlp_model_path):
     write_bytes(p, make_model(g).SerializeToString())
     written.append((p, False))
 
-    # unsupported.onnx: valid ONNX (passes the checker) but uses LRN and
-    # HardSwish, which the compiler does not implement.
+    # unsupported.onnx: valid ONNX (passes the checker) with one op Ridgeline
+    # does not implement (Det), one outside its scope (Bernoulli: random) and
+    # one of a foreign domain; all three are reported in one run.
     nodes = [
-        node("LRN", ["x"], ["n"], "norm1", size=3),
-        node("HardSwish", ["n"], ["h"], "act1"),
-        node("Relu", ["h"], ["y"], "relu1"),
+        node("Det", ["x"], ["d"], "det1"),
+        node("Bernoulli", ["x"], ["b"], "coin1"),
+        helper.make_node("FusedGemm", ["x"], ["f"], "fused1",
+                         domain="com.microsoft"),
+        node("Relu", ["d"], ["y"], "relu1"),
     ]
-    g = helper.make_graph(nodes, "unsupported", [vi("x", F32, [1, 4, 5, 5])],
-                          [vi("y", F32, [1, 4, 5, 5])])
+    g = helper.make_graph(nodes, "unsupported", [vi("x", F32, [2, 3, 3])],
+                          [vi("y", F32, [2]), vi("b", F32, [2, 3, 3]),
+                           vi("f", F32, [2, 3, 3])])
+    m = helper.make_model(
+        g, opset_imports=[helper.make_opsetid("", OPSET),
+                          helper.make_opsetid("com.microsoft", 1)],
+        ir_version=IR_VERSION, producer_name=PRODUCER, producer_version="1")
     p = os.path.join(bad, "unsupported.onnx")
+    write_bytes(p, m.SerializeToString())
+    written.append((p, True))
+
+    # old_opset.onnx: Add at opset 6 (before multidirectional broadcasting).
+    g = helper.make_graph([node("Add", ["x", "x"], ["y"], "add_v6")],
+                          "old_opset", [vi("x", F32, [2])],
+                          [vi("y", F32, [2])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 6)],
+                          ir_version=IR_VERSION, producer_name=PRODUCER,
+                          producer_version="1")
+    p = os.path.join(bad, "old_opset.onnx")
+    write_bytes(p, m.SerializeToString())
+    written.append((p, True))
+
+    # type_mismatch.onnx: Add of float and int64 (the checker allows it
+    # without shape inference; the importer must name the node).
+    g = helper.make_graph([node("Add", ["x", "i"], ["y"], "mixed_add")],
+                          "type_mismatch",
+                          [vi("x", F32, [2]), vi("i", TensorProto.INT64, [2])],
+                          [vi("y", F32, [2])])
+    p = os.path.join(bad, "type_mismatch.onnx")
+    write_bytes(p, make_model(g).SerializeToString())
+    written.append((p, False))
+
+    # string_input.onnx: a string graph input (bfloat16, by contrast, is
+    # supported).
+    g = helper.make_graph([node("Identity", ["x"], ["y"], "text_identity")],
+                          "string_input",
+                          [vi("x", TensorProto.STRING, [2])],
+                          [vi("y", TensorProto.STRING, [2])])
+    p = os.path.join(bad, "string_input.onnx")
     write_bytes(p, make_model(g).SerializeToString())
     written.append((p, True))
 

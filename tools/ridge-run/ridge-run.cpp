@@ -41,7 +41,7 @@ static cl::opt<std::string>
 static cl::opt<std::string>
     testData("test-data",
              cl::desc("Folder with input_K.pb (and output_K.pb) files"),
-             cl::value_desc("dir"), cl::Required, cl::cat(category));
+             cl::value_desc("dir"), cl::cat(category));
 static cl::opt<bool> compare("compare",
                              cl::desc("Compare outputs with output_K.pb"),
                              cl::init(false), cl::cat(category));
@@ -56,7 +56,13 @@ static cl::opt<std::string>
                 cl::desc("CUDA toolkit (default: $CUDA_HOME, then PATH)"),
                 cl::init(""), cl::cat(category));
 
-enum ExitCode { kOk = 0, kFailed = 1, kNoGpu = 3 };
+static cl::opt<bool>
+    describe("describe",
+             cl::desc("Print the model's opset, op types and whether it is in "
+                      "Ridgeline's scope, then exit (4 when out of scope)"),
+             cl::init(false), cl::cat(category));
+
+enum ExitCode { kOk = 0, kFailed = 1, kNoGpu = 3, kOutOfScope = 4 };
 
 static int fail(const Twine &message) {
   llvm::WithColor::error(llvm::errs(), "ridge-run") << message << "\n";
@@ -156,8 +162,24 @@ int main(int argc, char **argv) {
                               "Ridgeline: compile an ONNX model, run it and "
                               "compare with reference outputs\n");
   std::string error;
+  if (describe) {
+    OnnxModelSummary summary;
+    if (!describeOnnxModel(inputFile, summary, error))
+      return fail(error);
+    llvm::outs() << "opset: " << summary.opset << "\nops:";
+    for (const std::string &op : summary.opTypes)
+      llvm::outs() << " " << op;
+    llvm::outs() << "\nscope: "
+                 << (summary.outOfScopeReason.empty()
+                         ? std::string("in")
+                         : "out (" + summary.outOfScopeReason + ")")
+                 << "\n";
+    return summary.outOfScopeReason.empty() ? kOk : kOutOfScope;
+  }
   if (failed(verifyTargetName(target, error)))
     return fail(error);
+  if (testData.empty())
+    return fail("--test-data is required (or --describe)");
   if (!llvm::sys::fs::is_directory(testData))
     return fail("test-data folder '" + testData + "' does not exist");
 

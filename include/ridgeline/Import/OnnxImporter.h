@@ -46,6 +46,29 @@ FailureOr<SmallVector<int64_t>> parseShapeString(StringRef text);
 bool listOnnxGraphInputs(StringRef path, std::vector<std::string> &names,
                          std::string &error);
 
+/// What a model is made of, read without importing it.
+struct OnnxModelSummary {
+  /// The default-domain opset the model imports.
+  int64_t opset = 0;
+  /// Distinct op types of the main graph, as `domain:Op` outside the default
+  /// domain, in order of first appearance.
+  std::vector<std::string> opTypes;
+  /// Why the model lies outside what Ridgeline compiles, or empty when it is
+  /// in scope. See getOnnxOutOfScopeReason.
+  std::string outOfScopeReason;
+};
+
+/// Reads the model at `path` into `summary`. Returns false and sets `error`
+/// when the file does not parse.
+bool describeOnnxModel(StringRef path, OnnxModelSummary &summary,
+                       std::string &error);
+
+/// Why ONNX op `opType` of `domain` lies outside Ridgeline's scope (training,
+/// random, string, sequence, optional and control-flow ops, and ops of
+/// non-default domains), or empty when it is in scope. In-scope ops may still
+/// be unsupported.
+std::string getOnnxOutOfScopeReason(StringRef domain, StringRef opType);
+
 /// Registers the dialects the importer creates.
 void registerOnnxImportDialects(DialectRegistry &registry);
 
