@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# Builds Ridgeline and runs the whole test suite (lit: FileCheck tests per
-# pass, importer and bad-input tests, PTX/ptxas checks, CPU end-to-end runs,
-# ONNX backend node tests, runtime unit test).
+# Builds Ridgeline and runs the whole test suite:
+#  1. lit: FileCheck tests per pass, importer and bad-input tests, PTX/ptxas
+#     checks, CPU end-to-end runs, runtime unit test;
+#  2. the ONNX conformance runner: every in-scope node test of libonnx-testdata
+#     plus the model fixtures, import -> CPU compile -> run -> compare, against
+#     test/conformance/expected-failures.txt.
+# The last line is the conformance summary `N passed, M failed`.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 source "$root/scripts/deps.sh"
@@ -15,5 +19,12 @@ status=${PIPESTATUS[0]}
 set -e
 passed=$(grep -E '^\s*Passed' "$root/build/lit.log" | grep -oE '[0-9]+' | head -1 || true)
 failed=$(grep -E '^\s*Failed' "$root/build/lit.log" | grep -oE '[0-9]+' | head -1 || true)
-echo "${passed:-0} passed, ${failed:-0} failed"
+echo "lit: ${passed:-0} passed, ${failed:-0} failed"
+
+set +e
+python3 "$root/python/ridgeline/conformance.py" --quiet \
+  --models "$root/test/models" --op-table "$root/build/onnx-op-support.md"
+conformance=$?
+set -e
+[ "$status" -eq 0 ] && status=$conformance
 exit "$status"

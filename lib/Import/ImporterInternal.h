@@ -93,9 +93,15 @@ public:
   Value createConstant(const TensorData &data, StringRef hint);
 
   void setResult(unsigned i, Value value);
+  /// The node's name, or `OpType#index` for unnamed nodes (as in `loc`).
+  StringRef getDisplayName() const {
+    if (auto nameLoc = dyn_cast<NameLoc>(loc))
+      return nameLoc.getName().getValue();
+    return node.name();
+  }
   InFlightDiagnostic emitError() const {
     return mlir::emitError(loc)
-           << "node '" << node.name() << "' (" << node.op_type() << "): ";
+           << "node '" << getDisplayName() << "' (" << node.op_type() << "): ";
   }
 };
 

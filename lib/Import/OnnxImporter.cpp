@@ -574,8 +574,8 @@ OwningOpRef<ModuleOp> OnnxImporter::run() {
     if (findHandler(node))
       continue;
     auto diag = mlir::emitError(nodeLoc(node, i));
-    diag << "node '" << node.name() << "': unsupported op '" << node.op_type()
-         << "'";
+    diag << "node '" << cast<NameLoc>(nodeLoc(node, i)).getName().getValue()
+         << "': unsupported op '" << node.op_type() << "'";
     if (!isDefaultDomain(node.domain()))
       diag << " of domain '" << node.domain() << "'";
     else
