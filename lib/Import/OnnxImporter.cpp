@@ -4,7 +4,10 @@
 //   1. load and validate the protobuf (file errors, graph structure: dangling
 //      values, cycles, unsupported ops, missing input shapes);
 //   2. order the nodes topologically;
-//   3. translate each node with a handler chosen by (op type, opset).
+//   3. translate each node with a handler chosen by (op type, opset); a node
+//      without a handler whose op ONNX defines as a function (e.g. Celu,
+//      GreaterOrEqual, MeanVarianceNormalization) is replaced by the
+//      function's body, which is imported node by node in its place.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,6 +32,8 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
+#include "onnx/defs/function.h"
+#include "onnx/defs/schema.h"
 #include "onnx/onnx_pb.h"
 #include <google/protobuf/io/coded_stream.h>
 
@@ -270,7 +275,23 @@ public:
 
 private:
   void registerHandlers();
-  const OnnxHandlerTable::Entry *findHandler(const onnx::NodeProto &node) const;
+  const OnnxHandlerTable::Entry *findHandler(const onnx::NodeProto &node,
+                                             int64_t opset) const;
+  const OnnxHandlerTable::Entry *
+  findHandler(const onnx::NodeProto &node) const {
+    return findHandler(node, defaultOpset);
+  }
+  /// The schema of `node` at `opset` when ONNX defines the op as a function
+  /// of other ops (statically or depending on input types), else null.
+  const onnx::OpSchema *findFunctionSchema(const onnx::NodeProto &node,
+                                           int64_t opset) const;
+  /// Imports one node: with its handler, or else by expanding the ONNX
+  /// function that defines it and importing the body's nodes in its place.
+  LogicalResult importNode(const onnx::NodeProto &node, int64_t opset,
+                           Location loc, unsigned depth);
+  LogicalResult expandFunction(const onnx::NodeProto &node,
+                               const onnx::OpSchema &schema, int64_t opset,
+                               Location loc, unsigned depth);
   bool isDefaultDomain(StringRef domain) const {
     return domain.empty() || domain == "ai.onnx";
   }
@@ -385,10 +406,192 @@ std::optional<int64_t> OnnxHandlerTable::getMinOpset(StringRef opType) const {
 }
 
 const OnnxHandlerTable::Entry *
-OnnxImporter::findHandler(const onnx::NodeProto &node) const {
+OnnxImporter::findHandler(const onnx::NodeProto &node, int64_t opset) const {
   if (!isDefaultDomain(node.domain()))
     return nullptr;
-  return handlers.find(node.op_type(), defaultOpset);
+  return handlers.find(node.op_type(), opset);
+}
+
+const onnx::OpSchema *
+OnnxImporter::findFunctionSchema(const onnx::NodeProto &node,
+                                 int64_t opset) const {
+  if (!isDefaultDomain(node.domain()))
+    return nullptr;
+  const onnx::OpSchema *schema = onnx::OpSchemaRegistry::Schema(
+      node.op_type(), static_cast<int>(opset), "");
+  if (!schema || schema->Deprecated() ||
+      (!schema->HasFunction() && !schema->HasContextDependentFunction()))
+    return nullptr;
+  return schema;
+}
+
+/// The ONNX TypeProto of a tensor type, for context-dependent function
+/// builders (they pick casts and constants by input element type).
+static onnx::TypeProto getOnnxTypeProto(Type type) {
+  onnx::TypeProto proto;
+  auto tensorType = dyn_cast<RankedTensorType>(type);
+  if (!tensorType)
+    return proto;
+  auto *tensor = proto.mutable_tensor_type();
+  Type element = tensorType.getElementType();
+  OnnxDataType dataType = OnnxDataType::Undefined;
+  if (element.isF32())
+    dataType = OnnxDataType::Float;
+  else if (element.isF64())
+    dataType = OnnxDataType::Double;
+  else if (element.isF16())
+    dataType = OnnxDataType::Float16;
+  else if (element.isBF16())
+    dataType = OnnxDataType::BFloat16;
+  else if (element.isInteger(1))
+    dataType = OnnxDataType::Bool;
+  else if (auto intType = dyn_cast<IntegerType>(element)) {
+    bool isUnsigned = intType.isUnsigned();
+    switch (intType.getWidth()) {
+    case 8:
+      dataType = isUnsigned ? OnnxDataType::UInt8 : OnnxDataType::Int8;
+      break;
+    case 16:
+      dataType = isUnsigned ? OnnxDataType::UInt16 : OnnxDataType::Int16;
+      break;
+    case 32:
+      dataType = isUnsigned ? OnnxDataType::UInt32 : OnnxDataType::Int32;
+      break;
+    case 64:
+      dataType = isUnsigned ? OnnxDataType::UInt64 : OnnxDataType::Int64;
+      break;
+    }
+  }
+  tensor->set_elem_type(static_cast<int32_t>(dataType));
+  auto *shape = tensor->mutable_shape();
+  for (int64_t dim : tensorType.getShape()) {
+    auto *d = shape->add_dim();
+    if (!ShapedType::isDynamic(dim))
+      d->set_dim_value(dim);
+  }
+  return proto;
+}
+
+LogicalResult OnnxImporter::importNode(const onnx::NodeProto &node,
+                                       int64_t opset, Location loc,
+                                       unsigned depth) {
+  NodeContext context(*this, node, opset, loc, builder);
+  LLVM_DEBUG(llvm::dbgs() << "importing " << node.op_type() << " '"
+                          << context.getDisplayName() << "' at opset " << opset
+                          << "\n");
+  if (const OnnxHandlerTable::Entry *entry = findHandler(node, opset)) {
+    if (failed(entry->handler(context)))
+      return failure();
+  } else if (const onnx::OpSchema *schema = findFunctionSchema(node, opset)) {
+    if (failed(expandFunction(node, *schema, opset, loc, depth)))
+      return failure();
+  } else {
+    return context.emitError()
+           << "unsupported op '" << node.op_type() << "' at opset " << opset;
+  }
+  bool ok = true;
+  for (const std::string &out : node.output()) {
+    if (!out.empty() && !lookup(out)) {
+      context.emitError() << "output '" << out << "' was not produced";
+      ok = false;
+    }
+  }
+  return success(ok);
+}
+
+LogicalResult OnnxImporter::expandFunction(const onnx::NodeProto &node,
+                                           const onnx::OpSchema &schema,
+                                           int64_t opset, Location loc,
+                                           unsigned depth) {
+  NodeContext context(*this, node, opset, loc, builder);
+  // Function bodies may use other functions, but never recursively.
+  if (depth > 16)
+    return context.emitError() << "function expansion nested too deeply";
+  onnx::FunctionProto function;
+  if (schema.HasContextDependentFunction()) {
+    std::vector<onnx::TypeProto> inputTypes;
+    for (int i = 0; i < node.input_size(); ++i) {
+      Value v = context.operand(i);
+      inputTypes.push_back(v ? getOnnxTypeProto(v.getType())
+                             : onnx::TypeProto());
+    }
+    onnx::FunctionBodyBuildContextImpl buildContext(node, inputTypes);
+    if (!schema.BuildContextDependentFunction(buildContext, function))
+      return context.emitError()
+             << "ONNX could not build the function body of this node for "
+                "its input types";
+  } else {
+    function = *schema.GetFunction();
+  }
+  LLVM_DEBUG(llvm::dbgs() << "expanding " << node.op_type() << " into "
+                          << function.node_size() << " nodes\n");
+
+  // The body's ops are versioned by the function's own opset import.
+  int64_t bodyOpset = opset;
+  for (const auto &import : function.opset_import())
+    if (isDefaultDomain(import.domain()))
+      bodyOpset = import.version();
+
+  // Formal parameters bind to the node's actual names; the body's own values
+  // get names no graph value can have.
+  std::string display = context.getDisplayName().str();
+  llvm::StringMap<std::string> rename;
+  for (int i = 0; i < function.input_size(); ++i)
+    rename[function.input(i)] = i < node.input_size() ? node.input(i) : "";
+  for (int i = 0; i < function.output_size(); ++i)
+    rename[function.output(i)] = i < node.output_size() ? node.output(i) : "";
+  auto mapName = [&](const std::string &name) -> std::string {
+    if (name.empty())
+      return name;
+    auto it = rename.find(name);
+    if (it != rename.end())
+      return it->second;
+    return display + "::" + name;
+  };
+
+  // Attribute references resolve to the node's attributes, then to the
+  // schema's defaults; unresolved ones are dropped (optional attributes).
+  auto resolveAttribute =
+      [&](const onnx::AttributeProto &ref) -> const onnx::AttributeProto * {
+    if (const onnx::AttributeProto *given = context.attr(ref.ref_attr_name()))
+      return given;
+    auto it = schema.attributes().find(ref.ref_attr_name());
+    if (it != schema.attributes().end() &&
+        it->second.default_value.type() != onnx::AttributeProto::UNDEFINED)
+      return &it->second.default_value;
+    return nullptr;
+  };
+
+  for (auto [k, bodyNode] : llvm::enumerate(function.node())) {
+    onnx::NodeProto inlined = bodyNode;
+    inlined.set_name(display + "/" + bodyNode.op_type() + "#" +
+                     std::to_string(k));
+    for (int i = 0; i < inlined.input_size(); ++i)
+      inlined.set_input(i, mapName(bodyNode.input(i)));
+    for (int i = 0; i < inlined.output_size(); ++i)
+      inlined.set_output(i, mapName(bodyNode.output(i)));
+    inlined.clear_attribute();
+    for (const auto &attribute : bodyNode.attribute()) {
+      if (attribute.ref_attr_name().empty()) {
+        *inlined.add_attribute() = attribute;
+        continue;
+      }
+      if (const onnx::AttributeProto *value = resolveAttribute(attribute)) {
+        onnx::AttributeProto *copy = inlined.add_attribute();
+        *copy = *value;
+        copy->set_name(attribute.name());
+      }
+    }
+    // An output the node does not use still needs a name inside the body.
+    for (int i = 0; i < inlined.output_size(); ++i)
+      if (inlined.output(i).empty() && !bodyNode.output(i).empty())
+        inlined.set_output(i, display + "::unused::" + bodyNode.output(i));
+    Location bodyLoc =
+        NameLoc::get(builder.getStringAttr(inlined.name()), fileLoc());
+    if (failed(importNode(inlined, bodyOpset, bodyLoc, depth + 1)))
+      return failure();
+  }
+  return success();
 }
 
 void OnnxImporter::registerHandlers() {
@@ -571,7 +774,7 @@ OwningOpRef<ModuleOp> OnnxImporter::run() {
   // Validate before building anything, collecting every problem.
   bool ok = true;
   for (auto [i, node] : llvm::enumerate(graph.node())) {
-    if (findHandler(node))
+    if (findHandler(node) || findFunctionSchema(node, defaultOpset))
       continue;
     auto diag = mlir::emitError(nodeLoc(node, i));
     diag << "node '" << cast<NameLoc>(nodeLoc(node, i)).getName().getValue()
@@ -657,20 +860,9 @@ OwningOpRef<ModuleOp> OnnxImporter::run() {
 
   for (int index : order) {
     const onnx::NodeProto &node = graph.node(index);
-    NodeContext context(*this, node, defaultOpset, nodeLoc(node, index),
-                        builder);
-    LLVM_DEBUG(llvm::dbgs() << "importing " << node.op_type() << " '"
-                            << node.name() << "'\n");
-    if (failed(findHandler(node)->handler(context))) {
+    if (failed(importNode(node, defaultOpset, nodeLoc(node, index),
+                          /*depth=*/0)))
       ok = false;
-      continue;
-    }
-    for (const std::string &out : node.output()) {
-      if (!out.empty() && !lookup(out)) {
-        context.emitError() << "output '" << out << "' was not produced";
-        ok = false;
-      }
-    }
   }
   if (!ok)
     return nullptr;
