@@ -415,7 +415,10 @@ OnnxImporter::findHandler(const onnx::NodeProto &node, int64_t opset) const {
 const onnx::OpSchema *
 OnnxImporter::findFunctionSchema(const onnx::NodeProto &node,
                                  int64_t opset) const {
-  if (!isDefaultDomain(node.domain()))
+  // Out-of-scope ops stay unsupported even when ONNX defines them as
+  // functions (Bernoulli's body draws random numbers).
+  if (!isDefaultDomain(node.domain()) ||
+      !getOnnxOutOfScopeReason(node.domain(), node.op_type()).empty())
     return nullptr;
   const onnx::OpSchema *schema = onnx::OpSchemaRegistry::Schema(
       node.op_type(), static_cast<int>(opset), "");
