@@ -298,6 +298,11 @@ private:
   FailureOr<RankedTensorType>
   getValueType(const onnx::ValueInfoProto &info,
                SmallVectorImpl<std::string> &needShape);
+  /// Binds the symbolic dims (dim_param) of inputs given a shape, so that
+  /// other inputs naming the same symbols need none; inconsistent bindings
+  /// are errors.
+  LogicalResult bindSymbolicDims(const onnx::GraphProto &graph,
+                                 const llvm::StringSet<> &initializerNames);
   LogicalResult loadModel(onnx::ModelProto &model);
   LogicalResult sortNodes(const onnx::GraphProto &graph,
                           SmallVectorImpl<int> &order);
@@ -309,6 +314,8 @@ private:
   OpBuilder builder;
   int64_t defaultOpset = 1;
   llvm::StringMap<Value> values;
+  /// Values of symbolic input dims, from the input shapes given.
+  llvm::StringMap<int64_t> symbolicDims;
   OnnxHandlerTable handlers;
 };
 
@@ -658,16 +665,60 @@ OnnxImporter::getValueType(const onnx::ValueInfoProto &info,
     } else {
       for (auto [i, dim] : llvm::enumerate(tensorType.shape().dim())) {
         if (i)
-          dimsText += "x";
+          dimsText += " x ";
         dimsText += dim.has_dim_value()       ? std::to_string(dim.dim_value())
                     : dim.dim_param().empty() ? std::string("?")
                                               : dim.dim_param();
       }
     }
+    // Symbols bound by other inputs' shapes make this input static.
+    bool resolved = tensorType.has_shape();
+    for (auto [i, dim] : llvm::enumerate(tensorType.shape().dim())) {
+      if (!ShapedType::isDynamic(dims[i]))
+        continue;
+      auto bound = symbolicDims.find(dim.dim_param());
+      if (dim.dim_param().empty() || bound == symbolicDims.end()) {
+        resolved = false;
+        break;
+      }
+      dims[i] = bound->second;
+    }
+    if (resolved)
+      return RankedTensorType::get(dims, elementType);
     needShape.push_back("'" + info.name() + "' [" + dimsText + "]");
     return failure();
   }
   return RankedTensorType::get(dims, elementType);
+}
+
+LogicalResult
+OnnxImporter::bindSymbolicDims(const onnx::GraphProto &graph,
+                               const llvm::StringSet<> &initializerNames) {
+  bool ok = true;
+  for (const auto &input : graph.input()) {
+    auto given = options.inputShapes.find(input.name());
+    if (initializerNames.contains(input.name()) ||
+        given == options.inputShapes.end() ||
+        !input.type().tensor_type().has_shape())
+      continue;
+    const auto &shape = input.type().tensor_type().shape();
+    if (static_cast<size_t>(shape.dim_size()) != given->second.size())
+      continue; // getValueType reports the rank mismatch.
+    for (auto [i, dim] : llvm::enumerate(shape.dim())) {
+      if (dim.dim_param().empty())
+        continue;
+      int64_t value = given->second[i];
+      auto [it, inserted] = symbolicDims.try_emplace(dim.dim_param(), value);
+      if (!inserted && it->second != value) {
+        mlir::emitError(fileLoc())
+            << "dimension '" << dim.dim_param() << "' is " << it->second
+            << " in one input shape and " << value << " in the shape of '"
+            << input.name() << "'";
+        ok = false;
+      }
+    }
+  }
+  return success(ok);
 }
 
 LogicalResult OnnxImporter::loadModel(onnx::ModelProto &model) {
@@ -805,6 +856,8 @@ OwningOpRef<ModuleOp> OnnxImporter::run() {
   SmallVector<const onnx::ValueInfoProto *> inputs;
   SmallVector<Type> inputTypes;
   SmallVector<std::string> needShape;
+  if (failed(bindSymbolicDims(graph, initializerNames)))
+    ok = false;
   for (const auto &input : graph.input()) {
     if (initializerNames.contains(input.name()))
       continue;

@@ -555,6 +555,21 @@ def make_bad_fixtures(out_dir, mlp_model_path):
     write_bytes(p, make_model(g).SerializeToString())
     written.append((p, True))
 
+    # symbolic_dims.onnx (valid): two inputs share the symbols batch and seq;
+    # one more has its own symbol. Not bad input: the importer binds symbols
+    # given by one input's --shape for the others.
+    g = helper.make_graph(
+        [node("Add", ["a", "b"], ["s"], "sum"),
+         node("Mul", ["s", "c"], ["y"], "scale")],
+        "symbolic_dims",
+        [helper.make_tensor_value_info("a", F32, ["batch", "seq"]),
+         helper.make_tensor_value_info("b", F32, ["batch", "seq"]),
+         helper.make_tensor_value_info("c", F32, ["width"])],
+        [helper.make_tensor_value_info("y", F32, ["batch", "seq"])])
+    p = os.path.join(bad, "symbolic_dims.onnx")
+    write_bytes(p, make_model(g).SerializeToString())
+    written.append((p, True))
+
     # Test-data dirs meant to be used as `--test-data DIR` with mlp_small.
     x, w1, b1, w2, b2 = mlp_weights()
     probs = mlp_ref(x, w1, b1, w2, b2)
