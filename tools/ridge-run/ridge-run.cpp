@@ -58,6 +58,10 @@ static cl::opt<std::string>
 
 enum ExitCode { kOk = 0, kFailed = 1, kNoGpu = 3 };
 
+/// Inputs up to this size are offered to the importer as values that
+/// shape-deciding operands may be specialized to.
+static constexpr int64_t kMaxSpecializedElements = 64;
+
 static int fail(const Twine &message) {
   llvm::WithColor::error(llvm::errs(), "ridge-run") << message << "\n";
   return kFailed;
@@ -186,8 +190,13 @@ int main(int argc, char **argv) {
                 std::to_string(inputs.size()) + " input files, the model '" +
                 inputFile + "' takes " + std::to_string(graphInputs.size()) +
                 " inputs");
-  for (size_t k = 0; k < inputs.size(); ++k)
+  for (size_t k = 0; k < inputs.size(); ++k) {
     importOptions.inputShapes[graphInputs[k]] = inputs[k].dims;
+    // Small inputs may also decide shapes (Reshape targets, Slice bounds,
+    // axes): like the shapes, their values specialize the compiled model.
+    if (inputs[k].getNumElements() <= kMaxSpecializedElements)
+      importOptions.inputValues[graphInputs[k]] = inputs[k];
+  }
 
   CompileOptions options;
   options.target = target;
