@@ -18,6 +18,8 @@
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
+#include <functional>
+
 using namespace mlir;
 using namespace mlir::ridge;
 using namespace mlir::ridge::linalg_lowering;
@@ -30,13 +32,6 @@ namespace {
 
 Value indexConstant(OpBuilder &b, Location loc, int64_t value) {
   return arith::ConstantIndexOp::create(b, loc, value);
-}
-
-SmallVector<OpFoldResult> indexAttrs(OpBuilder &b, ArrayRef<int64_t> values) {
-  SmallVector<OpFoldResult> result;
-  for (int64_t v : values)
-    result.push_back(b.getIndexAttr(v));
-  return result;
 }
 
 /// `raw` (an integer scalar read from an index tensor) as an index into a
@@ -91,58 +86,105 @@ RankedTensorType convertedType(const TypeConverter *converter, Type type) {
 // Concat and slice
 //===----------------------------------------------------------------------===//
 
+/// `then(b, loc)` where `condition` holds, `otherwise(b, loc)` elsewhere, as
+/// an scf.if yielding one value, so that only the taken branch reads memory.
+Value buildIf(OpBuilder &b, Location loc, Value condition,
+              function_ref<Value(OpBuilder &, Location)> then,
+              function_ref<Value(OpBuilder &, Location)> otherwise) {
+  auto ifOp = scf::IfOp::create(
+      b, loc, condition,
+      [&](OpBuilder &nb, Location l) {
+        scf::YieldOp::create(nb, l, then(nb, l));
+      },
+      [&](OpBuilder &nb, Location l) {
+        scf::YieldOp::create(nb, l, otherwise(nb, l));
+      });
+  return ifOp.getResult(0);
+}
+
+/// Concat is one generic over the result: the position along `axis` picks
+/// the input to read. (tensor.insert_slice would bufferize to strided
+/// memref.copy, which the CPU runtime cannot link.)
 struct ConcatLowering : OpConversionPattern<ConcatOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(ConcatOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
     RankedTensorType resultType =
         convertedType(getTypeConverter(), op.getType());
     if (!resultType.hasStaticShape())
       return rewriter.notifyMatchFailure(op, "needs static shapes");
-    int64_t axis = op.getAxis(), rank = resultType.getRank();
-    Value result = createEmpty(rewriter, loc, resultType);
-    SmallVector<int64_t> offsets(rank, 0), strides(rank, 1);
+    int64_t axis = op.getAxis();
+    SmallVector<Value> inputs;
+    SmallVector<int64_t> offsets;
+    int64_t offset = 0;
     for (Value input : adaptor.getInputs()) {
-      auto type = cast<RankedTensorType>(input.getType());
-      result = tensor::InsertSliceOp::create(
-          rewriter, loc, input, result, indexAttrs(rewriter, offsets),
-          indexAttrs(rewriter, type.getShape()), indexAttrs(rewriter, strides));
-      offsets[axis] += type.getDimSize(axis);
+      int64_t size = cast<RankedTensorType>(input.getType()).getDimSize(axis);
+      if (size == 0)
+        continue;
+      inputs.push_back(input);
+      offsets.push_back(offset);
+      offset += size;
     }
+    if (inputs.empty()) {
+      rewriter.replaceOp(op, createEmpty(rewriter, op.getLoc(), resultType));
+      return success();
+    }
+    Value result = buildIndexedGeneric(
+        rewriter, op.getLoc(), resultType, {}, {},
+        [&](OpBuilder &b, Location l, ValueRange, ArrayRef<Value> ivs) {
+          // Inputs in order: the first whose range holds the position.
+          std::function<Value(OpBuilder &, Location, size_t)> pick =
+              [&](OpBuilder &nb, Location nl, size_t k) -> Value {
+            auto extract = [&](OpBuilder &eb, Location el) -> Value {
+              SmallVector<Value> coords(ivs);
+              coords[axis] = arith::SubIOp::create(
+                  eb, el, ivs[axis], indexConstant(eb, el, offsets[k]));
+              return tensor::ExtractOp::create(eb, el, inputs[k], coords);
+            };
+            if (k + 1 == inputs.size())
+              return extract(nb, nl);
+            Value inside = arith::CmpIOp::create(
+                nb, nl, arith::CmpIPredicate::slt, ivs[axis],
+                indexConstant(nb, nl, offsets[k + 1]));
+            return buildIf(nb, nl, inside, extract,
+                           [&](OpBuilder &ob, Location ol) {
+                             return pick(ob, ol, k + 1);
+                           });
+          };
+          return pick(b, l, 0);
+        });
     rewriter.replaceOp(op, result);
     return success();
   }
 };
 
+/// A strided window (start + step * i per dimension, steps of either sign)
+/// read into a fresh tensor. The reads are tensor.extract in the body: as an
+/// input indexing map, a dimension with start 0 and step 1 would be a plain
+/// loop dimension and make linalg infer the loop range from the input.
 struct SliceLowering : OpConversionPattern<SliceOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(SliceOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
     RankedTensorType resultType =
         convertedType(getTypeConverter(), op.getType());
     Value input = adaptor.getInput();
     ArrayRef<int64_t> starts = op.getStarts(), steps = op.getSteps();
-    if (llvm::all_of(steps, [](int64_t s) { return s > 0; })) {
-      rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
-          op, resultType, input, indexAttrs(rewriter, starts),
-          indexAttrs(rewriter, resultType.getShape()),
-          indexAttrs(rewriter, steps));
-      return success();
-    }
-    // Reversed windows are not a strided view: read start + i * step.
     Value result = buildIndexedGeneric(
-        rewriter, loc, resultType, {}, {},
+        rewriter, op.getLoc(), resultType, {}, {},
         [&](OpBuilder &b, Location l, ValueRange, ArrayRef<Value> ivs) {
           SmallVector<Value> coords;
           for (auto [d, iv] : llvm::enumerate(ivs)) {
-            Value scaled =
-                arith::MulIOp::create(b, l, iv, indexConstant(b, l, steps[d]));
-            coords.push_back(arith::AddIOp::create(
-                b, l, scaled, indexConstant(b, l, starts[d])));
+            Value index = iv;
+            if (steps[d] != 1)
+              index = arith::MulIOp::create(b, l, index,
+                                            indexConstant(b, l, steps[d]));
+            if (starts[d] != 0)
+              index = arith::AddIOp::create(b, l, index,
+                                            indexConstant(b, l, starts[d]));
+            coords.push_back(index);
           }
           return tensor::ExtractOp::create(b, l, input, coords).getResult();
         });
@@ -465,26 +507,46 @@ struct PadLowering : OpConversionPattern<PadOp> {
     ArrayRef<int64_t> pads = op.getPads();
     StringRef mode = op.getMode();
     if (mode == "constant") {
-      // Fill with the padding value, then place the input inside.
-      Value scalar;
-      if (Value value = adaptor.getValue()) {
-        auto valueType = cast<RankedTensorType>(value.getType());
-        SmallVector<Value> zeros(valueType.getRank(),
-                                 indexConstant(rewriter, loc, 0));
-        scalar = tensor::ExtractOp::create(rewriter, loc, value, zeros);
-      } else {
-        scalar = arith::ConstantOp::create(
-            rewriter, loc, rewriter.getZeroAttr(resultType.getElementType()));
-      }
-      Value filled =
-          linalg::FillOp::create(rewriter, loc, scalar,
-                                 createEmpty(rewriter, loc, resultType))
-              .getResult(0);
-      SmallVector<int64_t> strides(rank, 1);
-      rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(
-          op, input, filled, indexAttrs(rewriter, pads.take_front(rank)),
-          indexAttrs(rewriter, inputType.getShape()),
-          indexAttrs(rewriter, strides));
+      // One generic over the result: positions inside the input's window read
+      // it, the others take the padding value.
+      Value value = adaptor.getValue();
+      Value result = buildIndexedGeneric(
+          rewriter, loc, resultType, {}, {},
+          [&](OpBuilder &b, Location l, ValueRange, ArrayRef<Value> ivs) {
+            Value inside;
+            SmallVector<Value> coords;
+            for (int64_t d = 0; d < rank; ++d) {
+              if (pads[d] == 0 && pads[d + rank] == 0) {
+                coords.push_back(ivs[d]);
+                continue;
+              }
+              Value j = arith::SubIOp::create(b, l, ivs[d],
+                                              indexConstant(b, l, pads[d]));
+              coords.push_back(j);
+              // 0 <= j < dim as one unsigned comparison.
+              Value in = arith::CmpIOp::create(
+                  b, l, arith::CmpIPredicate::ult, j,
+                  indexConstant(b, l, inputType.getDimSize(d)));
+              inside = inside ? arith::AndIOp::create(b, l, inside, in)
+                              : in;
+            }
+            auto padValue = [&](OpBuilder &pb, Location pl) -> Value {
+              if (!value)
+                return arith::ConstantOp::create(
+                    pb, pl, pb.getZeroAttr(resultType.getElementType()));
+              auto valueType = cast<RankedTensorType>(value.getType());
+              SmallVector<Value> zeros(valueType.getRank(),
+                                       indexConstant(pb, pl, 0));
+              return tensor::ExtractOp::create(pb, pl, value, zeros);
+            };
+            auto read = [&](OpBuilder &rb, Location rl) -> Value {
+              return tensor::ExtractOp::create(rb, rl, input, coords);
+            };
+            if (!inside)
+              return read(b, l);
+            return buildIf(b, l, inside, read, padValue);
+          });
+      rewriter.replaceOp(op, result);
       return success();
     }
     Value result = buildIndexedGeneric(
