@@ -111,17 +111,16 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
                                      Twine(typeToString(first)) + " vs " +
                                      typeToString(type));
     if (type.getRank() != rank)
-      return inferenceError(loc, "concat input ranks differ: " +
-                                     Twine(typeToString(first)) + " vs " +
-                                     typeToString(type));
+      return inferenceError(
+          loc, "concat input ranks differ: " + Twine(typeToString(first)) +
+                   " vs " + typeToString(type));
     for (int64_t d = 0; d < rank; ++d) {
       if (d == axis)
         continue;
       if (type.getDimSize(d) != first.getDimSize(d))
         return inferenceError(loc, "concat inputs differ in dimension " +
-                                       Twine(d) + ": " +
-                                       typeToString(first) + " vs " +
-                                       typeToString(type));
+                                       Twine(d) + ": " + typeToString(first) +
+                                       " vs " + typeToString(type));
     }
     if (ShapedType::isDynamic(type.getDimSize(axis)) ||
         ShapedType::isDynamic(shape[axis]))
@@ -192,8 +191,8 @@ LogicalResult SliceOp::verify() {
     return emitOpError("needs one start, size and step per dimension (rank ")
            << rank << ")";
   for (int64_t d = 0; d < rank; ++d) {
-    int64_t start = getStarts()[d], size = getSizes()[d],
-            step = getSteps()[d], dim = type.getDimSize(d);
+    int64_t start = getStarts()[d], size = getSizes()[d], step = getSteps()[d],
+            dim = type.getDimSize(d);
     if (step == 0)
       return emitOpError("step of dimension ") << d << " is zero";
     if (size < 0)
@@ -280,9 +279,10 @@ int64_t GatherOp::getMinBytes() {
   return result < 0 || indices < 0 ? -1 : 2 * result + indices;
 }
 
-LogicalResult GatherElementsOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
-    SmallVectorImpl<Type> &results) {
+LogicalResult
+GatherElementsOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                   Adaptor adaptor,
+                                   SmallVectorImpl<Type> &results) {
   auto data = cast<RankedTensorType>(adaptor.getData().getType());
   auto indices = cast<RankedTensorType>(adaptor.getIndices().getType());
   int64_t axis = adaptor.getAxis();
@@ -324,8 +324,8 @@ LogicalResult GatherNDOp::inferReturnTypes(MLIRContext *,
                                    " out of range");
   if (batch + k > r)
     return inferenceError(loc, "gather_nd index tuples of length " + Twine(k) +
-                                   " exceed data rank " + Twine(r) +
-                                   " after " + Twine(batch) + " batch dims");
+                                   " exceed data rank " + Twine(r) + " after " +
+                                   Twine(batch) + " batch dims");
   for (int64_t d = 0; d < batch; ++d)
     if (data.getDimSize(d) != indices.getDimSize(d))
       return inferenceError(loc, "gather_nd batch dimension " + Twine(d) +
@@ -347,9 +347,8 @@ int64_t GatherNDOp::getMinBytes() {
 //===----------------------------------------------------------------------===//
 
 static bool isValidReduction(StringRef reduction) {
-  return llvm::is_contained(ArrayRef<StringRef>{"none", "add", "mul", "max",
-                                                "min"},
-                            reduction);
+  return llvm::is_contained(
+      ArrayRef<StringRef>{"none", "add", "mul", "max", "min"}, reduction);
 }
 
 LogicalResult ScatterElementsOp::verify() {
@@ -366,8 +365,7 @@ LogicalResult ScatterElementsOp::verify() {
            << indices << " vs " << updates;
   if (indices.getRank() != data.getRank())
     return emitOpError("indices rank ")
-           << indices.getRank() << " differs from data rank "
-           << data.getRank();
+           << indices.getRank() << " differs from data rank " << data.getRank();
   int64_t axis = getAxis();
   if (axis < 0 || axis >= data.getRank())
     return emitOpError("axis ")
@@ -465,8 +463,8 @@ LogicalResult TileOp::inferReturnTypes(MLIRContext *,
   SmallVector<int64_t> shape;
   for (auto [dim, repeat] : llvm::zip_equal(type.getShape(), repeats)) {
     if (repeat < 0)
-      return inferenceError(loc, "tile repeat " + Twine(repeat) +
-                                     " is negative");
+      return inferenceError(loc,
+                            "tile repeat " + Twine(repeat) + " is negative");
     shape.push_back(ShapedType::isDynamic(dim) ? dim : dim * repeat);
   }
   results.push_back(RankedTensorType::get(shape, type.getElementType()));
@@ -501,16 +499,15 @@ LogicalResult PadOp::inferReturnTypes(MLIRContext *,
   int64_t rank = type.getRank();
   if (static_cast<int64_t>(pads.size()) != 2 * rank)
     return inferenceError(loc, "pad has " + Twine(pads.size()) +
-                                   " pads for an input of rank " +
-                                   Twine(rank) + " (needs " + Twine(2 * rank) +
-                                   ")");
+                                   " pads for an input of rank " + Twine(rank) +
+                                   " (needs " + Twine(2 * rank) + ")");
   SmallVector<int64_t> shape;
   for (int64_t d = 0; d < rank; ++d) {
     if (pads[d] < 0 || pads[d + rank] < 0)
       return inferenceError(loc, "pad amounts must be non-negative");
     int64_t dim = type.getDimSize(d);
-    shape.push_back(ShapedType::isDynamic(dim) ? dim
-                                               : dim + pads[d] + pads[d + rank]);
+    shape.push_back(
+        ShapedType::isDynamic(dim) ? dim : dim + pads[d] + pads[d + rank]);
   }
   results.push_back(RankedTensorType::get(shape, type.getElementType()));
   return success();

@@ -33,8 +33,7 @@ static RankedTensorType typeOf(Value value) {
 
 /// `axis` in [-rank, rank) as a non-negative axis, or an error naming `what`.
 static FailureOr<int64_t> normalizeAxis(NodeContext &n, int64_t axis,
-                                        int64_t rank,
-                                        StringRef what = "axis") {
+                                        int64_t rank, StringRef what = "axis") {
   if (axis < -rank || axis >= rank) {
     n.emitError() << what << " " << axis << " is out of range for rank "
                   << rank;
@@ -495,10 +494,8 @@ static LogicalResult importSplit(NodeContext &n) {
 }
 
 /// ONNX Slice bounds for one axis of size `dim` as (start, size).
-static std::pair<int64_t, int64_t> normalizeSliceBounds(int64_t start,
-                                                        int64_t end,
-                                                        int64_t step,
-                                                        int64_t dim) {
+static std::pair<int64_t, int64_t>
+normalizeSliceBounds(int64_t start, int64_t end, int64_t step, int64_t dim) {
   // Negative bounds count from the end; INT64_MIN/INT64_MAX sentinels only
   // ever get `dim` added (no overflow) and are then clamped.
   if (start < 0)
@@ -615,9 +612,9 @@ static LogicalResult importGatherElements(NodeContext &n) {
       normalizeAxis(n, n.attrInt("axis", 0), dataType.getRank());
   if (failed(axis))
     return failure();
-  return setResult(n, buildOp<GatherElementsOp>(
-                          n, *data, *indices,
-                          n.builder.getI64IntegerAttr(*axis)));
+  return setResult(
+      n, buildOp<GatherElementsOp>(n, *data, *indices,
+                                   n.builder.getI64IntegerAttr(*axis)));
 }
 
 static LogicalResult importGatherND(NodeContext &n) {
@@ -668,10 +665,10 @@ static LogicalResult importScatterElements(NodeContext &n) {
   FailureOr<std::string> reduction = getReduction(n);
   if (failed(axis) || failed(reduction))
     return failure();
-  return setResult(n, buildOp<ScatterElementsOp>(
-                          n, typeOf(*data), *data, *indices, *updates,
-                          n.builder.getI64IntegerAttr(*axis),
-                          n.builder.getStringAttr(*reduction)));
+  return setResult(
+      n, buildOp<ScatterElementsOp>(n, typeOf(*data), *data, *indices, *updates,
+                                    n.builder.getI64IntegerAttr(*axis),
+                                    n.builder.getStringAttr(*reduction)));
 }
 
 static LogicalResult importScatterND(NodeContext &n) {
@@ -684,9 +681,9 @@ static LogicalResult importScatterND(NodeContext &n) {
   FailureOr<std::string> reduction = getReduction(n);
   if (failed(reduction))
     return failure();
-  return setResult(n, buildOp<ScatterNDOp>(
-                          n, typeOf(*data), *data, *indices, *updates,
-                          n.builder.getStringAttr(*reduction)));
+  return setResult(
+      n, buildOp<ScatterNDOp>(n, typeOf(*data), *data, *indices, *updates,
+                              n.builder.getStringAttr(*reduction)));
 }
 
 //===----------------------------------------------------------------------===//
@@ -725,8 +722,8 @@ static LogicalResult importTile(NodeContext &n) {
                          << rank;
   if (llvm::any_of(*repeats, [](int64_t r) { return r < 0; }))
     return n.emitError() << "repeats must be non-negative";
-  return setResult(n, buildOp<TileOp>(
-                          n, *input, n.builder.getDenseI64ArrayAttr(*repeats)));
+  return setResult(
+      n, buildOp<TileOp>(n, *input, n.builder.getDenseI64ArrayAttr(*repeats)));
 }
 
 /// Pad-2 takes pads and the fill value as attributes; Pad-11 as inputs (the
@@ -751,11 +748,10 @@ static LogicalResult importPad(NodeContext &n) {
     float fill = n.attrFloat("value", 0.0f);
     Type element = type.getElementType();
     if (mode == "constant" && fill != 0.0f) {
-      Attribute attr =
-          isa<FloatType>(element)
-              ? Attribute(n.builder.getFloatAttr(element, fill))
-              : Attribute(n.builder.getIntegerAttr(
-                    element, static_cast<int64_t>(fill)));
+      Attribute attr = isa<FloatType>(element)
+                           ? Attribute(n.builder.getFloatAttr(element, fill))
+                           : Attribute(n.builder.getIntegerAttr(
+                                 element, static_cast<int64_t>(fill)));
       value = createConstant(n, element, {}, attr);
     }
   } else {
@@ -807,8 +803,8 @@ static LogicalResult importPad(NodeContext &n) {
       int64_t cropHigh = std::max<int64_t>(0, -high[d]);
       int64_t size = type.getDimSize(d) - cropLow - cropHigh;
       if (size < 0)
-        return n.emitError() << "negative pads remove more than dimension "
-                             << d << " holds";
+        return n.emitError()
+               << "negative pads remove more than dimension " << d << " holds";
       starts[d] = size == 0 ? 0 : cropLow;
       sizes[d] = size;
       low[d] = std::max<int64_t>(0, low[d]);
@@ -830,8 +826,8 @@ static LogicalResult importPad(NodeContext &n) {
   if (mode != "constant")
     for (int64_t d = 0; d < rank; ++d)
       if (xType.getDimSize(d) == 0 && (low[d] || high[d]))
-        return n.emitError() << "mode '" << mode
-                             << "' cannot pad the empty dimension " << d;
+        return n.emitError()
+               << "mode '" << mode << "' cannot pad the empty dimension " << d;
   return setResult(n, buildOp<PadOp>(n, x, value,
                                      n.builder.getDenseI64ArrayAttr(pads),
                                      n.builder.getStringAttr(mode)));
@@ -936,9 +932,9 @@ static LogicalResult importRange(NodeContext &n) {
                 &lost);
       values.push_back(FloatAttr::get(element, v));
     } else {
-      values.push_back(IntegerAttr::get(
-          element, static_cast<int64_t>(*start) +
-                       i * static_cast<int64_t>(*delta)));
+      values.push_back(
+          IntegerAttr::get(element, static_cast<int64_t>(*start) +
+                                        i * static_cast<int64_t>(*delta)));
     }
   }
   n.setResult(0, createConstant(n, element, {length}, values));
@@ -957,11 +953,12 @@ static LogicalResult importEyeLike(NodeContext &n) {
     int64_t dtype = n.attrInt("dtype", 0);
     element = getElementType(n.builder.getContext(), dtype);
     if (!element)
-      return n.emitError() << "unsupported dtype " << getOnnxDataTypeName(dtype);
+      return n.emitError() << "unsupported dtype "
+                           << getOnnxDataTypeName(dtype);
   }
-  return setResult(n, buildOp<EyeOp>(n, type.clone(element),
-                                     n.builder.getI64IntegerAttr(
-                                         n.attrInt("k", 0))));
+  return setResult(
+      n, buildOp<EyeOp>(n, type.clone(element),
+                        n.builder.getI64IntegerAttr(n.attrInt("k", 0))));
 }
 
 //===----------------------------------------------------------------------===//
@@ -983,9 +980,9 @@ static LogicalResult importTrilu(NodeContext &n) {
       return n.emitError() << "k must hold one value";
     k = given->front();
   }
-  return setResult(n, buildOp<TriluOp>(n, *input, n.builder.getI64IntegerAttr(k),
-                                       n.builder.getBoolAttr(
-                                           n.attrInt("upper", 1) != 0)));
+  return setResult(
+      n, buildOp<TriluOp>(n, *input, n.builder.getI64IntegerAttr(k),
+                          n.builder.getBoolAttr(n.attrInt("upper", 1) != 0)));
 }
 
 static LogicalResult importOneHot(NodeContext &n) {
@@ -1003,8 +1000,8 @@ static LogicalResult importOneHot(NodeContext &n) {
   if (valuesType.getRank() != 1 || valuesType.getDimSize(0) != 2)
     return n.emitError() << "values must be a 2-element vector [off, on], got "
                          << valuesType;
-  FailureOr<int64_t> axis = normalizeAxis(n, n.attrInt("axis", -1),
-                                          typeOf(*indices).getRank() + 1);
+  FailureOr<int64_t> axis =
+      normalizeAxis(n, n.attrInt("axis", -1), typeOf(*indices).getRank() + 1);
   if (failed(axis))
     return failure();
   return setResult(n, buildOp<OneHotOp>(n, *indices, *values,
@@ -1024,10 +1021,10 @@ static LogicalResult importReverseSequence(NodeContext &n) {
       normalizeAxis(n, n.attrInt("time_axis", 0), rank, "time_axis");
   if (failed(batch) || failed(time))
     return failure();
-  return setResult(n, buildOp<ReverseSequenceOp>(
-                          n, typeOf(*input), *input, *lens,
-                          n.builder.getI64IntegerAttr(*batch),
-                          n.builder.getI64IntegerAttr(*time)));
+  return setResult(
+      n, buildOp<ReverseSequenceOp>(n, typeOf(*input), *input, *lens,
+                                    n.builder.getI64IntegerAttr(*batch),
+                                    n.builder.getI64IntegerAttr(*time)));
 }
 
 //===----------------------------------------------------------------------===//
@@ -1065,8 +1062,9 @@ static LogicalResult importNonZero(NodeContext &n) {
     llvm::append_range(flat, c);
   auto type = RankedTensorType::get({(int64_t)shape.size(), count},
                                     n.builder.getI64Type());
-  n.setResult(0, ConstantOp::create(n.builder, n.loc,
-                                    DenseElementsAttr::get(type, ArrayRef<int64_t>(flat))));
+  n.setResult(0, ConstantOp::create(
+                     n.builder, n.loc,
+                     DenseElementsAttr::get(type, ArrayRef<int64_t>(flat))));
   return success();
 }
 
@@ -1118,6 +1116,84 @@ static LogicalResult importCompress(NodeContext &n) {
   return success();
 }
 
+/// An element as a double, for ordering constant data.
+static double toDouble(Attribute value) {
+  if (auto f = dyn_cast<FloatAttr>(value))
+    return f.getValueAsDouble();
+  auto i = cast<IntegerAttr>(value);
+  if (i.getType().isUnsignedInteger() || i.getType().isInteger(1))
+    return static_cast<double>(i.getValue().getZExtValue());
+  return static_cast<double>(i.getValue().getSExtValue());
+}
+
+/// Unique over the slices along `axis` (over all elements without one).
+static LogicalResult importUnique(NodeContext &n) {
+  DenseElementsAttr input = n.constantOperand(0);
+  if (!input)
+    return n.emitError() << "the output shapes depend on the values of the "
+                            "input, which is not a constant; Ridgeline needs "
+                            "static shapes";
+  auto type = cast<RankedTensorType>(input.getType());
+  SmallVector<Attribute> values(input.getValues<Attribute>());
+  SmallVector<int64_t> shape{static_cast<int64_t>(values.size())};
+  int64_t axis = 0;
+  if (n.attr("axis")) {
+    shape.assign(type.getShape().begin(), type.getShape().end());
+    FailureOr<int64_t> a =
+        normalizeAxis(n, n.attrInt("axis", 0), type.getRank());
+    if (failed(a))
+      return failure();
+    axis = *a;
+  }
+  int64_t outer = 1, inner = 1, count = shape[axis];
+  for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) {
+    if (d < axis)
+      outer *= shape[d];
+    else if (d > axis)
+      inner *= shape[d];
+  }
+  // Slice k holds the elements (o, k, i) for all outer o and inner i.
+  auto element = [&](int64_t k, int64_t e) {
+    return values[((e / inner) * count + k) * inner + e % inner];
+  };
+  int64_t sliceSize = outer * inner;
+  auto less = [&](int64_t a, int64_t b) {
+    for (int64_t e = 0; e < sliceSize; ++e) {
+      double x = toDouble(element(a, e)), y = toDouble(element(b, e));
+      if (x != y)
+        return x < y;
+    }
+    return false;
+  };
+  auto equal = [&](int64_t a, int64_t b) { return !less(a, b) && !less(b, a); };
+  // First occurrences in input order, then sorted if asked.
+  SmallVector<int64_t> firsts;
+  for (int64_t k = 0; k < count; ++k)
+    if (llvm::none_of(firsts, [&](int64_t f) { return equal(f, k); }))
+      firsts.push_back(k);
+  if (n.attrInt("sorted", 1))
+    llvm::sort(firsts, less);
+  SmallVector<int64_t> inverse, counts(firsts.size(), 0);
+  for (int64_t k = 0; k < count; ++k) {
+    int64_t u = llvm::find_if(firsts, [&](int64_t f) { return equal(f, k); }) -
+                firsts.begin();
+    inverse.push_back(u);
+    ++counts[u];
+  }
+  SmallVector<int64_t> resultShape(shape);
+  resultShape[axis] = firsts.size();
+  SmallVector<Attribute> result;
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t f : firsts)
+      for (int64_t i = 0; i < inner; ++i)
+        result.push_back(element(f, o * inner + i));
+  n.setResult(0, createConstant(n, type.getElementType(), resultShape, result));
+  n.setResult(1, createI64Constant(n, firsts));
+  n.setResult(2, createI64Constant(n, inverse));
+  n.setResult(3, createI64Constant(n, counts));
+  return success();
+}
+
 void mlir::ridge::onnx_import::registerShapeHandlers(OnnxHandlerTable &table) {
   table.add("Reshape", 1, importReshape);
   table.add("Flatten", 1, importFlatten);
@@ -1148,4 +1224,5 @@ void mlir::ridge::onnx_import::registerShapeHandlers(OnnxHandlerTable &table) {
   table.add("ReverseSequence", 10, importReverseSequence);
   table.add("NonZero", 9, importNonZero);
   table.add("Compress", 9, importCompress);
+  table.add("Unique", 11, importUnique);
 }

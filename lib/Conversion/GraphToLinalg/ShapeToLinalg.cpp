@@ -389,8 +389,7 @@ struct ScatterNDLowering : OpConversionPattern<ScatterNDOp> {
           for (int64_t j = 0; j < k; ++j) {
             tuple.back() = indexConstant(b, l, j);
             Value raw = tensor::ExtractOp::create(b, l, indices, tuple);
-            coords.push_back(
-                normalizeIndex(b, l, raw, dataType.getDimSize(j)));
+            coords.push_back(normalizeIndex(b, l, raw, dataType.getDimSize(j)));
           }
           llvm::append_range(coords, ivs.drop_front(q - 1));
           return coords;
@@ -448,12 +447,11 @@ struct TileLowering : OpConversionPattern<TileOp> {
     }
     auto expandedType =
         RankedTensorType::get(expandedShape, resultType.getElementType());
-    Value expanded = buildIndexedGeneric(
-        rewriter, loc, expandedType, input,
-        AffineMap::get(2 * rank, 0, inputExprs, ctx),
-        [](OpBuilder &, Location, ValueRange args, ArrayRef<Value>) {
-          return args[0];
-        });
+    Value expanded =
+        buildIndexedGeneric(rewriter, loc, expandedType, input,
+                            AffineMap::get(2 * rank, 0, inputExprs, ctx),
+                            [](OpBuilder &, Location, ValueRange args,
+                               ArrayRef<Value>) { return args[0]; });
     rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(op, resultType,
                                                          expanded, pairs);
     return success();
@@ -527,8 +525,7 @@ struct PadLowering : OpConversionPattern<PadOp> {
               Value in = arith::CmpIOp::create(
                   b, l, arith::CmpIPredicate::ult, j,
                   indexConstant(b, l, inputType.getDimSize(d)));
-              inside = inside ? arith::AndIOp::create(b, l, inside, in)
-                              : in;
+              inside = inside ? arith::AndIOp::create(b, l, inside, in) : in;
             }
             auto padValue = [&](OpBuilder &pb, Location pl) -> Value {
               if (!value)
@@ -584,15 +581,15 @@ struct TriluLowering : OpConversionPattern<TriluOp> {
         rewriter, op.getLoc(), resultType, adaptor.getInput(),
         rewriter.getMultiDimIdentityMap(rank),
         [&](OpBuilder &b, Location l, ValueRange args, ArrayRef<Value> ivs) {
-          Value diff = arith::SubIOp::create(b, l, ivs[rank - 1], ivs[rank - 2]);
-          Value keep = arith::CmpIOp::create(
-              b, l,
-              upper ? arith::CmpIPredicate::sge : arith::CmpIPredicate::sle,
-              diff, indexConstant(b, l, k));
-          Value zero = arith::ConstantOp::create(
-              b, l, b.getZeroAttr(args[0].getType()));
-          return arith::SelectOp::create(b, l, keep, args[0], zero)
-              .getResult();
+          Value diff =
+              arith::SubIOp::create(b, l, ivs[rank - 1], ivs[rank - 2]);
+          Value keep = arith::CmpIOp::create(b, l,
+                                             upper ? arith::CmpIPredicate::sge
+                                                   : arith::CmpIPredicate::sle,
+                                             diff, indexConstant(b, l, k));
+          Value zero =
+              arith::ConstantOp::create(b, l, b.getZeroAttr(args[0].getType()));
+          return arith::SelectOp::create(b, l, keep, args[0], zero).getResult();
         });
     rewriter.replaceOp(op, result);
     return success();
@@ -714,8 +711,7 @@ struct ReverseSequenceLowering : OpConversionPattern<ReverseSequenceOp> {
           Value inside =
               arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, t, len);
           SmallVector<Value> coords(ivs);
-          coords[timeAxis] =
-              arith::SelectOp::create(b, l, inside, reversed, t);
+          coords[timeAxis] = arith::SelectOp::create(b, l, inside, reversed, t);
           return tensor::ExtractOp::create(b, l, input, coords).getResult();
         });
     rewriter.replaceOp(op, result);
