@@ -3,7 +3,8 @@
 //   ridge-run MODEL.onnx --target=cpu --test-data DIR --compare
 //             [--rtol R --atol A]
 //
-// Compiles the model (input shapes taken from DIR/input_K.pb), runs it
+// Compiles the model (input shapes taken from DIR/input_K.pb; small inputs
+// also lend their values to operands that decide shapes), runs it
 // through libridge_runtime and compares each output with DIR/output_K.pb.
 // Exit codes: 0 all outputs within tolerance, 1 mismatch or error,
 // 3 the GPU target was asked for but no NVIDIA GPU/driver is available.
