@@ -54,7 +54,12 @@ public:
   Value operand(unsigned i) const;
   /// Operand `i` as a constant, if it folds to one.
   DenseElementsAttr constantOperand(unsigned i) const;
-  /// Operand `i` as a list of integers, if it is a constant.
+  /// Operand `i` as a constant, for operands that decide shapes: a folded
+  /// constant, or else the value its graph input is specialized to
+  /// (OnnxImportOptions::inputValues).
+  DenseElementsAttr shapeOperand(unsigned i) const;
+  /// Operand `i` as a list of integers, if it is a constant (or a
+  /// specialized graph input, see shapeOperand).
   std::optional<SmallVector<int64_t>> constantInts(unsigned i) const;
 
   const onnx::AttributeProto *attr(StringRef name) const {

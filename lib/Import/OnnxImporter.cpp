@@ -258,6 +258,9 @@ public:
   OwningOpRef<ModuleOp> run();
 
   Value lookup(StringRef name) const { return values.lookup(name); }
+  /// The value graph input `name` is specialized to, if it has one and is
+  /// still bound to its function argument.
+  DenseElementsAttr getSpecializedValue(StringRef name) const;
   void define(StringRef name, Value value) { values[name] = value; }
   Location fileLoc() const { return FileLineColLoc::get(ctx, path, 0, 0); }
   Location nodeLoc(const onnx::NodeProto &node, unsigned index) const {
@@ -333,9 +336,41 @@ DenseElementsAttr NodeContext::constantOperand(unsigned i) const {
   return nullptr;
 }
 
+DenseElementsAttr OnnxImporter::getSpecializedValue(StringRef name) const {
+  auto it = options.inputValues.find(name);
+  Value value = lookup(name);
+  if (it == options.inputValues.end() || !value || !isa<BlockArgument>(value))
+    return nullptr;
+  const TensorData &data = it->second;
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  Type elementType = getElementType(ctx, data.dataType);
+  if (!type || type.getElementType() != elementType ||
+      type.getShape() != ArrayRef<int64_t>(data.dims))
+    return nullptr;
+  if (elementType.isInteger(1)) {
+    SmallVector<bool> bits;
+    for (char c : data.bytes)
+      bits.push_back(c != 0);
+    return DenseElementsAttr::get(type, bits);
+  }
+  ArrayRef<char> raw(data.bytes.data(), data.bytes.size());
+  bool detectedSplat = false;
+  if (!DenseElementsAttr::isValidRawBuffer(type, raw, detectedSplat))
+    return nullptr;
+  return DenseElementsAttr::getFromRawBuffer(type, raw);
+}
+
+DenseElementsAttr NodeContext::shapeOperand(unsigned i) const {
+  if (DenseElementsAttr attr = constantOperand(i))
+    return attr;
+  if (i >= static_cast<unsigned>(node.input_size()) || node.input(i).empty())
+    return nullptr;
+  return importer.getSpecializedValue(node.input(i));
+}
+
 std::optional<SmallVector<int64_t>>
 NodeContext::constantInts(unsigned i) const {
-  DenseElementsAttr attr = constantOperand(i);
+  DenseElementsAttr attr = shapeOperand(i);
   if (!attr || !isa<IntegerType>(attr.getElementType()))
     return std::nullopt;
   SmallVector<int64_t> values;

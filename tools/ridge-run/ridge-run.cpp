@@ -3,7 +3,8 @@
 //   ridge-run MODEL.onnx --target=cpu --test-data DIR --compare
 //             [--rtol R --atol A]
 //
-// Compiles the model (input shapes taken from DIR/input_K.pb), runs it
+// Compiles the model (input shapes taken from DIR/input_K.pb; small inputs
+// also lend their values to operands that decide shapes), runs it
 // through libridge_runtime and compares each output with DIR/output_K.pb.
 // Exit codes: 0 all outputs within tolerance, 1 mismatch or error,
 // 3 the GPU target was asked for but no NVIDIA GPU/driver is available.
@@ -63,6 +64,10 @@ static cl::opt<bool>
              cl::init(false), cl::cat(category));
 
 enum ExitCode { kOk = 0, kFailed = 1, kNoGpu = 3, kOutOfScope = 4 };
+
+/// Inputs up to this size are offered to the importer as values that
+/// shape-deciding operands may be specialized to.
+static constexpr int64_t kMaxSpecializedElements = 64;
 
 static int fail(const Twine &message) {
   llvm::WithColor::error(llvm::errs(), "ridge-run") << message << "\n";
@@ -208,8 +213,13 @@ int main(int argc, char **argv) {
                 std::to_string(inputs.size()) + " input files, the model '" +
                 inputFile + "' takes " + std::to_string(graphInputs.size()) +
                 " inputs");
-  for (size_t k = 0; k < inputs.size(); ++k)
+  for (size_t k = 0; k < inputs.size(); ++k) {
     importOptions.inputShapes[graphInputs[k]] = inputs[k].dims;
+    // Small inputs may also decide shapes (Reshape targets, Slice bounds,
+    // axes): like the shapes, their values specialize the compiled model.
+    if (inputs[k].getNumElements() <= kMaxSpecializedElements)
+      importOptions.inputValues[graphInputs[k]] = inputs[k];
+  }
 
   CompileOptions options;
   options.target = target;

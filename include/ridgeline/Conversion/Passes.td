@@ -20,7 +20,7 @@ def ConvertGraphToLinalgPass : Pass<"ridge-convert-graph-to-linalg", "ModuleOp">
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
     "::mlir::linalg::LinalgDialect", "::mlir::math::MathDialect",
-    "::mlir::tensor::TensorDialect"
+    "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect"
   ];
 }
 

@@ -12,6 +12,8 @@
 #ifndef RIDGELINE_IMPORT_ONNXIMPORTER_H
 #define RIDGELINE_IMPORT_ONNXIMPORTER_H
 
+#include "ridgeline/Import/TensorProto.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/ADT/SmallVector.h"
@@ -28,6 +30,11 @@ struct OnnxImportOptions {
   /// Constants with more elements than this are stored as dense_resource
   /// blobs, which IR dumps elide instead of printing the weights inline.
   int64_t inlineConstantLimit = 64;
+  /// Values of graph inputs, by input name, that operands which must be
+  /// constants (target shapes, axes, pads, slice bounds, ...) may be
+  /// specialized to, as input shapes are. Data operands never read them, and
+  /// the inputs stay in the signature.
+  llvm::StringMap<TensorData> inputValues;
 };
 
 /// Argument/result attribute holding the ONNX name of a graph input/output.
