@@ -27,16 +27,6 @@ static LogicalResult checkAxis(std::optional<Location> loc, int64_t axis,
   return success();
 }
 
-/// Product of the dimensions of `type` from `begin` on; -1 if not static.
-static int64_t getTrailingElements(RankedTensorType type, int64_t begin) {
-  if (!type.hasStaticShape())
-    return -1;
-  int64_t count = 1;
-  for (int64_t i = begin; i < type.getRank(); ++i)
-    count *= type.getDimSize(i);
-  return count;
-}
-
 /// Verifier check that `axis` indexes a dimension of a rank-`rank` tensor.
 static LogicalResult verifyAxis(Operation *op, int64_t axis, int64_t rank) {
   if (axis < 0 || axis >= rank)
@@ -197,8 +187,8 @@ struct EinsumSpec {
 } // namespace
 
 static FailureOr<EinsumSpec> parseEinsumEquation(StringRef equation,
-                                          ArrayRef<int64_t> operandRanks,
-                                          std::string &error) {
+                                                 ArrayRef<int64_t> operandRanks,
+                                                 std::string &error) {
   EinsumSpec spec;
   std::string text;
   for (char c : equation)
@@ -353,10 +343,9 @@ getEinsumLoopSizes(const EinsumSpec &spec, TypeRange types,
   return sizes;
 }
 
-LogicalResult
-EinsumOp::getLoopStructure(SmallVectorImpl<AffineMap> &maps,
-                           SmallVectorImpl<int64_t> &loopSizes,
-                           int64_t &numOutputLoops) {
+LogicalResult EinsumOp::getLoopStructure(SmallVectorImpl<AffineMap> &maps,
+                                         SmallVectorImpl<int64_t> &loopSizes,
+                                         int64_t &numOutputLoops) {
   SmallVector<int64_t> ranks;
   for (Value v : getInputs())
     ranks.push_back(cast<RankedTensorType>(v.getType()).getRank());
@@ -408,16 +397,15 @@ LogicalResult EinsumOp::inferReturnTypes(MLIRContext *,
   SmallVector<int64_t> shape;
   for (int64_t d : spec->outputDims)
     shape.push_back((*sizes)[d]);
-  Type element =
-      cast<RankedTensorType>(adaptor.getInputs().front().getType())
-          .getElementType();
+  Type element = cast<RankedTensorType>(adaptor.getInputs().front().getType())
+                     .getElementType();
   results.push_back(RankedTensorType::get(shape, element));
   return success();
 }
 
 LogicalResult EinsumOp::verify() {
-  Type element = cast<RankedTensorType>(getInputs().front().getType())
-                     .getElementType();
+  Type element =
+      cast<RankedTensorType>(getInputs().front().getType()).getElementType();
   for (Value v : getInputs())
     if (cast<RankedTensorType>(v.getType()).getElementType() != element)
       return emitOpError("operand element types differ");
@@ -536,8 +524,7 @@ int64_t LayerNormOp::getFlops() {
 
 LogicalResult LRNOp::verify() {
   if (getType().getRank() < 3)
-    return emitOpError("input rank must be >= 3, got ")
-           << getType().getRank();
+    return emitOpError("input rank must be >= 3, got ") << getType().getRank();
   if (getSize() < 1)
     return emitOpError("size must be positive, got ") << getSize();
   return success();

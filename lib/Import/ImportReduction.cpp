@@ -45,11 +45,10 @@ static FailureOr<int64_t> normalizeAxis(NodeContext &n, int64_t axis,
 /// A rank-0 constant of `elementType` holding `value`.
 static Value scalarConstant(NodeContext &n, Type elementType, double value) {
   auto type = RankedTensorType::get({}, elementType);
-  Attribute element =
-      isa<FloatType>(elementType)
-          ? Attribute(FloatAttr::get(elementType, value))
-          : Attribute(IntegerAttr::get(elementType,
-                                       static_cast<int64_t>(value)));
+  Attribute element = isa<FloatType>(elementType)
+                          ? Attribute(FloatAttr::get(elementType, value))
+                          : Attribute(IntegerAttr::get(
+                                elementType, static_cast<int64_t>(value)));
   return ConstantOp::create(n.builder, n.loc,
                             DenseElementsAttr::get(type, element));
 }
@@ -217,10 +216,9 @@ static NodeHandler argReduceHandler(ArgReduceKind kind) {
         normalizeAxis(n, n.attrInt("axis", 0), type.getRank());
     if (failed(axis))
       return failure();
-    n.setResult(0, ArgReduceOp::create(
-                       n.builder, n.loc, *input, kind, *axis,
-                       n.attrInt("keepdims", 1) != 0,
-                       n.attrInt("select_last_index", 0) != 0));
+    n.setResult(0, ArgReduceOp::create(n.builder, n.loc, *input, kind, *axis,
+                                       n.attrInt("keepdims", 1) != 0,
+                                       n.attrInt("select_last_index", 0) != 0));
     return success();
   };
 }
@@ -231,7 +229,8 @@ static NodeHandler argReduceHandler(ArgReduceKind kind) {
 
 /// Softmax-like ops: opset 13 works along one axis; before that the input is
 /// coerced to 2-D at `axis` and the op works along the flattened rows.
-template <typename OpTy> static LogicalResult importSoftmaxLike(NodeContext &n) {
+template <typename OpTy>
+static LogicalResult importSoftmaxLike(NodeContext &n) {
   FailureOr<Value> input = requireFloatOperand(n, 0);
   if (failed(input))
     return failure();
@@ -324,23 +323,23 @@ static LogicalResult importBatchNormalization(NodeContext &n) {
     auto pType = cast<RankedTensorType>(p->getType());
     if (pType.getElementType() != type.getElementType())
       return n.emitError() << "input " << i << " element type "
-                           << pType.getElementType()
-                           << " differs from X's " << type.getElementType();
+                           << pType.getElementType() << " differs from X's "
+                           << type.getElementType();
     if (pType.getNumElements() != channels)
       return n.emitError() << "input " << i << " " << pType << " must hold "
                            << channels << " channel values";
     params.push_back(channelParam(n, *p, type.getRank()));
   }
   // y = (x - mean) * (scale / sqrt(var + epsilon)) + bias.
-  Value eps = scalarConstant(n, type.getElementType(),
-                             n.attrFloat("epsilon", 1e-5f));
+  Value eps =
+      scalarConstant(n, type.getElementType(), n.attrFloat("epsilon", 1e-5f));
   Value invStd = ReciprocalOp::create(
       n.builder, n.loc,
       SqrtOp::create(n.builder, n.loc, binary<AddOp>(n, params[3], eps)));
   Value factor = binary<MulOp>(n, params[0], invStd);
   Value centered = binary<SubOp>(n, *x, params[2]);
-  n.setResult(0, binary<AddOp>(n, binary<MulOp>(n, centered, factor),
-                               params[1]));
+  n.setResult(0,
+              binary<AddOp>(n, binary<MulOp>(n, centered, factor), params[1]));
   return success();
 }
 
@@ -353,11 +352,10 @@ static Value normalizeOver(NodeContext &n, Value x, ArrayRef<int64_t> axes,
   Value var = createReduce(n, binary<MulOp>(n, centered, centered),
                            ReduceKind::Mean, axes, true);
   Value eps = scalarConstant(n, element, epsilon);
-  Value std = epsOnStd ? binary<AddOp>(n, SqrtOp::create(n.builder, n.loc, var),
-                                       eps)
-                       : SqrtOp::create(n.builder, n.loc,
-                                        binary<AddOp>(n, var, eps))
-                             .getResult();
+  Value std = epsOnStd
+                  ? binary<AddOp>(n, SqrtOp::create(n.builder, n.loc, var), eps)
+                  : SqrtOp::create(n.builder, n.loc, binary<AddOp>(n, var, eps))
+                        .getResult();
   return binary<DivOp>(n, centered, std);
 }
 

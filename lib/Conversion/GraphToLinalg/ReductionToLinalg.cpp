@@ -121,11 +121,11 @@ TypedAttr getExtreme(OpBuilder &b, Type type, Type original, bool highest) {
     return b.getFloatAttr(
         type, APFloat::getInf(f.getFloatSemantics(), /*Negative=*/!highest));
   unsigned width = type.getIntOrFloatBitWidth();
-  APInt value = isUnsigned(original)
-                    ? (highest ? APInt::getMaxValue(width)
-                               : APInt::getMinValue(width))
-                    : (highest ? APInt::getSignedMaxValue(width)
-                               : APInt::getSignedMinValue(width));
+  APInt value =
+      isUnsigned(original)
+          ? (highest ? APInt::getMaxValue(width) : APInt::getMinValue(width))
+          : (highest ? APInt::getSignedMaxValue(width)
+                     : APInt::getSignedMinValue(width));
   return b.getIntegerAttr(type, value);
 }
 
@@ -227,8 +227,7 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
       count *= inputType.getDimSize(axis);
     auto reducedType = cast<RankedTensorType>(reduced.getType());
     if (kind == ReduceKind::Mean || acc != element) {
-      auto resultType =
-          RankedTensorType::get(reducedType.getShape(), element);
+      auto resultType = RankedTensorType::get(reducedType.getShape(), element);
       reduced = buildMap(
           rewriter, loc, resultType, reduced,
           [&](OpBuilder &b, Location l, ValueRange args) -> Value {
@@ -249,9 +248,9 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
           });
     }
     if (op.getKeepdims())
-      reduced = expandReducedDims(
-          rewriter, loc, reduced,
-          convertType(getTypeConverter(), op.getType()), axes);
+      reduced = expandReducedDims(rewriter, loc, reduced,
+                                  convertType(getTypeConverter(), op.getType()),
+                                  axes);
     rewriter.replaceOp(op, reduced);
     return success();
   }
@@ -343,10 +342,10 @@ struct HardmaxLowering : OpConversionPattern<HardmaxOp> {
     Location loc = op.getLoc();
     int64_t axis = op.getAxis();
     auto type = cast<RankedTensorType>(adaptor.getInput().getType());
-    Value indices = buildArgReduction(
-        rewriter, loc, adaptor.getInput(),
-        op.getInput().getType().getElementType(), axis, /*isMax=*/true,
-        /*selectLast=*/false);
+    Value indices = buildArgReduction(rewriter, loc, adaptor.getInput(),
+                                      op.getInput().getType().getElementType(),
+                                      axis, /*isMax=*/true,
+                                      /*selectLast=*/false);
     AxisMaps maps = getAxisMaps(rewriter, type.getRank(), axis);
     Type element = type.getElementType();
     Value result =
@@ -354,9 +353,9 @@ struct HardmaxLowering : OpConversionPattern<HardmaxOp> {
             rewriter, loc, type, indices, createEmpty(rewriter, loc, type),
             ArrayRef<AffineMap>{maps.row, maps.identity}, maps.parallel,
             [&](OpBuilder &b, Location l, ValueRange args) {
-              Value hit = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
-                                                createIndex(b, l, axis),
-                                                args[0]);
+              Value hit =
+                  arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
+                                        createIndex(b, l, axis), args[0]);
               TypedAttr one = isa<FloatType>(element)
                                   ? TypedAttr(b.getFloatAttr(element, 1.0))
                                   : TypedAttr(b.getIntegerAttr(element, 1));
@@ -364,8 +363,8 @@ struct HardmaxLowering : OpConversionPattern<HardmaxOp> {
               Value zeroV =
                   arith::ConstantOp::create(b, l, getZero(b, element));
               linalg::YieldOp::create(
-                  b, l, arith::SelectOp::create(b, l, hit, oneV, zeroV)
-                            .getResult());
+                  b, l,
+                  arith::SelectOp::create(b, l, hit, oneV, zeroV).getResult());
             })
             .getResult(0);
     rewriter.replaceOp(op, result);
@@ -409,11 +408,11 @@ Value buildSoftmax(OpBuilder &b, Location loc, Value input, int64_t axis,
                 nb, l, math::ExpOp::create(nb, l, shifted).getResult());
           })
           .getResult(0);
-  Value rowSum = buildReduction(
-      b, loc, exps, {axis}, acc, b.getFloatAttr(acc, 0.0),
-      [](OpBuilder &nb, Location l, Value a, Value v) -> Value {
-        return arith::AddFOp::create(nb, l, a, v);
-      });
+  Value rowSum =
+      buildReduction(b, loc, exps, {axis}, acc, b.getFloatAttr(acc, 0.0),
+                     [](OpBuilder &nb, Location l, Value a, Value v) -> Value {
+                       return arith::AddFOp::create(nb, l, a, v);
+                     });
   if (!isLog)
     return linalg::GenericOp::create(
                b, loc, type, ValueRange{exps, rowSum},
@@ -512,8 +511,8 @@ struct LayerNormLowering : OpConversionPattern<LayerNormOp> {
         });
     Value mean = buildMap(rewriter, loc, rowType, sum,
                           [&](OpBuilder &b, Location l, ValueRange args) {
-                            return arith::DivFOp::create(
-                                b, l, args[0], constant(b, l, count));
+                            return arith::DivFOp::create(b, l, args[0],
+                                                         constant(b, l, count));
                           });
     // inv_std_dev = 1 / sqrt(sum((x - mean)^2) / count + epsilon).
     SmallVector<utils::IteratorType> iterators(rank,
@@ -540,8 +539,7 @@ struct LayerNormLowering : OpConversionPattern<LayerNormOp> {
         [&](OpBuilder &b, Location l, ValueRange args) -> Value {
           Value var =
               arith::DivFOp::create(b, l, args[0], constant(b, l, count));
-          Value sum =
-              arith::AddFOp::create(b, l, var, constant(b, l, epsilon));
+          Value sum = arith::AddFOp::create(b, l, var, constant(b, l, epsilon));
           // 1 / sqrt rather than math.rsqrt, which has no CPU libm symbol.
           return arith::DivFOp::create(b, l, constant(b, l, 1.0),
                                        math::SqrtOp::create(b, l, sum));
@@ -550,9 +548,9 @@ struct LayerNormLowering : OpConversionPattern<LayerNormOp> {
     // y = (x - mean) * inv_std_dev * scale + bias.
     SmallVector<Value> inputs{input, mean, invStd, adaptor.getScale()};
     SmallVector<AffineMap> maps{identity, rowMap, rowMap};
-    maps.push_back(getBroadcastMap(
-        cast<RankedTensorType>(adaptor.getScale().getType()), type.getShape(),
-        ctx));
+    maps.push_back(
+        getBroadcastMap(cast<RankedTensorType>(adaptor.getScale().getType()),
+                        type.getShape(), ctx));
     if (Value bias = adaptor.getBias()) {
       inputs.push_back(bias);
       maps.push_back(getBroadcastMap(cast<RankedTensorType>(bias.getType()),
@@ -561,12 +559,12 @@ struct LayerNormLowering : OpConversionPattern<LayerNormOp> {
     maps.push_back(identity);
     Value y =
         linalg::GenericOp::create(
-            rewriter, loc, type, inputs, createEmpty(rewriter, loc, type),
-            maps, SmallVector<utils::IteratorType>(
-                      rank, utils::IteratorType::parallel),
+            rewriter, loc, type, inputs, createEmpty(rewriter, loc, type), maps,
+            SmallVector<utils::IteratorType>(rank,
+                                             utils::IteratorType::parallel),
             [&](OpBuilder &b, Location l, ValueRange args) {
-              Value d = arith::SubFOp::create(b, l, convert(b, l, args[0]),
-                                              args[1]);
+              Value d =
+                  arith::SubFOp::create(b, l, convert(b, l, args[0]), args[1]);
               Value r = arith::MulFOp::create(b, l, d, args[2]);
               r = arith::MulFOp::create(b, l, r, convert(b, l, args[3]));
               if (args.size() > 5)
@@ -574,8 +572,7 @@ struct LayerNormLowering : OpConversionPattern<LayerNormOp> {
               if (r.getType() != element)
                 r = isa<Float64Type>(element)
                         ? arith::ExtFOp::create(b, l, element, r).getResult()
-                        : arith::TruncFOp::create(b, l, element, r)
-                              .getResult();
+                        : arith::TruncFOp::create(b, l, element, r).getResult();
               linalg::YieldOp::create(b, l, r);
             })
             .getResult(0);
@@ -619,8 +616,8 @@ struct LRNLowering : OpConversionPattern<LRNOp> {
     // outside [0, C). The window operand only gives the w loop its bound, as
     // in linalg's pooling ops; x is read with tensor.extract.
     int64_t lo = (size - 1) / 2, channels = type.getDimSize(1);
-    AffineMap outMap = AffineMap::getMultiDimIdentityMap(rank + 1, ctx)
-                           .getMajorSubMap(rank);
+    AffineMap outMap =
+        AffineMap::getMultiDimIdentityMap(rank + 1, ctx).getMajorSubMap(rank);
     AffineMap windowMap =
         AffineMap::get(rank + 1, 0, getAffineDimExpr(rank, ctx));
     SmallVector<utils::IteratorType> iterators(rank,
@@ -636,9 +633,9 @@ struct LRNLowering : OpConversionPattern<LRNOp> {
               auto index = [&](int64_t v) -> Value {
                 return arith::ConstantIndexOp::create(b, l, v);
               };
-              Value c = arith::AddIOp::create(
-                  b, l, linalg::IndexOp::create(b, l, 1),
-                  linalg::IndexOp::create(b, l, rank));
+              Value c =
+                  arith::AddIOp::create(b, l, linalg::IndexOp::create(b, l, 1),
+                                        linalg::IndexOp::create(b, l, rank));
               c = arith::SubIOp::create(b, l, c, index(lo));
               Value inside = arith::AndIOp::create(
                   b, l,
@@ -646,12 +643,13 @@ struct LRNLowering : OpConversionPattern<LRNOp> {
                                         index(0)),
                   arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, c,
                                         index(channels)));
-              Value clamped = arith::SelectOp::create(b, l, inside, c, index(0));
+              Value clamped =
+                  arith::SelectOp::create(b, l, inside, c, index(0));
               SmallVector<Value> indices;
               for (int64_t i = 0; i < rank; ++i)
-                indices.push_back(i == 1 ? clamped
-                                         : linalg::IndexOp::create(b, l, i)
-                                               .getResult());
+                indices.push_back(
+                    i == 1 ? clamped
+                           : linalg::IndexOp::create(b, l, i).getResult());
               Value x = extendTo(
                   b, l, tensor::ExtractOp::create(b, l, input, indices), acc);
               Value sq = arith::MulFOp::create(b, l, x, x);
@@ -673,12 +671,11 @@ struct LRNLowering : OpConversionPattern<LRNOp> {
           auto c = [&](double v) -> Value {
             return arith::ConstantOp::create(b, l, b.getFloatAttr(acc, v));
           };
-          Value scaled = arith::MulFOp::create(b, l, args[1],
-                                               c(alpha / size));
+          Value scaled = arith::MulFOp::create(b, l, args[1], c(alpha / size));
           Value base = arith::AddFOp::create(b, l, scaled, c(bias));
           Value denom = math::PowFOp::create(b, l, base, c(beta));
-          Value q = arith::DivFOp::create(b, l, extendTo(b, l, args[0], acc),
-                                          denom);
+          Value q =
+              arith::DivFOp::create(b, l, extendTo(b, l, args[0], acc), denom);
           return truncateTo(b, l, q, element);
         });
     rewriter.replaceOp(op, result);
@@ -712,16 +709,16 @@ struct CumSumLowering : OpConversionPattern<CumSumOp> {
     for (int64_t i = 0; i < rank; ++i)
       inExprs.push_back(getAffineDimExpr(i == axis ? rank : i, ctx));
     AffineMap inMap = AffineMap::get(rank + 1, 0, inExprs, ctx);
-    AffineMap outMap = AffineMap::getMultiDimIdentityMap(rank + 1, ctx)
-                           .getMajorSubMap(rank);
+    AffineMap outMap =
+        AffineMap::getMultiDimIdentityMap(rank + 1, ctx).getMajorSubMap(rank);
     SmallVector<utils::IteratorType> iterators(rank,
                                                utils::IteratorType::parallel);
     iterators.push_back(utils::IteratorType::reduction);
-    arith::CmpIPredicate pred =
-        reverse ? (exclusive ? arith::CmpIPredicate::sgt
-                             : arith::CmpIPredicate::sge)
-                : (exclusive ? arith::CmpIPredicate::slt
-                             : arith::CmpIPredicate::sle);
+    arith::CmpIPredicate pred = reverse
+                                    ? (exclusive ? arith::CmpIPredicate::sgt
+                                                 : arith::CmpIPredicate::sge)
+                                    : (exclusive ? arith::CmpIPredicate::slt
+                                                 : arith::CmpIPredicate::sle);
     Value sums =
         linalg::GenericOp::create(
             rewriter, loc, accType, input,
@@ -731,8 +728,8 @@ struct CumSumLowering : OpConversionPattern<CumSumOp> {
               Value i = linalg::IndexOp::create(b, l, axis);
               Value j = linalg::IndexOp::create(b, l, rank);
               Value take = arith::CmpIOp::create(b, l, pred, j, i);
-              Value x = isa<FloatType>(acc) ? extendTo(b, l, args[0], acc)
-                                            : args[0];
+              Value x =
+                  isa<FloatType>(acc) ? extendTo(b, l, args[0], acc) : args[0];
               Value zero = arith::ConstantOp::create(b, l, getZero(b, acc));
               Value term = arith::SelectOp::create(b, l, take, x, zero);
               linalg::YieldOp::create(b, l, createAdd(b, l, args[1], term));
@@ -773,8 +770,8 @@ struct TopKLowering : OpConversionPattern<TopKOp> {
     for (int64_t i = 0; i < rank; ++i)
       otherExprs.push_back(getAffineDimExpr(i == axis ? rank : i, ctx));
     AffineMap otherMap = AffineMap::get(rank + 1, 0, otherExprs, ctx);
-    AffineMap ownMap = AffineMap::getMultiDimIdentityMap(rank + 1, ctx)
-                           .getMajorSubMap(rank);
+    AffineMap ownMap =
+        AffineMap::getMultiDimIdentityMap(rank + 1, ctx).getMajorSubMap(rank);
     SmallVector<utils::IteratorType> iterators(rank,
                                                utils::IteratorType::parallel);
     iterators.push_back(utils::IteratorType::reduction);
@@ -785,17 +782,18 @@ struct TopKLowering : OpConversionPattern<TopKOp> {
     Value ranks =
         linalg::GenericOp::create(
             rewriter, loc, rankType, ValueRange{input, input},
-            createFilled(rewriter, loc, rankType, rewriter.getI64IntegerAttr(0)),
+            createFilled(rewriter, loc, rankType,
+                         rewriter.getI64IntegerAttr(0)),
             ArrayRef<AffineMap>{ownMap, otherMap, ownMap}, iterators,
             [&](OpBuilder &b, Location l, ValueRange args) {
               Value own = args[0], other = args[1];
               Value better, equal;
               if (isFloat) {
-                better = arith::CmpFOp::create(
-                    b, l,
-                    largest ? arith::CmpFPredicate::OGT
-                            : arith::CmpFPredicate::OLT,
-                    other, own);
+                better =
+                    arith::CmpFOp::create(b, l,
+                                          largest ? arith::CmpFPredicate::OGT
+                                                  : arith::CmpFPredicate::OLT,
+                                          other, own);
                 equal = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ,
                                               other, own);
               } else {
@@ -808,10 +806,10 @@ struct TopKLowering : OpConversionPattern<TopKOp> {
                 equal = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
                                               other, own);
               }
-              Value earlier = arith::CmpIOp::create(
-                  b, l, arith::CmpIPredicate::ult,
-                  linalg::IndexOp::create(b, l, rank),
-                  linalg::IndexOp::create(b, l, axis));
+              Value earlier =
+                  arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult,
+                                        linalg::IndexOp::create(b, l, rank),
+                                        linalg::IndexOp::create(b, l, axis));
               Value before = arith::OrIOp::create(
                   b, l, better, arith::AndIOp::create(b, l, equal, earlier));
               Value inc = arith::ExtUIOp::create(b, l, i64, before);
@@ -827,18 +825,17 @@ struct TopKLowering : OpConversionPattern<TopKOp> {
     auto generic = linalg::GenericOp::create(
         rewriter, loc, TypeRange{valuesType, indicesType},
         ValueRange{input, ranks},
-        ValueRange{createFilled(rewriter, loc, valuesType,
-                                getZero(rewriter, element)),
-                   createFilled(rewriter, loc, indicesType,
-                                rewriter.getI64IntegerAttr(0))},
+        ValueRange{
+            createFilled(rewriter, loc, valuesType, getZero(rewriter, element)),
+            createFilled(rewriter, loc, indicesType,
+                         rewriter.getI64IntegerAttr(0))},
         ArrayRef<AffineMap>{otherMap, otherMap, ownMap, ownMap}, iterators,
         [&](OpBuilder &b, Location l, ValueRange args) {
           Value hit = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
                                             args[1], createIndex(b, l, axis));
           Value v = arith::SelectOp::create(b, l, hit, args[0], args[2]);
-          Value i =
-              arith::SelectOp::create(b, l, hit, createIndex(b, l, rank),
-                                      args[3]);
+          Value i = arith::SelectOp::create(b, l, hit, createIndex(b, l, rank),
+                                            args[3]);
           linalg::YieldOp::create(b, l, ValueRange{v, i});
         });
     rewriter.replaceOp(op, generic.getResults());
