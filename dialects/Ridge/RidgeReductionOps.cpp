@@ -76,6 +76,13 @@ LogicalResult ReduceOp::verify() {
   return success();
 }
 
+// Reducing no axes (ONNX noop_with_empty_axes) is the identity for every kind.
+OpFoldResult ReduceOp::fold(FoldAdaptor) {
+  if (getAxes().empty() && getInput().getType() == getType())
+    return getInput();
+  return {};
+}
+
 int64_t ReduceOp::getFlops() {
   int64_t in = getNumElements(getInput().getType());
   int64_t out = getNumElements(getType());

@@ -67,6 +67,7 @@ def Ridge_ReduceOp : Ridge_Op<"reduce", [InferTypeOpAdaptor,
     $kind $input attr-dict `:` type($input) `->` type($result)
   }];
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Ridge_ArgReduceOp : Ridge_Op<"arg_reduce", [InferTypeOpAdaptor,

@@ -321,10 +321,14 @@ static LogicalResult importBatchNormalization(NodeContext &n) {
     if (failed(p))
       return failure();
     auto pType = cast<RankedTensorType>(p->getType());
-    if (pType.getElementType() != type.getElementType())
-      return n.emitError() << "input " << i << " element type "
-                           << pType.getElementType() << " differs from X's "
-                           << type.getElementType();
+    if (!isa<FloatType>(pType.getElementType()))
+      return n.emitError() << "input " << i << " must be a float tensor, got "
+                           << pType;
+    // Opset 15 lets the parameters have another float type than X.
+    if (pType.getElementType() != type.getElementType()) {
+      pType = RankedTensorType::get(pType.getShape(), type.getElementType());
+      *p = CastOp::create(n.builder, n.loc, pType, *p);
+    }
     if (pType.getNumElements() != channels)
       return n.emitError() << "input " << i << " " << pType << " must hold "
                            << channels << " channel values";

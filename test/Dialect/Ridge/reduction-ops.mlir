@@ -1,4 +1,5 @@
 // RUN: ridge-opt %s --split-input-file --verify-diagnostics | FileCheck %s
+// RUN: ridge-opt %s --split-input-file --verify-diagnostics --canonicalize | FileCheck %s --check-prefix=CANON
 
 // Round trip of the reduction and normalization ops.
 // CHECK-LABEL: func @ops
@@ -32,6 +33,16 @@ func.func @ops(%x: tensor<2x3x4xf32>, %u: tensor<2x3xui8>, %s: tensor<3x4xf32>,
   %11 = ridge.einsum %a, %b {equation = "ij,jk->ik"} : (tensor<2x3xf32>, tensor<3x5xf32>) -> tensor<2x5xf32>
   %12 = ridge.einsum %d {equation = "...ii->...i"} : (tensor<3x5x5xf32>) -> tensor<3x5xf32>
   return
+}
+
+// -----
+
+// Reducing no axes (noop_with_empty_axes) folds away.
+// CANON-LABEL: func @reduce_noop
+// CANON-NEXT: return %arg0
+func.func @reduce_noop(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %0 = ridge.reduce prod %x {axes = array<i64>} : tensor<2x3xf32> -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
 }
 
 // -----
