@@ -175,7 +175,7 @@ int64_t TopKOp::getFlops() {
   int64_t elements = getNumElements(getInput().getType());
   if (elements < 0)
     return -1;
-  return elements * getInput().getType().getDimSize(getAxis());
+  return elements * static_cast<int64_t>(getK());
 }
 
 //===----------------------------------------------------------------------===//

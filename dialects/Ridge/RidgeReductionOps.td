@@ -116,7 +116,8 @@ def Ridge_TopKOp : Ridge_Op<"topk", [InferTypeOpAdaptor,
     `axis` (non-negative) and their i64 positions, ordered best first. Equal
     values are ordered by position (lower index first), so the result is
     always sorted; ONNX allows that for `sorted = 0` too.
-    FLOPs: one compare per pair of elements along the axis.
+    FLOPs: one compare per input element per output slot (k selection
+    passes).
   }];
   let arguments = (ins Ridge_Tensor:$input, I64Attr:$axis, I64Attr:$k,
                        DefaultValuedAttr<BoolAttr, "true">:$largest);

@@ -10,6 +10,8 @@
 
 #include "mlir/Dialect/Tensor/Utils/Utils.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::ridge;
 using namespace mlir::ridge::linalg_lowering;
@@ -749,6 +751,121 @@ struct CumSumLowering : OpConversionPattern<CumSumOp> {
 // TopK
 //===----------------------------------------------------------------------===//
 
+/// Up to this k, TopK selects one element per pass over the axis (O(k * n));
+/// above it, it ranks all elements against each other (O(n^2)).
+constexpr int64_t kMaxTopKSelectionPasses = 32;
+
+/// The order TopK outputs elements in: `a` (value, position) comes before `b`
+/// if its value is better, or equal at a lower position.
+Value buildPrecedes(OpBuilder &b, Location l, Value va, Value ia, Value vb,
+                    Value ib, bool largest, bool isUns) {
+  Value better, equal;
+  if (isa<FloatType>(va.getType())) {
+    better = arith::CmpFOp::create(
+        b, l, largest ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT,
+        va, vb);
+    equal = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, va, vb);
+  } else {
+    arith::CmpIPredicate pred =
+        largest
+            ? (isUns ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt)
+            : (isUns ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt);
+    better = arith::CmpIOp::create(b, l, pred, va, vb);
+    equal = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, va, vb);
+  }
+  Value earlier =
+      arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, ia, ib);
+  return arith::OrIOp::create(b, l, better,
+                              arith::AndIOp::create(b, l, equal, earlier));
+}
+
+/// TopK for small k: pass r picks the first element (in output order) that
+/// comes after the one pass r - 1 picked; a last generic gathers the k
+/// picks into the output slots.
+std::pair<Value, Value> buildTopKByPasses(OpBuilder &b, Location loc,
+                                          Value input, Type original,
+                                          int64_t axis, int64_t k,
+                                          bool largest) {
+  auto type = cast<RankedTensorType>(input.getType());
+  int64_t rank = type.getRank();
+  Type element = type.getElementType();
+  bool isUns = isUnsigned(original);
+  Type i64 = b.getI64Type();
+  AxisMaps maps = getAxisMaps(b, rank, axis);
+  SmallVector<int64_t> rowShape = getReducedShape(type, {axis});
+  auto rowValueType = RankedTensorType::get(rowShape, element);
+  auto rowIndexType = RankedTensorType::get(rowShape, i64);
+  SmallVector<utils::IteratorType> iterators = maps.parallel;
+  iterators[axis] = utils::IteratorType::reduction;
+
+  SmallVector<Value> values, indices;
+  for (int64_t r = 0; r < k; ++r) {
+    SmallVector<Value> inputs{input};
+    SmallVector<AffineMap> indexing{maps.identity};
+    if (r > 0) {
+      inputs.append({values.back(), indices.back()});
+      indexing.append({maps.row, maps.row});
+    }
+    indexing.append({maps.row, maps.row});
+    // Start from a sentinel every element precedes: the worst value at an
+    // impossible position.
+    Value initValue =
+        createFilled(b, loc, rowValueType,
+                     getExtreme(b, element, original, /*highest=*/!largest));
+    Value initIndex =
+        createFilled(b, loc, rowIndexType,
+                     b.getI64IntegerAttr(std::numeric_limits<int64_t>::max()));
+    auto pass = linalg::GenericOp::create(
+        b, loc, TypeRange{rowValueType, rowIndexType}, inputs,
+        ValueRange{initValue, initIndex}, indexing, iterators,
+        [&](OpBuilder &nb, Location l, ValueRange args) {
+          Value x = args[0], i = createIndex(nb, l, axis);
+          Value accValue = args[args.size() - 2];
+          Value accIndex = args.back();
+          Value take =
+              buildPrecedes(nb, l, x, i, accValue, accIndex, largest, isUns);
+          if (r > 0)
+            take = arith::AndIOp::create(
+                nb, l, take,
+                buildPrecedes(nb, l, args[1], args[2], x, i, largest, isUns));
+          linalg::YieldOp::create(
+              nb, l,
+              ValueRange{arith::SelectOp::create(nb, l, take, x, accValue),
+                         arith::SelectOp::create(nb, l, take, i, accIndex)});
+        });
+    values.push_back(pass.getResult(0));
+    indices.push_back(pass.getResult(1));
+  }
+
+  SmallVector<int64_t> outShape(type.getShape());
+  outShape[axis] = k;
+  auto valuesType = RankedTensorType::get(outShape, element);
+  auto indicesType = RankedTensorType::get(outShape, i64);
+  if (k == 0)
+    return {createEmpty(b, loc, valuesType), createEmpty(b, loc, indicesType)};
+  SmallVector<Value> inputs(values);
+  inputs.append(indices);
+  SmallVector<AffineMap> indexing(2 * k, maps.row);
+  indexing.append({maps.identity, maps.identity});
+  auto gather = linalg::GenericOp::create(
+      b, loc, TypeRange{valuesType, indicesType}, inputs,
+      ValueRange{createEmpty(b, loc, valuesType),
+                 createEmpty(b, loc, indicesType)},
+      indexing, maps.parallel, [&](OpBuilder &nb, Location l, ValueRange args) {
+        Value slot = linalg::IndexOp::create(nb, l, axis);
+        Value v = args[k - 1], i = args[2 * k - 1];
+        for (int64_t r = k - 2; r >= 0; --r) {
+          Value hit =
+              arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq, slot,
+                                    arith::ConstantIndexOp::create(nb, l, r));
+          v = arith::SelectOp::create(nb, l, hit, args[r], v);
+          i = arith::SelectOp::create(nb, l, hit, args[k + r], i);
+        }
+        linalg::YieldOp::create(nb, l, ValueRange{v, i});
+      });
+  return {gather.getResult(0), gather.getResult(1)};
+}
+
 struct TopKLowering : OpConversionPattern<TopKOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -764,6 +881,13 @@ struct TopKLowering : OpConversionPattern<TopKOp> {
     bool isFloat = isa<FloatType>(element);
     bool isUns = isUnsigned(original), largest = op.getLargest();
     Type i64 = rewriter.getI64Type();
+    int64_t k = op.getK();
+    if (k <= kMaxTopKSelectionPasses) {
+      auto [values, indices] =
+          buildTopKByPasses(rewriter, loc, input, original, axis, k, largest);
+      rewriter.replaceOp(op, {values, indices});
+      return success();
+    }
 
     // Two loops along the axis: `own` (dim `axis`) and `other` (dim `rank`).
     SmallVector<AffineExpr> otherExprs;

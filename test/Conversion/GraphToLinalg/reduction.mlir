@@ -160,16 +160,35 @@ func.func @cumsum(%x: tensor<2x3xi32>) -> tensor<2x3xi32> {
 
 // -----
 
-// TopK: rank every element, then pick rank r for output slot r.
-// CHECK-LABEL: func @topk
-// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]
+// TopK with a small k: one selection pass per output slot (the first
+// element after the previous pick in value-then-position order), then a
+// gather of the picks into the slots.
+// CHECK-LABEL: func @topk_passes
+// CHECK: %[[P0:.*]]:2 = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+// CHECK-SAME: ins(%{{.*}} : tensor<3x4xf32>) outs(%{{.*}}, %{{.*}} : tensor<3xf32>, tensor<3xi64>)
 // CHECK:   arith.cmpf ogt
-// CHECK:   arith.cmpf oeq
-// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]
-// CHECK-SAME: outs(%{{.*}}, %{{.*}} : tensor<3x2xf32>, tensor<3x2xi64>)
-func.func @topk(%x: tensor<3x4xf32>) -> (tensor<3x2xf32>, tensor<3x2xi64>) {
+// CHECK: %[[P1:.*]]:2 = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+// CHECK-SAME: ins(%{{.*}}, %[[P0]]#0, %[[P0]]#1 : tensor<3x4xf32>, tensor<3xf32>, tensor<3xi64>)
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]
+// CHECK-SAME: ins(%[[P0]]#0, %[[P1]]#0, %[[P0]]#1, %[[P1]]#1 : {{.*}}) outs(%{{.*}}, %{{.*}} : tensor<3x2xf32>, tensor<3x2xi64>)
+func.func @topk_passes(%x: tensor<3x4xf32>) -> (tensor<3x2xf32>, tensor<3x2xi64>) {
   %0:2 = ridge.topk %x {axis = 1 : i64, k = 2 : i64} : tensor<3x4xf32> -> tensor<3x2xf32>, tensor<3x2xi64>
   return %0#0, %0#1 : tensor<3x2xf32>, tensor<3x2xi64>
+}
+
+// -----
+
+// TopK with a large k: rank every element against all others, then pick
+// rank r for output slot r.
+// CHECK-LABEL: func @topk_ranks
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+// CHECK:   arith.cmpi ult
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+// CHECK-SAME: outs(%{{.*}}, %{{.*}} : tensor<40xi32>, tensor<40xi64>)
+// CHECK:   arith.cmpi eq
+func.func @topk_ranks(%x: tensor<50xi32>) -> (tensor<40xi32>, tensor<40xi64>) {
+  %0:2 = ridge.topk %x {axis = 0 : i64, k = 40 : i64, largest = false} : tensor<50xi32> -> tensor<40xi32>, tensor<40xi64>
+  return %0#0, %0#1 : tensor<40xi32>, tensor<40xi64>
 }
 
 // -----
