@@ -49,9 +49,18 @@ SmallVector<int64_t> getReducedShape(RankedTensorType type,
   return shape;
 }
 
+/// `v` converted to the float type `type`, extending or truncating.
+Value convertFloat(OpBuilder &b, Location loc, Value v, Type type) {
+  if (v.getType() == type)
+    return v;
+  if (v.getType().getIntOrFloatBitWidth() < type.getIntOrFloatBitWidth())
+    return arith::ExtFOp::create(b, loc, type, v);
+  return arith::TruncFOp::create(b, loc, type, v);
+}
+
 /// Reduces `input` along `axes` with `combine` into a tensor of `accType`
-/// without the reduced dims, starting from `initValue`. Each element is
-/// converted with `convert` (default: float extension) before combining.
+/// without the reduced dims, starting from `initValue`. Float elements are
+/// converted to `accType` before combining.
 Value buildReduction(OpBuilder &b, Location loc, Value input,
                      ArrayRef<int64_t> axes, Type accType, TypedAttr initValue,
                      Combiner combine) {
@@ -73,7 +82,7 @@ Value buildReduction(OpBuilder &b, Location loc, Value input,
              ArrayRef<AffineMap>{inMap, outMap}, iterators,
              [&](OpBuilder &nb, Location nloc, ValueRange args) {
                Value v = isa<FloatType>(accType)
-                             ? extendTo(nb, nloc, args[0], accType)
+                             ? convertFloat(nb, nloc, args[0], accType)
                              : args[0];
                linalg::YieldOp::create(nb, nloc, combine(nb, nloc, args[1], v));
              })
@@ -102,12 +111,6 @@ Value expandReducedDims(OpBuilder &b, Location loc, Value value,
     pending.clear();
   }
   return tensor::ExpandShapeOp::create(b, loc, target, value, groups);
-}
-
-/// Elementwise generic over same-shaped `inputs` into a tensor of `type`.
-Value buildMap(OpBuilder &b, Location loc, RankedTensorType type,
-               ValueRange inputs, ScalarBuilder scalar) {
-  return buildElementwise(b, loc, type, inputs, scalar);
 }
 
 TypedAttr getZero(OpBuilder &b, Type type) {
@@ -230,7 +233,7 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
     auto reducedType = cast<RankedTensorType>(reduced.getType());
     if (kind == ReduceKind::Mean || acc != element) {
       auto resultType = RankedTensorType::get(reducedType.getShape(), element);
-      reduced = buildMap(
+      reduced = buildElementwise(
           rewriter, loc, resultType, reduced,
           [&](OpBuilder &b, Location l, ValueRange args) -> Value {
             Value v = args[0];
@@ -495,11 +498,7 @@ struct LayerNormLowering : OpConversionPattern<LayerNormOp> {
     AffineMap rowMap = getDroppedDimsMap(rank, rank, axes, ctx);
     auto rowType = RankedTensorType::get(getReducedShape(type, axes), acc);
     auto convert = [&](OpBuilder &b, Location l, Value v) -> Value {
-      if (v.getType() == acc)
-        return v;
-      if (v.getType().getIntOrFloatBitWidth() < acc.getIntOrFloatBitWidth())
-        return arith::ExtFOp::create(b, l, acc, v);
-      return arith::TruncFOp::create(b, l, acc, v);
+      return convertFloat(b, l, v, acc);
     };
     auto constant = [&](OpBuilder &b, Location l, double v) -> Value {
       return arith::ConstantOp::create(b, l, b.getFloatAttr(acc, v));
@@ -509,13 +508,13 @@ struct LayerNormLowering : OpConversionPattern<LayerNormOp> {
     Value sum = buildReduction(
         rewriter, loc, input, axes, acc, rewriter.getFloatAttr(acc, 0.0),
         [&](OpBuilder &b, Location l, Value a, Value v) -> Value {
-          return arith::AddFOp::create(b, l, a, convert(b, l, v));
+          return arith::AddFOp::create(b, l, a, v);
         });
-    Value mean = buildMap(rewriter, loc, rowType, sum,
-                          [&](OpBuilder &b, Location l, ValueRange args) {
-                            return arith::DivFOp::create(b, l, args[0],
-                                                         constant(b, l, count));
-                          });
+    Value mean = buildElementwise(
+        rewriter, loc, rowType, sum,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          return arith::DivFOp::create(b, l, args[0], constant(b, l, count));
+        });
     // inv_std_dev = 1 / sqrt(sum((x - mean)^2) / count + epsilon).
     SmallVector<utils::IteratorType> iterators(rank,
                                                utils::IteratorType::parallel);
@@ -536,7 +535,7 @@ struct LayerNormLowering : OpConversionPattern<LayerNormOp> {
             })
             .getResult(0);
     double epsilon = op.getEpsilon().convertToDouble();
-    Value invStd = buildMap(
+    Value invStd = buildElementwise(
         rewriter, loc, rowType, squares,
         [&](OpBuilder &b, Location l, ValueRange args) -> Value {
           Value var =
@@ -571,11 +570,7 @@ struct LayerNormLowering : OpConversionPattern<LayerNormOp> {
               r = arith::MulFOp::create(b, l, r, convert(b, l, args[3]));
               if (args.size() > 5)
                 r = arith::AddFOp::create(b, l, r, convert(b, l, args[4]));
-              if (r.getType() != element)
-                r = isa<Float64Type>(element)
-                        ? arith::ExtFOp::create(b, l, element, r).getResult()
-                        : arith::TruncFOp::create(b, l, element, r).getResult();
-              linalg::YieldOp::create(b, l, r);
+              linalg::YieldOp::create(b, l, convertFloat(b, l, r, element));
             })
             .getResult(0);
 
@@ -583,10 +578,10 @@ struct LayerNormLowering : OpConversionPattern<LayerNormOp> {
     auto toStash = [&](Value row, Type resultType) -> Value {
       auto statType = RankedTensorType::get(rowType.getShape(), stash);
       if (stash != acc)
-        row = buildMap(rewriter, loc, statType, row,
-                       [&](OpBuilder &b, Location l, ValueRange args) {
-                         return truncateTo(b, l, args[0], stash);
-                       });
+        row = buildElementwise(rewriter, loc, statType, row,
+                               [&](OpBuilder &b, Location l, ValueRange args) {
+                                 return truncateTo(b, l, args[0], stash);
+                               });
       return expandReducedDims(rewriter, loc, row,
                                cast<RankedTensorType>(resultType), axes);
     };
@@ -667,7 +662,7 @@ struct LRNLowering : OpConversionPattern<LRNOp> {
     double alpha = op.getAlpha().convertToDouble();
     double beta = op.getBeta().convertToDouble();
     double bias = op.getBias().convertToDouble();
-    Value result = buildMap(
+    Value result = buildElementwise(
         rewriter, loc, type, ValueRange{input, sums},
         [&](OpBuilder &b, Location l, ValueRange args) -> Value {
           auto c = [&](double v) -> Value {
@@ -738,10 +733,10 @@ struct CumSumLowering : OpConversionPattern<CumSumOp> {
             })
             .getResult(0);
     if (acc != element)
-      sums = buildMap(rewriter, loc, type, sums,
-                      [&](OpBuilder &b, Location l, ValueRange args) {
-                        return truncateTo(b, l, args[0], element);
-                      });
+      sums = buildElementwise(rewriter, loc, type, sums,
+                              [&](OpBuilder &b, Location l, ValueRange args) {
+                                return truncateTo(b, l, args[0], element);
+                              });
     rewriter.replaceOp(op, sums);
     return success();
   }
@@ -1007,10 +1002,10 @@ struct EinsumLowering : OpConversionPattern<EinsumOp> {
             })
             .getResult(0);
     if (acc != element)
-      result = buildMap(rewriter, loc, type, result,
-                        [&](OpBuilder &b, Location l, ValueRange args) {
-                          return truncateTo(b, l, args[0], element);
-                        });
+      result = buildElementwise(rewriter, loc, type, result,
+                                [&](OpBuilder &b, Location l, ValueRange args) {
+                                  return truncateTo(b, l, args[0], element);
+                                });
     rewriter.replaceOp(op, result);
     return success();
   }
