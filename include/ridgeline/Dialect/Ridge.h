@@ -37,6 +37,7 @@ FailureOr<SmallVector<int64_t>> broadcastShapes(ArrayRef<int64_t> lhs,
                                                 ArrayRef<int64_t> rhs);
 } // namespace mlir::ridge
 
+#include "Ridge/RidgeEnums.h.inc"
 #include "Ridge/RidgeInterfaces.h.inc"
 #include "Ridge/RidgeOpsDialect.h.inc"
 
