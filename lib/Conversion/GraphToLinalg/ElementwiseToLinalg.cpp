@@ -47,7 +47,46 @@ Value buildScalar<PowOp>(PowOp, OpBuilder &b, Location loc, Type original,
     return computeInAccumulatorType(b, loc, args, [&](ValueRange v) -> Value {
       return math::PowFOp::create(b, loc, v[0], v[1]);
     });
-  return math::IPowIOp::create(b, loc, args[0], args[1]);
+  // Integer power by squaring, unrolled over the exponent's bits into
+  // straight-line code: math.ipowi becomes a library function call that GPU
+  // kernels cannot make. Products wrap around.
+  Value base = args[0], exponent = args[1];
+  Type type = base.getType();
+  unsigned width = type.getIntOrFloatBitWidth();
+  auto constant = [&](int64_t v) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, v));
+  };
+  Value zero = constant(0), one = constant(1);
+  Value result = one, square = base;
+  for (unsigned bit = 0; bit < width; ++bit) {
+    Value shifted = arith::ShRUIOp::create(b, loc, exponent, constant(bit));
+    Value isSet = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ne,
+        arith::AndIOp::create(b, loc, shifted, one), zero);
+    Value product = arith::MulIOp::create(b, loc, result, square);
+    result = arith::SelectOp::create(b, loc, isSet, product, result);
+    if (bit + 1 < width)
+      square = arith::MulIOp::create(b, loc, square, square);
+  }
+  if (original.isUnsignedInteger())
+    return result;
+  // A negative exponent gives the truncated reciprocal: 1 for base 1, +-1 for
+  // base -1 by the exponent's parity, 0 otherwise.
+  Value minusOne = constant(-1);
+  Value odd =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                            arith::AndIOp::create(b, loc, exponent, one), zero);
+  Value baseIsOne =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, base, one);
+  Value baseIsMinusOne =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, base, minusOne);
+  Value minusOnePower = arith::SelectOp::create(b, loc, odd, minusOne, one);
+  Value reciprocal = arith::SelectOp::create(
+      b, loc, baseIsOne, one,
+      arith::SelectOp::create(b, loc, baseIsMinusOne, minusOnePower, zero));
+  Value negative =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, exponent, zero);
+  return arith::SelectOp::create(b, loc, negative, reciprocal, result);
 }
 
 template <>

@@ -118,3 +118,19 @@ func.func @not_and(%a: tensor<4xi1>, %b: tensor<4xi1>) -> tensor<4xi1> {
   %1 = ridge.and %0, %b : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>
   return %1 : tensor<4xi1>
 }
+
+// -----
+
+// Integer Pow is straight-line square-and-multiply (no library call, so GPU
+// kernels can use it too), with the truncated reciprocal for negative
+// exponents.
+// CHECK-LABEL: func @pow_i8
+// CHECK-NOT: math.ipowi
+// CHECK: arith.shrui
+// CHECK: arith.muli
+// CHECK: arith.cmpi slt
+// CHECK: linalg.yield
+func.func @pow_i8(%a: tensor<4xi8>, %b: tensor<4xi8>) -> tensor<4xi8> {
+  %0 = ridge.pow %a, %b : (tensor<4xi8>, tensor<4xi8>) -> tensor<4xi8>
+  return %0 : tensor<4xi8>
+}
