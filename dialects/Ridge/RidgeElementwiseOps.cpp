@@ -42,33 +42,73 @@ struct Element {
 
 using ElementFn = function_ref<std::optional<Element>(ArrayRef<Element>)>;
 
+/// `value` converted to an APFloat of `type` (rounding to nearest even).
+APFloat toFloat(double value, FloatType type) {
+  APFloat result(value);
+  bool losesInfo;
+  result.convert(type.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+                 &losesInfo);
+  return result;
+}
+
 /// Evaluates `fn` on the elements of the constant `operands` broadcast (numpy
 /// rules) to `resultType`. Null when an operand is not a dense constant, the
-/// result is too large, or `fn` declines an element (division by zero).
+/// result is too large (and not a splat), or `fn` declines an element
+/// (division by zero).
 Attribute foldElementwise(ArrayRef<Attribute> operands, Type resultType,
                           ElementFn fn) {
   auto type = dyn_cast<RankedTensorType>(resultType);
-  if (!type || !type.hasStaticShape() ||
-      type.getNumElements() > kMaxFoldElements)
+  if (!type || !type.hasStaticShape())
     return {};
+  Type elementType = type.getElementType();
+  auto floatType = dyn_cast<FloatType>(elementType);
+  if (!floatType && !elementType.isInteger())
+    return {};
+  unsigned width = floatType ? 0 : elementType.getIntOrFloatBitWidth();
   SmallVector<DenseElementsAttr> dense;
+  bool allSplat = true;
   for (Attribute attr : operands) {
     auto value = dyn_cast_if_present<DenseElementsAttr>(attr);
-    if (!value || !value.getType().hasStaticShape())
+    if (!value)
       return {};
+    Type operandElement = value.getElementType();
+    if (!isa<FloatType>(operandElement) && !operandElement.isInteger())
+      return {};
+    allSplat &= value.isSplat();
     dense.push_back(value);
   }
+  if (!allSplat && type.getNumElements() > kMaxFoldElements)
+    return {};
+  // Splats keep one element.
   SmallVector<SmallVector<Element>> values(dense.size());
   for (auto [value, elements] : llvm::zip(dense, values)) {
-    if (isa<FloatType>(value.getElementType())) {
+    bool isFloat = isa<FloatType>(value.getElementType());
+    if (value.isSplat()) {
+      elements.push_back(
+          isFloat ? Element::ofFloat(
+                        value.getSplatValue<APFloat>().convertToDouble())
+                  : Element::ofInt(value.getSplatValue<APInt>()));
+    } else if (isFloat) {
       for (APFloat v : value.getValues<APFloat>())
         elements.push_back(Element::ofFloat(v.convertToDouble()));
-    } else if (value.getElementType().isIntOrIndex()) {
+    } else {
       for (APInt v : value.getValues<APInt>())
         elements.push_back(Element::ofInt(v));
-    } else {
-      return {};
     }
+  }
+
+  if (allSplat) {
+    SmallVector<Element> args;
+    for (const SmallVector<Element> &elements : values)
+      args.push_back(elements.front());
+    std::optional<Element> result = fn(args);
+    if (!result)
+      return {};
+    if (floatType)
+      return DenseElementsAttr::get(type, toFloat(result->f, floatType));
+    if (result->i.getBitWidth() != width)
+      return {};
+    return DenseElementsAttr::get(type, result->i);
   }
 
   // Walk the result in row-major order, keeping each operand's linear index
@@ -94,9 +134,6 @@ Attribute foldElementwise(ArrayRef<Attribute> operands, Type resultType,
     strides.push_back(std::move(s));
   }
 
-  Type elementType = type.getElementType();
-  auto floatType = dyn_cast<FloatType>(elementType);
-  unsigned width = floatType ? 0 : elementType.getIntOrFloatBitWidth();
   SmallVector<APFloat> floats;
   SmallVector<APInt> ints;
   SmallVector<int64_t> index(rank, 0);
@@ -109,11 +146,7 @@ Attribute foldElementwise(ArrayRef<Attribute> operands, Type resultType,
     if (!result)
       return {};
     if (floatType) {
-      APFloat v(result->f);
-      bool losesInfo;
-      v.convert(floatType.getFloatSemantics(), APFloat::rmNearestTiesToEven,
-                &losesInfo);
-      floats.push_back(v);
+      floats.push_back(toFloat(result->f, floatType));
     } else {
       if (result->i.getBitWidth() != width)
         return {};
@@ -407,11 +440,27 @@ RIDGE_DEFINE_PREDICATE(LessOp, isUnsigned ? a.ult(b) : a.slt(b), x < y)
 RIDGE_DEFINE_PREDICATE(LessEqualOp, isUnsigned ? a.ule(b) : a.sle(b), x <= y)
 RIDGE_DEFINE_PREDICATE(GreaterOp, isUnsigned ? a.ugt(b) : a.sgt(b), x > y)
 RIDGE_DEFINE_PREDICATE(GreaterEqualOp, isUnsigned ? a.uge(b) : a.sge(b), x >= y)
-// Logical ops only see bools.
-RIDGE_DEFINE_PREDICATE(AndOp, (a & b).getBoolValue(), false)
-RIDGE_DEFINE_PREDICATE(OrOp, (a | b).getBoolValue(), false)
-RIDGE_DEFINE_PREDICATE(XorOp, (a ^ b).getBoolValue(), false)
 #undef RIDGE_DEFINE_PREDICATE
+
+// Operands are bools (i1), so bitwise is logical.
+#define RIDGE_DEFINE_LOGICAL(OP, EXPR)                                         \
+  LogicalResult OP::inferReturnTypes(                                          \
+      MLIRContext *, std::optional<Location> loc, Adaptor adaptor,             \
+      SmallVectorImpl<Type> &results) {                                        \
+    return inferCompareType(loc, adaptor.getLhs(), adaptor.getRhs(), results); \
+  }                                                                            \
+  int64_t OP::getFlops() { return getNumElements(getType()); }                 \
+  OpFoldResult OP::fold(FoldAdaptor adaptor) {                                 \
+    return foldElementwise(adaptor.getOperands(), getType(),                   \
+                           [](ArrayRef<Element> e) -> std::optional<Element> { \
+                             const APInt &a = e[0].i, &b = e[1].i;             \
+                             return Element::ofInt(EXPR);                      \
+                           });                                                 \
+  }
+RIDGE_DEFINE_LOGICAL(AndOp, a &b)
+RIDGE_DEFINE_LOGICAL(OrOp, a | b)
+RIDGE_DEFINE_LOGICAL(XorOp, a ^ b)
+#undef RIDGE_DEFINE_LOGICAL
 
 LogicalResult ModOp::inferReturnTypes(MLIRContext *,
                                       std::optional<Location> loc,

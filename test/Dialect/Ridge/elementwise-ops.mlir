@@ -171,3 +171,18 @@ func.func @no_fold(%x: tensor<3xi64>) -> tensor<3xi64> {
   %sel = ridge.select %eq, %one, %x : (tensor<3xi1>, tensor<i64>, tensor<3xi64>) -> tensor<3xi64>
   return %sel : tensor<3xi64>
 }
+
+// -----
+
+// Splats fold at any size; other constants only up to 4096 elements.
+// FOLD-LABEL: func @fold_splat
+// FOLD-NEXT: %[[C:.*]] = ridge.constant dense<true> : tensor<128x128xi1>
+// FOLD-NEXT: return %[[C]]
+func.func @fold_splat() -> tensor<128x128xi1> {
+  %a = ridge.constant dense<1.0> : tensor<128x128xf32>
+  %b = ridge.constant dense<2.0> : tensor<128xf32>
+  %s = ridge.add %a, %b : (tensor<128x128xf32>, tensor<128xf32>) -> tensor<128x128xf32>
+  %c = ridge.constant dense<3.0> : tensor<f32>
+  %e = ridge.equal %s, %c : (tensor<128x128xf32>, tensor<f32>) -> tensor<128x128xi1>
+  return %e : tensor<128x128xi1>
+}
