@@ -12,9 +12,6 @@
 
 #include "ImporterInternal.h"
 
-#include "mlir/IR/Matchers.h"
-#include "mlir/IR/Verifier.h"
-
 #include <cmath>
 
 using namespace mlir;
@@ -48,11 +45,21 @@ static Value castTo(NodeContext &n, Value input, Type elementType) {
   return n.builder.createOrFold<CastOp>(n.loc, type.clone(elementType), input);
 }
 
-/// Builds a binary op of operands known to be compatible (same element type,
-/// one of them rank 0 or broadcastable): used by the activation expansions.
+/// Builds (and folds, when its operands are constants) an op whose operands
+/// are known to be compatible, e.g. an operand and a rank-0 constant of its
+/// element type in the activation expansions.
 template <typename OpTy, typename... Args>
 static Value build(NodeContext &n, Args &&...args) {
   return n.builder.createOrFold<OpTy>(n.loc, std::forward<Args>(args)...);
+}
+
+/// Checks that `OpTy` accepts `operands` (element types, broadcasting),
+/// reporting the problem at the node instead of building an invalid op.
+template <typename OpTy>
+static LogicalResult checkOperands(NodeContext &n, ValueRange operands) {
+  SmallVector<Type> inferred;
+  return OpTy::inferReturnTypes(n.builder.getContext(), n.loc,
+                                typename OpTy::Adaptor(operands), inferred);
 }
 
 static LogicalResult requireFloat(NodeContext &n, Value input) {
@@ -188,10 +195,7 @@ static LogicalResult importMod(NodeContext &n) {
   bool fmod = n.attrInt("fmod", 0) != 0;
   if (isa<FloatType>(getElementTypeOf(*lhs)) && !fmod)
     return n.emitError() << "fmod must be 1 for floating-point inputs";
-  SmallVector<Type> inferred;
-  if (failed(ModOp::inferReturnTypes(n.builder.getContext(), n.loc,
-                                     ModOp::Adaptor(ValueRange{*lhs, *rhs}),
-                                     inferred)))
+  if (failed(checkOperands<ModOp>(n, {*lhs, *rhs})))
     return failure();
   n.setResult(0, build<ModOp>(n, *lhs, *rhs, fmod));
   return success();
@@ -211,10 +215,7 @@ static LogicalResult importBitShift(NodeContext &n) {
   if (direction != "LEFT" && direction != "RIGHT")
     return n.emitError() << "direction must be LEFT or RIGHT, got '"
                          << direction << "'";
-  SmallVector<Type> inferred;
-  if (failed(BitShiftOp::inferReturnTypes(
-          n.builder.getContext(), n.loc,
-          BitShiftOp::Adaptor(ValueRange{*lhs, *rhs}), inferred)))
+  if (failed(checkOperands<BitShiftOp>(n, {*lhs, *rhs})))
     return failure();
   n.setResult(0, build<BitShiftOp>(n, *lhs, *rhs,
                                    direction == "LEFT" ? "left" : "right"));
@@ -228,10 +229,7 @@ static LogicalResult importWhere(NodeContext &n) {
   if (failed(cond) || failed(lhs) || failed(rhs) ||
       failed(requireBool(n, *cond)))
     return failure();
-  SmallVector<Type> inferred;
-  if (failed(SelectOp::inferReturnTypes(
-          n.builder.getContext(), n.loc,
-          SelectOp::Adaptor(ValueRange{*cond, *lhs, *rhs}), inferred)))
+  if (failed(checkOperands<SelectOp>(n, {*cond, *lhs, *rhs})))
     return failure();
   n.setResult(0, build<SelectOp>(n, *cond, *lhs, *rhs));
   return success();
