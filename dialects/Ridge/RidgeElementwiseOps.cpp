@@ -282,8 +282,17 @@ RIDGE_FOLD_UNARY(SignOp,
                  : x > 0       ? 1.0
                  : x < 0       ? -1.0
                                : 0.0)
-RIDGE_FOLD_UNARY(NotOp, ~a, x)
 #undef RIDGE_FOLD_UNARY
+
+OpFoldResult NotOp::fold(FoldAdaptor adaptor) {
+  // not(not(x)) -> x.
+  if (auto producer = getInput().getDefiningOp<NotOp>())
+    return producer.getInput();
+  return foldElementwise(adaptor.getOperands(), getType(),
+                         [](ArrayRef<Element> e) -> std::optional<Element> {
+                           return Element::ofInt(~e[0].i);
+                         });
+}
 
 OpFoldResult mlir::ridge::detail::foldCastConstant(Attribute input,
                                                    Type inputType,
@@ -561,6 +570,15 @@ OpFoldResult SelectOp::fold(FoldAdaptor adaptor) {
   if (getTrueValue() == getFalseValue() &&
       getTrueValue().getType() == getType())
     return getTrueValue();
+  // A uniform condition picks one branch, if that branch needs no
+  // broadcasting.
+  if (auto cond =
+          dyn_cast_if_present<SplatElementsAttr>(adaptor.getCondition())) {
+    Value chosen =
+        cond.getSplatValue<bool>() ? getTrueValue() : getFalseValue();
+    if (chosen.getType() == getType())
+      return chosen;
+  }
   return foldElementwise(adaptor.getOperands(), getType(),
                          [](ArrayRef<Element> e) -> std::optional<Element> {
                            return e[0].i.getBoolValue() ? e[1] : e[2];

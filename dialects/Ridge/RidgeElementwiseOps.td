@@ -54,8 +54,8 @@ def Ridge_RoundOp : Ridge_FloatUnaryOp<"round", "Round"> {
 
 def Ridge_SignOp : Ridge_UnaryOp<"sign", "Sign"> {
   let description = [{
-    ONNX `Sign`: -1, 0 or 1 by the sign of the element (0 for NaN-free zero;
-    unsigned integers give 0 or 1).
+    ONNX `Sign`: -1, 0 or 1 by the sign of the element; NaN stays NaN and
+    unsigned integers give 0 or 1.
   }];
   let hasFolder = 1;
 }

@@ -186,3 +186,17 @@ func.func @fold_splat() -> tensor<128x128xi1> {
   %e = ridge.equal %s, %c : (tensor<128x128xf32>, tensor<f32>) -> tensor<128x128xi1>
   return %e : tensor<128x128xi1>
 }
+
+// -----
+
+// A constant condition picks a branch; not(not(x)) is x.
+// FOLD-LABEL: func @fold_select_branch
+// FOLD-SAME: (%[[X:.*]]: tensor<3xf32>, %[[Y:.*]]: tensor<3xf32>, %[[B:.*]]: tensor<3xi1>)
+// FOLD-NEXT: return %[[Y]], %[[B]]
+func.func @fold_select_branch(%x: tensor<3xf32>, %y: tensor<3xf32>, %b: tensor<3xi1>) -> (tensor<3xf32>, tensor<3xi1>) {
+  %c = ridge.constant dense<false> : tensor<3xi1>
+  %0 = ridge.select %c, %x, %y : (tensor<3xi1>, tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  %1 = ridge.not %b : tensor<3xi1>
+  %2 = ridge.not %1 : tensor<3xi1>
+  return %0, %2 : tensor<3xf32>, tensor<3xi1>
+}
