@@ -28,9 +28,9 @@ LogicalResult inferenceError(std::optional<Location> loc, const Twine &message);
 LogicalResult inferBinaryType(std::optional<Location> loc, Value lhs, Value rhs,
                               SmallVectorImpl<Type> &results);
 
-/// ONNX Cast of a small dense constant `input` (of `inputType`) to
-/// `resultType`; null when `input` is not one. Defined with the elementwise
-/// folders (RidgeElementwiseOps.cpp).
+/// ONNX Cast of the dense constant `input` (of `inputType`) to `resultType`;
+/// null when `input` is not a splat or a small dense constant. Defined with
+/// the elementwise folders (RidgeElementwiseOps.cpp).
 OpFoldResult foldCastConstant(Attribute input, Type inputType, Type resultType);
 } // namespace mlir::ridge::detail
 
