@@ -302,17 +302,35 @@ OpFoldResult mlir::ridge::detail::foldCastConstant(Attribute input,
   bool fromFloat = isa<FloatType>(from);
   bool fromUnsigned = from.isUnsignedInteger() || from.isInteger(1);
   bool toUnsigned = to.isUnsignedInteger();
+  if (auto floatType = dyn_cast<FloatType>(to); floatType && !fromFloat) {
+    // Integer to float rounds once, directly to the target type (through
+    // double, 64-bit integers could round twice).
+    auto dense = dyn_cast_if_present<DenseElementsAttr>(input);
+    auto type = dyn_cast<RankedTensorType>(resultType);
+    if (!dense || !type || !type.hasStaticShape() ||
+        (!dense.isSplat() && dense.getNumElements() > kMaxFoldElements))
+      return {};
+    auto convert = [&](const APInt &v) {
+      APFloat result(floatType.getFloatSemantics());
+      result.convertFromAPInt(v, /*IsSigned=*/!fromUnsigned,
+                              APFloat::rmNearestTiesToEven);
+      return result;
+    };
+    if (dense.isSplat())
+      return DenseElementsAttr::get(type,
+                                    convert(dense.getSplatValue<APInt>()));
+    SmallVector<APFloat> values;
+    for (APInt v : dense.getValues<APInt>())
+      values.push_back(convert(v));
+    return DenseElementsAttr::get(type, values);
+  }
   return foldElementwise(
       input, resultType, [&](ArrayRef<Element> e) -> std::optional<Element> {
         const Element &x = e[0];
         if (to.isInteger(1))
           return Element::ofBool(fromFloat ? x.f != 0 : !x.i.isZero());
-        if (isa<FloatType>(to)) {
-          if (fromFloat)
-            return x;
-          return Element::ofFloat(fromUnsigned ? x.i.roundToDouble(false)
-                                               : x.i.roundToDouble(true));
-        }
+        if (isa<FloatType>(to))
+          return x;
         unsigned width = to.getIntOrFloatBitWidth();
         if (fromFloat) {
           // Truncates toward zero; out-of-range values are undefined in

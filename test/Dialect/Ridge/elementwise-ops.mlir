@@ -200,3 +200,18 @@ func.func @fold_select_branch(%x: tensor<3xf32>, %y: tensor<3xf32>, %b: tensor<3
   %2 = ridge.not %1 : tensor<3xi1>
   return %0, %2 : tensor<3xf32>, tensor<3xi1>
 }
+
+// -----
+
+// Integer to float casts round to nearest even (16777217 = 2^24 + 1 becomes
+// 2^24 = 0x4B800000 in f32); unsigned sources convert unsigned.
+// FOLD-LABEL: func @fold_cast_int_to_float
+// FOLD-DAG: ridge.constant dense<[0x4B800000, -1.000000e+00]> : tensor<2xf32>
+// FOLD-DAG: ridge.constant dense<2.550000e+02> : tensor<4xf16>
+func.func @fold_cast_int_to_float() -> (tensor<2xf32>, tensor<4xf16>) {
+  %a = ridge.constant dense<[16777217, -1]> : tensor<2xi64>
+  %b = ridge.cast %a : tensor<2xi64> -> tensor<2xf32>
+  %u = ridge.constant dense<255> : tensor<4xui8>
+  %h = ridge.cast %u : tensor<4xui8> -> tensor<4xf16>
+  return %b, %h : tensor<2xf32>, tensor<4xf16>
+}
