@@ -486,7 +486,8 @@ static NodeHandler windowHandler(SmallVector<double, 3> coefficients) {
   return [coefficients](NodeContext &n) -> LogicalResult {
     std::optional<SmallVector<int64_t>> size = n.constantInts(0);
     if (!size || size->size() != 1)
-      return n.emitError() << "the window size must be a constant scalar";
+      return n.emitError() << "the window size (input 0) must be a constant "
+                              "scalar: the output shape depends on its value";
     int64_t count = (*size)[0];
     if (count < 0)
       return n.emitError() << "window size " << count << " is negative";
@@ -541,10 +542,12 @@ void mlir::ridge::onnx_import::registerElementwiseHandlers(
   table.add("Pow", 7, importPow);
   table.add("Mod", 10, importMod);
   table.add("BitShift", 11, importBitShift);
-  table.add("Max", 8, variadicHandler<MaxOp>());
-  table.add("Min", 8, variadicHandler<MinOp>());
-  table.add("Sum", 8, variadicHandler<AddOp>());
-  table.add("Mean", 8, importMean);
+  // Variadic ops: opset 6/7 require equal shapes, which broadcasting (opset
+  // 8+) accepts as well; opset 12/13 added integer types.
+  table.add("Max", 6, variadicHandler<MaxOp>());
+  table.add("Min", 6, variadicHandler<MinOp>());
+  table.add("Sum", 6, variadicHandler<AddOp>());
+  table.add("Mean", 6, importMean);
   table.add("Clip", 6, importClip6);
   table.add("Clip", 11, importClip11);
 
