@@ -35,10 +35,59 @@ Value buildScalar(OpTy op, OpBuilder &b, Location loc, Type original,
 RIDGE_FLOAT_INT_BINARY(AddOp, arith::AddFOp, arith::AddIOp, arith::AddIOp)
 RIDGE_FLOAT_INT_BINARY(SubOp, arith::SubFOp, arith::SubIOp, arith::SubIOp)
 RIDGE_FLOAT_INT_BINARY(MulOp, arith::MulFOp, arith::MulIOp, arith::MulIOp)
-RIDGE_FLOAT_INT_BINARY(DivOp, arith::DivFOp, arith::DivSIOp, arith::DivUIOp)
 RIDGE_FLOAT_INT_BINARY(MaxOp, arith::MaximumFOp, arith::MaxSIOp, arith::MaxUIOp)
 RIDGE_FLOAT_INT_BINARY(MinOp, arith::MinimumFOp, arith::MinSIOp, arith::MinUIOp)
 #undef RIDGE_FLOAT_INT_BINARY
+
+/// A divisor for which integer division cannot trap: 0 (division by zero)
+/// and, for signed types, -1 (INT_MIN / -1 overflows) become 1. Callers fix
+/// up those lanes with the `isZero` and `isMinusOne` predicates.
+struct SafeDivisor {
+  Value divisor;
+  Value isZero;
+  Value isMinusOne; // null for unsigned types
+};
+
+SafeDivisor getSafeDivisor(OpBuilder &b, Location loc, Value y, Type original) {
+  Type type = y.getType();
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
+  Value one = arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, 1));
+  SafeDivisor safe;
+  safe.isZero =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, y, zero);
+  Value unsafe = safe.isZero;
+  if (!original.isUnsignedInteger()) {
+    Value minusOne =
+        arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, -1));
+    safe.isMinusOne =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, y, minusOne);
+    unsafe = arith::OrIOp::create(b, loc, unsafe, safe.isMinusOne);
+  }
+  safe.divisor = arith::SelectOp::create(b, loc, unsafe, one, y);
+  return safe;
+}
+
+/// Integer division truncates toward zero; x / -1 is -x (wrapping for
+/// INT_MIN) and x / 0 is 0 (ONNX leaves it undefined; it must not trap).
+template <>
+Value buildScalar<DivOp>(DivOp, OpBuilder &b, Location loc, Type original,
+                         ValueRange args) {
+  if (isa<FloatType>(original))
+    return arith::DivFOp::create(b, loc, args[0], args[1]);
+  Value x = args[0];
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(x.getType()));
+  SafeDivisor safe = getSafeDivisor(b, loc, args[1], original);
+  Value quotient;
+  if (original.isUnsignedInteger()) {
+    quotient = arith::DivUIOp::create(b, loc, x, safe.divisor);
+  } else {
+    quotient = arith::DivSIOp::create(b, loc, x, safe.divisor);
+    Value negated = arith::SubIOp::create(b, loc, zero, x);
+    quotient =
+        arith::SelectOp::create(b, loc, safe.isMinusOne, negated, quotient);
+  }
+  return arith::SelectOp::create(b, loc, safe.isZero, zero, quotient);
+}
 
 template <>
 Value buildScalar<PowOp>(PowOp, OpBuilder &b, Location loc, Type original,
@@ -280,19 +329,17 @@ Value buildScalar<ModOp>(ModOp op, OpBuilder &b, Location loc, Type original,
     return computeInAccumulatorType(b, loc, args, [&](ValueRange v) -> Value {
       return arith::RemFOp::create(b, loc, v[0], v[1]);
     });
-  // Integer remainder by zero traps on most hardware; define it as 0.
   Value x = args[0], y = args[1];
   Type type = x.getType();
   Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
-  Value one = arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, 1));
-  Value isZero =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, y, zero);
-  Value divisor = arith::SelectOp::create(b, loc, isZero, one, y);
+  SafeDivisor safe = getSafeDivisor(b, loc, y, original);
+  Value divisor = safe.divisor;
   Value rem;
   if (original.isUnsignedInteger()) {
     rem = arith::RemUIOp::create(b, loc, x, divisor);
   } else {
-    // remsi takes the dividend's sign (C fmod). For INT_MIN % -1 it is 0.
+    // remsi takes the dividend's sign (C fmod). A divisor of -1 was replaced
+    // by 1, which gives the same remainder 0.
     rem = arith::RemSIOp::create(b, loc, x, divisor);
     if (!op.getFmod()) {
       // Python semantics: a non-zero remainder whose sign differs from the
@@ -310,7 +357,7 @@ Value buildScalar<ModOp>(ModOp op, OpBuilder &b, Location loc, Type original,
       rem = arith::SelectOp::create(b, loc, adjust, adjusted, rem);
     }
   }
-  return arith::SelectOp::create(b, loc, isZero, zero, rem);
+  return arith::SelectOp::create(b, loc, safe.isZero, zero, rem);
 }
 
 template <>

@@ -64,11 +64,11 @@ func.func @round(%a: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// Integer Mod with Python semantics: a guarded remsi moved into the
-// divisor's range when the signs differ.
+// Integer Mod with Python semantics: a remsi (divisors 0 and -1 replaced by
+// 1) moved into the divisor's range when the signs differ.
 // CHECK-LABEL: func @mod_i32
 // CHECK: %[[ISZERO:.*]] = arith.cmpi eq
-// CHECK: %[[DIV:.*]] = arith.select %[[ISZERO]]
+// CHECK: %[[DIV:.*]] = arith.select %{{.*}}, %c1_i32
 // CHECK: %[[REM:.*]] = arith.remsi %{{.*}}, %[[DIV]] : i32
 // CHECK: arith.xori
 // CHECK: %[[ADJ:.*]] = arith.addi %[[REM]], %[[DIV]] : i32
@@ -133,4 +133,23 @@ func.func @not_and(%a: tensor<4xi1>, %b: tensor<4xi1>) -> tensor<4xi1> {
 func.func @pow_i8(%a: tensor<4xi8>, %b: tensor<4xi8>) -> tensor<4xi8> {
   %0 = ridge.pow %a, %b : (tensor<4xi8>, tensor<4xi8>) -> tensor<4xi8>
   return %0 : tensor<4xi8>
+}
+
+// -----
+
+// Integer division cannot trap: divisors 0 and -1 are replaced by 1 and the
+// lanes fixed up (x / 0 = 0, x / -1 = -x).
+// CHECK-LABEL: func @div_i32
+// CHECK: ^bb0(%[[X:.*]]: i32, %[[Y:.*]]: i32, %{{.*}}: i32):
+// CHECK: %[[ISZERO:.*]] = arith.cmpi eq, %[[Y]], %{{.*}} : i32
+// CHECK: %[[ISM1:.*]] = arith.cmpi eq, %[[Y]], %c-1_i32
+// CHECK: %[[UNSAFE:.*]] = arith.ori %[[ISZERO]], %[[ISM1]]
+// CHECK: %[[D:.*]] = arith.select %[[UNSAFE]], %c1_i32, %[[Y]]
+// CHECK: %[[Q:.*]] = arith.divsi %[[X]], %[[D]]
+// CHECK: %[[NEG:.*]] = arith.subi
+// CHECK: %[[Q2:.*]] = arith.select %[[ISM1]], %[[NEG]], %[[Q]]
+// CHECK: arith.select %[[ISZERO]], %{{.*}}, %[[Q2]]
+func.func @div_i32(%a: tensor<4xi32>, %b: tensor<4xi32>) -> tensor<4xi32> {
+  %0 = ridge.div %a, %b : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  return %0 : tensor<4xi32>
 }
