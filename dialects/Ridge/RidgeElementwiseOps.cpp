@@ -233,11 +233,11 @@ APInt integerPower(const APInt &base, const APInt &exponent, bool isUnsigned) {
 RIDGE_FOLD_BINARY(AddOp, Element::ofInt(a + b), x + y)
 RIDGE_FOLD_BINARY(SubOp, Element::ofInt(a - b), x - y)
 RIDGE_FOLD_BINARY(MulOp, Element::ofInt(a *b), x *y)
+// Integer x / 0 is 0 and INT_MIN / -1 wraps, as in the lowering.
 RIDGE_FOLD_BINARY(DivOp,
-                  b.isZero()
-                      ? std::nullopt
-                      : std::optional(Element::ofInt(isUnsigned ? a.udiv(b)
-                                                                : a.sdiv(b))),
+                  Element::ofInt(b.isZero()   ? APInt(a.getBitWidth(), 0)
+                                 : isUnsigned ? a.udiv(b)
+                                              : a.sdiv(b)),
                   x / y)
 RIDGE_FOLD_BINARY(PowOp, Element::ofInt(integerPower(a, b, isUnsigned)),
                   std::pow(x, y))
