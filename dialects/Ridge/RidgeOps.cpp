@@ -157,10 +157,10 @@ RIDGE_DEFINE_UNARY(SigmoidOp)
 RIDGE_DEFINE_UNARY(ReciprocalOp)
 #undef RIDGE_DEFINE_UNARY
 
-OpFoldResult CastOp::fold(FoldAdaptor) {
+OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
   if (getInput().getType() == getType())
     return getInput();
-  return {};
+  return foldCastConstant(adaptor.getInput(), getInput().getType(), getType());
 }
 
 //===----------------------------------------------------------------------===//

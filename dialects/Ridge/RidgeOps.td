@@ -60,13 +60,13 @@ class Ridge_BinaryOp<string mnemonic, string onnxName>
   }];
 }
 
-def Ridge_AddOp : Ridge_BinaryOp<"add", "Add">;
-def Ridge_SubOp : Ridge_BinaryOp<"sub", "Sub">;
-def Ridge_MulOp : Ridge_BinaryOp<"mul", "Mul">;
-def Ridge_DivOp : Ridge_BinaryOp<"div", "Div">;
-def Ridge_PowOp : Ridge_BinaryOp<"pow", "Pow">;
-def Ridge_MaxOp : Ridge_BinaryOp<"max", "Max">;
-def Ridge_MinOp : Ridge_BinaryOp<"min", "Min">;
+def Ridge_AddOp : Ridge_BinaryOp<"add", "Add"> { let hasFolder = 1; }
+def Ridge_SubOp : Ridge_BinaryOp<"sub", "Sub"> { let hasFolder = 1; }
+def Ridge_MulOp : Ridge_BinaryOp<"mul", "Mul"> { let hasFolder = 1; }
+def Ridge_DivOp : Ridge_BinaryOp<"div", "Div"> { let hasFolder = 1; }
+def Ridge_PowOp : Ridge_BinaryOp<"pow", "Pow"> { let hasFolder = 1; }
+def Ridge_MaxOp : Ridge_BinaryOp<"max", "Max"> { let hasFolder = 1; }
+def Ridge_MinOp : Ridge_BinaryOp<"min", "Min"> { let hasFolder = 1; }
 
 class Ridge_UnaryOp<string mnemonic, string onnxName,
                     Type operandType = Ridge_Tensor>
@@ -78,9 +78,9 @@ class Ridge_UnaryOp<string mnemonic, string onnxName,
   let assemblyFormat = "$input attr-dict `:` type($input)";
 }
 
-def Ridge_ReluOp : Ridge_UnaryOp<"relu", "Relu">;
-def Ridge_NegOp : Ridge_UnaryOp<"neg", "Neg">;
-def Ridge_AbsOp : Ridge_UnaryOp<"abs", "Abs">;
+def Ridge_ReluOp : Ridge_UnaryOp<"relu", "Relu"> { let hasFolder = 1; }
+def Ridge_NegOp : Ridge_UnaryOp<"neg", "Neg"> { let hasFolder = 1; }
+def Ridge_AbsOp : Ridge_UnaryOp<"abs", "Abs"> { let hasFolder = 1; }
 def Ridge_TanhOp : Ridge_UnaryOp<"tanh", "Tanh", Ridge_FloatTensor>;
 def Ridge_ExpOp : Ridge_UnaryOp<"exp", "Exp", Ridge_FloatTensor>;
 def Ridge_LogOp : Ridge_UnaryOp<"log", "Log", Ridge_FloatTensor>;

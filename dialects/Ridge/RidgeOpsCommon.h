@@ -27,6 +27,11 @@ LogicalResult inferenceError(std::optional<Location> loc, const Twine &message);
 /// element type.
 LogicalResult inferBinaryType(std::optional<Location> loc, Value lhs, Value rhs,
                               SmallVectorImpl<Type> &results);
+
+/// ONNX Cast of the dense constant `input` (of `inputType`) to `resultType`;
+/// null when `input` is not a splat or a small dense constant. Defined with
+/// the elementwise folders (RidgeElementwiseOps.cpp).
+OpFoldResult foldCastConstant(Attribute input, Type inputType, Type resultType);
 } // namespace mlir::ridge::detail
 
 #endif // RIDGELINE_DIALECTS_RIDGE_RIDGEOPSCOMMON_H

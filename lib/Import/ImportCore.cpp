@@ -24,8 +24,8 @@ static LogicalResult importCast(NodeContext &n) {
                          << getOnnxDataTypeName(to) << " (ONNX data_type " << to
                          << ")";
   auto type = cast<RankedTensorType>(input->getType());
-  n.setResult(
-      0, CastOp::create(n.builder, n.loc, type.clone(elementType), *input));
+  n.setResult(0, n.builder.createOrFold<CastOp>(n.loc, type.clone(elementType),
+                                                *input));
   return success();
 }
 

@@ -1,0 +1,155 @@
+// RUN: ridge-opt %s --ridge-convert-graph-to-linalg --split-input-file | FileCheck %s
+
+// Comparisons produce an i1 result from broadcast operands; unsigned data
+// compares unsigned after the signless conversion.
+// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[ROW:.*]] = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func @less_u8
+// CHECK-SAME: -> tensor<4x8xi1>
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<4x8xi1>
+// CHECK: linalg.generic {indexing_maps = [#[[ID]], #[[ROW]], #[[ID]]], iterator_types = ["parallel", "parallel"]}
+// CHECK-SAME: ins(%{{.*}}, %{{.*}} : tensor<4x8xi8>, tensor<8xi8>) outs(%[[E]] : tensor<4x8xi1>)
+// CHECK: ^bb0(%[[A:.*]]: i8, %[[B:.*]]: i8, %{{.*}}: i1):
+// CHECK-NEXT: %[[R:.*]] = arith.cmpi ult, %[[A]], %[[B]] : i8
+// CHECK-NEXT: linalg.yield %[[R]] : i1
+func.func @less_u8(%a: tensor<4x8xui8>, %b: tensor<8xui8>) -> tensor<4x8xi1> {
+  %0 = ridge.less %a, %b : (tensor<4x8xui8>, tensor<8xui8>) -> tensor<4x8xi1>
+  return %0 : tensor<4x8xi1>
+}
+
+// -----
+
+// CHECK-LABEL: func @greater_equal_f32
+// CHECK: arith.cmpf oge
+func.func @greater_equal_f32(%a: tensor<3xf32>, %b: tensor<3xf32>) -> tensor<3xi1> {
+  %0 = ridge.greater_equal %a, %b : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xi1>
+  return %0 : tensor<3xi1>
+}
+
+// -----
+
+// Where broadcasts all three operands.
+// CHECK-DAG: #[[C:.*]] = affine_map<(d0, d1) -> (d0, 0)>
+// CHECK-DAG: #[[T:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[F:.*]] = affine_map<(d0, d1) -> ()>
+// CHECK-LABEL: func @select
+// CHECK: linalg.generic {indexing_maps = [#[[C]], #[[T]], #[[F]], #[[T]]]
+// CHECK: arith.select %{{.*}}, %{{.*}}, %{{.*}} : f32
+func.func @select(%c: tensor<2x1xi1>, %t: tensor<2x3xf32>, %f: tensor<f32>) -> tensor<2x3xf32> {
+  %0 = ridge.select %c, %t, %f : (tensor<2x1xi1>, tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// f16 trigonometry computes in f32.
+// CHECK-LABEL: func @sin_f16
+// CHECK: arith.extf %{{.*}} : f16 to f32
+// CHECK-NEXT: math.sin %{{.*}} : f32
+// CHECK-NEXT: arith.truncf %{{.*}} : f32 to f16
+func.func @sin_f16(%a: tensor<4xf16>) -> tensor<4xf16> {
+  %0 = ridge.sin %a : tensor<4xf16>
+  return %0 : tensor<4xf16>
+}
+
+// -----
+
+// Round halves to even.
+// CHECK-LABEL: func @round
+// CHECK: math.roundeven %{{.*}} : f32
+func.func @round(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = ridge.round %a : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// Integer Mod with Python semantics: a remsi (divisors 0 and -1 replaced by
+// 1) moved into the divisor's range when the signs differ.
+// CHECK-LABEL: func @mod_i32
+// CHECK: %[[ISZERO:.*]] = arith.cmpi eq
+// CHECK: %[[DIV:.*]] = arith.select %{{.*}}, %c1_i32
+// CHECK: %[[REM:.*]] = arith.remsi %{{.*}}, %[[DIV]] : i32
+// CHECK: arith.xori
+// CHECK: %[[ADJ:.*]] = arith.addi %[[REM]], %[[DIV]] : i32
+// CHECK: arith.select %{{.*}}, %[[ADJ]], %[[REM]] : i32
+func.func @mod_i32(%a: tensor<6xi32>, %b: tensor<6xi32>) -> tensor<6xi32> {
+  %0 = ridge.mod %a, %b : (tensor<6xi32>, tensor<6xi32>) -> tensor<6xi32>
+  return %0 : tensor<6xi32>
+}
+
+// -----
+
+// CHECK-LABEL: func @fmod_f32
+// CHECK: arith.remf %{{.*}}, %{{.*}} : f32
+func.func @fmod_f32(%a: tensor<6xf32>, %b: tensor<6xf32>) -> tensor<6xf32> {
+  %0 = ridge.mod %a, %b {fmod = true} : (tensor<6xf32>, tensor<6xf32>) -> tensor<6xf32>
+  return %0 : tensor<6xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @shift_right_u16
+// CHECK: %[[W:.*]] = arith.constant 16 : i16
+// CHECK: arith.cmpi uge, %{{.*}}, %[[W]] : i16
+// CHECK: arith.shrui
+func.func @shift_right_u16(%a: tensor<3xui16>, %b: tensor<3xui16>) -> tensor<3xui16> {
+  %0 = ridge.bit_shift %a, %b {direction = "right"} : (tensor<3xui16>, tensor<3xui16>) -> tensor<3xui16>
+  return %0 : tensor<3xui16>
+}
+
+// -----
+
+// CHECK-LABEL: func @is_nan
+// CHECK: ^bb0(%[[X:.*]]: f32, %{{.*}}: i1):
+// CHECK-NEXT: arith.cmpf uno, %[[X]], %[[X]] : f32
+func.func @is_nan(%a: tensor<4xf32>) -> tensor<4xi1> {
+  %0 = ridge.is_nan %a : tensor<4xf32> -> tensor<4xi1>
+  return %0 : tensor<4xi1>
+}
+
+// -----
+
+// CHECK-LABEL: func @not_and
+// CHECK: arith.xori %{{.*}}, %true : i1
+// CHECK: arith.andi %{{.*}}, %{{.*}} : i1
+func.func @not_and(%a: tensor<4xi1>, %b: tensor<4xi1>) -> tensor<4xi1> {
+  %0 = ridge.not %a : tensor<4xi1>
+  %1 = ridge.and %0, %b : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>
+  return %1 : tensor<4xi1>
+}
+
+// -----
+
+// Integer Pow is straight-line square-and-multiply (no library call, so GPU
+// kernels can use it too), with the truncated reciprocal for negative
+// exponents.
+// CHECK-LABEL: func @pow_i8
+// CHECK-NOT: math.ipowi
+// CHECK: arith.shrui
+// CHECK: arith.muli
+// CHECK: arith.cmpi slt
+// CHECK: linalg.yield
+func.func @pow_i8(%a: tensor<4xi8>, %b: tensor<4xi8>) -> tensor<4xi8> {
+  %0 = ridge.pow %a, %b : (tensor<4xi8>, tensor<4xi8>) -> tensor<4xi8>
+  return %0 : tensor<4xi8>
+}
+
+// -----
+
+// Integer division cannot trap: divisors 0 and -1 are replaced by 1 and the
+// lanes fixed up (x / 0 = 0, x / -1 = -x).
+// CHECK-LABEL: func @div_i32
+// CHECK: ^bb0(%[[X:.*]]: i32, %[[Y:.*]]: i32, %{{.*}}: i32):
+// CHECK: %[[ISZERO:.*]] = arith.cmpi eq, %[[Y]], %{{.*}} : i32
+// CHECK: %[[ISM1:.*]] = arith.cmpi eq, %[[Y]], %c-1_i32
+// CHECK: %[[UNSAFE:.*]] = arith.ori %[[ISZERO]], %[[ISM1]]
+// CHECK: %[[D:.*]] = arith.select %[[UNSAFE]], %c1_i32, %[[Y]]
+// CHECK: %[[Q:.*]] = arith.divsi %[[X]], %[[D]]
+// CHECK: %[[NEG:.*]] = arith.subi
+// CHECK: %[[Q2:.*]] = arith.select %[[ISM1]], %[[NEG]], %[[Q]]
+// CHECK: arith.select %[[ISZERO]], %{{.*}}, %[[Q2]]
+func.func @div_i32(%a: tensor<4xi32>, %b: tensor<4xi32>) -> tensor<4xi32> {
+  %0 = ridge.div %a, %b : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
