@@ -2,19 +2,1082 @@
 //
 // Lowering of the ridge spatial neural-network ops to linalg on tensors.
 //
+// Convolutions and pooling are single linalg.generic ops over the output and
+// the window (padding materialized with tensor.insert_slice into a filled
+// tensor), so that groups, dilations and any number of spatial dims share
+// one code path. Resize precomputes, per resized dim, the source indices and
+// weights of every output coordinate in double precision at compile time
+// (they only depend on static shapes and attributes), and gathers with
+// tensor.extract.
+//
 //===----------------------------------------------------------------------===//
 
 #include "GraphToLinalgCommon.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::ridge;
 using namespace mlir::ridge::linalg_lowering;
 
-namespace {} // namespace
+namespace {
+
+RankedTensorType getTensorType(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+SmallVector<OpFoldResult> indexAttrs(OpBuilder &b, ArrayRef<int64_t> values) {
+  return llvm::map_to_vector(values, [&](int64_t v) -> OpFoldResult {
+    return b.getIndexAttr(v);
+  });
+}
+
+/// A tensor of `type` filled with `fill`, with `source` inserted at `offsets`
+/// every `strides` elements: zero/-inf padding and stride dilation.
+Value insertIntoFilled(OpBuilder &b, Location loc, Value source,
+                       RankedTensorType type, TypedAttr fill,
+                       ArrayRef<int64_t> offsets, ArrayRef<int64_t> strides) {
+  Value filled = createFilled(b, loc, type, fill);
+  return tensor::InsertSliceOp::create(
+      b, loc, source, filled, indexAttrs(b, offsets),
+      indexAttrs(b, getTensorType(source).getShape()), indexAttrs(b, strides));
+}
+
+/// Reassociation that keeps dims apart except `[first, first + 1]`.
+SmallVector<ReassociationIndices> mergeTwo(int64_t rank, int64_t first) {
+  SmallVector<ReassociationIndices> result;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (i == first + 1)
+      continue;
+    if (i == first)
+      result.push_back({i, i + 1});
+    else
+      result.push_back({i});
+  }
+  return result;
+}
+
+Value addValues(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+  if (isa<FloatType>(lhs.getType()))
+    return arith::AddFOp::create(b, loc, lhs, rhs);
+  return arith::AddIOp::create(b, loc, lhs, rhs);
+}
+
+Value mulValues(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+  if (isa<FloatType>(lhs.getType()))
+    return arith::MulFOp::create(b, loc, lhs, rhs);
+  return arith::MulIOp::create(b, loc, lhs, rhs);
+}
+
+//===----------------------------------------------------------------------===//
+// Convolution
+//===----------------------------------------------------------------------===//
+
+/// out[n, g*OCg + oc, o...] = bias + sum_{ic, k} input[n, g*ICg + ic,
+/// o*stride + k*dilation] * weight[g*OCg + oc, ic, k] over an already padded
+/// `input` [N, C, P...] and `weight` [M, ICg, K...]. The channel dims are
+/// viewed as (group, per-group) so that every map stays a projection plus
+/// window sums; narrow floats accumulate in f32.
+Value buildGroupedConv(OpBuilder &b, Location loc, Value input, Value weight,
+                       Value bias, ArrayRef<int64_t> strides,
+                       ArrayRef<int64_t> dilations, int64_t group,
+                       RankedTensorType resultType) {
+  MLIRContext *ctx = b.getContext();
+  auto inType = getTensorType(input), wType = getTensorType(weight);
+  int64_t rank = inType.getRank(), spatial = rank - 2;
+  int64_t icg = wType.getDimSize(1), ocg = wType.getDimSize(0) / group;
+  Type element = resultType.getElementType();
+  Type acc = getAccumulatorType(element);
+
+  SmallVector<int64_t> inShape{inType.getDimSize(0), group, icg};
+  llvm::append_range(inShape, inType.getShape().drop_front(2));
+  Value inView = tensor::ExpandShapeOp::create(
+      b, loc, RankedTensorType::get(inShape, inType.getElementType()), input,
+      mergeTwo(rank + 1, 1));
+  SmallVector<int64_t> wShape{group, ocg, icg};
+  llvm::append_range(wShape, wType.getShape().drop_front(2));
+  Value wView = tensor::ExpandShapeOp::create(
+      b, loc, RankedTensorType::get(wShape, wType.getElementType()), weight,
+      mergeTwo(rank + 1, 0));
+  SmallVector<int64_t> outShape{resultType.getDimSize(0), group, ocg};
+  llvm::append_range(outShape, resultType.getShape().drop_front(2));
+  auto accType = RankedTensorType::get(outShape, acc);
+
+  // Loops: n, g, oc, o..., ic, k...
+  int64_t numLoops = 4 + 2 * spatial;
+  auto dim = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+  AffineExpr n = dim(0), g = dim(1), oc = dim(2), ic = dim(3 + spatial);
+  SmallVector<AffineExpr> inExprs{n, g, ic}, wExprs{g, oc, ic},
+      outExprs{n, g, oc};
+  for (int64_t i = 0; i < spatial; ++i) {
+    AffineExpr o = dim(3 + i), k = dim(4 + spatial + i);
+    inExprs.push_back(o * strides[i] + k * dilations[i]);
+    wExprs.push_back(k);
+    outExprs.push_back(o);
+  }
+  SmallVector<AffineMap> maps{AffineMap::get(numLoops, 0, inExprs, ctx),
+                              AffineMap::get(numLoops, 0, wExprs, ctx),
+                              AffineMap::get(numLoops, 0, outExprs, ctx)};
+  SmallVector<utils::IteratorType> iterators(3 + spatial,
+                                             utils::IteratorType::parallel);
+  iterators.append(1 + spatial, utils::IteratorType::reduction);
+  Value init = createFilled(b, loc, accType, b.getZeroAttr(acc));
+  Value sum =
+      linalg::GenericOp::create(
+          b, loc, accType, ValueRange{inView, wView}, init, maps, iterators,
+          [&](OpBuilder &nb, Location nloc, ValueRange args) {
+            Value x = args[0], w = args[1];
+            if (isa<FloatType>(acc)) {
+              x = extendTo(nb, nloc, x, acc);
+              w = extendTo(nb, nloc, w, acc);
+            }
+            linalg::YieldOp::create(
+                nb, nloc,
+                addValues(nb, nloc, args[2], mulValues(nb, nloc, x, w)));
+          })
+          .getResult(0);
+  Value collapsed = tensor::CollapseShapeOp::create(
+      b, loc, RankedTensorType::get(resultType.getShape(), acc), sum,
+      mergeTwo(rank + 1, 1));
+  if (!bias && acc == element)
+    return collapsed;
+
+  // Epilogue: bias (broadcast along the channel dim) and narrowing.
+  SmallVector<Value> inputs{collapsed};
+  SmallVector<AffineMap> epilogueMaps{b.getMultiDimIdentityMap(rank)};
+  if (bias) {
+    inputs.push_back(bias);
+    epilogueMaps.push_back(AffineMap::get(rank, 0, dim(1), ctx));
+  }
+  epilogueMaps.push_back(b.getMultiDimIdentityMap(rank));
+  SmallVector<utils::IteratorType> parallel(rank,
+                                            utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, resultType, inputs, createEmpty(b, loc, resultType),
+             epilogueMaps, parallel,
+             [&](OpBuilder &nb, Location nloc, ValueRange args) {
+               Value v = args[0];
+               if (bias) {
+                 Value bv = args[1];
+                 if (isa<FloatType>(acc))
+                   bv = extendTo(nb, nloc, bv, acc);
+                 v = addValues(nb, nloc, v, bv);
+               }
+               if (isa<FloatType>(acc))
+                 v = truncateTo(nb, nloc, v, element);
+               linalg::YieldOp::create(nb, nloc, v);
+             })
+      .getResult(0);
+}
+
+struct ConvLowering : OpConversionPattern<ConvOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ConvOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto resultType =
+        cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
+    Value input = adaptor.getInput();
+    auto inType = getTensorType(input);
+    int64_t rank = inType.getRank(), spatial = rank - 2;
+    ArrayRef<int64_t> pads = op.getPads();
+    if (llvm::any_of(pads, [](int64_t p) { return p != 0; })) {
+      SmallVector<int64_t> shape(inType.getShape());
+      SmallVector<int64_t> offsets(rank, 0);
+      for (int64_t i = 0; i < spatial; ++i) {
+        shape[i + 2] += pads[i] + pads[i + spatial];
+        offsets[i + 2] = pads[i];
+      }
+      input = insertIntoFilled(
+          rewriter, loc, input,
+          RankedTensorType::get(shape, inType.getElementType()),
+          rewriter.getZeroAttr(inType.getElementType()), offsets,
+          SmallVector<int64_t>(rank, 1));
+    }
+    rewriter.replaceOp(op, buildGroupedConv(rewriter, loc, input,
+                                            adaptor.getWeight(),
+                                            adaptor.getBias(), op.getStrides(),
+                                            op.getDilations(), op.getGroup(),
+                                            resultType));
+    return success();
+  }
+};
+
+/// A transposed convolution is a stride-1 convolution, with the flipped and
+/// transposed kernel, over the input dilated by the stride (stride - 1 zeros
+/// between elements) and padded by dilation * (K - 1) - pad_begin. Input
+/// elements that fall outside that buffer (negative or large pads) are
+/// sliced off first.
+struct ConvTransposeLowering : OpConversionPattern<ConvTransposeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ConvTransposeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = getContext();
+    auto resultType =
+        cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
+    Value input = adaptor.getInput(), weight = adaptor.getWeight();
+    auto inType = getTensorType(input), wType = getTensorType(weight);
+    int64_t rank = inType.getRank(), spatial = rank - 2;
+    int64_t group = op.getGroup();
+    int64_t channels = inType.getDimSize(1), icg = channels / group,
+            ocg = wType.getDimSize(1);
+    ArrayRef<int64_t> strides = op.getStrides(), pads = op.getPads(),
+                      dilations = op.getDilations();
+    ArrayRef<int64_t> kernel = wType.getShape().drop_front(2);
+    Type wElement = wType.getElementType();
+
+    // Weight [C, OCg, K...] -> [M, ICg, K...] with flipped spatial dims.
+    SmallVector<int64_t> expandedShape{group, icg, ocg};
+    llvm::append_range(expandedShape, kernel);
+    Value wView = tensor::ExpandShapeOp::create(
+        rewriter, loc, RankedTensorType::get(expandedShape, wElement), weight,
+        mergeTwo(rank + 1, 0));
+    SmallVector<int64_t> flippedShape{group, ocg, icg};
+    llvm::append_range(flippedShape, kernel);
+    auto flippedType = RankedTensorType::get(flippedShape, wElement);
+    SmallVector<AffineExpr> readExprs{getAffineDimExpr(0, ctx),
+                                      getAffineDimExpr(2, ctx),
+                                      getAffineDimExpr(1, ctx)};
+    for (int64_t i = 0; i < spatial; ++i)
+      readExprs.push_back(kernel[i] - 1 - getAffineDimExpr(3 + i, ctx));
+    SmallVector<AffineMap> maps{
+        AffineMap::get(rank + 1, 0, readExprs, ctx),
+        rewriter.getMultiDimIdentityMap(rank + 1)};
+    Value flipped =
+        linalg::GenericOp::create(
+            rewriter, loc, flippedType, wView,
+            createEmpty(rewriter, loc, flippedType), maps,
+            SmallVector<utils::IteratorType>(rank + 1,
+                                             utils::IteratorType::parallel),
+            [](OpBuilder &nb, Location nloc, ValueRange args) {
+              linalg::YieldOp::create(nb, nloc, args[0]);
+            })
+            .getResult(0);
+    SmallVector<int64_t> convWeightShape{group * ocg, icg};
+    llvm::append_range(convWeightShape, kernel);
+    Value convWeight = tensor::CollapseShapeOp::create(
+        rewriter, loc, RankedTensorType::get(convWeightShape, wElement),
+        flipped, mergeTwo(rank + 1, 0));
+
+    // The dilated, padded input buffer.
+    SmallVector<int64_t> bufferShape(inType.getShape().take_front(2));
+    SmallVector<int64_t> sliceOffsets(rank, 0),
+        sliceSizes(inType.getShape()), insertOffsets(rank, 0),
+        insertStrides(rank, 1);
+    bool empty = false, whole = true;
+    for (int64_t i = 0; i < spatial; ++i) {
+      int64_t size = inType.getDimSize(i + 2);
+      int64_t begin = dilations[i] * (kernel[i] - 1) - pads[i];
+      int64_t buffer =
+          resultType.getDimSize(i + 2) + (kernel[i] - 1) * dilations[i];
+      int64_t first = begin >= 0 ? 0 : ceilDiv(-begin, strides[i]);
+      int64_t position = begin + first * strides[i];
+      int64_t count = 0;
+      if (first < size && position < buffer)
+        count = std::min(size - first,
+                         (buffer - 1 - position) / strides[i] + 1);
+      empty |= count == 0;
+      whole &= first == 0 && count == size;
+      bufferShape.push_back(buffer);
+      sliceOffsets[i + 2] = first;
+      sliceSizes[i + 2] = count;
+      insertOffsets[i + 2] = position;
+      insertStrides[i + 2] = strides[i];
+    }
+    auto bufferType =
+        RankedTensorType::get(bufferShape, inType.getElementType());
+    TypedAttr zero = rewriter.getZeroAttr(inType.getElementType());
+    Value buffer;
+    if (empty) {
+      buffer = createFilled(rewriter, loc, bufferType, zero);
+    } else {
+      Value slice = input;
+      if (!whole)
+        slice = tensor::ExtractSliceOp::create(
+            rewriter, loc, input, indexAttrs(rewriter, sliceOffsets),
+            indexAttrs(rewriter, sliceSizes),
+            indexAttrs(rewriter, SmallVector<int64_t>(rank, 1)));
+      buffer = insertIntoFilled(rewriter, loc, slice, bufferType, zero,
+                                insertOffsets, insertStrides);
+    }
+    rewriter.replaceOp(
+        op, buildGroupedConv(rewriter, loc, buffer, convWeight,
+                             adaptor.getBias(),
+                             SmallVector<int64_t>(spatial, 1), dilations,
+                             group, resultType));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Pooling
+//===----------------------------------------------------------------------===//
+
+struct PoolLowering : OpConversionPattern<PoolOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(PoolOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = getContext();
+    OpBuilder &b = rewriter;
+    auto resultType = cast<RankedTensorType>(
+        getTypeConverter()->convertType(op.getResult().getType()));
+    Value input = adaptor.getInput();
+    auto inType = getTensorType(input);
+    Type element = inType.getElementType();
+    bool isUnsigned =
+        getElementTypeOrSelf(op.getInput().getType()).isUnsignedInteger();
+    StringRef kind = op.getKind();
+    bool isMax = kind == "max", isAvg = kind == "avg";
+    int64_t rank = inType.getRank(), spatial = rank - 2;
+    ArrayRef<int64_t> kernel = op.getKernelShape(), strides = op.getStrides(),
+                      pads = op.getPads(), dilations = op.getDilations();
+    Type acc = isMax ? element : getAccumulatorType(element);
+
+    // The value padding contributes nothing with.
+    TypedAttr padValue;
+    if (!isMax)
+      padValue = b.getZeroAttr(element);
+    else if (auto floatType = dyn_cast<FloatType>(element))
+      padValue = b.getFloatAttr(
+          element, APFloat::getInf(floatType.getFloatSemantics(), true));
+    else if (isUnsigned)
+      padValue = b.getZeroAttr(element);
+    else
+      padValue = b.getIntegerAttr(
+          element, APInt::getSignedMinValue(element.getIntOrFloatBitWidth()));
+
+    // Pad to cover every window, including ceil_mode's partial ones.
+    SmallVector<int64_t> paddedShape(inType.getShape());
+    SmallVector<int64_t> offsets(rank, 0);
+    bool needsPad = false;
+    for (int64_t i = 0; i < spatial; ++i) {
+      int64_t size = inType.getDimSize(i + 2);
+      int64_t needed = (resultType.getDimSize(i + 2) - 1) * strides[i] +
+                       (kernel[i] - 1) * dilations[i] + 1;
+      int64_t padded =
+          std::max(size + pads[i] + pads[i + spatial], needed);
+      paddedShape[i + 2] = padded;
+      offsets[i + 2] = pads[i];
+      needsPad |= padded != size;
+    }
+    if (needsPad)
+      input = insertIntoFilled(b, loc, input,
+                               RankedTensorType::get(paddedShape, element),
+                               padValue, offsets,
+                               SmallVector<int64_t>(rank, 1));
+
+    // Loops: n, c, o..., k...; the window operand only carries the kernel
+    // extent (as in linalg's named pooling ops).
+    int64_t numLoops = 2 + 2 * spatial;
+    auto dim = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+    SmallVector<AffineExpr> inExprs{dim(0), dim(1)}, windowExprs,
+        outExprs{dim(0), dim(1)};
+    for (int64_t i = 0; i < spatial; ++i) {
+      inExprs.push_back(dim(2 + i) * strides[i] +
+                        dim(2 + spatial + i) * dilations[i]);
+      windowExprs.push_back(dim(2 + spatial + i));
+      outExprs.push_back(dim(2 + i));
+    }
+    AffineMap outMap = AffineMap::get(numLoops, 0, outExprs, ctx);
+    SmallVector<AffineMap> maps{AffineMap::get(numLoops, 0, inExprs, ctx),
+                                AffineMap::get(numLoops, 0, windowExprs, ctx),
+                                outMap};
+    SmallVector<utils::IteratorType> iterators(2 + spatial,
+                                               utils::IteratorType::parallel);
+    iterators.append(spatial, utils::IteratorType::reduction);
+    Value window = tensor::EmptyOp::create(b, loc, kernel, element);
+    auto accType = RankedTensorType::get(resultType.getShape(), acc);
+
+    if (op.getWithIndices()) {
+      rewriter.replaceOp(op, buildMaxWithIndices(b, loc, op, input, window,
+                                                 maps, iterators, accType,
+                                                 padValue, inType));
+      return success();
+    }
+
+    Value init = createFilled(b, loc, accType,
+                              isMax ? padValue : b.getZeroAttr(acc));
+    int64_t p = op.getP();
+    Value reduced =
+        linalg::GenericOp::create(
+            b, loc, accType, ValueRange{input, window}, init, maps, iterators,
+            [&](OpBuilder &nb, Location nloc, ValueRange args) {
+              Value x = args[0], cur = args[2], next;
+              if (isMax) {
+                if (isa<FloatType>(element))
+                  next = arith::MaximumFOp::create(nb, nloc, cur, x);
+                else if (isUnsigned)
+                  next = arith::MaxUIOp::create(nb, nloc, cur, x);
+                else
+                  next = arith::MaxSIOp::create(nb, nloc, cur, x);
+              } else {
+                x = extendTo(nb, nloc, x, acc);
+                if (!isAvg) {
+                  x = math::AbsFOp::create(nb, nloc, x);
+                  if (p == 2)
+                    x = arith::MulFOp::create(nb, nloc, x, x);
+                  else if (p != 1)
+                    x = math::PowFOp::create(
+                        nb, nloc, x,
+                        arith::ConstantOp::create(
+                            nb, nloc, nb.getFloatAttr(acc, double(p))));
+                }
+                next = arith::AddFOp::create(nb, nloc, cur, x);
+              }
+              linalg::YieldOp::create(nb, nloc, next);
+            })
+            .getResult(0);
+    if (isMax) {
+      rewriter.replaceOp(op, reduced);
+      return success();
+    }
+
+    // Epilogue: average (divide by the per-dim window counts) or p-th root.
+    SmallVector<Value> inputs{reduced};
+    SmallVector<AffineMap> epilogueMaps{b.getMultiDimIdentityMap(rank)};
+    if (isAvg) {
+      for (int64_t i = 0; i < spatial; ++i) {
+        int64_t size = inType.getDimSize(i + 2);
+        int64_t lo = op.getCountIncludePad() ? -pads[i] : 0;
+        int64_t hi = op.getCountIncludePad() ? size + pads[i + spatial] : size;
+        SmallVector<double> counts;
+        for (int64_t o = 0; o < resultType.getDimSize(i + 2); ++o) {
+          int64_t count = 0;
+          for (int64_t k = 0; k < kernel[i]; ++k) {
+            int64_t pos = o * strides[i] - pads[i] + k * dilations[i];
+            count += pos >= lo && pos < hi;
+          }
+          counts.push_back(static_cast<double>(std::max<int64_t>(count, 1)));
+        }
+        inputs.push_back(arith::ConstantOp::create(
+            b, loc,
+            DenseElementsAttr::get(
+                RankedTensorType::get({resultType.getDimSize(i + 2)},
+                                      b.getF64Type()),
+                ArrayRef<double>(counts))));
+        epilogueMaps.push_back(AffineMap::get(rank, 0, dim(2 + i), ctx));
+      }
+    }
+    epilogueMaps.push_back(b.getMultiDimIdentityMap(rank));
+    Value result =
+        linalg::GenericOp::create(
+            b, loc, resultType, inputs, createEmpty(b, loc, resultType),
+            epilogueMaps,
+            SmallVector<utils::IteratorType>(rank,
+                                             utils::IteratorType::parallel),
+            [&](OpBuilder &nb, Location nloc, ValueRange args) {
+              Value v = args[0];
+              if (isAvg) {
+                Value count = args[1];
+                for (Value c : args.drop_front(2).drop_back())
+                  count = arith::MulFOp::create(nb, nloc, count, c);
+                if (acc.getIntOrFloatBitWidth() < 64)
+                  count = arith::TruncFOp::create(nb, nloc, acc, count);
+                v = arith::DivFOp::create(nb, nloc, v, count);
+              } else if (p == 2) {
+                v = math::SqrtOp::create(nb, nloc, v);
+              } else if (p != 1) {
+                v = math::PowFOp::create(
+                    nb, nloc, v,
+                    arith::ConstantOp::create(
+                        nb, nloc, nb.getFloatAttr(acc, 1.0 / double(p))));
+              }
+              linalg::YieldOp::create(nb, nloc,
+                                      truncateTo(nb, nloc, v, element));
+            })
+            .getResult(0);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+
+  /// Max pooling that also yields the flattened input index of the first
+  /// maximum of each window; padding never wins.
+  SmallVector<Value>
+  buildMaxWithIndices(OpBuilder &b, Location loc, PoolOp op, Value input,
+                      Value window, SmallVector<AffineMap> maps,
+                      ArrayRef<utils::IteratorType> iterators,
+                      RankedTensorType valueType, TypedAttr padValue,
+                      RankedTensorType inType) const {
+    auto indexType =
+        RankedTensorType::get(valueType.getShape(), b.getI64Type());
+    maps.push_back(maps.back());
+    Value values = createFilled(b, loc, valueType, padValue);
+    Value indices = createFilled(b, loc, indexType, b.getI64IntegerAttr(-1));
+    int64_t rank = inType.getRank(), spatial = rank - 2;
+    ArrayRef<int64_t> strides = op.getStrides(), pads = op.getPads(),
+                      dilations = op.getDilations();
+    bool columnMajor = op.getStorageOrder() == 1;
+    Type element = valueType.getElementType();
+    bool isUnsigned =
+        getElementTypeOrSelf(op.getInput().getType()).isUnsignedInteger();
+    auto generic = linalg::GenericOp::create(
+        b, loc, TypeRange{valueType, indexType}, ValueRange{input, window},
+        ValueRange{values, indices}, maps, iterators,
+        [&](OpBuilder &nb, Location nloc, ValueRange args) {
+          auto cst = [&](int64_t v) -> Value {
+            return arith::ConstantIndexOp::create(nb, nloc, v);
+          };
+          Value inBounds;
+          SmallVector<Value> position;
+          for (int64_t i = 0; i < spatial; ++i) {
+            Value o = linalg::IndexOp::create(nb, nloc, 2 + i);
+            Value k = linalg::IndexOp::create(nb, nloc, 2 + spatial + i);
+            Value pos = arith::AddIOp::create(
+                nb, nloc,
+                arith::MulIOp::create(nb, nloc, o, cst(strides[i])),
+                arith::MulIOp::create(nb, nloc, k, cst(dilations[i])));
+            pos = arith::SubIOp::create(nb, nloc, pos, cst(pads[i]));
+            position.push_back(pos);
+            Value lo = arith::CmpIOp::create(nb, nloc, arith::CmpIPredicate::sge,
+                                             pos, cst(0));
+            Value hi = arith::CmpIOp::create(
+                nb, nloc, arith::CmpIPredicate::slt, pos,
+                cst(inType.getDimSize(i + 2)));
+            Value both = arith::AndIOp::create(nb, nloc, lo, hi);
+            inBounds =
+                inBounds ? arith::AndIOp::create(nb, nloc, inBounds, both)
+                         : both;
+          }
+          Value x = args[0], cur = args[2], curIndex = args[3];
+          Value greater;
+          if (isa<FloatType>(element))
+            greater = arith::CmpFOp::create(nb, nloc,
+                                            arith::CmpFPredicate::OGT, x, cur);
+          else
+            greater = arith::CmpIOp::create(
+                nb, nloc,
+                isUnsigned ? arith::CmpIPredicate::ugt
+                           : arith::CmpIPredicate::sgt,
+                x, cur);
+          // The first in-bounds element always replaces the initial -1.
+          Value unset = arith::CmpIOp::create(
+              nb, nloc, arith::CmpIPredicate::slt, curIndex,
+              arith::ConstantOp::create(nb, nloc, nb.getI64IntegerAttr(0)));
+          Value take = arith::AndIOp::create(
+              nb, nloc, inBounds,
+              arith::OrIOp::create(nb, nloc, greater, unset));
+          // Flattened index: (n * C + c) * spatial size + position within
+          // the spatial dims (row- or column-major).
+          Value flat = arith::AddIOp::create(
+              nb, nloc,
+              arith::MulIOp::create(nb, nloc, linalg::IndexOp::create(nb, nloc, 0),
+                                    cst(inType.getDimSize(1))),
+              linalg::IndexOp::create(nb, nloc, 1));
+          SmallVector<int64_t> order;
+          for (int64_t i = 0; i < spatial; ++i)
+            order.push_back(columnMajor ? spatial - 1 - i : i);
+          for (int64_t i : order)
+            flat = arith::AddIOp::create(
+                nb, nloc,
+                arith::MulIOp::create(nb, nloc, flat,
+                                      cst(inType.getDimSize(i + 2))),
+                position[i]);
+          Value flat64 =
+              arith::IndexCastOp::create(nb, nloc, nb.getI64Type(), flat);
+          Value newValue = arith::SelectOp::create(nb, nloc, take, x, cur);
+          Value newIndex =
+              arith::SelectOp::create(nb, nloc, take, flat64, curIndex);
+          linalg::YieldOp::create(nb, nloc, ValueRange{newValue, newIndex});
+        });
+    return {generic.getResult(0), generic.getResult(1)};
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Resize
+//===----------------------------------------------------------------------===//
+
+/// Source taps of one output coordinate along one dim.
+struct Taps {
+  SmallVector<int64_t> indices;
+  SmallVector<double> weights;
+  bool valid = true; // false: tf_crop_and_resize extrapolates here
+};
+
+/// ONNX Resize's per-dim source taps for output coordinate `o`.
+Taps computeTaps(ResizeOp op, int64_t dimIndex, int64_t in, int64_t out,
+                 int64_t o) {
+  double scale = op.getScales()[dimIndex];
+  StringRef coord = op.getCoordinateTransformationMode();
+  double x;
+  if (coord == "half_pixel") {
+    x = (o + 0.5) / scale - 0.5;
+  } else if (coord == "pytorch_half_pixel") {
+    x = out > 1 ? (o + 0.5) / scale - 0.5 : 0.0;
+  } else if (coord == "align_corners") {
+    x = out == 1 ? 0.0 : double(o) * double(in - 1) / double(out - 1);
+  } else if (coord == "asymmetric") {
+    x = o / scale;
+  } else if (coord == "tf_half_pixel_for_nn") {
+    x = (o + 0.5) / scale;
+  } else { // tf_crop_and_resize
+    ArrayRef<double> roi = *op.getRoi();
+    int64_t rank = op.getScales().size();
+    double start = roi[dimIndex], end = roi[dimIndex + rank];
+    x = out > 1 ? start * (in - 1) +
+                      o * (end - start) * (in - 1) / double(out - 1)
+                : 0.5 * (start + end) * (in - 1);
+  }
+  Taps taps;
+  if (coord == "tf_crop_and_resize" && (x < 0 || x > in - 1))
+    taps.valid = false;
+  auto clampIndex = [&](int64_t i) {
+    return std::clamp<int64_t>(i, 0, in - 1);
+  };
+  double base = std::floor(x);
+  double ratio = x - base;
+  int64_t x0 = static_cast<int64_t>(base);
+  StringRef mode = op.getMode();
+  if (mode == "nearest") {
+    StringRef rounding = op.getNearestMode();
+    int64_t index = x0;
+    if (ratio != 0) {
+      if (rounding == "round_prefer_floor")
+        index = ratio <= 0.5 ? x0 : x0 + 1;
+      else if (rounding == "round_prefer_ceil")
+        index = ratio < 0.5 ? x0 : x0 + 1;
+      else if (rounding == "ceil")
+        index = x0 + 1;
+    }
+    taps.indices.push_back(clampIndex(index));
+    taps.weights.push_back(1.0);
+    return taps;
+  }
+  if (mode == "linear") {
+    taps.indices = {clampIndex(x0), clampIndex(x0 + 1)};
+    taps.weights = {1.0 - ratio, ratio};
+    return taps;
+  }
+  // Cubic convolution (Keys) with coefficient A over x0 - 1 .. x0 + 2.
+  double a = op.getCubicCoeffA().convertToDouble();
+  auto near = [&](double t) { return ((a + 2) * t - (a + 3)) * t * t + 1; };
+  auto far = [&](double t) {
+    return ((a * t - 5 * a) * t + 8 * a) * t - 4 * a;
+  };
+  double weights[4] = {far(ratio + 1), near(ratio), near(1 - ratio),
+                       far(2 - ratio)};
+  double total = 0;
+  for (int64_t t = 0; t < 4; ++t) {
+    int64_t index = x0 - 1 + t;
+    if (op.getExcludeOutside() && (index < 0 || index >= in))
+      weights[t] = 0;
+    total += weights[t];
+  }
+  for (int64_t t = 0; t < 4; ++t) {
+    taps.indices.push_back(clampIndex(x0 - 1 + t));
+    taps.weights.push_back(op.getExcludeOutside() && total != 0
+                               ? weights[t] / total
+                               : weights[t]);
+  }
+  return taps;
+}
+
+struct ResizeLowering : OpConversionPattern<ResizeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ResizeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = getContext();
+    OpBuilder &b = rewriter;
+    auto resultType =
+        cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
+    Value input = adaptor.getInput();
+    auto inType = getTensorType(input);
+    int64_t rank = inType.getRank();
+    Type element = inType.getElementType();
+    bool nearest = op.getMode() == "nearest";
+    Type compute = element.isF64() ? element : b.getF32Type();
+
+    // Per-dim tables: index and weight per tap, and a validity mask. Dims
+    // whose taps are the identity are read with linalg.index directly.
+    struct DimTables {
+      int64_t dim;
+      SmallVector<Value> indices, weights;
+      Value valid;
+    };
+    SmallVector<DimTables> tables;
+    SmallVector<Value> inputs;
+    SmallVector<AffineMap> maps;
+    for (int64_t d = 0; d < rank; ++d) {
+      int64_t in = inType.getDimSize(d), out = resultType.getDimSize(d);
+      SmallVector<Taps> all;
+      bool identity = in == out, anyInvalid = false;
+      for (int64_t o = 0; o < out; ++o) {
+        all.push_back(computeTaps(op, d, in, out, o));
+        const Taps &t = all.back();
+        anyInvalid |= !t.valid;
+        for (auto [index, weight] : llvm::zip(t.indices, t.weights))
+          if (weight != 0 && (index != o || weight != 1.0))
+            identity = false;
+      }
+      if (identity && !anyInvalid)
+        continue;
+      DimTables table;
+      table.dim = d;
+      AffineMap map = AffineMap::get(rank, 0, getAffineDimExpr(d, ctx), ctx);
+      auto indexTable = RankedTensorType::get({out}, b.getI32Type());
+      auto weightTable = RankedTensorType::get({out}, compute);
+      for (size_t t = 0; t < all.front().indices.size(); ++t) {
+        SmallVector<int32_t> indices;
+        SmallVector<double> weights;
+        for (const Taps &taps : all) {
+          indices.push_back(static_cast<int32_t>(taps.indices[t]));
+          weights.push_back(taps.weights[t]);
+        }
+        table.indices.push_back(arith::ConstantOp::create(
+            b, loc,
+            DenseElementsAttr::get(indexTable, ArrayRef<int32_t>(indices))));
+        inputs.push_back(table.indices.back());
+        maps.push_back(map);
+        if (nearest)
+          continue;
+        DenseElementsAttr weightAttr;
+        if (compute.isF64()) {
+          weightAttr = DenseElementsAttr::get(weightTable,
+                                              ArrayRef<double>(weights));
+        } else {
+          SmallVector<float> narrow(weights.begin(), weights.end());
+          weightAttr =
+              DenseElementsAttr::get(weightTable, ArrayRef<float>(narrow));
+        }
+        table.weights.push_back(arith::ConstantOp::create(b, loc, weightAttr));
+        inputs.push_back(table.weights.back());
+        maps.push_back(map);
+      }
+      if (anyInvalid) {
+        SmallVector<int8_t> valid;
+        for (const Taps &taps : all)
+          valid.push_back(taps.valid);
+        table.valid = arith::ConstantOp::create(
+            b, loc,
+            DenseElementsAttr::get(
+                RankedTensorType::get({out}, b.getI8Type()),
+                ArrayRef<int8_t>(valid)));
+        inputs.push_back(table.valid);
+        maps.push_back(map);
+      }
+      tables.push_back(std::move(table));
+    }
+    maps.push_back(b.getMultiDimIdentityMap(rank));
+    double extrapolation = op.getExtrapolationValue().convertToDouble();
+
+    Value result =
+        linalg::GenericOp::create(
+            b, loc, resultType, inputs, createEmpty(b, loc, resultType), maps,
+            SmallVector<utils::IteratorType>(rank,
+                                             utils::IteratorType::parallel),
+            [&](OpBuilder &nb, Location nloc, ValueRange args) {
+              // Unpack the table values in the order they were added.
+              size_t next = 0;
+              SmallVector<SmallVector<Value>> idx(tables.size()),
+                  wts(tables.size());
+              Value valid;
+              for (auto [t, table] : llvm::enumerate(tables)) {
+                for (size_t k = 0; k < table.indices.size(); ++k) {
+                  idx[t].push_back(arith::IndexCastOp::create(
+                      nb, nloc, nb.getIndexType(), args[next++]));
+                  if (!nearest)
+                    wts[t].push_back(args[next++]);
+                }
+                if (table.valid) {
+                  Value ok = arith::CmpIOp::create(
+                      nb, nloc, arith::CmpIPredicate::ne, args[next++],
+                      arith::ConstantOp::create(nb, nloc,
+                                                nb.getI8IntegerAttr(0)));
+                  valid =
+                      valid ? arith::AndIOp::create(nb, nloc, valid, ok) : ok;
+                }
+              }
+              SmallVector<Value> position;
+              for (int64_t d = 0; d < rank; ++d)
+                position.push_back(linalg::IndexOp::create(nb, nloc, d));
+              // Sum over the cartesian product of the taps.
+              size_t tapsPerDim = tables.empty() ? 1 : idx.front().size();
+              size_t combos = 1;
+              for (size_t t = 0; t < tables.size(); ++t)
+                combos *= tapsPerDim;
+              Value sum;
+              for (size_t c = 0; c < combos; ++c) {
+                size_t rest = c;
+                Value weight;
+                for (auto [t, table] : llvm::enumerate(tables)) {
+                  size_t k = rest % tapsPerDim;
+                  rest /= tapsPerDim;
+                  position[table.dim] = idx[t][k];
+                  if (!nearest)
+                    weight = weight ? arith::MulFOp::create(nb, nloc, weight,
+                                                            wts[t][k])
+                                    : wts[t][k];
+                }
+                Value v = tensor::ExtractOp::create(nb, nloc, input, position);
+                if (nearest) {
+                  sum = v;
+                  break;
+                }
+                v = arith::MulFOp::create(
+                    nb, nloc, extendTo(nb, nloc, v, compute), weight);
+                sum = sum ? arith::AddFOp::create(nb, nloc, sum, v) : v;
+              }
+              if (!nearest)
+                sum = truncateTo(nb, nloc, sum, element);
+              if (valid) {
+                Value fill = arith::ConstantOp::create(
+                    nb, nloc,
+                    isa<FloatType>(element)
+                        ? TypedAttr(nb.getFloatAttr(element, extrapolation))
+                        : TypedAttr(nb.getIntegerAttr(
+                              element, static_cast<int64_t>(extrapolation))));
+                sum = arith::SelectOp::create(nb, nloc, valid, sum, fill);
+              }
+              linalg::YieldOp::create(nb, nloc, sum);
+            })
+            .getResult(0);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Quantization
+//===----------------------------------------------------------------------===//
+
+/// Map reading a quantization parameter: scalar or 1-D along `axis`.
+AffineMap getParamMap(RankedTensorType param, int64_t axis, int64_t rank,
+                      MLIRContext *ctx) {
+  if (param.getNumElements() == 1)
+    return AffineMap::get(
+        rank, 0,
+        SmallVector<AffineExpr>(param.getRank(), getAffineConstantExpr(0, ctx)),
+        ctx);
+  return AffineMap::get(rank, 0, getAffineDimExpr(axis, ctx), ctx);
+}
+
+/// Integer (in `intType`, signed or not) to float `floatType`.
+Value intToFloat(OpBuilder &b, Location loc, Value v, Type floatType,
+                 bool isUnsigned) {
+  if (isUnsigned)
+    return arith::UIToFPOp::create(b, loc, floatType, v);
+  return arith::SIToFPOp::create(b, loc, floatType, v);
+}
+
+/// saturate(round_half_even(x / scale) + zeroPoint) in `compute` precision,
+/// converted to the integer type `target` (signed or not).
+Value quantizeScalar(OpBuilder &b, Location loc, Value x, Value scale,
+                     Value zeroPoint, Type target, bool isUnsigned) {
+  Type compute = x.getType();
+  Value q = math::RoundEvenOp::create(
+      b, loc, arith::DivFOp::create(b, loc, x, scale));
+  q = arith::AddFOp::create(
+      b, loc, q, intToFloat(b, loc, zeroPoint, compute, isUnsigned));
+  unsigned width = target.getIntOrFloatBitWidth();
+  double lo = isUnsigned ? 0.0
+                         : -std::ldexp(1.0, static_cast<int>(width) - 1);
+  double hi = isUnsigned ? std::ldexp(1.0, static_cast<int>(width)) - 1
+                         : std::ldexp(1.0, static_cast<int>(width) - 1) - 1;
+  q = arith::MaximumFOp::create(
+      b, loc, q, arith::ConstantOp::create(b, loc, b.getFloatAttr(compute, lo)));
+  q = arith::MinimumFOp::create(
+      b, loc, q, arith::ConstantOp::create(b, loc, b.getFloatAttr(compute, hi)));
+  if (isUnsigned)
+    return arith::FPToUIOp::create(b, loc, target, q);
+  return arith::FPToSIOp::create(b, loc, target, q);
+}
+
+/// The f32 (f64 for f64 data) type quantization arithmetic runs in.
+Type getQuantComputeType(Type element) {
+  return element.isF64() ? element : Float32Type::get(element.getContext());
+}
+
+struct QuantizeLinearLowering : OpConversionPattern<QuantizeLinearOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(QuantizeLinearOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = getContext();
+    auto resultType =
+        cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
+    bool isUnsigned = getElementTypeOrSelf(op.getType()).isUnsignedInteger();
+    int64_t rank = resultType.getRank(), axis = op.getAxis();
+    Value scale = adaptor.getScale(), zeroPoint = adaptor.getZeroPoint();
+    SmallVector<AffineMap> maps{
+        rewriter.getMultiDimIdentityMap(rank),
+        getParamMap(getTensorType(scale), axis, rank, ctx),
+        getParamMap(getTensorType(zeroPoint), axis, rank, ctx),
+        rewriter.getMultiDimIdentityMap(rank)};
+    Type compute =
+        getQuantComputeType(getElementTypeOrSelf(op.getInput().getType()));
+    Type target = resultType.getElementType();
+    Value result =
+        linalg::GenericOp::create(
+            rewriter, loc, resultType,
+            ValueRange{adaptor.getInput(), scale, zeroPoint},
+            createEmpty(rewriter, loc, resultType), maps,
+            SmallVector<utils::IteratorType>(rank,
+                                             utils::IteratorType::parallel),
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              Value x = extendTo(b, l, args[0], compute);
+              Value s = args[1];
+              if (s.getType() != compute)
+                s = s.getType().getIntOrFloatBitWidth() <
+                            compute.getIntOrFloatBitWidth()
+                        ? extendTo(b, l, s, compute)
+                        : truncateTo(b, l, s, compute);
+              linalg::YieldOp::create(
+                  b, l,
+                  quantizeScalar(b, l, x, s, args[2], target, isUnsigned));
+            })
+            .getResult(0);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct DequantizeLinearLowering : OpConversionPattern<DequantizeLinearOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(DequantizeLinearOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = getContext();
+    auto resultType =
+        cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
+    Type inElement = getElementTypeOrSelf(op.getInput().getType());
+    bool isUnsigned = inElement.isUnsignedInteger();
+    unsigned width = inElement.getIntOrFloatBitWidth();
+    int64_t rank = resultType.getRank(), axis = op.getAxis();
+    Value scale = adaptor.getScale(), zeroPoint = adaptor.getZeroPoint();
+    SmallVector<AffineMap> maps{
+        rewriter.getMultiDimIdentityMap(rank),
+        getParamMap(getTensorType(scale), axis, rank, ctx),
+        getParamMap(getTensorType(zeroPoint), axis, rank, ctx),
+        rewriter.getMultiDimIdentityMap(rank)};
+    Type element = resultType.getElementType();
+    Type compute = getQuantComputeType(element);
+    Value result =
+        linalg::GenericOp::create(
+            rewriter, loc, resultType,
+            ValueRange{adaptor.getInput(), scale, zeroPoint},
+            createEmpty(rewriter, loc, resultType), maps,
+            SmallVector<utils::IteratorType>(rank,
+                                             utils::IteratorType::parallel),
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              // x - zero_point is exact in a wider integer.
+              Type wide = b.getIntegerType(std::max(2 * width, 32u));
+              auto widen = [&](Value v) -> Value {
+                if (v.getType() == wide)
+                  return v;
+                if (isUnsigned)
+                  return arith::ExtUIOp::create(b, l, wide, v);
+                return arith::ExtSIOp::create(b, l, wide, v);
+              };
+              Value diff =
+                  arith::SubIOp::create(b, l, widen(args[0]), widen(args[2]));
+              Value real = arith::SIToFPOp::create(b, l, compute, diff);
+              Value product = arith::MulFOp::create(
+                  b, l, real, extendTo(b, l, args[1], compute));
+              linalg::YieldOp::create(b, l, truncateTo(b, l, product, element));
+            })
+            .getResult(0);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// min/max of the data (widened to include 0) give the scale and zero point;
+/// then the data quantizes with them.
+struct DynamicQuantizeLinearLowering
+    : OpConversionPattern<DynamicQuantizeLinearOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(DynamicQuantizeLinearOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = getContext();
+    OpBuilder &b = rewriter;
+    Value input = adaptor.getInput();
+    auto inType = getTensorType(input);
+    int64_t rank = inType.getRank();
+    Type element = inType.getElementType();
+    auto floatType = cast<FloatType>(element);
+    const llvm::fltSemantics &sem = floatType.getFloatSemantics();
+    auto scalarType = RankedTensorType::get({}, element);
+    Value minInit = createFilled(
+        b, loc, scalarType, b.getFloatAttr(element, APFloat::getInf(sem)));
+    Value maxInit = createFilled(
+        b, loc, scalarType,
+        b.getFloatAttr(element, APFloat::getInf(sem, /*Negative=*/true)));
+    AffineMap toScalar = AffineMap::get(rank, 0, {}, ctx);
+    auto minMax = linalg::GenericOp::create(
+        b, loc, TypeRange{scalarType, scalarType}, input,
+        ValueRange{minInit, maxInit},
+        ArrayRef<AffineMap>{b.getMultiDimIdentityMap(rank), toScalar,
+                            toScalar},
+        SmallVector<utils::IteratorType>(rank,
+                                         utils::IteratorType::reduction),
+        [&](OpBuilder &nb, Location l, ValueRange args) {
+          linalg::YieldOp::create(
+              nb, l,
+              ValueRange{arith::MinimumFOp::create(nb, l, args[1], args[0]),
+                         arith::MaximumFOp::create(nb, l, args[2], args[0])});
+        });
+    Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(element, 0));
+    Value lo = arith::MinimumFOp::create(
+        b, loc, tensor::ExtractOp::create(b, loc, minMax.getResult(0)), zero);
+    Value hi = arith::MaximumFOp::create(
+        b, loc, tensor::ExtractOp::create(b, loc, minMax.getResult(1)), zero);
+    Value scale = arith::DivFOp::create(
+        b, loc, arith::SubFOp::create(b, loc, hi, lo),
+        arith::ConstantOp::create(b, loc, b.getFloatAttr(element, 255.0)));
+    // zero_point = saturate(round(0 - lo / scale)); quantizing 0 with a zero
+    // zero point computes exactly that.
+    Type u8 = b.getI8Type();
+    Value zeroU8 = arith::ConstantOp::create(b, loc, b.getIntegerAttr(u8, 0));
+    Value negLo = arith::NegFOp::create(b, loc, lo);
+    Value zeroPoint =
+        quantizeScalar(b, loc, negLo, scale, zeroU8, u8, /*isUnsigned=*/true);
+    auto resultType = inType.clone(u8);
+    Value result =
+        linalg::GenericOp::create(
+            b, loc, resultType, input, createEmpty(b, loc, resultType),
+            ArrayRef<AffineMap>{b.getMultiDimIdentityMap(rank),
+                                b.getMultiDimIdentityMap(rank)},
+            SmallVector<utils::IteratorType>(rank,
+                                             utils::IteratorType::parallel),
+            [&](OpBuilder &nb, Location l, ValueRange args) {
+              linalg::YieldOp::create(
+                  nb, l,
+                  quantizeScalar(nb, l, args[0], scale, zeroPoint, u8,
+                                 /*isUnsigned=*/true));
+            })
+            .getResult(0);
+    Value scaleTensor =
+        tensor::FromElementsOp::create(b, loc, scalarType, scale);
+    Value zeroPointTensor = tensor::FromElementsOp::create(
+        b, loc, RankedTensorType::get({}, u8), zeroPoint);
+    rewriter.replaceOp(op, ValueRange{result, scaleTensor, zeroPointTensor});
+    return success();
+  }
+};
+
+} // namespace
 
 void mlir::ridge::linalg_lowering::populateNNToLinalgPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
-  (void)ctx;
-  (void)converter;
+  patterns.add<ConvLowering, ConvTransposeLowering, PoolLowering,
+               ResizeLowering, QuantizeLinearLowering,
+               DequantizeLinearLowering, DynamicQuantizeLinearLowering>(
+      converter, ctx);
 }
