@@ -37,15 +37,67 @@ SmallVector<OpFoldResult> indexAttrs(OpBuilder &b, ArrayRef<int64_t> values) {
   });
 }
 
-/// A tensor of `type` filled with `fill`, with `source` inserted at `offsets`
-/// every `strides` elements: zero/-inf padding and stride dilation.
+/// A tensor of `type` filled with `fill`, with `source` placed at `offsets`
+/// every `strides` elements: zero/-inf padding and stride dilation. Built as
+/// a gather (each result element extracts the source element it maps to, if
+/// any) because inserting into a filled tensor bufferizes to a strided
+/// memref.copy, which the CPU pipeline cannot lower without a runtime call.
 Value insertIntoFilled(OpBuilder &b, Location loc, Value source,
                        RankedTensorType type, TypedAttr fill,
                        ArrayRef<int64_t> offsets, ArrayRef<int64_t> strides) {
-  Value filled = createFilled(b, loc, type, fill);
-  return tensor::InsertSliceOp::create(
-      b, loc, source, filled, indexAttrs(b, offsets),
-      indexAttrs(b, getTensorType(source).getShape()), indexAttrs(b, strides));
+  auto sourceType = getTensorType(source);
+  int64_t rank = type.getRank();
+  return linalg::GenericOp::create(
+             b, loc, type, ValueRange{}, createEmpty(b, loc, type),
+             b.getMultiDimIdentityMap(rank),
+             SmallVector<utils::IteratorType>(rank,
+                                              utils::IteratorType::parallel),
+             [&](OpBuilder &nb, Location nloc, ValueRange) {
+               auto cst = [&](int64_t v) -> Value {
+                 return arith::ConstantIndexOp::create(nb, nloc, v);
+               };
+               Value inside;
+               SmallVector<Value> indices;
+               for (int64_t d = 0; d < rank; ++d) {
+                 Value i = linalg::IndexOp::create(nb, nloc, d);
+                 int64_t size = sourceType.getDimSize(d);
+                 if (offsets[d] == 0 && strides[d] == 1 &&
+                     size == type.getDimSize(d)) {
+                   indices.push_back(i);
+                   continue;
+                 }
+                 Value rel = arith::SubIOp::create(nb, nloc, i, cst(offsets[d]));
+                 Value q = rel, ok;
+                 if (strides[d] != 1) {
+                   q = arith::FloorDivSIOp::create(nb, nloc, rel,
+                                                   cst(strides[d]));
+                   Value back =
+                       arith::MulIOp::create(nb, nloc, q, cst(strides[d]));
+                   ok = arith::CmpIOp::create(nb, nloc, arith::CmpIPredicate::eq,
+                                              back, rel);
+                 }
+                 Value lo = arith::CmpIOp::create(
+                     nb, nloc, arith::CmpIPredicate::sge, q, cst(0));
+                 Value hi = arith::CmpIOp::create(
+                     nb, nloc, arith::CmpIPredicate::slt, q, cst(size));
+                 Value inRange = arith::AndIOp::create(nb, nloc, lo, hi);
+                 ok = ok ? arith::AndIOp::create(nb, nloc, ok, inRange)
+                         : inRange;
+                 inside =
+                     inside ? arith::AndIOp::create(nb, nloc, inside, ok) : ok;
+                 Value clamped = arith::MaxSIOp::create(
+                     nb, nloc, arith::MinSIOp::create(nb, nloc, q, cst(size - 1)),
+                     cst(0));
+                 indices.push_back(clamped);
+               }
+               Value v = tensor::ExtractOp::create(nb, nloc, source, indices);
+               if (inside)
+                 v = arith::SelectOp::create(
+                     nb, nloc, inside, v,
+                     arith::ConstantOp::create(nb, nloc, fill));
+               linalg::YieldOp::create(nb, nloc, v);
+             })
+      .getResult(0);
 }
 
 /// Reassociation that keeps dims apart except `[first, first + 1]`.
@@ -609,13 +661,16 @@ Taps computeTaps(ResizeOp op, int64_t dimIndex, int64_t in, int64_t out,
                  int64_t o) {
   double scale = op.getScales()[dimIndex];
   StringRef coord = op.getCoordinateTransformationMode();
+  // As in the ONNX reference, align_corners and tf_crop_and_resize divide by
+  // the unrounded resized length scale * in (equal to `out` for sizes).
+  double resized = scale * static_cast<double>(in);
   double x;
   if (coord == "half_pixel") {
     x = (o + 0.5) / scale - 0.5;
   } else if (coord == "pytorch_half_pixel") {
     x = out > 1 ? (o + 0.5) / scale - 0.5 : 0.0;
   } else if (coord == "align_corners") {
-    x = out == 1 ? 0.0 : double(o) * double(in - 1) / double(out - 1);
+    x = resized == 1 ? 0.0 : double(o) * double(in - 1) / (resized - 1);
   } else if (coord == "asymmetric") {
     x = o / scale;
   } else if (coord == "tf_half_pixel_for_nn") {
@@ -624,9 +679,9 @@ Taps computeTaps(ResizeOp op, int64_t dimIndex, int64_t in, int64_t out,
     ArrayRef<double> roi = *op.getRoi();
     int64_t rank = op.getScales().size();
     double start = roi[dimIndex], end = roi[dimIndex + rank];
-    x = out > 1 ? start * (in - 1) +
-                      o * (end - start) * (in - 1) / double(out - 1)
-                : 0.5 * (start + end) * (in - 1);
+    x = resized != 1 ? start * (in - 1) +
+                           o * (end - start) * (in - 1) / (resized - 1)
+                     : 0.5 * (start + end) * (in - 1);
   }
   Taps taps;
   if (coord == "tf_crop_and_resize" && (x < 0 || x > in - 1))
