@@ -48,8 +48,7 @@ static LogicalResult checkWindow(std::optional<Location> loc,
     return inferenceError(loc, "strides must be positive");
   if (llvm::any_of(dilations, [](int64_t d) { return d <= 0; }))
     return inferenceError(loc, "dilations must be positive");
-  if (!allowNegativePads &&
-      llvm::any_of(pads, [](int64_t p) { return p < 0; }))
+  if (!allowNegativePads && llvm::any_of(pads, [](int64_t p) { return p < 0; }))
     return inferenceError(loc, "pads must be non-negative");
   return success();
 }
@@ -70,8 +69,8 @@ static LogicalResult inferConv(std::optional<Location> loc,
                                SmallVectorImpl<Type> &results) {
   int64_t rank = input.getRank();
   if (rank < 3)
-    return inferenceError(loc, "conv input must have rank >= 3, got " +
-                                   Twine(rank));
+    return inferenceError(loc,
+                          "conv input must have rank >= 3, got " + Twine(rank));
   if (weight.getRank() != rank)
     return inferenceError(loc, "conv weight rank " + Twine(weight.getRank()) +
                                    " differs from the input rank " +
@@ -149,9 +148,10 @@ int64_t ConvOp::getFlops() {
 // ConvTransposeOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult ConvTransposeOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
-    SmallVectorImpl<Type> &results) {
+LogicalResult
+ConvTransposeOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                  Adaptor adaptor,
+                                  SmallVectorImpl<Type> &results) {
   auto input = getTensorType(adaptor.getInput());
   auto weight = getTensorType(adaptor.getWeight());
   ArrayRef<int64_t> strides = adaptor.getStrides(), pads = adaptor.getPads(),
@@ -163,10 +163,9 @@ LogicalResult ConvTransposeOp::inferReturnTypes(
     return inferenceError(
         loc, "conv_transpose input must have rank >= 3, got " + Twine(rank));
   if (weight.getRank() != rank)
-    return inferenceError(loc, "conv_transpose weight rank " +
-                                   Twine(weight.getRank()) +
-                                   " differs from the input rank " +
-                                   Twine(rank));
+    return inferenceError(
+        loc, "conv_transpose weight rank " + Twine(weight.getRank()) +
+                 " differs from the input rank " + Twine(rank));
   if (input.getElementType() != weight.getElementType())
     return inferenceError(
         loc, "conv_transpose input and weight element types differ");
@@ -184,15 +183,14 @@ LogicalResult ConvTransposeOp::inferReturnTypes(
   if (weight.getDimSize(0) != channels || channels % group != 0)
     return inferenceError(loc, "input channels " + Twine(channels) +
                                    " do not match weight dim 0 (" +
-                                   Twine(weight.getDimSize(0)) +
-                                   ") or group " + Twine(group));
-  SmallVector<int64_t> shape{input.getDimSize(0),
-                             weight.getDimSize(1) * group};
+                                   Twine(weight.getDimSize(0)) + ") or group " +
+                                   Twine(group));
+  SmallVector<int64_t> shape{input.getDimSize(0), weight.getDimSize(1) * group};
   for (int64_t i = 0; i < rank - 2; ++i) {
     int64_t size = strides[i] * (input.getDimSize(i + 2) - 1) +
                    outputPadding[i] +
-                   (weight.getDimSize(i + 2) - 1) * dilations[i] + 1 -
-                   pads[i] - pads[i + rank - 2];
+                   (weight.getDimSize(i + 2) - 1) * dilations[i] + 1 - pads[i] -
+                   pads[i + rank - 2];
     if (size < 1)
       return inferenceError(loc, "conv_transpose output spatial dim " +
                                      Twine(i) + " would be " + Twine(size));
@@ -259,8 +257,7 @@ LogicalResult PoolOp::inferReturnTypes(MLIRContext *ctx,
   }
   results.push_back(RankedTensorType::get(shape, input.getElementType()));
   if (adaptor.getWithIndices())
-    results.push_back(
-        RankedTensorType::get(shape, IntegerType::get(ctx, 64)));
+    results.push_back(RankedTensorType::get(shape, IntegerType::get(ctx, 64)));
   return success();
 }
 
@@ -315,9 +312,9 @@ LogicalResult ResizeOp::verify() {
                           coord))
     return emitOpError("unsupported coordinate_transformation_mode '")
            << coord << "'";
-  if (!llvm::is_contained({"round_prefer_floor", "round_prefer_ceil", "floor",
-                           "ceil"},
-                          getNearestMode()))
+  if (!llvm::is_contained(
+          {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"},
+          getNearestMode()))
     return emitOpError("unsupported nearest_mode '") << getNearestMode() << "'";
   if (coord == "tf_crop_and_resize") {
     if (!getRoi() ||
@@ -338,8 +335,7 @@ int64_t ResizeOp::getFlops() {
   int64_t neighbours = 1;
   auto input = getTensorType(getInput());
   for (int64_t i = 0; i < input.getRank(); ++i)
-    if (input.getDimSize(i) != getType().getDimSize(i) ||
-        getScales()[i] != 1.0)
+    if (input.getDimSize(i) != getType().getDimSize(i) || getScales()[i] != 1.0)
       neighbours *= taps;
   return 2 * outputs * neighbours;
 }
@@ -362,14 +358,15 @@ static LogicalResult checkQuantParam(std::optional<Location> loc,
                                    Twine(input.getRank()));
   if (param.getRank() != 1 || param.getDimSize(0) != input.getDimSize(axis))
     return inferenceError(loc, name + " must be a scalar or have shape [" +
-                                   Twine(input.getDimSize(axis)) +
-                                   "], got " + typeToString(param));
+                                   Twine(input.getDimSize(axis)) + "], got " +
+                                   typeToString(param));
   return success();
 }
 
-LogicalResult QuantizeLinearOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
-    SmallVectorImpl<Type> &results) {
+LogicalResult
+QuantizeLinearOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                   Adaptor adaptor,
+                                   SmallVectorImpl<Type> &results) {
   auto input = getTensorType(adaptor.getInput());
   auto scale = getTensorType(adaptor.getScale());
   auto zeroPoint = getTensorType(adaptor.getZeroPoint());
@@ -391,9 +388,10 @@ int64_t QuantizeLinearOp::getFlops() {
   return n < 0 ? -1 : 4 * n;
 }
 
-LogicalResult DequantizeLinearOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
-    SmallVectorImpl<Type> &results) {
+LogicalResult
+DequantizeLinearOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                     Adaptor adaptor,
+                                     SmallVectorImpl<Type> &results) {
   auto input = getTensorType(adaptor.getInput());
   auto scale = getTensorType(adaptor.getScale());
   auto zeroPoint = getTensorType(adaptor.getZeroPoint());

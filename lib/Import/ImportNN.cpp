@@ -83,9 +83,9 @@ FailureOr<Window> resolveWindow(NodeContext &n, ArrayRef<int64_t> spatial,
   // goes to the end (SAME_UPPER) or the beginning (SAME_LOWER).
   for (size_t i = 0; i < rank; ++i) {
     int64_t out = (spatial[i] + w.strides[i] - 1) / w.strides[i];
-    int64_t total = std::max<int64_t>(
-        0, (out - 1) * w.strides[i] + (kernel[i] - 1) * w.dilations[i] + 1 -
-               spatial[i]);
+    int64_t total = std::max<int64_t>(0, (out - 1) * w.strides[i] +
+                                             (kernel[i] - 1) * w.dilations[i] +
+                                             1 - spatial[i]);
     int64_t small = total / 2, large = total - small;
     w.pads[i] = autoPad == "SAME_UPPER" ? small : large;
     w.pads[i + rank] = autoPad == "SAME_UPPER" ? large : small;
@@ -96,8 +96,9 @@ FailureOr<Window> resolveWindow(NodeContext &n, ArrayRef<int64_t> spatial,
 /// Infers the result types of `OpTy` for `operands` and `props`, reporting
 /// malformed nodes instead of building an invalid op.
 template <typename OpTy>
-FailureOr<SmallVector<Type>> inferTypes(NodeContext &n, ValueRange operands,
-                                        const typename OpTy::Properties &props) {
+FailureOr<SmallVector<Type>>
+inferTypes(NodeContext &n, ValueRange operands,
+           const typename OpTy::Properties &props) {
   SmallVector<Type> types;
   if (failed(OpTy::inferReturnTypes(
           n.builder.getContext(), n.loc,
@@ -140,18 +141,15 @@ Value alignToAxis(NodeContext &n, Value param, int64_t axis, int64_t rank) {
 /// window attributes.
 FailureOr<Value> buildConv(NodeContext &n, Value x, Value w, Value bias) {
   auto xType = getTensorType(x), wType = getTensorType(w);
-  if (xType.getRank() < 3 || wType.getRank() != xType.getRank())
-    {
-      n.emitError() << "expects input and weight of equal rank >= 3, got "
-                         << xType << " and " << wType;
-      return failure();
-    }
+  if (xType.getRank() < 3 || wType.getRank() != xType.getRank()) {
+    n.emitError() << "expects input and weight of equal rank >= 3, got "
+                  << xType << " and " << wType;
+    return failure();
+  }
   ArrayRef<int64_t> kernel = wType.getShape().drop_front(2);
   if (auto given = n.attrInts("kernel_shape"))
-    if (ArrayRef<int64_t>(*given) != kernel)
-      {
-      n.emitError() << "kernel_shape does not match the weight shape "
-                           << wType;
+    if (ArrayRef<int64_t>(*given) != kernel) {
+      n.emitError() << "kernel_shape does not match the weight shape " << wType;
       return failure();
     }
   FailureOr<Window> win =
@@ -174,10 +172,9 @@ FailureOr<Value> buildConv(NodeContext &n, Value x, Value w, Value bias) {
     auto biasType = getTensorType(bias);
     if (biasType.getRank() != 1 ||
         biasType.getDimSize(0) != wType.getDimSize(0) ||
-        biasType.getElementType() != xType.getElementType())
-      {
+        biasType.getElementType() != xType.getElementType()) {
       n.emitError() << "bias " << biasType << " does not match "
-                           << wType.getDimSize(0) << " output channels";
+                    << wType.getDimSize(0) << " output channels";
       return failure();
     }
   }
@@ -243,8 +240,8 @@ LogicalResult importConvTranspose(NodeContext &n) {
     // odd total goes to the beginning unless SAME_UPPER. Floor division
     // keeps a negative total (a larger output) at the end.
     for (size_t i = 0; i < rank; ++i) {
-      int64_t target = outputShape ? (*outputShape)[i]
-                                   : spatial[i] * (*strides)[i];
+      int64_t target =
+          outputShape ? (*outputShape)[i] : spatial[i] * (*strides)[i];
       int64_t total = (*strides)[i] * (spatial[i] - 1) + (*outputPadding)[i] +
                       (kernel[i] - 1) * (*dilations)[i] + 1 - target;
       int64_t half = floorDiv(total, 2);
@@ -327,8 +324,8 @@ LogicalResult importPool(NodeContext &n, StringRef kind, bool global) {
   if (kind == "lp")
     p = n.opset < 2 ? static_cast<int64_t>(n.attrFloat("p", 2.0f))
                     : n.attrInt("p", 2);
-  bool withIndices = kind == "max" && n.getNumResults() > 1 &&
-                     !n.node.output(1).empty();
+  bool withIndices =
+      kind == "max" && n.getNumResults() > 1 && !n.node.output(1).empty();
   Builder &b = n.builder;
   PoolOp::Properties props;
   props.setKind(b.getStringAttr(kind));
@@ -351,11 +348,11 @@ LogicalResult importPool(NodeContext &n, StringRef kind, bool global) {
   if (failed(types))
     return failure();
   auto pool = PoolOp::create(
-      n.builder, n.loc, (*types)[0],
-      withIndices ? (*types)[1] : Type(), *x, props.getKind(),
-      props.getKernelShape(), props.getStrides(), props.getPads(),
-      props.getDilations(), props.getCeilMode(), props.getCountIncludePad(),
-      props.getP(), props.getWithIndices(), props.getStorageOrder());
+      n.builder, n.loc, (*types)[0], withIndices ? (*types)[1] : Type(), *x,
+      props.getKind(), props.getKernelShape(), props.getStrides(),
+      props.getPads(), props.getDilations(), props.getCeilMode(),
+      props.getCountIncludePad(), props.getP(), props.getWithIndices(),
+      props.getStorageOrder());
   n.setResult(0, pool.getResult());
   if (withIndices)
     n.setResult(1, pool.getIndices());
@@ -368,7 +365,7 @@ LogicalResult importPool(NodeContext &n, StringRef kind, bool global) {
 
 /// Reads a constant float operand; empty when absent or of zero elements.
 FailureOr<SmallVector<double>> constantFloats(NodeContext &n, unsigned i,
-                                             StringRef what) {
+                                              StringRef what) {
   Value v = n.operand(i);
   if (!v || getTensorType(v).getNumElements() == 0)
     return SmallVector<double>();
@@ -425,9 +422,9 @@ LogicalResult buildResize(NodeContext &n, Value x, ArrayRef<double> scales,
   if (mode != "nearest" && !isa<FloatType>(xType.getElementType()))
     return n.emitError() << mode << " resize needs a float input, got "
                          << xType;
-  if (!llvm::is_contained({"half_pixel", "pytorch_half_pixel",
-                           "align_corners", "asymmetric",
-                           "tf_half_pixel_for_nn", "tf_crop_and_resize"},
+  if (!llvm::is_contained({"half_pixel", "pytorch_half_pixel", "align_corners",
+                           "asymmetric", "tf_half_pixel_for_nn",
+                           "tf_crop_and_resize"},
                           coordMode))
     return n.emitError() << "unsupported coordinate_transformation_mode '"
                          << coordMode << "'";
@@ -551,7 +548,8 @@ LogicalResult importQuantizeLinear(NodeContext &n) {
     *x = castTo(n, *x, getTensorType(*scale).getElementType());
   Value zeroPoint = n.operand(2);
   if (!zeroPoint) {
-    Type u8 = IntegerType::get(n.builder.getContext(), 8, IntegerType::Unsigned);
+    Type u8 =
+        IntegerType::get(n.builder.getContext(), 8, IntegerType::Unsigned);
     zeroPoint = scalarConstant(n, u8, IntegerAttr::get(u8, 0));
   }
   FailureOr<int64_t> axis = getAxis(n, xType.getRank());
@@ -585,9 +583,9 @@ LogicalResult importDequantizeLinear(NodeContext &n) {
       inferTypes<DequantizeLinearOp>(n, {*x, *scale, zeroPoint}, props);
   if (failed(types))
     return failure();
-  n.setResult(0, DequantizeLinearOp::create(n.builder, n.loc, (*types)[0], *x,
-                                            *scale, zeroPoint,
-                                            props.getAxis()));
+  n.setResult(0,
+              DequantizeLinearOp::create(n.builder, n.loc, (*types)[0], *x,
+                                         *scale, zeroPoint, props.getAxis()));
   return success();
 }
 
@@ -604,8 +602,8 @@ LogicalResult importDynamicQuantizeLinear(NodeContext &n) {
 }
 
 /// `value` widened to i32 minus its zero point (aligned to `axis`).
-FailureOr<Value> subtractZeroPoint(NodeContext &n, Value value,
-                                   Value zeroPoint, int64_t axis) {
+FailureOr<Value> subtractZeroPoint(NodeContext &n, Value value, Value zeroPoint,
+                                   int64_t axis) {
   Type i32 = n.builder.getI32Type();
   Value wide = castTo(n, value, i32);
   if (!zeroPoint)

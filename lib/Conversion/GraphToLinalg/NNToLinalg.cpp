@@ -32,9 +32,8 @@ RankedTensorType getTensorType(Value v) {
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 SmallVector<OpFoldResult> indexAttrs(OpBuilder &b, ArrayRef<int64_t> values) {
-  return llvm::map_to_vector(values, [&](int64_t v) -> OpFoldResult {
-    return b.getIndexAttr(v);
-  });
+  return llvm::map_to_vector(
+      values, [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); });
 }
 
 /// A tensor of `type` filled with `fill`, with `source` placed at `offsets`
@@ -66,15 +65,16 @@ Value insertIntoFilled(OpBuilder &b, Location loc, Value source,
                    indices.push_back(i);
                    continue;
                  }
-                 Value rel = arith::SubIOp::create(nb, nloc, i, cst(offsets[d]));
+                 Value rel =
+                     arith::SubIOp::create(nb, nloc, i, cst(offsets[d]));
                  Value q = rel, ok;
                  if (strides[d] != 1) {
                    q = arith::FloorDivSIOp::create(nb, nloc, rel,
                                                    cst(strides[d]));
                    Value back =
                        arith::MulIOp::create(nb, nloc, q, cst(strides[d]));
-                   ok = arith::CmpIOp::create(nb, nloc, arith::CmpIPredicate::eq,
-                                              back, rel);
+                   ok = arith::CmpIOp::create(
+                       nb, nloc, arith::CmpIPredicate::eq, back, rel);
                  }
                  Value lo = arith::CmpIOp::create(
                      nb, nloc, arith::CmpIPredicate::sge, q, cst(0));
@@ -86,7 +86,8 @@ Value insertIntoFilled(OpBuilder &b, Location loc, Value source,
                  inside =
                      inside ? arith::AndIOp::create(nb, nloc, inside, ok) : ok;
                  Value clamped = arith::MaxSIOp::create(
-                     nb, nloc, arith::MinSIOp::create(nb, nloc, q, cst(size - 1)),
+                     nb, nloc,
+                     arith::MinSIOp::create(nb, nloc, q, cst(size - 1)),
                      cst(0));
                  indices.push_back(clamped);
                }
@@ -252,11 +253,10 @@ struct ConvLowering : OpConversionPattern<ConvOp> {
           rewriter.getZeroAttr(inType.getElementType()), offsets,
           SmallVector<int64_t>(rank, 1));
     }
-    rewriter.replaceOp(op, buildGroupedConv(rewriter, loc, input,
-                                            adaptor.getWeight(),
-                                            adaptor.getBias(), op.getStrides(),
-                                            op.getDilations(), op.getGroup(),
-                                            resultType));
+    rewriter.replaceOp(
+        op, buildGroupedConv(rewriter, loc, input, adaptor.getWeight(),
+                             adaptor.getBias(), op.getStrides(),
+                             op.getDilations(), op.getGroup(), resultType));
     return success();
   }
 };
@@ -300,19 +300,17 @@ struct ConvTransposeLowering : OpConversionPattern<ConvTransposeOp> {
                                       getAffineDimExpr(1, ctx)};
     for (int64_t i = 0; i < spatial; ++i)
       readExprs.push_back(kernel[i] - 1 - getAffineDimExpr(3 + i, ctx));
-    SmallVector<AffineMap> maps{
-        AffineMap::get(rank + 1, 0, readExprs, ctx),
-        rewriter.getMultiDimIdentityMap(rank + 1)};
-    Value flipped =
-        linalg::GenericOp::create(
-            rewriter, loc, flippedType, wView,
-            createEmpty(rewriter, loc, flippedType), maps,
-            SmallVector<utils::IteratorType>(rank + 1,
-                                             utils::IteratorType::parallel),
-            [](OpBuilder &nb, Location nloc, ValueRange args) {
-              linalg::YieldOp::create(nb, nloc, args[0]);
-            })
-            .getResult(0);
+    SmallVector<AffineMap> maps{AffineMap::get(rank + 1, 0, readExprs, ctx),
+                                rewriter.getMultiDimIdentityMap(rank + 1)};
+    Value flipped = linalg::GenericOp::create(
+                        rewriter, loc, flippedType, wView,
+                        createEmpty(rewriter, loc, flippedType), maps,
+                        SmallVector<utils::IteratorType>(
+                            rank + 1, utils::IteratorType::parallel),
+                        [](OpBuilder &nb, Location nloc, ValueRange args) {
+                          linalg::YieldOp::create(nb, nloc, args[0]);
+                        })
+                        .getResult(0);
     SmallVector<int64_t> convWeightShape{group * ocg, icg};
     llvm::append_range(convWeightShape, kernel);
     Value convWeight = tensor::CollapseShapeOp::create(
@@ -321,9 +319,8 @@ struct ConvTransposeLowering : OpConversionPattern<ConvTransposeOp> {
 
     // The dilated, padded input buffer.
     SmallVector<int64_t> bufferShape(inType.getShape().take_front(2));
-    SmallVector<int64_t> sliceOffsets(rank, 0),
-        sliceSizes(inType.getShape()), insertOffsets(rank, 0),
-        insertStrides(rank, 1);
+    SmallVector<int64_t> sliceOffsets(rank, 0), sliceSizes(inType.getShape()),
+        insertOffsets(rank, 0), insertStrides(rank, 1);
     bool empty = false, whole = true;
     for (int64_t i = 0; i < spatial; ++i) {
       int64_t size = inType.getDimSize(i + 2);
@@ -334,8 +331,8 @@ struct ConvTransposeLowering : OpConversionPattern<ConvTransposeOp> {
       int64_t position = begin + first * strides[i];
       int64_t count = 0;
       if (first < size && position < buffer)
-        count = std::min(size - first,
-                         (buffer - 1 - position) / strides[i] + 1);
+        count =
+            std::min(size - first, (buffer - 1 - position) / strides[i] + 1);
       empty |= count == 0;
       whole &= first == 0 && count == size;
       bufferShape.push_back(buffer);
@@ -360,11 +357,10 @@ struct ConvTransposeLowering : OpConversionPattern<ConvTransposeOp> {
       buffer = insertIntoFilled(rewriter, loc, slice, bufferType, zero,
                                 insertOffsets, insertStrides);
     }
-    rewriter.replaceOp(
-        op, buildGroupedConv(rewriter, loc, buffer, convWeight,
-                             adaptor.getBias(),
-                             SmallVector<int64_t>(spatial, 1), dilations,
-                             group, resultType));
+    rewriter.replaceOp(op, buildGroupedConv(rewriter, loc, buffer, convWeight,
+                                            adaptor.getBias(),
+                                            SmallVector<int64_t>(spatial, 1),
+                                            dilations, group, resultType));
     return success();
   }
 };
@@ -416,17 +412,15 @@ struct PoolLowering : OpConversionPattern<PoolOp> {
       int64_t size = inType.getDimSize(i + 2);
       int64_t needed = (resultType.getDimSize(i + 2) - 1) * strides[i] +
                        (kernel[i] - 1) * dilations[i] + 1;
-      int64_t padded =
-          std::max(size + pads[i] + pads[i + spatial], needed);
+      int64_t padded = std::max(size + pads[i] + pads[i + spatial], needed);
       paddedShape[i + 2] = padded;
       offsets[i + 2] = pads[i];
       needsPad |= padded != size;
     }
     if (needsPad)
-      input = insertIntoFilled(b, loc, input,
-                               RankedTensorType::get(paddedShape, element),
-                               padValue, offsets,
-                               SmallVector<int64_t>(rank, 1));
+      input = insertIntoFilled(
+          b, loc, input, RankedTensorType::get(paddedShape, element), padValue,
+          offsets, SmallVector<int64_t>(rank, 1));
 
     // Loops: n, c, o..., k...; the window operand only carries the kernel
     // extent (as in linalg's named pooling ops).
@@ -457,8 +451,8 @@ struct PoolLowering : OpConversionPattern<PoolOp> {
       return success();
     }
 
-    Value init = createFilled(b, loc, accType,
-                              isMax ? padValue : b.getZeroAttr(acc));
+    Value init =
+        createFilled(b, loc, accType, isMax ? padValue : b.getZeroAttr(acc));
     int64_t p = op.getP();
     Value reduced =
         linalg::GenericOp::create(
@@ -585,32 +579,31 @@ struct PoolLowering : OpConversionPattern<PoolOp> {
             Value o = linalg::IndexOp::create(nb, nloc, 2 + i);
             Value k = linalg::IndexOp::create(nb, nloc, 2 + spatial + i);
             Value pos = arith::AddIOp::create(
-                nb, nloc,
-                arith::MulIOp::create(nb, nloc, o, cst(strides[i])),
+                nb, nloc, arith::MulIOp::create(nb, nloc, o, cst(strides[i])),
                 arith::MulIOp::create(nb, nloc, k, cst(dilations[i])));
             pos = arith::SubIOp::create(nb, nloc, pos, cst(pads[i]));
             position.push_back(pos);
-            Value lo = arith::CmpIOp::create(nb, nloc, arith::CmpIPredicate::sge,
-                                             pos, cst(0));
-            Value hi = arith::CmpIOp::create(
-                nb, nloc, arith::CmpIPredicate::slt, pos,
-                cst(inType.getDimSize(i + 2)));
+            Value lo = arith::CmpIOp::create(
+                nb, nloc, arith::CmpIPredicate::sge, pos, cst(0));
+            Value hi =
+                arith::CmpIOp::create(nb, nloc, arith::CmpIPredicate::slt, pos,
+                                      cst(inType.getDimSize(i + 2)));
             Value both = arith::AndIOp::create(nb, nloc, lo, hi);
-            inBounds =
-                inBounds ? arith::AndIOp::create(nb, nloc, inBounds, both)
-                         : both;
+            inBounds = inBounds
+                           ? arith::AndIOp::create(nb, nloc, inBounds, both)
+                           : both;
           }
           Value x = args[0], cur = args[2], curIndex = args[3];
           Value greater;
           if (isa<FloatType>(element))
-            greater = arith::CmpFOp::create(nb, nloc,
-                                            arith::CmpFPredicate::OGT, x, cur);
+            greater = arith::CmpFOp::create(nb, nloc, arith::CmpFPredicate::OGT,
+                                            x, cur);
           else
-            greater = arith::CmpIOp::create(
-                nb, nloc,
-                isUnsigned ? arith::CmpIPredicate::ugt
-                           : arith::CmpIPredicate::sgt,
-                x, cur);
+            greater =
+                arith::CmpIOp::create(nb, nloc,
+                                      isUnsigned ? arith::CmpIPredicate::ugt
+                                                 : arith::CmpIPredicate::sgt,
+                                      x, cur);
           // The first in-bounds element always replaces the initial -1.
           Value unset = arith::CmpIOp::create(
               nb, nloc, arith::CmpIPredicate::slt, curIndex,
@@ -622,7 +615,8 @@ struct PoolLowering : OpConversionPattern<PoolOp> {
           // the spatial dims (row- or column-major).
           Value flat = arith::AddIOp::create(
               nb, nloc,
-              arith::MulIOp::create(nb, nloc, linalg::IndexOp::create(nb, nloc, 0),
+              arith::MulIOp::create(nb, nloc,
+                                    linalg::IndexOp::create(nb, nloc, 0),
                                     cst(inType.getDimSize(1))),
               linalg::IndexOp::create(nb, nloc, 1));
           SmallVector<int64_t> order;
@@ -679,9 +673,9 @@ Taps computeTaps(ResizeOp op, int64_t dimIndex, int64_t in, int64_t out,
     ArrayRef<double> roi = *op.getRoi();
     int64_t rank = op.getScales().size();
     double start = roi[dimIndex], end = roi[dimIndex + rank];
-    x = resized != 1 ? start * (in - 1) +
-                           o * (end - start) * (in - 1) / (resized - 1)
-                     : 0.5 * (start + end) * (in - 1);
+    x = resized != 1
+            ? start * (in - 1) + o * (end - start) * (in - 1) / (resized - 1)
+            : 0.5 * (start + end) * (in - 1);
   }
   Taps taps;
   if (coord == "tf_crop_and_resize" && (x < 0 || x > in - 1))
@@ -730,9 +724,8 @@ Taps computeTaps(ResizeOp op, int64_t dimIndex, int64_t in, int64_t out,
   }
   for (int64_t t = 0; t < 4; ++t) {
     taps.indices.push_back(clampIndex(x0 - 1 + t));
-    taps.weights.push_back(op.getExcludeOutside() && total != 0
-                               ? weights[t] / total
-                               : weights[t]);
+    taps.weights.push_back(
+        op.getExcludeOutside() && total != 0 ? weights[t] / total : weights[t]);
   }
   return taps;
 }
@@ -799,8 +792,8 @@ struct ResizeLowering : OpConversionPattern<ResizeOp> {
           continue;
         DenseElementsAttr weightAttr;
         if (compute.isF64()) {
-          weightAttr = DenseElementsAttr::get(weightTable,
-                                              ArrayRef<double>(weights));
+          weightAttr =
+              DenseElementsAttr::get(weightTable, ArrayRef<double>(weights));
         } else {
           SmallVector<float> narrow(weights.begin(), weights.end());
           weightAttr =
@@ -816,9 +809,8 @@ struct ResizeLowering : OpConversionPattern<ResizeOp> {
           valid.push_back(taps.valid);
         table.valid = arith::ConstantOp::create(
             b, loc,
-            DenseElementsAttr::get(
-                RankedTensorType::get({out}, b.getI8Type()),
-                ArrayRef<int8_t>(valid)));
+            DenseElementsAttr::get(RankedTensorType::get({out}, b.getI8Type()),
+                                   ArrayRef<int8_t>(valid)));
         inputs.push_back(table.valid);
         maps.push_back(map);
       }
@@ -931,19 +923,20 @@ Value intToFloat(OpBuilder &b, Location loc, Value v, Type floatType,
 Value quantizeScalar(OpBuilder &b, Location loc, Value x, Value scale,
                      Value zeroPoint, Type target, bool isUnsigned) {
   Type compute = x.getType();
-  Value q = math::RoundEvenOp::create(
-      b, loc, arith::DivFOp::create(b, loc, x, scale));
-  q = arith::AddFOp::create(
-      b, loc, q, intToFloat(b, loc, zeroPoint, compute, isUnsigned));
+  Value q = math::RoundEvenOp::create(b, loc,
+                                      arith::DivFOp::create(b, loc, x, scale));
+  q = arith::AddFOp::create(b, loc, q,
+                            intToFloat(b, loc, zeroPoint, compute, isUnsigned));
   unsigned width = target.getIntOrFloatBitWidth();
-  double lo = isUnsigned ? 0.0
-                         : -std::ldexp(1.0, static_cast<int>(width) - 1);
+  double lo = isUnsigned ? 0.0 : -std::ldexp(1.0, static_cast<int>(width) - 1);
   double hi = isUnsigned ? std::ldexp(1.0, static_cast<int>(width)) - 1
                          : std::ldexp(1.0, static_cast<int>(width) - 1) - 1;
   q = arith::MaximumFOp::create(
-      b, loc, q, arith::ConstantOp::create(b, loc, b.getFloatAttr(compute, lo)));
+      b, loc, q,
+      arith::ConstantOp::create(b, loc, b.getFloatAttr(compute, lo)));
   q = arith::MinimumFOp::create(
-      b, loc, q, arith::ConstantOp::create(b, loc, b.getFloatAttr(compute, hi)));
+      b, loc, q,
+      arith::ConstantOp::create(b, loc, b.getFloatAttr(compute, hi)));
   if (isUnsigned)
     return arith::FPToUIOp::create(b, loc, target, q);
   return arith::FPToSIOp::create(b, loc, target, q);
@@ -1068,8 +1061,8 @@ struct DynamicQuantizeLinearLowering
     auto floatType = cast<FloatType>(element);
     const llvm::fltSemantics &sem = floatType.getFloatSemantics();
     auto scalarType = RankedTensorType::get({}, element);
-    Value minInit = createFilled(
-        b, loc, scalarType, b.getFloatAttr(element, APFloat::getInf(sem)));
+    Value minInit = createFilled(b, loc, scalarType,
+                                 b.getFloatAttr(element, APFloat::getInf(sem)));
     Value maxInit = createFilled(
         b, loc, scalarType,
         b.getFloatAttr(element, APFloat::getInf(sem, /*Negative=*/true)));
@@ -1077,10 +1070,8 @@ struct DynamicQuantizeLinearLowering
     auto minMax = linalg::GenericOp::create(
         b, loc, TypeRange{scalarType, scalarType}, input,
         ValueRange{minInit, maxInit},
-        ArrayRef<AffineMap>{b.getMultiDimIdentityMap(rank), toScalar,
-                            toScalar},
-        SmallVector<utils::IteratorType>(rank,
-                                         utils::IteratorType::reduction),
+        ArrayRef<AffineMap>{b.getMultiDimIdentityMap(rank), toScalar, toScalar},
+        SmallVector<utils::IteratorType>(rank, utils::IteratorType::reduction),
         [&](OpBuilder &nb, Location l, ValueRange args) {
           linalg::YieldOp::create(
               nb, l,
@@ -1111,10 +1102,10 @@ struct DynamicQuantizeLinearLowering
             SmallVector<utils::IteratorType>(rank,
                                              utils::IteratorType::parallel),
             [&](OpBuilder &nb, Location l, ValueRange args) {
-              linalg::YieldOp::create(
-                  nb, l,
-                  quantizeScalar(nb, l, args[0], scale, zeroPoint, u8,
-                                 /*isUnsigned=*/true));
+              linalg::YieldOp::create(nb, l,
+                                      quantizeScalar(nb, l, args[0], scale,
+                                                     zeroPoint, u8,
+                                                     /*isUnsigned=*/true));
             })
             .getResult(0);
     Value scaleTensor =
@@ -1132,7 +1123,6 @@ void mlir::ridge::linalg_lowering::populateNNToLinalgPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<ConvLowering, ConvTransposeLowering, PoolLowering,
-               ResizeLowering, QuantizeLinearLowering,
-               DequantizeLinearLowering, DynamicQuantizeLinearLowering>(
-      converter, ctx);
+               ResizeLowering, QuantizeLinearLowering, DequantizeLinearLowering,
+               DynamicQuantizeLinearLowering>(converter, ctx);
 }
