@@ -341,6 +341,51 @@ int64_t ResizeOp::getFlops() {
 }
 
 //===----------------------------------------------------------------------===//
+// GridSampleOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult GridSampleOp::inferReturnTypes(MLIRContext *,
+                                             std::optional<Location> loc,
+                                             Adaptor adaptor,
+                                             SmallVectorImpl<Type> &results) {
+  auto input = getTensorType(adaptor.getInput());
+  auto grid = getTensorType(adaptor.getGrid());
+  if (input.getRank() != 4 || grid.getRank() != 4)
+    return inferenceError(loc, "grid_sample expects a rank-4 input and grid");
+  if (grid.getDimSize(3) != 2 || grid.getDimSize(0) != input.getDimSize(0))
+    return inferenceError(loc, "grid must have shape [" +
+                                   Twine(input.getDimSize(0)) +
+                                   ", Ho, Wo, 2], got " + typeToString(grid));
+  if (grid.getElementType() != input.getElementType())
+    return inferenceError(loc, "grid and input element types differ");
+  results.push_back(
+      RankedTensorType::get({input.getDimSize(0), input.getDimSize(1),
+                             grid.getDimSize(1), grid.getDimSize(2)},
+                            input.getElementType()));
+  return success();
+}
+
+LogicalResult GridSampleOp::verify() {
+  if (!llvm::is_contained({"bilinear", "nearest", "bicubic"}, getMode()))
+    return emitOpError("mode must be bilinear, nearest or bicubic, got '")
+           << getMode() << "'";
+  if (!llvm::is_contained({"zeros", "border", "reflection"}, getPaddingMode()))
+    return emitOpError("padding_mode must be zeros, border or reflection, "
+                       "got '")
+           << getPaddingMode() << "'";
+  return success();
+}
+
+int64_t GridSampleOp::getFlops() {
+  int64_t outputs = getNumElements(getType());
+  if (outputs < 0)
+    return -1;
+  int64_t taps =
+      getMode() == "nearest" ? 1 : (getMode() == "bilinear" ? 4 : 16);
+  return 10 * taps * outputs;
+}
+
+//===----------------------------------------------------------------------===//
 // Quantization
 //===----------------------------------------------------------------------===//
 

@@ -134,6 +134,28 @@ def Ridge_ResizeOp : Ridge_Op<"resize", [
   let hasVerifier = 1;
 }
 
+def Ridge_GridSampleOp : Ridge_Op<"grid_sample", [InferTypeOpAdaptor,
+    DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
+  let summary = "Samples an image at normalized grid locations (GridSample)";
+  let description = [{
+    ONNX GridSample-16: `input` is [N, C, H, W], `grid` is [N, Ho, Wo, 2]
+    holding (x, y) in [-1, 1]; the result is [N, C, Ho, Wo]. `mode` is
+    "bilinear", "nearest" (round half to even) or "bicubic" (A = -0.75);
+    `padding_mode` is "zeros", "border" or "reflection"; with
+    `align_corners`, -1 and 1 are the centers of the corner pixels rather
+    than their outer edges.
+    FLOPs: about 10 per tap per output element.
+  }];
+  let arguments = (ins Ridge_FloatTensor:$input, Ridge_FloatTensor:$grid,
+                       StrAttr:$mode, StrAttr:$padding_mode,
+                       DefaultValuedAttr<BoolAttr, "false">:$align_corners);
+  let results = (outs Ridge_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $grid attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Quantization
 //===----------------------------------------------------------------------===//

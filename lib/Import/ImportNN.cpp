@@ -512,6 +512,34 @@ LogicalResult importUpsample(NodeContext &n, bool scalesAttr) {
   return buildResize(n, *x, scales, {}, mode, "asymmetric", "floor", {});
 }
 
+LogicalResult importGridSample(NodeContext &n) {
+  FailureOr<Value> x = requireOperand(n, 0), grid = requireOperand(n, 1);
+  if (failed(x) || failed(grid))
+    return failure();
+  std::string mode = n.attrString("mode", "bilinear");
+  std::string padding = n.attrString("padding_mode", "zeros");
+  if (!llvm::is_contained({"bilinear", "nearest", "bicubic"}, mode))
+    return n.emitError() << "unsupported mode '" << mode << "'";
+  if (!llvm::is_contained({"zeros", "border", "reflection"}, padding))
+    return n.emitError() << "unsupported padding_mode '" << padding << "'";
+  if (!isa<FloatType>(getTensorType(*x).getElementType()))
+    return n.emitError() << "expects a floating-point input, got "
+                         << x->getType();
+  Builder &b = n.builder;
+  GridSampleOp::Properties props;
+  props.setMode(b.getStringAttr(mode));
+  props.setPaddingMode(b.getStringAttr(padding));
+  props.setAlignCorners(b.getBoolAttr(n.attrInt("align_corners", 0) != 0));
+  FailureOr<SmallVector<Type>> types =
+      inferTypes<GridSampleOp>(n, {*x, *grid}, props);
+  if (failed(types))
+    return failure();
+  n.setResult(0, GridSampleOp::create(n.builder, n.loc, (*types)[0], *x, *grid,
+                                      props.getMode(), props.getPaddingMode(),
+                                      props.getAlignCorners()));
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Quantization
 //===----------------------------------------------------------------------===//
@@ -746,6 +774,7 @@ void mlir::ridge::onnx_import::registerNNHandlers(OnnxHandlerTable &table) {
   table.add("Resize", 10,
             [](NodeContext &n) { return importUpsample(n, false); });
   table.add("Resize", 11, importResize);
+  table.add("GridSample", 16, importGridSample);
   table.add("QuantizeLinear", 10, importQuantizeLinear);
   table.add("DequantizeLinear", 10, importDequantizeLinear);
   table.add("DynamicQuantizeLinear", 11, importDynamicQuantizeLinear);

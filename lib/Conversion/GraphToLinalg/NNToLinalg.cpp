@@ -896,6 +896,186 @@ struct ResizeLowering : OpConversionPattern<ResizeOp> {
 };
 
 //===----------------------------------------------------------------------===//
+// GridSample
+//===----------------------------------------------------------------------===//
+
+/// Scalar helpers for GridSample's body, in the float type `ft`.
+struct GridSampler {
+  OpBuilder &b;
+  Location loc;
+  Type ft;
+  GridSampleOp op;
+  Value input, n, c;
+
+  Value cst(double v) {
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(ft, v));
+  }
+  Value add(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
+  Value clip(Value v, int64_t size) {
+    return arith::MinimumFOp::create(
+        b, loc, arith::MaximumFOp::create(b, loc, v, cst(0)), cst(size - 1));
+  }
+
+  /// [-1, 1] to pixel coordinates.
+  Value unnormalize(Value g, int64_t size) {
+    if (op.getAlignCorners())
+      return mul(add(g, cst(1)), cst(0.5 * (size - 1)));
+    return mul(sub(mul(add(g, cst(1)), cst(size)), cst(1)), cst(0.5));
+  }
+
+  /// Reflects `v` into [low, high] (given doubled, as PyTorch does).
+  Value reflect(Value v, int64_t twiceLow, int64_t twiceHigh) {
+    if (twiceLow == twiceHigh)
+      return cst(0);
+    double low = twiceLow / 2.0, span = (twiceHigh - twiceLow) / 2.0;
+    Value d = math::AbsFOp::create(b, loc, sub(v, cst(low)));
+    Value extra = arith::RemFOp::create(b, loc, d, cst(span));
+    Value flips = math::FloorOp::create(
+        b, loc, arith::DivFOp::create(b, loc, d, cst(span)));
+    Value even = arith::CmpFOp::create(
+        b, loc, arith::CmpFPredicate::OEQ,
+        arith::RemFOp::create(b, loc, flips, cst(2)), cst(0));
+    return arith::SelectOp::create(b, loc, even, add(extra, cst(low)),
+                                   add(sub(cst(span), extra), cst(low)));
+  }
+
+  /// Applies the padding mode to a pixel coordinate.
+  Value applyPadding(Value v, int64_t size) {
+    StringRef padding = op.getPaddingMode();
+    if (padding == "border")
+      return clip(v, size);
+    if (padding == "reflection") {
+      v = op.getAlignCorners() ? reflect(v, 0, 2 * (size - 1))
+                               : reflect(v, -1, 2 * size - 1);
+      return clip(v, size);
+    }
+    return v;
+  }
+
+  /// input[n, c, y, x] for integral float coordinates; 0 outside.
+  Value sample(Value x, Value y, int64_t height, int64_t width) {
+    auto inside = [&](Value v, int64_t size) {
+      Value lo =
+          arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, v, cst(0));
+      Value hi = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLE, v,
+                                       cst(size - 1));
+      return arith::AndIOp::create(b, loc, lo, hi);
+    };
+    auto toIndex = [&](Value v, int64_t size) -> Value {
+      Value i = arith::FPToSIOp::create(b, loc, b.getI64Type(), clip(v, size));
+      return arith::IndexCastOp::create(b, loc, b.getIndexType(), i);
+    };
+    Value ok =
+        arith::AndIOp::create(b, loc, inside(x, width), inside(y, height));
+    Value v = tensor::ExtractOp::create(
+        b, loc, input, ValueRange{n, c, toIndex(y, height), toIndex(x, width)});
+    v = extendTo(b, loc, v, ft);
+    return arith::SelectOp::create(b, loc, ok, v, cst(0));
+  }
+
+  /// PyTorch's cubic convolution weights for fraction `t`, A = -0.75.
+  SmallVector<Value> cubicWeights(Value t) {
+    double a = -0.75;
+    auto near = [&](Value x) {
+      return add(mul(mul(sub(mul(cst(a + 2), x), cst(a + 3)), x), x), cst(1));
+    };
+    auto far = [&](Value x) {
+      Value inner = add(mul(sub(mul(cst(a), x), cst(5 * a)), x), cst(8 * a));
+      return sub(mul(inner, x), cst(4 * a));
+    };
+    return {far(add(t, cst(1))), near(t), near(sub(cst(1), t)),
+            far(sub(cst(2), t))};
+  }
+};
+
+struct GridSampleLowering : OpConversionPattern<GridSampleOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(GridSampleOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = getContext();
+    auto resultType =
+        cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
+    Value input = adaptor.getInput();
+    auto inType = getTensorType(input);
+    int64_t height = inType.getDimSize(2), width = inType.getDimSize(3);
+    Type element = resultType.getElementType();
+    Type ft = element.isF64() ? element : rewriter.getF32Type();
+    StringRef mode = op.getMode();
+    auto dim = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+    auto gridMap = [&](int64_t component) {
+      return AffineMap::get(
+          4, 0, {dim(0), dim(2), dim(3), getAffineConstantExpr(component, ctx)},
+          ctx);
+    };
+    Value grid = adaptor.getGrid();
+    Value result =
+        linalg::GenericOp::create(
+            rewriter, loc, resultType, ValueRange{grid, grid},
+            createEmpty(rewriter, loc, resultType),
+            ArrayRef<AffineMap>{gridMap(0), gridMap(1),
+                                rewriter.getMultiDimIdentityMap(4)},
+            SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              GridSampler s{b,
+                            l,
+                            ft,
+                            op,
+                            input,
+                            linalg::IndexOp::create(b, l, 0),
+                            linalg::IndexOp::create(b, l, 1)};
+              Value x = s.unnormalize(extendTo(b, l, args[0], ft), width);
+              Value y = s.unnormalize(extendTo(b, l, args[1], ft), height);
+              Value v;
+              if (mode == "nearest") {
+                x = math::RoundEvenOp::create(b, l, s.applyPadding(x, width));
+                y = math::RoundEvenOp::create(b, l, s.applyPadding(y, height));
+                v = s.sample(x, y, height, width);
+              } else if (mode == "bilinear") {
+                x = s.applyPadding(x, width);
+                y = s.applyPadding(y, height);
+                Value x0 = math::FloorOp::create(b, l, x);
+                Value y0 = math::FloorOp::create(b, l, y);
+                Value tx = s.sub(x, x0), ty = s.sub(y, y0);
+                Value x1 = s.add(x0, s.cst(1)), y1 = s.add(y0, s.cst(1));
+                Value ux = s.sub(s.cst(1), tx), uy = s.sub(s.cst(1), ty);
+                v = s.add(
+                    s.add(
+                        s.mul(s.sample(x0, y0, height, width), s.mul(ux, uy)),
+                        s.mul(s.sample(x1, y0, height, width), s.mul(tx, uy))),
+                    s.add(
+                        s.mul(s.sample(x0, y1, height, width), s.mul(ux, ty)),
+                        s.mul(s.sample(x1, y1, height, width), s.mul(tx, ty))));
+              } else {
+                // Bicubic: the padding mode applies to each tap.
+                Value x0 = math::FloorOp::create(b, l, x);
+                Value y0 = math::FloorOp::create(b, l, y);
+                SmallVector<Value> wx = s.cubicWeights(s.sub(x, x0));
+                SmallVector<Value> wy = s.cubicWeights(s.sub(y, y0));
+                for (int64_t i = 0; i < 4; ++i) {
+                  Value row;
+                  Value ty = s.applyPadding(s.add(y0, s.cst(i - 1)), height);
+                  for (int64_t j = 0; j < 4; ++j) {
+                    Value tx = s.applyPadding(s.add(x0, s.cst(j - 1)), width);
+                    Value term = s.mul(s.sample(tx, ty, height, width), wx[j]);
+                    row = row ? s.add(row, term) : term;
+                  }
+                  Value term = s.mul(row, wy[i]);
+                  v = v ? s.add(v, term) : term;
+                }
+              }
+              linalg::YieldOp::create(b, l, truncateTo(b, l, v, element));
+            })
+            .getResult(0);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
 // Quantization
 //===----------------------------------------------------------------------===//
 
@@ -1123,6 +1303,7 @@ void mlir::ridge::linalg_lowering::populateNNToLinalgPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<ConvLowering, ConvTransposeLowering, PoolLowering,
-               ResizeLowering, QuantizeLinearLowering, DequantizeLinearLowering,
-               DynamicQuantizeLinearLowering>(converter, ctx);
+               ResizeLowering, GridSampleLowering, QuantizeLinearLowering,
+               DequantizeLinearLowering, DynamicQuantizeLinearLowering>(
+      converter, ctx);
 }
