@@ -271,7 +271,7 @@ LogicalResult PoolOp::verify() {
     return emitOpError("indices are only defined for max pooling");
   if (getStorageOrder() != 0 && getStorageOrder() != 1)
     return emitOpError("storage_order must be 0 or 1");
-  if (kind == "lp" && getP() < 1)
+  if (kind == "lp" && static_cast<int64_t>(getP()) < 1)
     return emitOpError("p must be >= 1, got ") << getP();
   return success();
 }
@@ -383,6 +383,56 @@ int64_t GridSampleOp::getFlops() {
   int64_t taps =
       getMode() == "nearest" ? 1 : (getMode() == "bilinear" ? 4 : 16);
   return 10 * taps * outputs;
+}
+
+//===----------------------------------------------------------------------===//
+// RoiAlignOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult RoiAlignOp::inferReturnTypes(MLIRContext *,
+                                           std::optional<Location> loc,
+                                           Adaptor adaptor,
+                                           SmallVectorImpl<Type> &results) {
+  auto input = getTensorType(adaptor.getInput());
+  auto rois = getTensorType(adaptor.getRois());
+  auto indices = getTensorType(adaptor.getBatchIndices());
+  if (input.getRank() != 4)
+    return inferenceError(loc, "roi_align expects a rank-4 input");
+  if (rois.getRank() != 2 || rois.getDimSize(1) != 4)
+    return inferenceError(loc, "rois must have shape [R, 4], got " +
+                                   typeToString(rois));
+  if (indices.getRank() != 1 || indices.getDimSize(0) != rois.getDimSize(0) ||
+      !isa<IntegerType>(indices.getElementType()))
+    return inferenceError(loc, "batch_indices must be integers of shape [" +
+                                   Twine(rois.getDimSize(0)) + "]");
+  auto outHeight = static_cast<int64_t>(adaptor.getOutputHeight());
+  auto outWidth = static_cast<int64_t>(adaptor.getOutputWidth());
+  if (outHeight < 1 || outWidth < 1)
+    return inferenceError(loc, "output_height and output_width must be "
+                               "positive");
+  results.push_back(RankedTensorType::get(
+      {rois.getDimSize(0), input.getDimSize(1), outHeight, outWidth},
+      input.getElementType()));
+  return success();
+}
+
+LogicalResult RoiAlignOp::verify() {
+  if (getMode() != "avg" && getMode() != "max")
+    return emitOpError("mode must be avg or max, got '") << getMode() << "'";
+  if (static_cast<int64_t>(getSamplingRatio()) < 1)
+    return emitOpError("sampling_ratio must be positive, got ")
+           << getSamplingRatio();
+  if (getRois().getType().getElementType() !=
+      getInput().getType().getElementType())
+    return emitOpError("rois and input element types differ");
+  return success();
+}
+
+int64_t RoiAlignOp::getFlops() {
+  int64_t outputs = getNumElements(getType());
+  if (outputs < 0)
+    return -1;
+  return 12 * outputs * getSamplingRatio() * getSamplingRatio();
 }
 
 //===----------------------------------------------------------------------===//

@@ -156,6 +156,33 @@ def Ridge_GridSampleOp : Ridge_Op<"grid_sample", [InferTypeOpAdaptor,
   let hasVerifier = 1;
 }
 
+def Ridge_RoiAlignOp : Ridge_Op<"roi_align", [InferTypeOpAdaptor,
+    DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
+  let summary = "Average or max of bilinear samples per region bin (RoiAlign)";
+  let description = [{
+    ONNX RoiAlign: `input` is [N, C, H, W], `rois` [R, 4] holds (x1, y1, x2,
+    y2) in input coordinates times 1 / `spatial_scale`, `batch_indices` [R]
+    picks the image of each region. Each region is split into
+    `output_height` x `output_width` bins, each sampled on a
+    `sampling_ratio` x `sampling_ratio` grid (positive: the adaptive grid of
+    sampling_ratio 0 depends on the data). With `half_pixel` the region is
+    shifted by -0.5 pixel; without it (output_half_pixel) its size is at
+    least 1. The result is [R, C, output_height, output_width].
+    FLOPs: about 12 per sample.
+  }];
+  let arguments = (ins Ridge_FloatTensor:$input, Ridge_FloatTensor:$rois,
+                       Ridge_Tensor:$batch_indices, StrAttr:$mode,
+                       I64Attr:$output_height, I64Attr:$output_width,
+                       I64Attr:$sampling_ratio, F32Attr:$spatial_scale,
+                       BoolAttr:$half_pixel);
+  let results = (outs Ridge_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $rois `,` $batch_indices attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Quantization
 //===----------------------------------------------------------------------===//

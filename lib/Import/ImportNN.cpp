@@ -540,6 +540,53 @@ LogicalResult importGridSample(NodeContext &n) {
   return success();
 }
 
+/// RoiAlign-10 has no coordinate_transformation_mode (output_half_pixel);
+/// RoiAlign-16 defaults to half_pixel.
+LogicalResult importRoiAlign(NodeContext &n, StringRef defaultCoordMode) {
+  FailureOr<Value> x = requireOperand(n, 0), rois = requireOperand(n, 1),
+                   indices = requireOperand(n, 2);
+  if (failed(x) || failed(rois) || failed(indices))
+    return failure();
+  std::string mode = n.attrString("mode", "avg");
+  if (mode != "avg" && mode != "max")
+    return n.emitError() << "unsupported mode '" << mode << "'";
+  std::string coordMode =
+      n.attrString("coordinate_transformation_mode", defaultCoordMode);
+  if (coordMode != "half_pixel" && coordMode != "output_half_pixel")
+    return n.emitError() << "unsupported coordinate_transformation_mode '"
+                         << coordMode << "'";
+  int64_t samplingRatio = n.attrInt("sampling_ratio", 0);
+  if (samplingRatio < 1)
+    return n.emitError() << "sampling_ratio " << samplingRatio
+                         << " is not supported: the adaptive sampling grid "
+                            "depends on the roi values; give a positive "
+                            "sampling_ratio";
+  if (!isa<FloatType>(getTensorType(*x).getElementType()))
+    return n.emitError() << "expects a floating-point input, got "
+                         << x->getType();
+  Builder &b = n.builder;
+  RoiAlignOp::Properties props;
+  props.setMode(b.getStringAttr(mode));
+  props.setOutputHeight(b.getI64IntegerAttr(n.attrInt("output_height", 1)));
+  props.setOutputWidth(b.getI64IntegerAttr(n.attrInt("output_width", 1)));
+  props.setSamplingRatio(b.getI64IntegerAttr(samplingRatio));
+  props.setSpatialScale(b.getF32FloatAttr(n.attrFloat("spatial_scale", 1.0f)));
+  props.setHalfPixel(b.getBoolAttr(coordMode == "half_pixel"));
+  FailureOr<SmallVector<Type>> types =
+      inferTypes<RoiAlignOp>(n, {*x, *rois, *indices}, props);
+  if (failed(types))
+    return failure();
+  if (getTensorType(*rois).getElementType() !=
+      getTensorType(*x).getElementType())
+    return n.emitError() << "rois and input element types differ";
+  n.setResult(
+      0, RoiAlignOp::create(n.builder, n.loc, (*types)[0], *x, *rois, *indices,
+                            props.getMode(), props.getOutputHeight(),
+                            props.getOutputWidth(), props.getSamplingRatio(),
+                            props.getSpatialScale(), props.getHalfPixel()));
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Quantization
 //===----------------------------------------------------------------------===//
@@ -775,6 +822,11 @@ void mlir::ridge::onnx_import::registerNNHandlers(OnnxHandlerTable &table) {
             [](NodeContext &n) { return importUpsample(n, false); });
   table.add("Resize", 11, importResize);
   table.add("GridSample", 16, importGridSample);
+  table.add("RoiAlign", 10, [](NodeContext &n) {
+    return importRoiAlign(n, "output_half_pixel");
+  });
+  table.add("RoiAlign", 16,
+            [](NodeContext &n) { return importRoiAlign(n, "half_pixel"); });
   table.add("QuantizeLinear", 10, importQuantizeLinear);
   table.add("DequantizeLinear", 10, importDequantizeLinear);
   table.add("DynamicQuantizeLinear", 11, importDynamicQuantizeLinear);

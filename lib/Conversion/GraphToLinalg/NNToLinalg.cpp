@@ -1076,6 +1076,188 @@ struct GridSampleLowering : OpConversionPattern<GridSampleOp> {
 };
 
 //===----------------------------------------------------------------------===//
+// RoiAlign
+//===----------------------------------------------------------------------===//
+
+/// One generic over (roi, channel, bin y, bin x, sample y, sample x); the
+/// region corners and batch index are read per roi with tensor.extract, and
+/// every sample interpolates bilinearly as ONNX Runtime's RoiAlign does
+/// (samples beyond one pixel outside the image contribute 0).
+struct RoiAlignLowering : OpConversionPattern<RoiAlignOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(RoiAlignOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = getContext();
+    auto resultType =
+        cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
+    Value input = adaptor.getInput(), rois = adaptor.getRois(),
+          batchIndices = adaptor.getBatchIndices();
+    auto inType = getTensorType(input);
+    int64_t batch = inType.getDimSize(0), height = inType.getDimSize(2),
+            width = inType.getDimSize(3);
+    Type element = resultType.getElementType();
+    Type ft = element.isF64() ? element : rewriter.getF32Type();
+    bool isMax = op.getMode() == "max";
+    int64_t grid = op.getSamplingRatio();
+    int64_t binsY = op.getOutputHeight(), binsX = op.getOutputWidth();
+    double scale = op.getSpatialScale().convertToDouble();
+    bool halfPixel = op.getHalfPixel();
+    bool indexUnsigned = getElementTypeOrSelf(op.getBatchIndices().getType())
+                             .isUnsignedInteger();
+
+    auto accType = RankedTensorType::get(resultType.getShape(), ft);
+    auto ftFloat = cast<FloatType>(ft);
+    Value init = createFilled(
+        rewriter, loc, accType,
+        isMax ? rewriter.getFloatAttr(
+                    ft, APFloat::getInf(ftFloat.getFloatSemantics(), true))
+              : rewriter.getFloatAttr(ft, 0.0));
+    Value window = tensor::EmptyOp::create(rewriter, loc,
+                                           ArrayRef<int64_t>{grid, grid}, ft);
+    auto dim = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+    SmallVector<AffineMap> maps{
+        AffineMap::get(6, 0, {dim(4), dim(5)}, ctx),
+        AffineMap::get(6, 0, {dim(0), dim(1), dim(2), dim(3)}, ctx)};
+    SmallVector<utils::IteratorType> iterators(4,
+                                               utils::IteratorType::parallel);
+    iterators.append(2, utils::IteratorType::reduction);
+    Value reduced =
+        linalg::GenericOp::create(
+            rewriter, loc, accType, window, init, maps, iterators,
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              auto cst = [&](double v) -> Value {
+                return arith::ConstantOp::create(b, l, b.getFloatAttr(ft, v));
+              };
+              auto icst = [&](int64_t v) -> Value {
+                return arith::ConstantIndexOp::create(b, l, v);
+              };
+              auto add = [&](Value x, Value y) -> Value {
+                return arith::AddFOp::create(b, l, x, y);
+              };
+              auto sub = [&](Value x, Value y) -> Value {
+                return arith::SubFOp::create(b, l, x, y);
+              };
+              auto mul = [&](Value x, Value y) -> Value {
+                return arith::MulFOp::create(b, l, x, y);
+              };
+              auto toFloat = [&](Value index) -> Value {
+                Value i =
+                    arith::IndexCastOp::create(b, l, b.getI64Type(), index);
+                return arith::SIToFPOp::create(b, l, ft, i);
+              };
+              auto toIndex = [&](Value v) -> Value {
+                Value i = arith::FPToSIOp::create(b, l, b.getI64Type(), v);
+                return arith::IndexCastOp::create(b, l, b.getIndexType(), i);
+              };
+              Value r = linalg::IndexOp::create(b, l, 0);
+              Value c = linalg::IndexOp::create(b, l, 1);
+              auto corner = [&](int64_t k) {
+                Value v = tensor::ExtractOp::create(b, l, rois,
+                                                    ValueRange{r, icst(k)});
+                v = extendTo(b, l, v, ft);
+                return sub(mul(v, cst(scale)), cst(halfPixel ? 0.5 : 0.0));
+              };
+              Value startX = corner(0), startY = corner(1);
+              Value sizeX = sub(corner(2), startX);
+              Value sizeY = sub(corner(3), startY);
+              if (!halfPixel) {
+                sizeX = arith::MaximumFOp::create(b, l, sizeX, cst(1));
+                sizeY = arith::MaximumFOp::create(b, l, sizeY, cst(1));
+              }
+              Value binY = arith::DivFOp::create(b, l, sizeY, cst(binsY));
+              Value binX = arith::DivFOp::create(b, l, sizeX, cst(binsX));
+              auto samplePos = [&](Value start, Value bin, int64_t binDim,
+                                   int64_t sampleDim) {
+                Value binIndex = toFloat(linalg::IndexOp::create(b, l, binDim));
+                Value sample =
+                    add(toFloat(linalg::IndexOp::create(b, l, sampleDim)),
+                        cst(0.5));
+                return add(
+                    add(start, mul(binIndex, bin)),
+                    arith::DivFOp::create(b, l, mul(sample, bin), cst(grid)));
+              };
+              Value y = samplePos(startY, binY, 2, 4);
+              Value x = samplePos(startX, binX, 3, 5);
+              Value outside = arith::OrIOp::create(
+                  b, l,
+                  arith::OrIOp::create(
+                      b, l,
+                      arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, y,
+                                            cst(-1)),
+                      arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT, y,
+                                            cst(height))),
+                  arith::OrIOp::create(
+                      b, l,
+                      arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, x,
+                                            cst(-1)),
+                      arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT, x,
+                                            cst(width))));
+              // Low/high neighbours, clamped to the last row/column.
+              auto neighbours = [&](Value v, int64_t size) {
+                v = arith::MaximumFOp::create(b, l, v, cst(0));
+                Value low = math::FloorOp::create(b, l, v);
+                Value atEnd = arith::CmpFOp::create(
+                    b, l, arith::CmpFPredicate::OGE, low, cst(size - 1));
+                Value last = cst(size - 1);
+                low = arith::SelectOp::create(b, l, atEnd, last, low);
+                Value high = arith::SelectOp::create(b, l, atEnd, last,
+                                                     add(low, cst(1)));
+                v = arith::SelectOp::create(b, l, atEnd, last, v);
+                Value frac = sub(v, low);
+                return std::make_tuple(toIndex(low), toIndex(high), frac,
+                                       sub(cst(1), frac));
+              };
+              auto [yLow, yHigh, ly, hy] = neighbours(y, height);
+              auto [xLow, xHigh, lx, hx] = neighbours(x, width);
+              Value n = tensor::ExtractOp::create(b, l, batchIndices, r);
+              n = arith::IndexCastOp::create(b, l, b.getIndexType(), n);
+              (void)indexUnsigned;
+              n = arith::MaxSIOp::create(
+                  b, l, arith::MinSIOp::create(b, l, n, icst(batch - 1)),
+                  icst(0));
+              auto at = [&](Value yi, Value xi) {
+                Value v = tensor::ExtractOp::create(b, l, input,
+                                                    ValueRange{n, c, yi, xi});
+                return extendTo(b, l, v, ft);
+              };
+              Value t1 = mul(mul(hy, hx), at(yLow, xLow));
+              Value t2 = mul(mul(hy, lx), at(yLow, xHigh));
+              Value t3 = mul(mul(ly, hx), at(yHigh, xLow));
+              Value t4 = mul(mul(ly, lx), at(yHigh, xHigh));
+              Value v;
+              if (isMax)
+                v = arith::MaximumFOp::create(
+                    b, l, arith::MaximumFOp::create(b, l, t1, t2),
+                    arith::MaximumFOp::create(b, l, t3, t4));
+              else
+                v = add(add(t1, t2), add(t3, t4));
+              v = arith::SelectOp::create(b, l, outside, cst(0), v);
+              Value next =
+                  isMax
+                      ? arith::MaximumFOp::create(b, l, args[1], v).getResult()
+                      : add(args[1], v);
+              linalg::YieldOp::create(b, l, next);
+            })
+            .getResult(0);
+    Value result = buildElementwise(
+        rewriter, loc, resultType, reduced,
+        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+          Value v = args[0];
+          if (!isMax)
+            v = arith::DivFOp::create(
+                b, l, v,
+                arith::ConstantOp::create(
+                    b, l, b.getFloatAttr(ft, double(grid * grid))));
+          return truncateTo(b, l, v, element);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
 // Quantization
 //===----------------------------------------------------------------------===//
 
@@ -1302,8 +1484,9 @@ struct DynamicQuantizeLinearLowering
 void mlir::ridge::linalg_lowering::populateNNToLinalgPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
-  patterns.add<ConvLowering, ConvTransposeLowering, PoolLowering,
-               ResizeLowering, GridSampleLowering, QuantizeLinearLowering,
-               DequantizeLinearLowering, DynamicQuantizeLinearLowering>(
-      converter, ctx);
+  patterns
+      .add<ConvLowering, ConvTransposeLowering, PoolLowering, ResizeLowering,
+           GridSampleLowering, RoiAlignLowering, QuantizeLinearLowering,
+           DequantizeLinearLowering, DynamicQuantizeLinearLowering>(converter,
+                                                                    ctx);
 }
