@@ -284,6 +284,43 @@ int64_t PoolOp::getFlops() {
 }
 
 //===----------------------------------------------------------------------===//
+// MaxUnpoolOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult MaxUnpoolOp::verify() {
+  auto input = getTensorType(getInput());
+  auto indices = getTensorType(getIndices());
+  auto result = getType();
+  int64_t rank = input.getRank();
+  if (rank < 3)
+    return emitOpError("input must have rank >= 3, got ") << rank;
+  if (indices.getShape() != input.getShape() ||
+      !isa<IntegerType>(indices.getElementType()))
+    return emitOpError("indices must be integers shaped like the input");
+  if (result.getRank() != rank || result.getDimSize(0) != input.getDimSize(0) ||
+      result.getDimSize(1) != input.getDimSize(1) ||
+      result.getElementType() != input.getElementType())
+    return emitOpError("result must keep the input's batch, channels and "
+                       "element type");
+  if (static_cast<int64_t>(getKernelShape().size()) != rank - 2 ||
+      llvm::any_of(getKernelShape(), [](int64_t k) { return k <= 0; }))
+    return emitOpError("expects ")
+           << rank - 2 << " positive kernel_shape entries";
+  return checkWindow(getLoc(), rank - 2, getStrides(), getPads(),
+                     SmallVector<int64_t>(rank - 2, 1));
+}
+
+int64_t MaxUnpoolOp::getFlops() {
+  int64_t outputs = getNumElements(getType());
+  if (outputs < 0)
+    return -1;
+  int64_t windows = 1;
+  for (auto [k, s] : llvm::zip(getKernelShape(), getStrides()))
+    windows *= (k + s - 1) / s;
+  return outputs * windows;
+}
+
+//===----------------------------------------------------------------------===//
 // ResizeOp
 //===----------------------------------------------------------------------===//
 

@@ -100,6 +100,30 @@ def Ridge_PoolOp : Ridge_Op<"pool", [InferTypeOpAdaptor,
   let hasVerifier = 1;
 }
 
+def Ridge_MaxUnpoolOp : Ridge_Op<"max_unpool", [
+    DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
+  let summary = "Partial inverse of max pooling (ONNX MaxUnpool)";
+  let description = [{
+    Writes each `input` element to the flattened position its `indices`
+    entry names (as MaxPool's second result defines them) in the
+    default-size result, (D - 1) * stride + K - pad_begin - pad_end per
+    spatial dim; every other element is 0. A larger result (ONNX
+    `output_shape`) extends that with zeros at the end of each dim. The window attributes are
+    those of the MaxPool that produced the indices: each result element only
+    looks for its source among the input windows that cover it. The importer
+    resolves the result shape (default or `output_shape`).
+    FLOPs: one compare per covering window per output element.
+  }];
+  let arguments = (ins Ridge_Tensor:$input, Ridge_Tensor:$indices,
+                       DenseI64ArrayAttr:$kernel_shape,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads);
+  let results = (outs Ridge_Tensor:$result);
+  let assemblyFormat = [{
+    $input `,` $indices attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Resize
 //===----------------------------------------------------------------------===//

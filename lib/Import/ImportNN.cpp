@@ -359,6 +359,52 @@ LogicalResult importPool(NodeContext &n, StringRef kind, bool global) {
   return success();
 }
 
+LogicalResult importMaxUnpool(NodeContext &n) {
+  FailureOr<Value> x = requireOperand(n, 0), indices = requireOperand(n, 1);
+  if (failed(x) || failed(indices))
+    return failure();
+  auto xType = getTensorType(*x);
+  int64_t rank = xType.getRank();
+  if (rank < 3)
+    return n.emitError() << "expects an input of rank >= 3, got " << xType;
+  if (getTensorType(*indices).getShape() != xType.getShape())
+    return n.emitError() << "indices " << indices->getType()
+                         << " are not shaped like the input " << xType;
+  size_t spatial = rank - 2;
+  std::optional<SmallVector<int64_t>> kernel = n.attrInts("kernel_shape");
+  if (!kernel || kernel->size() != spatial)
+    return n.emitError() << "needs kernel_shape with " << spatial << " entries";
+  FailureOr<SmallVector<int64_t>> strides =
+      getIntsAttr(n, "strides", spatial, 1);
+  FailureOr<SmallVector<int64_t>> pads = getIntsAttr(n, "pads", 2 * spatial, 0);
+  if (failed(strides) || failed(pads))
+    return failure();
+  SmallVector<int64_t> shape(xType.getShape().take_front(2));
+  if (Value outputShape = n.operand(2)) {
+    std::optional<SmallVector<int64_t>> given = n.constantInts(2);
+    if (!given)
+      return n.emitError() << "the output_shape (input 2) must be a constant; "
+                              "Ridgeline needs static shapes";
+    if (given->size() != static_cast<size_t>(rank) || (*given)[0] != shape[0] ||
+        (*given)[1] != shape[1])
+      return n.emitError() << "output_shape must have " << rank
+                           << " entries and keep batch and channels";
+    shape = *given;
+  } else {
+    for (size_t i = 0; i < spatial; ++i)
+      shape.push_back((xType.getDimSize(i + 2) - 1) * (*strides)[i] +
+                      (*kernel)[i] - (*pads)[i] - (*pads)[i + spatial]);
+  }
+  if (llvm::any_of(shape, [](int64_t d) { return d <= 0; }))
+    return n.emitError() << "invalid output shape";
+  Builder &b = n.builder;
+  n.setResult(0, MaxUnpoolOp::create(n.builder, n.loc, xType.clone(shape), *x,
+                                     *indices, b.getDenseI64ArrayAttr(*kernel),
+                                     b.getDenseI64ArrayAttr(*strides),
+                                     b.getDenseI64ArrayAttr(*pads)));
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Resize
 //===----------------------------------------------------------------------===//
@@ -821,6 +867,7 @@ void mlir::ridge::onnx_import::registerNNHandlers(OnnxHandlerTable &table) {
   table.add("Resize", 10,
             [](NodeContext &n) { return importUpsample(n, false); });
   table.add("Resize", 11, importResize);
+  table.add("MaxUnpool", 9, importMaxUnpool);
   table.add("GridSample", 16, importGridSample);
   table.add("RoiAlign", 10, [](NodeContext &n) {
     return importRoiAlign(n, "output_half_pixel");

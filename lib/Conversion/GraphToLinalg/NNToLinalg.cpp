@@ -639,6 +639,109 @@ struct PoolLowering : OpConversionPattern<PoolOp> {
   }
 };
 
+/// A gather over the result: each element looks for the input element,
+/// among those of the windows covering it, whose index names it.
+struct MaxUnpoolLowering : OpConversionPattern<MaxUnpoolOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MaxUnpoolOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = getContext();
+    auto resultType =
+        cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
+    Value input = adaptor.getInput(), indices = adaptor.getIndices();
+    auto inType = getTensorType(input);
+    Type indexElement = getTensorType(indices).getElementType();
+    int64_t rank = inType.getRank(), spatial = rank - 2;
+    ArrayRef<int64_t> kernel = op.getKernelShape(), strides = op.getStrides(),
+                      pads = op.getPads();
+    SmallVector<int64_t> windows;
+    for (int64_t i = 0; i < spatial; ++i)
+      windows.push_back(ceilDiv(kernel[i], strides[i]));
+    Type element = resultType.getElementType();
+    Value window = tensor::EmptyOp::create(rewriter, loc, windows, element);
+    int64_t numLoops = rank + spatial;
+    SmallVector<AffineExpr> windowExprs, outExprs;
+    for (int64_t i = 0; i < numLoops; ++i)
+      (i < rank ? outExprs : windowExprs).push_back(getAffineDimExpr(i, ctx));
+    SmallVector<AffineMap> maps{AffineMap::get(numLoops, 0, windowExprs, ctx),
+                                AffineMap::get(numLoops, 0, outExprs, ctx)};
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    iterators.append(spatial, utils::IteratorType::reduction);
+    Value init =
+        createFilled(rewriter, loc, resultType, rewriter.getZeroAttr(element));
+    Value result =
+        linalg::GenericOp::create(
+            rewriter, loc, resultType, window, init, maps, iterators,
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              auto cst = [&](int64_t v) -> Value {
+                return arith::ConstantIndexOp::create(b, l, v);
+              };
+              Value n = linalg::IndexOp::create(b, l, 0);
+              Value c = linalg::IndexOp::create(b, l, 1);
+              SmallVector<Value> source{n, c};
+              Value flat = arith::AddIOp::create(
+                  b, l,
+                  arith::MulIOp::create(b, l, n, cst(inType.getDimSize(1))), c);
+              Value valid;
+              for (int64_t i = 0; i < spatial; ++i) {
+                Value p = linalg::IndexOp::create(b, l, 2 + i);
+                Value j = linalg::IndexOp::create(b, l, rank + i);
+                // Indices address the default-size unpooled tensor; a larger
+                // output_shape only adds zeros at the end.
+                int64_t size = (inType.getDimSize(2 + i) - 1) * strides[i] +
+                               kernel[i] - pads[i] - pads[i + spatial];
+                flat = arith::AddIOp::create(
+                    b, l, arith::MulIOp::create(b, l, flat, cst(size)), p);
+                Value inFrame = arith::CmpIOp::create(
+                    b, l, arith::CmpIPredicate::slt, p, cst(size));
+                valid = valid ? arith::AndIOp::create(b, l, valid, inFrame)
+                              : inFrame;
+                Value shifted = arith::AddIOp::create(b, l, p, cst(pads[i]));
+                Value o = arith::SubIOp::create(
+                    b, l,
+                    arith::DivUIOp::create(b, l, shifted, cst(strides[i])), j);
+                Value offset = arith::SubIOp::create(
+                    b, l, shifted,
+                    arith::MulIOp::create(b, l, o, cst(strides[i])));
+                Value ok = arith::AndIOp::create(
+                    b, l,
+                    arith::AndIOp::create(
+                        b, l,
+                        arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge,
+                                              o, cst(0)),
+                        arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt,
+                                              o,
+                                              cst(inType.getDimSize(2 + i)))),
+                    arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt,
+                                          offset, cst(kernel[i])));
+                valid = valid ? arith::AndIOp::create(b, l, valid, ok) : ok;
+                source.push_back(arith::MaxSIOp::create(
+                    b, l,
+                    arith::MinSIOp::create(b, l, o,
+                                           cst(inType.getDimSize(2 + i) - 1)),
+                    cst(0)));
+              }
+              Value index = tensor::ExtractOp::create(b, l, indices, source);
+              Value flatValue =
+                  arith::IndexCastOp::create(b, l, indexElement, flat);
+              Value match = arith::AndIOp::create(
+                  b, l, valid,
+                  arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, index,
+                                        flatValue));
+              Value x = tensor::ExtractOp::create(b, l, input, source);
+              linalg::YieldOp::create(
+                  b, l,
+                  arith::SelectOp::create(b, l, match, x, args[1]).getResult());
+            })
+            .getResult(0);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 //===----------------------------------------------------------------------===//
 // Resize
 //===----------------------------------------------------------------------===//
@@ -1485,8 +1588,9 @@ void mlir::ridge::linalg_lowering::populateNNToLinalgPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
   patterns
-      .add<ConvLowering, ConvTransposeLowering, PoolLowering, ResizeLowering,
-           GridSampleLowering, RoiAlignLowering, QuantizeLinearLowering,
-           DequantizeLinearLowering, DynamicQuantizeLinearLowering>(converter,
-                                                                    ctx);
+      .add<ConvLowering, ConvTransposeLowering, PoolLowering, MaxUnpoolLowering,
+           ResizeLowering, GridSampleLowering, RoiAlignLowering>(converter,
+                                                                 ctx);
+  patterns.add<QuantizeLinearLowering, DequantizeLinearLowering,
+               DynamicQuantizeLinearLowering>(converter, ctx);
 }
