@@ -91,3 +91,31 @@ func.func @quantize_per_axis(%x: tensor<2x3xf32>, %s: tensor<3xf32>, %z: tensor<
   %0 = ridge.quantize_linear %x, %s, %z {axis = 1 : i64} : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xui8>) -> tensor<2x3xui8>
   return %0 : tensor<2x3xui8>
 }
+
+// -----
+
+// Max pooling with indices: one generic with two reduction outputs.
+// CHECK-LABEL: func @max_pool_indices
+// CHECK: %[[R:.*]]:2 = linalg.generic
+// CHECK-SAME: outs(%{{.*}}, %{{.*}} : tensor<1x1x2x2xf32>, tensor<1x1x2x2xi64>)
+// CHECK:   arith.cmpf ogt
+// CHECK:   arith.index_cast
+// CHECK: return %[[R]]#0, %[[R]]#1
+func.func @max_pool_indices(%x: tensor<1x1x5x5xf32>) -> (tensor<1x1x2x2xf32>, tensor<1x1x2x2xi64>) {
+  %0, %1 = ridge.pool %x {kind = "max", kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, with_indices = true, storage_order = 1 : i64} : tensor<1x1x5x5xf32> -> tensor<1x1x2x2xf32>, tensor<1x1x2x2xi64>
+  return %0, %1 : tensor<1x1x2x2xf32>, tensor<1x1x2x2xi64>
+}
+
+// -----
+
+// CHECK-LABEL: func @dynamic_quantize
+// CHECK: linalg.generic {{.*}}iterator_types = ["reduction"]
+// CHECK:   arith.minimumf
+// CHECK:   arith.maximumf
+// CHECK: math.roundeven
+// CHECK: linalg.generic
+// CHECK: tensor.from_elements
+func.func @dynamic_quantize(%x: tensor<6xf32>) -> (tensor<6xui8>, tensor<f32>, tensor<ui8>) {
+  %0:3 = ridge.dynamic_quantize_linear %x : tensor<6xf32> -> tensor<6xui8>, tensor<f32>, tensor<ui8>
+  return %0#0, %0#1, %0#2 : tensor<6xui8>, tensor<f32>, tensor<ui8>
+}

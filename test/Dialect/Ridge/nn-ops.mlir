@@ -135,3 +135,42 @@ func.func @quantize_axis(%x: tensor<2x3xf32>, %s: tensor<2xf32>, %z: tensor<2xui
   %0 = ridge.quantize_linear %x, %s, %z {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2xf32>, tensor<2xui8>) -> tensor<2x3xui8>
   return
 }
+
+// -----
+
+// CHECK-LABEL: func @sampling
+// CHECK: ridge.grid_sample
+// CHECK: ridge.roi_align
+// CHECK: ridge.max_unpool
+func.func @sampling(%x: tensor<1x2x4x4xf32>, %g: tensor<1x3x5x2xf32>, %r: tensor<3x4xf32>, %b: tensor<3xi64>, %v: tensor<1x2x2x2xf32>, %i: tensor<1x2x2x2xi64>) -> (tensor<1x2x3x5xf32>, tensor<3x2x2x2xf32>, tensor<1x2x4x4xf32>) {
+  %0 = ridge.grid_sample %x, %g {mode = "bicubic", padding_mode = "reflection", align_corners = true} : (tensor<1x2x4x4xf32>, tensor<1x3x5x2xf32>) -> tensor<1x2x3x5xf32>
+  %1 = ridge.roi_align %x, %r, %b {mode = "avg", output_height = 2 : i64, output_width = 2 : i64, sampling_ratio = 2 : i64, spatial_scale = 1.0 : f32, half_pixel = true} : (tensor<1x2x4x4xf32>, tensor<3x4xf32>, tensor<3xi64>) -> tensor<3x2x2x2xf32>
+  %2 = ridge.max_unpool %v, %i {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>} : (tensor<1x2x2x2xf32>, tensor<1x2x2x2xi64>) -> tensor<1x2x4x4xf32>
+  return %0, %1, %2 : tensor<1x2x3x5xf32>, tensor<3x2x2x2xf32>, tensor<1x2x4x4xf32>
+}
+
+// -----
+
+func.func @grid_sample_grid(%x: tensor<1x2x4x4xf32>, %g: tensor<1x3x5x3xf32>) {
+  // expected-error @+2 {{grid must have shape [1, Ho, Wo, 2]}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = ridge.grid_sample %x, %g {mode = "bilinear", padding_mode = "zeros"} : (tensor<1x2x4x4xf32>, tensor<1x3x5x3xf32>) -> tensor<1x2x3x5xf32>
+  return
+}
+
+// -----
+
+func.func @roi_align_ratio(%x: tensor<1x2x4x4xf32>, %r: tensor<3x4xf32>, %b: tensor<3xi64>) {
+  // expected-error @+1 {{sampling_ratio must be positive, got 0}}
+  %0 = ridge.roi_align %x, %r, %b {mode = "avg", output_height = 2 : i64, output_width = 2 : i64, sampling_ratio = 0 : i64, spatial_scale = 1.0 : f32, half_pixel = true} : (tensor<1x2x4x4xf32>, tensor<3x4xf32>, tensor<3xi64>) -> tensor<3x2x2x2xf32>
+  return
+}
+
+// -----
+
+func.func @conv_transpose_channels(%x: tensor<1x2x3x3xf32>, %w: tensor<1x2x3x3xf32>) {
+  // expected-error @+2 {{input channels 2 do not match weight dim 0 (1) or group 1}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = ridge.conv_transpose %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, output_padding = array<i64: 0, 0>} : (tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>) -> tensor<1x2x5x5xf32>
+  return
+}
