@@ -428,40 +428,27 @@ FailureOr<SmallVector<double>> constantFloats(NodeContext &n, unsigned i,
   return values;
 }
 
-/// Builds ridge.resize from per-dim scales or sizes (exactly one non-empty).
+/// Builds ridge.resize from per-dim `scales` (the coordinate-mapping scales)
+/// and the output `shape`, which defaults to floor(in * scale) when empty.
 LogicalResult buildResize(NodeContext &n, Value x, ArrayRef<double> scales,
-                          ArrayRef<int64_t> sizes, StringRef mode,
+                          ArrayRef<int64_t> explicitShape, StringRef mode,
                           StringRef coordMode, StringRef nearestMode,
                           ArrayRef<double> roi) {
   auto xType = getTensorType(x);
   int64_t rank = xType.getRank();
-  SmallVector<double> effective;
-  SmallVector<int64_t> shape;
-  if (!sizes.empty()) {
-    if (static_cast<int64_t>(sizes.size()) != rank)
-      return n.emitError() << "sizes has " << sizes.size()
-                           << " entries for an input of rank " << rank;
-    for (int64_t i = 0; i < rank; ++i) {
-      if (sizes[i] <= 0)
-        return n.emitError() << "sizes must be positive";
-      shape.push_back(sizes[i]);
-      effective.push_back(static_cast<double>(sizes[i]) /
-                          static_cast<double>(xType.getDimSize(i)));
-    }
-  } else {
-    if (static_cast<int64_t>(scales.size()) != rank)
-      return n.emitError() << "scales has " << scales.size()
-                           << " entries for an input of rank " << rank;
-    for (int64_t i = 0; i < rank; ++i) {
-      if (!(scales[i] > 0))
-        return n.emitError() << "scales must be positive, got " << scales[i];
-      int64_t size = static_cast<int64_t>(
-          std::floor(scales[i] * static_cast<double>(xType.getDimSize(i))));
-      if (size <= 0)
-        return n.emitError() << "scale " << scales[i] << " empties dim " << i;
-      shape.push_back(size);
-      effective.push_back(scales[i]);
-    }
+  if (static_cast<int64_t>(scales.size()) != rank)
+    return n.emitError() << "scales has " << scales.size()
+                         << " entries for an input of rank " << rank;
+  SmallVector<double> effective(scales);
+  SmallVector<int64_t> shape(explicitShape);
+  for (int64_t i = 0; i < rank; ++i) {
+    if (!(scales[i] > 0))
+      return n.emitError() << "scales must be positive, got " << scales[i];
+    if (explicitShape.empty())
+      shape.push_back(static_cast<int64_t>(
+          std::floor(scales[i] * static_cast<double>(xType.getDimSize(i)))));
+    if (shape[i] <= 0)
+      return n.emitError() << "the output dim " << i << " would be empty";
   }
   if (mode != "nearest" && mode != "linear" && mode != "cubic")
     return n.emitError() << "unsupported mode '" << mode << "'";
@@ -497,11 +484,40 @@ LogicalResult buildResize(NodeContext &n, Value x, ArrayRef<double> scales,
   return success();
 }
 
-/// Resize-11 and later: X, roi, scales, sizes.
+/// Resize-11 and later: X, roi, scales, sizes; Resize-18 adds `axes` (the
+/// dims roi, scales and sizes refer to) and `keep_aspect_ratio_policy`.
 LogicalResult importResize(NodeContext &n) {
   FailureOr<Value> x = requireOperand(n, 0);
   if (failed(x))
     return failure();
+  auto xType = getTensorType(*x);
+  int64_t rank = xType.getRank();
+  if (n.attrInt("antialias", 0) != 0)
+    return n.emitError() << "antialias is not supported";
+  SmallVector<int64_t> axes;
+  if (std::optional<SmallVector<int64_t>> given = n.attrInts("axes")) {
+    SmallVector<bool> seen(rank, false);
+    for (int64_t axis : *given) {
+      if (axis < 0)
+        axis += rank;
+      if (axis < 0 || axis >= rank || seen[axis])
+        return n.emitError() << "invalid or repeated axis in 'axes'";
+      seen[axis] = true;
+      axes.push_back(axis);
+    }
+  } else {
+    for (int64_t i = 0; i < rank; ++i)
+      axes.push_back(i);
+  }
+  size_t count = axes.size();
+  // Values given for `axes` spread over all dims, `fill` elsewhere.
+  auto spread = [&](ArrayRef<double> given, double fill) {
+    SmallVector<double> full(rank, fill);
+    for (size_t j = 0; j < count; ++j)
+      full[axes[j]] = given[j];
+    return full;
+  };
+
   std::string coordMode =
       n.attrString("coordinate_transformation_mode", "half_pixel");
   SmallVector<double> roi;
@@ -509,27 +525,61 @@ LogicalResult importResize(NodeContext &n) {
     FailureOr<SmallVector<double>> given = constantFloats(n, 1, "roi");
     if (failed(given))
       return failure();
-    roi = *given;
-  }
-  SmallVector<int64_t> sizes;
-  Value sizesValue = n.operand(3);
-  if (sizesValue && getTensorType(sizesValue).getNumElements() != 0) {
-    std::optional<SmallVector<int64_t>> given = n.constantInts(3);
-    if (!given)
-      return n.emitError() << "the sizes (input 3) must be a constant; "
-                              "Ridgeline needs static shapes";
-    sizes = *given;
+    if (given->size() != 2 * count)
+      return n.emitError() << "roi has " << given->size() << " values, "
+                           << "expected " << 2 * count;
+    roi = spread(ArrayRef<double>(*given).take_front(count), 0.0);
+    llvm::append_range(roi,
+                       spread(ArrayRef<double>(*given).drop_front(count), 1.0));
   }
   SmallVector<double> scales;
-  if (sizes.empty()) {
+  SmallVector<int64_t> shape;
+  Value sizesValue = n.operand(3);
+  if (sizesValue && getTensorType(sizesValue).getNumElements() != 0) {
+    std::optional<SmallVector<int64_t>> sizes = n.constantInts(3);
+    if (!sizes)
+      return n.emitError() << "the sizes (input 3) must be a constant; "
+                              "Ridgeline needs static shapes";
+    if (sizes->size() != count)
+      return n.emitError() << "sizes has " << sizes->size()
+                           << " entries, expected " << count;
+    std::string policy = n.attrString("keep_aspect_ratio_policy", "stretch");
+    if (policy != "stretch" && policy != "not_larger" &&
+        policy != "not_smaller")
+      return n.emitError() << "unsupported keep_aspect_ratio_policy '" << policy
+                           << "'";
+    shape.assign(xType.getShape().begin(), xType.getShape().end());
+    scales.assign(rank, 1.0);
+    SmallVector<double> ratios;
+    for (size_t j = 0; j < count; ++j)
+      ratios.push_back(static_cast<double>((*sizes)[j]) /
+                       static_cast<double>(xType.getDimSize(axes[j])));
+    for (size_t j = 0; j < count; ++j) {
+      int64_t in = xType.getDimSize(axes[j]);
+      if (policy == "stretch") {
+        shape[axes[j]] = (*sizes)[j];
+        scales[axes[j]] = ratios[j];
+        continue;
+      }
+      // One scale for all axes, so that the aspect ratio is kept.
+      double scale = policy == "not_larger" ? *llvm::min_element(ratios)
+                                            : *llvm::max_element(ratios);
+      shape[axes[j]] =
+          static_cast<int64_t>(std::nearbyint(scale * static_cast<double>(in)));
+      scales[axes[j]] = scale;
+    }
+  } else {
     FailureOr<SmallVector<double>> given = constantFloats(n, 2, "scales");
     if (failed(given))
       return failure();
     if (given->empty())
       return n.emitError() << "needs either scales or sizes";
-    scales = *given;
+    if (given->size() != count)
+      return n.emitError() << "scales has " << given->size()
+                           << " entries, expected " << count;
+    scales = spread(*given, 1.0);
   }
-  return buildResize(n, *x, scales, sizes, n.attrString("mode", "nearest"),
+  return buildResize(n, *x, scales, shape, n.attrString("mode", "nearest"),
                      coordMode,
                      n.attrString("nearest_mode", "round_prefer_floor"), roi);
 }
