@@ -1315,8 +1315,11 @@ struct RoiAlignLowering : OpConversionPattern<RoiAlignOp> {
               auto [yLow, yHigh, ly, hy] = neighbours(y, height);
               auto [xLow, xHigh, lx, hx] = neighbours(x, width);
               Value n = tensor::ExtractOp::create(b, l, batchIndices, r);
-              n = arith::IndexCastOp::create(b, l, b.getIndexType(), n);
-              (void)indexUnsigned;
+              n = indexUnsigned
+                      ? arith::IndexCastUIOp::create(b, l, b.getIndexType(), n)
+                            .getResult()
+                      : arith::IndexCastOp::create(b, l, b.getIndexType(), n)
+                            .getResult();
               n = arith::MaxSIOp::create(
                   b, l, arith::MinSIOp::create(b, l, n, icst(batch - 1)),
                   icst(0));
