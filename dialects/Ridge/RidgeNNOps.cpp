@@ -9,7 +9,556 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/STLExtras.h"
 
 using namespace mlir;
 using namespace mlir::ridge;
 using namespace mlir::ridge::detail;
+
+//===----------------------------------------------------------------------===//
+// Window helpers
+//===----------------------------------------------------------------------===//
+
+static int64_t product(ArrayRef<int64_t> values) {
+  int64_t result = 1;
+  for (int64_t v : values)
+    result *= v;
+  return result;
+}
+
+/// Checks the window attributes of an op with `spatialRank` spatial dims:
+/// per-dim strides and dilations (positive) and 2 * spatialRank pads
+/// (non-negative unless `allowNegativePads`).
+static LogicalResult checkWindow(std::optional<Location> loc,
+                                 int64_t spatialRank, ArrayRef<int64_t> strides,
+                                 ArrayRef<int64_t> pads,
+                                 ArrayRef<int64_t> dilations,
+                                 bool allowNegativePads = false) {
+  if (static_cast<int64_t>(strides.size()) != spatialRank)
+    return inferenceError(loc, "expects " + Twine(spatialRank) +
+                                   " strides, got " + Twine(strides.size()));
+  if (static_cast<int64_t>(dilations.size()) != spatialRank)
+    return inferenceError(loc, "expects " + Twine(spatialRank) +
+                                   " dilations, got " +
+                                   Twine(dilations.size()));
+  if (static_cast<int64_t>(pads.size()) != 2 * spatialRank)
+    return inferenceError(loc, "expects " + Twine(2 * spatialRank) +
+                                   " pads, got " + Twine(pads.size()));
+  if (llvm::any_of(strides, [](int64_t s) { return s <= 0; }))
+    return inferenceError(loc, "strides must be positive");
+  if (llvm::any_of(dilations, [](int64_t d) { return d <= 0; }))
+    return inferenceError(loc, "dilations must be positive");
+  if (!allowNegativePads && llvm::any_of(pads, [](int64_t p) { return p < 0; }))
+    return inferenceError(loc, "pads must be non-negative");
+  return success();
+}
+
+static RankedTensorType getTensorType(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+//===----------------------------------------------------------------------===//
+// ConvOp
+//===----------------------------------------------------------------------===//
+
+static LogicalResult inferConv(std::optional<Location> loc,
+                               RankedTensorType input, RankedTensorType weight,
+                               ArrayRef<int64_t> strides,
+                               ArrayRef<int64_t> pads,
+                               ArrayRef<int64_t> dilations, int64_t group,
+                               SmallVectorImpl<Type> &results) {
+  int64_t rank = input.getRank();
+  if (rank < 3)
+    return inferenceError(loc,
+                          "conv input must have rank >= 3, got " + Twine(rank));
+  if (weight.getRank() != rank)
+    return inferenceError(loc, "conv weight rank " + Twine(weight.getRank()) +
+                                   " differs from the input rank " +
+                                   Twine(rank));
+  if (input.getElementType() != weight.getElementType())
+    return inferenceError(loc, "conv input and weight element types differ");
+  if (!input.hasStaticShape() || !weight.hasStaticShape())
+    return inferenceError(loc, "conv needs static shapes");
+  if (failed(checkWindow(loc, rank - 2, strides, pads, dilations)))
+    return failure();
+  if (group < 1)
+    return inferenceError(loc, "group must be positive, got " + Twine(group));
+  int64_t channels = input.getDimSize(1), outChannels = weight.getDimSize(0);
+  if (channels % group != 0 || weight.getDimSize(1) * group != channels)
+    return inferenceError(loc, "input channels " + Twine(channels) +
+                                   " do not match weight channels " +
+                                   Twine(weight.getDimSize(1)) + " x group " +
+                                   Twine(group));
+  if (outChannels % group != 0)
+    return inferenceError(loc, "output channels " + Twine(outChannels) +
+                                   " are not divisible by group " +
+                                   Twine(group));
+  SmallVector<int64_t> shape{input.getDimSize(0), outChannels};
+  for (int64_t i = 0; i < rank - 2; ++i) {
+    int64_t window = (weight.getDimSize(i + 2) - 1) * dilations[i] + 1;
+    int64_t span =
+        input.getDimSize(i + 2) + pads[i] + pads[i + rank - 2] - window;
+    if (span < 0)
+      return inferenceError(loc, "conv window of spatial dim " + Twine(i) +
+                                     " is larger than the padded input");
+    shape.push_back(span / strides[i] + 1);
+  }
+  results.push_back(RankedTensorType::get(shape, input.getElementType()));
+  return success();
+}
+
+LogicalResult ConvOp::inferReturnTypes(MLIRContext *,
+                                       std::optional<Location> loc,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &results) {
+  return inferConv(loc, getTensorType(adaptor.getInput()),
+                   getTensorType(adaptor.getWeight()), adaptor.getStrides(),
+                   adaptor.getPads(), adaptor.getDilations(),
+                   adaptor.getGroup(), results);
+}
+
+/// A bias must be [channels] of the result element type.
+static LogicalResult verifyBias(Operation *op, Value bias,
+                                RankedTensorType result) {
+  if (!bias)
+    return success();
+  auto type = getTensorType(bias);
+  if (type.getElementType() != result.getElementType())
+    return op->emitOpError("bias element type differs from the result");
+  if (type.getRank() != 1 || type.getDimSize(0) != result.getDimSize(1))
+    return op->emitOpError("bias must have shape [")
+           << result.getDimSize(1) << "], got " << type;
+  return success();
+}
+
+LogicalResult ConvOp::verify() {
+  return verifyBias(getOperation(), getBias(), getType());
+}
+
+int64_t ConvOp::getFlops() {
+  int64_t outputs = getNumElements(getType());
+  auto weight = getTensorType(getWeight());
+  if (outputs < 0 || !weight.hasStaticShape())
+    return -1;
+  // Every output sums C/group * prod(K) products.
+  return 2 * outputs * product(weight.getShape().drop_front());
+}
+
+//===----------------------------------------------------------------------===//
+// ConvTransposeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+ConvTransposeOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                  Adaptor adaptor,
+                                  SmallVectorImpl<Type> &results) {
+  auto input = getTensorType(adaptor.getInput());
+  auto weight = getTensorType(adaptor.getWeight());
+  ArrayRef<int64_t> strides = adaptor.getStrides(), pads = adaptor.getPads(),
+                    dilations = adaptor.getDilations(),
+                    outputPadding = adaptor.getOutputPadding();
+  int64_t group = adaptor.getGroup();
+  int64_t rank = input.getRank();
+  if (rank < 3)
+    return inferenceError(
+        loc, "conv_transpose input must have rank >= 3, got " + Twine(rank));
+  if (weight.getRank() != rank)
+    return inferenceError(
+        loc, "conv_transpose weight rank " + Twine(weight.getRank()) +
+                 " differs from the input rank " + Twine(rank));
+  if (input.getElementType() != weight.getElementType())
+    return inferenceError(
+        loc, "conv_transpose input and weight element types differ");
+  if (!input.hasStaticShape() || !weight.hasStaticShape())
+    return inferenceError(loc, "conv_transpose needs static shapes");
+  if (failed(checkWindow(loc, rank - 2, strides, pads, dilations,
+                         /*allowNegativePads=*/true)))
+    return failure();
+  if (static_cast<int64_t>(outputPadding.size()) != rank - 2)
+    return inferenceError(loc, "expects " + Twine(rank - 2) +
+                                   " output_padding entries");
+  if (group < 1)
+    return inferenceError(loc, "group must be positive, got " + Twine(group));
+  int64_t channels = input.getDimSize(1);
+  if (weight.getDimSize(0) != channels || channels % group != 0)
+    return inferenceError(loc, "input channels " + Twine(channels) +
+                                   " do not match weight dim 0 (" +
+                                   Twine(weight.getDimSize(0)) + ") or group " +
+                                   Twine(group));
+  SmallVector<int64_t> shape{input.getDimSize(0), weight.getDimSize(1) * group};
+  for (int64_t i = 0; i < rank - 2; ++i) {
+    int64_t size = strides[i] * (input.getDimSize(i + 2) - 1) +
+                   outputPadding[i] +
+                   (weight.getDimSize(i + 2) - 1) * dilations[i] + 1 - pads[i] -
+                   pads[i + rank - 2];
+    if (size < 1)
+      return inferenceError(loc, "conv_transpose output spatial dim " +
+                                     Twine(i) + " would be " + Twine(size));
+    shape.push_back(size);
+  }
+  results.push_back(RankedTensorType::get(shape, input.getElementType()));
+  return success();
+}
+
+LogicalResult ConvTransposeOp::verify() {
+  return verifyBias(getOperation(), getBias(), getType());
+}
+
+int64_t ConvTransposeOp::getFlops() {
+  int64_t inputs = getNumElements(getInput().getType());
+  auto weight = getTensorType(getWeight());
+  if (inputs < 0 || !weight.hasStaticShape())
+    return -1;
+  // Every input element scatters into M/group * prod(K) outputs.
+  return 2 * inputs * product(weight.getShape().drop_front());
+}
+
+//===----------------------------------------------------------------------===//
+// PoolOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult PoolOp::inferReturnTypes(MLIRContext *ctx,
+                                       std::optional<Location> loc,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &results) {
+  auto input = getTensorType(adaptor.getInput());
+  ArrayRef<int64_t> kernel = adaptor.getKernelShape(),
+                    strides = adaptor.getStrides(), pads = adaptor.getPads(),
+                    dilations = adaptor.getDilations();
+  int64_t rank = input.getRank();
+  if (rank < 3)
+    return inferenceError(loc,
+                          "pool input must have rank >= 3, got " + Twine(rank));
+  if (!input.hasStaticShape())
+    return inferenceError(loc, "pool needs static shapes");
+  if (static_cast<int64_t>(kernel.size()) != rank - 2)
+    return inferenceError(loc, "expects " + Twine(rank - 2) +
+                                   " kernel_shape entries, got " +
+                                   Twine(kernel.size()));
+  if (llvm::any_of(kernel, [](int64_t k) { return k <= 0; }))
+    return inferenceError(loc, "kernel_shape entries must be positive");
+  if (failed(checkWindow(loc, rank - 2, strides, pads, dilations)))
+    return failure();
+  SmallVector<int64_t> shape(input.getShape().take_front(2));
+  for (int64_t i = 0; i < rank - 2; ++i) {
+    int64_t size = input.getDimSize(i + 2);
+    int64_t window = (kernel[i] - 1) * dilations[i] + 1;
+    int64_t span = size + pads[i] + pads[i + rank - 2] - window;
+    if (span < 0)
+      return inferenceError(loc, "pool window of spatial dim " + Twine(i) +
+                                     " is larger than the padded input");
+    int64_t out = adaptor.getCeilMode()
+                      ? (span + strides[i] - 1) / strides[i] + 1
+                      : span / strides[i] + 1;
+    // The last window must start inside the input or its begin padding.
+    if (adaptor.getCeilMode() && (out - 1) * strides[i] >= size + pads[i])
+      --out;
+    shape.push_back(out);
+  }
+  results.push_back(RankedTensorType::get(shape, input.getElementType()));
+  if (adaptor.getWithIndices())
+    results.push_back(RankedTensorType::get(shape, IntegerType::get(ctx, 64)));
+  return success();
+}
+
+LogicalResult PoolOp::verify() {
+  StringRef kind = getKind();
+  if (kind != "max" && kind != "avg" && kind != "lp")
+    return emitOpError("kind must be max, avg or lp, got '") << kind << "'";
+  if (kind != "max" && !isa<FloatType>(getResult().getType().getElementType()))
+    return emitOpError(kind) << " pooling needs a float input";
+  if (getWithIndices() && kind != "max")
+    return emitOpError("indices are only defined for max pooling");
+  if (getStorageOrder() != 0 && getStorageOrder() != 1)
+    return emitOpError("storage_order must be 0 or 1");
+  if (kind == "lp" && static_cast<int64_t>(getP()) < 1)
+    return emitOpError("p must be >= 1, got ") << getP();
+  return success();
+}
+
+int64_t PoolOp::getFlops() {
+  int64_t outputs = getNumElements(getResult().getType());
+  if (outputs < 0)
+    return -1;
+  return outputs * product(getKernelShape());
+}
+
+//===----------------------------------------------------------------------===//
+// MaxUnpoolOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult MaxUnpoolOp::verify() {
+  auto input = getTensorType(getInput());
+  auto indices = getTensorType(getIndices());
+  auto result = getType();
+  int64_t rank = input.getRank();
+  if (rank < 3)
+    return emitOpError("input must have rank >= 3, got ") << rank;
+  if (indices.getShape() != input.getShape() ||
+      !isa<IntegerType>(indices.getElementType()))
+    return emitOpError("indices must be integers shaped like the input");
+  if (result.getRank() != rank || result.getDimSize(0) != input.getDimSize(0) ||
+      result.getDimSize(1) != input.getDimSize(1) ||
+      result.getElementType() != input.getElementType())
+    return emitOpError("result must keep the input's batch, channels and "
+                       "element type");
+  if (static_cast<int64_t>(getKernelShape().size()) != rank - 2 ||
+      llvm::any_of(getKernelShape(), [](int64_t k) { return k <= 0; }))
+    return emitOpError("expects ")
+           << rank - 2 << " positive kernel_shape entries";
+  return checkWindow(getLoc(), rank - 2, getStrides(), getPads(),
+                     SmallVector<int64_t>(rank - 2, 1));
+}
+
+int64_t MaxUnpoolOp::getFlops() {
+  int64_t outputs = getNumElements(getType());
+  if (outputs < 0)
+    return -1;
+  int64_t windows = 1;
+  for (auto [k, s] : llvm::zip(getKernelShape(), getStrides()))
+    windows *= (k + s - 1) / s;
+  return outputs * windows;
+}
+
+//===----------------------------------------------------------------------===//
+// ResizeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ResizeOp::verify() {
+  auto input = getTensorType(getInput());
+  auto result = getType();
+  if (input.getRank() != result.getRank())
+    return emitOpError("result rank differs from the input rank");
+  if (input.getElementType() != result.getElementType())
+    return emitOpError("result element type differs from the input");
+  if (static_cast<int64_t>(getScales().size()) != input.getRank())
+    return emitOpError("expects ")
+           << input.getRank() << " scales, got " << getScales().size();
+  if (llvm::any_of(getScales(), [](double s) { return !(s > 0); }))
+    return emitOpError("scales must be positive");
+  StringRef mode = getMode();
+  if (mode != "nearest" && mode != "linear" && mode != "cubic")
+    return emitOpError("mode must be nearest, linear or cubic, got '")
+           << mode << "'";
+  if (mode != "nearest" && !isa<FloatType>(input.getElementType()))
+    return emitOpError(mode) << " resize needs a float input";
+  StringRef coord = getCoordinateTransformationMode();
+  if (!llvm::is_contained({"half_pixel", "pytorch_half_pixel", "align_corners",
+                           "asymmetric", "tf_half_pixel_for_nn",
+                           "tf_crop_and_resize"},
+                          coord))
+    return emitOpError("unsupported coordinate_transformation_mode '")
+           << coord << "'";
+  if (!llvm::is_contained(
+          {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"},
+          getNearestMode()))
+    return emitOpError("unsupported nearest_mode '") << getNearestMode() << "'";
+  if (coord == "tf_crop_and_resize") {
+    if (!getRoi() ||
+        static_cast<int64_t>(getRoi()->size()) != 2 * input.getRank())
+      return emitOpError("tf_crop_and_resize needs ")
+             << 2 * input.getRank() << " roi values";
+  }
+  return success();
+}
+
+int64_t ResizeOp::getFlops() {
+  int64_t outputs = getNumElements(getType());
+  if (outputs < 0)
+    return -1;
+  if (getMode() == "nearest")
+    return outputs;
+  int64_t taps = getMode() == "linear" ? 2 : 4;
+  int64_t neighbours = 1;
+  auto input = getTensorType(getInput());
+  for (int64_t i = 0; i < input.getRank(); ++i)
+    if (input.getDimSize(i) != getType().getDimSize(i) || getScales()[i] != 1.0)
+      neighbours *= taps;
+  return 2 * outputs * neighbours;
+}
+
+//===----------------------------------------------------------------------===//
+// GridSampleOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult GridSampleOp::inferReturnTypes(MLIRContext *,
+                                             std::optional<Location> loc,
+                                             Adaptor adaptor,
+                                             SmallVectorImpl<Type> &results) {
+  auto input = getTensorType(adaptor.getInput());
+  auto grid = getTensorType(adaptor.getGrid());
+  if (input.getRank() != 4 || grid.getRank() != 4)
+    return inferenceError(loc, "grid_sample expects a rank-4 input and grid");
+  if (grid.getDimSize(3) != 2 || grid.getDimSize(0) != input.getDimSize(0))
+    return inferenceError(loc, "grid must have shape [" +
+                                   Twine(input.getDimSize(0)) +
+                                   ", Ho, Wo, 2], got " + typeToString(grid));
+  if (grid.getElementType() != input.getElementType())
+    return inferenceError(loc, "grid and input element types differ");
+  results.push_back(
+      RankedTensorType::get({input.getDimSize(0), input.getDimSize(1),
+                             grid.getDimSize(1), grid.getDimSize(2)},
+                            input.getElementType()));
+  return success();
+}
+
+LogicalResult GridSampleOp::verify() {
+  if (!llvm::is_contained({"bilinear", "nearest", "bicubic"}, getMode()))
+    return emitOpError("mode must be bilinear, nearest or bicubic, got '")
+           << getMode() << "'";
+  if (!llvm::is_contained({"zeros", "border", "reflection"}, getPaddingMode()))
+    return emitOpError("padding_mode must be zeros, border or reflection, "
+                       "got '")
+           << getPaddingMode() << "'";
+  return success();
+}
+
+int64_t GridSampleOp::getFlops() {
+  int64_t outputs = getNumElements(getType());
+  if (outputs < 0)
+    return -1;
+  int64_t taps =
+      getMode() == "nearest" ? 1 : (getMode() == "bilinear" ? 4 : 16);
+  return 10 * taps * outputs;
+}
+
+//===----------------------------------------------------------------------===//
+// RoiAlignOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult RoiAlignOp::inferReturnTypes(MLIRContext *,
+                                           std::optional<Location> loc,
+                                           Adaptor adaptor,
+                                           SmallVectorImpl<Type> &results) {
+  auto input = getTensorType(adaptor.getInput());
+  auto rois = getTensorType(adaptor.getRois());
+  auto indices = getTensorType(adaptor.getBatchIndices());
+  if (input.getRank() != 4)
+    return inferenceError(loc, "roi_align expects a rank-4 input");
+  if (rois.getRank() != 2 || rois.getDimSize(1) != 4)
+    return inferenceError(loc, "rois must have shape [R, 4], got " +
+                                   typeToString(rois));
+  if (indices.getRank() != 1 || indices.getDimSize(0) != rois.getDimSize(0) ||
+      !isa<IntegerType>(indices.getElementType()))
+    return inferenceError(loc, "batch_indices must be integers of shape [" +
+                                   Twine(rois.getDimSize(0)) + "]");
+  auto outHeight = static_cast<int64_t>(adaptor.getOutputHeight());
+  auto outWidth = static_cast<int64_t>(adaptor.getOutputWidth());
+  if (outHeight < 1 || outWidth < 1)
+    return inferenceError(loc, "output_height and output_width must be "
+                               "positive");
+  results.push_back(RankedTensorType::get(
+      {rois.getDimSize(0), input.getDimSize(1), outHeight, outWidth},
+      input.getElementType()));
+  return success();
+}
+
+LogicalResult RoiAlignOp::verify() {
+  if (getMode() != "avg" && getMode() != "max")
+    return emitOpError("mode must be avg or max, got '") << getMode() << "'";
+  if (static_cast<int64_t>(getSamplingRatio()) < 1)
+    return emitOpError("sampling_ratio must be positive, got ")
+           << getSamplingRatio();
+  if (getRois().getType().getElementType() !=
+      getInput().getType().getElementType())
+    return emitOpError("rois and input element types differ");
+  return success();
+}
+
+int64_t RoiAlignOp::getFlops() {
+  int64_t outputs = getNumElements(getType());
+  if (outputs < 0)
+    return -1;
+  return 12 * outputs * getSamplingRatio() * getSamplingRatio();
+}
+
+//===----------------------------------------------------------------------===//
+// Quantization
+//===----------------------------------------------------------------------===//
+
+/// `param` (scale or zero point) must be a scalar or 1-D along `axis`.
+static LogicalResult checkQuantParam(std::optional<Location> loc,
+                                     RankedTensorType input,
+                                     RankedTensorType param, int64_t axis,
+                                     StringRef name) {
+  if (param.hasStaticShape() && param.getNumElements() == 1 &&
+      param.getRank() <= 1)
+    return success();
+  if (axis < 0 || axis >= input.getRank())
+    return inferenceError(loc, "axis " + Twine(axis) +
+                                   " out of range for rank " +
+                                   Twine(input.getRank()));
+  if (param.getRank() != 1 || param.getDimSize(0) != input.getDimSize(axis))
+    return inferenceError(loc, name + " must be a scalar or have shape [" +
+                                   Twine(input.getDimSize(axis)) + "], got " +
+                                   typeToString(param));
+  return success();
+}
+
+LogicalResult
+QuantizeLinearOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                   Adaptor adaptor,
+                                   SmallVectorImpl<Type> &results) {
+  auto input = getTensorType(adaptor.getInput());
+  auto scale = getTensorType(adaptor.getScale());
+  auto zeroPoint = getTensorType(adaptor.getZeroPoint());
+  if (!isa<IntegerType>(zeroPoint.getElementType()) ||
+      zeroPoint.getElementType().getIntOrFloatBitWidth() > 32)
+    return inferenceError(loc, "zero point must have an integer type of at "
+                               "most 32 bits, got " +
+                                   typeToString(zeroPoint));
+  if (failed(checkQuantParam(loc, input, scale, adaptor.getAxis(), "scale")) ||
+      failed(checkQuantParam(loc, input, zeroPoint, adaptor.getAxis(),
+                             "zero point")))
+    return failure();
+  results.push_back(input.clone(zeroPoint.getElementType()));
+  return success();
+}
+
+int64_t QuantizeLinearOp::getFlops() {
+  int64_t n = getNumElements(getType());
+  return n < 0 ? -1 : 4 * n;
+}
+
+LogicalResult
+DequantizeLinearOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                     Adaptor adaptor,
+                                     SmallVectorImpl<Type> &results) {
+  auto input = getTensorType(adaptor.getInput());
+  auto scale = getTensorType(adaptor.getScale());
+  auto zeroPoint = getTensorType(adaptor.getZeroPoint());
+  if (!isa<IntegerType>(input.getElementType()))
+    return inferenceError(loc, "dequantize_linear input must be an integer "
+                               "tensor, got " +
+                                   typeToString(input));
+  if (zeroPoint.getElementType() != input.getElementType())
+    return inferenceError(loc,
+                          "zero point element type differs from the input");
+  if (failed(checkQuantParam(loc, input, scale, adaptor.getAxis(), "scale")) ||
+      failed(checkQuantParam(loc, input, zeroPoint, adaptor.getAxis(),
+                             "zero point")))
+    return failure();
+  results.push_back(input.clone(scale.getElementType()));
+  return success();
+}
+
+int64_t DequantizeLinearOp::getFlops() {
+  int64_t n = getNumElements(getType());
+  return n < 0 ? -1 : 2 * n;
+}
+
+LogicalResult DynamicQuantizeLinearOp::inferReturnTypes(
+    MLIRContext *ctx, std::optional<Location>, Adaptor adaptor,
+    SmallVectorImpl<Type> &results) {
+  auto input = getTensorType(adaptor.getInput());
+  Type u8 = IntegerType::get(ctx, 8, IntegerType::Unsigned);
+  results.push_back(input.clone(u8));
+  results.push_back(RankedTensorType::get({}, input.getElementType()));
+  results.push_back(RankedTensorType::get({}, u8));
+  return success();
+}
+
+int64_t DynamicQuantizeLinearOp::getFlops() {
+  int64_t n = getNumElements(getInput().getType());
+  return n < 0 ? -1 : 6 * n;
+}

@@ -8,4 +8,262 @@
 #ifndef RIDGE_NN_OPS
 #define RIDGE_NN_OPS
 
+//===----------------------------------------------------------------------===//
+// Convolutions
+//===----------------------------------------------------------------------===//
+
+def Ridge_ConvOp : Ridge_Op<"conv", [InferTypeOpAdaptor,
+    DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
+  let summary = "N-D grouped convolution (ONNX Conv)";
+  let description = [{
+    `input` is [N, C, D1, ..., Dk], `weight` is [M, C / group, K1, ..., Kk]
+    and the optional `bias` is [M]. `strides` and `dilations` have k entries,
+    `pads` has 2k (all begins, then all ends); the importer resolves
+    `auto_pad` into explicit pads. Output spatial size per dim:
+    (D + pad_begin + pad_end - ((K - 1) * dilation + 1)) / stride + 1.
+    Integer operands (ConvInteger after zero-point subtraction) accumulate in
+    their own type; f16 accumulates in f32.
+    FLOPs: 2 * N * M * prod(out spatial) * C / group * prod(K).
+  }];
+  let arguments = (ins Ridge_Tensor:$input, Ridge_Tensor:$weight,
+                       Optional<Ridge_Tensor>:$bias,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
+                       DenseI64ArrayAttr:$dilations,
+                       DefaultValuedAttr<I64Attr, "1">:$group);
+  let results = (outs Ridge_Tensor:$result);
+  let assemblyFormat = [{
+    $input `,` $weight (`,` $bias^)? attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Ridge_ConvTransposeOp : Ridge_Op<"conv_transpose", [InferTypeOpAdaptor,
+    DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
+  let summary = "N-D grouped transposed convolution (ONNX ConvTranspose)";
+  let description = [{
+    `input` is [N, C, D1, ..., Dk], `weight` is [C, M / group, K1, ..., Kk]
+    and the optional `bias` is [M]. The importer resolves `auto_pad` and
+    `output_shape` into explicit `pads` (2k entries; an end pad may be
+    negative, which extends the output). Output spatial size per dim:
+    stride * (D - 1) + output_padding + (K - 1) * dilation + 1
+    - pad_begin - pad_end.
+    FLOPs: 2 * N * C * prod(in spatial) * M / group * prod(K).
+  }];
+  let arguments = (ins Ridge_Tensor:$input, Ridge_Tensor:$weight,
+                       Optional<Ridge_Tensor>:$bias,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
+                       DenseI64ArrayAttr:$dilations,
+                       DenseI64ArrayAttr:$output_padding,
+                       DefaultValuedAttr<I64Attr, "1">:$group);
+  let results = (outs Ridge_Tensor:$result);
+  let assemblyFormat = [{
+    $input `,` $weight (`,` $bias^)? attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Pooling
+//===----------------------------------------------------------------------===//
+
+def Ridge_PoolOp : Ridge_Op<"pool", [InferTypeOpAdaptor,
+    DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
+  let summary = "Max, average or Lp pooling over the spatial dims";
+  let description = [{
+    ONNX MaxPool, AveragePool, LpPool and their Global* forms (whose kernel
+    covers all spatial dims). `kind` is "max", "avg" or "lp" (with `p`).
+    `input` is [N, C, D1, ..., Dk]; `kernel_shape`, `strides`, `dilations`
+    have k entries and `pads` 2k (begins, then ends). With `ceil_mode` the
+    output size rounds up, but a window may not start in the end padding.
+    Average pooling divides by the number of non-padding elements in each
+    window, or by the window clipped to the padded input with
+    `count_include_pad`. With `with_indices` (max only) a second i64 result
+    holds the flattened input index of each maximum (row-major, or with
+    column-major spatial dims when `storage_order` is 1).
+    FLOPs: one compare/add per window element per output.
+  }];
+  let arguments = (ins Ridge_Tensor:$input, StrAttr:$kind,
+                       DenseI64ArrayAttr:$kernel_shape,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
+                       DenseI64ArrayAttr:$dilations,
+                       DefaultValuedAttr<BoolAttr, "false">:$ceil_mode,
+                       DefaultValuedAttr<BoolAttr, "false">:$count_include_pad,
+                       DefaultValuedAttr<I64Attr, "2">:$p,
+                       DefaultValuedAttr<BoolAttr, "false">:$with_indices,
+                       DefaultValuedAttr<I64Attr, "0">:$storage_order);
+  let results = (outs Ridge_Tensor:$result, Optional<Ridge_Tensor>:$indices);
+  let assemblyFormat = [{
+    $input attr-dict `:` type($input) `->` type(results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Ridge_MaxUnpoolOp : Ridge_Op<"max_unpool", [
+    DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
+  let summary = "Partial inverse of max pooling (ONNX MaxUnpool)";
+  let description = [{
+    Writes each `input` element to the flattened position its `indices`
+    entry names (as MaxPool's second result defines them) in the
+    default-size result, (D - 1) * stride + K - pad_begin - pad_end per
+    spatial dim; every other element is 0. A larger result (ONNX
+    `output_shape`) extends that with zeros at the end of each dim. The window attributes are
+    those of the MaxPool that produced the indices: each result element only
+    looks for its source among the input windows that cover it. The importer
+    resolves the result shape (default or `output_shape`).
+    FLOPs: one compare per covering window per output element.
+  }];
+  let arguments = (ins Ridge_Tensor:$input, Ridge_Tensor:$indices,
+                       DenseI64ArrayAttr:$kernel_shape,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads);
+  let results = (outs Ridge_Tensor:$result);
+  let assemblyFormat = [{
+    $input `,` $indices attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Resize
+//===----------------------------------------------------------------------===//
+
+def Ridge_ResizeOp : Ridge_Op<"resize", [
+    DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
+  let summary = "Nearest, n-linear or cubic resampling (ONNX Resize/Upsample)";
+  let description = [{
+    Each output coordinate maps to an input coordinate through
+    `coordinate_transformation_mode` ("half_pixel", "pytorch_half_pixel",
+    "align_corners", "asymmetric", "tf_half_pixel_for_nn",
+    "tf_crop_and_resize") using the per-dim `scales` (output / input, as
+    ONNX computes them from either its scales or sizes input) and, for
+    tf_crop_and_resize, `roi` (starts, then ends, normalized). `mode` is
+    "nearest" (rounded per `nearest_mode`), "linear" or "cubic"
+    (`cubic_coeff_a`, `exclude_outside`). Neighbours outside the input
+    replicate the edge; tf_crop_and_resize writes `extrapolation_value` where
+    the mapped coordinate leaves the input.
+    FLOPs: 2 per neighbour per output element (1 for nearest).
+  }];
+  let arguments = (ins Ridge_Tensor:$input, StrAttr:$mode,
+                       StrAttr:$coordinate_transformation_mode,
+                       DefaultValuedAttr<StrAttr, "\"round_prefer_floor\"">:
+                           $nearest_mode,
+                       DefaultValuedAttr<F32Attr, "-0.75">:$cubic_coeff_a,
+                       DefaultValuedAttr<BoolAttr, "false">:$exclude_outside,
+                       DefaultValuedAttr<F32Attr, "0.0">:$extrapolation_value,
+                       DenseF64ArrayAttr:$scales,
+                       OptionalAttr<DenseF64ArrayAttr>:$roi);
+  let results = (outs Ridge_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Ridge_GridSampleOp : Ridge_Op<"grid_sample", [InferTypeOpAdaptor,
+    DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
+  let summary = "Samples an image at normalized grid locations (GridSample)";
+  let description = [{
+    ONNX GridSample-16: `input` is [N, C, H, W], `grid` is [N, Ho, Wo, 2]
+    holding (x, y) in [-1, 1]; the result is [N, C, Ho, Wo]. `mode` is
+    "bilinear", "nearest" (round half to even) or "bicubic" (A = -0.75);
+    `padding_mode` is "zeros", "border" or "reflection"; with
+    `align_corners`, -1 and 1 are the centers of the corner pixels rather
+    than their outer edges.
+    FLOPs: about 10 per tap per output element.
+  }];
+  let arguments = (ins Ridge_FloatTensor:$input, Ridge_FloatTensor:$grid,
+                       StrAttr:$mode, StrAttr:$padding_mode,
+                       DefaultValuedAttr<BoolAttr, "false">:$align_corners);
+  let results = (outs Ridge_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $grid attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Ridge_RoiAlignOp : Ridge_Op<"roi_align", [InferTypeOpAdaptor,
+    DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
+  let summary = "Average or max of bilinear samples per region bin (RoiAlign)";
+  let description = [{
+    ONNX RoiAlign: `input` is [N, C, H, W], `rois` [R, 4] holds (x1, y1, x2,
+    y2) in input coordinates times 1 / `spatial_scale`, `batch_indices` [R]
+    picks the image of each region. Each region is split into
+    `output_height` x `output_width` bins, each sampled on a
+    `sampling_ratio` x `sampling_ratio` grid (positive: the adaptive grid of
+    sampling_ratio 0 depends on the data). With `half_pixel` the region is
+    shifted by -0.5 pixel; without it (output_half_pixel) its size is at
+    least 1. The result is [R, C, output_height, output_width].
+    FLOPs: about 12 per sample.
+  }];
+  let arguments = (ins Ridge_FloatTensor:$input, Ridge_FloatTensor:$rois,
+                       Ridge_Tensor:$batch_indices, StrAttr:$mode,
+                       I64Attr:$output_height, I64Attr:$output_width,
+                       I64Attr:$sampling_ratio, F32Attr:$spatial_scale,
+                       BoolAttr:$half_pixel);
+  let results = (outs Ridge_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $rois `,` $batch_indices attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Quantization
+//===----------------------------------------------------------------------===//
+
+def Ridge_QuantizeLinearOp : Ridge_Op<"quantize_linear", [InferTypeOpAdaptor,
+    DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
+  let summary = "saturate(round_half_even(x / scale) + zero_point)";
+  let description = [{
+    ONNX QuantizeLinear. `scale` (float, like `input`) and `zero_point` (the
+    8-bit result type) are scalars (rank 0 or one element) or 1-D along
+    `axis` (per-axis quantization). The result saturates to the range of the
+    zero point's type.
+    FLOPs: 4 per element (divide, round, add, clamp).
+  }];
+  let arguments = (ins Ridge_FloatTensor:$input, Ridge_FloatTensor:$scale,
+                       Ridge_Tensor:$zero_point,
+                       DefaultValuedAttr<I64Attr, "1">:$axis);
+  let results = (outs Ridge_Tensor:$result);
+  let assemblyFormat = [{
+    $input `,` $scale `,` $zero_point attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+def Ridge_DequantizeLinearOp : Ridge_Op<"dequantize_linear", [
+    InferTypeOpAdaptor,
+    DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
+  let summary = "(x - zero_point) * scale";
+  let description = [{
+    ONNX DequantizeLinear. `zero_point` has the input's integer type, the
+    result has `scale`'s float type; both are scalars or 1-D along `axis`.
+    FLOPs: 2 per element.
+  }];
+  let arguments = (ins Ridge_Tensor:$input, Ridge_FloatTensor:$scale,
+                       Ridge_Tensor:$zero_point,
+                       DefaultValuedAttr<I64Attr, "1">:$axis);
+  let results = (outs Ridge_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $scale `,` $zero_point attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+def Ridge_DynamicQuantizeLinearOp : Ridge_Op<"dynamic_quantize_linear", [
+    InferTypeOpAdaptor,
+    DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
+  let summary = "uint8 quantization with a scale and zero point from the data";
+  let description = [{
+    ONNX DynamicQuantizeLinear: scale = (max(0, max(x)) - min(0, min(x))) /
+    255, zero_point = saturate(round(-min(0, min(x)) / scale)), and
+    y = saturate(round(x / scale) + zero_point), all ui8.
+    FLOPs: 2 per element for min/max, 4 per element to quantize.
+  }];
+  let arguments = (ins Ridge_FloatTensor:$input);
+  let results = (outs Ridge_Tensor:$result, Ridge_FloatTensor:$scale,
+                      Ridge_Tensor:$zero_point);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type(results)";
+}
+
 #endif // RIDGE_NN_OPS

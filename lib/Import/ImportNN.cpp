@@ -1,6 +1,8 @@
 //===- ImportNN.cpp - convolution, pooling and resizing ---===//
 //
-// ONNX node handlers: convolution, pooling and resizing.
+// ONNX node handlers: convolution, pooling, resizing and quantization.
+// Window attributes (auto_pad, kernel_shape, output_shape) are resolved here
+// into explicit pads so that the ridge ops carry one canonical form.
 //
 //===----------------------------------------------------------------------===//
 
@@ -8,9 +10,925 @@
 
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/ADT/STLExtras.h"
+
+#include <cmath>
 
 using namespace mlir;
 using namespace mlir::ridge;
 using namespace mlir::ridge::onnx_import;
 
-void mlir::ridge::onnx_import::registerNNHandlers(OnnxHandlerTable &table) {}
+namespace {
+
+/// Explicit window attributes of a conv or pool node.
+struct Window {
+  SmallVector<int64_t> strides, pads, dilations;
+};
+
+RankedTensorType getTensorType(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+int64_t floorDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+/// Reads `name` as `count` integers, or `dflt` repeated when absent.
+FailureOr<SmallVector<int64_t>> getIntsAttr(NodeContext &n, StringRef name,
+                                            size_t count, int64_t dflt) {
+  std::optional<SmallVector<int64_t>> values = n.attrInts(name);
+  if (!values)
+    return SmallVector<int64_t>(count, dflt);
+  if (values->size() != count) {
+    n.emitError() << "attribute '" << name << "' has " << values->size()
+                  << " entries, expected " << count;
+    return failure();
+  }
+  return *values;
+}
+
+/// Resolves strides, dilations, pads and auto_pad for a forward window
+/// (Conv, pooling) over the spatial dims `spatial` with `kernel`.
+FailureOr<Window> resolveWindow(NodeContext &n, ArrayRef<int64_t> spatial,
+                                ArrayRef<int64_t> kernel) {
+  size_t rank = spatial.size();
+  Window w;
+  FailureOr<SmallVector<int64_t>> strides = getIntsAttr(n, "strides", rank, 1);
+  FailureOr<SmallVector<int64_t>> dilations =
+      getIntsAttr(n, "dilations", rank, 1);
+  FailureOr<SmallVector<int64_t>> pads = getIntsAttr(n, "pads", 2 * rank, 0);
+  if (failed(strides) || failed(dilations) || failed(pads))
+    return failure();
+  w.strides = *strides;
+  w.dilations = *dilations;
+  w.pads = *pads;
+  for (size_t i = 0; i < rank; ++i)
+    if (w.strides[i] <= 0 || w.dilations[i] <= 0) {
+      n.emitError() << "strides and dilations must be positive";
+      return failure();
+    }
+  std::string autoPad = n.attrString("auto_pad", "NOTSET");
+  if (autoPad == "NOTSET")
+    return w;
+  if (autoPad == "VALID") {
+    w.pads.assign(2 * rank, 0);
+    return w;
+  }
+  if (autoPad != "SAME_UPPER" && autoPad != "SAME_LOWER") {
+    n.emitError() << "unsupported auto_pad '" << autoPad << "'";
+    return failure();
+  }
+  // SAME: the output has ceil(in / stride) elements; the odd pad element
+  // goes to the end (SAME_UPPER) or the beginning (SAME_LOWER).
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t out = (spatial[i] + w.strides[i] - 1) / w.strides[i];
+    int64_t total = std::max<int64_t>(0, (out - 1) * w.strides[i] +
+                                             (kernel[i] - 1) * w.dilations[i] +
+                                             1 - spatial[i]);
+    int64_t small = total / 2, large = total - small;
+    w.pads[i] = autoPad == "SAME_UPPER" ? small : large;
+    w.pads[i + rank] = autoPad == "SAME_UPPER" ? large : small;
+  }
+  return w;
+}
+
+/// Infers the result types of `OpTy` for `operands` and `props`, reporting
+/// malformed nodes instead of building an invalid op.
+template <typename OpTy>
+FailureOr<SmallVector<Type>>
+inferTypes(NodeContext &n, ValueRange operands,
+           const typename OpTy::Properties &props) {
+  SmallVector<Type> types;
+  if (failed(OpTy::inferReturnTypes(
+          n.builder.getContext(), n.loc,
+          typename OpTy::Adaptor(operands, nullptr, props), types)))
+    return failure();
+  return types;
+}
+
+/// `value` cast to `element` (keeping the shape).
+Value castTo(NodeContext &n, Value value, Type element) {
+  auto type = getTensorType(value);
+  if (type.getElementType() == element)
+    return value;
+  return CastOp::create(n.builder, n.loc, type.clone(element), value);
+}
+
+/// A rank-0 constant of `element` holding `value`.
+Value scalarConstant(NodeContext &n, Type element, Attribute value) {
+  auto type = RankedTensorType::get({}, element);
+  return ConstantOp::create(n.builder, n.loc,
+                            DenseElementsAttr::get(type, value));
+}
+
+/// A per-axis parameter ([size] along `axis` of a rank-`rank` tensor)
+/// reshaped so that it broadcasts; scalars stay as they are.
+Value alignToAxis(NodeContext &n, Value param, int64_t axis, int64_t rank) {
+  auto type = getTensorType(param);
+  if (type.getNumElements() == 1 || type.getRank() != 1)
+    return param;
+  SmallVector<int64_t> shape(rank - axis, 1);
+  shape[0] = type.getDimSize(0);
+  return reshapeTo(n, param, shape);
+}
+
+//===----------------------------------------------------------------------===//
+// Convolution
+//===----------------------------------------------------------------------===//
+
+/// Builds a ridge.conv of `x` and `w` (with optional `bias`) using the node's
+/// window attributes.
+FailureOr<Value> buildConv(NodeContext &n, Value x, Value w, Value bias) {
+  auto xType = getTensorType(x), wType = getTensorType(w);
+  if (xType.getRank() < 3 || wType.getRank() != xType.getRank()) {
+    n.emitError() << "expects input and weight of equal rank >= 3, got "
+                  << xType << " and " << wType;
+    return failure();
+  }
+  ArrayRef<int64_t> kernel = wType.getShape().drop_front(2);
+  if (auto given = n.attrInts("kernel_shape"))
+    if (ArrayRef<int64_t>(*given) != kernel) {
+      n.emitError() << "kernel_shape does not match the weight shape " << wType;
+      return failure();
+    }
+  FailureOr<Window> win =
+      resolveWindow(n, xType.getShape().drop_front(2), kernel);
+  if (failed(win))
+    return failure();
+  Builder &b = n.builder;
+  ConvOp::Properties props;
+  props.setStrides(b.getDenseI64ArrayAttr(win->strides));
+  props.setPads(b.getDenseI64ArrayAttr(win->pads));
+  props.setDilations(b.getDenseI64ArrayAttr(win->dilations));
+  props.setGroup(b.getI64IntegerAttr(n.attrInt("group", 1)));
+  SmallVector<Value> operands{x, w};
+  if (bias)
+    operands.push_back(bias);
+  FailureOr<SmallVector<Type>> types = inferTypes<ConvOp>(n, operands, props);
+  if (failed(types))
+    return failure();
+  if (bias) {
+    auto biasType = getTensorType(bias);
+    if (biasType.getRank() != 1 ||
+        biasType.getDimSize(0) != wType.getDimSize(0) ||
+        biasType.getElementType() != xType.getElementType()) {
+      n.emitError() << "bias " << biasType << " does not match "
+                    << wType.getDimSize(0) << " output channels";
+      return failure();
+    }
+  }
+  return ConvOp::create(n.builder, n.loc, (*types)[0], x, w, bias,
+                        props.getStrides(), props.getPads(),
+                        props.getDilations(), props.getGroup())
+      .getResult();
+}
+
+LogicalResult importConv(NodeContext &n) {
+  FailureOr<Value> x = requireOperand(n, 0), w = requireOperand(n, 1);
+  if (failed(x) || failed(w))
+    return failure();
+  FailureOr<Value> result = buildConv(n, *x, *w, n.operand(2));
+  if (failed(result))
+    return failure();
+  n.setResult(0, *result);
+  return success();
+}
+
+LogicalResult importConvTranspose(NodeContext &n) {
+  FailureOr<Value> x = requireOperand(n, 0), w = requireOperand(n, 1);
+  if (failed(x) || failed(w))
+    return failure();
+  auto xType = getTensorType(*x), wType = getTensorType(*w);
+  if (xType.getRank() < 3 || wType.getRank() != xType.getRank())
+    return n.emitError() << "expects input and weight of equal rank >= 3, got "
+                         << xType << " and " << wType;
+  size_t rank = xType.getRank() - 2;
+  ArrayRef<int64_t> kernel = wType.getShape().drop_front(2);
+  ArrayRef<int64_t> spatial = xType.getShape().drop_front(2);
+  if (auto given = n.attrInts("kernel_shape"))
+    if (ArrayRef<int64_t>(*given) != kernel)
+      return n.emitError() << "kernel_shape does not match the weight shape "
+                           << wType;
+  FailureOr<SmallVector<int64_t>> strides = getIntsAttr(n, "strides", rank, 1);
+  FailureOr<SmallVector<int64_t>> dilations =
+      getIntsAttr(n, "dilations", rank, 1);
+  FailureOr<SmallVector<int64_t>> pads = getIntsAttr(n, "pads", 2 * rank, 0);
+  FailureOr<SmallVector<int64_t>> outputPadding =
+      getIntsAttr(n, "output_padding", rank, 0);
+  if (failed(strides) || failed(dilations) || failed(pads) ||
+      failed(outputPadding))
+    return failure();
+  for (size_t i = 0; i < rank; ++i)
+    if ((*strides)[i] <= 0 || (*dilations)[i] <= 0)
+      return n.emitError() << "strides and dilations must be positive";
+  std::string autoPad = n.attrString("auto_pad", "NOTSET");
+  if (autoPad != "NOTSET" && autoPad != "VALID" && autoPad != "SAME_UPPER" &&
+      autoPad != "SAME_LOWER")
+    return n.emitError() << "unsupported auto_pad '" << autoPad << "'";
+  std::optional<SmallVector<int64_t>> outputShape = n.attrInts("output_shape");
+  if (outputShape && outputShape->size() == rank + 2)
+    outputShape->erase(outputShape->begin(), outputShape->begin() + 2);
+  if (outputShape && outputShape->size() != rank)
+    return n.emitError() << "output_shape has " << outputShape->size()
+                         << " entries for " << rank << " spatial dims";
+  if (autoPad == "VALID")
+    pads->assign(2 * rank, 0);
+  bool same = autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER";
+  if (outputShape || same) {
+    // Pads that produce the requested (or input * stride) output size; an
+    // odd total goes to the beginning unless SAME_UPPER. Floor division
+    // keeps a negative total (a larger output) at the end.
+    for (size_t i = 0; i < rank; ++i) {
+      int64_t target =
+          outputShape ? (*outputShape)[i] : spatial[i] * (*strides)[i];
+      int64_t total = (*strides)[i] * (spatial[i] - 1) + (*outputPadding)[i] +
+                      (kernel[i] - 1) * (*dilations)[i] + 1 - target;
+      int64_t half = floorDiv(total, 2);
+      if (autoPad == "SAME_UPPER") {
+        (*pads)[i] = half;
+        (*pads)[i + rank] = total - half;
+      } else {
+        (*pads)[i] = total - half;
+        (*pads)[i + rank] = half;
+      }
+    }
+  }
+  Builder &b = n.builder;
+  ConvTransposeOp::Properties props;
+  props.setStrides(b.getDenseI64ArrayAttr(*strides));
+  props.setPads(b.getDenseI64ArrayAttr(*pads));
+  props.setDilations(b.getDenseI64ArrayAttr(*dilations));
+  props.setOutputPadding(b.getDenseI64ArrayAttr(*outputPadding));
+  props.setGroup(b.getI64IntegerAttr(n.attrInt("group", 1)));
+  SmallVector<Value> operands{*x, *w};
+  Value bias = n.operand(2);
+  if (bias)
+    operands.push_back(bias);
+  FailureOr<SmallVector<Type>> types =
+      inferTypes<ConvTransposeOp>(n, operands, props);
+  if (failed(types))
+    return failure();
+  if (bias) {
+    auto biasType = getTensorType(bias);
+    int64_t channels = cast<RankedTensorType>((*types)[0]).getDimSize(1);
+    if (biasType.getRank() != 1 || biasType.getDimSize(0) != channels ||
+        biasType.getElementType() != xType.getElementType())
+      return n.emitError() << "bias " << biasType << " does not match "
+                           << channels << " output channels";
+  }
+  n.setResult(0, ConvTransposeOp::create(
+                     n.builder, n.loc, (*types)[0], *x, *w, bias,
+                     props.getStrides(), props.getPads(), props.getDilations(),
+                     props.getOutputPadding(), props.getGroup()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Pooling
+//===----------------------------------------------------------------------===//
+
+/// Builds a ridge.pool; `kernel` empty means global pooling.
+LogicalResult importPool(NodeContext &n, StringRef kind, bool global) {
+  FailureOr<Value> x = requireOperand(n, 0);
+  if (failed(x))
+    return failure();
+  auto xType = getTensorType(*x);
+  if (xType.getRank() < 3)
+    return n.emitError() << "expects an input of rank >= 3, got " << xType;
+  if (kind != "max" && !isa<FloatType>(xType.getElementType()))
+    return n.emitError() << "expects a floating-point input, got " << xType;
+  ArrayRef<int64_t> spatial = xType.getShape().drop_front(2);
+  size_t rank = spatial.size();
+  Window win;
+  SmallVector<int64_t> kernel;
+  if (global) {
+    kernel.assign(spatial.begin(), spatial.end());
+    win.strides.assign(rank, 1);
+    win.dilations.assign(rank, 1);
+    win.pads.assign(2 * rank, 0);
+  } else {
+    std::optional<SmallVector<int64_t>> given = n.attrInts("kernel_shape");
+    if (!given)
+      return n.emitError() << "missing attribute 'kernel_shape'";
+    if (given->size() != rank)
+      return n.emitError() << "kernel_shape has " << given->size()
+                           << " entries for " << rank << " spatial dims";
+    kernel = *given;
+    FailureOr<Window> resolved = resolveWindow(n, spatial, kernel);
+    if (failed(resolved))
+      return failure();
+    win = *resolved;
+  }
+  int64_t p = 2;
+  if (kind == "lp")
+    p = n.opset < 2 ? static_cast<int64_t>(n.attrFloat("p", 2.0f))
+                    : n.attrInt("p", 2);
+  bool withIndices =
+      kind == "max" && n.getNumResults() > 1 && !n.node.output(1).empty();
+  Builder &b = n.builder;
+  PoolOp::Properties props;
+  props.setKind(b.getStringAttr(kind));
+  props.setKernelShape(b.getDenseI64ArrayAttr(kernel));
+  props.setStrides(b.getDenseI64ArrayAttr(win.strides));
+  props.setPads(b.getDenseI64ArrayAttr(win.pads));
+  props.setDilations(b.getDenseI64ArrayAttr(win.dilations));
+  props.setCeilMode(b.getBoolAttr(!global && n.attrInt("ceil_mode", 0) != 0));
+  props.setCountIncludePad(
+      b.getBoolAttr(!global && n.attrInt("count_include_pad", 0) != 0));
+  props.setP(b.getI64IntegerAttr(p));
+  props.setWithIndices(b.getBoolAttr(withIndices));
+  int64_t storageOrder = n.attrInt("storage_order", 0);
+  if (storageOrder != 0 && storageOrder != 1)
+    return n.emitError() << "storage_order must be 0 or 1";
+  props.setStorageOrder(b.getI64IntegerAttr(storageOrder));
+  if (kind == "lp" && p < 1)
+    return n.emitError() << "p must be >= 1, got " << p;
+  FailureOr<SmallVector<Type>> types = inferTypes<PoolOp>(n, *x, props);
+  if (failed(types))
+    return failure();
+  auto pool = PoolOp::create(
+      n.builder, n.loc, (*types)[0], withIndices ? (*types)[1] : Type(), *x,
+      props.getKind(), props.getKernelShape(), props.getStrides(),
+      props.getPads(), props.getDilations(), props.getCeilMode(),
+      props.getCountIncludePad(), props.getP(), props.getWithIndices(),
+      props.getStorageOrder());
+  n.setResult(0, pool.getResult());
+  if (withIndices)
+    n.setResult(1, pool.getIndices());
+  return success();
+}
+
+LogicalResult importMaxUnpool(NodeContext &n) {
+  FailureOr<Value> x = requireOperand(n, 0), indices = requireOperand(n, 1);
+  if (failed(x) || failed(indices))
+    return failure();
+  auto xType = getTensorType(*x);
+  int64_t rank = xType.getRank();
+  if (rank < 3)
+    return n.emitError() << "expects an input of rank >= 3, got " << xType;
+  if (getTensorType(*indices).getShape() != xType.getShape())
+    return n.emitError() << "indices " << indices->getType()
+                         << " are not shaped like the input " << xType;
+  size_t spatial = rank - 2;
+  std::optional<SmallVector<int64_t>> kernel = n.attrInts("kernel_shape");
+  if (!kernel || kernel->size() != spatial)
+    return n.emitError() << "needs kernel_shape with " << spatial << " entries";
+  FailureOr<SmallVector<int64_t>> strides =
+      getIntsAttr(n, "strides", spatial, 1);
+  FailureOr<SmallVector<int64_t>> pads = getIntsAttr(n, "pads", 2 * spatial, 0);
+  if (failed(strides) || failed(pads))
+    return failure();
+  SmallVector<int64_t> shape(xType.getShape().take_front(2));
+  if (Value outputShape = n.operand(2)) {
+    std::optional<SmallVector<int64_t>> given = n.constantInts(2);
+    if (!given)
+      return n.emitError() << "the output_shape (input 2) must be a constant; "
+                              "Ridgeline needs static shapes";
+    if (given->size() != static_cast<size_t>(rank) || (*given)[0] != shape[0] ||
+        (*given)[1] != shape[1])
+      return n.emitError() << "output_shape must have " << rank
+                           << " entries and keep batch and channels";
+    shape = *given;
+  } else {
+    for (size_t i = 0; i < spatial; ++i)
+      shape.push_back((xType.getDimSize(i + 2) - 1) * (*strides)[i] +
+                      (*kernel)[i] - (*pads)[i] - (*pads)[i + spatial]);
+  }
+  if (llvm::any_of(shape, [](int64_t d) { return d <= 0; }))
+    return n.emitError() << "invalid output shape";
+  Builder &b = n.builder;
+  n.setResult(0, MaxUnpoolOp::create(n.builder, n.loc, xType.clone(shape), *x,
+                                     *indices, b.getDenseI64ArrayAttr(*kernel),
+                                     b.getDenseI64ArrayAttr(*strides),
+                                     b.getDenseI64ArrayAttr(*pads)));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Resize
+//===----------------------------------------------------------------------===//
+
+/// Reads a constant float operand; empty when absent or of zero elements.
+FailureOr<SmallVector<double>> constantFloats(NodeContext &n, unsigned i,
+                                              StringRef what) {
+  Value v = n.operand(i);
+  if (!v || getTensorType(v).getNumElements() == 0)
+    return SmallVector<double>();
+  DenseElementsAttr attr = n.constantOperand(i);
+  if (!attr || !isa<FloatType>(attr.getElementType())) {
+    n.emitError() << "the " << what << " (input " << i
+                  << ") must be a constant float tensor; Ridgeline needs "
+                     "static shapes";
+    return failure();
+  }
+  SmallVector<double> values;
+  for (APFloat f : attr.getValues<APFloat>())
+    values.push_back(f.convertToDouble());
+  return values;
+}
+
+/// Builds ridge.resize from per-dim `scales` (the coordinate-mapping scales)
+/// and the output `shape`, which defaults to floor(in * scale) when empty.
+LogicalResult buildResize(NodeContext &n, Value x, ArrayRef<double> scales,
+                          ArrayRef<int64_t> explicitShape, StringRef mode,
+                          StringRef coordMode, StringRef nearestMode,
+                          ArrayRef<double> roi) {
+  auto xType = getTensorType(x);
+  int64_t rank = xType.getRank();
+  if (static_cast<int64_t>(scales.size()) != rank)
+    return n.emitError() << "scales has " << scales.size()
+                         << " entries for an input of rank " << rank;
+  SmallVector<double> effective(scales);
+  SmallVector<int64_t> shape(explicitShape);
+  for (int64_t i = 0; i < rank; ++i) {
+    if (!(scales[i] > 0))
+      return n.emitError() << "scales must be positive, got " << scales[i];
+    if (explicitShape.empty())
+      shape.push_back(static_cast<int64_t>(
+          std::floor(scales[i] * static_cast<double>(xType.getDimSize(i)))));
+    if (shape[i] <= 0)
+      return n.emitError() << "the output dim " << i << " would be empty";
+  }
+  if (mode != "nearest" && mode != "linear" && mode != "cubic")
+    return n.emitError() << "unsupported mode '" << mode << "'";
+  if (mode != "nearest" && !isa<FloatType>(xType.getElementType()))
+    return n.emitError() << mode << " resize needs a float input, got "
+                         << xType;
+  if (!llvm::is_contained({"half_pixel", "pytorch_half_pixel", "align_corners",
+                           "asymmetric", "tf_half_pixel_for_nn",
+                           "tf_crop_and_resize"},
+                          coordMode))
+    return n.emitError() << "unsupported coordinate_transformation_mode '"
+                         << coordMode << "'";
+  if (!llvm::is_contained(
+          {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"},
+          nearestMode))
+    return n.emitError() << "unsupported nearest_mode '" << nearestMode << "'";
+  Builder &b = n.builder;
+  DenseF64ArrayAttr roiAttr;
+  if (coordMode == "tf_crop_and_resize") {
+    if (static_cast<int64_t>(roi.size()) != 2 * rank)
+      return n.emitError() << "tf_crop_and_resize needs a constant roi of "
+                           << 2 * rank << " values";
+    roiAttr = b.getDenseF64ArrayAttr(roi);
+  }
+  auto resize = ResizeOp::create(
+      n.builder, n.loc, xType.clone(shape), x, b.getStringAttr(mode),
+      b.getStringAttr(coordMode), b.getStringAttr(nearestMode),
+      b.getF32FloatAttr(n.attrFloat("cubic_coeff_a", -0.75f)),
+      b.getBoolAttr(n.attrInt("exclude_outside", 0) != 0),
+      b.getF32FloatAttr(n.attrFloat("extrapolation_value", 0.0f)),
+      b.getDenseF64ArrayAttr(effective), roiAttr);
+  n.setResult(0, resize.getResult());
+  return success();
+}
+
+/// Resize-11 and later: X, roi, scales, sizes; Resize-18 adds `axes` (the
+/// dims roi, scales and sizes refer to) and `keep_aspect_ratio_policy`.
+LogicalResult importResize(NodeContext &n) {
+  FailureOr<Value> x = requireOperand(n, 0);
+  if (failed(x))
+    return failure();
+  auto xType = getTensorType(*x);
+  int64_t rank = xType.getRank();
+  if (n.attrInt("antialias", 0) != 0)
+    return n.emitError() << "antialias is not supported";
+  SmallVector<int64_t> axes;
+  if (std::optional<SmallVector<int64_t>> given = n.attrInts("axes")) {
+    SmallVector<bool> seen(rank, false);
+    for (int64_t axis : *given) {
+      if (axis < 0)
+        axis += rank;
+      if (axis < 0 || axis >= rank || seen[axis])
+        return n.emitError() << "invalid or repeated axis in 'axes'";
+      seen[axis] = true;
+      axes.push_back(axis);
+    }
+  } else {
+    for (int64_t i = 0; i < rank; ++i)
+      axes.push_back(i);
+  }
+  size_t count = axes.size();
+  // Values given for `axes` spread over all dims, `fill` elsewhere.
+  auto spread = [&](ArrayRef<double> given, double fill) {
+    SmallVector<double> full(rank, fill);
+    for (size_t j = 0; j < count; ++j)
+      full[axes[j]] = given[j];
+    return full;
+  };
+
+  std::string coordMode =
+      n.attrString("coordinate_transformation_mode", "half_pixel");
+  SmallVector<double> roi;
+  if (coordMode == "tf_crop_and_resize") {
+    FailureOr<SmallVector<double>> given = constantFloats(n, 1, "roi");
+    if (failed(given))
+      return failure();
+    if (given->size() != 2 * count)
+      return n.emitError() << "roi has " << given->size() << " values, "
+                           << "expected " << 2 * count;
+    roi = spread(ArrayRef<double>(*given).take_front(count), 0.0);
+    llvm::append_range(roi,
+                       spread(ArrayRef<double>(*given).drop_front(count), 1.0));
+  }
+  SmallVector<double> scales;
+  SmallVector<int64_t> shape;
+  Value sizesValue = n.operand(3);
+  if (sizesValue && getTensorType(sizesValue).getNumElements() != 0) {
+    std::optional<SmallVector<int64_t>> sizes = n.constantInts(3);
+    if (!sizes)
+      return n.emitError() << "the sizes (input 3) must be a constant; "
+                              "Ridgeline needs static shapes";
+    if (sizes->size() != count)
+      return n.emitError() << "sizes has " << sizes->size()
+                           << " entries, expected " << count;
+    std::string policy = n.attrString("keep_aspect_ratio_policy", "stretch");
+    if (policy != "stretch" && policy != "not_larger" &&
+        policy != "not_smaller")
+      return n.emitError() << "unsupported keep_aspect_ratio_policy '" << policy
+                           << "'";
+    shape.assign(xType.getShape().begin(), xType.getShape().end());
+    scales.assign(rank, 1.0);
+    SmallVector<double> ratios;
+    for (size_t j = 0; j < count; ++j)
+      ratios.push_back(static_cast<double>((*sizes)[j]) /
+                       static_cast<double>(xType.getDimSize(axes[j])));
+    for (size_t j = 0; j < count; ++j) {
+      int64_t in = xType.getDimSize(axes[j]);
+      if (policy == "stretch") {
+        shape[axes[j]] = (*sizes)[j];
+        scales[axes[j]] = ratios[j];
+        continue;
+      }
+      // One scale for all axes, so that the aspect ratio is kept.
+      double scale = policy == "not_larger" ? *llvm::min_element(ratios)
+                                            : *llvm::max_element(ratios);
+      shape[axes[j]] =
+          static_cast<int64_t>(std::nearbyint(scale * static_cast<double>(in)));
+      scales[axes[j]] = scale;
+    }
+  } else {
+    FailureOr<SmallVector<double>> given = constantFloats(n, 2, "scales");
+    if (failed(given))
+      return failure();
+    if (given->empty())
+      return n.emitError() << "needs either scales or sizes";
+    if (given->size() != count)
+      return n.emitError() << "scales has " << given->size()
+                           << " entries, expected " << count;
+    scales = spread(*given, 1.0);
+  }
+  return buildResize(n, *x, scales, shape, n.attrString("mode", "nearest"),
+                     coordMode,
+                     n.attrString("nearest_mode", "round_prefer_floor"), roi);
+}
+
+/// Resize-10 and Upsample: X and scales, asymmetric coordinates, nearest
+/// rounds down. Upsample-7 has scales as an attribute.
+LogicalResult importUpsample(NodeContext &n, bool scalesAttr) {
+  FailureOr<Value> x = requireOperand(n, 0);
+  if (failed(x))
+    return failure();
+  SmallVector<double> scales;
+  if (scalesAttr) {
+    std::optional<SmallVector<float>> given = n.attrFloats("scales");
+    if (!given)
+      return n.emitError() << "missing attribute 'scales'";
+    scales.assign(given->begin(), given->end());
+  } else {
+    FailureOr<SmallVector<double>> given = constantFloats(n, 1, "scales");
+    if (failed(given))
+      return failure();
+    scales = *given;
+  }
+  std::string mode = n.attrString("mode", "nearest");
+  if (mode == "bilinear" || mode == "trilinear")
+    mode = "linear";
+  return buildResize(n, *x, scales, {}, mode, "asymmetric", "floor", {});
+}
+
+LogicalResult importGridSample(NodeContext &n) {
+  FailureOr<Value> x = requireOperand(n, 0), grid = requireOperand(n, 1);
+  if (failed(x) || failed(grid))
+    return failure();
+  std::string mode = n.attrString("mode", "bilinear");
+  std::string padding = n.attrString("padding_mode", "zeros");
+  if (!llvm::is_contained({"bilinear", "nearest", "bicubic"}, mode))
+    return n.emitError() << "unsupported mode '" << mode << "'";
+  if (!llvm::is_contained({"zeros", "border", "reflection"}, padding))
+    return n.emitError() << "unsupported padding_mode '" << padding << "'";
+  if (!isa<FloatType>(getTensorType(*x).getElementType()))
+    return n.emitError() << "expects a floating-point input, got "
+                         << x->getType();
+  Builder &b = n.builder;
+  GridSampleOp::Properties props;
+  props.setMode(b.getStringAttr(mode));
+  props.setPaddingMode(b.getStringAttr(padding));
+  props.setAlignCorners(b.getBoolAttr(n.attrInt("align_corners", 0) != 0));
+  FailureOr<SmallVector<Type>> types =
+      inferTypes<GridSampleOp>(n, {*x, *grid}, props);
+  if (failed(types))
+    return failure();
+  n.setResult(0, GridSampleOp::create(n.builder, n.loc, (*types)[0], *x, *grid,
+                                      props.getMode(), props.getPaddingMode(),
+                                      props.getAlignCorners()));
+  return success();
+}
+
+/// RoiAlign-10 has no coordinate_transformation_mode (output_half_pixel);
+/// RoiAlign-16 defaults to half_pixel.
+LogicalResult importRoiAlign(NodeContext &n, StringRef defaultCoordMode) {
+  FailureOr<Value> x = requireOperand(n, 0), rois = requireOperand(n, 1),
+                   indices = requireOperand(n, 2);
+  if (failed(x) || failed(rois) || failed(indices))
+    return failure();
+  std::string mode = n.attrString("mode", "avg");
+  if (mode != "avg" && mode != "max")
+    return n.emitError() << "unsupported mode '" << mode << "'";
+  std::string coordMode =
+      n.attrString("coordinate_transformation_mode", defaultCoordMode);
+  if (coordMode != "half_pixel" && coordMode != "output_half_pixel")
+    return n.emitError() << "unsupported coordinate_transformation_mode '"
+                         << coordMode << "'";
+  int64_t samplingRatio = n.attrInt("sampling_ratio", 0);
+  if (samplingRatio < 1)
+    return n.emitError() << "sampling_ratio " << samplingRatio
+                         << " is not supported: the adaptive sampling grid "
+                            "depends on the roi values; give a positive "
+                            "sampling_ratio";
+  if (!isa<FloatType>(getTensorType(*x).getElementType()))
+    return n.emitError() << "expects a floating-point input, got "
+                         << x->getType();
+  Builder &b = n.builder;
+  RoiAlignOp::Properties props;
+  props.setMode(b.getStringAttr(mode));
+  props.setOutputHeight(b.getI64IntegerAttr(n.attrInt("output_height", 1)));
+  props.setOutputWidth(b.getI64IntegerAttr(n.attrInt("output_width", 1)));
+  props.setSamplingRatio(b.getI64IntegerAttr(samplingRatio));
+  props.setSpatialScale(b.getF32FloatAttr(n.attrFloat("spatial_scale", 1.0f)));
+  props.setHalfPixel(b.getBoolAttr(coordMode == "half_pixel"));
+  FailureOr<SmallVector<Type>> types =
+      inferTypes<RoiAlignOp>(n, {*x, *rois, *indices}, props);
+  if (failed(types))
+    return failure();
+  if (getTensorType(*rois).getElementType() !=
+      getTensorType(*x).getElementType())
+    return n.emitError() << "rois and input element types differ";
+  n.setResult(
+      0, RoiAlignOp::create(n.builder, n.loc, (*types)[0], *x, *rois, *indices,
+                            props.getMode(), props.getOutputHeight(),
+                            props.getOutputWidth(), props.getSamplingRatio(),
+                            props.getSpatialScale(), props.getHalfPixel()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Quantization
+//===----------------------------------------------------------------------===//
+
+/// Normalized `axis` attribute for a tensor of `rank`.
+FailureOr<int64_t> getAxis(NodeContext &n, int64_t rank) {
+  int64_t axis = n.attrInt("axis", 1);
+  if (axis < 0)
+    axis += rank;
+  // Only per-axis parameters use the axis; the op verifies it then.
+  return axis;
+}
+
+FailureOr<Value> buildQuantize(NodeContext &n, Value x, Value scale,
+                               Value zeroPoint, int64_t axis) {
+  Builder &b = n.builder;
+  QuantizeLinearOp::Properties props;
+  props.setAxis(b.getI64IntegerAttr(axis));
+  FailureOr<SmallVector<Type>> types =
+      inferTypes<QuantizeLinearOp>(n, {x, scale, zeroPoint}, props);
+  if (failed(types))
+    return failure();
+  return QuantizeLinearOp::create(n.builder, n.loc, (*types)[0], x, scale,
+                                  zeroPoint, props.getAxis())
+      .getResult();
+}
+
+LogicalResult importQuantizeLinear(NodeContext &n) {
+  FailureOr<Value> x = requireOperand(n, 0), scale = requireOperand(n, 1);
+  if (failed(x) || failed(scale))
+    return failure();
+  auto xType = getTensorType(*x);
+  if (!isa<FloatType>(xType.getElementType()))
+    *x = castTo(n, *x, getTensorType(*scale).getElementType());
+  Value zeroPoint = n.operand(2);
+  if (!zeroPoint) {
+    Type u8 =
+        IntegerType::get(n.builder.getContext(), 8, IntegerType::Unsigned);
+    zeroPoint = scalarConstant(n, u8, IntegerAttr::get(u8, 0));
+  }
+  FailureOr<int64_t> axis = getAxis(n, xType.getRank());
+  if (failed(axis))
+    return failure();
+  FailureOr<Value> result = buildQuantize(n, *x, *scale, zeroPoint, *axis);
+  if (failed(result))
+    return failure();
+  n.setResult(0, *result);
+  return success();
+}
+
+LogicalResult importDequantizeLinear(NodeContext &n) {
+  FailureOr<Value> x = requireOperand(n, 0), scale = requireOperand(n, 1);
+  if (failed(x) || failed(scale))
+    return failure();
+  auto xType = getTensorType(*x);
+  Type element = xType.getElementType();
+  if (!isa<IntegerType>(element))
+    return n.emitError() << "expects an integer input, got " << xType;
+  Value zeroPoint = n.operand(2);
+  if (!zeroPoint)
+    zeroPoint = scalarConstant(n, element, IntegerAttr::get(element, 0));
+  FailureOr<int64_t> axis = getAxis(n, xType.getRank());
+  if (failed(axis))
+    return failure();
+  Builder &b = n.builder;
+  DequantizeLinearOp::Properties props;
+  props.setAxis(b.getI64IntegerAttr(*axis));
+  FailureOr<SmallVector<Type>> types =
+      inferTypes<DequantizeLinearOp>(n, {*x, *scale, zeroPoint}, props);
+  if (failed(types))
+    return failure();
+  n.setResult(0,
+              DequantizeLinearOp::create(n.builder, n.loc, (*types)[0], *x,
+                                         *scale, zeroPoint, props.getAxis()));
+  return success();
+}
+
+LogicalResult importDynamicQuantizeLinear(NodeContext &n) {
+  FailureOr<Value> x = requireOperand(n, 0);
+  if (failed(x))
+    return failure();
+  if (!getTensorType(*x).getElementType().isF32())
+    return n.emitError() << "expects an f32 input, got " << x->getType();
+  auto op = DynamicQuantizeLinearOp::create(n.builder, n.loc, *x);
+  for (unsigned i = 0; i < 3; ++i)
+    n.setResult(i, op->getResult(i));
+  return success();
+}
+
+/// `value` widened to i32 minus its zero point (aligned to `axis`).
+FailureOr<Value> subtractZeroPoint(NodeContext &n, Value value, Value zeroPoint,
+                                   int64_t axis) {
+  Type i32 = n.builder.getI32Type();
+  Value wide = castTo(n, value, i32);
+  if (!zeroPoint)
+    return wide;
+  int64_t rank = getTensorType(value).getRank();
+  Value zp = alignToAxis(n, castTo(n, zeroPoint, i32), axis, rank);
+  return createInferred<SubOp>(n, wide, zp);
+}
+
+/// Integer matmul of (a - a_zero_point) and (b - b_zero_point) in i32;
+/// a's zero point may be per row, b's per column.
+FailureOr<Value> buildMatMulInteger(NodeContext &n, Value a, Value b,
+                                    Value aZero, Value bZero) {
+  int64_t aRank = getTensorType(a).getRank();
+  FailureOr<Value> lhs =
+      subtractZeroPoint(n, a, aZero, std::max<int64_t>(0, aRank - 2));
+  FailureOr<Value> rhs =
+      subtractZeroPoint(n, b, bZero, getTensorType(b).getRank() - 1);
+  if (failed(lhs) || failed(rhs))
+    return failure();
+  return createInferred<MatMulOp>(n, *lhs, *rhs);
+}
+
+LogicalResult importMatMulInteger(NodeContext &n) {
+  FailureOr<Value> a = requireOperand(n, 0), b = requireOperand(n, 1);
+  if (failed(a) || failed(b))
+    return failure();
+  FailureOr<Value> result =
+      buildMatMulInteger(n, *a, *b, n.operand(2), n.operand(3));
+  if (failed(result))
+    return failure();
+  n.setResult(0, *result);
+  return success();
+}
+
+LogicalResult importConvInteger(NodeContext &n) {
+  FailureOr<Value> x = requireOperand(n, 0), w = requireOperand(n, 1);
+  if (failed(x) || failed(w))
+    return failure();
+  FailureOr<Value> xs = subtractZeroPoint(n, *x, n.operand(2), 1);
+  FailureOr<Value> ws = subtractZeroPoint(n, *w, n.operand(3), 0);
+  if (failed(xs) || failed(ws))
+    return failure();
+  FailureOr<Value> result = buildConv(n, *xs, *ws, nullptr);
+  if (failed(result))
+    return failure();
+  n.setResult(0, *result);
+  return success();
+}
+
+/// Requantizes an i32 accumulator: acc * scale, quantized with the output
+/// scale and zero point.
+FailureOr<Value> requantize(NodeContext &n, Value acc, Value scale,
+                            Value outScale, Value outZero) {
+  Type f32 = n.builder.getF32Type();
+  Value real = castTo(n, acc, f32);
+  FailureOr<Value> scaled = createInferred<MulOp>(n, real, scale);
+  if (failed(scaled))
+    return failure();
+  return buildQuantize(n, *scaled, outScale, outZero, 1);
+}
+
+LogicalResult importQLinearMatMul(NodeContext &n) {
+  SmallVector<Value> in;
+  for (unsigned i = 0; i < 8; ++i) {
+    FailureOr<Value> v = requireOperand(n, i);
+    if (failed(v))
+      return failure();
+    in.push_back(*v);
+  }
+  FailureOr<Value> acc = buildMatMulInteger(n, in[0], in[3], in[2], in[5]);
+  if (failed(acc))
+    return failure();
+  int64_t aRank = getTensorType(in[0]).getRank();
+  Value aScale = alignToAxis(n, in[1], std::max<int64_t>(0, aRank - 2), aRank);
+  FailureOr<Value> scale = createInferred<MulOp>(n, aScale, in[4]);
+  if (failed(scale))
+    return failure();
+  FailureOr<Value> result = requantize(n, *acc, *scale, in[6], in[7]);
+  if (failed(result))
+    return failure();
+  n.setResult(0, *result);
+  return success();
+}
+
+LogicalResult importQLinearConv(NodeContext &n) {
+  SmallVector<Value> in;
+  for (unsigned i = 0; i < 8; ++i) {
+    FailureOr<Value> v = requireOperand(n, i);
+    if (failed(v))
+      return failure();
+    in.push_back(*v);
+  }
+  FailureOr<Value> xs = subtractZeroPoint(n, in[0], in[2], 1);
+  FailureOr<Value> ws = subtractZeroPoint(n, in[3], in[5], 0);
+  if (failed(xs) || failed(ws))
+    return failure();
+  Value bias = n.operand(8);
+  if (bias)
+    bias = castTo(n, bias, n.builder.getI32Type());
+  FailureOr<Value> acc = buildConv(n, *xs, *ws, bias);
+  if (failed(acc))
+    return failure();
+  int64_t rank = getTensorType(in[0]).getRank();
+  // The weight scale is scalar or per output channel (dim 1 of the result).
+  Value wScale = alignToAxis(n, in[4], 1, rank);
+  FailureOr<Value> scale = createInferred<MulOp>(n, in[1], wScale);
+  if (failed(scale))
+    return failure();
+  FailureOr<Value> result = requantize(n, *acc, *scale, in[6], in[7]);
+  if (failed(result))
+    return failure();
+  n.setResult(0, *result);
+  return success();
+}
+
+} // namespace
+
+void mlir::ridge::onnx_import::registerNNHandlers(OnnxHandlerTable &table) {
+  table.add("Conv", 1, importConv);
+  table.add("ConvTranspose", 1, importConvTranspose);
+  table.add("MaxPool", 1,
+            [](NodeContext &n) { return importPool(n, "max", false); });
+  table.add("AveragePool", 1,
+            [](NodeContext &n) { return importPool(n, "avg", false); });
+  table.add("LpPool", 1,
+            [](NodeContext &n) { return importPool(n, "lp", false); });
+  table.add("GlobalMaxPool", 1,
+            [](NodeContext &n) { return importPool(n, "max", true); });
+  table.add("GlobalAveragePool", 1,
+            [](NodeContext &n) { return importPool(n, "avg", true); });
+  table.add("GlobalLpPool", 2,
+            [](NodeContext &n) { return importPool(n, "lp", true); });
+  // Upsample-7 takes scales as an attribute, Upsample-9 and Resize-10 as an
+  // input; Resize-11 adds roi, sizes and the coordinate modes.
+  table.add("Upsample", 7,
+            [](NodeContext &n) { return importUpsample(n, true); });
+  table.add("Upsample", 9,
+            [](NodeContext &n) { return importUpsample(n, false); });
+  table.add("Resize", 10,
+            [](NodeContext &n) { return importUpsample(n, false); });
+  table.add("Resize", 11, importResize);
+  table.add("MaxUnpool", 9, importMaxUnpool);
+  table.add("GridSample", 16, importGridSample);
+  table.add("RoiAlign", 10, [](NodeContext &n) {
+    return importRoiAlign(n, "output_half_pixel");
+  });
+  table.add("RoiAlign", 16,
+            [](NodeContext &n) { return importRoiAlign(n, "half_pixel"); });
+  table.add("QuantizeLinear", 10, importQuantizeLinear);
+  table.add("DequantizeLinear", 10, importDequantizeLinear);
+  table.add("DynamicQuantizeLinear", 11, importDynamicQuantizeLinear);
+  table.add("MatMulInteger", 10, importMatMulInteger);
+  table.add("ConvInteger", 10, importConvInteger);
+  table.add("QLinearMatMul", 10, importQLinearMatMul);
+  table.add("QLinearConv", 10, importQLinearConv);
+}

@@ -2,19 +2,1598 @@
 //
 // Lowering of the ridge spatial neural-network ops to linalg on tensors.
 //
+// Convolutions and pooling are single linalg.generic ops over the output and
+// the window (padding materialized with tensor.insert_slice into a filled
+// tensor), so that groups, dilations and any number of spatial dims share
+// one code path. Resize precomputes, per resized dim, the source indices and
+// weights of every output coordinate in double precision at compile time
+// (they only depend on static shapes and attributes), and gathers with
+// tensor.extract.
+//
 //===----------------------------------------------------------------------===//
 
 #include "GraphToLinalgCommon.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::ridge;
 using namespace mlir::ridge::linalg_lowering;
 
-namespace {} // namespace
+namespace {
+
+RankedTensorType getTensorType(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+SmallVector<OpFoldResult> indexAttrs(OpBuilder &b, ArrayRef<int64_t> values) {
+  return llvm::map_to_vector(
+      values, [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); });
+}
+
+/// A tensor of `type` filled with `fill`, with `source` placed at `offsets`
+/// every `strides` elements: zero/-inf padding and stride dilation. Built as
+/// a gather (each result element extracts the source element it maps to, if
+/// any) because inserting into a filled tensor bufferizes to a strided
+/// memref.copy, which the CPU pipeline cannot lower without a runtime call.
+Value insertIntoFilled(OpBuilder &b, Location loc, Value source,
+                       RankedTensorType type, TypedAttr fill,
+                       ArrayRef<int64_t> offsets, ArrayRef<int64_t> strides) {
+  auto sourceType = getTensorType(source);
+  int64_t rank = type.getRank();
+  return linalg::GenericOp::create(
+             b, loc, type, ValueRange{}, createEmpty(b, loc, type),
+             b.getMultiDimIdentityMap(rank),
+             SmallVector<utils::IteratorType>(rank,
+                                              utils::IteratorType::parallel),
+             [&](OpBuilder &nb, Location nloc, ValueRange) {
+               auto cst = [&](int64_t v) -> Value {
+                 return arith::ConstantIndexOp::create(nb, nloc, v);
+               };
+               Value inside;
+               SmallVector<Value> indices;
+               for (int64_t d = 0; d < rank; ++d) {
+                 Value i = linalg::IndexOp::create(nb, nloc, d);
+                 int64_t size = sourceType.getDimSize(d);
+                 if (offsets[d] == 0 && strides[d] == 1 &&
+                     size == type.getDimSize(d)) {
+                   indices.push_back(i);
+                   continue;
+                 }
+                 Value rel =
+                     arith::SubIOp::create(nb, nloc, i, cst(offsets[d]));
+                 Value q = rel, ok;
+                 if (strides[d] != 1) {
+                   q = arith::FloorDivSIOp::create(nb, nloc, rel,
+                                                   cst(strides[d]));
+                   Value back =
+                       arith::MulIOp::create(nb, nloc, q, cst(strides[d]));
+                   ok = arith::CmpIOp::create(
+                       nb, nloc, arith::CmpIPredicate::eq, back, rel);
+                 }
+                 Value lo = arith::CmpIOp::create(
+                     nb, nloc, arith::CmpIPredicate::sge, q, cst(0));
+                 Value hi = arith::CmpIOp::create(
+                     nb, nloc, arith::CmpIPredicate::slt, q, cst(size));
+                 Value inRange = arith::AndIOp::create(nb, nloc, lo, hi);
+                 ok = ok ? arith::AndIOp::create(nb, nloc, ok, inRange)
+                         : inRange;
+                 inside =
+                     inside ? arith::AndIOp::create(nb, nloc, inside, ok) : ok;
+                 Value clamped = arith::MaxSIOp::create(
+                     nb, nloc,
+                     arith::MinSIOp::create(nb, nloc, q, cst(size - 1)),
+                     cst(0));
+                 indices.push_back(clamped);
+               }
+               Value v = tensor::ExtractOp::create(nb, nloc, source, indices);
+               if (inside)
+                 v = arith::SelectOp::create(
+                     nb, nloc, inside, v,
+                     arith::ConstantOp::create(nb, nloc, fill));
+               linalg::YieldOp::create(nb, nloc, v);
+             })
+      .getResult(0);
+}
+
+/// Reassociation that keeps dims apart except `[first, first + 1]`.
+SmallVector<ReassociationIndices> mergeTwo(int64_t rank, int64_t first) {
+  SmallVector<ReassociationIndices> result;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (i == first + 1)
+      continue;
+    if (i == first)
+      result.push_back({i, i + 1});
+    else
+      result.push_back({i});
+  }
+  return result;
+}
+
+Value addValues(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+  if (isa<FloatType>(lhs.getType()))
+    return arith::AddFOp::create(b, loc, lhs, rhs);
+  return arith::AddIOp::create(b, loc, lhs, rhs);
+}
+
+Value mulValues(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+  if (isa<FloatType>(lhs.getType()))
+    return arith::MulFOp::create(b, loc, lhs, rhs);
+  return arith::MulIOp::create(b, loc, lhs, rhs);
+}
+
+//===----------------------------------------------------------------------===//
+// Convolution
+//===----------------------------------------------------------------------===//
+
+/// out[n, g*OCg + oc, o...] = bias + sum_{ic, k} input[n, g*ICg + ic,
+/// o*stride + k*dilation] * weight[g*OCg + oc, ic, k] over an already padded
+/// `input` [N, C, P...] and `weight` [M, ICg, K...]. The channel dims are
+/// viewed as (group, per-group) so that every map stays a projection plus
+/// window sums; narrow floats accumulate in f32.
+Value buildGroupedConv(OpBuilder &b, Location loc, Value input, Value weight,
+                       Value bias, ArrayRef<int64_t> strides,
+                       ArrayRef<int64_t> dilations, int64_t group,
+                       RankedTensorType resultType) {
+  MLIRContext *ctx = b.getContext();
+  auto inType = getTensorType(input), wType = getTensorType(weight);
+  int64_t rank = inType.getRank(), spatial = rank - 2;
+  int64_t icg = wType.getDimSize(1), ocg = wType.getDimSize(0) / group;
+  Type element = resultType.getElementType();
+  Type acc = getAccumulatorType(element);
+
+  SmallVector<int64_t> inShape{inType.getDimSize(0), group, icg};
+  llvm::append_range(inShape, inType.getShape().drop_front(2));
+  Value inView = tensor::ExpandShapeOp::create(
+      b, loc, RankedTensorType::get(inShape, inType.getElementType()), input,
+      mergeTwo(rank + 1, 1));
+  SmallVector<int64_t> wShape{group, ocg, icg};
+  llvm::append_range(wShape, wType.getShape().drop_front(2));
+  Value wView = tensor::ExpandShapeOp::create(
+      b, loc, RankedTensorType::get(wShape, wType.getElementType()), weight,
+      mergeTwo(rank + 1, 0));
+  SmallVector<int64_t> outShape{resultType.getDimSize(0), group, ocg};
+  llvm::append_range(outShape, resultType.getShape().drop_front(2));
+  auto accType = RankedTensorType::get(outShape, acc);
+
+  // Loops: n, g, oc, o..., ic, k...
+  int64_t numLoops = 4 + 2 * spatial;
+  auto dim = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+  AffineExpr n = dim(0), g = dim(1), oc = dim(2), ic = dim(3 + spatial);
+  SmallVector<AffineExpr> inExprs{n, g, ic}, wExprs{g, oc, ic},
+      outExprs{n, g, oc};
+  for (int64_t i = 0; i < spatial; ++i) {
+    AffineExpr o = dim(3 + i), k = dim(4 + spatial + i);
+    inExprs.push_back(o * strides[i] + k * dilations[i]);
+    wExprs.push_back(k);
+    outExprs.push_back(o);
+  }
+  SmallVector<AffineMap> maps{AffineMap::get(numLoops, 0, inExprs, ctx),
+                              AffineMap::get(numLoops, 0, wExprs, ctx),
+                              AffineMap::get(numLoops, 0, outExprs, ctx)};
+  SmallVector<utils::IteratorType> iterators(3 + spatial,
+                                             utils::IteratorType::parallel);
+  iterators.append(1 + spatial, utils::IteratorType::reduction);
+  Value init = createFilled(b, loc, accType, b.getZeroAttr(acc));
+  Value sum =
+      linalg::GenericOp::create(
+          b, loc, accType, ValueRange{inView, wView}, init, maps, iterators,
+          [&](OpBuilder &nb, Location nloc, ValueRange args) {
+            Value x = args[0], w = args[1];
+            if (isa<FloatType>(acc)) {
+              x = extendTo(nb, nloc, x, acc);
+              w = extendTo(nb, nloc, w, acc);
+            }
+            linalg::YieldOp::create(
+                nb, nloc,
+                addValues(nb, nloc, args[2], mulValues(nb, nloc, x, w)));
+          })
+          .getResult(0);
+  Value collapsed = tensor::CollapseShapeOp::create(
+      b, loc, RankedTensorType::get(resultType.getShape(), acc), sum,
+      mergeTwo(rank + 1, 1));
+  if (!bias && acc == element)
+    return collapsed;
+
+  // Epilogue: bias (broadcast along the channel dim) and narrowing.
+  SmallVector<Value> inputs{collapsed};
+  SmallVector<AffineMap> epilogueMaps{b.getMultiDimIdentityMap(rank)};
+  if (bias) {
+    inputs.push_back(bias);
+    epilogueMaps.push_back(AffineMap::get(rank, 0, dim(1), ctx));
+  }
+  epilogueMaps.push_back(b.getMultiDimIdentityMap(rank));
+  SmallVector<utils::IteratorType> parallel(rank,
+                                            utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, resultType, inputs, createEmpty(b, loc, resultType),
+             epilogueMaps, parallel,
+             [&](OpBuilder &nb, Location nloc, ValueRange args) {
+               Value v = args[0];
+               if (bias) {
+                 Value bv = args[1];
+                 if (isa<FloatType>(acc))
+                   bv = extendTo(nb, nloc, bv, acc);
+                 v = addValues(nb, nloc, v, bv);
+               }
+               if (isa<FloatType>(acc))
+                 v = truncateTo(nb, nloc, v, element);
+               linalg::YieldOp::create(nb, nloc, v);
+             })
+      .getResult(0);
+}
+
+struct ConvLowering : OpConversionPattern<ConvOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ConvOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto resultType =
+        cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
+    Value input = adaptor.getInput();
+    auto inType = getTensorType(input);
+    int64_t rank = inType.getRank(), spatial = rank - 2;
+    ArrayRef<int64_t> pads = op.getPads();
+    if (llvm::any_of(pads, [](int64_t p) { return p != 0; })) {
+      SmallVector<int64_t> shape(inType.getShape());
+      SmallVector<int64_t> offsets(rank, 0);
+      for (int64_t i = 0; i < spatial; ++i) {
+        shape[i + 2] += pads[i] + pads[i + spatial];
+        offsets[i + 2] = pads[i];
+      }
+      input = insertIntoFilled(
+          rewriter, loc, input,
+          RankedTensorType::get(shape, inType.getElementType()),
+          rewriter.getZeroAttr(inType.getElementType()), offsets,
+          SmallVector<int64_t>(rank, 1));
+    }
+    rewriter.replaceOp(
+        op, buildGroupedConv(rewriter, loc, input, adaptor.getWeight(),
+                             adaptor.getBias(), op.getStrides(),
+                             op.getDilations(), op.getGroup(), resultType));
+    return success();
+  }
+};
+
+/// A transposed convolution is a stride-1 convolution, with the flipped and
+/// transposed kernel, over the input dilated by the stride (stride - 1 zeros
+/// between elements) and padded by dilation * (K - 1) - pad_begin. Input
+/// elements that fall outside that buffer (negative or large pads) are
+/// sliced off first.
+struct ConvTransposeLowering : OpConversionPattern<ConvTransposeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ConvTransposeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = getContext();
+    auto resultType =
+        cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
+    Value input = adaptor.getInput(), weight = adaptor.getWeight();
+    auto inType = getTensorType(input), wType = getTensorType(weight);
+    int64_t rank = inType.getRank(), spatial = rank - 2;
+    int64_t group = op.getGroup();
+    int64_t channels = inType.getDimSize(1), icg = channels / group,
+            ocg = wType.getDimSize(1);
+    ArrayRef<int64_t> strides = op.getStrides(), pads = op.getPads(),
+                      dilations = op.getDilations();
+    ArrayRef<int64_t> kernel = wType.getShape().drop_front(2);
+    Type wElement = wType.getElementType();
+
+    // Weight [C, OCg, K...] -> [M, ICg, K...] with flipped spatial dims.
+    SmallVector<int64_t> expandedShape{group, icg, ocg};
+    llvm::append_range(expandedShape, kernel);
+    Value wView = tensor::ExpandShapeOp::create(
+        rewriter, loc, RankedTensorType::get(expandedShape, wElement), weight,
+        mergeTwo(rank + 1, 0));
+    SmallVector<int64_t> flippedShape{group, ocg, icg};
+    llvm::append_range(flippedShape, kernel);
+    auto flippedType = RankedTensorType::get(flippedShape, wElement);
+    SmallVector<AffineExpr> readExprs{getAffineDimExpr(0, ctx),
+                                      getAffineDimExpr(2, ctx),
+                                      getAffineDimExpr(1, ctx)};
+    for (int64_t i = 0; i < spatial; ++i)
+      readExprs.push_back(kernel[i] - 1 - getAffineDimExpr(3 + i, ctx));
+    SmallVector<AffineMap> maps{AffineMap::get(rank + 1, 0, readExprs, ctx),
+                                rewriter.getMultiDimIdentityMap(rank + 1)};
+    Value flipped = linalg::GenericOp::create(
+                        rewriter, loc, flippedType, wView,
+                        createEmpty(rewriter, loc, flippedType), maps,
+                        SmallVector<utils::IteratorType>(
+                            rank + 1, utils::IteratorType::parallel),
+                        [](OpBuilder &nb, Location nloc, ValueRange args) {
+                          linalg::YieldOp::create(nb, nloc, args[0]);
+                        })
+                        .getResult(0);
+    SmallVector<int64_t> convWeightShape{group * ocg, icg};
+    llvm::append_range(convWeightShape, kernel);
+    Value convWeight = tensor::CollapseShapeOp::create(
+        rewriter, loc, RankedTensorType::get(convWeightShape, wElement),
+        flipped, mergeTwo(rank + 1, 0));
+
+    // The dilated, padded input buffer.
+    SmallVector<int64_t> bufferShape(inType.getShape().take_front(2));
+    SmallVector<int64_t> sliceOffsets(rank, 0), sliceSizes(inType.getShape()),
+        insertOffsets(rank, 0), insertStrides(rank, 1);
+    bool empty = false, whole = true;
+    for (int64_t i = 0; i < spatial; ++i) {
+      int64_t size = inType.getDimSize(i + 2);
+      int64_t begin = dilations[i] * (kernel[i] - 1) - pads[i];
+      int64_t buffer =
+          resultType.getDimSize(i + 2) + (kernel[i] - 1) * dilations[i];
+      int64_t first = begin >= 0 ? 0 : ceilDiv(-begin, strides[i]);
+      int64_t position = begin + first * strides[i];
+      int64_t count = 0;
+      if (first < size && position < buffer)
+        count =
+            std::min(size - first, (buffer - 1 - position) / strides[i] + 1);
+      empty |= count == 0;
+      whole &= first == 0 && count == size;
+      bufferShape.push_back(buffer);
+      sliceOffsets[i + 2] = first;
+      sliceSizes[i + 2] = count;
+      insertOffsets[i + 2] = position;
+      insertStrides[i + 2] = strides[i];
+    }
+    auto bufferType =
+        RankedTensorType::get(bufferShape, inType.getElementType());
+    TypedAttr zero = rewriter.getZeroAttr(inType.getElementType());
+    Value buffer;
+    if (empty) {
+      buffer = createFilled(rewriter, loc, bufferType, zero);
+    } else {
+      Value slice = input;
+      if (!whole)
+        slice = tensor::ExtractSliceOp::create(
+            rewriter, loc, input, indexAttrs(rewriter, sliceOffsets),
+            indexAttrs(rewriter, sliceSizes),
+            indexAttrs(rewriter, SmallVector<int64_t>(rank, 1)));
+      buffer = insertIntoFilled(rewriter, loc, slice, bufferType, zero,
+                                insertOffsets, insertStrides);
+    }
+    rewriter.replaceOp(op, buildGroupedConv(rewriter, loc, buffer, convWeight,
+                                            adaptor.getBias(),
+                                            SmallVector<int64_t>(spatial, 1),
+                                            dilations, group, resultType));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Pooling
+//===----------------------------------------------------------------------===//
+
+struct PoolLowering : OpConversionPattern<PoolOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(PoolOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = getContext();
+    OpBuilder &b = rewriter;
+    auto resultType = cast<RankedTensorType>(
+        getTypeConverter()->convertType(op.getResult().getType()));
+    Value input = adaptor.getInput();
+    auto inType = getTensorType(input);
+    Type element = inType.getElementType();
+    bool isUnsigned =
+        getElementTypeOrSelf(op.getInput().getType()).isUnsignedInteger();
+    StringRef kind = op.getKind();
+    bool isMax = kind == "max", isAvg = kind == "avg";
+    int64_t rank = inType.getRank(), spatial = rank - 2;
+    ArrayRef<int64_t> kernel = op.getKernelShape(), strides = op.getStrides(),
+                      pads = op.getPads(), dilations = op.getDilations();
+    Type acc = isMax ? element : getAccumulatorType(element);
+
+    // The value padding contributes nothing with.
+    TypedAttr padValue;
+    if (!isMax)
+      padValue = b.getZeroAttr(element);
+    else if (auto floatType = dyn_cast<FloatType>(element))
+      padValue = b.getFloatAttr(
+          element, APFloat::getInf(floatType.getFloatSemantics(), true));
+    else if (isUnsigned)
+      padValue = b.getZeroAttr(element);
+    else
+      padValue = b.getIntegerAttr(
+          element, APInt::getSignedMinValue(element.getIntOrFloatBitWidth()));
+
+    // Pad to cover every window, including ceil_mode's partial ones.
+    SmallVector<int64_t> paddedShape(inType.getShape());
+    SmallVector<int64_t> offsets(rank, 0);
+    bool needsPad = false;
+    for (int64_t i = 0; i < spatial; ++i) {
+      int64_t size = inType.getDimSize(i + 2);
+      int64_t needed = (resultType.getDimSize(i + 2) - 1) * strides[i] +
+                       (kernel[i] - 1) * dilations[i] + 1;
+      int64_t padded = std::max(size + pads[i] + pads[i + spatial], needed);
+      paddedShape[i + 2] = padded;
+      offsets[i + 2] = pads[i];
+      needsPad |= padded != size;
+    }
+    if (needsPad)
+      input = insertIntoFilled(
+          b, loc, input, RankedTensorType::get(paddedShape, element), padValue,
+          offsets, SmallVector<int64_t>(rank, 1));
+
+    // Loops: n, c, o..., k...; the window operand only carries the kernel
+    // extent (as in linalg's named pooling ops).
+    int64_t numLoops = 2 + 2 * spatial;
+    auto dim = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+    SmallVector<AffineExpr> inExprs{dim(0), dim(1)}, windowExprs,
+        outExprs{dim(0), dim(1)};
+    for (int64_t i = 0; i < spatial; ++i) {
+      inExprs.push_back(dim(2 + i) * strides[i] +
+                        dim(2 + spatial + i) * dilations[i]);
+      windowExprs.push_back(dim(2 + spatial + i));
+      outExprs.push_back(dim(2 + i));
+    }
+    AffineMap outMap = AffineMap::get(numLoops, 0, outExprs, ctx);
+    SmallVector<AffineMap> maps{AffineMap::get(numLoops, 0, inExprs, ctx),
+                                AffineMap::get(numLoops, 0, windowExprs, ctx),
+                                outMap};
+    SmallVector<utils::IteratorType> iterators(2 + spatial,
+                                               utils::IteratorType::parallel);
+    iterators.append(spatial, utils::IteratorType::reduction);
+    Value window = tensor::EmptyOp::create(b, loc, kernel, element);
+    auto accType = RankedTensorType::get(resultType.getShape(), acc);
+
+    if (op.getWithIndices()) {
+      rewriter.replaceOp(op, buildMaxWithIndices(b, loc, op, input, window,
+                                                 maps, iterators, accType,
+                                                 padValue, inType));
+      return success();
+    }
+
+    Value init =
+        createFilled(b, loc, accType, isMax ? padValue : b.getZeroAttr(acc));
+    int64_t p = op.getP();
+    Value reduced =
+        linalg::GenericOp::create(
+            b, loc, accType, ValueRange{input, window}, init, maps, iterators,
+            [&](OpBuilder &nb, Location nloc, ValueRange args) {
+              Value x = args[0], cur = args[2], next;
+              if (isMax) {
+                if (isa<FloatType>(element))
+                  next = arith::MaximumFOp::create(nb, nloc, cur, x);
+                else if (isUnsigned)
+                  next = arith::MaxUIOp::create(nb, nloc, cur, x);
+                else
+                  next = arith::MaxSIOp::create(nb, nloc, cur, x);
+              } else {
+                x = extendTo(nb, nloc, x, acc);
+                if (!isAvg) {
+                  x = math::AbsFOp::create(nb, nloc, x);
+                  if (p == 2)
+                    x = arith::MulFOp::create(nb, nloc, x, x);
+                  else if (p != 1)
+                    x = math::PowFOp::create(
+                        nb, nloc, x,
+                        arith::ConstantOp::create(
+                            nb, nloc, nb.getFloatAttr(acc, double(p))));
+                }
+                next = arith::AddFOp::create(nb, nloc, cur, x);
+              }
+              linalg::YieldOp::create(nb, nloc, next);
+            })
+            .getResult(0);
+    if (isMax) {
+      rewriter.replaceOp(op, reduced);
+      return success();
+    }
+
+    // Epilogue: average (divide by the per-dim window counts) or p-th root.
+    SmallVector<Value> inputs{reduced};
+    SmallVector<AffineMap> epilogueMaps{b.getMultiDimIdentityMap(rank)};
+    if (isAvg) {
+      for (int64_t i = 0; i < spatial; ++i) {
+        int64_t size = inType.getDimSize(i + 2);
+        int64_t lo = op.getCountIncludePad() ? -pads[i] : 0;
+        int64_t hi = op.getCountIncludePad() ? size + pads[i + spatial] : size;
+        SmallVector<double> counts;
+        for (int64_t o = 0; o < resultType.getDimSize(i + 2); ++o) {
+          int64_t count = 0;
+          for (int64_t k = 0; k < kernel[i]; ++k) {
+            int64_t pos = o * strides[i] - pads[i] + k * dilations[i];
+            count += pos >= lo && pos < hi;
+          }
+          counts.push_back(static_cast<double>(std::max<int64_t>(count, 1)));
+        }
+        inputs.push_back(arith::ConstantOp::create(
+            b, loc,
+            DenseElementsAttr::get(
+                RankedTensorType::get({resultType.getDimSize(i + 2)},
+                                      b.getF64Type()),
+                ArrayRef<double>(counts))));
+        epilogueMaps.push_back(AffineMap::get(rank, 0, dim(2 + i), ctx));
+      }
+    }
+    epilogueMaps.push_back(b.getMultiDimIdentityMap(rank));
+    Value result =
+        linalg::GenericOp::create(
+            b, loc, resultType, inputs, createEmpty(b, loc, resultType),
+            epilogueMaps,
+            SmallVector<utils::IteratorType>(rank,
+                                             utils::IteratorType::parallel),
+            [&](OpBuilder &nb, Location nloc, ValueRange args) {
+              Value v = args[0];
+              if (isAvg) {
+                Value count = args[1];
+                for (Value c : args.drop_front(2).drop_back())
+                  count = arith::MulFOp::create(nb, nloc, count, c);
+                if (acc.getIntOrFloatBitWidth() < 64)
+                  count = arith::TruncFOp::create(nb, nloc, acc, count);
+                v = arith::DivFOp::create(nb, nloc, v, count);
+              } else if (p == 2) {
+                v = math::SqrtOp::create(nb, nloc, v);
+              } else if (p != 1) {
+                v = math::PowFOp::create(
+                    nb, nloc, v,
+                    arith::ConstantOp::create(
+                        nb, nloc, nb.getFloatAttr(acc, 1.0 / double(p))));
+              }
+              linalg::YieldOp::create(nb, nloc,
+                                      truncateTo(nb, nloc, v, element));
+            })
+            .getResult(0);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+
+  /// Max pooling that also yields the flattened input index of the first
+  /// maximum of each window; padding never wins.
+  SmallVector<Value>
+  buildMaxWithIndices(OpBuilder &b, Location loc, PoolOp op, Value input,
+                      Value window, SmallVector<AffineMap> maps,
+                      ArrayRef<utils::IteratorType> iterators,
+                      RankedTensorType valueType, TypedAttr padValue,
+                      RankedTensorType inType) const {
+    auto indexType =
+        RankedTensorType::get(valueType.getShape(), b.getI64Type());
+    maps.push_back(maps.back());
+    Value values = createFilled(b, loc, valueType, padValue);
+    Value indices = createFilled(b, loc, indexType, b.getI64IntegerAttr(-1));
+    int64_t rank = inType.getRank(), spatial = rank - 2;
+    ArrayRef<int64_t> strides = op.getStrides(), pads = op.getPads(),
+                      dilations = op.getDilations();
+    bool columnMajor = op.getStorageOrder() == 1;
+    Type element = valueType.getElementType();
+    bool isUnsigned =
+        getElementTypeOrSelf(op.getInput().getType()).isUnsignedInteger();
+    auto generic = linalg::GenericOp::create(
+        b, loc, TypeRange{valueType, indexType}, ValueRange{input, window},
+        ValueRange{values, indices}, maps, iterators,
+        [&](OpBuilder &nb, Location nloc, ValueRange args) {
+          auto cst = [&](int64_t v) -> Value {
+            return arith::ConstantIndexOp::create(nb, nloc, v);
+          };
+          Value inBounds;
+          SmallVector<Value> position;
+          for (int64_t i = 0; i < spatial; ++i) {
+            Value o = linalg::IndexOp::create(nb, nloc, 2 + i);
+            Value k = linalg::IndexOp::create(nb, nloc, 2 + spatial + i);
+            Value pos = arith::AddIOp::create(
+                nb, nloc, arith::MulIOp::create(nb, nloc, o, cst(strides[i])),
+                arith::MulIOp::create(nb, nloc, k, cst(dilations[i])));
+            pos = arith::SubIOp::create(nb, nloc, pos, cst(pads[i]));
+            position.push_back(pos);
+            Value lo = arith::CmpIOp::create(
+                nb, nloc, arith::CmpIPredicate::sge, pos, cst(0));
+            Value hi =
+                arith::CmpIOp::create(nb, nloc, arith::CmpIPredicate::slt, pos,
+                                      cst(inType.getDimSize(i + 2)));
+            Value both = arith::AndIOp::create(nb, nloc, lo, hi);
+            inBounds = inBounds
+                           ? arith::AndIOp::create(nb, nloc, inBounds, both)
+                           : both;
+          }
+          Value x = args[0], cur = args[2], curIndex = args[3];
+          Value greater;
+          if (isa<FloatType>(element))
+            greater = arith::CmpFOp::create(nb, nloc, arith::CmpFPredicate::OGT,
+                                            x, cur);
+          else
+            greater =
+                arith::CmpIOp::create(nb, nloc,
+                                      isUnsigned ? arith::CmpIPredicate::ugt
+                                                 : arith::CmpIPredicate::sgt,
+                                      x, cur);
+          // The first in-bounds element always replaces the initial -1.
+          Value unset = arith::CmpIOp::create(
+              nb, nloc, arith::CmpIPredicate::slt, curIndex,
+              arith::ConstantOp::create(nb, nloc, nb.getI64IntegerAttr(0)));
+          Value take = arith::AndIOp::create(
+              nb, nloc, inBounds,
+              arith::OrIOp::create(nb, nloc, greater, unset));
+          // Flattened index: (n * C + c) * spatial size + position within
+          // the spatial dims (row- or column-major).
+          Value flat = arith::AddIOp::create(
+              nb, nloc,
+              arith::MulIOp::create(nb, nloc,
+                                    linalg::IndexOp::create(nb, nloc, 0),
+                                    cst(inType.getDimSize(1))),
+              linalg::IndexOp::create(nb, nloc, 1));
+          SmallVector<int64_t> order;
+          for (int64_t i = 0; i < spatial; ++i)
+            order.push_back(columnMajor ? spatial - 1 - i : i);
+          for (int64_t i : order)
+            flat = arith::AddIOp::create(
+                nb, nloc,
+                arith::MulIOp::create(nb, nloc, flat,
+                                      cst(inType.getDimSize(i + 2))),
+                position[i]);
+          Value flat64 =
+              arith::IndexCastOp::create(nb, nloc, nb.getI64Type(), flat);
+          Value newValue = arith::SelectOp::create(nb, nloc, take, x, cur);
+          Value newIndex =
+              arith::SelectOp::create(nb, nloc, take, flat64, curIndex);
+          linalg::YieldOp::create(nb, nloc, ValueRange{newValue, newIndex});
+        });
+    return {generic.getResult(0), generic.getResult(1)};
+  }
+};
+
+/// A gather over the result: each element looks for the input element,
+/// among those of the windows covering it, whose index names it.
+struct MaxUnpoolLowering : OpConversionPattern<MaxUnpoolOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MaxUnpoolOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = getContext();
+    auto resultType =
+        cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
+    Value input = adaptor.getInput(), indices = adaptor.getIndices();
+    auto inType = getTensorType(input);
+    Type indexElement = getTensorType(indices).getElementType();
+    int64_t rank = inType.getRank(), spatial = rank - 2;
+    ArrayRef<int64_t> kernel = op.getKernelShape(), strides = op.getStrides(),
+                      pads = op.getPads();
+    SmallVector<int64_t> windows;
+    for (int64_t i = 0; i < spatial; ++i)
+      windows.push_back(ceilDiv(kernel[i], strides[i]));
+    Type element = resultType.getElementType();
+    Value window = tensor::EmptyOp::create(rewriter, loc, windows, element);
+    int64_t numLoops = rank + spatial;
+    SmallVector<AffineExpr> windowExprs, outExprs;
+    for (int64_t i = 0; i < numLoops; ++i)
+      (i < rank ? outExprs : windowExprs).push_back(getAffineDimExpr(i, ctx));
+    SmallVector<AffineMap> maps{AffineMap::get(numLoops, 0, windowExprs, ctx),
+                                AffineMap::get(numLoops, 0, outExprs, ctx)};
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    iterators.append(spatial, utils::IteratorType::reduction);
+    Value init =
+        createFilled(rewriter, loc, resultType, rewriter.getZeroAttr(element));
+    Value result =
+        linalg::GenericOp::create(
+            rewriter, loc, resultType, window, init, maps, iterators,
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              auto cst = [&](int64_t v) -> Value {
+                return arith::ConstantIndexOp::create(b, l, v);
+              };
+              Value n = linalg::IndexOp::create(b, l, 0);
+              Value c = linalg::IndexOp::create(b, l, 1);
+              SmallVector<Value> source{n, c};
+              Value flat = arith::AddIOp::create(
+                  b, l,
+                  arith::MulIOp::create(b, l, n, cst(inType.getDimSize(1))), c);
+              Value valid;
+              for (int64_t i = 0; i < spatial; ++i) {
+                Value p = linalg::IndexOp::create(b, l, 2 + i);
+                Value j = linalg::IndexOp::create(b, l, rank + i);
+                // Indices address the default-size unpooled tensor; a larger
+                // output_shape only adds zeros at the end.
+                int64_t size = (inType.getDimSize(2 + i) - 1) * strides[i] +
+                               kernel[i] - pads[i] - pads[i + spatial];
+                flat = arith::AddIOp::create(
+                    b, l, arith::MulIOp::create(b, l, flat, cst(size)), p);
+                Value inFrame = arith::CmpIOp::create(
+                    b, l, arith::CmpIPredicate::slt, p, cst(size));
+                valid = valid ? arith::AndIOp::create(b, l, valid, inFrame)
+                              : inFrame;
+                Value shifted = arith::AddIOp::create(b, l, p, cst(pads[i]));
+                Value o = arith::SubIOp::create(
+                    b, l,
+                    arith::DivUIOp::create(b, l, shifted, cst(strides[i])), j);
+                Value offset = arith::SubIOp::create(
+                    b, l, shifted,
+                    arith::MulIOp::create(b, l, o, cst(strides[i])));
+                Value ok = arith::AndIOp::create(
+                    b, l,
+                    arith::AndIOp::create(
+                        b, l,
+                        arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge,
+                                              o, cst(0)),
+                        arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt,
+                                              o,
+                                              cst(inType.getDimSize(2 + i)))),
+                    arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt,
+                                          offset, cst(kernel[i])));
+                valid = valid ? arith::AndIOp::create(b, l, valid, ok) : ok;
+                source.push_back(arith::MaxSIOp::create(
+                    b, l,
+                    arith::MinSIOp::create(b, l, o,
+                                           cst(inType.getDimSize(2 + i) - 1)),
+                    cst(0)));
+              }
+              Value index = tensor::ExtractOp::create(b, l, indices, source);
+              Value flatValue =
+                  arith::IndexCastOp::create(b, l, indexElement, flat);
+              Value match = arith::AndIOp::create(
+                  b, l, valid,
+                  arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, index,
+                                        flatValue));
+              Value x = tensor::ExtractOp::create(b, l, input, source);
+              linalg::YieldOp::create(
+                  b, l,
+                  arith::SelectOp::create(b, l, match, x, args[1]).getResult());
+            })
+            .getResult(0);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Resize
+//===----------------------------------------------------------------------===//
+
+/// Source taps of one output coordinate along one dim.
+struct Taps {
+  SmallVector<int64_t> indices;
+  SmallVector<double> weights;
+  bool valid = true; // false: tf_crop_and_resize extrapolates here
+};
+
+/// ONNX Resize's per-dim source taps for output coordinate `o`.
+Taps computeTaps(ResizeOp op, int64_t dimIndex, int64_t in, int64_t out,
+                 int64_t o) {
+  double scale = op.getScales()[dimIndex];
+  StringRef coord = op.getCoordinateTransformationMode();
+  // As in the ONNX reference, align_corners and tf_crop_and_resize divide by
+  // the unrounded resized length scale * in (equal to `out` for sizes).
+  double resized = scale * static_cast<double>(in);
+  double x;
+  if (coord == "half_pixel") {
+    x = (o + 0.5) / scale - 0.5;
+  } else if (coord == "pytorch_half_pixel") {
+    x = out > 1 ? (o + 0.5) / scale - 0.5 : 0.0;
+  } else if (coord == "align_corners") {
+    x = resized == 1 ? 0.0 : double(o) * double(in - 1) / (resized - 1);
+  } else if (coord == "asymmetric") {
+    x = o / scale;
+  } else if (coord == "tf_half_pixel_for_nn") {
+    x = (o + 0.5) / scale;
+  } else { // tf_crop_and_resize
+    ArrayRef<double> roi = *op.getRoi();
+    int64_t rank = op.getScales().size();
+    double start = roi[dimIndex], end = roi[dimIndex + rank];
+    x = resized != 1
+            ? start * (in - 1) + o * (end - start) * (in - 1) / (resized - 1)
+            : 0.5 * (start + end) * (in - 1);
+  }
+  Taps taps;
+  if (coord == "tf_crop_and_resize" && (x < 0 || x > in - 1))
+    taps.valid = false;
+  auto clampIndex = [&](int64_t i) {
+    return std::clamp<int64_t>(i, 0, in - 1);
+  };
+  double base = std::floor(x);
+  double ratio = x - base;
+  int64_t x0 = static_cast<int64_t>(base);
+  StringRef mode = op.getMode();
+  if (mode == "nearest") {
+    StringRef rounding = op.getNearestMode();
+    int64_t index = x0;
+    if (ratio != 0) {
+      if (rounding == "round_prefer_floor")
+        index = ratio <= 0.5 ? x0 : x0 + 1;
+      else if (rounding == "round_prefer_ceil")
+        index = ratio < 0.5 ? x0 : x0 + 1;
+      else if (rounding == "ceil")
+        index = x0 + 1;
+    }
+    taps.indices.push_back(clampIndex(index));
+    taps.weights.push_back(1.0);
+    return taps;
+  }
+  if (mode == "linear") {
+    taps.indices = {clampIndex(x0), clampIndex(x0 + 1)};
+    taps.weights = {1.0 - ratio, ratio};
+    return taps;
+  }
+  // Cubic convolution (Keys) with coefficient A over x0 - 1 .. x0 + 2.
+  double a = op.getCubicCoeffA().convertToDouble();
+  auto near = [&](double t) { return ((a + 2) * t - (a + 3)) * t * t + 1; };
+  auto far = [&](double t) {
+    return ((a * t - 5 * a) * t + 8 * a) * t - 4 * a;
+  };
+  double weights[4] = {far(ratio + 1), near(ratio), near(1 - ratio),
+                       far(2 - ratio)};
+  double total = 0;
+  for (int64_t t = 0; t < 4; ++t) {
+    int64_t index = x0 - 1 + t;
+    if (op.getExcludeOutside() && (index < 0 || index >= in))
+      weights[t] = 0;
+    total += weights[t];
+  }
+  for (int64_t t = 0; t < 4; ++t) {
+    taps.indices.push_back(clampIndex(x0 - 1 + t));
+    taps.weights.push_back(
+        op.getExcludeOutside() && total != 0 ? weights[t] / total : weights[t]);
+  }
+  return taps;
+}
+
+struct ResizeLowering : OpConversionPattern<ResizeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ResizeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = getContext();
+    OpBuilder &b = rewriter;
+    auto resultType =
+        cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
+    Value input = adaptor.getInput();
+    auto inType = getTensorType(input);
+    int64_t rank = inType.getRank();
+    Type element = inType.getElementType();
+    bool nearest = op.getMode() == "nearest";
+    Type compute = element.isF64() ? element : b.getF32Type();
+
+    // Per-dim tables: index and weight per tap, and a validity mask. Dims
+    // whose taps are the identity are read with linalg.index directly.
+    struct DimTables {
+      int64_t dim;
+      SmallVector<Value> indices, weights;
+      Value valid;
+    };
+    SmallVector<DimTables> tables;
+    SmallVector<Value> inputs;
+    SmallVector<AffineMap> maps;
+    for (int64_t d = 0; d < rank; ++d) {
+      int64_t in = inType.getDimSize(d), out = resultType.getDimSize(d);
+      SmallVector<Taps> all;
+      bool identity = in == out, anyInvalid = false;
+      for (int64_t o = 0; o < out; ++o) {
+        all.push_back(computeTaps(op, d, in, out, o));
+        const Taps &t = all.back();
+        anyInvalid |= !t.valid;
+        for (auto [index, weight] : llvm::zip(t.indices, t.weights))
+          if (weight != 0 && (index != o || weight != 1.0))
+            identity = false;
+      }
+      if (identity && !anyInvalid)
+        continue;
+      DimTables table;
+      table.dim = d;
+      AffineMap map = AffineMap::get(rank, 0, getAffineDimExpr(d, ctx), ctx);
+      auto indexTable = RankedTensorType::get({out}, b.getI32Type());
+      auto weightTable = RankedTensorType::get({out}, compute);
+      for (size_t t = 0; t < all.front().indices.size(); ++t) {
+        SmallVector<int32_t> indices;
+        SmallVector<double> weights;
+        for (const Taps &taps : all) {
+          indices.push_back(static_cast<int32_t>(taps.indices[t]));
+          weights.push_back(taps.weights[t]);
+        }
+        table.indices.push_back(arith::ConstantOp::create(
+            b, loc,
+            DenseElementsAttr::get(indexTable, ArrayRef<int32_t>(indices))));
+        inputs.push_back(table.indices.back());
+        maps.push_back(map);
+        if (nearest)
+          continue;
+        DenseElementsAttr weightAttr;
+        if (compute.isF64()) {
+          weightAttr =
+              DenseElementsAttr::get(weightTable, ArrayRef<double>(weights));
+        } else {
+          SmallVector<float> narrow(weights.begin(), weights.end());
+          weightAttr =
+              DenseElementsAttr::get(weightTable, ArrayRef<float>(narrow));
+        }
+        table.weights.push_back(arith::ConstantOp::create(b, loc, weightAttr));
+        inputs.push_back(table.weights.back());
+        maps.push_back(map);
+      }
+      if (anyInvalid) {
+        SmallVector<int8_t> valid;
+        for (const Taps &taps : all)
+          valid.push_back(taps.valid);
+        table.valid = arith::ConstantOp::create(
+            b, loc,
+            DenseElementsAttr::get(RankedTensorType::get({out}, b.getI8Type()),
+                                   ArrayRef<int8_t>(valid)));
+        inputs.push_back(table.valid);
+        maps.push_back(map);
+      }
+      tables.push_back(std::move(table));
+    }
+    maps.push_back(b.getMultiDimIdentityMap(rank));
+    double extrapolation = op.getExtrapolationValue().convertToDouble();
+
+    Value result =
+        linalg::GenericOp::create(
+            b, loc, resultType, inputs, createEmpty(b, loc, resultType), maps,
+            SmallVector<utils::IteratorType>(rank,
+                                             utils::IteratorType::parallel),
+            [&](OpBuilder &nb, Location nloc, ValueRange args) {
+              // Unpack the table values in the order they were added.
+              size_t next = 0;
+              SmallVector<SmallVector<Value>> idx(tables.size()),
+                  wts(tables.size());
+              Value valid;
+              for (auto [t, table] : llvm::enumerate(tables)) {
+                for (size_t k = 0; k < table.indices.size(); ++k) {
+                  idx[t].push_back(arith::IndexCastOp::create(
+                      nb, nloc, nb.getIndexType(), args[next++]));
+                  if (!nearest)
+                    wts[t].push_back(args[next++]);
+                }
+                if (table.valid) {
+                  Value ok = arith::CmpIOp::create(
+                      nb, nloc, arith::CmpIPredicate::ne, args[next++],
+                      arith::ConstantOp::create(nb, nloc,
+                                                nb.getI8IntegerAttr(0)));
+                  valid =
+                      valid ? arith::AndIOp::create(nb, nloc, valid, ok) : ok;
+                }
+              }
+              SmallVector<Value> position;
+              for (int64_t d = 0; d < rank; ++d)
+                position.push_back(linalg::IndexOp::create(nb, nloc, d));
+              // Sum over the cartesian product of the taps.
+              size_t tapsPerDim = tables.empty() ? 1 : idx.front().size();
+              size_t combos = 1;
+              for (size_t t = 0; t < tables.size(); ++t)
+                combos *= tapsPerDim;
+              Value sum;
+              for (size_t c = 0; c < combos; ++c) {
+                size_t rest = c;
+                Value weight;
+                for (auto [t, table] : llvm::enumerate(tables)) {
+                  size_t k = rest % tapsPerDim;
+                  rest /= tapsPerDim;
+                  position[table.dim] = idx[t][k];
+                  if (!nearest)
+                    weight = weight ? arith::MulFOp::create(nb, nloc, weight,
+                                                            wts[t][k])
+                                    : wts[t][k];
+                }
+                Value v = tensor::ExtractOp::create(nb, nloc, input, position);
+                if (nearest) {
+                  sum = v;
+                  break;
+                }
+                v = arith::MulFOp::create(
+                    nb, nloc, extendTo(nb, nloc, v, compute), weight);
+                sum = sum ? arith::AddFOp::create(nb, nloc, sum, v) : v;
+              }
+              if (!nearest)
+                sum = truncateTo(nb, nloc, sum, element);
+              if (valid) {
+                Value fill = arith::ConstantOp::create(
+                    nb, nloc,
+                    isa<FloatType>(element)
+                        ? TypedAttr(nb.getFloatAttr(element, extrapolation))
+                        : TypedAttr(nb.getIntegerAttr(
+                              element, static_cast<int64_t>(extrapolation))));
+                sum = arith::SelectOp::create(nb, nloc, valid, sum, fill);
+              }
+              linalg::YieldOp::create(nb, nloc, sum);
+            })
+            .getResult(0);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// GridSample
+//===----------------------------------------------------------------------===//
+
+/// Scalar helpers for GridSample's body, in the float type `ft`.
+struct GridSampler {
+  OpBuilder &b;
+  Location loc;
+  Type ft;
+  GridSampleOp op;
+  Value input, n, c;
+
+  Value cst(double v) {
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(ft, v));
+  }
+  Value add(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
+  Value clip(Value v, int64_t size) {
+    return arith::MinimumFOp::create(
+        b, loc, arith::MaximumFOp::create(b, loc, v, cst(0)), cst(size - 1));
+  }
+
+  /// [-1, 1] to pixel coordinates.
+  Value unnormalize(Value g, int64_t size) {
+    if (op.getAlignCorners())
+      return mul(add(g, cst(1)), cst(0.5 * (size - 1)));
+    return mul(sub(mul(add(g, cst(1)), cst(size)), cst(1)), cst(0.5));
+  }
+
+  /// Reflects `v` into [low, high] (given doubled, as PyTorch does).
+  Value reflect(Value v, int64_t twiceLow, int64_t twiceHigh) {
+    if (twiceLow == twiceHigh)
+      return cst(0);
+    double low = twiceLow / 2.0, span = (twiceHigh - twiceLow) / 2.0;
+    Value d = math::AbsFOp::create(b, loc, sub(v, cst(low)));
+    Value extra = arith::RemFOp::create(b, loc, d, cst(span));
+    Value flips = math::FloorOp::create(
+        b, loc, arith::DivFOp::create(b, loc, d, cst(span)));
+    Value even = arith::CmpFOp::create(
+        b, loc, arith::CmpFPredicate::OEQ,
+        arith::RemFOp::create(b, loc, flips, cst(2)), cst(0));
+    return arith::SelectOp::create(b, loc, even, add(extra, cst(low)),
+                                   add(sub(cst(span), extra), cst(low)));
+  }
+
+  /// Applies the padding mode to a pixel coordinate.
+  Value applyPadding(Value v, int64_t size) {
+    StringRef padding = op.getPaddingMode();
+    if (padding == "border")
+      return clip(v, size);
+    if (padding == "reflection") {
+      v = op.getAlignCorners() ? reflect(v, 0, 2 * (size - 1))
+                               : reflect(v, -1, 2 * size - 1);
+      return clip(v, size);
+    }
+    return v;
+  }
+
+  /// input[n, c, y, x] for integral float coordinates; 0 outside.
+  Value sample(Value x, Value y, int64_t height, int64_t width) {
+    auto inside = [&](Value v, int64_t size) {
+      Value lo =
+          arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, v, cst(0));
+      Value hi = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLE, v,
+                                       cst(size - 1));
+      return arith::AndIOp::create(b, loc, lo, hi);
+    };
+    auto toIndex = [&](Value v, int64_t size) -> Value {
+      Value i = arith::FPToSIOp::create(b, loc, b.getI64Type(), clip(v, size));
+      return arith::IndexCastOp::create(b, loc, b.getIndexType(), i);
+    };
+    Value ok =
+        arith::AndIOp::create(b, loc, inside(x, width), inside(y, height));
+    Value v = tensor::ExtractOp::create(
+        b, loc, input, ValueRange{n, c, toIndex(y, height), toIndex(x, width)});
+    v = extendTo(b, loc, v, ft);
+    return arith::SelectOp::create(b, loc, ok, v, cst(0));
+  }
+
+  /// PyTorch's cubic convolution weights for fraction `t`, A = -0.75.
+  SmallVector<Value> cubicWeights(Value t) {
+    double a = -0.75;
+    auto near = [&](Value x) {
+      return add(mul(mul(sub(mul(cst(a + 2), x), cst(a + 3)), x), x), cst(1));
+    };
+    auto far = [&](Value x) {
+      Value inner = add(mul(sub(mul(cst(a), x), cst(5 * a)), x), cst(8 * a));
+      return sub(mul(inner, x), cst(4 * a));
+    };
+    return {far(add(t, cst(1))), near(t), near(sub(cst(1), t)),
+            far(sub(cst(2), t))};
+  }
+};
+
+struct GridSampleLowering : OpConversionPattern<GridSampleOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(GridSampleOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = getContext();
+    auto resultType =
+        cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
+    Value input = adaptor.getInput();
+    auto inType = getTensorType(input);
+    int64_t height = inType.getDimSize(2), width = inType.getDimSize(3);
+    Type element = resultType.getElementType();
+    Type ft = element.isF64() ? element : rewriter.getF32Type();
+    StringRef mode = op.getMode();
+    auto dim = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+    auto gridMap = [&](int64_t component) {
+      return AffineMap::get(
+          4, 0, {dim(0), dim(2), dim(3), getAffineConstantExpr(component, ctx)},
+          ctx);
+    };
+    Value grid = adaptor.getGrid();
+    Value result =
+        linalg::GenericOp::create(
+            rewriter, loc, resultType, ValueRange{grid, grid},
+            createEmpty(rewriter, loc, resultType),
+            ArrayRef<AffineMap>{gridMap(0), gridMap(1),
+                                rewriter.getMultiDimIdentityMap(4)},
+            SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              GridSampler s{b,
+                            l,
+                            ft,
+                            op,
+                            input,
+                            linalg::IndexOp::create(b, l, 0),
+                            linalg::IndexOp::create(b, l, 1)};
+              Value x = s.unnormalize(extendTo(b, l, args[0], ft), width);
+              Value y = s.unnormalize(extendTo(b, l, args[1], ft), height);
+              Value v;
+              if (mode == "nearest") {
+                x = math::RoundEvenOp::create(b, l, s.applyPadding(x, width));
+                y = math::RoundEvenOp::create(b, l, s.applyPadding(y, height));
+                v = s.sample(x, y, height, width);
+              } else if (mode == "bilinear") {
+                x = s.applyPadding(x, width);
+                y = s.applyPadding(y, height);
+                Value x0 = math::FloorOp::create(b, l, x);
+                Value y0 = math::FloorOp::create(b, l, y);
+                Value tx = s.sub(x, x0), ty = s.sub(y, y0);
+                Value x1 = s.add(x0, s.cst(1)), y1 = s.add(y0, s.cst(1));
+                Value ux = s.sub(s.cst(1), tx), uy = s.sub(s.cst(1), ty);
+                v = s.add(
+                    s.add(
+                        s.mul(s.sample(x0, y0, height, width), s.mul(ux, uy)),
+                        s.mul(s.sample(x1, y0, height, width), s.mul(tx, uy))),
+                    s.add(
+                        s.mul(s.sample(x0, y1, height, width), s.mul(ux, ty)),
+                        s.mul(s.sample(x1, y1, height, width), s.mul(tx, ty))));
+              } else {
+                // Bicubic: the padding mode applies to each tap.
+                Value x0 = math::FloorOp::create(b, l, x);
+                Value y0 = math::FloorOp::create(b, l, y);
+                SmallVector<Value> wx = s.cubicWeights(s.sub(x, x0));
+                SmallVector<Value> wy = s.cubicWeights(s.sub(y, y0));
+                for (int64_t i = 0; i < 4; ++i) {
+                  Value row;
+                  Value ty = s.applyPadding(s.add(y0, s.cst(i - 1)), height);
+                  for (int64_t j = 0; j < 4; ++j) {
+                    Value tx = s.applyPadding(s.add(x0, s.cst(j - 1)), width);
+                    Value term = s.mul(s.sample(tx, ty, height, width), wx[j]);
+                    row = row ? s.add(row, term) : term;
+                  }
+                  Value term = s.mul(row, wy[i]);
+                  v = v ? s.add(v, term) : term;
+                }
+              }
+              linalg::YieldOp::create(b, l, truncateTo(b, l, v, element));
+            })
+            .getResult(0);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// RoiAlign
+//===----------------------------------------------------------------------===//
+
+/// One generic over (roi, channel, bin y, bin x, sample y, sample x); the
+/// region corners and batch index are read per roi with tensor.extract, and
+/// every sample interpolates bilinearly as ONNX Runtime's RoiAlign does
+/// (samples beyond one pixel outside the image contribute 0).
+struct RoiAlignLowering : OpConversionPattern<RoiAlignOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(RoiAlignOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = getContext();
+    auto resultType =
+        cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
+    Value input = adaptor.getInput(), rois = adaptor.getRois(),
+          batchIndices = adaptor.getBatchIndices();
+    auto inType = getTensorType(input);
+    int64_t batch = inType.getDimSize(0), height = inType.getDimSize(2),
+            width = inType.getDimSize(3);
+    Type element = resultType.getElementType();
+    Type ft = element.isF64() ? element : rewriter.getF32Type();
+    bool isMax = op.getMode() == "max";
+    int64_t grid = op.getSamplingRatio();
+    int64_t binsY = op.getOutputHeight(), binsX = op.getOutputWidth();
+    double scale = op.getSpatialScale().convertToDouble();
+    bool halfPixel = op.getHalfPixel();
+    bool indexUnsigned = getElementTypeOrSelf(op.getBatchIndices().getType())
+                             .isUnsignedInteger();
+
+    auto accType = RankedTensorType::get(resultType.getShape(), ft);
+    auto ftFloat = cast<FloatType>(ft);
+    Value init = createFilled(
+        rewriter, loc, accType,
+        isMax ? rewriter.getFloatAttr(
+                    ft, APFloat::getInf(ftFloat.getFloatSemantics(), true))
+              : rewriter.getFloatAttr(ft, 0.0));
+    Value window = tensor::EmptyOp::create(rewriter, loc,
+                                           ArrayRef<int64_t>{grid, grid}, ft);
+    auto dim = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+    SmallVector<AffineMap> maps{
+        AffineMap::get(6, 0, {dim(4), dim(5)}, ctx),
+        AffineMap::get(6, 0, {dim(0), dim(1), dim(2), dim(3)}, ctx)};
+    SmallVector<utils::IteratorType> iterators(4,
+                                               utils::IteratorType::parallel);
+    iterators.append(2, utils::IteratorType::reduction);
+    Value reduced =
+        linalg::GenericOp::create(
+            rewriter, loc, accType, window, init, maps, iterators,
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              auto cst = [&](double v) -> Value {
+                return arith::ConstantOp::create(b, l, b.getFloatAttr(ft, v));
+              };
+              auto icst = [&](int64_t v) -> Value {
+                return arith::ConstantIndexOp::create(b, l, v);
+              };
+              auto add = [&](Value x, Value y) -> Value {
+                return arith::AddFOp::create(b, l, x, y);
+              };
+              auto sub = [&](Value x, Value y) -> Value {
+                return arith::SubFOp::create(b, l, x, y);
+              };
+              auto mul = [&](Value x, Value y) -> Value {
+                return arith::MulFOp::create(b, l, x, y);
+              };
+              auto toFloat = [&](Value index) -> Value {
+                Value i =
+                    arith::IndexCastOp::create(b, l, b.getI64Type(), index);
+                return arith::SIToFPOp::create(b, l, ft, i);
+              };
+              auto toIndex = [&](Value v) -> Value {
+                Value i = arith::FPToSIOp::create(b, l, b.getI64Type(), v);
+                return arith::IndexCastOp::create(b, l, b.getIndexType(), i);
+              };
+              Value r = linalg::IndexOp::create(b, l, 0);
+              Value c = linalg::IndexOp::create(b, l, 1);
+              auto corner = [&](int64_t k) {
+                Value v = tensor::ExtractOp::create(b, l, rois,
+                                                    ValueRange{r, icst(k)});
+                v = extendTo(b, l, v, ft);
+                return sub(mul(v, cst(scale)), cst(halfPixel ? 0.5 : 0.0));
+              };
+              Value startX = corner(0), startY = corner(1);
+              Value sizeX = sub(corner(2), startX);
+              Value sizeY = sub(corner(3), startY);
+              if (!halfPixel) {
+                sizeX = arith::MaximumFOp::create(b, l, sizeX, cst(1));
+                sizeY = arith::MaximumFOp::create(b, l, sizeY, cst(1));
+              }
+              Value binY = arith::DivFOp::create(b, l, sizeY, cst(binsY));
+              Value binX = arith::DivFOp::create(b, l, sizeX, cst(binsX));
+              auto samplePos = [&](Value start, Value bin, int64_t binDim,
+                                   int64_t sampleDim) {
+                Value binIndex = toFloat(linalg::IndexOp::create(b, l, binDim));
+                Value sample =
+                    add(toFloat(linalg::IndexOp::create(b, l, sampleDim)),
+                        cst(0.5));
+                return add(
+                    add(start, mul(binIndex, bin)),
+                    arith::DivFOp::create(b, l, mul(sample, bin), cst(grid)));
+              };
+              Value y = samplePos(startY, binY, 2, 4);
+              Value x = samplePos(startX, binX, 3, 5);
+              Value outside = arith::OrIOp::create(
+                  b, l,
+                  arith::OrIOp::create(
+                      b, l,
+                      arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, y,
+                                            cst(-1)),
+                      arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT, y,
+                                            cst(height))),
+                  arith::OrIOp::create(
+                      b, l,
+                      arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, x,
+                                            cst(-1)),
+                      arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT, x,
+                                            cst(width))));
+              // Low/high neighbours, clamped to the last row/column.
+              auto neighbours = [&](Value v, int64_t size) {
+                v = arith::MaximumFOp::create(b, l, v, cst(0));
+                Value low = math::FloorOp::create(b, l, v);
+                Value atEnd = arith::CmpFOp::create(
+                    b, l, arith::CmpFPredicate::OGE, low, cst(size - 1));
+                Value last = cst(size - 1);
+                low = arith::SelectOp::create(b, l, atEnd, last, low);
+                Value high = arith::SelectOp::create(b, l, atEnd, last,
+                                                     add(low, cst(1)));
+                v = arith::SelectOp::create(b, l, atEnd, last, v);
+                Value frac = sub(v, low);
+                return std::make_tuple(toIndex(low), toIndex(high), frac,
+                                       sub(cst(1), frac));
+              };
+              auto [yLow, yHigh, ly, hy] = neighbours(y, height);
+              auto [xLow, xHigh, lx, hx] = neighbours(x, width);
+              Value n = tensor::ExtractOp::create(b, l, batchIndices, r);
+              n = indexUnsigned
+                      ? arith::IndexCastUIOp::create(b, l, b.getIndexType(), n)
+                            .getResult()
+                      : arith::IndexCastOp::create(b, l, b.getIndexType(), n)
+                            .getResult();
+              n = arith::MaxSIOp::create(
+                  b, l, arith::MinSIOp::create(b, l, n, icst(batch - 1)),
+                  icst(0));
+              auto at = [&](Value yi, Value xi) {
+                Value v = tensor::ExtractOp::create(b, l, input,
+                                                    ValueRange{n, c, yi, xi});
+                return extendTo(b, l, v, ft);
+              };
+              Value t1 = mul(mul(hy, hx), at(yLow, xLow));
+              Value t2 = mul(mul(hy, lx), at(yLow, xHigh));
+              Value t3 = mul(mul(ly, hx), at(yHigh, xLow));
+              Value t4 = mul(mul(ly, lx), at(yHigh, xHigh));
+              Value v;
+              if (isMax)
+                v = arith::MaximumFOp::create(
+                    b, l, arith::MaximumFOp::create(b, l, t1, t2),
+                    arith::MaximumFOp::create(b, l, t3, t4));
+              else
+                v = add(add(t1, t2), add(t3, t4));
+              v = arith::SelectOp::create(b, l, outside, cst(0), v);
+              Value next =
+                  isMax
+                      ? arith::MaximumFOp::create(b, l, args[1], v).getResult()
+                      : add(args[1], v);
+              linalg::YieldOp::create(b, l, next);
+            })
+            .getResult(0);
+    Value result = buildElementwise(
+        rewriter, loc, resultType, reduced,
+        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+          Value v = args[0];
+          if (!isMax)
+            v = arith::DivFOp::create(
+                b, l, v,
+                arith::ConstantOp::create(
+                    b, l, b.getFloatAttr(ft, double(grid * grid))));
+          return truncateTo(b, l, v, element);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Quantization
+//===----------------------------------------------------------------------===//
+
+/// Map reading a quantization parameter: scalar or 1-D along `axis`.
+AffineMap getParamMap(RankedTensorType param, int64_t axis, int64_t rank,
+                      MLIRContext *ctx) {
+  if (param.getNumElements() == 1)
+    return AffineMap::get(
+        rank, 0,
+        SmallVector<AffineExpr>(param.getRank(), getAffineConstantExpr(0, ctx)),
+        ctx);
+  return AffineMap::get(rank, 0, getAffineDimExpr(axis, ctx), ctx);
+}
+
+/// Integer (in `intType`, signed or not) to float `floatType`.
+Value intToFloat(OpBuilder &b, Location loc, Value v, Type floatType,
+                 bool isUnsigned) {
+  if (isUnsigned)
+    return arith::UIToFPOp::create(b, loc, floatType, v);
+  return arith::SIToFPOp::create(b, loc, floatType, v);
+}
+
+/// saturate(round_half_even(x / scale) + zeroPoint) in `compute` precision,
+/// converted to the integer type `target` (signed or not).
+Value quantizeScalar(OpBuilder &b, Location loc, Value x, Value scale,
+                     Value zeroPoint, Type target, bool isUnsigned) {
+  Type compute = x.getType();
+  Value q = math::RoundEvenOp::create(b, loc,
+                                      arith::DivFOp::create(b, loc, x, scale));
+  q = arith::AddFOp::create(b, loc, q,
+                            intToFloat(b, loc, zeroPoint, compute, isUnsigned));
+  unsigned width = target.getIntOrFloatBitWidth();
+  double lo = isUnsigned ? 0.0 : -std::ldexp(1.0, static_cast<int>(width) - 1);
+  double hi = isUnsigned ? std::ldexp(1.0, static_cast<int>(width)) - 1
+                         : std::ldexp(1.0, static_cast<int>(width) - 1) - 1;
+  q = arith::MaximumFOp::create(
+      b, loc, q,
+      arith::ConstantOp::create(b, loc, b.getFloatAttr(compute, lo)));
+  q = arith::MinimumFOp::create(
+      b, loc, q,
+      arith::ConstantOp::create(b, loc, b.getFloatAttr(compute, hi)));
+  if (isUnsigned)
+    return arith::FPToUIOp::create(b, loc, target, q);
+  return arith::FPToSIOp::create(b, loc, target, q);
+}
+
+/// The f32 (f64 for f64 data) type quantization arithmetic runs in.
+Type getQuantComputeType(Type element) {
+  return element.isF64() ? element : Float32Type::get(element.getContext());
+}
+
+struct QuantizeLinearLowering : OpConversionPattern<QuantizeLinearOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(QuantizeLinearOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = getContext();
+    auto resultType =
+        cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
+    bool isUnsigned = getElementTypeOrSelf(op.getType()).isUnsignedInteger();
+    int64_t rank = resultType.getRank(), axis = op.getAxis();
+    Value scale = adaptor.getScale(), zeroPoint = adaptor.getZeroPoint();
+    SmallVector<AffineMap> maps{
+        rewriter.getMultiDimIdentityMap(rank),
+        getParamMap(getTensorType(scale), axis, rank, ctx),
+        getParamMap(getTensorType(zeroPoint), axis, rank, ctx),
+        rewriter.getMultiDimIdentityMap(rank)};
+    Type compute =
+        getQuantComputeType(getElementTypeOrSelf(op.getInput().getType()));
+    Type target = resultType.getElementType();
+    Value result =
+        linalg::GenericOp::create(
+            rewriter, loc, resultType,
+            ValueRange{adaptor.getInput(), scale, zeroPoint},
+            createEmpty(rewriter, loc, resultType), maps,
+            SmallVector<utils::IteratorType>(rank,
+                                             utils::IteratorType::parallel),
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              Value x = extendTo(b, l, args[0], compute);
+              Value s = args[1];
+              if (s.getType() != compute)
+                s = s.getType().getIntOrFloatBitWidth() <
+                            compute.getIntOrFloatBitWidth()
+                        ? extendTo(b, l, s, compute)
+                        : truncateTo(b, l, s, compute);
+              linalg::YieldOp::create(
+                  b, l,
+                  quantizeScalar(b, l, x, s, args[2], target, isUnsigned));
+            })
+            .getResult(0);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct DequantizeLinearLowering : OpConversionPattern<DequantizeLinearOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(DequantizeLinearOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = getContext();
+    auto resultType =
+        cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
+    Type inElement = getElementTypeOrSelf(op.getInput().getType());
+    bool isUnsigned = inElement.isUnsignedInteger();
+    unsigned width = inElement.getIntOrFloatBitWidth();
+    int64_t rank = resultType.getRank(), axis = op.getAxis();
+    Value scale = adaptor.getScale(), zeroPoint = adaptor.getZeroPoint();
+    SmallVector<AffineMap> maps{
+        rewriter.getMultiDimIdentityMap(rank),
+        getParamMap(getTensorType(scale), axis, rank, ctx),
+        getParamMap(getTensorType(zeroPoint), axis, rank, ctx),
+        rewriter.getMultiDimIdentityMap(rank)};
+    Type element = resultType.getElementType();
+    Type compute = getQuantComputeType(element);
+    Value result =
+        linalg::GenericOp::create(
+            rewriter, loc, resultType,
+            ValueRange{adaptor.getInput(), scale, zeroPoint},
+            createEmpty(rewriter, loc, resultType), maps,
+            SmallVector<utils::IteratorType>(rank,
+                                             utils::IteratorType::parallel),
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              // x - zero_point is exact in a wider integer.
+              Type wide = b.getIntegerType(std::max(2 * width, 32u));
+              auto widen = [&](Value v) -> Value {
+                if (v.getType() == wide)
+                  return v;
+                if (isUnsigned)
+                  return arith::ExtUIOp::create(b, l, wide, v);
+                return arith::ExtSIOp::create(b, l, wide, v);
+              };
+              Value diff =
+                  arith::SubIOp::create(b, l, widen(args[0]), widen(args[2]));
+              Value real = arith::SIToFPOp::create(b, l, compute, diff);
+              Value product = arith::MulFOp::create(
+                  b, l, real, extendTo(b, l, args[1], compute));
+              linalg::YieldOp::create(b, l, truncateTo(b, l, product, element));
+            })
+            .getResult(0);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// min/max of the data (widened to include 0) give the scale and zero point;
+/// then the data quantizes with them.
+struct DynamicQuantizeLinearLowering
+    : OpConversionPattern<DynamicQuantizeLinearOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(DynamicQuantizeLinearOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = getContext();
+    OpBuilder &b = rewriter;
+    Value input = adaptor.getInput();
+    auto inType = getTensorType(input);
+    int64_t rank = inType.getRank();
+    Type element = inType.getElementType();
+    auto floatType = cast<FloatType>(element);
+    const llvm::fltSemantics &sem = floatType.getFloatSemantics();
+    auto scalarType = RankedTensorType::get({}, element);
+    Value minInit = createFilled(b, loc, scalarType,
+                                 b.getFloatAttr(element, APFloat::getInf(sem)));
+    Value maxInit = createFilled(
+        b, loc, scalarType,
+        b.getFloatAttr(element, APFloat::getInf(sem, /*Negative=*/true)));
+    AffineMap toScalar = AffineMap::get(rank, 0, {}, ctx);
+    auto minMax = linalg::GenericOp::create(
+        b, loc, TypeRange{scalarType, scalarType}, input,
+        ValueRange{minInit, maxInit},
+        ArrayRef<AffineMap>{b.getMultiDimIdentityMap(rank), toScalar, toScalar},
+        SmallVector<utils::IteratorType>(rank, utils::IteratorType::reduction),
+        [&](OpBuilder &nb, Location l, ValueRange args) {
+          linalg::YieldOp::create(
+              nb, l,
+              ValueRange{arith::MinimumFOp::create(nb, l, args[1], args[0]),
+                         arith::MaximumFOp::create(nb, l, args[2], args[0])});
+        });
+    Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(element, 0));
+    Value lo = arith::MinimumFOp::create(
+        b, loc, tensor::ExtractOp::create(b, loc, minMax.getResult(0)), zero);
+    Value hi = arith::MaximumFOp::create(
+        b, loc, tensor::ExtractOp::create(b, loc, minMax.getResult(1)), zero);
+    Value scale = arith::DivFOp::create(
+        b, loc, arith::SubFOp::create(b, loc, hi, lo),
+        arith::ConstantOp::create(b, loc, b.getFloatAttr(element, 255.0)));
+    // zero_point = saturate(round(0 - lo / scale)); quantizing 0 with a zero
+    // zero point computes exactly that.
+    Type u8 = b.getI8Type();
+    Value zeroU8 = arith::ConstantOp::create(b, loc, b.getIntegerAttr(u8, 0));
+    Value negLo = arith::NegFOp::create(b, loc, lo);
+    Value zeroPoint =
+        quantizeScalar(b, loc, negLo, scale, zeroU8, u8, /*isUnsigned=*/true);
+    auto resultType = inType.clone(u8);
+    Value result =
+        linalg::GenericOp::create(
+            b, loc, resultType, input, createEmpty(b, loc, resultType),
+            ArrayRef<AffineMap>{b.getMultiDimIdentityMap(rank),
+                                b.getMultiDimIdentityMap(rank)},
+            SmallVector<utils::IteratorType>(rank,
+                                             utils::IteratorType::parallel),
+            [&](OpBuilder &nb, Location l, ValueRange args) {
+              linalg::YieldOp::create(nb, l,
+                                      quantizeScalar(nb, l, args[0], scale,
+                                                     zeroPoint, u8,
+                                                     /*isUnsigned=*/true));
+            })
+            .getResult(0);
+    Value scaleTensor =
+        tensor::FromElementsOp::create(b, loc, scalarType, scale);
+    Value zeroPointTensor = tensor::FromElementsOp::create(
+        b, loc, RankedTensorType::get({}, u8), zeroPoint);
+    rewriter.replaceOp(op, ValueRange{result, scaleTensor, zeroPointTensor});
+    return success();
+  }
+};
+
+} // namespace
 
 void mlir::ridge::linalg_lowering::populateNNToLinalgPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
-  (void)ctx;
-  (void)converter;
+  patterns
+      .add<ConvLowering, ConvTransposeLowering, PoolLowering, MaxUnpoolLowering,
+           ResizeLowering, GridSampleLowering, RoiAlignLowering>(converter,
+                                                                 ctx);
+  patterns.add<QuantizeLinearLowering, DequantizeLinearLowering,
+               DynamicQuantizeLinearLowering>(converter, ctx);
 }
