@@ -415,7 +415,7 @@ FailureOr<SmallVector<double>> constantFloats(NodeContext &n, unsigned i,
   Value v = n.operand(i);
   if (!v || getTensorType(v).getNumElements() == 0)
     return SmallVector<double>();
-  DenseElementsAttr attr = n.constantOperand(i);
+  DenseElementsAttr attr = n.shapeOperand(i);
   if (!attr || !isa<FloatType>(attr.getElementType())) {
     n.emitError() << "the " << what << " (input " << i
                   << ") must be a constant float tensor; Ridgeline needs "

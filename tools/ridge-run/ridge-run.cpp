@@ -63,6 +63,13 @@ static cl::opt<bool>
                       "Ridgeline's scope, then exit (4 when out of scope)"),
              cl::init(false), cl::cat(category));
 
+static cl::opt<bool> specializeValues(
+    "specialize-values",
+    cl::desc("Specialize shape-deciding operands (Reshape targets, Slice "
+             "bounds, axes, Resize scales, ...) that are small graph inputs "
+             "to their test-data values, as input shapes are (default on)"),
+    cl::init(true), cl::cat(category));
+
 enum ExitCode { kOk = 0, kFailed = 1, kNoGpu = 3, kOutOfScope = 4 };
 
 /// Inputs up to this size are offered to the importer as values that
@@ -217,7 +224,8 @@ int main(int argc, char **argv) {
     importOptions.inputShapes[graphInputs[k]] = inputs[k].dims;
     // Small inputs may also decide shapes (Reshape targets, Slice bounds,
     // axes): like the shapes, their values specialize the compiled model.
-    if (inputs[k].getNumElements() <= kMaxSpecializedElements)
+    if (specializeValues &&
+        inputs[k].getNumElements() <= kMaxSpecializedElements)
       importOptions.inputValues[graphInputs[k]] = inputs[k];
   }
 
