@@ -78,6 +78,9 @@ static void addBufferizationPasses(OpPassManager &pm) {
 void mlir::ridge::buildCpuLoweringPipeline(OpPassManager &pm) {
   addBufferizationPasses(pm);
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  // Loops over empty buffers fold away before their arguments are retyped.
+  pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createRetypeEmptyBuffersPass());
   pm.addPass(createConvertMathToFuncs());
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createSCFToControlFlowPass());
@@ -101,6 +104,7 @@ void mlir::ridge::buildGpuLoweringPipeline(OpPassManager &pm,
   addBufferizationPasses(pm);
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createRetypeEmptyBuffersPass());
   MapParallelLoopsToGpuPassOptions mapping;
   mapping.blockSize = options.blockSize;
   pm.addNestedPass<func::FuncOp>(createMapParallelLoopsToGpuPass(mapping));

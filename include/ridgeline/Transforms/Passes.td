@@ -32,6 +32,21 @@ def MapParallelLoopsToGpuPass
   ];
 }
 
+def RetypeEmptyBuffersPass : Pass<"ridge-retype-empty-buffers",
+                                  "::mlir::func::FuncOp"> {
+  let summary = "Give zero-element buffer arguments a bare-pointer type";
+  let description = [{
+    A tensor with a zero-sized dimension (an empty KV cache, an empty slice)
+    becomes a `memref<3x0x5xf32>` argument, which the bare-pointer calling
+    convention of the model ABI cannot express. Such buffers are never read or
+    written: copies from and to them are erased, and each argument left
+    without uses is retyped to a one-element memref of its element type,
+    whose pointer the caller still passes. A zero-element argument that keeps
+    a use is reported.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def GpuHostBuffersPass : Pass<"ridge-gpu-host-buffers", "::mlir::ModuleOp"> {
   let summary = "Place host-function buffers in device memory";
   let description = [{
