@@ -109,7 +109,24 @@ static LogicalResult importIdentity(NodeContext &n) {
   return success();
 }
 
+/// Dropout in inference: the identity, and an all-true mask. Training-mode
+/// Dropout (a training_mode input) is out of scope and never reaches here.
+static LogicalResult importDropout(NodeContext &n) {
+  FailureOr<Value> input = requireOperand(n, 0);
+  if (failed(input))
+    return failure();
+  n.setResult(0, *input);
+  if (n.getNumResults() > 1) {
+    auto type = cast<RankedTensorType>(input->getType());
+    auto maskType = type.clone(n.builder.getI1Type());
+    n.setResult(1, ConstantOp::create(n.builder, n.loc,
+                                      DenseElementsAttr::get(maskType, true)));
+  }
+  return success();
+}
+
 void mlir::ridge::onnx_import::registerCoreHandlers(OnnxHandlerTable &table) {
+  table.add("Dropout", 1, importDropout);
   table.add("MatMul", 1, importMatMul);
   table.add("Gemm", 7, importGemm);
   table.add("Cast", 6, importCast);

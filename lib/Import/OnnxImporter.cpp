@@ -119,7 +119,7 @@ std::string mlir::ridge::getOnnxOutOfScopeReason(StringRef domain,
     add({"Optional", "OptionalGetElement", "OptionalHasElement"},
         "an optional op");
     add({"RandomNormal", "RandomNormalLike", "RandomUniform",
-         "RandomUniformLike", "Multinomial", "Bernoulli", "Dropout"},
+         "RandomUniformLike", "Multinomial", "Bernoulli"},
         "a random op");
     add({"StringNormalizer", "TfIdfVectorizer", "RegexFullMatch",
          "StringConcat", "StringSplit"},
@@ -134,6 +134,26 @@ std::string mlir::ridge::getOnnxOutOfScopeReason(StringRef domain,
     return "";
   return ("'" + opType + "' is " + it->second + ", outside Ridgeline's scope")
       .str();
+}
+
+/// getOnnxOutOfScopeReason for one node: also the training forms of ops
+/// that are in scope for inference (Dropout with a training_mode input,
+/// BatchNormalization with training_mode = 1).
+static std::string getNodeOutOfScopeReason(const onnx::NodeProto &node) {
+  std::string reason =
+      mlir::ridge::getOnnxOutOfScopeReason(node.domain(), node.op_type());
+  if (!reason.empty())
+    return reason;
+  if (node.op_type() == "Dropout" && node.input_size() > 2 &&
+      !node.input(2).empty())
+    return "Dropout with a training_mode input draws random masks, outside "
+           "Ridgeline's scope";
+  if (node.op_type() == "BatchNormalization")
+    for (const auto &attr : node.attribute())
+      if (attr.name() == "training_mode" && attr.i() != 0)
+        return "BatchNormalization with training_mode = 1 updates running "
+               "statistics (a training op), outside Ridgeline's scope";
+  return "";
 }
 
 /// Element types Ridgeline compiles at graph boundaries.
@@ -175,8 +195,7 @@ bool mlir::ridge::describeOnnxModel(StringRef path, OnnxModelSummary &summary,
     if (seen.insert(name).second)
       summary.opTypes.push_back(name);
     if (summary.outOfScopeReason.empty())
-      summary.outOfScopeReason =
-          getOnnxOutOfScopeReason(node.domain(), node.op_type());
+      summary.outOfScopeReason = getNodeOutOfScopeReason(node);
   }
   auto checkIo = [&](const onnx::ValueInfoProto &info, StringRef kind) {
     if (!summary.outOfScopeReason.empty())
@@ -459,8 +478,7 @@ OnnxImporter::findFunctionSchema(const onnx::NodeProto &node,
                                  int64_t opset) const {
   // Out-of-scope ops stay unsupported even when ONNX defines them as
   // functions (Bernoulli's body draws random numbers).
-  if (!isDefaultDomain(node.domain()) ||
-      !getOnnxOutOfScopeReason(node.domain(), node.op_type()).empty())
+  if (!isDefaultDomain(node.domain()) || !getNodeOutOfScopeReason(node).empty())
     return nullptr;
   const onnx::OpSchema *schema = onnx::OpSchemaRegistry::Schema(
       node.op_type(), static_cast<int>(opset), "");
@@ -863,7 +881,9 @@ OwningOpRef<ModuleOp> OnnxImporter::run() {
   // Validate before building anything, collecting every problem.
   bool ok = true;
   for (auto [i, node] : llvm::enumerate(graph.node())) {
-    if (findHandler(node) || findFunctionSchema(node, defaultOpset))
+    std::string outOfScope = getNodeOutOfScopeReason(node);
+    if (outOfScope.empty() &&
+        (findHandler(node) || findFunctionSchema(node, defaultOpset)))
       continue;
     auto diag = mlir::emitError(nodeLoc(node, i));
     diag << "node '" << cast<NameLoc>(nodeLoc(node, i)).getName().getValue()
@@ -872,8 +892,6 @@ OwningOpRef<ModuleOp> OnnxImporter::run() {
       diag << " of domain '" << node.domain() << "'";
     else
       diag << " at opset " << defaultOpset;
-    std::string outOfScope =
-        getOnnxOutOfScopeReason(node.domain(), node.op_type());
     if (!outOfScope.empty())
       diag << ": " << outOfScope;
     else if (std::optional<int64_t> minOpset =
