@@ -199,5 +199,8 @@ include "RidgeElementwiseOps.td"
 include "RidgeShapeOps.td"
 include "RidgeReductionOps.td"
 include "RidgeNNOps.td"
+include "RidgeRecurrentOps.td"
+include "RidgeSignalOps.td"
+include "RidgeTransformerOps.td"
 
 #endif // RIDGE_OPS

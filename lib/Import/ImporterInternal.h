@@ -138,6 +138,9 @@ void registerElementwiseHandlers(OnnxHandlerTable &table);
 void registerShapeHandlers(OnnxHandlerTable &table);
 void registerReductionHandlers(OnnxHandlerTable &table);
 void registerNNHandlers(OnnxHandlerTable &table);
+void registerRecurrentHandlers(OnnxHandlerTable &table);
+void registerSignalHandlers(OnnxHandlerTable &table);
+void registerTransformerHandlers(OnnxHandlerTable &table);
 
 //===----------------------------------------------------------------------===//
 // Helpers for handlers

@@ -663,6 +663,9 @@ void OnnxImporter::registerHandlers() {
   registerShapeHandlers(handlers);
   registerReductionHandlers(handlers);
   registerNNHandlers(handlers);
+  registerRecurrentHandlers(handlers);
+  registerSignalHandlers(handlers);
+  registerTransformerHandlers(handlers);
 }
 
 FailureOr<RankedTensorType>

@@ -372,4 +372,7 @@ void mlir::ridge::populateGraphToLinalgPatterns(const TypeConverter &converter,
   populateShapeToLinalgPatterns(converter, patterns);
   populateReductionToLinalgPatterns(converter, patterns);
   populateNNToLinalgPatterns(converter, patterns);
+  populateRecurrentToLinalgPatterns(converter, patterns);
+  populateSignalToLinalgPatterns(converter, patterns);
+  populateTransformerToLinalgPatterns(converter, patterns);
 }

@@ -58,6 +58,12 @@ void populateReductionToLinalgPatterns(const TypeConverter &converter,
                                        RewritePatternSet &patterns);
 void populateNNToLinalgPatterns(const TypeConverter &converter,
                                 RewritePatternSet &patterns);
+void populateRecurrentToLinalgPatterns(const TypeConverter &converter,
+                                       RewritePatternSet &patterns);
+void populateSignalToLinalgPatterns(const TypeConverter &converter,
+                                    RewritePatternSet &patterns);
+void populateTransformerToLinalgPatterns(const TypeConverter &converter,
+                                         RewritePatternSet &patterns);
 
 } // namespace mlir::ridge::linalg_lowering
 
