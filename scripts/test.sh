@@ -23,7 +23,9 @@ echo "lit: ${passed:-0} passed, ${failed:-0} failed"
 
 set +e
 python3 "$root/python/ridgeline/conformance.py" --quiet \
-  --models "$root/test/models" --op-table "$root/build/onnx-op-support.md"
+  --models "$root/test/models" --models "$root/test/models/exporter" \
+  --models "$root/test/models/onnx-export" \
+  --op-table "$root/build/onnx-op-support.md"
 conformance=$?
 set -e
 [ "$status" -eq 0 ] && status=$conformance

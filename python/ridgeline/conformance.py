@@ -110,7 +110,7 @@ def first_error(text):
     return lines[-1] if lines else "no output"
 
 
-def run_test(test, ridge_run, timeout):
+def run_test(test, ridge_run, timeout, extra_args=()):
     start = time.time()
     model = os.path.join(test.model_dir, "model.onnx")
     describe = subprocess.run([ridge_run, "--describe", model],
@@ -135,6 +135,7 @@ def run_test(test, ridge_run, timeout):
             cmd = [ridge_run, model, "--test-data",
                    os.path.join(test.model_dir, data_set), "--compare",
                    "--rtol", repr(test.rtol), "--atol", repr(test.atol)]
+            cmd += list(extra_args)
             try:
                 run = subprocess.run(cmd, capture_output=True, text=True,
                                      timeout=timeout)
@@ -240,6 +241,9 @@ def main(argv):
     parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--timeout", type=int, default=300,
                         help="seconds per ridge-run")
+    parser.add_argument("--ridge-run-arg", action="append", default=[],
+                        help="extra ridge-run argument, e.g. "
+                             "--ridge-run-arg=--specialize-values=false")
     parser.add_argument("-q", "--quiet", action="store_true",
                         help="print only failures, regressions and the summary")
     args = parser.parse_args(argv)
@@ -254,7 +258,8 @@ def main(argv):
                      args.filter)
     start = time.time()
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        futures = [pool.submit(run_test, t, ridge_run, args.timeout)
+        futures = [pool.submit(run_test, t, ridge_run, args.timeout,
+                               args.ridge_run_arg)
                    for t in tests]
         for future in futures:
             future.result()
