@@ -101,8 +101,7 @@ LogicalResult DetOp::verify() {
   int64_t rows = type.getDimSize(rank - 2), cols = type.getDimSize(rank - 1);
   if (!ShapedType::isDynamic(rows) && !ShapedType::isDynamic(cols) &&
       rows != cols)
-    return emitOpError("matrices must be square, got ")
-           << rows << "x" << cols;
+    return emitOpError("matrices must be square, got ") << rows << "x" << cols;
   return success();
 }
 

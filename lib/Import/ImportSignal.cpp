@@ -105,8 +105,8 @@ static LogicalResult importDFT(NodeContext &n) {
     }
   }
   if (axis < -rank || axis > rank - 2)
-    return n.emitError() << "axis " << axis << " out of range for rank "
-                         << rank << " (the last dimension holds the parts)";
+    return n.emitError() << "axis " << axis << " out of range for rank " << rank
+                         << " (the last dimension holds the parts)";
   if (axis < 0)
     axis += rank;
   if (axis == rank - 1)
@@ -126,8 +126,8 @@ static LogicalResult importDFT(NodeContext &n) {
   }
   if (length < 1)
     return n.emitError() << "dft_length " << length << " must be positive";
-  n.setResult(0, DFTOp::create(n.builder, n.loc, *x, axis, length, inverse,
-                               onesided));
+  n.setResult(
+      0, DFTOp::create(n.builder, n.loc, *x, axis, length, inverse, onesided));
   return success();
 }
 
@@ -195,9 +195,9 @@ static LogicalResult importSTFT(NodeContext &n) {
       return failure();
     framed = *weighted;
   }
-  n.setResult(0, DFTOp::create(n.builder, n.loc, framed, /*axis=*/2,
-                               frameLength, /*inverse=*/false,
-                               n.attrInt("onesided", 1) != 0));
+  n.setResult(0,
+              DFTOp::create(n.builder, n.loc, framed, /*axis=*/2, frameLength,
+                            /*inverse=*/false, n.attrInt("onesided", 1) != 0));
   return success();
 }
 
@@ -218,9 +218,8 @@ static LogicalResult importMelWeightMatrix(NodeContext &n) {
   if (failed(sampleRate) || failed(lower) || failed(upper))
     return failure();
   if (*numMelBins < 1 || *dftLength < 1 || *sampleRate <= 0)
-    return n.emitError() << "num_mel_bins (" << *numMelBins
-                         << "), dft_length (" << *dftLength
-                         << ") and sample_rate (" << *sampleRate
+    return n.emitError() << "num_mel_bins (" << *numMelBins << "), dft_length ("
+                         << *dftLength << ") and sample_rate (" << *sampleRate
                          << ") must be positive";
   int64_t dataType = n.attrInt("output_datatype", onnx::TensorProto::FLOAT);
   Type element = getElementType(n.builder.getContext(), dataType);

@@ -399,8 +399,7 @@ DenseElementsAttr OnnxImporter::evaluateSpecialized(Value value,
     return name ? getSpecializedValue(name.getValue()) : nullptr;
   }
   Operation *op = value.getDefiningOp();
-  if (!op || depth == 0 || op->getNumRegions() != 0 ||
-      op->getNumResults() != 1)
+  if (!op || depth == 0 || op->getNumRegions() != 0 || op->getNumResults() != 1)
     return nullptr;
   SmallVector<Attribute> operands;
   for (Value operand : op->getOperands()) {

@@ -12,7 +12,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/Support/MathExtras.h"
 
-
 using namespace mlir;
 using namespace mlir::ridge;
 using namespace mlir::ridge::linalg_lowering;
@@ -57,8 +56,8 @@ struct DFTLowering : OpConversionPattern<DFTOp> {
     // Input bins beyond the DFT size are dropped (truncation); missing ones
     // are zeros and contribute nothing (padding). The inverse real transform
     // reads only the non-redundant half of the spectrum.
-    int64_t used = std::min(type.getDimSize(axis),
-                            realInverse ? length / 2 + 1 : length);
+    int64_t used =
+        std::min(type.getDimSize(axis), realInverse ? length / 2 + 1 : length);
     if (used < type.getDimSize(axis)) {
       SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
       SmallVector<OpFoldResult> sizes, strides(rank, rewriter.getIndexAttr(1));
@@ -107,10 +106,9 @@ struct DFTLowering : OpConversionPattern<DFTOp> {
                   b, l, arith::MulIOp::create(b, l, bin, t), n);
               Value angle = arith::MulFOp::create(
                   b, l,
-                  arith::UIToFPOp::create(
-                      b, l, f64,
-                      arith::IndexCastUIOp::create(b, l, b.getI64Type(),
-                                                   phase)),
+                  arith::UIToFPOp::create(b, l, f64,
+                                          arith::IndexCastUIOp::create(
+                                              b, l, b.getI64Type(), phase)),
                   f64Const(b, l, step));
               Value cos = math::CosOp::create(b, l, angle);
               Value sin = math::SinOp::create(b, l, angle);
@@ -144,9 +142,8 @@ struct DFTLowering : OpConversionPattern<DFTOp> {
                         b, l, arith::CmpIPredicate::eq,
                         arith::MulIOp::create(b, l, t, indexConst(b, l, 2)),
                         n));
-                Value weight =
-                    arith::SelectOp::create(b, l, single, f64Const(b, l, 1.0),
-                                            f64Const(b, l, 2.0));
+                Value weight = arith::SelectOp::create(
+                    b, l, single, f64Const(b, l, 1.0), f64Const(b, l, 2.0));
                 term = mul(outRe, weight);
               } else {
                 Value isRe = arith::CmpIOp::create(
@@ -154,7 +151,8 @@ struct DFTLowering : OpConversionPattern<DFTOp> {
                 term = arith::SelectOp::create(b, l, isRe, outRe, outIm);
               }
               linalg::YieldOp::create(
-                  b, l, arith::AddFOp::create(b, l, args.back(), term).getResult());
+                  b, l,
+                  arith::AddFOp::create(b, l, args.back(), term).getResult());
             })
             .getResult(0);
 
@@ -217,7 +215,8 @@ struct DetLowering : OpConversionPattern<DetOp> {
         [&](OpBuilder &b, Location l, ValueRange args) {
           return extendTo(b, l, args[0], f64);
         });
-    Value dets = createEmpty(rewriter, loc, RankedTensorType::get({batch}, f64));
+    Value dets =
+        createEmpty(rewriter, loc, RankedTensorType::get({batch}, f64));
 
     Value c0 = indexConst(rewriter, loc, 0);
     Value c1 = indexConst(rewriter, loc, 1);
@@ -263,8 +262,8 @@ struct DetLowering : OpConversionPattern<DetOp> {
                       scf::YieldOp::create(b, l, t);
                     });
                 a = swap.getResult(0);
-                Value swapped = arith::CmpIOp::create(
-                    b, l, arith::CmpIPredicate::ne, p, k);
+                Value swapped =
+                    arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne, p, k);
                 Value pivot = get(a, k, k);
                 Value det = arith::MulFOp::create(b, l, acc[1], pivot);
                 det = arith::SelectOp::create(
@@ -281,8 +280,7 @@ struct DetLowering : OpConversionPattern<DetOp> {
                           arith::DivFOp::create(b, l, get(r[0], i, k), pivot));
                       auto cols = scf::ForOp::create(
                           b, l, kp1, cn, c1, ValueRange{r[0]},
-                          [&](OpBuilder &b, Location l, Value j,
-                              ValueRange c) {
+                          [&](OpBuilder &b, Location l, Value j, ValueRange c) {
                             Value v = arith::SubFOp::create(
                                 b, l, get(c[0], i, j),
                                 arith::MulFOp::create(b, l, factor,
@@ -308,8 +306,9 @@ struct DetLowering : OpConversionPattern<DetOp> {
           return truncateTo(b, l, args[0], element);
         });
     if (rank == 2)
-      result = tensor::CollapseShapeOp::create(
-          rewriter, loc, resultType, result, SmallVector<ReassociationIndices>{});
+      result =
+          tensor::CollapseShapeOp::create(rewriter, loc, resultType, result,
+                                          SmallVector<ReassociationIndices>{});
     else if (rank > 3)
       result = tensor::ExpandShapeOp::create(rewriter, loc, resultType, result,
                                              ArrayRef(toMatrices).take_front());
