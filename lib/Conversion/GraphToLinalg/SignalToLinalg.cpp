@@ -99,7 +99,6 @@ struct DFTLowering : OpConversionPattern<DFTOp> {
             maps, iterators,
             [&](OpBuilder &b, Location l, ValueRange args) {
               Value bin = linalg::IndexOp::create(b, l, axis);
-              Value part = linalg::IndexOp::create(b, l, rank - 1);
               Value t = linalg::IndexOp::create(b, l, rank);
               Value n = indexConst(b, l, length);
               Value phase = arith::RemUIOp::create(
@@ -146,6 +145,7 @@ struct DFTLowering : OpConversionPattern<DFTOp> {
                     b, l, single, f64Const(b, l, 1.0), f64Const(b, l, 2.0));
                 term = mul(outRe, weight);
               } else {
+                Value part = linalg::IndexOp::create(b, l, rank - 1);
                 Value isRe = arith::CmpIOp::create(
                     b, l, arith::CmpIPredicate::eq, part, indexConst(b, l, 0));
                 term = arith::SelectOp::create(b, l, isRe, outRe, outIm);

@@ -59,3 +59,18 @@ func.func @det_single(%x: tensor<3x3xf64>) -> tensor<f64> {
   %0 = ridge.det %x : tensor<3x3xf64> -> tensor<f64>
   return %0 : tensor<f64>
 }
+
+// -----
+
+// The inverse real transform reads length / 2 + 1 bins and counts the
+// mirrored ones twice; its result holds only real parts.
+// CHECK-LABEL: func @irfft
+// CHECK: tensor.extract_slice %{{.*}}[0, 0] [4, 2] [1, 1] : tensor<5x2xf32> to tensor<4x2xf32>
+// CHECK: linalg.generic
+// CHECK:   arith.ori
+// CHECK:   arith.select %{{.*}}, %{{.*}}, %{{.*}} : f64
+// CHECK: arith.constant 1.666{{.*}}e-01 : f64
+func.func @irfft(%x: tensor<5x2xf32>) -> tensor<6x1xf32> {
+  %0 = ridge.dft %x {axis = 0 : i64, length = 6 : i64, inverse = true, onesided = true} : tensor<5x2xf32> -> tensor<6x1xf32>
+  return %0 : tensor<6x1xf32>
+}
