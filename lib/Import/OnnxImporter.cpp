@@ -280,6 +280,12 @@ public:
   /// The value graph input `name` is specialized to, if it has one and is
   /// still bound to its function argument.
   DenseElementsAttr getSpecializedValue(StringRef name) const;
+  /// `value` as a constant: a folded one, a specialized graph input, or the
+  /// fold of a single-result op whose operands all are such values, up to
+  /// `depth` ops deep. This sees through shape arithmetic on specialized
+  /// inputs, e.g. the Cast(size) feeding Range in the expanded window
+  /// functions.
+  DenseElementsAttr evaluateSpecialized(Value value, unsigned depth) const;
   void define(StringRef name, Value value) { values[name] = value; }
   Location fileLoc() const { return FileLineColLoc::get(ctx, path, 0, 0); }
   Location nodeLoc(const onnx::NodeProto &node, unsigned index) const {
@@ -379,12 +385,47 @@ DenseElementsAttr OnnxImporter::getSpecializedValue(StringRef name) const {
   return DenseElementsAttr::getFromRawBuffer(type, raw);
 }
 
+DenseElementsAttr OnnxImporter::evaluateSpecialized(Value value,
+                                                    unsigned depth) const {
+  DenseElementsAttr attr;
+  if (!value || matchPattern(value, m_Constant(&attr)))
+    return attr;
+  if (auto arg = dyn_cast<BlockArgument>(value)) {
+    auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
+    if (!func)
+      return nullptr;
+    auto name =
+        func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), kOnnxNameAttr);
+    return name ? getSpecializedValue(name.getValue()) : nullptr;
+  }
+  Operation *op = value.getDefiningOp();
+  if (!op || depth == 0 || op->getNumRegions() != 0 || op->getNumResults() != 1)
+    return nullptr;
+  SmallVector<Attribute> operands;
+  for (Value operand : op->getOperands()) {
+    DenseElementsAttr operandValue = evaluateSpecialized(operand, depth - 1);
+    if (!operandValue)
+      return nullptr;
+    operands.push_back(operandValue);
+  }
+  SmallVector<OpFoldResult> folded;
+  if (failed(op->fold(operands, folded)) || folded.size() != 1)
+    return nullptr;
+  if (auto result = dyn_cast<Attribute>(folded.front()))
+    return dyn_cast<DenseElementsAttr>(result);
+  Value forwarded = cast<Value>(folded.front());
+  return forwarded == value ? nullptr
+                            : evaluateSpecialized(forwarded, depth - 1);
+}
+
 DenseElementsAttr NodeContext::shapeOperand(unsigned i) const {
   if (DenseElementsAttr attr = constantOperand(i))
     return attr;
   if (i >= static_cast<unsigned>(node.input_size()) || node.input(i).empty())
     return nullptr;
-  return importer.getSpecializedValue(node.input(i));
+  // A few ops deep covers casts and scalar arithmetic on a specialized input.
+  constexpr unsigned kMaxEvaluationDepth = 4;
+  return importer.evaluateSpecialized(operand(i), kMaxEvaluationDepth);
 }
 
 std::optional<SmallVector<int64_t>>
