@@ -30,10 +30,10 @@ Value floatConstant(OpBuilder &b, Location loc, Type type, double value) {
 Value applyActivation(OpBuilder &b, Location loc, StringRef name, float alpha,
                       float beta, Value x) {
   Type t = x.getType();
-  Value zero = floatConstant(b, loc, t, 0.0);
-  Value one = floatConstant(b, loc, t, 1.0);
-  Value a = floatConstant(b, loc, t, alpha);
-  Value bt = floatConstant(b, loc, t, beta);
+  auto cst = [&](double value) { return floatConstant(b, loc, t, value); };
+  Value zero = cst(0.0), one = cst(1.0);
+  auto a = [&]() { return cst(alpha); };
+  auto bt = [&]() { return cst(beta); };
   auto isNegative = [&]() {
     return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, zero);
   };
@@ -47,31 +47,31 @@ Value applyActivation(OpBuilder &b, Location loc, StringRef name, float alpha,
   if (name == "relu")
     return arith::MaximumFOp::create(b, loc, x, zero);
   if (name == "affine")
-    return arith::AddFOp::create(b, loc, arith::MulFOp::create(b, loc, a, x),
-                                 bt);
+    return arith::AddFOp::create(b, loc, arith::MulFOp::create(b, loc, a(), x),
+                                 bt());
   if (name == "hardsigmoid") {
-    Value v =
-        arith::AddFOp::create(b, loc, arith::MulFOp::create(b, loc, a, x), bt);
+    Value v = arith::AddFOp::create(
+        b, loc, arith::MulFOp::create(b, loc, a(), x), bt());
     return arith::MinimumFOp::create(
         b, loc, arith::MaximumFOp::create(b, loc, v, zero), one);
   }
   if (name == "leakyrelu")
     return arith::SelectOp::create(b, loc, isNegative(),
-                                   arith::MulFOp::create(b, loc, a, x), x);
+                                   arith::MulFOp::create(b, loc, a(), x), x);
   if (name == "thresholdedrelu") {
     Value above =
-        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, a);
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, a());
     return arith::SelectOp::create(b, loc, above, x, zero);
   }
   if (name == "scaledtanh")
     return arith::MulFOp::create(
-        b, loc, a,
-        math::TanhOp::create(b, loc, arith::MulFOp::create(b, loc, bt, x)));
+        b, loc, a(),
+        math::TanhOp::create(b, loc, arith::MulFOp::create(b, loc, bt(), x)));
   if (name == "elu") {
     Value em1 =
         arith::SubFOp::create(b, loc, math::ExpOp::create(b, loc, x), one);
     return arith::SelectOp::create(b, loc, isNegative(),
-                                   arith::MulFOp::create(b, loc, a, em1), x);
+                                   arith::MulFOp::create(b, loc, a(), em1), x);
   }
   if (name == "softsign")
     return arith::DivFOp::create(

@@ -3,7 +3,7 @@
 // Round trip and verifier of ridge.recurrent (ONNX RNN, LSTM, GRU).
 
 // CHECK-LABEL: func @lstm_all_operands
-// CHECK: ridge.recurrent %{{.*}}, %{{.*}}, %{{.*}} bias(%{{.*}}) sequence_lens(%{{.*}}) initial_h(%{{.*}}) initial_c(%{{.*}}) peepholes(%{{.*}})
+// CHECK: ridge.recurrent %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}} bias(%{{[a-z0-9_]+}}) sequence_lens(%{{[a-z0-9_]+}}) initial_h(%{{[a-z0-9_]+}}) initial_c(%{{[a-z0-9_]+}}) peepholes(%{{[a-z0-9_]+}})
 // CHECK-SAME: cell = "lstm"
 // CHECK-SAME: -> (tensor<5x2x3x4xf32>, tensor<2x3x4xf32>, tensor<2x3x4xf32>)
 func.func @lstm_all_operands(%x: tensor<5x3x2xf32>, %w: tensor<2x16x2xf32>, %r: tensor<2x16x4xf32>,
@@ -23,7 +23,7 @@ func.func @lstm_all_operands(%x: tensor<5x3x2xf32>, %w: tensor<2x16x2xf32>, %r: 
 // -----
 
 // CHECK-LABEL: func @gru_minimal
-// CHECK: ridge.recurrent %{{.*}}, %{{.*}}, %{{.*}} {activation_alpha
+// CHECK: ridge.recurrent %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}} {activation_alpha
 // CHECK-SAME: linear_before_reset = true
 func.func @gru_minimal(%x: tensor<2x1x3xf16>, %w: tensor<1x15x3xf16>, %r: tensor<1x15x5xf16>)
     -> tensor<1x1x5xf16> {
