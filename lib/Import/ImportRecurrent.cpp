@@ -19,7 +19,6 @@ namespace {
 
 struct CellInfo {
   StringRef cell;
-  int64_t gates;
   /// Default activations (f, g, h) of one direction.
   SmallVector<StringRef, 3> defaultActivations;
 };
@@ -171,12 +170,13 @@ LogicalResult importRecurrent(NodeContext &n, const CellInfo &info) {
 
 void mlir::ridge::onnx_import::registerRecurrentHandlers(
     OnnxHandlerTable &table) {
-  // Opset 7 dropped the old output_sequence attribute, 14 added layout; 22
-  // only widened the types.
-  static const CellInfo rnn{"rnn", 1, {"Tanh"}};
-  static const CellInfo lstm{"lstm", 4, {"Sigmoid", "Tanh", "Tanh"}};
-  static const CellInfo gru{"gru", 3, {"Sigmoid", "Tanh"}};
-  table.add("RNN", 7, [](NodeContext &n) { return importRecurrent(n, rnn); });
-  table.add("LSTM", 7, [](NodeContext &n) { return importRecurrent(n, lstm); });
-  table.add("GRU", 7, [](NodeContext &n) { return importRecurrent(n, gru); });
+  // One handler for every opset: 7 dropped the old output_sequence attribute
+  // (which only said whether Y may be omitted), GRU-3 added
+  // linear_before_reset, 14 added layout and 22 only widened the types.
+  static const CellInfo rnn{"rnn", {"Tanh"}};
+  static const CellInfo lstm{"lstm", {"Sigmoid", "Tanh", "Tanh"}};
+  static const CellInfo gru{"gru", {"Sigmoid", "Tanh"}};
+  table.add("RNN", 1, [](NodeContext &n) { return importRecurrent(n, rnn); });
+  table.add("LSTM", 1, [](NodeContext &n) { return importRecurrent(n, lstm); });
+  table.add("GRU", 1, [](NodeContext &n) { return importRecurrent(n, gru); });
 }
