@@ -210,6 +210,8 @@ struct RecurrentLowering : OpConversionPattern<RecurrentOp> {
     auto stateType = RankedTensorType::get({batch, hidden}, ct);
     auto yType = RankedTensorType::get({seq, dirs, batch, hidden}, ct);
     auto finalType = RankedTensorType::get({dirs, batch, hidden}, ct);
+    // Y (all steps) is only written when it is used.
+    bool needY = !op.getY().use_empty();
     Value y = createEmpty(rewriter, loc, yType);
     Value yh = createEmpty(rewriter, loc, finalType);
     Value yc = isLstm ? createEmpty(rewriter, loc, finalType) : Value();
@@ -294,14 +296,16 @@ struct RecurrentLowering : OpConversionPattern<RecurrentOp> {
                                 0);
       if (isLstm)
         state0 = insertSlot(rewriter, loc, c0, state0, 1);
-      SmallVector<Value> iterArgs{y, state0};
+      SmallVector<Value> iterArgs{state0};
+      if (needY)
+        iterArgs.insert(iterArgs.begin(), y);
       Value lb = arith::ConstantIndexOp::create(rewriter, loc, 0);
       Value ub = arith::ConstantIndexOp::create(rewriter, loc, seq);
       Value step = arith::ConstantIndexOp::create(rewriter, loc, 1);
       auto loop = scf::ForOp::create(
           rewriter, loc, lb, ub, step, iterArgs,
           [&](OpBuilder &b, Location l, Value iv, ValueRange args) {
-            Value yAcc = args[0], state = args[1];
+            Value yAcc = needY ? args[0] : Value(), state = args.back();
             Value hPrev = staticSlice(b, l, state, {0, 0, 0},
                                       {1, batch, hidden}, {batch, hidden});
             Value cPrev = isLstm
@@ -394,16 +398,19 @@ struct RecurrentLowering : OpConversionPattern<RecurrentOp> {
             // The step's row of Y is written into Y's own slice.
             SmallVector<OpFoldResult> yOffsets{
                 t, b.getIndexAttr(d), b.getIndexAttr(0), b.getIndexAttr(0)};
-            Value yRow = tensor::ExtractSliceOp::create(
-                b, l, stateType, yAcc, yOffsets,
-                indexAttrs(b, {1, 1, batch, hidden}),
-                indexAttrs(b, {1, 1, 1, 1}));
+            Value yRow;
+            if (needY)
+              yRow = tensor::ExtractSliceOp::create(
+                  b, l, stateType, yAcc, yOffsets,
+                  indexAttrs(b, {1, 1, batch, hidden}),
+                  indexAttrs(b, {1, 1, 1, 1}));
             size_t hIdx = addInput(hPrev, identity);
             size_t cIdx = isLstm ? addInput(cPrev, identity) : 0;
             SmallVector<Value> outs{createEmpty(b, l, stateType)};
             if (isLstm)
               outs.push_back(createEmpty(b, l, stateType));
-            outs.push_back(yRow);
+            if (needY)
+              outs.push_back(yRow);
             for (size_t i = 0; i < outs.size(); ++i)
               maps.push_back(identity);
             SmallVector<Type> outTypes(outs.size(), stateType);
@@ -477,28 +484,33 @@ struct RecurrentLowering : OpConversionPattern<RecurrentOp> {
                   SmallVector<Value> results{hNew};
                   if (isLstm)
                     results.push_back(cNew);
-                  results.push_back(yOut);
+                  if (needY)
+                    results.push_back(yOut);
                   linalg::YieldOp::create(nb, nl, results);
                 });
 
-            Value yNext = tensor::InsertSliceOp::create(
-                b, l, gateStep.getResults().back(), yAcc, yOffsets,
-                indexAttrs(b, {1, 1, batch, hidden}),
-                indexAttrs(b, {1, 1, 1, 1}));
+            SmallVector<Value> yielded;
+            if (needY)
+              yielded.push_back(tensor::InsertSliceOp::create(
+                  b, l, gateStep.getResults().back(), yAcc, yOffsets,
+                  indexAttrs(b, {1, 1, batch, hidden}),
+                  indexAttrs(b, {1, 1, 1, 1})));
             Value stateNext = insertSlot(b, l, gateStep.getResult(0), state, 0);
             if (isLstm)
               stateNext = insertSlot(b, l, gateStep.getResult(1), stateNext, 1);
-            scf::YieldOp::create(b, l, ValueRange{yNext, stateNext});
+            yielded.push_back(stateNext);
+            scf::YieldOp::create(b, l, yielded);
           });
 
-      y = loop.getResult(0);
+      if (needY)
+        y = loop.getResult(0);
       auto insertState = [&](Value state, Value into) -> Value {
         return tensor::InsertSliceOp::create(
             rewriter, loc, state, into, indexAttrs(rewriter, {d, 0, 0}),
             indexAttrs(rewriter, {1, batch, hidden}),
             indexAttrs(rewriter, {1, 1, 1}));
       };
-      Value finalState = loop.getResult(1);
+      Value finalState = loop.getResults().back();
       yh = insertState(staticSlice(rewriter, loc, finalState, {0, 0, 0},
                                    {1, batch, hidden}, {batch, hidden}),
                        yh);
