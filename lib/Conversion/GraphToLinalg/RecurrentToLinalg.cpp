@@ -174,6 +174,75 @@ Value convertTensor(OpBuilder &b, Location loc, Value v, Type element) {
                           });
 }
 
+/// The [2, batch, hidden] state of direction `d` at the first step: slot 0
+/// from `initH`, slot 1 from `initC` ([dirs, batch, hidden] each; zeros when
+/// null).
+Value buildInitialState(OpBuilder &b, Location loc, Value initH, Value initC,
+                        int64_t d, RankedTensorType type) {
+  Type ct = type.getElementType();
+  if (!initH && !initC)
+    return createFilled(b, loc, type, b.getFloatAttr(ct, 0.0));
+  MLIRContext *ctx = b.getContext();
+  AffineMap read =
+      AffineMap::get(3, 0,
+                     {getAffineConstantExpr(d, ctx), getAffineDimExpr(1, ctx),
+                      getAffineDimExpr(2, ctx)},
+                     ctx);
+  SmallVector<Value> inputs;
+  for (Value v : {initH, initC})
+    if (v)
+      inputs.push_back(v);
+  SmallVector<AffineMap> maps(inputs.size(), read);
+  maps.push_back(b.getMultiDimIdentityMap(3));
+  SmallVector<utils::IteratorType> iterators(3, utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, type, inputs, createEmpty(b, loc, type), maps, iterators,
+             [&](OpBuilder &nb, Location nl, ValueRange args) {
+               Value zero = floatConstant(nb, nl, ct, 0.0);
+               Value h = initH ? args[0] : zero;
+               Value c = initC ? args[initH ? 1 : 0] : zero;
+               Value slot = linalg::IndexOp::create(nb, nl, 0);
+               Value isH = arith::CmpIOp::create(
+                   nb, nl, arith::CmpIPredicate::eq, slot,
+                   arith::ConstantIndexOp::create(nb, nl, 0));
+               linalg::YieldOp::create(
+                   nb, nl,
+                   ValueRange{arith::SelectOp::create(nb, nl, isH, h, c)});
+             })
+      .getResult(0);
+}
+
+/// Slot `slot` of every direction's final [2, batch, hidden] state, stacked
+/// into `type` ([dirs, batch, hidden] of the result element type).
+Value gatherFinalStates(OpBuilder &b, Location loc, ArrayRef<Value> states,
+                        int64_t slot, RankedTensorType type) {
+  MLIRContext *ctx = b.getContext();
+  AffineMap read =
+      AffineMap::get(3, 0,
+                     {getAffineConstantExpr(slot, ctx),
+                      getAffineDimExpr(1, ctx), getAffineDimExpr(2, ctx)},
+                     ctx);
+  SmallVector<AffineMap> maps(states.size(), read);
+  maps.push_back(b.getMultiDimIdentityMap(3));
+  SmallVector<utils::IteratorType> iterators(3, utils::IteratorType::parallel);
+  Type element = type.getElementType();
+  return linalg::GenericOp::create(
+             b, loc, type, states, createEmpty(b, loc, type), maps, iterators,
+             [&](OpBuilder &nb, Location nl, ValueRange args) {
+               Value v = args[0];
+               if (states.size() == 2) {
+                 Value dir = linalg::IndexOp::create(nb, nl, 0);
+                 Value first = arith::CmpIOp::create(
+                     nb, nl, arith::CmpIPredicate::eq, dir,
+                     arith::ConstantIndexOp::create(nb, nl, 0));
+                 v = arith::SelectOp::create(nb, nl, first, args[0], args[1]);
+               }
+               linalg::YieldOp::create(
+                   nb, nl, ValueRange{truncateTo(nb, nl, v, element)});
+             })
+      .getResult(0);
+}
+
 struct RecurrentLowering : OpConversionPattern<RecurrentOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -209,14 +278,11 @@ struct RecurrentLowering : OpConversionPattern<RecurrentOp> {
 
     auto stateType = RankedTensorType::get({batch, hidden}, ct);
     auto yType = RankedTensorType::get({seq, dirs, batch, hidden}, ct);
-    auto finalType = RankedTensorType::get({dirs, batch, hidden}, ct);
     // Y (all steps) is only written when it is used.
     bool needY = !op.getY().use_empty();
     Value y = createEmpty(rewriter, loc, yType);
-    Value yh = createEmpty(rewriter, loc, finalType);
-    Value yc = isLstm ? createEmpty(rewriter, loc, finalType) : Value();
-    Value zeroState =
-        createFilled(rewriter, loc, stateType, rewriter.getFloatAttr(ct, 0.0));
+    auto twoStates = RankedTensorType::get({2, batch, hidden}, ct);
+    SmallVector<Value> finalStates;
 
     for (int64_t d = 0; d < dirs; ++d) {
       bool reverse = op.getDirection() == "reverse" || d == 1;
@@ -259,12 +325,6 @@ struct RecurrentLowering : OpConversionPattern<RecurrentOp> {
                                                    {batch, hidden}, ct)
                                    : Value();
 
-      Value h0 = initH ? staticSlice(rewriter, loc, initH, {d, 0, 0},
-                                     {1, batch, hidden}, {batch, hidden})
-                       : zeroState;
-      Value c0 = initC ? staticSlice(rewriter, loc, initC, {d, 0, 0},
-                                     {1, batch, hidden}, {batch, hidden})
-                       : zeroState;
       Value pd = peep ? staticSlice(rewriter, loc, peep, {d, 0},
                                     {1, 3 * hidden}, {3 * hidden})
                       : Value();
@@ -282,20 +342,17 @@ struct RecurrentLowering : OpConversionPattern<RecurrentOp> {
       // The loop carries Y and the state [2, batch, hidden] (slot 0 the
       // hidden state, slot 1 the lstm cell), updated with insert_slice so
       // that the yielded buffers stay equivalent to the iter_args whatever
-      // fusion does to the step's generics.
-      auto twoStates = RankedTensorType::get({2, batch, hidden}, ct);
+      // fusion does to the step's generics. State and results move in and
+      // out through generics rather than slice copies: a copy out of a
+      // strided view has no GPU lowering.
       auto insertSlot = [&](OpBuilder &b, Location l, Value slot, Value into,
                             int64_t index) -> Value {
         return tensor::InsertSliceOp::create(
             b, l, slot, into, indexAttrs(b, {index, 0, 0}),
             indexAttrs(b, {1, batch, hidden}), indexAttrs(b, {1, 1, 1}));
       };
-      Value state0 = insertSlot(rewriter, loc, h0,
-                                createFilled(rewriter, loc, twoStates,
-                                             rewriter.getFloatAttr(ct, 0.0)),
-                                0);
-      if (isLstm)
-        state0 = insertSlot(rewriter, loc, c0, state0, 1);
+      Value state0 =
+          buildInitialState(rewriter, loc, initH, initC, d, twoStates);
       SmallVector<Value> iterArgs{state0};
       if (needY)
         iterArgs.insert(iterArgs.begin(), y);
@@ -504,26 +561,16 @@ struct RecurrentLowering : OpConversionPattern<RecurrentOp> {
 
       if (needY)
         y = loop.getResult(0);
-      auto insertState = [&](Value state, Value into) -> Value {
-        return tensor::InsertSliceOp::create(
-            rewriter, loc, state, into, indexAttrs(rewriter, {d, 0, 0}),
-            indexAttrs(rewriter, {1, batch, hidden}),
-            indexAttrs(rewriter, {1, 1, 1}));
-      };
-      Value finalState = loop.getResults().back();
-      yh = insertState(staticSlice(rewriter, loc, finalState, {0, 0, 0},
-                                   {1, batch, hidden}, {batch, hidden}),
-                       yh);
-      if (isLstm)
-        yc = insertState(staticSlice(rewriter, loc, finalState, {1, 0, 0},
-                                     {1, batch, hidden}, {batch, hidden}),
-                         yc);
+      finalStates.push_back(loop.getResults().back());
     }
 
-    SmallVector<Value> results{convertTensor(rewriter, loc, y, element),
-                               convertTensor(rewriter, loc, yh, element)};
+    auto finalType = RankedTensorType::get({dirs, batch, hidden}, element);
+    SmallVector<Value> results{
+        convertTensor(rewriter, loc, y, element),
+        gatherFinalStates(rewriter, loc, finalStates, 0, finalType)};
     if (isLstm)
-      results.push_back(convertTensor(rewriter, loc, yc, element));
+      results.push_back(
+          gatherFinalStates(rewriter, loc, finalStates, 1, finalType));
     rewriter.replaceOp(op, results);
     return success();
   }
