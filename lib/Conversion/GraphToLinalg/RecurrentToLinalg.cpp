@@ -261,7 +261,9 @@ struct RecurrentLowering : OpConversionPattern<RecurrentOp> {
     int64_t gateWidth = gates * hidden;
     StringRef cell = op.getCell();
     bool isLstm = cell == "lstm", isGru = cell == "gru";
-    bool resetAfter = isGru && !op.getLinearBeforeReset();
+    // GRU without linear_before_reset applies the reset gate to H before
+    // the recurrence matmul of the h gate.
+    bool resetIntoState = isGru && !op.getLinearBeforeReset();
     int64_t actsPerDir = isLstm ? 3 : isGru ? 2 : 1;
     std::optional<float> clip;
     if (FloatAttr clipAttr = op.getClipAttr())
@@ -300,9 +302,9 @@ struct RecurrentLowering : OpConversionPattern<RecurrentOp> {
       // GRU without linear_before_reset multiplies the reset gate into H
       // before the recurrence of the h gate: that part (rows 2H..3H) is a
       // second contraction inside the step.
-      int64_t recurrentWidth = resetAfter ? 2 * hidden : gateWidth;
+      int64_t recurrentWidth = resetIntoState ? 2 * hidden : gateWidth;
       Value rMain = rd, rReset, rbMain = rb, rbReset;
-      if (resetAfter) {
+      if (resetIntoState) {
         rMain = staticSlice(rewriter, loc, rd, {0, 0}, {2 * hidden, hidden},
                             {2 * hidden, hidden});
         rReset = staticSlice(rewriter, loc, rd, {2 * hidden, 0},
@@ -321,9 +323,9 @@ struct RecurrentLowering : OpConversionPattern<RecurrentOp> {
           broadcastBias(rewriter, loc, wb, {seq, batch, gateWidth}, ct));
       Value hrInit =
           broadcastBias(rewriter, loc, rbMain, {batch, recurrentWidth}, ct);
-      Value resetInit = resetAfter ? broadcastBias(rewriter, loc, rbReset,
-                                                   {batch, hidden}, ct)
-                                   : Value();
+      Value resetInit = resetIntoState ? broadcastBias(rewriter, loc, rbReset,
+                                                       {batch, hidden}, ct)
+                                       : Value();
 
       Value pd = peep ? staticSlice(rewriter, loc, peep, {d, 0},
                                     {1, 3 * hidden}, {3 * hidden})
@@ -407,7 +409,7 @@ struct RecurrentLowering : OpConversionPattern<RecurrentOp> {
                 2, utils::IteratorType::parallel);
 
             Value resetTerm;
-            if (resetAfter) {
+            if (resetIntoState) {
               // (r (.) H) * Rh^T + Rbh.
               Value rh =
                   linalg::GenericOp::create(
@@ -515,7 +517,7 @@ struct RecurrentLowering : OpConversionPattern<RecurrentOp> {
                     // Gates z, r, h.
                     Value z = act(nb, nl, 0, clipped(nb, nl, pre(0)));
                     Value cand;
-                    if (resetAfter) {
+                    if (resetIntoState) {
                       cand = add(a[xwIdx[2]], a[resetIdx]);
                     } else {
                       Value rGate = act(nb, nl, 0, clipped(nb, nl, pre(1)));
