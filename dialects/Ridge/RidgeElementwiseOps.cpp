@@ -551,21 +551,19 @@ OpFoldResult BitShiftOp::fold(FoldAdaptor adaptor) {
   bool left = getDirection() == "left";
   // Signless integers are ONNX's signed ones: they shift arithmetically.
   bool arithmetic = !left && !getType().getElementType().isUnsignedInteger();
-  return foldElementwise(adaptor.getOperands(), getType(),
-                         [&](ArrayRef<Element> e) -> std::optional<Element> {
-                           const APInt &a = e[0].i, &b = e[1].i;
-                           unsigned width = a.getBitWidth();
-                           // Negative amounts compare as huge unsigned ones.
-                           unsigned amount =
-                               b.uge(width) ? width : b.getZExtValue();
-                           if (arithmetic)
-                             return Element::ofInt(
-                                 a.ashr(std::min(amount, width - 1)));
-                           if (amount == width)
-                             return Element::ofInt(APInt(width, 0));
-                           return Element::ofInt(left ? a.shl(amount)
-                                                      : a.lshr(amount));
-                         });
+  return foldElementwise(
+      adaptor.getOperands(), getType(),
+      [&](ArrayRef<Element> e) -> std::optional<Element> {
+        const APInt &a = e[0].i, &b = e[1].i;
+        unsigned width = a.getBitWidth();
+        // Negative amounts compare as huge unsigned ones.
+        unsigned amount = b.uge(width) ? width : b.getZExtValue();
+        if (arithmetic)
+          return Element::ofInt(a.ashr(std::min(amount, width - 1)));
+        if (amount == width)
+          return Element::ofInt(APInt(width, 0));
+        return Element::ofInt(left ? a.shl(amount) : a.lshr(amount));
+      });
 }
 
 //===----------------------------------------------------------------------===//

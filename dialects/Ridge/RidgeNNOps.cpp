@@ -331,8 +331,7 @@ LogicalResult DeformConvOp::verify() {
   if (input.getRank() != 4 || weight.getRank() != 4 || result.getRank() != 4)
     return emitOpError("expects a 2-d convolution: rank-4 input, weight and "
                        "result");
-  if (failed(checkWindow(getLoc(), 2, getStrides(), getPads(),
-                         getDilations())))
+  if (failed(checkWindow(getLoc(), 2, getStrides(), getPads(), getDilations())))
     return failure();
   int64_t group = getGroup(), offsetGroup = getOffsetGroup();
   int64_t c = input.getDimSize(1), m = weight.getDimSize(0);
@@ -345,10 +344,10 @@ LogicalResult DeformConvOp::verify() {
   SmallVector<int64_t> expected{input.getDimSize(0), m};
   for (int64_t d = 0; d < 2; ++d) {
     int64_t extent = (weight.getDimSize(2 + d) - 1) * getDilations()[d] + 1;
-    expected.push_back((input.getDimSize(2 + d) + getPads()[d] +
-                        getPads()[2 + d] - extent) /
-                           getStrides()[d] +
-                       1);
+    expected.push_back(
+        (input.getDimSize(2 + d) + getPads()[d] + getPads()[2 + d] - extent) /
+            getStrides()[d] +
+        1);
   }
   if (result.getShape() != ArrayRef<int64_t>(expected) ||
       result.getElementType() != input.getElementType())
@@ -502,10 +501,9 @@ LogicalResult GridSampleOp::inferReturnTypes(MLIRContext *,
              "same rank");
   if (grid.getDimSize(rank - 1) != rank - 2 ||
       grid.getDimSize(0) != input.getDimSize(0))
-    return inferenceError(loc, "grid must have shape [" +
-                                   Twine(input.getDimSize(0)) + ", ..., " +
-                                   Twine(rank - 2) + "], got " +
-                                   typeToString(grid));
+    return inferenceError(
+        loc, "grid must have shape [" + Twine(input.getDimSize(0)) + ", ..., " +
+                 Twine(rank - 2) + "], got " + typeToString(grid));
   if (grid.getElementType() != input.getElementType())
     return inferenceError(loc, "grid and input element types differ");
   SmallVector<int64_t> shape{input.getDimSize(0), input.getDimSize(1)};

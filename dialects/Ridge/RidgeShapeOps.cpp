@@ -432,8 +432,7 @@ LogicalResult TensorScatterOp::verify() {
     if (d == axis ? update.getDimSize(d) > past.getDimSize(d)
                   : update.getDimSize(d) != past.getDimSize(d))
       return emitOpError("update ")
-             << update << " does not fit the cache " << past << " at dim "
-             << d;
+             << update << " does not fit the cache " << past << " at dim " << d;
   if (Value indices = getWriteIndices()) {
     auto type = cast<RankedTensorType>(indices.getType());
     if (type.getRank() != 1 || type.getDimSize(0) != past.getDimSize(0))

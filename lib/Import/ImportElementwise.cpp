@@ -154,8 +154,8 @@ static LogicalResult importBitCast(NodeContext &n) {
   Type elementType = getElementType(n.builder.getContext(), to);
   if (!elementType)
     return n.emitError() << "unsupported target type "
-                         << getOnnxDataTypeName(to) << " (ONNX data_type "
-                         << to << ")";
+                         << getOnnxDataTypeName(to) << " (ONNX data_type " << to
+                         << ")";
   auto type = cast<RankedTensorType>(input->getType());
   auto bits = [](Type t) {
     unsigned width = t.getIntOrFloatBitWidth();

@@ -732,8 +732,7 @@ LogicalResult importDeformConv(NodeContext &n) {
                             "got input "
                          << xType;
   FailureOr<SmallVector<int64_t>> strides = getIntsAttr(n, "strides", 2, 1);
-  FailureOr<SmallVector<int64_t>> dilations =
-      getIntsAttr(n, "dilations", 2, 1);
+  FailureOr<SmallVector<int64_t>> dilations = getIntsAttr(n, "dilations", 2, 1);
   FailureOr<SmallVector<int64_t>> pads = getIntsAttr(n, "pads", 4, 0);
   if (failed(strides) || failed(dilations) || failed(pads))
     return failure();
@@ -927,9 +926,8 @@ FailureOr<Value> expandBlocks(NodeContext &n, Value param,
   Value indexValue = ConstantOp::create(
       n.builder, n.loc,
       DenseElementsAttr::get(indexType, ArrayRef<int64_t>(indices)));
-  return n.builder
-      .createOrFold<GatherOp>(n.loc, param, indexValue,
-                              n.builder.getI64IntegerAttr(axis));
+  return n.builder.createOrFold<GatherOp>(n.loc, param, indexValue,
+                                          n.builder.getI64IntegerAttr(axis));
 }
 
 /// Blocked QuantizeLinear/DequantizeLinear, expanded into elementwise ops
@@ -950,13 +948,16 @@ LogicalResult importBlockedQuantize(NodeContext &n, bool quantize) {
                                              IntegerType::Unsigned)
                           : xType.getElementType();
   Value zeroPoint = n.operand(2);
-  if (zeroPoint)
+  if (zeroPoint) {
     intType = getTensorType(zeroPoint).getElementType();
+  } else if (int64_t dtype = quantize ? n.attrInt("output_dtype", 0) : 0) {
+    intType = getElementType(n.builder.getContext(), dtype);
+    if (!intType)
+      return n.emitError() << "unsupported output_dtype "
+                           << getOnnxDataTypeName(dtype);
+  }
   if (!isa<IntegerType>(intType) || intType.isInteger(1))
     return n.emitError() << "expects integer quantized values";
-  if (quantize && n.attrInt("output_dtype", 0) != 0 && !zeroPoint)
-    return n.emitError() << "output_dtype without a zero point is not "
-                            "supported";
   FailureOr<Value> fullScale = expandBlocks(n, *scale, xType, *axis, blockSize);
   if (failed(fullScale))
     return failure();
@@ -985,17 +986,20 @@ LogicalResult importBlockedQuantize(NodeContext &n, bool quantize) {
   // Saturate to the quantized type's range.
   unsigned width = intType.getIntOrFloatBitWidth();
   bool isUnsigned = intType.isUnsignedInteger();
-  double lo = isUnsigned ? 0.0
-                         : static_cast<double>(
-                               APInt::getSignedMinValue(width).getSExtValue());
-  double hi = isUnsigned
-                  ? static_cast<double>(APInt::getMaxValue(width).getZExtValue())
-                  : static_cast<double>(
-                        APInt::getSignedMaxValue(width).getSExtValue());
+  double lo =
+      isUnsigned
+          ? 0.0
+          : static_cast<double>(APInt::getSignedMinValue(width).getSExtValue());
+  double hi =
+      isUnsigned
+          ? static_cast<double>(APInt::getMaxValue(width).getZExtValue())
+          : static_cast<double>(APInt::getSignedMaxValue(width).getSExtValue());
   q = n.builder.createOrFold<MaxOp>(
-      n.loc, q, scalarConstant(n, floatType, n.builder.getFloatAttr(floatType, lo)));
+      n.loc, q,
+      scalarConstant(n, floatType, n.builder.getFloatAttr(floatType, lo)));
   q = n.builder.createOrFold<MinOp>(
-      n.loc, q, scalarConstant(n, floatType, n.builder.getFloatAttr(floatType, hi)));
+      n.loc, q,
+      scalarConstant(n, floatType, n.builder.getFloatAttr(floatType, hi)));
   n.setResult(0, castTo(n, q, intType));
   return success();
 }
@@ -1011,9 +1015,16 @@ LogicalResult importQuantizeLinear(NodeContext &n) {
     *x = castTo(n, *x, getTensorType(*scale).getElementType());
   Value zeroPoint = n.operand(2);
   if (!zeroPoint) {
-    Type u8 =
+    // The quantized type is output_dtype (opset 21+), else uint8.
+    Type type =
         IntegerType::get(n.builder.getContext(), 8, IntegerType::Unsigned);
-    zeroPoint = scalarConstant(n, u8, IntegerAttr::get(u8, 0));
+    if (int64_t dtype = n.attrInt("output_dtype", 0)) {
+      type = getElementType(n.builder.getContext(), dtype);
+      if (!type || !isa<IntegerType>(type) || type.isInteger(1))
+        return n.emitError()
+               << "unsupported output_dtype " << getOnnxDataTypeName(dtype);
+    }
+    zeroPoint = scalarConstant(n, type, IntegerAttr::get(type, 0));
   }
   FailureOr<int64_t> axis = getAxis(n, xType.getRank());
   if (failed(axis))

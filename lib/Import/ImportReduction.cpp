@@ -466,8 +466,8 @@ template <typename OpTy> static LogicalResult importCumulative(NodeContext &n) {
   if (failed(axis))
     return failure();
   n.setResult(0, OpTy::create(n.builder, n.loc, *x, *axis,
-                                  n.attrInt("exclusive", 0) != 0,
-                                  n.attrInt("reverse", 0) != 0));
+                              n.attrInt("exclusive", 0) != 0,
+                              n.attrInt("reverse", 0) != 0));
   return success();
 }
 

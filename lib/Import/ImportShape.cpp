@@ -857,10 +857,10 @@ static LogicalResult importTensorScatter(NodeContext &n) {
   if (mode != "linear" && mode != "circular")
     return n.emitError() << "unknown mode '" << mode
                          << "' (linear or circular)";
-  return setResult(n, buildOp<TensorScatterOp>(
-                          n, type, *past, *update, indices,
-                          n.builder.getI64IntegerAttr(*axis),
-                          n.builder.getBoolAttr(mode == "circular")));
+  return setResult(
+      n, buildOp<TensorScatterOp>(n, type, *past, *update, indices,
+                                  n.builder.getI64IntegerAttr(*axis),
+                                  n.builder.getBoolAttr(mode == "circular")));
 }
 
 /// CenterCropPad-18: crops (centered, the extra element at the end) the axes
@@ -883,8 +883,8 @@ static LogicalResult importCenterCropPad(NodeContext &n) {
     for (int64_t d = 0; d < rank; ++d)
       axisList.push_back(d);
   if (axisList.size() != shape->size())
-    return n.emitError() << "shape has " << shape->size()
-                         << " entries for " << axisList.size() << " axes";
+    return n.emitError() << "shape has " << shape->size() << " entries for "
+                         << axisList.size() << " axes";
   FailureOr<SmallVector<int64_t>> axes = normalizeAxes(n, axisList, rank);
   if (failed(axes))
     return failure();

@@ -342,8 +342,8 @@ Value buildScalar<ModOp>(ModOp op, OpBuilder &b, Location loc, Type original,
         return arith::CmpFOp::create(b, loc, pred, l, r).getResult();
       };
       Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
-      Value negZero = arith::ConstantOp::create(
-          b, loc, b.getFloatAttr(type, -0.0));
+      Value negZero =
+          arith::ConstantOp::create(b, loc, b.getFloatAttr(type, -0.0));
       Value divNegative = cmp(arith::CmpFPredicate::OLT, v[1], zero);
       Value remNegative = cmp(arith::CmpFPredicate::OLT, rem, zero);
       Value remZero = cmp(arith::CmpFPredicate::OEQ, rem, zero);
@@ -398,14 +398,13 @@ Value buildScalar<BitShiftOp>(BitShiftOp op, OpBuilder &b, Location loc,
   bool left = op.getDirection() == "left";
   // arith shifts by the bit width or more are poison; ONNX's shift everything
   // out: zero, or the sign for an arithmetic right shift.
-  Value width =
-      arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, bits));
+  Value width = arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, bits));
   Value tooFar =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, amount, width);
-  Value shifted =
-      left ? arith::ShLIOp::create(b, loc, x, amount).getResult()
-      : isSigned ? arith::ShRSIOp::create(b, loc, x, amount).getResult()
-                 : arith::ShRUIOp::create(b, loc, x, amount).getResult();
+  Value shifted = left ? arith::ShLIOp::create(b, loc, x, amount).getResult()
+                  : isSigned
+                      ? arith::ShRSIOp::create(b, loc, x, amount).getResult()
+                      : arith::ShRUIOp::create(b, loc, x, amount).getResult();
   Value outOfRange;
   if (!left && isSigned) {
     Value last =

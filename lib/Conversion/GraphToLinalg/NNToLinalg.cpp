@@ -776,8 +776,7 @@ struct DeformConvLowering : OpConversionPattern<DeformConvOp> {
     Type ft = element.isF64() ? element : rewriter.getF32Type();
     auto accType = RankedTensorType::get(resultType.getShape(), ft);
     SmallVector<int64_t> windowShape{perGroup, kh, kw};
-    Value window =
-        tensor::EmptyOp::create(rewriter, loc, windowShape, element);
+    Value window = tensor::EmptyOp::create(rewriter, loc, windowShape, element);
     SmallVector<AffineExpr> windowExprs, outExprs;
     for (int64_t i = 0; i < 7; ++i)
       (i < 4 ? outExprs : windowExprs).push_back(getAffineDimExpr(i, ctx));
@@ -826,24 +825,24 @@ struct DeformConvLowering : OpConversionPattern<DeformConvOp> {
               Value dy = tensor::ExtractOp::create(
                   b, l, offset, ValueRange{n, imul(tap, 2), oh, ow});
               Value dx = tensor::ExtractOp::create(
-                  b, l, offset, ValueRange{n, iadd(imul(tap, 2), idx(1)), oh,
-                                           ow});
-              Value scale =
-                  tensor::ExtractOp::create(b, l, mask, ValueRange{n, tap, oh, ow});
+                  b, l, offset,
+                  ValueRange{n, iadd(imul(tap, 2), idx(1)), oh, ow});
+              Value scale = tensor::ExtractOp::create(
+                  b, l, mask, ValueRange{n, tap, oh, ow});
               auto toFloat = [&](Value index) -> Value {
                 Value i64 =
                     arith::IndexCastOp::create(b, l, b.getI64Type(), index);
                 return arith::SIToFPOp::create(b, l, ft, i64);
               };
               // Tap position: oh * stride - pad + i * dilation + dy.
-              Value y = fadd(toFloat(iadd(imul(oh, strides[0]),
-                                          imul(i, dilations[0]))),
-                             fadd(fcst(-static_cast<double>(pads[0])),
-                                  extendTo(b, l, dy, ft)));
-              Value x = fadd(toFloat(iadd(imul(ow, strides[1]),
-                                          imul(j, dilations[1]))),
-                             fadd(fcst(-static_cast<double>(pads[1])),
-                                  extendTo(b, l, dx, ft)));
+              Value y = fadd(
+                  toFloat(iadd(imul(oh, strides[0]), imul(i, dilations[0]))),
+                  fadd(fcst(-static_cast<double>(pads[0])),
+                       extendTo(b, l, dy, ft)));
+              Value x = fadd(
+                  toFloat(iadd(imul(ow, strides[1]), imul(j, dilations[1]))),
+                  fadd(fcst(-static_cast<double>(pads[1])),
+                       extendTo(b, l, dx, ft)));
               Value y0 = math::FloorOp::create(b, l, y);
               Value x0 = math::FloorOp::create(b, l, x);
               Value ty = fsub(y, y0), tx = fsub(x, x0);
@@ -874,16 +873,15 @@ struct DeformConvLowering : OpConversionPattern<DeformConvOp> {
               };
               Value y1 = fadd(y0, fcst(1)), x1 = fadd(x0, fcst(1));
               Value uy = fsub(fcst(1), ty), ux = fsub(fcst(1), tx);
-              Value value =
-                  fadd(fadd(fmul(corner(y0, x0), fmul(uy, ux)),
-                            fmul(corner(y0, x1), fmul(uy, tx))),
-                       fadd(fmul(corner(y1, x0), fmul(ty, ux)),
-                            fmul(corner(y1, x1), fmul(ty, tx))));
+              Value value = fadd(fadd(fmul(corner(y0, x0), fmul(uy, ux)),
+                                      fmul(corner(y0, x1), fmul(uy, tx))),
+                                 fadd(fmul(corner(y1, x0), fmul(ty, ux)),
+                                      fmul(corner(y1, x1), fmul(ty, tx))));
               Value w = tensor::ExtractOp::create(b, l, weight,
                                                   ValueRange{m, ic, i, j});
-              Value term = fmul(fmul(extendTo(b, l, w, ft),
-                                     extendTo(b, l, scale, ft)),
-                                value);
+              Value term =
+                  fmul(fmul(extendTo(b, l, w, ft), extendTo(b, l, scale, ft)),
+                       value);
               linalg::YieldOp::create(b, l, fadd(args[1], term));
             })
             .getResult(0);
@@ -950,7 +948,8 @@ struct Col2ImLowering : OpConversionPattern<Col2ImOp> {
     SmallVector<utils::IteratorType> iterators(rank,
                                                utils::IteratorType::parallel);
     iterators.append(spatial, utils::IteratorType::reduction);
-    Value init = createFilled(rewriter, loc, accType, rewriter.getZeroAttr(acc));
+    Value init =
+        createFilled(rewriter, loc, accType, rewriter.getZeroAttr(acc));
     Value result =
         linalg::GenericOp::create(
             rewriter, loc, accType, offsets, init, maps, iterators,
@@ -985,7 +984,8 @@ struct Col2ImLowering : OpConversionPattern<Col2ImOp> {
                                               p, cst(positions[d]))));
                 valid = valid ? arith::AndIOp::create(b, l, valid, ok) : ok;
                 Value clamped = arith::MaxSIOp::create(
-                    b, l, arith::MinSIOp::create(b, l, p, cst(positions[d] - 1)),
+                    b, l,
+                    arith::MinSIOp::create(b, l, p, cst(positions[d] - 1)),
                     cst(0));
                 column = arith::AddIOp::create(
                     b, l,
@@ -993,8 +993,7 @@ struct Col2ImLowering : OpConversionPattern<Col2ImOp> {
                     clamped);
               }
               Value channel = arith::AddIOp::create(
-                  b, l, arith::MulIOp::create(b, l, c, cst(blockSize)),
-                  offset);
+                  b, l, arith::MulIOp::create(b, l, c, cst(blockSize)), offset);
               Value x = tensor::ExtractOp::create(
                   b, l, input, ValueRange{n, channel, column});
               x = extendTo(b, l, x, acc);
@@ -1930,11 +1929,10 @@ struct DynamicQuantizeLinearLowering
 void mlir::ridge::linalg_lowering::populateNNToLinalgPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
-  patterns
-      .add<ConvLowering, ConvTransposeLowering, PoolLowering, MaxUnpoolLowering,
-           Col2ImLowering, DeformConvLowering,
-           ResizeLowering, GridSampleLowering, RoiAlignLowering>(converter,
-                                                                 ctx);
+  patterns.add<ConvLowering, ConvTransposeLowering, PoolLowering,
+               MaxUnpoolLowering, Col2ImLowering, DeformConvLowering,
+               ResizeLowering, GridSampleLowering, RoiAlignLowering>(converter,
+                                                                     ctx);
   patterns.add<QuantizeLinearLowering, DequantizeLinearLowering,
                DynamicQuantizeLinearLowering>(converter, ctx);
 }

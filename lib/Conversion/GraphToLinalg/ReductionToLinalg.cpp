@@ -738,10 +738,10 @@ struct CumulativeLowering : OpConversionPattern<OpTy> {
                   isa<FloatType>(acc) ? extendTo(b, l, args[0], acc) : args[0];
               Value unit = arith::ConstantOp::create(b, l, identity(b));
               Value term = arith::SelectOp::create(b, l, take, x, unit);
-              linalg::YieldOp::create(
-                  b, l,
-                  IsProduct ? createMul(b, l, args[1], term)
-                            : createAdd(b, l, args[1], term));
+              linalg::YieldOp::create(b, l,
+                                      IsProduct
+                                          ? createMul(b, l, args[1], term)
+                                          : createAdd(b, l, args[1], term));
             })
             .getResult(0);
     if (acc != element)
@@ -1028,9 +1028,10 @@ struct EinsumLowering : OpConversionPattern<EinsumOp> {
 void mlir::ridge::linalg_lowering::populateReductionToLinalgPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
-  patterns.add<SoftmaxLowering, LogSoftmaxLowering, ReduceLowering,
-               ArgReduceLowering, HardmaxLowering, LayerNormLowering,
-               LRNLowering, CumulativeLowering<CumSumOp, false>,
-               CumulativeLowering<CumProdOp, true>, TopKLowering, EinsumLowering>(
-      converter, ctx);
+  patterns
+      .add<SoftmaxLowering, LogSoftmaxLowering, ReduceLowering,
+           ArgReduceLowering, HardmaxLowering, LayerNormLowering, LRNLowering,
+           CumulativeLowering<CumSumOp, false>,
+           CumulativeLowering<CumProdOp, true>, TopKLowering, EinsumLowering>(
+          converter, ctx);
 }

@@ -842,10 +842,11 @@ struct TransposeLowering : OpConversionPattern<TransposeOp> {
 void mlir::ridge::linalg_lowering::populateShapeToLinalgPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
-  patterns.add<ReshapeLowering, TransposeLowering, ConcatLowering,
-               SliceLowering, GatherLowering, GatherElementsLowering,
-               GatherNDLowering, ScatterElementsLowering, ScatterNDLowering,
-               ExpandLowering, TileLowering, PadLowering, TriluLowering,
-               OneHotLowering, EyeLowering, ReverseSequenceLowering,
-               TensorScatterLowering>(converter, ctx);
+  patterns
+      .add<ReshapeLowering, TransposeLowering, ConcatLowering, SliceLowering,
+           GatherLowering, GatherElementsLowering, GatherNDLowering,
+           ScatterElementsLowering, ScatterNDLowering, ExpandLowering,
+           TileLowering, PadLowering, TriluLowering, OneHotLowering,
+           EyeLowering, ReverseSequenceLowering, TensorScatterLowering>(
+          converter, ctx);
 }

@@ -60,8 +60,10 @@ func.func @compare_result(%a: tensor<3xf32>, %b: tensor<3xf32>) {
 
 // -----
 
-func.func @logical_non_bool(%a: tensor<3xi8>, %b: tensor<3xi8>) {
-  // expected-error @+1 {{operand #0 must be ranked tensor of 1-bit signless integer values}}
+// Bitwise ops keep the operand type: integers do not give bools.
+func.func @bitwise_result_type(%a: tensor<3xi8>, %b: tensor<3xi8>) {
+  // expected-error @+2 {{inferred type(s) 'tensor<3xi8>' are incompatible with return type(s) of operation 'tensor<3xi1>'}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = ridge.and %a, %b : (tensor<3xi8>, tensor<3xi8>) -> tensor<3xi1>
   return
 }
