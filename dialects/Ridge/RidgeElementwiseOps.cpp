@@ -469,12 +469,12 @@ RIDGE_DEFINE_PREDICATE(GreaterOp, isUnsigned ? a.ugt(b) : a.sgt(b), x > y)
 RIDGE_DEFINE_PREDICATE(GreaterEqualOp, isUnsigned ? a.uge(b) : a.sge(b), x >= y)
 #undef RIDGE_DEFINE_PREDICATE
 
-// Operands are bools (i1), so bitwise is logical.
+// Bitwise on any integer type; on bools (i1) bitwise is logical.
 #define RIDGE_DEFINE_LOGICAL(OP, EXPR)                                         \
   LogicalResult OP::inferReturnTypes(                                          \
       MLIRContext *, std::optional<Location> loc, Adaptor adaptor,             \
       SmallVectorImpl<Type> &results) {                                        \
-    return inferCompareType(loc, adaptor.getLhs(), adaptor.getRhs(), results); \
+    return inferBinaryType(loc, adaptor.getLhs(), adaptor.getRhs(), results);  \
   }                                                                            \
   int64_t OP::getFlops() { return getNumElements(getType()); }                 \
   OpFoldResult OP::fold(FoldAdaptor adaptor) {                                 \
@@ -496,12 +496,6 @@ LogicalResult ModOp::inferReturnTypes(MLIRContext *,
   return inferBinaryType(loc, adaptor.getLhs(), adaptor.getRhs(), results);
 }
 
-LogicalResult ModOp::verify() {
-  if (hasFloatElements(getLhs()) && !getFmod())
-    return emitOpError("floating-point operands require fmod = true");
-  return success();
-}
-
 int64_t ModOp::getFlops() { return getNumElements(getType()); }
 
 OpFoldResult ModOp::fold(FoldAdaptor adaptor) {
@@ -510,8 +504,18 @@ OpFoldResult ModOp::fold(FoldAdaptor adaptor) {
   bool fmod = getFmod();
   return foldElementwise(adaptor.getOperands(), getType(),
                          [&](ArrayRef<Element> e) -> std::optional<Element> {
-                           if (isFloat)
-                             return Element::ofFloat(std::fmod(e[0].f, e[1].f));
+                           if (isFloat) {
+                             double y = e[1].f;
+                             double r = std::fmod(e[0].f, y);
+                             if (fmod)
+                               return Element::ofFloat(r);
+                             // numpy's floor mod, as the lowering.
+                             if (r == 0)
+                               return Element::ofFloat(std::copysign(0.0, y));
+                             if ((r < 0) != (y < 0))
+                               r += y;
+                             return Element::ofFloat(r);
+                           }
                            const APInt &a = e[0].i, &b = e[1].i;
                            if (b.isZero())
                              return Element::ofInt(APInt(a.getBitWidth(), 0));
@@ -545,16 +549,21 @@ int64_t BitShiftOp::getFlops() { return getNumElements(getType()); }
 
 OpFoldResult BitShiftOp::fold(FoldAdaptor adaptor) {
   bool left = getDirection() == "left";
-  return foldElementwise(adaptor.getOperands(), getType(),
-                         [&](ArrayRef<Element> e) -> std::optional<Element> {
-                           const APInt &a = e[0].i, &b = e[1].i;
-                           unsigned width = a.getBitWidth();
-                           if (b.uge(width))
-                             return Element::ofInt(APInt(width, 0));
-                           unsigned amount = b.getZExtValue();
-                           return Element::ofInt(left ? a.shl(amount)
-                                                      : a.lshr(amount));
-                         });
+  // Signless integers are ONNX's signed ones: they shift arithmetically.
+  bool arithmetic = !left && !getType().getElementType().isUnsignedInteger();
+  return foldElementwise(
+      adaptor.getOperands(), getType(),
+      [&](ArrayRef<Element> e) -> std::optional<Element> {
+        const APInt &a = e[0].i, &b = e[1].i;
+        unsigned width = a.getBitWidth();
+        // Negative amounts compare as huge unsigned ones.
+        unsigned amount = b.uge(width) ? width : b.getZExtValue();
+        if (arithmetic)
+          return Element::ofInt(a.ashr(std::min(amount, width - 1)));
+        if (amount == width)
+          return Element::ofInt(APInt(width, 0));
+        return Element::ofInt(left ? a.shl(amount) : a.lshr(amount));
+      });
 }
 
 //===----------------------------------------------------------------------===//
@@ -602,3 +611,24 @@ OpFoldResult SelectOp::fold(FoldAdaptor adaptor) {
                            return e[0].i.getBoolValue() ? e[1] : e[2];
                          });
 }
+
+//===----------------------------------------------------------------------===//
+// BitCastOp
+//===----------------------------------------------------------------------===//
+
+/// Storage width in bits; ONNX stores a bool in one byte.
+static unsigned getStorageBits(Type elementType) {
+  unsigned bits = elementType.getIntOrFloatBitWidth();
+  return bits == 1 ? 8 : bits;
+}
+
+LogicalResult BitCastOp::verify() {
+  Type from = getElementTypeOrSelf(getInput().getType());
+  Type to = getElementTypeOrSelf(getType());
+  if (getStorageBits(from) != getStorageBits(to))
+    return emitOpError("element types of different widths: ")
+           << from << " vs " << to;
+  return success();
+}
+
+int64_t BitCastOp::getFlops() { return 0; }

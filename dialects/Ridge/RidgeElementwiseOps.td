@@ -60,8 +60,11 @@ def Ridge_SignOp : Ridge_UnaryOp<"sign", "Sign"> {
   let hasFolder = 1;
 }
 
-def Ridge_NotOp : Ridge_UnaryOp<"not", "Not", Ridge_BoolTensor> {
-  let description = "ONNX `Not`: logical negation of a bool tensor.";
+def Ridge_NotOp : Ridge_UnaryOp<"not", "Not", Ridge_IntegerTensor> {
+  let description = [{
+    ONNX `Not` (bool tensors) and `BitwiseNot` (integer tensors): flips every
+    bit, which for `i1` is logical negation.
+  }];
   let hasFolder = 1;
 }
 
@@ -100,13 +103,15 @@ def Ridge_IsInfOp : Ridge_Op<"is_inf", [InferTypeOpAdaptor,
 class Ridge_LogicalOp<string mnemonic, string onnxName>
     : Ridge_Op<mnemonic, [InferTypeOpAdaptor,
         DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
-  let summary = "Elementwise logical " # onnxName # " with broadcasting";
+  let summary = "Elementwise bitwise " # onnxName # " with broadcasting";
   let description = [{
-    ONNX `}] # onnxName # [{` on bool tensors; both operands broadcast (numpy
-    rules) to the result shape.
+    ONNX `}] # onnxName # [{` on bool tensors and `Bitwise}] # onnxName #
+    [{` on integer tensors: one operation, since on `i1` the bitwise
+    operation is the logical one. Both operands (of one element type)
+    broadcast (numpy rules) to the result shape.
   }];
-  let arguments = (ins Ridge_BoolTensor:$lhs, Ridge_BoolTensor:$rhs);
-  let results = (outs Ridge_BoolTensor:$result);
+  let arguments = (ins Ridge_IntegerTensor:$lhs, Ridge_IntegerTensor:$rhs);
+  let results = (outs Ridge_IntegerTensor:$result);
   let assemblyFormat = [{
     $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
   }];
@@ -146,8 +151,9 @@ def Ridge_ModOp : Ridge_Op<"mod", [InferTypeOpAdaptor,
   let description = [{
     With `fmod` false (integers only) the remainder takes the sign of the
     divisor, as Python's `%`; with `fmod` true it takes the sign of the
-    dividend, as C's `fmod`. Floating-point operands require `fmod`.
-    An integer remainder by zero yields zero.
+    dividend, as C's `fmod`. Floating-point operands with `fmod` false follow
+    numpy's `mod` (ONNX's reference): a zero remainder takes the divisor's
+    sign. An integer remainder by zero yields zero.
   }];
   let arguments = (ins Ridge_Tensor:$lhs, Ridge_Tensor:$rhs,
                        DefaultValuedAttr<BoolAttr, "false">:$fmod);
@@ -155,17 +161,20 @@ def Ridge_ModOp : Ridge_Op<"mod", [InferTypeOpAdaptor,
   let assemblyFormat = [{
     $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
   }];
-  let hasVerifier = 1;
   let hasFolder = 1;
 }
 
 def Ridge_BitShiftOp : Ridge_Op<"bit_shift", [InferTypeOpAdaptor,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
-  let summary = "Elementwise logical bit shift (ONNX BitShift)";
+  let summary = "Elementwise bit shift (ONNX BitShift)";
   let description = [{
     Shifts each element of `lhs` by the matching element of `rhs` to the
-    `left` or `right` (logical shift: zeros are shifted in). Shift amounts of
-    the bit width or more give zero.
+    `left` or `right`. Unsigned values shift logically (zeros are shifted
+    in); signed (signless) values shift arithmetically to the right (the
+    sign is shifted in), as ONNX defines for signed types. Shift amounts
+    compare unsigned: amounts of the bit width or more, negative ones
+    included, shift every bit out (zero, or the sign for an arithmetic right
+    shift).
   }];
   let arguments = (ins Ridge_IntegerTensor:$lhs, Ridge_IntegerTensor:$rhs,
                        StrAttr:$direction);
@@ -192,6 +201,20 @@ def Ridge_SelectOp : Ridge_Op<"select", [InferTypeOpAdaptor,
     functional-type(operands, results)
   }];
   let hasFolder = 1;
+}
+
+def Ridge_BitCastOp : Ridge_Op<"bitcast", [SameOperandsAndResultShape,
+    DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
+  let summary = "Reinterprets the bits of each element (ONNX BitCast)";
+  let description = [{
+    Each element's bits read as the result element type, which has the same
+    storage width; bool counts as one byte (0 or 1), as in ONNX tensors, and
+    a byte reinterpreted as bool is true when non-zero.
+  }];
+  let arguments = (ins Ridge_Tensor:$input);
+  let results = (outs Ridge_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
 }
 
 #endif // RIDGE_ELEMENTWISE_OPS

@@ -321,6 +321,113 @@ int64_t MaxUnpoolOp::getFlops() {
 }
 
 //===----------------------------------------------------------------------===//
+// DeformConvOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult DeformConvOp::verify() {
+  auto input = getTensorType(getInput());
+  auto weight = getTensorType(getWeight());
+  auto result = getType();
+  if (input.getRank() != 4 || weight.getRank() != 4 || result.getRank() != 4)
+    return emitOpError("expects a 2-d convolution: rank-4 input, weight and "
+                       "result");
+  if (failed(checkWindow(getLoc(), 2, getStrides(), getPads(), getDilations())))
+    return failure();
+  int64_t group = getGroup(), offsetGroup = getOffsetGroup();
+  int64_t c = input.getDimSize(1), m = weight.getDimSize(0);
+  if (group < 1 || offsetGroup < 1 || c % group != 0 || m % group != 0 ||
+      c % offsetGroup != 0 || weight.getDimSize(1) != c / group)
+    return emitOpError("group ")
+           << group << " and offset_group " << offsetGroup
+           << " must divide the channels, and the weight must be [M, C / "
+              "group, kH, kW]";
+  SmallVector<int64_t> expected{input.getDimSize(0), m};
+  for (int64_t d = 0; d < 2; ++d) {
+    int64_t extent = (weight.getDimSize(2 + d) - 1) * getDilations()[d] + 1;
+    expected.push_back(
+        (input.getDimSize(2 + d) + getPads()[d] + getPads()[2 + d] - extent) /
+            getStrides()[d] +
+        1);
+  }
+  if (result.getShape() != ArrayRef<int64_t>(expected) ||
+      result.getElementType() != input.getElementType())
+    return emitOpError("result must be ")
+           << RankedTensorType::get(expected, input.getElementType());
+  int64_t taps = weight.getDimSize(2) * weight.getDimSize(3);
+  auto spatialMatches = [&](RankedTensorType t, int64_t channels) {
+    return t.getRank() == 4 && t.getDimSize(0) == expected[0] &&
+           t.getDimSize(1) == channels && t.getDimSize(2) == expected[2] &&
+           t.getDimSize(3) == expected[3];
+  };
+  if (!spatialMatches(getTensorType(getOffset()), offsetGroup * taps * 2))
+    return emitOpError("offset must be [N, offset_group * kH * kW * 2, oH, "
+                       "oW]");
+  if (!spatialMatches(getTensorType(getMask()), offsetGroup * taps))
+    return emitOpError("mask must be [N, offset_group * kH * kW, oH, oW]");
+  auto bias = getTensorType(getBias());
+  if (bias.getRank() != 1 || bias.getDimSize(0) != m)
+    return emitOpError("bias must be [") << m << "]";
+  return success();
+}
+
+int64_t DeformConvOp::getFlops() {
+  int64_t outputs = getNumElements(getType());
+  auto weight = getTensorType(getWeight());
+  if (outputs < 0)
+    return -1;
+  return 12 * outputs * weight.getDimSize(1) * weight.getDimSize(2) *
+         weight.getDimSize(3);
+}
+
+//===----------------------------------------------------------------------===//
+// Col2ImOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult Col2ImOp::verify() {
+  auto input = getTensorType(getInput());
+  auto result = getType();
+  if (input.getRank() != 3)
+    return emitOpError("input must have rank 3 [N, C * prod(block_shape), L]");
+  int64_t spatial = result.getRank() - 2;
+  if (spatial < 1)
+    return emitOpError("result must have rank >= 3");
+  if (result.getElementType() != input.getElementType())
+    return emitOpError("result element type differs from the input");
+  ArrayRef<int64_t> block = getBlockShape(), strides = getStrides(),
+                    dilations = getDilations(), pads = getPads();
+  if (static_cast<int64_t>(block.size()) != spatial ||
+      static_cast<int64_t>(strides.size()) != spatial ||
+      static_cast<int64_t>(dilations.size()) != spatial ||
+      static_cast<int64_t>(pads.size()) != 2 * spatial)
+    return emitOpError("expects ")
+           << spatial << " block_shape, strides and dilations entries and "
+           << 2 * spatial << " pads";
+  if (llvm::any_of(llvm::concat<const int64_t>(block, strides, dilations),
+                   [](int64_t v) { return v <= 0; }) ||
+      llvm::any_of(pads, [](int64_t v) { return v < 0; }))
+    return emitOpError("block_shape, strides and dilations must be positive "
+                       "and pads non-negative");
+  int64_t blockSize = 1, blocks = 1;
+  for (int64_t d = 0; d < spatial; ++d) {
+    blockSize *= block[d];
+    int64_t padded = result.getDimSize(2 + d) + pads[d] + pads[spatial + d];
+    int64_t extent = dilations[d] * (block[d] - 1) + 1;
+    if (padded < extent)
+      return emitOpError("block dim ") << d << " does not fit the image";
+    blocks *= (padded - extent) / strides[d] + 1;
+  }
+  if (input.getDimSize(0) != result.getDimSize(0) ||
+      input.getDimSize(1) != result.getDimSize(1) * blockSize ||
+      input.getDimSize(2) != blocks)
+    return emitOpError("input ")
+           << input << " does not match the result " << result << " ("
+           << blockSize << " values per block, " << blocks << " blocks)";
+  return success();
+}
+
+int64_t Col2ImOp::getFlops() { return getNumElements(getInput().getType()); }
+
+//===----------------------------------------------------------------------===//
 // ResizeOp
 //===----------------------------------------------------------------------===//
 
@@ -343,9 +450,9 @@ LogicalResult ResizeOp::verify() {
   if (mode != "nearest" && !isa<FloatType>(input.getElementType()))
     return emitOpError(mode) << " resize needs a float input";
   StringRef coord = getCoordinateTransformationMode();
-  if (!llvm::is_contained({"half_pixel", "pytorch_half_pixel", "align_corners",
-                           "asymmetric", "tf_half_pixel_for_nn",
-                           "tf_crop_and_resize"},
+  if (!llvm::is_contained({"half_pixel", "half_pixel_symmetric",
+                           "pytorch_half_pixel", "align_corners", "asymmetric",
+                           "tf_half_pixel_for_nn", "tf_crop_and_resize"},
                           coord))
     return emitOpError("unsupported coordinate_transformation_mode '")
            << coord << "'";
@@ -387,18 +494,21 @@ LogicalResult GridSampleOp::inferReturnTypes(MLIRContext *,
                                              SmallVectorImpl<Type> &results) {
   auto input = getTensorType(adaptor.getInput());
   auto grid = getTensorType(adaptor.getGrid());
-  if (input.getRank() != 4 || grid.getRank() != 4)
-    return inferenceError(loc, "grid_sample expects a rank-4 input and grid");
-  if (grid.getDimSize(3) != 2 || grid.getDimSize(0) != input.getDimSize(0))
-    return inferenceError(loc, "grid must have shape [" +
-                                   Twine(input.getDimSize(0)) +
-                                   ", Ho, Wo, 2], got " + typeToString(grid));
+  int64_t rank = input.getRank();
+  if ((rank != 4 && rank != 5) || grid.getRank() != rank)
+    return inferenceError(
+        loc, "grid_sample expects a rank-4 or rank-5 input and grid of the "
+             "same rank");
+  if (grid.getDimSize(rank - 1) != rank - 2 ||
+      grid.getDimSize(0) != input.getDimSize(0))
+    return inferenceError(
+        loc, "grid must have shape [" + Twine(input.getDimSize(0)) + ", ..., " +
+                 Twine(rank - 2) + "], got " + typeToString(grid));
   if (grid.getElementType() != input.getElementType())
     return inferenceError(loc, "grid and input element types differ");
-  results.push_back(
-      RankedTensorType::get({input.getDimSize(0), input.getDimSize(1),
-                             grid.getDimSize(1), grid.getDimSize(2)},
-                            input.getElementType()));
+  SmallVector<int64_t> shape{input.getDimSize(0), input.getDimSize(1)};
+  llvm::append_range(shape, grid.getShape().slice(1, rank - 2));
+  results.push_back(RankedTensorType::get(shape, input.getElementType()));
   return success();
 }
 
@@ -410,6 +520,8 @@ LogicalResult GridSampleOp::verify() {
     return emitOpError("padding_mode must be zeros, border or reflection, "
                        "got '")
            << getPaddingMode() << "'";
+  if (getMode() == "bicubic" && getType().getRank() != 4)
+    return emitOpError("bicubic sampling needs a 2-d (rank-4) input");
   return success();
 }
 
@@ -417,8 +529,10 @@ int64_t GridSampleOp::getFlops() {
   int64_t outputs = getNumElements(getType());
   if (outputs < 0)
     return -1;
-  int64_t taps =
-      getMode() == "nearest" ? 1 : (getMode() == "bilinear" ? 4 : 16);
+  int64_t spatial = getType().getRank() - 2;
+  int64_t taps = getMode() == "nearest"
+                     ? 1
+                     : (getMode() == "bilinear" ? (int64_t(1) << spatial) : 16);
   return 10 * taps * outputs;
 }
 

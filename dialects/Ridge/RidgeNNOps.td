@@ -38,6 +38,36 @@ def Ridge_ConvOp : Ridge_Op<"conv", [InferTypeOpAdaptor,
   let hasVerifier = 1;
 }
 
+def Ridge_DeformConvOp : Ridge_Op<"deform_conv", [
+    DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
+  let summary = "2-D deformable convolution (ONNX DeformConv)";
+  let description = [{
+    A grouped convolution of `input` [N, C, H, W] with `weight`
+    [M, C / group, kH, kW] whose kernel taps are moved per output position:
+    `offset` [N, offset_group * kH * kW * 2, oH, oW] holds the (y, x) shift
+    of every tap, the input is read there by bilinear interpolation (zero
+    outside the image) and scaled by `mask` [N, offset_group * kH * kW, oH,
+    oW]. Input channel c uses offset group c / (C / offset_group). `bias` is
+    [M]. The importer supplies a zero bias and a unit mask when ONNX omits
+    them. `strides`, `dilations` have 2 entries, `pads` 4 (begins, then
+    ends). Output size per dim as for Conv.
+    FLOPs: about 12 per tap (interpolation and multiply-add).
+  }];
+  let arguments = (ins Ridge_FloatTensor:$input, Ridge_FloatTensor:$weight,
+                       Ridge_FloatTensor:$offset, Ridge_FloatTensor:$bias,
+                       Ridge_FloatTensor:$mask,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
+                       DenseI64ArrayAttr:$dilations,
+                       DefaultValuedAttr<I64Attr, "1">:$group,
+                       DefaultValuedAttr<I64Attr, "1">:$offset_group);
+  let results = (outs Ridge_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $weight `,` $offset `,` $bias `,` $mask attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
 def Ridge_ConvTransposeOp : Ridge_Op<"conv_transpose", [InferTypeOpAdaptor,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
   let summary = "N-D grouped transposed convolution (ONNX ConvTranspose)";
@@ -124,6 +154,30 @@ def Ridge_MaxUnpoolOp : Ridge_Op<"max_unpool", [
   let hasVerifier = 1;
 }
 
+def Ridge_Col2ImOp : Ridge_Op<"col2im", [
+    DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
+  let summary = "Rearranges sliding blocks into an image (ONNX Col2Im)";
+  let description = [{
+    The inverse of im2col: `input` [N, C * prod(block_shape), L] holds, for
+    each of the L block positions (row-major over the spatial dims), the
+    block's C * prod(block_shape) values; the result [N, C, image...] sums
+    every block value into the image element it covers. Block positions
+    follow `strides`, `dilations` and `pads` (begin values, then end values)
+    as a convolution's windows over the padded image; L must equal their
+    number. The image shape is the result's spatial shape.
+    FLOPs: one add per block value.
+  }];
+  let arguments = (ins Ridge_FloatTensor:$input,
+                       DenseI64ArrayAttr:$block_shape,
+                       DenseI64ArrayAttr:$strides,
+                       DenseI64ArrayAttr:$dilations, DenseI64ArrayAttr:$pads);
+  let results = (outs Ridge_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Resize
 //===----------------------------------------------------------------------===//
@@ -141,7 +195,11 @@ def Ridge_ResizeOp : Ridge_Op<"resize", [
     "nearest" (rounded per `nearest_mode`), "linear" or "cubic"
     (`cubic_coeff_a`, `exclude_outside`). Neighbours outside the input
     replicate the edge; tf_crop_and_resize writes `extrapolation_value` where
-    the mapped coordinate leaves the input.
+    the mapped coordinate leaves the input. With `antialias`, linear and
+    cubic downscaling stretch the interpolation kernel by 1 / scale (more
+    taps per output element, weights normalized to sum 1), as ONNX
+    Resize-18 defines. "half_pixel_symmetric" is half_pixel with the
+    resized image centered on the input when the output length was rounded.
     FLOPs: 2 per neighbour per output element (1 for nearest).
   }];
   let arguments = (ins Ridge_Tensor:$input, StrAttr:$mode,
@@ -152,7 +210,8 @@ def Ridge_ResizeOp : Ridge_Op<"resize", [
                        DefaultValuedAttr<BoolAttr, "false">:$exclude_outside,
                        DefaultValuedAttr<F32Attr, "0.0">:$extrapolation_value,
                        DenseF64ArrayAttr:$scales,
-                       OptionalAttr<DenseF64ArrayAttr>:$roi);
+                       OptionalAttr<DenseF64ArrayAttr>:$roi,
+                       DefaultValuedAttr<BoolAttr, "false">:$antialias);
   let results = (outs Ridge_Tensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
   let hasVerifier = 1;
@@ -162,9 +221,11 @@ def Ridge_GridSampleOp : Ridge_Op<"grid_sample", [InferTypeOpAdaptor,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
   let summary = "Samples an image at normalized grid locations (GridSample)";
   let description = [{
-    ONNX GridSample-16: `input` is [N, C, H, W], `grid` is [N, Ho, Wo, 2]
-    holding (x, y) in [-1, 1]; the result is [N, C, Ho, Wo]. `mode` is
-    "bilinear", "nearest" (round half to even) or "bicubic" (A = -0.75);
+    ONNX GridSample-16/20: `input` is [N, C, H, W], `grid` is
+    [N, Ho, Wo, 2] holding (x, y) in [-1, 1]; the result is [N, C, Ho, Wo].
+    Volumetric inputs [N, C, D, H, W] take a grid [N, Do, Ho, Wo, 3] of
+    (x, y, z). `mode` is "bilinear" (n-linear for volumes), "nearest"
+    (round half to even) or "bicubic" (A = -0.75, 2-d only);
     `padding_mode` is "zeros", "border" or "reflection"; with
     `align_corners`, -1 and 1 are the centers of the corner pixels rather
     than their outer edges.

@@ -134,6 +134,12 @@ LogicalResult CumSumOp::verify() {
 
 int64_t CumSumOp::getFlops() { return getNumElements(getType()); }
 
+LogicalResult CumProdOp::verify() {
+  return verifyAxis(*this, getAxis(), getType().getRank());
+}
+
+int64_t CumProdOp::getFlops() { return getNumElements(getType()); }
+
 //===----------------------------------------------------------------------===//
 // TopKOp
 //===----------------------------------------------------------------------===//

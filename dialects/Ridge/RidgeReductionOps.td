@@ -108,6 +108,23 @@ def Ridge_CumSumOp : Ridge_Op<"cumsum", [SameOperandsAndResultType,
   let hasVerifier = 1;
 }
 
+def Ridge_CumProdOp : Ridge_Op<"cumprod", [SameOperandsAndResultType,
+    DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
+  let summary = "Cumulative product along an axis (ONNX CumProd)";
+  let description = [{
+    Running product along `axis` (non-negative). `exclusive` leaves out the
+    element itself (the first product is 1); `reverse` multiplies from the
+    end of the axis.
+    FLOPs: one multiply per element.
+  }];
+  let arguments = (ins Ridge_Tensor:$input, I64Attr:$axis,
+                       DefaultValuedAttr<BoolAttr, "false">:$exclusive,
+                       DefaultValuedAttr<BoolAttr, "false">:$reverse);
+  let results = (outs Ridge_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
 def Ridge_TopKOp : Ridge_Op<"topk", [InferTypeOpAdaptor,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
   let summary = "The k largest or smallest elements along an axis (ONNX TopK)";

@@ -414,6 +414,37 @@ int64_t ScatterNDOp::getFlops() {
 }
 
 //===----------------------------------------------------------------------===//
+// TensorScatterOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult TensorScatterOp::verify() {
+  auto past = cast<RankedTensorType>(getPast().getType());
+  auto update = cast<RankedTensorType>(getUpdate().getType());
+  int64_t rank = past.getRank(), axis = getAxis();
+  if (rank < 2 || axis < 1 || axis >= rank)
+    return emitOpError("axis ")
+           << axis << " must be a non-batch dim of the rank-" << rank
+           << " cache";
+  if (update.getElementType() != past.getElementType() ||
+      update.getRank() != rank)
+    return emitOpError("update must have the cache's rank and element type");
+  for (int64_t d = 0; d < rank; ++d)
+    if (d == axis ? update.getDimSize(d) > past.getDimSize(d)
+                  : update.getDimSize(d) != past.getDimSize(d))
+      return emitOpError("update ")
+             << update << " does not fit the cache " << past << " at dim " << d;
+  if (Value indices = getWriteIndices()) {
+    auto type = cast<RankedTensorType>(indices.getType());
+    if (type.getRank() != 1 || type.getDimSize(0) != past.getDimSize(0))
+      return emitOpError("write_indices must have shape [")
+             << past.getDimSize(0) << "], got " << type;
+  }
+  return success();
+}
+
+int64_t TensorScatterOp::getFlops() { return 0; }
+
+//===----------------------------------------------------------------------===//
 // ExpandOp
 //===----------------------------------------------------------------------===//
 

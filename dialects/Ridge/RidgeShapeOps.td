@@ -155,6 +155,31 @@ def Ridge_ScatterNDOp : Ridge_Op<"scatter_nd", [
   let hasVerifier = 1;
 }
 
+def Ridge_TensorScatterOp : Ridge_Op<"tensor_scatter", [
+    AllTypesMatch<["past", "result"]>,
+    DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
+  let summary = "Writes a sequence into a cache per batch (ONNX TensorScatter)";
+  let description = [{
+    `past` [B, ..., S_max, ...] with the sequence dim at `axis` (not 0);
+    `update` has the same shape but S along `axis`. For batch b the update
+    is written at sequence positions write_indices[b] + i (i < S), modulo
+    S_max when `circular`; everything else keeps `past`. Without
+    `write_indices` every batch writes from position 0. Linear mode
+    positions must be in range (ONNX leaves others undefined: they are
+    dropped here).
+  }];
+  let arguments = (ins Ridge_Tensor:$past, Ridge_Tensor:$update,
+                       Optional<Ridge_IndexTensor>:$write_indices,
+                       I64Attr:$axis,
+                       DefaultValuedAttr<BoolAttr, "false">:$circular);
+  let results = (outs Ridge_Tensor:$result);
+  let assemblyFormat = [{
+    $past `,` $update (`,` $write_indices^)? attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
 def Ridge_ExpandOp : Ridge_Op<"expand", [
     DeclareOpInterfaceMethods<Ridge_CostOpInterface>]> {
   let summary = "Broadcasts a tensor to a larger static shape (ONNX Expand)";

@@ -116,6 +116,59 @@ template <typename OpTy> static NodeHandler logicalHandler() {
   };
 }
 
+/// BitwiseAnd/Or/Xor: the logical ops on integer operands of one type.
+template <typename OpTy> static NodeHandler bitwiseHandler() {
+  return [](NodeContext &n) -> LogicalResult {
+    FailureOr<Value> lhs = requireOperand(n, 0);
+    FailureOr<Value> rhs = requireOperand(n, 1);
+    if (failed(lhs) || failed(rhs))
+      return failure();
+    if (!getElementTypeOf(*lhs).isInteger() ||
+        getElementTypeOf(*lhs) != getElementTypeOf(*rhs))
+      return n.emitError() << "expects two integer inputs of one type, got "
+                           << lhs->getType() << " and " << rhs->getType();
+    FailureOr<Value> result = createInferred<OpTy>(n, *lhs, *rhs);
+    if (failed(result))
+      return failure();
+    n.setResult(0, *result);
+    return success();
+  };
+}
+
+static LogicalResult importBitwiseNot(NodeContext &n) {
+  FailureOr<Value> input = requireOperand(n, 0);
+  if (failed(input))
+    return failure();
+  if (!getElementTypeOf(*input).isInteger())
+    return n.emitError() << "expects an integer input, got "
+                         << input->getType();
+  n.setResult(0, build<NotOp>(n, *input));
+  return success();
+}
+
+static LogicalResult importBitCast(NodeContext &n) {
+  FailureOr<Value> input = requireOperand(n, 0);
+  if (failed(input))
+    return failure();
+  int64_t to = n.attrInt("to", 0);
+  Type elementType = getElementType(n.builder.getContext(), to);
+  if (!elementType)
+    return n.emitError() << "unsupported target type "
+                         << getOnnxDataTypeName(to) << " (ONNX data_type " << to
+                         << ")";
+  auto type = cast<RankedTensorType>(input->getType());
+  auto bits = [](Type t) {
+    unsigned width = t.getIntOrFloatBitWidth();
+    return width == 1 ? 8u : width;
+  };
+  if (bits(type.getElementType()) != bits(elementType))
+    return n.emitError() << "cannot reinterpret " << type.getElementType()
+                         << " as " << elementType
+                         << ": the element sizes differ";
+  n.setResult(0, build<BitCastOp>(n, type.clone(elementType), *input));
+  return success();
+}
+
 /// Variadic Max/Min/Sum fold left over their inputs (broadcasting).
 template <typename OpTy> static NodeHandler variadicHandler() {
   return [](NodeContext &n) -> LogicalResult {
@@ -192,9 +245,9 @@ static LogicalResult importMod(NodeContext &n) {
     return n.emitError() << "input element types differ: "
                          << getElementTypeOf(*lhs) << " vs "
                          << getElementTypeOf(*rhs);
+  // The spec asks for fmod = 1 with floats, but its reference (and newer
+  // node tests) define fmod = 0 on floats as numpy's floor mod.
   bool fmod = n.attrInt("fmod", 0) != 0;
-  if (isa<FloatType>(getElementTypeOf(*lhs)) && !fmod)
-    return n.emitError() << "fmod must be 1 for floating-point inputs";
   if (failed(checkOperands<ModOp>(n, {*lhs, *rhs})))
     return failure();
   n.setResult(0, build<ModOp>(n, *lhs, *rhs, fmod));
@@ -207,8 +260,11 @@ static LogicalResult importBitShift(NodeContext &n) {
   if (failed(lhs) || failed(rhs))
     return failure();
   Type element = getElementTypeOf(*lhs);
-  if (!element.isUnsignedInteger() || element != getElementTypeOf(*rhs))
-    return n.emitError() << "expects two unsigned integer inputs of one type, "
+  // Opset 11 defines unsigned types only; signed ones shift arithmetically
+  // (newer opsets), which the op handles for every opset.
+  if (!element.isInteger() || element.isInteger(1) ||
+      element != getElementTypeOf(*rhs))
+    return n.emitError() << "expects two integer inputs of one type, "
                          << "got " << lhs->getType() << " and "
                          << rhs->getType();
   std::string direction = n.attrString("direction", "");
@@ -438,6 +494,15 @@ static LogicalResult importSoftplus(NodeContext &n) {
   });
 }
 
+/// Mish-18: x * tanh(softplus(x)).
+static LogicalResult importMish(NodeContext &n) {
+  return importActivation(n, [](NodeContext &n, Value x, Type t) {
+    Value softplus = build<LogOp>(
+        n, build<AddOp>(n, build<ExpOp>(n, x), scalarConstant(n, t, 1.0)));
+    return build<MulOp>(n, x, build<TanhOp>(n, softplus));
+  });
+}
+
 static LogicalResult importSoftsign(NodeContext &n) {
   return importActivation(n, [](NodeContext &n, Value x, Type t) {
     Value denom =
@@ -584,6 +649,11 @@ void mlir::ridge::onnx_import::registerElementwiseHandlers(
   table.add("And", 7, logicalHandler<AndOp>());
   table.add("Or", 7, logicalHandler<OrOp>());
   table.add("Xor", 7, logicalHandler<XorOp>());
+  table.add("BitwiseAnd", 18, bitwiseHandler<AndOp>());
+  table.add("BitwiseOr", 18, bitwiseHandler<OrOp>());
+  table.add("BitwiseXor", 18, bitwiseHandler<XorOp>());
+  table.add("BitwiseNot", 18, importBitwiseNot);
+  table.add("BitCast", 26, importBitCast);
   table.add("Equal", 7, binaryHandler<EqualOp>());
   table.add("Less", 7, binaryHandler<LessOp>());
   table.add("Greater", 7, binaryHandler<GreaterOp>());
@@ -600,6 +670,7 @@ void mlir::ridge::onnx_import::registerElementwiseHandlers(
   table.add("HardSwish", 14, importHardSwish);
   table.add("Softplus", 1, importSoftplus);
   table.add("Softsign", 1, importSoftsign);
+  table.add("Mish", 18, importMish);
   table.add("ThresholdedRelu", 10, importThresholdedRelu);
   table.add("Shrink", 9, importShrink);
 

@@ -433,7 +433,7 @@ FailureOr<SmallVector<double>> constantFloats(NodeContext &n, unsigned i,
 LogicalResult buildResize(NodeContext &n, Value x, ArrayRef<double> scales,
                           ArrayRef<int64_t> explicitShape, StringRef mode,
                           StringRef coordMode, StringRef nearestMode,
-                          ArrayRef<double> roi) {
+                          ArrayRef<double> roi, bool antialias = false) {
   auto xType = getTensorType(x);
   int64_t rank = xType.getRank();
   if (static_cast<int64_t>(scales.size()) != rank)
@@ -455,9 +455,9 @@ LogicalResult buildResize(NodeContext &n, Value x, ArrayRef<double> scales,
   if (mode != "nearest" && !isa<FloatType>(xType.getElementType()))
     return n.emitError() << mode << " resize needs a float input, got "
                          << xType;
-  if (!llvm::is_contained({"half_pixel", "pytorch_half_pixel", "align_corners",
-                           "asymmetric", "tf_half_pixel_for_nn",
-                           "tf_crop_and_resize"},
+  if (!llvm::is_contained({"half_pixel", "half_pixel_symmetric",
+                           "pytorch_half_pixel", "align_corners", "asymmetric",
+                           "tf_half_pixel_for_nn", "tf_crop_and_resize"},
                           coordMode))
     return n.emitError() << "unsupported coordinate_transformation_mode '"
                          << coordMode << "'";
@@ -479,7 +479,9 @@ LogicalResult buildResize(NodeContext &n, Value x, ArrayRef<double> scales,
       b.getF32FloatAttr(n.attrFloat("cubic_coeff_a", -0.75f)),
       b.getBoolAttr(n.attrInt("exclude_outside", 0) != 0),
       b.getF32FloatAttr(n.attrFloat("extrapolation_value", 0.0f)),
-      b.getDenseF64ArrayAttr(effective), roiAttr);
+      b.getDenseF64ArrayAttr(effective), roiAttr,
+      // Antialiasing only changes linear and cubic downscaling.
+      b.getBoolAttr(antialias && mode != "nearest"));
   n.setResult(0, resize.getResult());
   return success();
 }
@@ -492,8 +494,6 @@ LogicalResult importResize(NodeContext &n) {
     return failure();
   auto xType = getTensorType(*x);
   int64_t rank = xType.getRank();
-  if (n.attrInt("antialias", 0) != 0)
-    return n.emitError() << "antialias is not supported";
   SmallVector<int64_t> axes;
   if (std::optional<SmallVector<int64_t>> given = n.attrInts("axes")) {
     SmallVector<bool> seen(rank, false);
@@ -581,7 +581,8 @@ LogicalResult importResize(NodeContext &n) {
   }
   return buildResize(n, *x, scales, shape, n.attrString("mode", "nearest"),
                      coordMode,
-                     n.attrString("nearest_mode", "round_prefer_floor"), roi);
+                     n.attrString("nearest_mode", "round_prefer_floor"), roi,
+                     n.attrInt("antialias", 0) != 0);
 }
 
 /// Resize-10 and Upsample: X and scales, asymmetric coordinates, nearest
@@ -613,6 +614,12 @@ LogicalResult importGridSample(NodeContext &n) {
   if (failed(x) || failed(grid))
     return failure();
   std::string mode = n.attrString("mode", "bilinear");
+  // Opset 20 renamed the modes for N-d grids; on 2-d grids they are the
+  // same interpolations.
+  if (mode == "linear")
+    mode = "bilinear";
+  else if (mode == "cubic")
+    mode = "bicubic";
   std::string padding = n.attrString("padding_mode", "zeros");
   if (!llvm::is_contained({"bilinear", "nearest", "bicubic"}, mode))
     return n.emitError() << "unsupported mode '" << mode << "'";
@@ -620,6 +627,9 @@ LogicalResult importGridSample(NodeContext &n) {
     return n.emitError() << "unsupported padding_mode '" << padding << "'";
   if (!isa<FloatType>(getTensorType(*x).getElementType()))
     return n.emitError() << "expects a floating-point input, got "
+                         << x->getType();
+  if (mode == "bicubic" && getTensorType(*x).getRank() != 4)
+    return n.emitError() << "cubic mode needs a 2-d (rank-4) input, got "
                          << x->getType();
   Builder &b = n.builder;
   GridSampleOp::Properties props;
@@ -633,6 +643,188 @@ LogicalResult importGridSample(NodeContext &n) {
   n.setResult(0, GridSampleOp::create(n.builder, n.loc, (*types)[0], *x, *grid,
                                       props.getMode(), props.getPaddingMode(),
                                       props.getAlignCorners()));
+  return success();
+}
+
+/// AffineGrid-20: grid[n, (d,) h, w, :] = theta[n] @ (x_w, y_h, (z_d,) 1)
+/// with x, y, z the normalized pixel centers (or corners with
+/// align_corners) in [-1, 1]: a constant base grid [k+1, D*H*W] multiplied
+/// by theta [N, k, k+1], then moved to channels-last.
+LogicalResult importAffineGrid(NodeContext &n) {
+  FailureOr<Value> theta = requireOperand(n, 0);
+  if (failed(theta))
+    return failure();
+  auto thetaType = getTensorType(*theta);
+  Type element = thetaType.getElementType();
+  if (!isa<FloatType>(element))
+    return n.emitError() << "expects a floating-point theta, got " << thetaType;
+  std::optional<SmallVector<int64_t>> size = n.constantInts(1);
+  if (!size)
+    return n.emitError() << "size (input 1) must be an integer constant: "
+                            "it decides the output shape";
+  if (size->size() != 4 && size->size() != 5)
+    return n.emitError() << "size must have 4 (2-d) or 5 (3-d) entries, got "
+                         << size->size();
+  int64_t k = size->size() - 2;
+  int64_t batch = (*size)[0];
+  if (thetaType.getRank() != 3 || thetaType.getDimSize(0) != batch ||
+      thetaType.getDimSize(1) != k || thetaType.getDimSize(2) != k + 1)
+    return n.emitError() << "theta " << thetaType << " must have shape ["
+                         << batch << ", " << k << ", " << k + 1 << "]";
+  // Spatial sizes, slowest first: (D,) H, W.
+  SmallVector<int64_t> spatial(size->begin() + 2, size->end());
+  int64_t points = 1;
+  for (int64_t d : spatial) {
+    if (d <= 0)
+      return n.emitError() << "size entries must be positive";
+    points *= d;
+  }
+  bool alignCorners = n.attrInt("align_corners", 0) != 0;
+  auto coordinate = [&](int64_t i, int64_t dim) -> double {
+    if (alignCorners)
+      return dim == 1 ? -1.0 : -1.0 + 2.0 * i / (dim - 1);
+    return -1.0 + (2.0 * i + 1.0) / dim;
+  };
+  // Row r < k holds the coordinate along spatial dim k-1-r (x first), row k
+  // is the homogeneous 1.
+  SmallVector<Attribute> base;
+  base.reserve((k + 1) * points);
+  for (int64_t r = 0; r <= k; ++r) {
+    for (int64_t p = 0; p < points; ++p) {
+      double value = 1.0;
+      if (r < k) {
+        int64_t dim = k - 1 - r, stride = 1;
+        for (int64_t d = k - 1; d > dim; --d)
+          stride *= spatial[d];
+        value = coordinate((p / stride) % spatial[dim], spatial[dim]);
+      }
+      base.push_back(n.builder.getFloatAttr(element, value));
+    }
+  }
+  auto baseType = RankedTensorType::get({k + 1, points}, element);
+  Value grid = ConstantOp::create(n.builder, n.loc,
+                                  DenseElementsAttr::get(baseType, base));
+  FailureOr<Value> product = createInferred<MatMulOp>(n, *theta, grid);
+  if (failed(product))
+    return failure();
+  Value result = TransposeOp::create(n.builder, n.loc, *product,
+                                     ArrayRef<int64_t>{0, 2, 1});
+  SmallVector<int64_t> shape{batch};
+  llvm::append_range(shape, spatial);
+  shape.push_back(k);
+  n.setResult(0, reshapeTo(n, result, shape));
+  return success();
+}
+
+/// DeformConv-19 (2-d): a missing bias becomes zeros and a missing mask
+/// ones (splat constants).
+LogicalResult importDeformConv(NodeContext &n) {
+  FailureOr<Value> x = requireOperand(n, 0), w = requireOperand(n, 1),
+                   offset = requireOperand(n, 2);
+  if (failed(x) || failed(w) || failed(offset))
+    return failure();
+  auto xType = getTensorType(*x), wType = getTensorType(*w);
+  Type element = xType.getElementType();
+  if (!isa<FloatType>(element))
+    return n.emitError() << "expects a floating-point input, got " << xType;
+  if (xType.getRank() != 4 || wType.getRank() != 4)
+    return n.emitError() << "only 2-d deformable convolution is supported, "
+                            "got input "
+                         << xType;
+  FailureOr<SmallVector<int64_t>> strides = getIntsAttr(n, "strides", 2, 1);
+  FailureOr<SmallVector<int64_t>> dilations = getIntsAttr(n, "dilations", 2, 1);
+  FailureOr<SmallVector<int64_t>> pads = getIntsAttr(n, "pads", 4, 0);
+  if (failed(strides) || failed(dilations) || failed(pads))
+    return failure();
+  int64_t offsetGroup = n.attrInt("offset_group", 1);
+  int64_t group = n.attrInt("group", 1);
+  SmallVector<int64_t> shape{xType.getDimSize(0), wType.getDimSize(0)};
+  for (int64_t d = 0; d < 2; ++d) {
+    int64_t extent = (wType.getDimSize(2 + d) - 1) * (*dilations)[d] + 1;
+    int64_t padded = xType.getDimSize(2 + d) + (*pads)[d] + (*pads)[2 + d];
+    if (padded < extent || (*strides)[d] <= 0)
+      return n.emitError() << "the kernel does not fit the padded input";
+    shape.push_back((padded - extent) / (*strides)[d] + 1);
+  }
+  Builder &b = n.builder;
+  auto splat = [&](ArrayRef<int64_t> dims, double value) -> Value {
+    auto type = RankedTensorType::get(dims, element);
+    return ConstantOp::create(
+        n.builder, n.loc,
+        DenseElementsAttr::get(type, b.getFloatAttr(element, value)));
+  };
+  Value bias = n.operand(3);
+  if (!bias)
+    bias = splat({wType.getDimSize(0)}, 0.0);
+  Value mask = n.operand(4);
+  if (!mask)
+    mask = splat({shape[0],
+                  offsetGroup * wType.getDimSize(2) * wType.getDimSize(3),
+                  shape[2], shape[3]},
+                 1.0);
+  auto op = DeformConvOp::create(
+      n.builder, n.loc, xType.clone(shape), *x, *w, *offset, bias, mask,
+      b.getDenseI64ArrayAttr(*strides), b.getDenseI64ArrayAttr(*pads),
+      b.getDenseI64ArrayAttr(*dilations), b.getI64IntegerAttr(group),
+      b.getI64IntegerAttr(offsetGroup));
+  if (failed(mlir::verify(op.getOperation()))) {
+    op->erase();
+    return failure();
+  }
+  n.setResult(0, op);
+  return success();
+}
+
+/// Col2Im-18: image_shape and block_shape are inputs that decide shapes.
+LogicalResult importCol2Im(NodeContext &n) {
+  FailureOr<Value> input = requireOperand(n, 0);
+  if (failed(input))
+    return failure();
+  auto type = getTensorType(*input);
+  if (!isa<FloatType>(type.getElementType()))
+    return n.emitError() << "expects a floating-point input, got " << type;
+  if (type.getRank() != 3)
+    return n.emitError() << "expects an input of rank 3, got " << type;
+  std::optional<SmallVector<int64_t>> image = n.constantInts(1);
+  std::optional<SmallVector<int64_t>> block = n.constantInts(2);
+  if (!image || !block)
+    return n.emitError() << "image_shape (input 1) and block_shape (input 2) "
+                            "must be integer constants: they decide shapes";
+  size_t spatial = image->size();
+  if (spatial == 0 || block->size() != spatial)
+    return n.emitError() << "image_shape and block_shape must have the same "
+                            "non-zero length";
+  FailureOr<SmallVector<int64_t>> strides =
+      getIntsAttr(n, "strides", spatial, 1);
+  FailureOr<SmallVector<int64_t>> dilations =
+      getIntsAttr(n, "dilations", spatial, 1);
+  FailureOr<SmallVector<int64_t>> pads = getIntsAttr(n, "pads", 2 * spatial, 0);
+  if (failed(strides) || failed(dilations) || failed(pads))
+    return failure();
+  int64_t blockSize = 1;
+  for (int64_t b : *block) {
+    if (b <= 0)
+      return n.emitError() << "block_shape entries must be positive";
+    blockSize *= b;
+  }
+  if (type.getDimSize(1) % blockSize != 0)
+    return n.emitError() << "input dim 1 (" << type.getDimSize(1)
+                         << ") is not a multiple of the block size "
+                         << blockSize;
+  SmallVector<int64_t> shape{type.getDimSize(0),
+                             type.getDimSize(1) / blockSize};
+  llvm::append_range(shape, *image);
+  Builder &b = n.builder;
+  auto op = Col2ImOp::create(
+      n.builder, n.loc, type.clone(shape), *input,
+      b.getDenseI64ArrayAttr(*block), b.getDenseI64ArrayAttr(*strides),
+      b.getDenseI64ArrayAttr(*dilations), b.getDenseI64ArrayAttr(*pads));
+  // The verifier reports a block count that does not match, at the node.
+  if (failed(mlir::verify(op.getOperation()))) {
+    op->erase();
+    return failure();
+  }
+  n.setResult(0, op);
   return success();
 }
 
@@ -710,7 +902,111 @@ FailureOr<Value> buildQuantize(NodeContext &n, Value x, Value scale,
       .getResult();
 }
 
+/// Blocked quantization (opset 21): `param` has x's shape except
+/// ceil(D / blockSize) along `axis`; gathering block i / blockSize for every
+/// i < D gives it x's shape.
+FailureOr<Value> expandBlocks(NodeContext &n, Value param,
+                              RankedTensorType xType, int64_t axis,
+                              int64_t blockSize) {
+  auto type = getTensorType(param);
+  int64_t size = xType.getDimSize(axis);
+  int64_t blocks = (size + blockSize - 1) / blockSize;
+  SmallVector<int64_t> expected(xType.getShape());
+  expected[axis] = blocks;
+  if (type.getShape() != ArrayRef<int64_t>(expected)) {
+    n.emitError() << "blocked scale and zero point must have shape "
+                  << RankedTensorType::get(expected, type.getElementType())
+                  << " for block_size " << blockSize << ", got " << type;
+    return failure();
+  }
+  SmallVector<int64_t> indices;
+  for (int64_t i = 0; i < size; ++i)
+    indices.push_back(i / blockSize);
+  auto indexType = RankedTensorType::get({size}, n.builder.getI64Type());
+  Value indexValue = ConstantOp::create(
+      n.builder, n.loc,
+      DenseElementsAttr::get(indexType, ArrayRef<int64_t>(indices)));
+  return n.builder.createOrFold<GatherOp>(n.loc, param, indexValue,
+                                          n.builder.getI64IntegerAttr(axis));
+}
+
+/// Blocked QuantizeLinear/DequantizeLinear, expanded into elementwise ops
+/// on full-shape parameters (the quantize ops take per-axis parameters).
+LogicalResult importBlockedQuantize(NodeContext &n, bool quantize) {
+  FailureOr<Value> x = requireOperand(n, 0), scale = requireOperand(n, 1);
+  if (failed(x) || failed(scale))
+    return failure();
+  auto xType = getTensorType(*x);
+  FailureOr<int64_t> axis = getAxis(n, xType.getRank());
+  if (failed(axis))
+    return failure();
+  int64_t blockSize = n.attrInt("block_size", 0);
+  Type floatType = getTensorType(*scale).getElementType();
+  if (!isa<FloatType>(floatType))
+    return n.emitError() << "expects a floating-point scale";
+  Type intType = quantize ? IntegerType::get(n.builder.getContext(), 8,
+                                             IntegerType::Unsigned)
+                          : xType.getElementType();
+  Value zeroPoint = n.operand(2);
+  if (zeroPoint) {
+    intType = getTensorType(zeroPoint).getElementType();
+  } else if (int64_t dtype = quantize ? n.attrInt("output_dtype", 0) : 0) {
+    intType = getElementType(n.builder.getContext(), dtype);
+    if (!intType)
+      return n.emitError() << "unsupported output_dtype "
+                           << getOnnxDataTypeName(dtype);
+  }
+  if (!isa<IntegerType>(intType) || intType.isInteger(1))
+    return n.emitError() << "expects integer quantized values";
+  FailureOr<Value> fullScale = expandBlocks(n, *scale, xType, *axis, blockSize);
+  if (failed(fullScale))
+    return failure();
+  Value fullZero;
+  if (zeroPoint) {
+    FailureOr<Value> z = expandBlocks(n, zeroPoint, xType, *axis, blockSize);
+    if (failed(z))
+      return failure();
+    fullZero = castTo(n, *z, floatType);
+  }
+  auto mul = [&](Value a, Value b) {
+    return n.builder.createOrFold<MulOp>(n.loc, a, b);
+  };
+  if (!quantize) {
+    Value real = castTo(n, *x, floatType);
+    if (fullZero)
+      real = n.builder.createOrFold<SubOp>(n.loc, real, fullZero);
+    n.setResult(0, mul(real, *fullScale));
+    return success();
+  }
+  Value real = castTo(n, *x, floatType);
+  Value q = n.builder.createOrFold<RoundOp>(
+      n.loc, n.builder.createOrFold<DivOp>(n.loc, real, *fullScale));
+  if (fullZero)
+    q = n.builder.createOrFold<AddOp>(n.loc, q, fullZero);
+  // Saturate to the quantized type's range.
+  unsigned width = intType.getIntOrFloatBitWidth();
+  bool isUnsigned = intType.isUnsignedInteger();
+  double lo =
+      isUnsigned
+          ? 0.0
+          : static_cast<double>(APInt::getSignedMinValue(width).getSExtValue());
+  double hi =
+      isUnsigned
+          ? static_cast<double>(APInt::getMaxValue(width).getZExtValue())
+          : static_cast<double>(APInt::getSignedMaxValue(width).getSExtValue());
+  q = n.builder.createOrFold<MaxOp>(
+      n.loc, q,
+      scalarConstant(n, floatType, n.builder.getFloatAttr(floatType, lo)));
+  q = n.builder.createOrFold<MinOp>(
+      n.loc, q,
+      scalarConstant(n, floatType, n.builder.getFloatAttr(floatType, hi)));
+  n.setResult(0, castTo(n, q, intType));
+  return success();
+}
+
 LogicalResult importQuantizeLinear(NodeContext &n) {
+  if (n.attrInt("block_size", 0) > 0)
+    return importBlockedQuantize(n, /*quantize=*/true);
   FailureOr<Value> x = requireOperand(n, 0), scale = requireOperand(n, 1);
   if (failed(x) || failed(scale))
     return failure();
@@ -719,9 +1015,16 @@ LogicalResult importQuantizeLinear(NodeContext &n) {
     *x = castTo(n, *x, getTensorType(*scale).getElementType());
   Value zeroPoint = n.operand(2);
   if (!zeroPoint) {
-    Type u8 =
+    // The quantized type is output_dtype (opset 21+), else uint8.
+    Type type =
         IntegerType::get(n.builder.getContext(), 8, IntegerType::Unsigned);
-    zeroPoint = scalarConstant(n, u8, IntegerAttr::get(u8, 0));
+    if (int64_t dtype = n.attrInt("output_dtype", 0)) {
+      type = getElementType(n.builder.getContext(), dtype);
+      if (!type || !isa<IntegerType>(type) || type.isInteger(1))
+        return n.emitError()
+               << "unsupported output_dtype " << getOnnxDataTypeName(dtype);
+    }
+    zeroPoint = scalarConstant(n, type, IntegerAttr::get(type, 0));
   }
   FailureOr<int64_t> axis = getAxis(n, xType.getRank());
   if (failed(axis))
@@ -734,6 +1037,8 @@ LogicalResult importQuantizeLinear(NodeContext &n) {
 }
 
 LogicalResult importDequantizeLinear(NodeContext &n) {
+  if (n.attrInt("block_size", 0) > 0)
+    return importBlockedQuantize(n, /*quantize=*/false);
   FailureOr<Value> x = requireOperand(n, 0), scale = requireOperand(n, 1);
   if (failed(x) || failed(scale))
     return failure();
@@ -845,6 +1150,9 @@ LogicalResult importQLinearMatMul(NodeContext &n) {
       return failure();
     in.push_back(*v);
   }
+  // Scales may be f16 (opset 21+); the requantization computes in f32.
+  for (unsigned i : {1u, 4u, 6u})
+    in[i] = castTo(n, in[i], n.builder.getF32Type());
   FailureOr<Value> acc = buildMatMulInteger(n, in[0], in[3], in[2], in[5]);
   if (failed(acc))
     return failure();
@@ -868,6 +1176,9 @@ LogicalResult importQLinearConv(NodeContext &n) {
       return failure();
     in.push_back(*v);
   }
+  // Scales may be f16 (opset 21+); the requantization computes in f32.
+  for (unsigned i : {1u, 4u, 6u})
+    in[i] = castTo(n, in[i], n.builder.getF32Type());
   FailureOr<Value> xs = subtractZeroPoint(n, in[0], in[2], 1);
   FailureOr<Value> ws = subtractZeroPoint(n, in[3], in[5], 0);
   if (failed(xs) || failed(ws))
@@ -919,6 +1230,9 @@ void mlir::ridge::onnx_import::registerNNHandlers(OnnxHandlerTable &table) {
   table.add("Resize", 11, importResize);
   table.add("MaxUnpool", 9, importMaxUnpool);
   table.add("GridSample", 16, importGridSample);
+  table.add("AffineGrid", 20, importAffineGrid);
+  table.add("Col2Im", 18, importCol2Im);
+  table.add("DeformConv", 19, importDeformConv);
   table.add("RoiAlign", 10, [](NodeContext &n) {
     return importRoiAlign(n, "output_half_pixel");
   });

@@ -156,7 +156,11 @@ static NodeHandler reduceHandler(ReduceVariant variant, bool axesFromInput) {
                       variant == ReduceVariant::LogSumExp;
     if (needsFloat && !isFloat)
       return n.emitError() << "expects a floating-point input, got " << type;
-    if (type.getElementType().isInteger(1))
+    bool isBool = type.getElementType().isInteger(1);
+    bool isMinMax =
+        variant == ReduceVariant::Max || variant == ReduceVariant::Min;
+    // Opset 20 allows bool for ReduceMax/ReduceMin (any/all).
+    if (isBool && !isMinMax)
       return n.emitError() << "does not reduce bool tensors";
     FailureOr<SmallVector<int64_t>> axes =
         getReduceAxes(n, type.getRank(), axesFromInput);
@@ -165,6 +169,18 @@ static NodeHandler reduceHandler(ReduceVariant variant, bool axesFromInput) {
     bool keepdims = n.attrInt("keepdims", 1) != 0;
     Value x = *input;
     ReduceKind kind = getCoreKind(variant);
+
+    if (isBool) {
+      // Reduced as ui8 0/1: max is "any", min is "all".
+      Type byte = n.builder.getIntegerType(8, /*isSigned=*/false);
+      Value bytes = CastOp::create(n.builder, n.loc, type.clone(byte), x);
+      Value reduced = createReduce(n, bytes, kind, *axes, keepdims);
+      auto reducedType = cast<RankedTensorType>(reduced.getType());
+      n.setResult(0, CastOp::create(n.builder, n.loc,
+                                    reducedType.clone(n.builder.getI1Type()),
+                                    reduced));
+      return success();
+    }
 
     if (variant == ReduceVariant::LogSumExp) {
       // log(sum(exp(x - m))) + m with m = max(x): exp cannot overflow.
@@ -432,13 +448,14 @@ static LogicalResult importLRN(NodeContext &n) {
 // CumSum, TopK, Einsum
 //===----------------------------------------------------------------------===//
 
-static LogicalResult importCumSum(NodeContext &n) {
+/// CumSum and CumProd share their signature.
+template <typename OpTy> static LogicalResult importCumulative(NodeContext &n) {
   FailureOr<Value> x = requireOperand(n, 0);
   if (failed(x))
     return failure();
   auto type = cast<RankedTensorType>(x->getType());
   if (type.getElementType().isInteger(1))
-    return n.emitError() << "does not sum bool tensors";
+    return n.emitError() << "does not accumulate bool tensors";
   std::optional<SmallVector<int64_t>> axisValues = n.constantInts(1);
   if (!axisValues || axisValues->size() != 1)
     return n.emitError() << "axis (input 1) must be a constant integer scalar";
@@ -448,9 +465,9 @@ static LogicalResult importCumSum(NodeContext &n) {
       normalizeAxis(n, axisValues->front(), type.getRank());
   if (failed(axis))
     return failure();
-  n.setResult(0, CumSumOp::create(n.builder, n.loc, *x, *axis,
-                                  n.attrInt("exclusive", 0) != 0,
-                                  n.attrInt("reverse", 0) != 0));
+  n.setResult(0, OpTy::create(n.builder, n.loc, *x, *axis,
+                              n.attrInt("exclusive", 0) != 0,
+                              n.attrInt("reverse", 0) != 0));
   return success();
 }
 
@@ -550,7 +567,8 @@ void mlir::ridge::onnx_import::registerReductionHandlers(
   table.add("MeanVarianceNormalization", 1, importMeanVarianceNormalization);
   table.add("LRN", 1, importLRN);
 
-  table.add("CumSum", 11, importCumSum);
+  table.add("CumSum", 11, importCumulative<CumSumOp>);
+  table.add("CumProd", 26, importCumulative<CumProdOp>);
   table.add("TopK", 1, importTopK);
   table.add("Einsum", 12, importEinsum);
 }

@@ -380,16 +380,24 @@ static LogicalResult importSpaceToDepth(NodeContext &n) {
   if (type.getRank() != 4)
     return n.emitError() << "expects a 4-D NCHW input, got " << type;
   int64_t b = n.attrInt("blocksize", 0);
+  // Newer opsets add DepthToSpace's modes; DCR is the old behaviour.
+  std::string mode = n.attrString("mode", "DCR");
   if (b <= 0)
     return n.emitError() << "blocksize " << b << " must be positive";
+  if (mode != "DCR" && mode != "CRD")
+    return n.emitError() << "unknown mode '" << mode << "' (DCR or CRD)";
   int64_t batch = type.getDimSize(0), c = type.getDimSize(1),
           h = type.getDimSize(2), w = type.getDimSize(3);
   if (h % b != 0 || w % b != 0)
     return n.emitError() << "spatial dims " << h << "x" << w
                          << " are not divisible by blocksize " << b;
   Value x = reshapeTo(n, *input, {batch, c, h / b, b, w / b, b});
-  x = TransposeOp::create(n.builder, n.loc, x,
-                          ArrayRef<int64_t>{0, 3, 5, 1, 2, 4});
+  // DCR orders output channels (block row, block column, channel); CRD
+  // (channel, block row, block column).
+  SmallVector<int64_t> perm = mode == "DCR"
+                                  ? SmallVector<int64_t>{0, 3, 5, 1, 2, 4}
+                                  : SmallVector<int64_t>{0, 1, 3, 5, 2, 4};
+  x = TransposeOp::create(n.builder, n.loc, x, perm);
   n.setResult(0, reshapeTo(n, x, {batch, c * b * b, h / b, w / b}));
   return success();
 }
@@ -833,6 +841,86 @@ static LogicalResult importPad(NodeContext &n) {
                                      n.builder.getStringAttr(mode)));
 }
 
+/// TensorScatter-24 (KV-cache update); write_indices stay runtime values.
+static LogicalResult importTensorScatter(NodeContext &n) {
+  FailureOr<Value> past = requireOperand(n, 0);
+  FailureOr<Value> update = requireOperand(n, 1);
+  if (failed(past) || failed(update))
+    return failure();
+  Value indices = n.getNumOperands() > 2 ? n.operand(2) : Value();
+  auto type = typeOf(*past);
+  FailureOr<int64_t> axis =
+      normalizeAxis(n, n.attrInt("axis", -2), type.getRank());
+  if (failed(axis))
+    return failure();
+  std::string mode = n.attrString("mode", "linear");
+  if (mode != "linear" && mode != "circular")
+    return n.emitError() << "unknown mode '" << mode
+                         << "' (linear or circular)";
+  return setResult(
+      n, buildOp<TensorScatterOp>(n, type, *past, *update, indices,
+                                  n.builder.getI64IntegerAttr(*axis),
+                                  n.builder.getBoolAttr(mode == "circular")));
+}
+
+/// CenterCropPad-18: crops (centered, the extra element at the end) the axes
+/// longer than the requested shape and zero-pads (likewise) the shorter
+/// ones: a slice, then a pad.
+static LogicalResult importCenterCropPad(NodeContext &n) {
+  FailureOr<Value> input = requireOperand(n, 0);
+  if (failed(input))
+    return failure();
+  auto type = typeOf(*input);
+  int64_t rank = type.getRank();
+  std::optional<SmallVector<int64_t>> shape = n.constantInts(1);
+  if (!shape)
+    return n.emitError() << "shape (input 1) must be an integer constant: "
+                            "Ridgeline compiles for static shapes";
+  SmallVector<int64_t> axisList;
+  if (auto attrAxes = n.attrInts("axes"))
+    axisList = *attrAxes;
+  else
+    for (int64_t d = 0; d < rank; ++d)
+      axisList.push_back(d);
+  if (axisList.size() != shape->size())
+    return n.emitError() << "shape has " << shape->size() << " entries for "
+                         << axisList.size() << " axes";
+  FailureOr<SmallVector<int64_t>> axes = normalizeAxes(n, axisList, rank);
+  if (failed(axes))
+    return failure();
+  SmallVector<int64_t> starts(rank, 0), sizes(type.getShape()), steps(rank, 1);
+  SmallVector<int64_t> pads(2 * rank, 0);
+  bool crops = false, padsAny = false;
+  for (auto [axis, target] : llvm::zip(*axes, *shape)) {
+    int64_t dim = type.getDimSize(axis);
+    if (target < 0)
+      return n.emitError() << "shape entry " << target << " is negative";
+    if (target < dim) {
+      starts[axis] = (dim - target) / 2;
+      sizes[axis] = target;
+      crops = true;
+    } else if (target > dim) {
+      pads[axis] = (target - dim) / 2;
+      pads[rank + axis] = target - dim - pads[axis];
+      padsAny = true;
+    }
+  }
+  Value x = *input;
+  if (crops) {
+    FailureOr<Value> cropped = sliceOf(n, x, starts, sizes, steps);
+    if (failed(cropped))
+      return failure();
+    x = *cropped;
+  }
+  if (!padsAny) {
+    n.setResult(0, x);
+    return success();
+  }
+  return setResult(n, buildOp<PadOp>(n, x, Value(),
+                                     n.builder.getDenseI64ArrayAttr(pads),
+                                     n.builder.getStringAttr("constant")));
+}
+
 //===----------------------------------------------------------------------===//
 // Ops whose results are constants: shapes are static
 //===----------------------------------------------------------------------===//
@@ -1214,6 +1302,8 @@ void mlir::ridge::onnx_import::registerShapeHandlers(OnnxHandlerTable &table) {
   table.add("Expand", 8, importExpand);
   table.add("Tile", 6, importTile);
   table.add("Pad", 2, importPad);
+  table.add("CenterCropPad", 18, importCenterCropPad);
+  table.add("TensorScatter", 24, importTensorScatter);
   table.add("Shape", 1, importShape);
   table.add("Size", 1, importSize);
   table.add("ConstantOfShape", 9, importConstantOfShape);

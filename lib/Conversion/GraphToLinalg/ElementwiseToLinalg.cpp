@@ -255,8 +255,12 @@ Value buildScalar<SignOp>(SignOp, OpBuilder &b, Location loc, Type original,
 template <>
 Value buildScalar<NotOp>(NotOp, OpBuilder &b, Location loc, Type original,
                          ValueRange args) {
-  Value one = arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
-  return arith::XOrIOp::create(b, loc, args[0], one);
+  // Flipping every bit: logical not for i1, bitwise not for integers.
+  Type type = args[0].getType();
+  Value ones = arith::ConstantOp::create(
+      b, loc,
+      b.getIntegerAttr(type, APInt::getAllOnes(type.getIntOrFloatBitWidth())));
+  return arith::XOrIOp::create(b, loc, args[0], ones);
 }
 
 template <>
@@ -327,7 +331,29 @@ Value buildScalar<ModOp>(ModOp op, OpBuilder &b, Location loc, Type original,
                          ValueRange args) {
   if (isa<FloatType>(original))
     return computeInAccumulatorType(b, loc, args, [&](ValueRange v) -> Value {
-      return arith::RemFOp::create(b, loc, v[0], v[1]);
+      Value rem = arith::RemFOp::create(b, loc, v[0], v[1]);
+      if (op.getFmod())
+        return rem;
+      // numpy's floor mod (fmod = 0): a non-zero remainder whose sign differs
+      // from the divisor's moves into the divisor's range (-3 mod inf is
+      // inf); a zero remainder takes the divisor's sign. NaNs propagate.
+      Type type = rem.getType();
+      auto cmp = [&](arith::CmpFPredicate pred, Value l, Value r) {
+        return arith::CmpFOp::create(b, loc, pred, l, r).getResult();
+      };
+      Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
+      Value negZero =
+          arith::ConstantOp::create(b, loc, b.getFloatAttr(type, -0.0));
+      Value divNegative = cmp(arith::CmpFPredicate::OLT, v[1], zero);
+      Value remNegative = cmp(arith::CmpFPredicate::OLT, rem, zero);
+      Value remZero = cmp(arith::CmpFPredicate::OEQ, rem, zero);
+      Value signsDiffer =
+          arith::XOrIOp::create(b, loc, divNegative, remNegative);
+      Value adjusted = arith::SelectOp::create(
+          b, loc, signsDiffer, arith::AddFOp::create(b, loc, rem, v[1]), rem);
+      Value signedZero =
+          arith::SelectOp::create(b, loc, divNegative, negZero, zero);
+      return arith::SelectOp::create(b, loc, remZero, signedZero, adjusted);
     });
   Value x = args[0], y = args[1];
   Type type = x.getType();
@@ -365,16 +391,49 @@ Value buildScalar<BitShiftOp>(BitShiftOp op, OpBuilder &b, Location loc,
                               Type original, ValueRange args) {
   Value x = args[0], amount = args[1];
   Type type = x.getType();
-  // arith shifts by the bit width or more are poison; ONNX's are zero.
-  Value width = arith::ConstantOp::create(
-      b, loc, b.getIntegerAttr(type, type.getIntOrFloatBitWidth()));
+  unsigned bits = type.getIntOrFloatBitWidth();
+  // Signed (signless) values shift arithmetically to the right; the shift
+  // amount compares unsigned, so negative amounts count as too far.
+  bool isSigned = !original.isUnsignedInteger();
+  bool left = op.getDirection() == "left";
+  // arith shifts by the bit width or more are poison; ONNX's shift everything
+  // out: zero, or the sign for an arithmetic right shift.
+  Value width = arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, bits));
   Value tooFar =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, amount, width);
-  Value shifted = op.getDirection() == "left"
-                      ? arith::ShLIOp::create(b, loc, x, amount).getResult()
+  Value shifted = left ? arith::ShLIOp::create(b, loc, x, amount).getResult()
+                  : isSigned
+                      ? arith::ShRSIOp::create(b, loc, x, amount).getResult()
                       : arith::ShRUIOp::create(b, loc, x, amount).getResult();
-  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
-  return arith::SelectOp::create(b, loc, tooFar, zero, shifted);
+  Value outOfRange;
+  if (!left && isSigned) {
+    Value last =
+        arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, bits - 1));
+    outOfRange = arith::ShRSIOp::create(b, loc, x, last);
+  } else {
+    outOfRange = arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
+  }
+  return arith::SelectOp::create(b, loc, tooFar, outOfRange, shifted);
+}
+
+template <>
+Value buildScalar<BitCastOp>(BitCastOp op, OpBuilder &b, Location loc,
+                             Type original, ValueRange args) {
+  Value x = args[0];
+  // The converted (signless) result type: unsigned types became signless.
+  Type to = getElementTypeOrSelf(op.getType());
+  if (to.isInteger())
+    to = b.getIntegerType(to.getIntOrFloatBitWidth());
+  if (x.getType() == to)
+    return x;
+  // Bools are stored as bytes holding 0 or 1.
+  if (x.getType().isInteger(1))
+    return arith::ExtUIOp::create(b, loc, to, x);
+  if (to.isInteger(1)) {
+    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(x.getType()));
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x, zero);
+  }
+  return arith::BitcastOp::create(b, loc, to, x);
 }
 
 template <>
@@ -438,5 +497,6 @@ void mlir::ridge::linalg_lowering::populateElementwiseToLinalgPatterns(
       ElementwiseLowering<LessOp>, ElementwiseLowering<LessEqualOp>,
       ElementwiseLowering<GreaterOp>, ElementwiseLowering<GreaterEqualOp>,
       ElementwiseLowering<ModOp>, ElementwiseLowering<BitShiftOp>,
-      ElementwiseLowering<SelectOp>>(converter, ctx);
+      ElementwiseLowering<SelectOp>, ElementwiseLowering<BitCastOp>>(converter,
+                                                                     ctx);
 }

@@ -743,6 +743,278 @@ struct MaxUnpoolLowering : OpConversionPattern<MaxUnpoolOp> {
 };
 
 //===----------------------------------------------------------------------===//
+// DeformConv
+//===----------------------------------------------------------------------===//
+
+/// One generic over (n, m, oh, ow) with (input channel in group, kh, kw) as
+/// reductions: each tap reads its offset and mask, interpolates the input
+/// bilinearly (zero outside) and accumulates weight * mask * value in f32
+/// (f64 for f64); the bias is added at the end.
+struct DeformConvLowering : OpConversionPattern<DeformConvOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(DeformConvOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = getContext();
+    auto resultType =
+        cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
+    Value input = adaptor.getInput(), weight = adaptor.getWeight(),
+          offset = adaptor.getOffset(), mask = adaptor.getMask(),
+          bias = adaptor.getBias();
+    auto inType = getTensorType(input), wType = getTensorType(weight);
+    int64_t height = inType.getDimSize(2), width = inType.getDimSize(3);
+    int64_t channels = inType.getDimSize(1);
+    int64_t perGroup = wType.getDimSize(1), kh = wType.getDimSize(2),
+            kw = wType.getDimSize(3);
+    int64_t outPerGroup = resultType.getDimSize(1) / op.getGroup();
+    int64_t perOffsetGroup = channels / op.getOffsetGroup();
+    int64_t taps = kh * kw;
+    ArrayRef<int64_t> strides = op.getStrides(), pads = op.getPads(),
+                      dilations = op.getDilations();
+    Type element = resultType.getElementType();
+    Type ft = element.isF64() ? element : rewriter.getF32Type();
+    auto accType = RankedTensorType::get(resultType.getShape(), ft);
+    SmallVector<int64_t> windowShape{perGroup, kh, kw};
+    Value window = tensor::EmptyOp::create(rewriter, loc, windowShape, element);
+    SmallVector<AffineExpr> windowExprs, outExprs;
+    for (int64_t i = 0; i < 7; ++i)
+      (i < 4 ? outExprs : windowExprs).push_back(getAffineDimExpr(i, ctx));
+    SmallVector<AffineMap> maps{AffineMap::get(7, 0, windowExprs, ctx),
+                                AffineMap::get(7, 0, outExprs, ctx)};
+    SmallVector<utils::IteratorType> iterators(4,
+                                               utils::IteratorType::parallel);
+    iterators.append(3, utils::IteratorType::reduction);
+    Value init = createFilled(rewriter, loc, accType, rewriter.getZeroAttr(ft));
+    Value acc =
+        linalg::GenericOp::create(
+            rewriter, loc, accType, window, init, maps, iterators,
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              auto idx = [&](int64_t v) -> Value {
+                return arith::ConstantIndexOp::create(b, l, v);
+              };
+              auto fcst = [&](double v) -> Value {
+                return arith::ConstantOp::create(b, l, b.getFloatAttr(ft, v));
+              };
+              auto iadd = [&](Value x, Value y) -> Value {
+                return arith::AddIOp::create(b, l, x, y);
+              };
+              auto imul = [&](Value x, int64_t y) -> Value {
+                return arith::MulIOp::create(b, l, x, idx(y));
+              };
+              auto fadd = [&](Value x, Value y) -> Value {
+                return arith::AddFOp::create(b, l, x, y);
+              };
+              auto fsub = [&](Value x, Value y) -> Value {
+                return arith::SubFOp::create(b, l, x, y);
+              };
+              auto fmul = [&](Value x, Value y) -> Value {
+                return arith::MulFOp::create(b, l, x, y);
+              };
+              Value n = linalg::IndexOp::create(b, l, 0);
+              Value m = linalg::IndexOp::create(b, l, 1);
+              Value oh = linalg::IndexOp::create(b, l, 2);
+              Value ow = linalg::IndexOp::create(b, l, 3);
+              Value ic = linalg::IndexOp::create(b, l, 4);
+              Value i = linalg::IndexOp::create(b, l, 5);
+              Value j = linalg::IndexOp::create(b, l, 6);
+              Value g = arith::DivUIOp::create(b, l, m, idx(outPerGroup));
+              Value c = iadd(imul(g, perGroup), ic);
+              Value og = arith::DivUIOp::create(b, l, c, idx(perOffsetGroup));
+              Value tap = iadd(imul(og, taps), iadd(imul(i, kw), j));
+              Value dy = tensor::ExtractOp::create(
+                  b, l, offset, ValueRange{n, imul(tap, 2), oh, ow});
+              Value dx = tensor::ExtractOp::create(
+                  b, l, offset,
+                  ValueRange{n, iadd(imul(tap, 2), idx(1)), oh, ow});
+              Value scale = tensor::ExtractOp::create(
+                  b, l, mask, ValueRange{n, tap, oh, ow});
+              auto toFloat = [&](Value index) -> Value {
+                Value i64 =
+                    arith::IndexCastOp::create(b, l, b.getI64Type(), index);
+                return arith::SIToFPOp::create(b, l, ft, i64);
+              };
+              // Tap position: oh * stride - pad + i * dilation + dy.
+              Value y = fadd(
+                  toFloat(iadd(imul(oh, strides[0]), imul(i, dilations[0]))),
+                  fadd(fcst(-static_cast<double>(pads[0])),
+                       extendTo(b, l, dy, ft)));
+              Value x = fadd(
+                  toFloat(iadd(imul(ow, strides[1]), imul(j, dilations[1]))),
+                  fadd(fcst(-static_cast<double>(pads[1])),
+                       extendTo(b, l, dx, ft)));
+              Value y0 = math::FloorOp::create(b, l, y);
+              Value x0 = math::FloorOp::create(b, l, x);
+              Value ty = fsub(y, y0), tx = fsub(x, x0);
+              auto corner = [&](Value cy, Value cx) -> Value {
+                auto inside = [&](Value v, int64_t size) -> Value {
+                  Value lo = arith::CmpFOp::create(
+                      b, l, arith::CmpFPredicate::OGE, v, fcst(0));
+                  Value hi = arith::CmpFOp::create(
+                      b, l, arith::CmpFPredicate::OLE, v, fcst(size - 1));
+                  return arith::AndIOp::create(b, l, lo, hi);
+                };
+                auto toIndex = [&](Value v, int64_t size) -> Value {
+                  Value clamped = arith::MinimumFOp::create(
+                      b, l, arith::MaximumFOp::create(b, l, v, fcst(0)),
+                      fcst(size - 1));
+                  Value i64 =
+                      arith::FPToSIOp::create(b, l, b.getI64Type(), clamped);
+                  return arith::IndexCastOp::create(b, l, b.getIndexType(),
+                                                    i64);
+                };
+                Value ok = arith::AndIOp::create(b, l, inside(cy, height),
+                                                 inside(cx, width));
+                Value v = tensor::ExtractOp::create(
+                    b, l, input,
+                    ValueRange{n, c, toIndex(cy, height), toIndex(cx, width)});
+                return arith::SelectOp::create(b, l, ok, extendTo(b, l, v, ft),
+                                               fcst(0));
+              };
+              Value y1 = fadd(y0, fcst(1)), x1 = fadd(x0, fcst(1));
+              Value uy = fsub(fcst(1), ty), ux = fsub(fcst(1), tx);
+              Value value = fadd(fadd(fmul(corner(y0, x0), fmul(uy, ux)),
+                                      fmul(corner(y0, x1), fmul(uy, tx))),
+                                 fadd(fmul(corner(y1, x0), fmul(ty, ux)),
+                                      fmul(corner(y1, x1), fmul(ty, tx))));
+              Value w = tensor::ExtractOp::create(b, l, weight,
+                                                  ValueRange{m, ic, i, j});
+              Value term =
+                  fmul(fmul(extendTo(b, l, w, ft), extendTo(b, l, scale, ft)),
+                       value);
+              linalg::YieldOp::create(b, l, fadd(args[1], term));
+            })
+            .getResult(0);
+    // Epilogue: + bias[m], back to the element type.
+    auto biasMap = AffineMap::get(4, 0, getAffineDimExpr(1, ctx), ctx);
+    Value result =
+        linalg::GenericOp::create(
+            rewriter, loc, resultType, ValueRange{acc, bias},
+            createEmpty(rewriter, loc, resultType),
+            ArrayRef<AffineMap>{rewriter.getMultiDimIdentityMap(4), biasMap,
+                                rewriter.getMultiDimIdentityMap(4)},
+            SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              Value sum = arith::AddFOp::create(b, l, args[0],
+                                                extendTo(b, l, args[1], ft));
+              linalg::YieldOp::create(b, l, truncateTo(b, l, sum, element));
+            })
+            .getResult(0);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Col2Im
+//===----------------------------------------------------------------------===//
+
+/// A gather over (n, c, image..., block...) with the block offsets as
+/// reduction loops: image element i receives block offset j from the block
+/// at position (i + pad - j * dilation) / stride when that divides evenly
+/// and lies in range. No scatter, so no write conflicts.
+struct Col2ImLowering : OpConversionPattern<Col2ImOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(Col2ImOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = getContext();
+    auto resultType =
+        cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
+    Value input = adaptor.getInput();
+    int64_t rank = resultType.getRank(), spatial = rank - 2;
+    ArrayRef<int64_t> block = op.getBlockShape(), strides = op.getStrides(),
+                      dilations = op.getDilations(), pads = op.getPads();
+    SmallVector<int64_t> positions;
+    int64_t blockSize = 1;
+    for (int64_t d = 0; d < spatial; ++d) {
+      blockSize *= block[d];
+      int64_t padded =
+          resultType.getDimSize(2 + d) + pads[d] + pads[spatial + d];
+      positions.push_back(
+          (padded - dilations[d] * (block[d] - 1) - 1) / strides[d] + 1);
+    }
+    Type element = resultType.getElementType();
+    Type acc = getAccumulatorType(element);
+    auto accType = RankedTensorType::get(resultType.getShape(), acc);
+    Value offsets = tensor::EmptyOp::create(rewriter, loc, block, element);
+    int64_t numLoops = rank + spatial;
+    SmallVector<AffineExpr> blockExprs, outExprs;
+    for (int64_t i = 0; i < numLoops; ++i)
+      (i < rank ? outExprs : blockExprs).push_back(getAffineDimExpr(i, ctx));
+    SmallVector<AffineMap> maps{AffineMap::get(numLoops, 0, blockExprs, ctx),
+                                AffineMap::get(numLoops, 0, outExprs, ctx)};
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    iterators.append(spatial, utils::IteratorType::reduction);
+    Value init =
+        createFilled(rewriter, loc, accType, rewriter.getZeroAttr(acc));
+    Value result =
+        linalg::GenericOp::create(
+            rewriter, loc, accType, offsets, init, maps, iterators,
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              auto cst = [&](int64_t v) -> Value {
+                return arith::ConstantIndexOp::create(b, l, v);
+              };
+              Value n = linalg::IndexOp::create(b, l, 0);
+              Value c = linalg::IndexOp::create(b, l, 1);
+              Value offset = cst(0), column = cst(0), valid;
+              for (int64_t d = 0; d < spatial; ++d) {
+                Value i = linalg::IndexOp::create(b, l, 2 + d);
+                Value j = linalg::IndexOp::create(b, l, rank + d);
+                // Offset within the block, row-major over the block dims.
+                offset = arith::AddIOp::create(
+                    b, l, arith::MulIOp::create(b, l, offset, cst(block[d])),
+                    j);
+                Value t = arith::SubIOp::create(
+                    b, l, arith::AddIOp::create(b, l, i, cst(pads[d])),
+                    arith::MulIOp::create(b, l, j, cst(dilations[d])));
+                Value p = arith::FloorDivSIOp::create(b, l, t, cst(strides[d]));
+                Value ok = arith::AndIOp::create(
+                    b, l,
+                    arith::CmpIOp::create(
+                        b, l, arith::CmpIPredicate::eq,
+                        arith::MulIOp::create(b, l, p, cst(strides[d])), t),
+                    arith::AndIOp::create(
+                        b, l,
+                        arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge,
+                                              p, cst(0)),
+                        arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt,
+                                              p, cst(positions[d]))));
+                valid = valid ? arith::AndIOp::create(b, l, valid, ok) : ok;
+                Value clamped = arith::MaxSIOp::create(
+                    b, l,
+                    arith::MinSIOp::create(b, l, p, cst(positions[d] - 1)),
+                    cst(0));
+                column = arith::AddIOp::create(
+                    b, l,
+                    arith::MulIOp::create(b, l, column, cst(positions[d])),
+                    clamped);
+              }
+              Value channel = arith::AddIOp::create(
+                  b, l, arith::MulIOp::create(b, l, c, cst(blockSize)), offset);
+              Value x = tensor::ExtractOp::create(
+                  b, l, input, ValueRange{n, channel, column});
+              x = extendTo(b, l, x, acc);
+              Value sum = arith::AddFOp::create(b, l, args[1], x);
+              linalg::YieldOp::create(
+                  b, l,
+                  arith::SelectOp::create(b, l, valid, sum, args[1])
+                      .getResult());
+            })
+            .getResult(0);
+    if (acc != element)
+      result = buildElementwise(rewriter, loc, resultType, result,
+                                [&](OpBuilder &b, Location l, ValueRange args) {
+                                  return truncateTo(b, l, args[0], element);
+                                });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
 // Resize
 //===----------------------------------------------------------------------===//
 
@@ -764,6 +1036,12 @@ Taps computeTaps(ResizeOp op, int64_t dimIndex, int64_t in, int64_t out,
   double x;
   if (coord == "half_pixel") {
     x = (o + 0.5) / scale - 0.5;
+  } else if (coord == "half_pixel_symmetric") {
+    // Centers the resized image on the input when out was rounded down
+    // from scale * in.
+    double adjustment = static_cast<double>(out) / resized;
+    double offset = 0.5 * static_cast<double>(in) * (1 - adjustment);
+    x = offset + (o + 0.5) / scale - 0.5;
   } else if (coord == "pytorch_half_pixel") {
     x = out > 1 ? (o + 0.5) / scale - 0.5 : 0.0;
   } else if (coord == "align_corners") {
@@ -803,6 +1081,44 @@ Taps computeTaps(ResizeOp op, int64_t dimIndex, int64_t in, int64_t out,
     }
     taps.indices.push_back(clampIndex(index));
     taps.weights.push_back(1.0);
+    return taps;
+  }
+  if (op.getAntialias() && mode != "nearest" && scale < 1) {
+    // ONNX's antialiasing filters: the linear (triangle) or cubic kernel
+    // stretched by 1 / scale, taps x0 + i for i in [start, 2 - start),
+    // normalized to sum 1. As in the reference, an integral x counts as
+    // x0 = x - 1 with ratio 1.
+    if (ratio == 0) {
+      x0 -= 1;
+      ratio = 1;
+    }
+    bool linear = mode == "linear";
+    double a = op.getCubicCoeffA().convertToDouble();
+    auto kernel = [&](double t) {
+      t = std::abs(t);
+      if (linear)
+        return std::max(0.0, 1 - t);
+      if (t <= 1)
+        return ((a + 2) * t - (a + 3)) * t * t + 1;
+      if (t < 2)
+        return ((a * t - 5 * a) * t + 8 * a) * t - 4 * a;
+      return 0.0;
+    };
+    int64_t start =
+        static_cast<int64_t>(std::floor((linear ? -1.0 : -2.0) / scale)) + 1;
+    double total = 0;
+    SmallVector<double> weights;
+    for (int64_t i = start; i < 2 - start; ++i) {
+      double w = kernel(scale * (static_cast<double>(i) - ratio));
+      int64_t index = x0 + i;
+      if (op.getExcludeOutside() && (index < 0 || index >= in))
+        w = 0;
+      weights.push_back(w);
+      total += w;
+      taps.indices.push_back(clampIndex(index));
+    }
+    for (double w : weights)
+      taps.weights.push_back(total != 0 ? w / total : w);
     return taps;
   }
   if (mode == "linear") {
@@ -952,18 +1268,18 @@ struct ResizeLowering : OpConversionPattern<ResizeOp> {
               SmallVector<Value> position;
               for (int64_t d = 0; d < rank; ++d)
                 position.push_back(linalg::IndexOp::create(nb, nloc, d));
-              // Sum over the cartesian product of the taps.
-              size_t tapsPerDim = tables.empty() ? 1 : idx.front().size();
+              // Sum over the cartesian product of the taps (antialiased
+              // dims may have more taps than others).
               size_t combos = 1;
               for (size_t t = 0; t < tables.size(); ++t)
-                combos *= tapsPerDim;
+                combos *= idx[t].size();
               Value sum;
               for (size_t c = 0; c < combos; ++c) {
                 size_t rest = c;
                 Value weight;
                 for (auto [t, table] : llvm::enumerate(tables)) {
-                  size_t k = rest % tapsPerDim;
-                  rest /= tapsPerDim;
+                  size_t k = rest % idx[t].size();
+                  rest /= idx[t].size();
                   position[table.dim] = idx[t][k];
                   if (!nearest)
                     weight = weight ? arith::MulFOp::create(nb, nloc, weight,
@@ -1057,25 +1373,28 @@ struct GridSampler {
     return v;
   }
 
-  /// input[n, c, y, x] for integral float coordinates; 0 outside.
-  Value sample(Value x, Value y, int64_t height, int64_t width) {
-    auto inside = [&](Value v, int64_t size) {
+  /// input[n, c, coords...] for integral float coordinates (slowest spatial
+  /// dim first); 0 outside.
+  Value sample(ArrayRef<Value> coords, ArrayRef<int64_t> sizes) {
+    SmallVector<Value> indices{n, c};
+    Value ok;
+    for (auto [v, size] : llvm::zip(coords, sizes)) {
       Value lo =
           arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, v, cst(0));
       Value hi = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLE, v,
                                        cst(size - 1));
-      return arith::AndIOp::create(b, loc, lo, hi);
-    };
-    auto toIndex = [&](Value v, int64_t size) -> Value {
+      Value inside = arith::AndIOp::create(b, loc, lo, hi);
+      ok = ok ? arith::AndIOp::create(b, loc, ok, inside) : inside;
       Value i = arith::FPToSIOp::create(b, loc, b.getI64Type(), clip(v, size));
-      return arith::IndexCastOp::create(b, loc, b.getIndexType(), i);
-    };
-    Value ok =
-        arith::AndIOp::create(b, loc, inside(x, width), inside(y, height));
-    Value v = tensor::ExtractOp::create(
-        b, loc, input, ValueRange{n, c, toIndex(y, height), toIndex(x, width)});
+      indices.push_back(
+          arith::IndexCastOp::create(b, loc, b.getIndexType(), i));
+    }
+    Value v = tensor::ExtractOp::create(b, loc, input, indices);
     v = extendTo(b, loc, v, ft);
     return arith::SelectOp::create(b, loc, ok, v, cst(0));
+  }
+  Value sample(Value x, Value y, int64_t height, int64_t width) {
+    return sample({y, x}, {height, width});
   }
 
   /// PyTorch's cubic convolution weights for fraction `t`, A = -0.75.
@@ -1104,24 +1423,34 @@ struct GridSampleLowering : OpConversionPattern<GridSampleOp> {
         cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
     Value input = adaptor.getInput();
     auto inType = getTensorType(input);
-    int64_t height = inType.getDimSize(2), width = inType.getDimSize(3);
+    int64_t rank = inType.getRank(), spatial = rank - 2;
+    // Spatial sizes, slowest first; 2-d names for the bicubic path.
+    SmallVector<int64_t> sizes(inType.getShape().drop_front(2));
+    int64_t height = sizes[spatial - 2], width = sizes[spatial - 1];
     Type element = resultType.getElementType();
     Type ft = element.isF64() ? element : rewriter.getF32Type();
     StringRef mode = op.getMode();
     auto dim = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+    // Grid component i (x first) addresses spatial dim spatial - 1 - i.
     auto gridMap = [&](int64_t component) {
-      return AffineMap::get(
-          4, 0, {dim(0), dim(2), dim(3), getAffineConstantExpr(component, ctx)},
-          ctx);
+      SmallVector<AffineExpr> exprs{dim(0)};
+      for (int64_t d = 0; d < spatial; ++d)
+        exprs.push_back(dim(2 + d));
+      exprs.push_back(getAffineConstantExpr(component, ctx));
+      return AffineMap::get(rank, 0, exprs, ctx);
     };
     Value grid = adaptor.getGrid();
+    SmallVector<Value> gridInputs(spatial, grid);
+    SmallVector<AffineMap> maps;
+    for (int64_t i = 0; i < spatial; ++i)
+      maps.push_back(gridMap(i));
+    maps.push_back(rewriter.getMultiDimIdentityMap(rank));
     Value result =
         linalg::GenericOp::create(
-            rewriter, loc, resultType, ValueRange{grid, grid},
-            createEmpty(rewriter, loc, resultType),
-            ArrayRef<AffineMap>{gridMap(0), gridMap(1),
-                                rewriter.getMultiDimIdentityMap(4)},
-            SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+            rewriter, loc, resultType, gridInputs,
+            createEmpty(rewriter, loc, resultType), maps,
+            SmallVector<utils::IteratorType>(rank,
+                                             utils::IteratorType::parallel),
             [&](OpBuilder &b, Location l, ValueRange args) {
               GridSampler s{b,
                             l,
@@ -1130,28 +1459,38 @@ struct GridSampleLowering : OpConversionPattern<GridSampleOp> {
                             input,
                             linalg::IndexOp::create(b, l, 0),
                             linalg::IndexOp::create(b, l, 1)};
-              Value x = s.unnormalize(extendTo(b, l, args[0], ft), width);
-              Value y = s.unnormalize(extendTo(b, l, args[1], ft), height);
+              // Pixel coordinates, slowest spatial dim first.
+              SmallVector<Value> coords;
+              for (int64_t d = 0; d < spatial; ++d)
+                coords.push_back(s.unnormalize(
+                    extendTo(b, l, args[spatial - 1 - d], ft), sizes[d]));
+              Value x = coords[spatial - 1], y = coords[spatial - 2];
               Value v;
               if (mode == "nearest") {
-                x = math::RoundEvenOp::create(b, l, s.applyPadding(x, width));
-                y = math::RoundEvenOp::create(b, l, s.applyPadding(y, height));
-                v = s.sample(x, y, height, width);
+                for (int64_t d = 0; d < spatial; ++d)
+                  coords[d] = math::RoundEvenOp::create(
+                      b, l, s.applyPadding(coords[d], sizes[d]));
+                v = s.sample(coords, sizes);
               } else if (mode == "bilinear") {
-                x = s.applyPadding(x, width);
-                y = s.applyPadding(y, height);
-                Value x0 = math::FloorOp::create(b, l, x);
-                Value y0 = math::FloorOp::create(b, l, y);
-                Value tx = s.sub(x, x0), ty = s.sub(y, y0);
-                Value x1 = s.add(x0, s.cst(1)), y1 = s.add(y0, s.cst(1));
-                Value ux = s.sub(s.cst(1), tx), uy = s.sub(s.cst(1), ty);
-                v = s.add(
-                    s.add(
-                        s.mul(s.sample(x0, y0, height, width), s.mul(ux, uy)),
-                        s.mul(s.sample(x1, y0, height, width), s.mul(tx, uy))),
-                    s.add(
-                        s.mul(s.sample(x0, y1, height, width), s.mul(ux, ty)),
-                        s.mul(s.sample(x1, y1, height, width), s.mul(tx, ty))));
+                // n-linear: 2^spatial corners weighted by the fractions.
+                SmallVector<Value> low, frac;
+                for (int64_t d = 0; d < spatial; ++d) {
+                  Value p = s.applyPadding(coords[d], sizes[d]);
+                  low.push_back(math::FloorOp::create(b, l, p));
+                  frac.push_back(s.sub(p, low.back()));
+                }
+                for (int64_t corner = 0; corner < (1 << spatial); ++corner) {
+                  SmallVector<Value> at;
+                  Value weight;
+                  for (int64_t d = 0; d < spatial; ++d) {
+                    bool high = (corner >> d) & 1;
+                    at.push_back(high ? s.add(low[d], s.cst(1)) : low[d]);
+                    Value w = high ? frac[d] : s.sub(s.cst(1), frac[d]);
+                    weight = weight ? s.mul(weight, w) : w;
+                  }
+                  Value term = s.mul(s.sample(at, sizes), weight);
+                  v = v ? s.add(v, term) : term;
+                }
               } else {
                 // Bicubic: the padding mode applies to each tap.
                 Value x0 = math::FloorOp::create(b, l, x);
@@ -1590,10 +1929,10 @@ struct DynamicQuantizeLinearLowering
 void mlir::ridge::linalg_lowering::populateNNToLinalgPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
-  patterns
-      .add<ConvLowering, ConvTransposeLowering, PoolLowering, MaxUnpoolLowering,
-           ResizeLowering, GridSampleLowering, RoiAlignLowering>(converter,
-                                                                 ctx);
+  patterns.add<ConvLowering, ConvTransposeLowering, PoolLowering,
+               MaxUnpoolLowering, Col2ImLowering, DeformConvLowering,
+               ResizeLowering, GridSampleLowering, RoiAlignLowering>(converter,
+                                                                     ctx);
   patterns.add<QuantizeLinearLowering, DequantizeLinearLowering,
                DynamicQuantizeLinearLowering>(converter, ctx);
 }

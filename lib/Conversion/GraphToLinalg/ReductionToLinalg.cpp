@@ -684,13 +684,15 @@ struct LRNLowering : OpConversionPattern<LRNOp> {
 // CumSum
 //===----------------------------------------------------------------------===//
 
-struct CumSumLowering : OpConversionPattern<CumSumOp> {
-  using OpConversionPattern::OpConversionPattern;
+/// CumSum and CumProd: the same scan with another combiner and identity.
+template <typename OpTy, bool IsProduct>
+struct CumulativeLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
   LogicalResult
-  matchAndRewrite(CumSumOp op, OpAdaptor adaptor,
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    MLIRContext *ctx = getContext();
+    MLIRContext *ctx = this->getContext();
     Value input = adaptor.getInput();
     auto type = cast<RankedTensorType>(input.getType());
     int64_t rank = type.getRank(), axis = op.getAxis();
@@ -699,9 +701,16 @@ struct CumSumLowering : OpConversionPattern<CumSumOp> {
     auto accType = RankedTensorType::get(type.getShape(), acc);
     bool exclusive = op.getExclusive(), reverse = op.getReverse();
 
-    // out[..., i, ...] = sum over j of (j included for i) ? x[..., j, ...]
-    // : 0, with j an extra reduction loop: O(n^2) along the axis, no
-    // loop-carried state.
+    // out[..., i, ...] = sum (product) over j of (j included for i) ?
+    // x[..., j, ...] : 0 (1), with j an extra reduction loop: O(n^2) along
+    // the axis, no loop-carried state.
+    auto identity = [&](OpBuilder &b) -> TypedAttr {
+      if (!IsProduct)
+        return getZero(b, acc);
+      if (isa<FloatType>(acc))
+        return b.getFloatAttr(acc, 1.0);
+      return b.getIntegerAttr(acc, 1);
+    };
     SmallVector<AffineExpr> inExprs;
     for (int64_t i = 0; i < rank; ++i)
       inExprs.push_back(getAffineDimExpr(i == axis ? rank : i, ctx));
@@ -719,7 +728,7 @@ struct CumSumLowering : OpConversionPattern<CumSumOp> {
     Value sums =
         linalg::GenericOp::create(
             rewriter, loc, accType, input,
-            createFilled(rewriter, loc, accType, getZero(rewriter, acc)),
+            createFilled(rewriter, loc, accType, identity(rewriter)),
             ArrayRef<AffineMap>{inMap, outMap}, iterators,
             [&](OpBuilder &b, Location l, ValueRange args) {
               Value i = linalg::IndexOp::create(b, l, axis);
@@ -727,9 +736,12 @@ struct CumSumLowering : OpConversionPattern<CumSumOp> {
               Value take = arith::CmpIOp::create(b, l, pred, j, i);
               Value x =
                   isa<FloatType>(acc) ? extendTo(b, l, args[0], acc) : args[0];
-              Value zero = arith::ConstantOp::create(b, l, getZero(b, acc));
-              Value term = arith::SelectOp::create(b, l, take, x, zero);
-              linalg::YieldOp::create(b, l, createAdd(b, l, args[1], term));
+              Value unit = arith::ConstantOp::create(b, l, identity(b));
+              Value term = arith::SelectOp::create(b, l, take, x, unit);
+              linalg::YieldOp::create(b, l,
+                                      IsProduct
+                                          ? createMul(b, l, args[1], term)
+                                          : createAdd(b, l, args[1], term));
             })
             .getResult(0);
     if (acc != element)
@@ -1016,8 +1028,10 @@ struct EinsumLowering : OpConversionPattern<EinsumOp> {
 void mlir::ridge::linalg_lowering::populateReductionToLinalgPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
-  patterns.add<SoftmaxLowering, LogSoftmaxLowering, ReduceLowering,
-               ArgReduceLowering, HardmaxLowering, LayerNormLowering,
-               LRNLowering, CumSumLowering, TopKLowering, EinsumLowering>(
-      converter, ctx);
+  patterns
+      .add<SoftmaxLowering, LogSoftmaxLowering, ReduceLowering,
+           ArgReduceLowering, HardmaxLowering, LayerNormLowering, LRNLowering,
+           CumulativeLowering<CumSumOp, false>,
+           CumulativeLowering<CumProdOp, true>, TopKLowering, EinsumLowering>(
+          converter, ctx);
 }

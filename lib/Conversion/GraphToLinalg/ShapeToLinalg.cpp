@@ -399,6 +399,60 @@ struct ScatterNDLowering : OpConversionPattern<ScatterNDOp> {
   }
 };
 
+/// Gather form: each cache element picks the update element written to it,
+/// if any, else keeps the past value.
+struct TensorScatterLowering : OpConversionPattern<TensorScatterOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TensorScatterOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto resultType = convertedType(getTypeConverter(), op.getType());
+    Value update = adaptor.getUpdate(), indices = adaptor.getWriteIndices();
+    int64_t rank = resultType.getRank(), axis = op.getAxis();
+    int64_t maxLength = resultType.getDimSize(axis);
+    int64_t length = cast<RankedTensorType>(update.getType()).getDimSize(axis);
+    bool circular = op.getCircular();
+    Value result = buildIndexedGeneric(
+        rewriter, op.getLoc(), resultType, adaptor.getPast(),
+        rewriter.getMultiDimIdentityMap(rank),
+        [&](OpBuilder &b, Location l, ValueRange args, ArrayRef<Value> ivs) {
+          Value relative = ivs[axis];
+          if (indices) {
+            Value start = tensor::ExtractOp::create(b, l, indices, ivs[0]);
+            start = arith::IndexCastOp::create(b, l, b.getIndexType(), start);
+            relative = arith::SubIOp::create(b, l, relative, start);
+          }
+          if (circular && maxLength > 0) {
+            // Floor modulo: positions before the start wrap around.
+            Value size = indexConstant(b, l, maxLength);
+            Value rem = arith::RemSIOp::create(b, l, relative, size);
+            relative = arith::RemSIOp::create(
+                b, l, arith::AddIOp::create(b, l, rem, size), size);
+          }
+          Value zero = indexConstant(b, l, 0);
+          Value inRange = arith::AndIOp::create(
+              b, l,
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, relative,
+                                    zero),
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, relative,
+                                    indexConstant(b, l, length)));
+          if (length == 0)
+            return args[0];
+          SmallVector<Value> coords(ivs);
+          coords[axis] = arith::MaxSIOp::create(
+              b, l,
+              arith::MinSIOp::create(b, l, relative,
+                                     indexConstant(b, l, length - 1)),
+              zero);
+          Value written = tensor::ExtractOp::create(b, l, update, coords);
+          return arith::SelectOp::create(b, l, inRange, written, args[0])
+              .getResult();
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 //===----------------------------------------------------------------------===//
 // Broadcasts, repeats and padding
 //===----------------------------------------------------------------------===//
@@ -788,10 +842,11 @@ struct TransposeLowering : OpConversionPattern<TransposeOp> {
 void mlir::ridge::linalg_lowering::populateShapeToLinalgPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
-  patterns.add<ReshapeLowering, TransposeLowering, ConcatLowering,
-               SliceLowering, GatherLowering, GatherElementsLowering,
-               GatherNDLowering, ScatterElementsLowering, ScatterNDLowering,
-               ExpandLowering, TileLowering, PadLowering, TriluLowering,
-               OneHotLowering, EyeLowering, ReverseSequenceLowering>(converter,
-                                                                     ctx);
+  patterns
+      .add<ReshapeLowering, TransposeLowering, ConcatLowering, SliceLowering,
+           GatherLowering, GatherElementsLowering, GatherNDLowering,
+           ScatterElementsLowering, ScatterNDLowering, ExpandLowering,
+           TileLowering, PadLowering, TriluLowering, OneHotLowering,
+           EyeLowering, ReverseSequenceLowering, TensorScatterLowering>(
+          converter, ctx);
 }

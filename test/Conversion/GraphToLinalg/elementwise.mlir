@@ -153,3 +153,47 @@ func.func @div_i32(%a: tensor<4xi32>, %b: tensor<4xi32>) -> tensor<4xi32> {
   %0 = ridge.div %a, %b : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
   return %0 : tensor<4xi32>
 }
+
+// -----
+
+// Signed right shifts are arithmetic; out-of-range amounts (compared
+// unsigned) give the sign.
+// CHECK-LABEL: func @shift_right_i8
+// CHECK: %[[W:.*]] = arith.constant 8 : i8
+// CHECK: arith.cmpi uge, %{{.*}}, %[[W]] : i8
+// CHECK: arith.shrsi
+// CHECK: %[[L:.*]] = arith.constant 7 : i8
+// CHECK: arith.shrsi %{{.*}}, %[[L]] : i8
+// CHECK: arith.select
+func.func @shift_right_i8(%a: tensor<3xi8>, %b: tensor<3xi8>) -> tensor<3xi8> {
+  %0 = ridge.bit_shift %a, %b {direction = "right"} : (tensor<3xi8>, tensor<3xi8>) -> tensor<3xi8>
+  return %0 : tensor<3xi8>
+}
+
+// -----
+
+// numpy's floor mod on floats (fmod = 0).
+// CHECK-LABEL: func @mod_f32
+// CHECK: arith.remf %{{.*}}, %{{.*}} : f32
+// CHECK: arith.cmpf olt
+// CHECK: arith.xori
+// CHECK: arith.addf
+// CHECK: arith.select
+func.func @mod_f32(%a: tensor<6xf32>, %b: tensor<6xf32>) -> tensor<6xf32> {
+  %0 = ridge.mod %a, %b : (tensor<6xf32>, tensor<6xf32>) -> tensor<6xf32>
+  return %0 : tensor<6xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @bitwise_not_bitcast
+// CHECK: %[[ONES:.*]] = arith.constant -1 : i16
+// CHECK: arith.xori %{{.*}}, %[[ONES]] : i16
+// CHECK: arith.bitcast %{{.*}} : i16 to f16
+// CHECK: arith.extui %{{.*}} : i1 to i8
+func.func @bitwise_not_bitcast(%a: tensor<4xui16>, %p: tensor<4xi1>) -> (tensor<4xf16>, tensor<4xui8>) {
+  %0 = ridge.not %a : tensor<4xui16>
+  %1 = ridge.bitcast %0 : tensor<4xui16> -> tensor<4xf16>
+  %2 = ridge.bitcast %p : tensor<4xi1> -> tensor<4xui8>
+  return %1, %2 : tensor<4xf16>, tensor<4xui8>
+}

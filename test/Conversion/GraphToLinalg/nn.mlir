@@ -119,3 +119,59 @@ func.func @dynamic_quantize(%x: tensor<6xf32>) -> (tensor<6xui8>, tensor<f32>, t
   %0:3 = ridge.dynamic_quantize_linear %x : tensor<6xf32> -> tensor<6xui8>, tensor<f32>, tensor<ui8>
   return %0#0, %0#1, %0#2 : tensor<6xui8>, tensor<f32>, tensor<ui8>
 }
+
+// -----
+
+// Col2Im: a gather over (n, c, h, w) with the block offsets as reductions.
+// CHECK-LABEL: func @col2im
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]
+// CHECK:   arith.floordivsi
+// CHECK:   tensor.extract %{{.*}} : tensor<1x5x5xf32>
+// CHECK:   arith.addf
+// CHECK:   arith.select
+func.func @col2im(%x: tensor<1x5x5xf32>) -> tensor<1x1x5x5xf32> {
+  %0 = ridge.col2im %x {block_shape = array<i64: 1, 5>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x5x5xf32> -> tensor<1x1x5x5xf32>
+  return %0 : tensor<1x1x5x5xf32>
+}
+
+// -----
+
+// Antialiased linear downscaling by 2: the triangle filter stretched to four
+// taps, weights 1/8, 3/8, 3/8, 1/8.
+// CHECK-LABEL: func @resize_antialias
+// CHECK-DAG: arith.constant dense<[0, 1, 3, 5]> : tensor<4xi32>
+// CHECK-DAG: arith.constant dense<[2, 4, 6, 7]> : tensor<4xi32>
+// CHECK-DAG: arith.constant dense<1.250000e-01> : tensor<4xf32>
+// CHECK-DAG: arith.constant dense<3.750000e-01> : tensor<4xf32>
+// CHECK: linalg.generic
+// CHECK-COUNT-4: tensor.extract
+func.func @resize_antialias(%x: tensor<1x1x1x8xf32>) -> tensor<1x1x1x4xf32> {
+  %0 = ridge.resize %x {mode = "linear", coordinate_transformation_mode = "half_pixel", antialias = true, scales = array<f64: 1.0, 1.0, 1.0, 0.5>} : tensor<1x1x1x8xf32> -> tensor<1x1x1x4xf32>
+  return %0 : tensor<1x1x1x4xf32>
+}
+
+// -----
+
+// Volumetric grid sampling: three grid components, 2^3 corners.
+// CHECK-LABEL: func @grid_sample_3d
+// CHECK: linalg.generic
+// CHECK-COUNT-8: tensor.extract
+func.func @grid_sample_3d(%x: tensor<1x1x2x3x4xf32>, %g: tensor<1x2x2x2x3xf32>) -> tensor<1x1x2x2x2xf32> {
+  %0 = ridge.grid_sample %x, %g {mode = "bilinear", padding_mode = "zeros", align_corners = false} : (tensor<1x1x2x3x4xf32>, tensor<1x2x2x2x3xf32>) -> tensor<1x1x2x2x2xf32>
+  return %0 : tensor<1x1x2x2x2xf32>
+}
+
+// -----
+
+// DeformConv: offsets and mask read per tap, four-corner interpolation,
+// then a bias epilogue.
+// CHECK-LABEL: func @deform_conv
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]
+// CHECK:   math.floor
+// CHECK-COUNT-4: tensor.extract %{{.*}} : tensor<1x1x3x3xf32>
+// CHECK: linalg.generic
+// CHECK:   arith.addf
+func.func @deform_conv(%x: tensor<1x1x3x3xf32>, %w: tensor<1x1x2x2xf32>, %o: tensor<1x8x2x2xf32>, %b: tensor<1xf32>, %m: tensor<1x4x2x2xf32>) -> tensor<1x1x2x2xf32> {
+  %0 = ridge.deform_conv %x, %w, %o, %b, %m {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x1x3x3xf32>, tensor<1x1x2x2xf32>, tensor<1x8x2x2xf32>, tensor<1xf32>, tensor<1x4x2x2xf32>) -> tensor<1x1x2x2xf32>
+  return %0 : tensor<1x1x2x2xf32>
+}

@@ -216,3 +216,17 @@ func.func @einsum_diagonal(%x: tensor<3x5x5xf32>) -> tensor<3x5xf32> {
   %0 = ridge.einsum %x {equation = "...ii->...i"} : (tensor<3x5x5xf32>) -> tensor<3x5xf32>
   return %0 : tensor<3x5xf32>
 }
+
+// -----
+
+// CumProd: the CumSum scan with a multiply and identity 1.
+// CHECK-LABEL: func @cumprod_exclusive
+// CHECK: linalg.fill ins(%{{.*}} : i32)
+// CHECK: linalg.generic
+// CHECK:   arith.cmpi slt
+// CHECK:   arith.select
+// CHECK:   arith.muli
+func.func @cumprod_exclusive(%x: tensor<2x5xi32>) -> tensor<2x5xi32> {
+  %0 = ridge.cumprod %x {axis = 1 : i64, exclusive = true} : tensor<2x5xi32>
+  return %0 : tensor<2x5xi32>
+}

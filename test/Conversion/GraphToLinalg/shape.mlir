@@ -183,3 +183,18 @@ func.func @scatter_max_unsigned(%d: tensor<4xui8>, %i: tensor<2xi64>, %u: tensor
   %0 = ridge.scatter_elements %d, %i, %u {axis = 0 : i64, reduction = "max"} : (tensor<4xui8>, tensor<2xi64>, tensor<2xui8>) -> tensor<4xui8>
   return %0 : tensor<4xui8>
 }
+
+// -----
+
+// TensorScatter: each cache element reads the update written to it, if any
+// (circular positions wrap modulo the cache length).
+// CHECK-LABEL: func @tensor_scatter_circular
+// CHECK: linalg.generic
+// CHECK:   tensor.extract %{{.*}}[%{{.*}}] : tensor<2xi64>
+// CHECK:   arith.remsi
+// CHECK:   tensor.extract %{{.*}} : tensor<2x1x2x5xf32>
+// CHECK:   arith.select
+func.func @tensor_scatter_circular(%past: tensor<2x1x4x5xf32>, %update: tensor<2x1x2x5xf32>, %idx: tensor<2xi64>) -> tensor<2x1x4x5xf32> {
+  %0 = ridge.tensor_scatter %past, %update, %idx {axis = 2 : i64, circular = true} : (tensor<2x1x4x5xf32>, tensor<2x1x2x5xf32>, tensor<2xi64>) -> tensor<2x1x4x5xf32>
+  return %0 : tensor<2x1x4x5xf32>
+}

@@ -60,8 +60,10 @@ func.func @compare_result(%a: tensor<3xf32>, %b: tensor<3xf32>) {
 
 // -----
 
-func.func @logical_non_bool(%a: tensor<3xi8>, %b: tensor<3xi8>) {
-  // expected-error @+1 {{operand #0 must be ranked tensor of 1-bit signless integer values}}
+// Bitwise ops keep the operand type: integers do not give bools.
+func.func @bitwise_result_type(%a: tensor<3xi8>, %b: tensor<3xi8>) {
+  // expected-error @+2 {{inferred type(s) 'tensor<3xi8>' are incompatible with return type(s) of operation 'tensor<3xi1>'}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = ridge.and %a, %b : (tensor<3xi8>, tensor<3xi8>) -> tensor<3xi1>
   return
 }
@@ -71,14 +73,6 @@ func.func @logical_non_bool(%a: tensor<3xi8>, %b: tensor<3xi8>) {
 func.func @sin_int(%a: tensor<3xi32>) {
   // expected-error @+1 {{must be ranked tensor of floating-point values}}
   %0 = ridge.sin %a : tensor<3xi32>
-  return
-}
-
-// -----
-
-func.func @mod_float_needs_fmod(%a: tensor<3xf32>, %b: tensor<3xf32>) {
-  // expected-error @+1 {{floating-point operands require fmod = true}}
-  %0 = ridge.mod %a, %b : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
   return
 }
 
@@ -214,4 +208,58 @@ func.func @fold_cast_int_to_float() -> (tensor<2xf32>, tensor<4xf16>) {
   %u = ridge.constant dense<255> : tensor<4xui8>
   %h = ridge.cast %u : tensor<4xui8> -> tensor<4xf16>
   return %b, %h : tensor<2xf32>, tensor<4xf16>
+}
+
+// -----
+
+// Bitwise ops on integers (ONNX Bitwise*), bit casts, signed shifts.
+// CHECK-LABEL: func @bitwise
+func.func @bitwise(%a: tensor<4xi32>, %b: tensor<4xi32>, %f: tensor<4xf32>, %p: tensor<4xi1>)
+    -> (tensor<4xi32>, tensor<4xi32>, tensor<4xi32>, tensor<4xf32>, tensor<4xui8>) {
+  // CHECK: ridge.and {{.*}} : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  %0 = ridge.and %a, %b : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  // CHECK: ridge.not %{{.*}} : tensor<4xi32>
+  %1 = ridge.not %0 : tensor<4xi32>
+  // CHECK: ridge.bit_shift {{.*}} {direction = "right"} : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  %2 = ridge.bit_shift %1, %b {direction = "right"} : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  // CHECK: ridge.bitcast %{{.*}} : tensor<4xi32> -> tensor<4xf32>
+  %3 = ridge.bitcast %2 : tensor<4xi32> -> tensor<4xf32>
+  // CHECK: ridge.bitcast %{{.*}} : tensor<4xi1> -> tensor<4xui8>
+  %4 = ridge.bitcast %p : tensor<4xi1> -> tensor<4xui8>
+  return %0, %1, %2, %3, %4 : tensor<4xi32>, tensor<4xi32>, tensor<4xi32>, tensor<4xf32>, tensor<4xui8>
+}
+
+// -----
+
+func.func @bitcast_width(%a: tensor<4xi32>) {
+  // expected-error @+1 {{element types of different widths: 'i32' vs 'f64'}}
+  %0 = ridge.bitcast %a : tensor<4xi32> -> tensor<4xf64>
+  return
+}
+
+// -----
+
+func.func @and_float(%a: tensor<4xf32>) {
+  // expected-error @+1 {{must be ranked tensor of}}
+  %0 = ridge.and %a, %a : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+// Constant folding: arithmetic right shift of signed values, shifts out of
+// range, numpy's float mod.
+// FOLD-LABEL: func @fold_shift_mod
+func.func @fold_shift_mod() -> (tensor<3xi8>, tensor<3xi8>, tensor<3xf32>) {
+  %x = ridge.constant dense<[-8, 4, -1]> : tensor<3xi8>
+  %s = ridge.constant dense<[1, -1, 9]> : tensor<3xi8>
+  // FOLD: dense<[-4, 0, -1]> : tensor<3xi8>
+  %0 = ridge.bit_shift %x, %s {direction = "right"} : (tensor<3xi8>, tensor<3xi8>) -> tensor<3xi8>
+  // FOLD: dense<[-16, 0, 0]> : tensor<3xi8>
+  %1 = ridge.bit_shift %x, %s {direction = "left"} : (tensor<3xi8>, tensor<3xi8>) -> tensor<3xi8>
+  %a = ridge.constant dense<[-4.5, 4.5, 4.0]> : tensor<3xf32>
+  %b = ridge.constant dense<[2.0, -2.0, -2.0]> : tensor<3xf32>
+  // FOLD: dense<[1.500000e+00, -1.500000e+00, -0.000000e+00]> : tensor<3xf32>
+  %2 = ridge.mod %a, %b : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  return %0, %1, %2 : tensor<3xi8>, tensor<3xi8>, tensor<3xf32>
 }

@@ -152,7 +152,7 @@ func.func @sampling(%x: tensor<1x2x4x4xf32>, %g: tensor<1x3x5x2xf32>, %r: tensor
 // -----
 
 func.func @grid_sample_grid(%x: tensor<1x2x4x4xf32>, %g: tensor<1x3x5x3xf32>) {
-  // expected-error @+2 {{grid must have shape [1, Ho, Wo, 2]}}
+  // expected-error @+2 {{grid must have shape [1, ..., 2]}}
   // expected-error @+1 {{failed to infer returned types}}
   %0 = ridge.grid_sample %x, %g {mode = "bilinear", padding_mode = "zeros"} : (tensor<1x2x4x4xf32>, tensor<1x3x5x3xf32>) -> tensor<1x2x3x5xf32>
   return
@@ -172,5 +172,29 @@ func.func @conv_transpose_channels(%x: tensor<1x2x3x3xf32>, %w: tensor<1x2x3x3xf
   // expected-error @+2 {{input channels 2 do not match weight dim 0 (1) or group 1}}
   // expected-error @+1 {{failed to infer returned types}}
   %0 = ridge.conv_transpose %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, output_padding = array<i64: 0, 0>} : (tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>) -> tensor<1x2x5x5xf32>
+  return
+}
+
+// -----
+
+func.func @col2im_blocks(%x: tensor<1x5x4xf32>) {
+  // expected-error @+1 {{does not match the result}}
+  %0 = ridge.col2im %x {block_shape = array<i64: 1, 5>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x5x4xf32> -> tensor<1x1x5x5xf32>
+  return
+}
+
+// -----
+
+func.func @deform_conv_offset(%x: tensor<1x1x3x3xf32>, %w: tensor<1x1x2x2xf32>, %o: tensor<1x4x2x2xf32>, %b: tensor<1xf32>, %m: tensor<1x4x2x2xf32>) {
+  // expected-error @+1 {{offset must be [N, offset_group * kH * kW * 2, oH, oW]}}
+  %0 = ridge.deform_conv %x, %w, %o, %b, %m {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x1x3x3xf32>, tensor<1x1x2x2xf32>, tensor<1x4x2x2xf32>, tensor<1xf32>, tensor<1x4x2x2xf32>) -> tensor<1x1x2x2xf32>
+  return
+}
+
+// -----
+
+func.func @grid_sample_bicubic_3d(%x: tensor<1x1x2x3x4xf32>, %g: tensor<1x2x2x2x3xf32>) {
+  // expected-error @+1 {{bicubic sampling needs a 2-d (rank-4) input}}
+  %0 = ridge.grid_sample %x, %g {mode = "bicubic", padding_mode = "zeros", align_corners = false} : (tensor<1x1x2x3x4xf32>, tensor<1x2x2x2x3xf32>) -> tensor<1x1x2x2x2xf32>
   return
 }

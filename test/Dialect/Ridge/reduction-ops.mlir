@@ -134,3 +134,11 @@ func.func @einsum_sizes(%a: tensor<2x3xf32>, %b: tensor<4x5xf32>) {
   %0 = ridge.einsum %a, %b {equation = "ij,jk->ik"} : (tensor<2x3xf32>, tensor<4x5xf32>) -> tensor<2x5xf32>
   return
 }
+
+// -----
+
+func.func @cumprod_axis(%x: tensor<2x5xf32>) {
+  // expected-error @+1 {{axis}}
+  %0 = ridge.cumprod %x {axis = 2 : i64} : tensor<2x5xf32>
+  return
+}

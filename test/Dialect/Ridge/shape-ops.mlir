@@ -258,3 +258,11 @@ func.func @eye_rank() {
   %0 = ridge.eye : tensor<3xf32>
   return
 }
+
+// -----
+
+func.func @tensor_scatter_axis(%past: tensor<2x4xf32>, %update: tensor<2x2xf32>) {
+  // expected-error @+1 {{axis 0 must be a non-batch dim}}
+  %0 = ridge.tensor_scatter %past, %update {axis = 0 : i64} : (tensor<2x4xf32>, tensor<2x2xf32>) -> tensor<2x4xf32>
+  return
+}
