@@ -83,6 +83,8 @@ LogicalResult AttentionOp::verify() {
   if (static_cast<int64_t>(getLeftWindow()) < -1 ||
       static_cast<int64_t>(getRightWindow()) < -1)
     return emitOpError("window sizes must be -1 or non-negative");
+  if (std::optional<Type> t = getSoftmaxType(); t && !isa<FloatType>(*t))
+    return emitOpError("softmax_type must be a float type, got ") << *t;
   if (getQkMatmulOutputMode() > 3)
     return emitOpError("qk_matmul_output_mode must be 0..3, got ")
            << getQkMatmulOutputMode();

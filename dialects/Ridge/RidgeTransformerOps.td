@@ -24,7 +24,7 @@ def Ridge_AttentionOp : Ridge_Op<"attention", [AttrSizedOperandSegments,
     For each (b, h, i, j):
       s = softcap(scale * q[b,h,i,:] . k[b,h/g,j,:])
       bias = mask + causal + padding
-      p = softmax_j(s + bias), computed in f32 (f64 for f64 inputs)
+      p = softmax_j(s + bias)
       result[b,h,i,:] = sum_j p * v[b,h/g,j,:]
     where softcap(x) = softcap * tanh(x / softcap) when `softcap` > 0.
     `mask` broadcasts (numpy rules) to [B, Hq, Sq, Skv]; an i1 mask allows
@@ -37,6 +37,12 @@ def Ridge_AttentionOp : Ridge_Op<"attention", [AttrSizedOperandSegments,
     Attention-25 sliding windows). `nonpad_kv_seqlen` also forbids keys
     j >= nonpad_kv_seqlen[b]. A query row whose bias is -inf
     everywhere yields zero probabilities (and a zero result).
+
+    Arithmetic happens in f32 (f64 for f64 inputs). As in ONNX's definition,
+    the scale is applied as sqrt(scale) (in the element type) to both q and
+    k, the scores are rounded to the element type, and the softmax rounds
+    its intermediate values to `softmax_type` (ONNX softmax_precision;
+    absent: the element type), so that f16 models match ONNX's results.
 
     The second result exposes the scores as selected by
     `qk_matmul_output_mode`: 0 and 1 the (soft-capped) scaled scores, 2 the
@@ -56,7 +62,8 @@ def Ridge_AttentionOp : Ridge_Op<"attention", [AttrSizedOperandSegments,
                        DefaultValuedAttr<I64Attr, "-1">:$left_window,
                        DefaultValuedAttr<I64Attr, "-1">:$right_window,
                        DefaultValuedAttr<F32Attr, "0.0">:$softcap,
-                       DefaultValuedAttr<I64Attr, "0">:$qk_matmul_output_mode);
+                       DefaultValuedAttr<I64Attr, "0">:$qk_matmul_output_mode,
+                       OptionalAttr<TypeAttr>:$softmax_type);
   let results = (outs Ridge_FloatTensor:$result, Ridge_FloatTensor:$qk);
   let assemblyFormat = [{
     $query `,` $key `,` $value (`mask` `(` $mask^ `:` type($mask) `)`)?

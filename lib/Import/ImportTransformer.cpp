@@ -237,10 +237,18 @@ static LogicalResult importAttention(NodeContext &n) {
   if (left < -1 || right < -1)
     return n.emitError() << "window sizes must be -1 or non-negative";
 
+  TypeAttr softmaxType;
+  if (const auto *a = n.attr("softmax_precision")) {
+    Type t = getElementType(n.builder.getContext(), a->i());
+    if (!t || !isa<FloatType>(t))
+      return n.emitError() << "softmax_precision " << a->i()
+                           << " is not a supported float type";
+    softmaxType = TypeAttr::get(t);
+  }
   auto op = AttentionOp::create(
       n.builder, n.loc, *q, *k, *v, mask, nonpad, APFloat(float(scale)),
       n.attrInt("is_causal", 0) != 0, pastLength, left, right,
-      APFloat(float(softcap)), mode);
+      APFloat(float(softcap)), mode, softmaxType);
   Value result = op.getResult();
   if (rank == 3) {
     auto type = typeOf(result);

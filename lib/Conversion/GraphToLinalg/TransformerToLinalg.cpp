@@ -28,6 +28,24 @@ Value indexConst(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }
 
+/// `x` (of the accumulator type) rounded to the narrower float `type` and
+/// widened again, so that narrow-type results match a computation carried
+/// out in `type`.
+Value roundTo(OpBuilder &b, Location loc, Value x, Type type) {
+  if (x.getType() == type)
+    return x;
+  return extendTo(b, loc, truncateTo(b, loc, x, type), x.getType());
+}
+
+/// `v` rounded to the float semantics of `type`.
+double roundConstant(double v, Type type) {
+  APFloat f(v);
+  bool lost;
+  f.convert(cast<FloatType>(type).getFloatSemantics(),
+            APFloat::rmNearestTiesToEven, &lost);
+  return f.convertToDouble();
+}
+
 SmallVector<utils::IteratorType> parallelIterators(int64_t n) {
   return SmallVector<utils::IteratorType>(n, utils::IteratorType::parallel);
 }
@@ -77,7 +95,13 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
     AffineMap id4 = rewriter.getMultiDimIdentityMap(4);
     AffineMap row4 = selectDims(ctx, 4, {0, 1, 2});
 
-    // scores[b, h, i, j] = sum_d q[b, h, i, d] * k[b, h / g, j, d].
+    // scores[b, h, i, j] = sum_d q'[b, h, i, d] * k'[b, h / g, j, d], with
+    // q' and k' scaled by sqrt(scale) in the element type (as ONNX does).
+    Type softmaxType = op.getSoftmaxType().value_or(element);
+    if (getAccumulatorType(softmaxType) != acc)
+      softmaxType = acc;
+    double scale = op.getScale().convertToDouble();
+    double rootScale = roundConstant(std::sqrt(scale), element);
     SmallVector<utils::IteratorType> contractIters = parallelIterators(4);
     contractIters.push_back(utils::IteratorType::reduction);
     Value raw =
@@ -90,8 +114,18 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
                                 selectDims(ctx, 5, {0, 1, 2, 3})},
             contractIters,
             [&](OpBuilder &b, Location l, ValueRange args) {
-              Value p = arith::MulFOp::create(b, l, extendTo(b, l, args[0], acc),
-                                              extendTo(b, l, args[1], acc));
+              Value root = floatConst(b, l, acc, rootScale);
+              Value qs = roundTo(
+                  b, l,
+                  arith::MulFOp::create(b, l, extendTo(b, l, args[0], acc),
+                                        root),
+                  element);
+              Value ks = roundTo(
+                  b, l,
+                  arith::MulFOp::create(b, l, extendTo(b, l, args[1], acc),
+                                        root),
+                  element);
+              Value p = arith::MulFOp::create(b, l, qs, ks);
               linalg::YieldOp::create(
                   b, l, arith::AddFOp::create(b, l, args[2], p).getResult());
             })
@@ -124,7 +158,6 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
       outs.push_back(createEmpty(rewriter, loc, scoreType));
     }
     maps.append(outs.size(), id4);
-    double scale = op.getScale().convertToDouble();
     double softcap = op.getSoftcap().convertToDouble();
     bool causal = op.getIsCausal();
     int64_t offset = op.getQueryOffset(), left = op.getLeftWindow(),
@@ -136,14 +169,14 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
         rewriter, loc, outTypes, inputs, outs, maps, parallelIterators(4),
         [&](OpBuilder &b, Location l, ValueRange args) {
           unsigned next = 1;
-          Value s = arith::MulFOp::create(b, l, args[0],
-                                          floatConst(b, l, acc, scale));
+          Value s = roundTo(b, l, args[0], element);
           if (softcap > 0) {
             Value cap = floatConst(b, l, acc, softcap);
             s = arith::MulFOp::create(
                 b, l, cap,
                 math::TanhOp::create(b, l,
                                      arith::DivFOp::create(b, l, s, cap)));
+            s = roundTo(b, l, s, element);
           }
           Value zero = floatConst(b, l, acc, 0.0);
           Value minusInf = floatConst(b, l, acc, negInf);
@@ -185,8 +218,9 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
                      arith::SubIOp::create(b, l, j64, pos), i64(right));
           if (lens)
             addLimit(arith::CmpIPredicate::slt, j64, len);
-          SmallVector<Value> results{arith::AddFOp::create(b, l, s, bias),
-                                     bias};
+          SmallVector<Value> results{
+              roundTo(b, l, arith::AddFOp::create(b, l, s, bias), softmaxType),
+              bias};
           if (wantCapped)
             results.push_back(s);
           linalg::YieldOp::create(b, l, results);
@@ -216,8 +250,10 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
                                 floatConst(b, l, acc, negInf));
       Value safe = arith::SelectOp::create(b, l, isNegInf,
                                            floatConst(b, l, acc, 0.0), m);
-      return math::ExpOp::create(b, l, arith::SubFOp::create(b, l, x, safe))
-          .getResult();
+      return roundTo(
+          b, l,
+          math::ExpOp::create(b, l, arith::SubFOp::create(b, l, x, safe)),
+          softmaxType);
     };
     Value sums =
         linalg::GenericOp::create(
@@ -243,11 +279,13 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
             [&](OpBuilder &b, Location l, ValueRange args) {
               Value zero = floatConst(b, l, acc, 0.0);
               Value e = shiftedExp(b, l, args[0], args[1]);
+              Value rounded = roundTo(b, l, args[2], softmaxType);
               Value sumIsZero = arith::CmpFOp::create(
-                  b, l, arith::CmpFPredicate::OEQ, args[2], zero);
+                  b, l, arith::CmpFPredicate::OEQ, rounded, zero);
               Value sum = arith::SelectOp::create(
-                  b, l, sumIsZero, floatConst(b, l, acc, 1.0), args[2]);
-              Value p = arith::DivFOp::create(b, l, e, sum);
+                  b, l, sumIsZero, floatConst(b, l, acc, 1.0), rounded);
+              Value p = roundTo(b, l, arith::DivFOp::create(b, l, e, sum),
+                                softmaxType);
               Value masked = arith::CmpFOp::create(
                   b, l, arith::CmpFPredicate::OEQ, args[3],
                   floatConst(b, l, acc, negInf));
