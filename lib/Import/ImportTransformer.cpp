@@ -488,6 +488,75 @@ static LogicalResult importRotaryEmbedding(NodeContext &n) {
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// CausalConvWithState
+//===----------------------------------------------------------------------===//
+
+/// A depthwise causal 1-D convolution over [past_state, input] (ONNX
+/// CausalConvWithState-27): ridge.concat, a grouped ridge.conv, an optional
+/// SiLU, and the last k - 1 padded positions as the new state.
+static LogicalResult importCausalConvWithState(NodeContext &n) {
+  FailureOr<Value> input = requireFloatOperand(n, 0);
+  FailureOr<Value> weight = requireFloatOperand(n, 1);
+  if (failed(input) || failed(weight))
+    return failure();
+  Value bias = n.operand(2), past = n.operand(3);
+  auto type = typeOf(*input), wType = typeOf(*weight);
+  Type element = type.getElementType();
+  if (type.getRank() != 3)
+    return n.emitError() << "input must be rank 3 [batch, channels, length]";
+  int64_t batch = type.getDimSize(0), channels = type.getDimSize(1),
+          length = type.getDimSize(2);
+  if (wType.getRank() != 3 || wType.getDimSize(0) != channels ||
+      wType.getDimSize(1) != 1 || wType.getElementType() != element)
+    return n.emitError() << "weight " << wType << " must be [" << channels
+                         << ", 1, k] of the input's element type";
+  int64_t k = wType.getDimSize(2);
+  if (k < 1)
+    return n.emitError() << "kernel size must be >= 1";
+  if (bias && (typeOf(bias).getShape() != ArrayRef<int64_t>{channels} ||
+               typeOf(bias).getElementType() != element))
+    return n.emitError() << "bias " << typeOf(bias) << " must be ["
+                         << channels << "]";
+  std::string activation = n.attrString("activation", "none");
+  if (activation != "none" && activation != "silu" && activation != "swish")
+    return n.emitError() << "unsupported activation '" << activation << "'";
+  auto stateType = RankedTensorType::get({batch, channels, k - 1}, element);
+  if (past && typeOf(past) != stateType)
+    return n.emitError() << "past_state " << typeOf(past) << " must be "
+                         << stateType;
+
+  Value padded = *input;
+  if (k > 1) {
+    if (!past)
+      past = splatConstant(n, stateType, 0.0);
+    padded = ConcatOp::create(n.builder, n.loc, ValueRange{past, *input},
+                              n.builder.getI64IntegerAttr(2))
+                 .getResult();
+  }
+  Value y = ConvOp::create(n.builder, n.loc, type, padded, *weight, bias,
+                           n.builder.getDenseI64ArrayAttr({1}),
+                           n.builder.getDenseI64ArrayAttr({0, 0}),
+                           n.builder.getDenseI64ArrayAttr({1}),
+                           n.builder.getI64IntegerAttr(channels))
+                .getResult();
+  if (activation != "none")
+    y = swish(n, y, 1.0f);
+  n.setResult(0, y);
+  if (n.getNumResults() > 1) {
+    Value present =
+        k > 1 ? SliceOp::create(n.builder, n.loc, padded,
+                                n.builder.getDenseI64ArrayAttr({0, 0, length}),
+                                n.builder.getDenseI64ArrayAttr(
+                                    {batch, channels, k - 1}),
+                                n.builder.getDenseI64ArrayAttr({1, 1, 1}))
+                    .getResult()
+              : splatConstant(n, stateType, 0.0);
+    n.setResult(1, present);
+  }
+  return success();
+}
+
 void mlir::ridge::onnx_import::registerTransformerHandlers(
     OnnxHandlerTable &table) {
   table.add("Attention", 23, importAttention);
@@ -498,4 +567,5 @@ void mlir::ridge::onnx_import::registerTransformerHandlers(
   table.add("GroupNormalization", 18, importGroupNormalization);
   table.add("Swish", 24, importSwish);
   table.add("SwiGLU", 28, importSwiGLU);
+  table.add("CausalConvWithState", 27, importCausalConvWithState);
 }
