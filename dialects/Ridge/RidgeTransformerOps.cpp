@@ -191,3 +191,68 @@ int64_t RotaryEmbeddingOp::getFlops() {
   int64_t elements = getNumElements(getType());
   return elements < 0 ? -1 : 3 * elements;
 }
+
+//===----------------------------------------------------------------------===//
+// LinearAttentionOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult LinearAttentionOp::inferReturnTypes(
+    MLIRContext *ctx, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &results) {
+  auto q = cast<RankedTensorType>(adaptor.getQuery().getType());
+  auto v = cast<RankedTensorType>(adaptor.getValue().getType());
+  if (q.getRank() != 4 || v.getRank() != 4)
+    return inferenceError(loc, "query and value must be rank 4");
+  results.push_back(RankedTensorType::get(
+      {q.getDimSize(0), q.getDimSize(1), q.getDimSize(2), v.getDimSize(3)},
+      q.getElementType()));
+  results.push_back(adaptor.getState().getType());
+  return success();
+}
+
+LogicalResult LinearAttentionOp::verify() {
+  auto q = getQuery().getType(), k = getKey().getType(),
+       v = getValue().getType(), s = getState().getType();
+  if (q.getRank() != 4 || k.getRank() != 4 || v.getRank() != 4 ||
+      s.getRank() != 4)
+    return emitOpError("query, key, value and state must be rank 4");
+  if (k.getElementType() != q.getElementType() ||
+      v.getElementType() != q.getElementType())
+    return emitOpError("query, key and value element types differ");
+  int64_t batch = q.getDimSize(0), qHeads = q.getDimSize(1),
+          steps = q.getDimSize(2), kvHeads = k.getDimSize(1),
+          dk = q.getDimSize(3), dv = v.getDimSize(3);
+  if (k.getShape() != ArrayRef<int64_t>{batch, kvHeads, steps, dk} ||
+      v.getShape() != ArrayRef<int64_t>{batch, kvHeads, steps, dv})
+    return emitOpError("key/value shapes do not match the query");
+  if (kvHeads <= 0 || qHeads % kvHeads != 0)
+    return emitOpError("key/value heads (")
+           << kvHeads << ") must divide query heads (" << qHeads << ")";
+  if (s.getShape() != ArrayRef<int64_t>{batch, kvHeads, dk, dv})
+    return emitOpError("state must be [")
+           << batch << ", " << kvHeads << ", " << dk << ", " << dv << "]";
+  if (Value decay = getDecay()) {
+    auto t = cast<RankedTensorType>(decay.getType());
+    if (t.getRank() != 4 || t.getDimSize(0) != batch ||
+        t.getDimSize(1) != kvHeads || t.getDimSize(2) != steps ||
+        (t.getDimSize(3) != dk && t.getDimSize(3) != 1))
+      return emitOpError("decay must be [B, Hkv, T, Dk or 1], got ") << t;
+  }
+  if (Value beta = getBeta()) {
+    auto t = cast<RankedTensorType>(beta.getType());
+    if (t.getRank() != 4 || t.getDimSize(0) != batch ||
+        (t.getDimSize(1) != kvHeads && t.getDimSize(1) != 1) ||
+        t.getDimSize(2) != steps || t.getDimSize(3) != 1)
+      return emitOpError("beta must be [B, Hkv or 1, T, 1], got ") << t;
+  }
+  return success();
+}
+
+int64_t LinearAttentionOp::getFlops() {
+  auto q = getQuery().getType(), k = getKey().getType(),
+       v = getValue().getType();
+  if (!q.hasStaticShape() || !k.hasStaticShape() || !v.hasStaticShape())
+    return -1;
+  return 2 * q.getDimSize(0) * q.getDimSize(2) * q.getDimSize(3) *
+         v.getDimSize(3) * (q.getDimSize(1) + 3 * k.getDimSize(1));
+}

@@ -140,4 +140,36 @@ def Ridge_RotaryEmbeddingOp : Ridge_Op<"rotary_embedding", [
   let hasVerifier = 1;
 }
 
+def Ridge_LinearAttentionOp : Ridge_Op<"linear_attention", [
+    AttrSizedOperandSegments, InferTypeOpAdaptor,
+    DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
+  let summary = "Recurrent linear attention (ONNX LinearAttention-27)";
+  let description = [{
+    A state S [B, Hkv, Dk, Dv] (initially `state`) is updated per time step
+    t of `query` [B, Hq, T, Dk], `key` [B, Hkv, T, Dk], `value`
+    [B, Hkv, T, Dv] (Hkv divides Hq):
+      with `decay` [B, Hkv, T, Dk or 1]:  S *= exp(decay_t)  (gating)
+      with `beta` [B, Hkv or 1, T, 1]:    v_t = beta_t * (v_t - S^T k_t)
+                                           (delta rule)
+      S += k_t (outer) v_t
+      result_t[b, h] = scale * q_t[b, h] . S[b, h / (Hq / Hkv)]
+    The second result is the final state. Arithmetic happens in f32 (f64
+    for f64 inputs). FLOPs: about 2*B*T*Dk*Dv*(Hq + 3*Hkv).
+  }];
+  let arguments = (ins Ridge_FloatTensor:$query, Ridge_FloatTensor:$key,
+                       Ridge_FloatTensor:$value, Ridge_FloatTensor:$state,
+                       Optional<Ridge_FloatTensor>:$decay,
+                       Optional<Ridge_FloatTensor>:$beta, F32Attr:$scale);
+  let results = (outs Ridge_FloatTensor:$result,
+                      Ridge_FloatTensor:$present_state);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value `,` $state
+    (`decay` `(` $decay^ `:` type($decay) `)`)?
+    (`beta` `(` $beta^ `:` type($beta) `)`)?
+    attr-dict `:` type($query) `,` type($key) `,` type($value) `,`
+    type($state) `->` type($result) `,` type($present_state)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // RIDGE_TRANSFORMER_OPS

@@ -489,6 +489,108 @@ static LogicalResult importRotaryEmbedding(NodeContext &n) {
 }
 
 //===----------------------------------------------------------------------===//
+// LinearAttention
+//===----------------------------------------------------------------------===//
+
+static LogicalResult importLinearAttention(NodeContext &n) {
+  FailureOr<Value> q = requireFloatOperand(n, 0);
+  FailureOr<Value> k = requireFloatOperand(n, 1);
+  FailureOr<Value> v = requireFloatOperand(n, 2);
+  if (failed(q) || failed(k) || failed(v))
+    return failure();
+  Value past = n.operand(3), decay = n.operand(4), beta = n.operand(5);
+  std::string rule = n.attrString("update_rule", "gated_delta");
+  bool gating = rule == "gated" || rule == "gated_delta";
+  bool delta = rule == "delta" || rule == "gated_delta";
+  if (!gating && !delta && rule != "linear")
+    return n.emitError() << "unsupported update_rule '" << rule << "'";
+  if (gating != bool(decay))
+    return n.emitError() << "update_rule '" << rule
+                         << (gating ? "' requires" : "' forbids")
+                         << " the decay input";
+  if (delta != bool(beta))
+    return n.emitError() << "update_rule '" << rule
+                         << (delta ? "' requires" : "' forbids")
+                         << " the beta input";
+  int64_t qHeads = n.attrInt("q_num_heads", 0),
+          kvHeads = n.attrInt("kv_num_heads", 0);
+  if (qHeads <= 0 || kvHeads <= 0 || qHeads % kvHeads != 0)
+    return n.emitError() << "q_num_heads (" << qHeads
+                         << ") must be a positive multiple of kv_num_heads ("
+                         << kvHeads << ")";
+  for (Value x : {*q, *k, *v})
+    if (typeOf(x).getRank() != 3)
+      return n.emitError() << "query, key and value must be rank 3";
+  auto qType3 = typeOf(*q);
+  Type element = qType3.getElementType();
+  if (typeOf(*k).getElementType() != element ||
+      typeOf(*v).getElementType() != element)
+    return n.emitError() << "query, key and value element types differ";
+  int64_t batch = qType3.getDimSize(0), steps = qType3.getDimSize(1);
+  for (Value x : {*k, *v})
+    if (typeOf(x).getDimSize(0) != batch || typeOf(x).getDimSize(1) != steps)
+      return n.emitError() << "query, key and value differ in batch or length";
+  q = splitHeads(n, *q, qHeads, "query");
+  if (failed(q))
+    return failure();
+  k = splitHeads(n, *k, kvHeads, "key");
+  if (failed(k))
+    return failure();
+  v = splitHeads(n, *v, kvHeads, "value");
+  if (failed(v))
+    return failure();
+  int64_t dk = typeOf(*q).getDimSize(3), dv = typeOf(*v).getDimSize(3);
+  if (typeOf(*k).getDimSize(3) != dk)
+    return n.emitError() << "query and key head sizes differ";
+  auto stateType = RankedTensorType::get({batch, kvHeads, dk, dv}, element);
+  if (past) {
+    auto t = typeOf(past);
+    if (t.getShape() != stateType.getShape() ||
+        !isa<FloatType>(t.getElementType()))
+      return n.emitError() << "past_state " << t << " must be float ["
+                           << batch << ", " << kvHeads << ", " << dk << ", "
+                           << dv << "]";
+  } else {
+    past = splatConstant(n, stateType, 0.0);
+  }
+  // decay [B, T, Hkv] or [B, T, Hkv * Dk] -> [B, Hkv, T, 1 or Dk].
+  if (decay) {
+    auto t = typeOf(decay);
+    if (t.getRank() != 3 || t.getDimSize(0) != batch ||
+        t.getDimSize(1) != steps || t.getElementType() != element ||
+        (t.getDimSize(2) != kvHeads && t.getDimSize(2) != kvHeads * dk))
+      return n.emitError() << "decay " << t
+                           << " must be [batch, length, kv_num_heads or "
+                              "kv_num_heads * head_size]";
+    int64_t last = t.getDimSize(2) == kvHeads * dk ? dk : 1;
+    decay = transpose(n, reshapeTo(n, decay, {batch, steps, kvHeads, last}),
+                      {0, 2, 1, 3});
+  }
+  // beta [B, T, Hkv or 1] -> [B, Hkv or 1, T, 1].
+  if (beta) {
+    auto t = typeOf(beta);
+    if (t.getRank() != 3 || t.getDimSize(0) != batch ||
+        t.getDimSize(1) != steps || t.getElementType() != element ||
+        (t.getDimSize(2) != kvHeads && t.getDimSize(2) != 1))
+      return n.emitError() << "beta " << t
+                           << " must be [batch, length, kv_num_heads or 1]";
+    beta = transpose(
+        n, reshapeTo(n, beta, {batch, steps, t.getDimSize(2), 1}),
+        {0, 2, 1, 3});
+  }
+  float scale = n.attrFloat("scale", 0.0f);
+  if (scale == 0.0f)
+    scale = 1.0 / std::sqrt(double(dk));
+  auto op = LinearAttentionOp::create(n.builder, n.loc, *q, *k, *v, past,
+                                      decay, beta, APFloat(scale));
+  n.setResult(0, reshapeTo(n, transpose(n, op.getResult(), {0, 2, 1, 3}),
+                           {batch, steps, qHeads * dv}));
+  if (n.getNumResults() > 1)
+    n.setResult(1, op.getPresentState());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // CausalConvWithState
 //===----------------------------------------------------------------------===//
 
@@ -568,4 +670,5 @@ void mlir::ridge::onnx_import::registerTransformerHandlers(
   table.add("Swish", 24, importSwish);
   table.add("SwiGLU", 28, importSwiGLU);
   table.add("CausalConvWithState", 27, importCausalConvWithState);
+  table.add("LinearAttention", 27, importLinearAttention);
 }

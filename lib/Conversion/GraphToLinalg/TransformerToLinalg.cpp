@@ -10,6 +10,7 @@
 #include "GraphToLinalgCommon.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include <cmath>
 #include <limits>
@@ -565,10 +566,212 @@ struct RotaryEmbeddingLowering : OpConversionPattern<RotaryEmbeddingOp> {
   }
 };
 
+//===----------------------------------------------------------------------===//
+// LinearAttention
+//===----------------------------------------------------------------------===//
+
+/// An scf.for over the time steps carrying the f32 state and the output;
+/// each step is a few small linalg.generic ops that read the step's
+/// q/k/v/decay/beta entries with tensor.extract.
+struct LinearAttentionLowering : OpConversionPattern<LinearAttentionOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(LinearAttentionOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = getContext();
+    Value q = adaptor.getQuery(), k = adaptor.getKey(), v = adaptor.getValue();
+    Value decay = adaptor.getDecay(), beta = adaptor.getBeta();
+    auto qType = cast<RankedTensorType>(q.getType());
+    auto kType = cast<RankedTensorType>(k.getType());
+    auto vType = cast<RankedTensorType>(v.getType());
+    auto stateType = cast<RankedTensorType>(adaptor.getState().getType());
+    Type element = qType.getElementType();
+    Type acc = getAccumulatorType(element);
+    int64_t batch = qType.getDimSize(0), qHeads = qType.getDimSize(1),
+            steps = qType.getDimSize(2), kvHeads = kType.getDimSize(1),
+            dv = vType.getDimSize(3);
+    int64_t groups = qHeads / kvHeads;
+    bool perKeyDecay =
+        decay && cast<RankedTensorType>(decay.getType()).getDimSize(3) != 1;
+    bool perHeadBeta =
+        beta && cast<RankedTensorType>(beta.getType()).getDimSize(1) != 1;
+    auto stateAccType = RankedTensorType::get(stateType.getShape(), acc);
+    auto outAccType = RankedTensorType::get({batch, qHeads, steps, dv}, acc);
+    auto rowType = RankedTensorType::get({batch, kvHeads, dv}, acc);
+    auto stepType = RankedTensorType::get({batch, qHeads, dv}, acc);
+    AffineMap id4 = rewriter.getMultiDimIdentityMap(4);
+    AffineMap id3 = rewriter.getMultiDimIdentityMap(3);
+
+    Value state0 = buildElementwise(
+        rewriter, loc, stateAccType, adaptor.getState(),
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          return extendTo(b, l, args[0], acc);
+        });
+    Value out0 = createEmpty(rewriter, loc, outAccType);
+    auto read = [&](OpBuilder &b, Location l, Value tensor,
+                    ArrayRef<Value> idx) -> Value {
+      return extendTo(b, l, tensor::ExtractOp::create(b, l, tensor, idx), acc);
+    };
+    auto index = [](OpBuilder &b, Location l, unsigned d) -> Value {
+      return linalg::IndexOp::create(b, l, d);
+    };
+    SmallVector<utils::IteratorType> reduceLast = parallelIterators(3);
+    reduceLast.push_back(utils::IteratorType::reduction);
+
+    auto loop = scf::ForOp::create(
+        rewriter, loc, indexConst(rewriter, loc, 0),
+        indexConst(rewriter, loc, steps), indexConst(rewriter, loc, 1),
+        ValueRange{state0, out0},
+        [&](OpBuilder &b, Location l, Value t, ValueRange iters) {
+          Value st = iters[0];
+          Value zeroIdx = indexConst(b, l, 0);
+          // Gating: S *= exp(decay_t).
+          if (decay)
+            st = linalg::GenericOp::create(
+                     b, l, stateAccType, ValueRange{}, st,
+                     ArrayRef<AffineMap>{id4}, parallelIterators(4),
+                     [&](OpBuilder &nb, Location nl, ValueRange args) {
+                       Value g = read(nb, nl, decay,
+                                      {index(nb, nl, 0), index(nb, nl, 1), t,
+                                       perKeyDecay ? index(nb, nl, 2)
+                                                   : zeroIdx});
+                       linalg::YieldOp::create(
+                           nb, nl,
+                           arith::MulFOp::create(
+                               nb, nl, args[0],
+                               math::ExpOp::create(nb, nl, g))
+                               .getResult());
+                     })
+                     .getResult(0);
+          // The value written: v_t, or beta_t * (v_t - S^T k_t).
+          Value vt;
+          if (beta) {
+            Value retrieved =
+                linalg::GenericOp::create(
+                    b, l, rowType, st,
+                    createFilled(b, l, rowType, b.getFloatAttr(acc, 0.0)),
+                    ArrayRef<AffineMap>{selectDims(ctx, 4, {0, 1, 3, 2}),
+                                        selectDims(ctx, 4, {0, 1, 2})},
+                    reduceLast,
+                    [&](OpBuilder &nb, Location nl, ValueRange args) {
+                      Value kd = read(nb, nl, k,
+                                      {index(nb, nl, 0), index(nb, nl, 1), t,
+                                       index(nb, nl, 3)});
+                      Value p = arith::MulFOp::create(nb, nl, args[0], kd);
+                      linalg::YieldOp::create(
+                          nb, nl,
+                          arith::AddFOp::create(nb, nl, args[1], p)
+                              .getResult());
+                    })
+                    .getResult(0);
+            vt = linalg::GenericOp::create(
+                     b, l, rowType, retrieved, createEmpty(b, l, rowType),
+                     ArrayRef<AffineMap>{id3, id3}, parallelIterators(3),
+                     [&](OpBuilder &nb, Location nl, ValueRange args) {
+                       Value bi = index(nb, nl, 0), hi = index(nb, nl, 1);
+                       Value bt = read(nb, nl, beta,
+                                       {bi, perHeadBeta ? hi : zeroIdx, t,
+                                        zeroIdx});
+                       Value vm =
+                           read(nb, nl, v, {bi, hi, t, index(nb, nl, 2)});
+                       linalg::YieldOp::create(
+                           nb, nl,
+                           arith::MulFOp::create(
+                               nb, nl, bt,
+                               arith::SubFOp::create(nb, nl, vm, args[0]))
+                               .getResult());
+                     })
+                     .getResult(0);
+          }
+          // S += k_t (outer) v_t. The state updates write into the loop's
+          // state in place, as one-shot bufferization needs for iter_args.
+          SmallVector<Value> inputs;
+          SmallVector<AffineMap> maps;
+          if (vt) {
+            inputs.push_back(vt);
+            maps.push_back(selectDims(ctx, 4, {0, 1, 3}));
+          }
+          maps.push_back(id4);
+          st = linalg::GenericOp::create(
+                   b, l, stateAccType, inputs, st, maps, parallelIterators(4),
+                   [&](OpBuilder &nb, Location nl, ValueRange args) {
+                     Value bi = index(nb, nl, 0), hi = index(nb, nl, 1);
+                     Value kd = read(nb, nl, k, {bi, hi, t, index(nb, nl, 2)});
+                     Value vm = vt ? args[0]
+                                   : read(nb, nl, v,
+                                          {bi, hi, t, index(nb, nl, 3)});
+                     Value p = arith::MulFOp::create(nb, nl, kd, vm);
+                     linalg::YieldOp::create(
+                         nb, nl,
+                         arith::AddFOp::create(nb, nl, args.back(), p)
+                             .getResult());
+                   })
+                   .getResult(0);
+          // o_t[b, h, m] = sum_d q_t[b, h, d] * S[b, h / g, d, m], computed
+          // in the output's time-t slice (extract/insert pair: in place, no
+          // copy after bufferization).
+          SmallVector<OpFoldResult> offsets{b.getIndexAttr(0),
+                                            b.getIndexAttr(0), t,
+                                            b.getIndexAttr(0)};
+          SmallVector<OpFoldResult> sizes{
+              b.getIndexAttr(batch), b.getIndexAttr(qHeads),
+              b.getIndexAttr(1), b.getIndexAttr(dv)};
+          SmallVector<OpFoldResult> strides(4, b.getIndexAttr(1));
+          Value slice = tensor::ExtractSliceOp::create(
+              b, l, stepType, iters[1], offsets, sizes, strides);
+          Value zero = arith::ConstantOp::create(b, l, b.getFloatAttr(acc, 0));
+          slice = linalg::FillOp::create(b, l, zero, slice).getResult(0);
+          Value ot =
+              linalg::GenericOp::create(
+                  b, l, stepType, st, slice,
+                  ArrayRef<AffineMap>{groupedMap(ctx, 4, {0, 1, 3, 2}, groups),
+                                      selectDims(ctx, 4, {0, 1, 2})},
+                  reduceLast,
+                  [&](OpBuilder &nb, Location nl, ValueRange args) {
+                    Value qd = read(nb, nl, q,
+                                    {index(nb, nl, 0), index(nb, nl, 1), t,
+                                     index(nb, nl, 3)});
+                    Value p = arith::MulFOp::create(nb, nl, qd, args[0]);
+                    linalg::YieldOp::create(
+                        nb, nl,
+                        arith::AddFOp::create(nb, nl, args[1], p).getResult());
+                  })
+                  .getResult(0);
+          Value out = tensor::InsertSliceOp::create(b, l, ot, iters[1],
+                                                    offsets, sizes, strides);
+          scf::YieldOp::create(b, l, ValueRange{st, out});
+        });
+
+    double scale = op.getScale().convertToDouble();
+    Value result = buildElementwise(
+        rewriter, loc, RankedTensorType::get(outAccType.getShape(), element),
+        loop.getResult(1), [&](OpBuilder &b, Location l, ValueRange args) {
+          return truncateTo(
+              b, l,
+              arith::MulFOp::create(b, l, args[0], floatConst(b, l, acc, scale)),
+              element);
+        });
+    Type stateElement = stateType.getElementType();
+    Value present = buildElementwise(
+        rewriter, loc, stateType, loop.getResult(0),
+        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+          if (stateElement == acc)
+            return args[0];
+          if (cast<FloatType>(stateElement).getWidth() <
+              cast<FloatType>(acc).getWidth())
+            return truncateTo(b, l, args[0], stateElement);
+          return extendTo(b, l, args[0], stateElement);
+        });
+    rewriter.replaceOp(op, {result, present});
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::ridge::linalg_lowering::populateTransformerToLinalgPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns) {
   patterns.add<AttentionLowering, RMSNormLowering, GeluLowering,
-               RotaryEmbeddingLowering>(converter, patterns.getContext());
+               RotaryEmbeddingLowering, LinearAttentionLowering>(converter, patterns.getContext());
 }
