@@ -92,12 +92,10 @@ LogicalResult AttentionOp::verify() {
 }
 
 int64_t AttentionOp::getFlops() {
-  auto q = getQuery().getType(), k = getKey().getType(),
-       v = getValue().getType();
+  auto q = getQuery().getType(), v = getValue().getType();
   int64_t scores = getNumElements(getQk().getType());
   if (scores < 0 || !q.hasStaticShape() || !v.hasStaticShape())
     return -1;
-  (void)k;
   return scores * (2 * (q.getDimSize(3) + v.getDimSize(3)) + 6);
 }
 
@@ -176,8 +174,8 @@ LogicalResult RotaryEmbeddingOp::verify() {
   if (Value positions = getPositionIds()) {
     auto posType = cast<RankedTensorType>(positions.getType());
     if (posType.getShape() != ArrayRef<int64_t>{batch, seq})
-      return emitOpError("position_ids must be [") << batch << ", " << seq
-                                                   << "]";
+      return emitOpError("position_ids must be [")
+             << batch << ", " << seq << "]";
     if (cosType.getRank() != 2)
       return emitOpError("with position_ids the caches must be rank 2");
   } else if (cosType.getShape() != ArrayRef<int64_t>{batch, seq, dim / 2}) {

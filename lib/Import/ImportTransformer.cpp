@@ -2,9 +2,10 @@
 //
 // ONNX node handlers: transformer building blocks (attention, RMS
 // normalization, rotary embeddings, gated activations). Attention, RMS
-// normalization, rotary embeddings and Gelu become single ridge ops that
-// fusion can match; Swish, SwiGLU, LpNormalization and GroupNormalization
-// are expanded into existing ridge ops (ONNX defines them as functions).
+// normalization, rotary embeddings, Gelu and LinearAttention become single
+// ridge ops that fusion can match; Swish, SwiGLU, LpNormalization,
+// GroupNormalization and CausalConvWithState are expanded into existing
+// ridge ops (ONNX defines them as functions).
 //
 //===----------------------------------------------------------------------===//
 
@@ -53,10 +54,10 @@ static FailureOr<int64_t> normalizeAxis(NodeContext &n, int64_t axis,
 static Value splatConstant(NodeContext &n, RankedTensorType type,
                            double value) {
   Type element = type.getElementType();
-  Attribute attr = isa<FloatType>(element)
-                       ? Attribute(FloatAttr::get(element, value))
-                       : Attribute(IntegerAttr::get(
-                             element, static_cast<int64_t>(value)));
+  Attribute attr =
+      isa<FloatType>(element)
+          ? Attribute(FloatAttr::get(element, value))
+          : Attribute(IntegerAttr::get(element, static_cast<int64_t>(value)));
   return ConstantOp::create(n.builder, n.loc,
                             DenseElementsAttr::get(type, attr));
 }
@@ -77,8 +78,7 @@ template <typename OpTy> static Value binary(NodeContext &n, Value a, Value b) {
 static Value createReduce(NodeContext &n, Value input, ReduceKind kind,
                           ArrayRef<int64_t> axes) {
   return ReduceOp::create(n.builder, n.loc, input, kind,
-                          n.builder.getDenseI64ArrayAttr(axes),
-                          true);
+                          n.builder.getDenseI64ArrayAttr(axes), true);
 }
 
 //===----------------------------------------------------------------------===//
@@ -172,8 +172,8 @@ static LogicalResult importAttention(NodeContext &n) {
     return n.emitError() << "Q head size " << qType.getDimSize(3)
                          << " differs from K head size " << kType.getDimSize(3);
   if (kvHeads <= 0 || qHeads % kvHeads != 0)
-    return n.emitError() << "kv heads (" << kvHeads
-                         << ") must divide q heads (" << qHeads << ")";
+    return n.emitError() << "kv heads (" << kvHeads << ") must divide q heads ("
+                         << qHeads << ")";
 
   // The mask may cover fewer keys than the (cache-extended) sequence; the
   // missing ones are masked out.
@@ -184,9 +184,9 @@ static LogicalResult importAttention(NodeContext &n) {
     if (!me.isInteger(1) && !isa<FloatType>(me))
       return n.emitError() << "attn_mask must be bool or float, got " << me;
     if (isa<FloatType>(me) && me != element)
-      mask = CastOp::create(
-          n.builder, n.loc,
-          RankedTensorType::get(maskType.getShape(), element), mask);
+      mask = CastOp::create(n.builder, n.loc,
+                            RankedTensorType::get(maskType.getShape(), element),
+                            mask);
     maskType = typeOf(mask);
     if (maskType.getRank() < 1 || maskType.getRank() > 4)
       return n.emitError() << "attn_mask rank must be 1..4, got "
@@ -198,16 +198,13 @@ static LogicalResult importAttention(NodeContext &n) {
     if (keys < kvLength) {
       SmallVector<int64_t> padShape(maskType.getShape());
       padShape.back() = kvLength - keys;
-      auto padType =
-          RankedTensorType::get(padShape, maskType.getElementType());
-      Value pad = splatConstant(n, padType,
-                                maskType.getElementType().isInteger(1)
-                                    ? 0.0
-                                    : -INFINITY);
-      mask = ConcatOp::create(n.builder, n.loc, ValueRange{mask, pad},
-                              n.builder.getI64IntegerAttr(
-                                  maskType.getRank() - 1))
-                 .getResult();
+      auto padType = RankedTensorType::get(padShape, maskType.getElementType());
+      Value pad = splatConstant(
+          n, padType, maskType.getElementType().isInteger(1) ? 0.0 : -INFINITY);
+      mask =
+          ConcatOp::create(n.builder, n.loc, ValueRange{mask, pad},
+                           n.builder.getI64IntegerAttr(maskType.getRank() - 1))
+              .getResult();
     }
     SmallVector<int64_t> scores{batch, qHeads, qType.getDimSize(2), kvLength};
     FailureOr<SmallVector<int64_t>> shape =
@@ -252,9 +249,9 @@ static LogicalResult importAttention(NodeContext &n) {
   Value result = op.getResult();
   if (rank == 3) {
     auto type = typeOf(result);
-    result = reshapeTo(n, transpose(n, result, {0, 2, 1, 3}),
-                       {batch, type.getDimSize(2),
-                        type.getDimSize(1) * type.getDimSize(3)});
+    result = reshapeTo(
+        n, transpose(n, result, {0, 2, 1, 3}),
+        {batch, type.getDimSize(2), type.getDimSize(1) * type.getDimSize(3)});
   }
   n.setResult(0, result);
   if (n.getNumResults() > 1)
@@ -287,8 +284,7 @@ static LogicalResult importRMSNormalization(NodeContext &n) {
   FailureOr<SmallVector<int64_t>> shape =
       broadcastShapes(normalized, scaleType.getShape());
   if (scaleType.getElementType() != type.getElementType())
-    return n.emitError() << "scale element type "
-                         << scaleType.getElementType()
+    return n.emitError() << "scale element type " << scaleType.getElementType()
                          << " differs from the input's";
   if (failed(shape) || ArrayRef<int64_t>(*shape) != normalized)
     return n.emitError() << "scale " << scaleType
@@ -354,9 +350,9 @@ static LogicalResult importGroupNormalization(NodeContext &n) {
   int64_t perGroup = type.getNumElements() / type.getDimSize(0) / groups;
   Value grouped = reshapeTo(n, *input, {type.getDimSize(0), groups, perGroup});
   Value ones = splatConstant(n, RankedTensorType::get({1}, element), 1.0);
-  auto norm = LayerNormOp::create(
-      n.builder, n.loc, grouped, ones, Value(), 2,
-      APFloat(n.attrFloat("epsilon", 1e-5f)), n.attrInt("stash_type", 1));
+  auto norm = LayerNormOp::create(n.builder, n.loc, grouped, ones, Value(), 2,
+                                  APFloat(n.attrFloat("epsilon", 1e-5f)),
+                                  n.attrInt("stash_type", 1));
   Value y = reshapeTo(n, norm.getResult(), type.getShape());
   bool perChannel = n.opset >= 21;
   SmallVector<int64_t> paramShape{perChannel ? channels : groups};
@@ -422,8 +418,8 @@ static LogicalResult importSwiGLU(NodeContext &n) {
   if (a->getType() != b->getType())
     return n.emitError() << "A and B must have identical types, got "
                          << a->getType() << " and " << b->getType();
-  n.setResult(0, binary<MulOp>(n, swish(n, *a, n.attrFloat("alpha", 1.0f)),
-                               *b));
+  n.setResult(0,
+              binary<MulOp>(n, swish(n, *a, n.attrFloat("alpha", 1.0f)), *b));
   return success();
 }
 
@@ -472,9 +468,9 @@ static LogicalResult importRotaryEmbedding(NodeContext &n) {
       return n.emitError() << "position_ids " << pt
                            << " must be integer [batch, sequence] with rank-2 "
                               "caches";
-  } else if (cosType.getShape() !=
-             ArrayRef<int64_t>{xType.getDimSize(0), xType.getDimSize(2),
-                               dim / 2}) {
+  } else if (cosType.getShape() != ArrayRef<int64_t>{xType.getDimSize(0),
+                                                     xType.getDimSize(2),
+                                                     dim / 2}) {
     return n.emitError() << "without position_ids the caches must be [batch, "
                             "sequence, rotary_embedding_dim / 2], got "
                          << cosType;
@@ -547,9 +543,9 @@ static LogicalResult importLinearAttention(NodeContext &n) {
     auto t = typeOf(past);
     if (t.getShape() != stateType.getShape() ||
         !isa<FloatType>(t.getElementType()))
-      return n.emitError() << "past_state " << t << " must be float ["
-                           << batch << ", " << kvHeads << ", " << dk << ", "
-                           << dv << "]";
+      return n.emitError() << "past_state " << t << " must be float [" << batch
+                           << ", " << kvHeads << ", " << dk << ", " << dv
+                           << "]";
   } else {
     past = splatConstant(n, stateType, 0.0);
   }
@@ -574,15 +570,14 @@ static LogicalResult importLinearAttention(NodeContext &n) {
         (t.getDimSize(2) != kvHeads && t.getDimSize(2) != 1))
       return n.emitError() << "beta " << t
                            << " must be [batch, length, kv_num_heads or 1]";
-    beta = transpose(
-        n, reshapeTo(n, beta, {batch, steps, t.getDimSize(2), 1}),
-        {0, 2, 1, 3});
+    beta = transpose(n, reshapeTo(n, beta, {batch, steps, t.getDimSize(2), 1}),
+                     {0, 2, 1, 3});
   }
   float scale = n.attrFloat("scale", 0.0f);
   if (scale == 0.0f)
     scale = 1.0 / std::sqrt(double(dk));
-  auto op = LinearAttentionOp::create(n.builder, n.loc, *q, *k, *v, past,
-                                      decay, beta, APFloat(scale));
+  auto op = LinearAttentionOp::create(n.builder, n.loc, *q, *k, *v, past, decay,
+                                      beta, APFloat(scale));
   n.setResult(0, reshapeTo(n, transpose(n, op.getResult(), {0, 2, 1, 3}),
                            {batch, steps, qHeads * dv}));
   if (n.getNumResults() > 1)
@@ -618,8 +613,8 @@ static LogicalResult importCausalConvWithState(NodeContext &n) {
     return n.emitError() << "kernel size must be >= 1";
   if (bias && (typeOf(bias).getShape() != ArrayRef<int64_t>{channels} ||
                typeOf(bias).getElementType() != element))
-    return n.emitError() << "bias " << typeOf(bias) << " must be ["
-                         << channels << "]";
+    return n.emitError() << "bias " << typeOf(bias) << " must be [" << channels
+                         << "]";
   std::string activation = n.attrString("activation", "none");
   if (activation != "none" && activation != "silu" && activation != "swish")
     return n.emitError() << "unsupported activation '" << activation << "'";
@@ -647,11 +642,11 @@ static LogicalResult importCausalConvWithState(NodeContext &n) {
   n.setResult(0, y);
   if (n.getNumResults() > 1) {
     Value present =
-        k > 1 ? SliceOp::create(n.builder, n.loc, padded,
-                                n.builder.getDenseI64ArrayAttr({0, 0, length}),
-                                n.builder.getDenseI64ArrayAttr(
-                                    {batch, channels, k - 1}),
-                                n.builder.getDenseI64ArrayAttr({1, 1, 1}))
+        k > 1 ? SliceOp::create(
+                    n.builder, n.loc, padded,
+                    n.builder.getDenseI64ArrayAttr({0, 0, length}),
+                    n.builder.getDenseI64ArrayAttr({batch, channels, k - 1}),
+                    n.builder.getDenseI64ArrayAttr({1, 1, 1}))
                     .getResult()
               : splatConstant(n, stateType, 0.0);
     n.setResult(1, present);

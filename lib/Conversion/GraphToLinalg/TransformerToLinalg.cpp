@@ -90,8 +90,7 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
             vDim = vType.getDimSize(3);
     int64_t groups = heads / kType.getDimSize(1);
     double negInf = -std::numeric_limits<double>::infinity();
-    auto scoreType =
-        RankedTensorType::get({batch, heads, qLen, kvLen}, acc);
+    auto scoreType = RankedTensorType::get({batch, heads, qLen, kvLen}, acc);
     auto rowType = RankedTensorType::get({batch, heads, qLen}, acc);
     AffineMap id4 = rewriter.getMultiDimIdentityMap(4);
     AffineMap row4 = selectDims(ctx, 4, {0, 1, 2});
@@ -116,16 +115,14 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
             contractIters,
             [&](OpBuilder &b, Location l, ValueRange args) {
               Value root = floatConst(b, l, acc, rootScale);
-              Value qs = roundTo(
-                  b, l,
-                  arith::MulFOp::create(b, l, extendTo(b, l, args[0], acc),
-                                        root),
-                  element);
-              Value ks = roundTo(
-                  b, l,
-                  arith::MulFOp::create(b, l, extendTo(b, l, args[1], acc),
-                                        root),
-                  element);
+              Value qs = roundTo(b, l,
+                                 arith::MulFOp::create(
+                                     b, l, extendTo(b, l, args[0], acc), root),
+                                 element);
+              Value ks = roundTo(b, l,
+                                 arith::MulFOp::create(
+                                     b, l, extendTo(b, l, args[1], acc), root),
+                                 element);
               Value p = arith::MulFOp::create(b, l, qs, ks);
               linalg::YieldOp::create(
                   b, l, arith::AddFOp::create(b, l, args[2], p).getResult());
@@ -163,9 +160,9 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
     bool causal = op.getIsCausal();
     int64_t offset = op.getQueryOffset(), left = op.getLeftWindow(),
             right = op.getRightWindow();
-    bool maskIsBool = mask && cast<RankedTensorType>(mask.getType())
-                                  .getElementType()
-                                  .isInteger(1);
+    bool maskIsBool =
+        mask &&
+        cast<RankedTensorType>(mask.getType()).getElementType().isInteger(1);
     auto logitsOp = linalg::GenericOp::create(
         rewriter, loc, outTypes, inputs, outs, maps, parallelIterators(4),
         [&](OpBuilder &b, Location l, ValueRange args) {
@@ -231,8 +228,8 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
     // Row maxima of the logits and of the bias (-inf: fully masked row).
     SmallVector<utils::IteratorType> rowIters = parallelIterators(3);
     rowIters.push_back(utils::IteratorType::reduction);
-    Value negInfRow =
-        createFilled(rewriter, loc, rowType, rewriter.getFloatAttr(acc, negInf));
+    Value negInfRow = createFilled(rewriter, loc, rowType,
+                                   rewriter.getFloatAttr(acc, negInf));
     auto maxOp = linalg::GenericOp::create(
         rewriter, loc, TypeRange{rowType, rowType}, ValueRange{logits, bias},
         ValueRange{negInfRow, negInfRow},
@@ -246,14 +243,12 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
     Value rowMax = maxOp.getResult(0), biasMax = maxOp.getResult(1);
     // exp(x - max), with a max of -inf (all logits -inf) taken as 0.
     auto shiftedExp = [&](OpBuilder &b, Location l, Value x, Value m) {
-      Value isNegInf =
-          arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, m,
-                                floatConst(b, l, acc, negInf));
+      Value isNegInf = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, m,
+                                             floatConst(b, l, acc, negInf));
       Value safe = arith::SelectOp::create(b, l, isNegInf,
                                            floatConst(b, l, acc, 0.0), m);
       return roundTo(
-          b, l,
-          math::ExpOp::create(b, l, arith::SubFOp::create(b, l, x, safe)),
+          b, l, math::ExpOp::create(b, l, arith::SubFOp::create(b, l, x, safe)),
           softmaxType);
     };
     Value sums =
@@ -287,9 +282,9 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
                   b, l, sumIsZero, floatConst(b, l, acc, 1.0), rounded);
               Value p = roundTo(b, l, arith::DivFOp::create(b, l, e, sum),
                                 softmaxType);
-              Value masked = arith::CmpFOp::create(
-                  b, l, arith::CmpFPredicate::OEQ, args[3],
-                  floatConst(b, l, acc, negInf));
+              Value masked =
+                  arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ,
+                                        args[3], floatConst(b, l, acc, negInf));
               p = arith::SelectOp::create(b, l, masked, zero, p);
               linalg::YieldOp::create(b, l, truncateTo(b, l, p, element));
             })
@@ -307,8 +302,9 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
                                 selectDims(ctx, 5, {0, 1, 2, 3})},
             contractIters,
             [&](OpBuilder &b, Location l, ValueRange args) {
-              Value p = arith::MulFOp::create(b, l, extendTo(b, l, args[0], acc),
-                                              extendTo(b, l, args[1], acc));
+              Value p =
+                  arith::MulFOp::create(b, l, extendTo(b, l, args[0], acc),
+                                        extendTo(b, l, args[1], acc));
               linalg::YieldOp::create(
                   b, l, arith::AddFOp::create(b, l, args[2], p).getResult());
             })
@@ -387,8 +383,8 @@ struct RMSNormLowering : OpConversionPattern<RMSNormOp> {
         [&](OpBuilder &b, Location l, ValueRange args) -> Value {
           Value mean = arith::DivFOp::create(b, l, args[0],
                                              floatConst(b, l, acc, count));
-          Value sum = arith::AddFOp::create(b, l, mean,
-                                            floatConst(b, l, acc, epsilon));
+          Value sum =
+              arith::AddFOp::create(b, l, mean, floatConst(b, l, acc, epsilon));
           // 1 / sqrt rather than math.rsqrt, which has no CPU libm symbol.
           return arith::DivFOp::create(b, l, floatConst(b, l, acc, 1.0),
                                        math::SqrtOp::create(b, l, sum));
@@ -498,8 +494,8 @@ struct RotaryEmbeddingLowering : OpConversionPattern<RotaryEmbeddingOp> {
               Value rotated = arith::CmpIOp::create(
                   b, l, arith::CmpIPredicate::ult, d, indexConst(b, l, dim));
               // Clamped so that the discarded lanes read in bounds.
-              Value dd = arith::MinUIOp::create(b, l, d,
-                                                indexConst(b, l, dim - 1));
+              Value dd =
+                  arith::MinUIOp::create(b, l, d, indexConst(b, l, dim - 1));
               Value first, partner, kIdx;
               if (interleaved) {
                 kIdx = arith::DivUIOp::create(b, l, dd, indexConst(b, l, 2));
@@ -523,11 +519,11 @@ struct RotaryEmbeddingLowering : OpConversionPattern<RotaryEmbeddingOp> {
                     kIdx);
               }
               Value x = extendTo(b, l, args[0], acc);
-              Value xp = extendTo(
-                  b, l,
-                  tensor::ExtractOp::create(b, l, input,
-                                            ValueRange{bi, hi, si, partner}),
-                  acc);
+              Value xp =
+                  extendTo(b, l,
+                           tensor::ExtractOp::create(
+                               b, l, input, ValueRange{bi, hi, si, partner}),
+                           acc);
               SmallVector<Value> cacheIdx;
               if (positions) {
                 Value p = tensor::ExtractOp::create(b, l, positions,
@@ -603,11 +599,11 @@ struct LinearAttentionLowering : OpConversionPattern<LinearAttentionOp> {
     AffineMap id4 = rewriter.getMultiDimIdentityMap(4);
     AffineMap id3 = rewriter.getMultiDimIdentityMap(3);
 
-    Value state0 = buildElementwise(
-        rewriter, loc, stateAccType, adaptor.getState(),
-        [&](OpBuilder &b, Location l, ValueRange args) {
-          return extendTo(b, l, args[0], acc);
-        });
+    Value state0 =
+        buildElementwise(rewriter, loc, stateAccType, adaptor.getState(),
+                         [&](OpBuilder &b, Location l, ValueRange args) {
+                           return extendTo(b, l, args[0], acc);
+                         });
     Value out0 = createEmpty(rewriter, loc, outAccType);
     auto read = [&](OpBuilder &b, Location l, Value tensor,
                     ArrayRef<Value> idx) -> Value {
@@ -632,15 +628,14 @@ struct LinearAttentionLowering : OpConversionPattern<LinearAttentionOp> {
                      b, l, stateAccType, ValueRange{}, st,
                      ArrayRef<AffineMap>{id4}, parallelIterators(4),
                      [&](OpBuilder &nb, Location nl, ValueRange args) {
-                       Value g = read(nb, nl, decay,
-                                      {index(nb, nl, 0), index(nb, nl, 1), t,
-                                       perKeyDecay ? index(nb, nl, 2)
-                                                   : zeroIdx});
+                       Value g =
+                           read(nb, nl, decay,
+                                {index(nb, nl, 0), index(nb, nl, 1), t,
+                                 perKeyDecay ? index(nb, nl, 2) : zeroIdx});
                        linalg::YieldOp::create(
                            nb, nl,
-                           arith::MulFOp::create(
-                               nb, nl, args[0],
-                               math::ExpOp::create(nb, nl, g))
+                           arith::MulFOp::create(nb, nl, args[0],
+                                                 math::ExpOp::create(nb, nl, g))
                                .getResult());
                      })
                      .getResult(0);
@@ -665,24 +660,24 @@ struct LinearAttentionLowering : OpConversionPattern<LinearAttentionOp> {
                               .getResult());
                     })
                     .getResult(0);
-            vt = linalg::GenericOp::create(
-                     b, l, rowType, retrieved, createEmpty(b, l, rowType),
-                     ArrayRef<AffineMap>{id3, id3}, parallelIterators(3),
-                     [&](OpBuilder &nb, Location nl, ValueRange args) {
-                       Value bi = index(nb, nl, 0), hi = index(nb, nl, 1);
-                       Value bt = read(nb, nl, beta,
-                                       {bi, perHeadBeta ? hi : zeroIdx, t,
-                                        zeroIdx});
-                       Value vm =
-                           read(nb, nl, v, {bi, hi, t, index(nb, nl, 2)});
-                       linalg::YieldOp::create(
-                           nb, nl,
-                           arith::MulFOp::create(
-                               nb, nl, bt,
-                               arith::SubFOp::create(nb, nl, vm, args[0]))
-                               .getResult());
-                     })
-                     .getResult(0);
+            vt =
+                linalg::GenericOp::create(
+                    b, l, rowType, retrieved, createEmpty(b, l, rowType),
+                    ArrayRef<AffineMap>{id3, id3}, parallelIterators(3),
+                    [&](OpBuilder &nb, Location nl, ValueRange args) {
+                      Value bi = index(nb, nl, 0), hi = index(nb, nl, 1);
+                      Value bt =
+                          read(nb, nl, beta,
+                               {bi, perHeadBeta ? hi : zeroIdx, t, zeroIdx});
+                      Value vm = read(nb, nl, v, {bi, hi, t, index(nb, nl, 2)});
+                      linalg::YieldOp::create(
+                          nb, nl,
+                          arith::MulFOp::create(
+                              nb, nl, bt,
+                              arith::SubFOp::create(nb, nl, vm, args[0]))
+                              .getResult());
+                    })
+                    .getResult(0);
           }
           // S += k_t (outer) v_t. The state updates write into the loop's
           // state in place, as one-shot bufferization needs for iter_args.
@@ -698,9 +693,9 @@ struct LinearAttentionLowering : OpConversionPattern<LinearAttentionOp> {
                    [&](OpBuilder &nb, Location nl, ValueRange args) {
                      Value bi = index(nb, nl, 0), hi = index(nb, nl, 1);
                      Value kd = read(nb, nl, k, {bi, hi, t, index(nb, nl, 2)});
-                     Value vm = vt ? args[0]
-                                   : read(nb, nl, v,
-                                          {bi, hi, t, index(nb, nl, 3)});
+                     Value vm =
+                         vt ? args[0]
+                            : read(nb, nl, v, {bi, hi, t, index(nb, nl, 3)});
                      Value p = arith::MulFOp::create(nb, nl, kd, vm);
                      linalg::YieldOp::create(
                          nb, nl,
@@ -711,15 +706,14 @@ struct LinearAttentionLowering : OpConversionPattern<LinearAttentionOp> {
           // o_t[b, h, m] = sum_d q_t[b, h, d] * S[b, h / g, d, m], computed
           // in the output's time-t slice (extract/insert pair: in place, no
           // copy after bufferization).
-          SmallVector<OpFoldResult> offsets{b.getIndexAttr(0),
-                                            b.getIndexAttr(0), t,
-                                            b.getIndexAttr(0)};
+          SmallVector<OpFoldResult> offsets{
+              b.getIndexAttr(0), b.getIndexAttr(0), t, b.getIndexAttr(0)};
           SmallVector<OpFoldResult> sizes{
-              b.getIndexAttr(batch), b.getIndexAttr(qHeads),
-              b.getIndexAttr(1), b.getIndexAttr(dv)};
+              b.getIndexAttr(batch), b.getIndexAttr(qHeads), b.getIndexAttr(1),
+              b.getIndexAttr(dv)};
           SmallVector<OpFoldResult> strides(4, b.getIndexAttr(1));
-          Value slice = tensor::ExtractSliceOp::create(
-              b, l, stepType, iters[1], offsets, sizes, strides);
+          Value slice = tensor::ExtractSliceOp::create(b, l, stepType, iters[1],
+                                                       offsets, sizes, strides);
           Value zero = arith::ConstantOp::create(b, l, b.getFloatAttr(acc, 0));
           slice = linalg::FillOp::create(b, l, zero, slice).getResult(0);
           Value ot =
@@ -738,8 +732,8 @@ struct LinearAttentionLowering : OpConversionPattern<LinearAttentionOp> {
                         arith::AddFOp::create(nb, nl, args[1], p).getResult());
                   })
                   .getResult(0);
-          Value out = tensor::InsertSliceOp::create(b, l, ot, iters[1],
-                                                    offsets, sizes, strides);
+          Value out = tensor::InsertSliceOp::create(b, l, ot, iters[1], offsets,
+                                                    sizes, strides);
           scf::YieldOp::create(b, l, ValueRange{st, out});
         });
 
@@ -747,10 +741,10 @@ struct LinearAttentionLowering : OpConversionPattern<LinearAttentionOp> {
     Value result = buildElementwise(
         rewriter, loc, RankedTensorType::get(outAccType.getShape(), element),
         loop.getResult(1), [&](OpBuilder &b, Location l, ValueRange args) {
-          return truncateTo(
-              b, l,
-              arith::MulFOp::create(b, l, args[0], floatConst(b, l, acc, scale)),
-              element);
+          return truncateTo(b, l,
+                            arith::MulFOp::create(b, l, args[0],
+                                                  floatConst(b, l, acc, scale)),
+                            element);
         });
     Type stateElement = stateType.getElementType();
     Value present = buildElementwise(
@@ -773,5 +767,6 @@ struct LinearAttentionLowering : OpConversionPattern<LinearAttentionOp> {
 void mlir::ridge::linalg_lowering::populateTransformerToLinalgPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns) {
   patterns.add<AttentionLowering, RMSNormLowering, GeluLowering,
-               RotaryEmbeddingLowering, LinearAttentionLowering>(converter, patterns.getContext());
+               RotaryEmbeddingLowering, LinearAttentionLowering>(
+      converter, patterns.getContext());
 }

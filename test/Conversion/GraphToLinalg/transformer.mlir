@@ -78,3 +78,18 @@ func.func @rotary(%x: tensor<1x2x3x8xf32>, %c: tensor<10x2xf32>, %p: tensor<1x3x
   %0 = ridge.rotary_embedding %x, %c, %c positions(%p : tensor<1x3xi64>) {rotary_embedding_dim = 4 : i64} : tensor<1x2x3x8xf32>, tensor<10x2xf32>, tensor<10x2xf32>
   return %0 : tensor<1x2x3x8xf32>
 }
+
+// -----
+
+// A loop over time carries the f32 state (updated in place) and the output,
+// whose time-t slice each step fills.
+// CHECK-LABEL: func @linear_attention
+// CHECK: scf.for %[[T:.*]] = {{.*}} iter_args(
+// CHECK:   math.exp
+// CHECK:   tensor.extract_slice %{{.*}}[0, 0, %[[T]], 0] [2, 4, 1, 6] [1, 1, 1, 1]
+// CHECK:   tensor.insert_slice
+// CHECK:   scf.yield
+func.func @linear_attention(%q: tensor<2x4x3x8xf32>, %k: tensor<2x2x3x8xf32>, %v: tensor<2x2x3x6xf32>, %s: tensor<2x2x8x6xf32>, %g: tensor<2x2x3x8xf32>) -> tensor<2x4x3x6xf32> {
+  %0:2 = ridge.linear_attention %q, %k, %v, %s decay(%g : tensor<2x2x3x8xf32>) {scale = 0.5 : f32} : tensor<2x4x3x8xf32>, tensor<2x2x3x8xf32>, tensor<2x2x3x6xf32>, tensor<2x2x8x6xf32> -> tensor<2x4x3x6xf32>, tensor<2x2x8x6xf32>
+  return %0#0 : tensor<2x4x3x6xf32>
+}

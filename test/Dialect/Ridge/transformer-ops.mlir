@@ -87,3 +87,20 @@ func.func @rotary_dim(%x: tensor<1x2x3x8xf32>, %c: tensor<1x3x2xf32>) {
   %0 = ridge.rotary_embedding %x, %c, %c {rotary_embedding_dim = 5 : i64} : tensor<1x2x3x8xf32>, tensor<1x3x2xf32>, tensor<1x3x2xf32>
   return
 }
+
+// -----
+
+// CHECK-LABEL: func @linear_attention
+// CHECK: ridge.linear_attention %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} decay(%{{.*}} : tensor<2x2x3x1xf32>) beta(%{{.*}} : tensor<2x1x3x1xf32>) {scale = 5.000000e-01 : f32} : tensor<2x4x3x8xf32>, tensor<2x2x3x8xf32>, tensor<2x2x3x6xf32>, tensor<2x2x8x6xf32> -> tensor<2x4x3x6xf32>, tensor<2x2x8x6xf32>
+func.func @linear_attention(%q: tensor<2x4x3x8xf32>, %k: tensor<2x2x3x8xf32>, %v: tensor<2x2x3x6xf32>, %s: tensor<2x2x8x6xf32>, %g: tensor<2x2x3x1xf32>, %b: tensor<2x1x3x1xf32>) {
+  %0:2 = ridge.linear_attention %q, %k, %v, %s decay(%g : tensor<2x2x3x1xf32>) beta(%b : tensor<2x1x3x1xf32>) {scale = 0.5 : f32} : tensor<2x4x3x8xf32>, tensor<2x2x3x8xf32>, tensor<2x2x3x6xf32>, tensor<2x2x8x6xf32> -> tensor<2x4x3x6xf32>, tensor<2x2x8x6xf32>
+  return
+}
+
+// -----
+
+func.func @linear_attention_state(%q: tensor<2x4x3x8xf32>, %k: tensor<2x2x3x8xf32>, %v: tensor<2x2x3x6xf32>, %s: tensor<2x2x6x8xf32>) {
+  // expected-error @+1 {{state must be [2, 2, 8, 6]}}
+  %0:2 = ridge.linear_attention %q, %k, %v, %s {scale = 0.5 : f32} : tensor<2x4x3x8xf32>, tensor<2x2x3x8xf32>, tensor<2x2x3x6xf32>, tensor<2x2x6x8xf32> -> tensor<2x4x3x6xf32>, tensor<2x2x6x8xf32>
+  return
+}
