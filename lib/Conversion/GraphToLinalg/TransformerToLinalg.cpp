@@ -1,16 +1,772 @@
-//===- TransformerToLinalg.cpp - transformer building blocks (attention, RMS
-//normalization, rotary embeddings, gated activations) -------===//
+//===- TransformerToLinalg.cpp - transformer building blocks -------------===//
 //
 // Lowering of the ridge transformer building blocks (attention, RMS
-// normalization, rotary embeddings, gated activations) to linalg on tensors.
+// normalization, rotary embeddings, Gelu) to linalg on tensors. Attention is
+// lowered as the reference computation (scores, bias, softmax in f32, PV
+// contraction); a fused online-softmax kernel replaces it in later passes.
 //
 //===----------------------------------------------------------------------===//
 
 #include "GraphToLinalgCommon.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <cmath>
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::ridge;
 using namespace mlir::ridge::linalg_lowering;
 
+namespace {
+
+Value floatConst(OpBuilder &b, Location loc, Type type, double v) {
+  return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, v));
+}
+
+Value indexConst(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+/// `x` (of the accumulator type) rounded to the narrower float `type` and
+/// widened again, so that narrow-type results match a computation carried
+/// out in `type`.
+Value roundTo(OpBuilder &b, Location loc, Value x, Type type) {
+  if (x.getType() == type)
+    return x;
+  return extendTo(b, loc, truncateTo(b, loc, x, type), x.getType());
+}
+
+/// `v` rounded to the float semantics of `type`.
+double roundConstant(double v, Type type) {
+  APFloat f(v);
+  bool lost;
+  f.convert(cast<FloatType>(type).getFloatSemantics(),
+            APFloat::rmNearestTiesToEven, &lost);
+  return f.convertToDouble();
+}
+
+SmallVector<utils::IteratorType> parallelIterators(int64_t n) {
+  return SmallVector<utils::IteratorType>(n, utils::IteratorType::parallel);
+}
+
+/// Map of a 4-D iteration space (b, h, i, x) onto a key/value operand that
+/// has Hq / `groups` heads: (b, h floordiv groups, ...).
+AffineMap groupedMap(MLIRContext *ctx, unsigned numDims,
+                     ArrayRef<unsigned> dims, int64_t groups) {
+  SmallVector<AffineExpr> exprs;
+  for (auto [i, d] : llvm::enumerate(dims)) {
+    AffineExpr e = getAffineDimExpr(d, ctx);
+    exprs.push_back(i == 1 && groups != 1 ? e.floorDiv(groups) : e);
+  }
+  return AffineMap::get(numDims, 0, exprs, ctx);
+}
+
+AffineMap selectDims(MLIRContext *ctx, unsigned numDims,
+                     ArrayRef<unsigned> dims) {
+  return groupedMap(ctx, numDims, dims, 1);
+}
+
+//===----------------------------------------------------------------------===//
+// Attention
+//===----------------------------------------------------------------------===//
+
+struct AttentionLowering : OpConversionPattern<AttentionOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(AttentionOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = getContext();
+    Value q = adaptor.getQuery(), k = adaptor.getKey(), v = adaptor.getValue();
+    auto qType = cast<RankedTensorType>(q.getType());
+    auto kType = cast<RankedTensorType>(k.getType());
+    auto vType = cast<RankedTensorType>(v.getType());
+    Type element = qType.getElementType();
+    Type acc = getAccumulatorType(element);
+    int64_t batch = qType.getDimSize(0), heads = qType.getDimSize(1),
+            qLen = qType.getDimSize(2), kvLen = kType.getDimSize(2),
+            vDim = vType.getDimSize(3);
+    int64_t groups = heads / kType.getDimSize(1);
+    double negInf = -std::numeric_limits<double>::infinity();
+    auto scoreType = RankedTensorType::get({batch, heads, qLen, kvLen}, acc);
+    auto rowType = RankedTensorType::get({batch, heads, qLen}, acc);
+    AffineMap id4 = rewriter.getMultiDimIdentityMap(4);
+    AffineMap row4 = selectDims(ctx, 4, {0, 1, 2});
+
+    // scores[b, h, i, j] = sum_d q'[b, h, i, d] * k'[b, h / g, j, d], with
+    // q' and k' scaled by sqrt(scale) in the element type (as ONNX does).
+    Type softmaxType = op.getSoftmaxType().value_or(element);
+    if (getAccumulatorType(softmaxType) != acc)
+      softmaxType = acc;
+    double scale = op.getScale().convertToDouble();
+    double rootScale = roundConstant(std::sqrt(scale), element);
+    SmallVector<utils::IteratorType> contractIters = parallelIterators(4);
+    contractIters.push_back(utils::IteratorType::reduction);
+    Value raw =
+        linalg::GenericOp::create(
+            rewriter, loc, scoreType, ValueRange{q, k},
+            createFilled(rewriter, loc, scoreType,
+                         rewriter.getFloatAttr(acc, 0.0)),
+            ArrayRef<AffineMap>{selectDims(ctx, 5, {0, 1, 2, 4}),
+                                groupedMap(ctx, 5, {0, 1, 3, 4}, groups),
+                                selectDims(ctx, 5, {0, 1, 2, 3})},
+            contractIters,
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              Value root = floatConst(b, l, acc, rootScale);
+              Value qs = roundTo(b, l,
+                                 arith::MulFOp::create(
+                                     b, l, extendTo(b, l, args[0], acc), root),
+                                 element);
+              Value ks = roundTo(b, l,
+                                 arith::MulFOp::create(
+                                     b, l, extendTo(b, l, args[1], acc), root),
+                                 element);
+              Value p = arith::MulFOp::create(b, l, qs, ks);
+              linalg::YieldOp::create(
+                  b, l, arith::AddFOp::create(b, l, args[2], p).getResult());
+            })
+            .getResult(0);
+
+    // logits = softcap(scale * scores) + bias; the bias (mask, causal and
+    // window limits, padding) is kept to detect fully masked rows. The
+    // capped scores are a third result when qk_matmul_output_mode 0/1 asks
+    // for them.
+    Value mask = adaptor.getMask(), lens = adaptor.getNonpadKvSeqlen();
+    bool wantQk = !op.getQk().use_empty();
+    int64_t mode = op.getQkMatmulOutputMode();
+    bool wantCapped = wantQk && mode <= 1;
+    SmallVector<Value> inputs{raw};
+    SmallVector<AffineMap> maps{id4};
+    if (mask) {
+      inputs.push_back(mask);
+      maps.push_back(getBroadcastMap(cast<RankedTensorType>(mask.getType()),
+                                     scoreType.getShape(), ctx));
+    }
+    if (lens) {
+      inputs.push_back(lens);
+      maps.push_back(selectDims(ctx, 4, {0}));
+    }
+    SmallVector<Type> outTypes{scoreType, scoreType};
+    SmallVector<Value> outs{createEmpty(rewriter, loc, scoreType),
+                            createEmpty(rewriter, loc, scoreType)};
+    if (wantCapped) {
+      outTypes.push_back(scoreType);
+      outs.push_back(createEmpty(rewriter, loc, scoreType));
+    }
+    maps.append(outs.size(), id4);
+    double softcap = op.getSoftcap().convertToDouble();
+    bool causal = op.getIsCausal();
+    int64_t offset = op.getQueryOffset(), left = op.getLeftWindow(),
+            right = op.getRightWindow();
+    bool maskIsBool =
+        mask &&
+        cast<RankedTensorType>(mask.getType()).getElementType().isInteger(1);
+    auto logitsOp = linalg::GenericOp::create(
+        rewriter, loc, outTypes, inputs, outs, maps, parallelIterators(4),
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          unsigned next = 1;
+          Value s = roundTo(b, l, args[0], element);
+          if (softcap > 0) {
+            Value cap = floatConst(b, l, acc, softcap);
+            s = arith::MulFOp::create(
+                b, l, cap,
+                math::TanhOp::create(b, l,
+                                     arith::DivFOp::create(b, l, s, cap)));
+            s = roundTo(b, l, s, element);
+          }
+          Value zero = floatConst(b, l, acc, 0.0);
+          Value minusInf = floatConst(b, l, acc, negInf);
+          Value bias = zero;
+          if (mask) {
+            Value m = args[next++];
+            bias = maskIsBool ? arith::SelectOp::create(b, l, m, zero, minusInf)
+                                    .getResult()
+                              : extendTo(b, l, m, acc);
+          }
+          // Query i sits at position i + offset among the keys.
+          Value i = linalg::IndexOp::create(b, l, 2);
+          Value j = linalg::IndexOp::create(b, l, 3);
+          auto toI64 = [&](Value index) -> Value {
+            return arith::IndexCastOp::create(b, l, b.getI64Type(), index);
+          };
+          auto i64 = [&](int64_t c) -> Value {
+            return arith::ConstantOp::create(b, l, b.getI64IntegerAttr(c));
+          };
+          Value j64 = toI64(j), len;
+          Value pos = arith::AddIOp::create(b, l, toI64(i), i64(offset));
+          if (lens) {
+            len = args[next++];
+            pos = arith::AddIOp::create(
+                b, l, toI64(i), arith::SubIOp::create(b, l, len, i64(qLen)));
+          }
+          auto addLimit = [&](arith::CmpIPredicate pred, Value lhs, Value rhs) {
+            Value ok = arith::CmpIOp::create(b, l, pred, lhs, rhs);
+            bias = arith::AddFOp::create(
+                b, l, bias, arith::SelectOp::create(b, l, ok, zero, minusInf));
+          };
+          if (causal)
+            addLimit(arith::CmpIPredicate::sle, j64, pos);
+          if (left >= 0)
+            addLimit(arith::CmpIPredicate::sle,
+                     arith::SubIOp::create(b, l, pos, j64), i64(left));
+          if (right >= 0)
+            addLimit(arith::CmpIPredicate::sle,
+                     arith::SubIOp::create(b, l, j64, pos), i64(right));
+          if (lens)
+            addLimit(arith::CmpIPredicate::slt, j64, len);
+          SmallVector<Value> results{
+              roundTo(b, l, arith::AddFOp::create(b, l, s, bias), softmaxType),
+              bias};
+          if (wantCapped)
+            results.push_back(s);
+          linalg::YieldOp::create(b, l, results);
+        });
+    Value logits = logitsOp.getResult(0), bias = logitsOp.getResult(1);
+
+    // Row maxima of the logits and of the bias (-inf: fully masked row).
+    SmallVector<utils::IteratorType> rowIters = parallelIterators(3);
+    rowIters.push_back(utils::IteratorType::reduction);
+    Value negInfRow = createFilled(rewriter, loc, rowType,
+                                   rewriter.getFloatAttr(acc, negInf));
+    auto maxOp = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{rowType, rowType}, ValueRange{logits, bias},
+        ValueRange{negInfRow, negInfRow},
+        ArrayRef<AffineMap>{id4, id4, row4, row4}, rowIters,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          linalg::YieldOp::create(
+              b, l,
+              ValueRange{arith::MaximumFOp::create(b, l, args[2], args[0]),
+                         arith::MaximumFOp::create(b, l, args[3], args[1])});
+        });
+    Value rowMax = maxOp.getResult(0), biasMax = maxOp.getResult(1);
+    // exp(x - max), with a max of -inf (all logits -inf) taken as 0.
+    auto shiftedExp = [&](OpBuilder &b, Location l, Value x, Value m) {
+      Value isNegInf = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, m,
+                                             floatConst(b, l, acc, negInf));
+      Value safe = arith::SelectOp::create(b, l, isNegInf,
+                                           floatConst(b, l, acc, 0.0), m);
+      return roundTo(
+          b, l, math::ExpOp::create(b, l, arith::SubFOp::create(b, l, x, safe)),
+          softmaxType);
+    };
+    Value sums =
+        linalg::GenericOp::create(
+            rewriter, loc, rowType, ValueRange{logits, rowMax},
+            createFilled(rewriter, loc, rowType,
+                         rewriter.getFloatAttr(acc, 0.0)),
+            ArrayRef<AffineMap>{id4, row4, row4}, rowIters,
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              Value e = shiftedExp(b, l, args[0], args[1]);
+              linalg::YieldOp::create(
+                  b, l, arith::AddFOp::create(b, l, args[2], e).getResult());
+            })
+            .getResult(0);
+    // Probabilities in the element type (ONNX casts them back before the PV
+    // product); fully masked rows are zero.
+    auto probType = RankedTensorType::get(scoreType.getShape(), element);
+    Value probs =
+        linalg::GenericOp::create(
+            rewriter, loc, probType, ValueRange{logits, rowMax, sums, biasMax},
+            createEmpty(rewriter, loc, probType),
+            ArrayRef<AffineMap>{id4, row4, row4, row4, id4},
+            parallelIterators(4),
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              Value zero = floatConst(b, l, acc, 0.0);
+              Value e = shiftedExp(b, l, args[0], args[1]);
+              Value rounded = roundTo(b, l, args[2], softmaxType);
+              Value sumIsZero = arith::CmpFOp::create(
+                  b, l, arith::CmpFPredicate::OEQ, rounded, zero);
+              Value sum = arith::SelectOp::create(
+                  b, l, sumIsZero, floatConst(b, l, acc, 1.0), rounded);
+              Value p = roundTo(b, l, arith::DivFOp::create(b, l, e, sum),
+                                softmaxType);
+              Value masked =
+                  arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ,
+                                        args[3], floatConst(b, l, acc, negInf));
+              p = arith::SelectOp::create(b, l, masked, zero, p);
+              linalg::YieldOp::create(b, l, truncateTo(b, l, p, element));
+            })
+            .getResult(0);
+
+    // result[b, h, i, e] = sum_j p[b, h, i, j] * v[b, h / g, j, e].
+    auto outAccType = RankedTensorType::get({batch, heads, qLen, vDim}, acc);
+    Value out =
+        linalg::GenericOp::create(
+            rewriter, loc, outAccType, ValueRange{probs, v},
+            createFilled(rewriter, loc, outAccType,
+                         rewriter.getFloatAttr(acc, 0.0)),
+            ArrayRef<AffineMap>{selectDims(ctx, 5, {0, 1, 2, 4}),
+                                groupedMap(ctx, 5, {0, 1, 4, 3}, groups),
+                                selectDims(ctx, 5, {0, 1, 2, 3})},
+            contractIters,
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              Value p =
+                  arith::MulFOp::create(b, l, extendTo(b, l, args[0], acc),
+                                        extendTo(b, l, args[1], acc));
+              linalg::YieldOp::create(
+                  b, l, arith::AddFOp::create(b, l, args[2], p).getResult());
+            })
+            .getResult(0);
+    auto toElement = [&](Value t) -> Value {
+      auto type = cast<RankedTensorType>(t.getType());
+      if (type.getElementType() == element)
+        return t;
+      return buildElementwise(
+          rewriter, loc, RankedTensorType::get(type.getShape(), element), t,
+          [&](OpBuilder &b, Location l, ValueRange args) {
+            return truncateTo(b, l, args[0], element);
+          });
+    };
+    Value qk;
+    if (!wantQk)
+      qk = createEmpty(rewriter, loc, probType);
+    else if (mode <= 1)
+      qk = toElement(logitsOp.getResult(2));
+    else if (mode == 2)
+      qk = toElement(logits);
+    else
+      qk = probs;
+    rewriter.replaceOp(op, {toElement(out), qk});
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// RMSNorm
+//===----------------------------------------------------------------------===//
+
+struct RMSNormLowering : OpConversionPattern<RMSNormOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(RMSNormOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = getContext();
+    Value input = adaptor.getInput();
+    auto type = cast<RankedTensorType>(input.getType());
+    int64_t rank = type.getRank(), axis = op.getAxis();
+    Type element = type.getElementType();
+    Type stash = op.getStashType() == 1 ? rewriter.getF32Type() : element;
+    Type acc = getAccumulatorType(stash);
+    int64_t count = 1;
+    SmallVector<unsigned> rowDims;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (d < axis)
+        rowDims.push_back(d);
+      else
+        count *= type.getDimSize(d);
+    }
+    auto rowType = RankedTensorType::get(type.getShape().take_front(axis), acc);
+    AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
+    AffineMap rowMap = selectDims(ctx, rank, rowDims);
+    SmallVector<utils::IteratorType> iters = parallelIterators(rank);
+    for (int64_t d = axis; d < rank; ++d)
+      iters[d] = utils::IteratorType::reduction;
+    Value squares =
+        linalg::GenericOp::create(
+            rewriter, loc, rowType, input,
+            createFilled(rewriter, loc, rowType,
+                         rewriter.getFloatAttr(acc, 0.0)),
+            ArrayRef<AffineMap>{identity, rowMap}, iters,
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              Value x = extendTo(b, l, args[0], acc);
+              Value sq = arith::MulFOp::create(b, l, x, x);
+              linalg::YieldOp::create(
+                  b, l, arith::AddFOp::create(b, l, args[1], sq).getResult());
+            })
+            .getResult(0);
+    double epsilon = op.getEpsilon().convertToDouble();
+    Value invRms = buildElementwise(
+        rewriter, loc, rowType, squares,
+        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+          Value mean = arith::DivFOp::create(b, l, args[0],
+                                             floatConst(b, l, acc, count));
+          Value sum =
+              arith::AddFOp::create(b, l, mean, floatConst(b, l, acc, epsilon));
+          // 1 / sqrt rather than math.rsqrt, which has no CPU libm symbol.
+          return arith::DivFOp::create(b, l, floatConst(b, l, acc, 1.0),
+                                       math::SqrtOp::create(b, l, sum));
+        });
+    Value scale = adaptor.getScale();
+    Value y =
+        linalg::GenericOp::create(
+            rewriter, loc, type, ValueRange{input, invRms, scale},
+            createEmpty(rewriter, loc, type),
+            ArrayRef<AffineMap>{
+                identity, rowMap,
+                getBroadcastMap(cast<RankedTensorType>(scale.getType()),
+                                type.getShape(), ctx),
+                identity},
+            parallelIterators(rank),
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              Value r = arith::MulFOp::create(
+                  b, l, extendTo(b, l, args[0], acc), args[1]);
+              r = arith::MulFOp::create(b, l, r, extendTo(b, l, args[2], acc));
+              linalg::YieldOp::create(b, l, truncateTo(b, l, r, element));
+            })
+            .getResult(0);
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Gelu
+//===----------------------------------------------------------------------===//
+
+struct GeluLowering : OpConversionPattern<GeluOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(GeluOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    bool tanhApprox = op.getApproximate() == "tanh";
+    auto type = cast<RankedTensorType>(adaptor.getInput().getType());
+    Value y = buildElementwise(
+        rewriter, op.getLoc(), type, adaptor.getInput(),
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          return computeInAccumulatorType(b, l, args, [&](ValueRange xs) {
+            Value x = xs[0];
+            Type t = x.getType();
+            Value inner;
+            if (tanhApprox) {
+              Value x3 = arith::MulFOp::create(
+                  b, l, x, arith::MulFOp::create(b, l, x, x));
+              Value sum = arith::AddFOp::create(
+                  b, l, x,
+                  arith::MulFOp::create(b, l, floatConst(b, l, t, 0.044715),
+                                        x3));
+              inner = math::TanhOp::create(
+                  b, l,
+                  arith::MulFOp::create(
+                      b, l, floatConst(b, l, t, std::sqrt(2.0 / M_PI)), sum));
+            } else {
+              inner = math::ErfOp::create(
+                  b, l,
+                  arith::MulFOp::create(b, l, x,
+                                        floatConst(b, l, t, M_SQRT1_2)));
+            }
+            Value onePlus =
+                arith::AddFOp::create(b, l, floatConst(b, l, t, 1.0), inner);
+            Value half =
+                arith::MulFOp::create(b, l, floatConst(b, l, t, 0.5), x);
+            return arith::MulFOp::create(b, l, half, onePlus).getResult();
+          });
+        });
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// RotaryEmbedding
+//===----------------------------------------------------------------------===//
+
+struct RotaryEmbeddingLowering : OpConversionPattern<RotaryEmbeddingOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(RotaryEmbeddingOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput();
+    Value cosCache = adaptor.getCosCache(), sinCache = adaptor.getSinCache();
+    Value positions = adaptor.getPositionIds();
+    auto type = cast<RankedTensorType>(input.getType());
+    Type element = type.getElementType();
+    Type acc = getAccumulatorType(element);
+    int64_t dim = op.getRotaryEmbeddingDim(), half = dim / 2;
+    bool interleaved = op.getInterleaved();
+    int64_t cacheRows =
+        cast<RankedTensorType>(cosCache.getType()).getDimSize(0);
+    AffineMap identity = rewriter.getMultiDimIdentityMap(4);
+    // Each output element reads its pair partner and the cache entry with
+    // tensor.extract; features past the rotary dims are copied.
+    Value y =
+        linalg::GenericOp::create(
+            rewriter, loc, type, input, createEmpty(rewriter, loc, type),
+            ArrayRef<AffineMap>{identity, identity}, parallelIterators(4),
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              Value bi = linalg::IndexOp::create(b, l, 0);
+              Value hi = linalg::IndexOp::create(b, l, 1);
+              Value si = linalg::IndexOp::create(b, l, 2);
+              Value d = linalg::IndexOp::create(b, l, 3);
+              Value rotated = arith::CmpIOp::create(
+                  b, l, arith::CmpIPredicate::ult, d, indexConst(b, l, dim));
+              // Clamped so that the discarded lanes read in bounds.
+              Value dd =
+                  arith::MinUIOp::create(b, l, d, indexConst(b, l, dim - 1));
+              Value first, partner, kIdx;
+              if (interleaved) {
+                kIdx = arith::DivUIOp::create(b, l, dd, indexConst(b, l, 2));
+                Value parity =
+                    arith::RemUIOp::create(b, l, dd, indexConst(b, l, 2));
+                first = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
+                                              parity, indexConst(b, l, 0));
+                partner = arith::SelectOp::create(
+                    b, l, first,
+                    arith::AddIOp::create(b, l, dd, indexConst(b, l, 1)),
+                    arith::SubIOp::create(b, l, dd, indexConst(b, l, 1)));
+              } else {
+                first = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult,
+                                              dd, indexConst(b, l, half));
+                kIdx = arith::SelectOp::create(
+                    b, l, first, dd,
+                    arith::SubIOp::create(b, l, dd, indexConst(b, l, half)));
+                partner = arith::SelectOp::create(
+                    b, l, first,
+                    arith::AddIOp::create(b, l, dd, indexConst(b, l, half)),
+                    kIdx);
+              }
+              Value x = extendTo(b, l, args[0], acc);
+              Value xp =
+                  extendTo(b, l,
+                           tensor::ExtractOp::create(
+                               b, l, input, ValueRange{bi, hi, si, partner}),
+                           acc);
+              SmallVector<Value> cacheIdx;
+              if (positions) {
+                Value p = tensor::ExtractOp::create(b, l, positions,
+                                                    ValueRange{bi, si});
+                p = arith::IndexCastOp::create(b, l, b.getIndexType(), p);
+                // Clamp to the table so a bad position cannot read out of
+                // bounds.
+                p = arith::MaxSIOp::create(b, l, p, indexConst(b, l, 0));
+                p = arith::MinSIOp::create(b, l, p,
+                                           indexConst(b, l, cacheRows - 1));
+                cacheIdx = {p, kIdx};
+              } else {
+                cacheIdx = {bi, si, kIdx};
+              }
+              Value c = extendTo(
+                  b, l, tensor::ExtractOp::create(b, l, cosCache, cacheIdx),
+                  acc);
+              Value s = extendTo(
+                  b, l, tensor::ExtractOp::create(b, l, sinCache, cacheIdx),
+                  acc);
+              Value x1 = arith::SelectOp::create(b, l, first, x, xp);
+              Value x2 = arith::SelectOp::create(b, l, first, xp, x);
+              Value real = arith::SubFOp::create(
+                  b, l, arith::MulFOp::create(b, l, c, x1),
+                  arith::MulFOp::create(b, l, s, x2));
+              Value imag = arith::AddFOp::create(
+                  b, l, arith::MulFOp::create(b, l, s, x1),
+                  arith::MulFOp::create(b, l, c, x2));
+              Value r = arith::SelectOp::create(b, l, first, real, imag);
+              r = arith::SelectOp::create(b, l, rotated, r, x);
+              linalg::YieldOp::create(b, l, truncateTo(b, l, r, element));
+            })
+            .getResult(0);
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// LinearAttention
+//===----------------------------------------------------------------------===//
+
+/// An scf.for over the time steps carrying the f32 state and the output;
+/// each step is a few small linalg.generic ops that read the step's
+/// q/k/v/decay/beta entries with tensor.extract.
+struct LinearAttentionLowering : OpConversionPattern<LinearAttentionOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(LinearAttentionOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = getContext();
+    Value q = adaptor.getQuery(), k = adaptor.getKey(), v = adaptor.getValue();
+    Value decay = adaptor.getDecay(), beta = adaptor.getBeta();
+    auto qType = cast<RankedTensorType>(q.getType());
+    auto kType = cast<RankedTensorType>(k.getType());
+    auto vType = cast<RankedTensorType>(v.getType());
+    auto stateType = cast<RankedTensorType>(adaptor.getState().getType());
+    Type element = qType.getElementType();
+    Type acc = getAccumulatorType(element);
+    int64_t batch = qType.getDimSize(0), qHeads = qType.getDimSize(1),
+            steps = qType.getDimSize(2), kvHeads = kType.getDimSize(1),
+            dv = vType.getDimSize(3);
+    int64_t groups = qHeads / kvHeads;
+    bool perKeyDecay =
+        decay && cast<RankedTensorType>(decay.getType()).getDimSize(3) != 1;
+    bool perHeadBeta =
+        beta && cast<RankedTensorType>(beta.getType()).getDimSize(1) != 1;
+    auto stateAccType = RankedTensorType::get(stateType.getShape(), acc);
+    auto outAccType = RankedTensorType::get({batch, qHeads, steps, dv}, acc);
+    auto rowType = RankedTensorType::get({batch, kvHeads, dv}, acc);
+    auto stepType = RankedTensorType::get({batch, qHeads, dv}, acc);
+    AffineMap id4 = rewriter.getMultiDimIdentityMap(4);
+    AffineMap id3 = rewriter.getMultiDimIdentityMap(3);
+
+    Value state0 =
+        buildElementwise(rewriter, loc, stateAccType, adaptor.getState(),
+                         [&](OpBuilder &b, Location l, ValueRange args) {
+                           return extendTo(b, l, args[0], acc);
+                         });
+    Value out0 = createEmpty(rewriter, loc, outAccType);
+    auto read = [&](OpBuilder &b, Location l, Value tensor,
+                    ArrayRef<Value> idx) -> Value {
+      return extendTo(b, l, tensor::ExtractOp::create(b, l, tensor, idx), acc);
+    };
+    auto index = [](OpBuilder &b, Location l, unsigned d) -> Value {
+      return linalg::IndexOp::create(b, l, d);
+    };
+    SmallVector<utils::IteratorType> reduceLast = parallelIterators(3);
+    reduceLast.push_back(utils::IteratorType::reduction);
+
+    auto loop = scf::ForOp::create(
+        rewriter, loc, indexConst(rewriter, loc, 0),
+        indexConst(rewriter, loc, steps), indexConst(rewriter, loc, 1),
+        ValueRange{state0, out0},
+        [&](OpBuilder &b, Location l, Value t, ValueRange iters) {
+          Value st = iters[0];
+          Value zeroIdx = indexConst(b, l, 0);
+          // Gating: S *= exp(decay_t).
+          if (decay)
+            st = linalg::GenericOp::create(
+                     b, l, stateAccType, ValueRange{}, st,
+                     ArrayRef<AffineMap>{id4}, parallelIterators(4),
+                     [&](OpBuilder &nb, Location nl, ValueRange args) {
+                       Value g =
+                           read(nb, nl, decay,
+                                {index(nb, nl, 0), index(nb, nl, 1), t,
+                                 perKeyDecay ? index(nb, nl, 2) : zeroIdx});
+                       linalg::YieldOp::create(
+                           nb, nl,
+                           arith::MulFOp::create(nb, nl, args[0],
+                                                 math::ExpOp::create(nb, nl, g))
+                               .getResult());
+                     })
+                     .getResult(0);
+          // The value written: v_t, or beta_t * (v_t - S^T k_t).
+          Value vt;
+          if (beta) {
+            Value retrieved =
+                linalg::GenericOp::create(
+                    b, l, rowType, st,
+                    createFilled(b, l, rowType, b.getFloatAttr(acc, 0.0)),
+                    ArrayRef<AffineMap>{selectDims(ctx, 4, {0, 1, 3, 2}),
+                                        selectDims(ctx, 4, {0, 1, 2})},
+                    reduceLast,
+                    [&](OpBuilder &nb, Location nl, ValueRange args) {
+                      Value kd = read(nb, nl, k,
+                                      {index(nb, nl, 0), index(nb, nl, 1), t,
+                                       index(nb, nl, 3)});
+                      Value p = arith::MulFOp::create(nb, nl, args[0], kd);
+                      linalg::YieldOp::create(
+                          nb, nl,
+                          arith::AddFOp::create(nb, nl, args[1], p)
+                              .getResult());
+                    })
+                    .getResult(0);
+            vt =
+                linalg::GenericOp::create(
+                    b, l, rowType, retrieved, createEmpty(b, l, rowType),
+                    ArrayRef<AffineMap>{id3, id3}, parallelIterators(3),
+                    [&](OpBuilder &nb, Location nl, ValueRange args) {
+                      Value bi = index(nb, nl, 0), hi = index(nb, nl, 1);
+                      Value bt =
+                          read(nb, nl, beta,
+                               {bi, perHeadBeta ? hi : zeroIdx, t, zeroIdx});
+                      Value vm = read(nb, nl, v, {bi, hi, t, index(nb, nl, 2)});
+                      linalg::YieldOp::create(
+                          nb, nl,
+                          arith::MulFOp::create(
+                              nb, nl, bt,
+                              arith::SubFOp::create(nb, nl, vm, args[0]))
+                              .getResult());
+                    })
+                    .getResult(0);
+          }
+          // S += k_t (outer) v_t. The state updates write into the loop's
+          // state in place, as one-shot bufferization needs for iter_args.
+          SmallVector<Value> inputs;
+          SmallVector<AffineMap> maps;
+          if (vt) {
+            inputs.push_back(vt);
+            maps.push_back(selectDims(ctx, 4, {0, 1, 3}));
+          }
+          maps.push_back(id4);
+          st = linalg::GenericOp::create(
+                   b, l, stateAccType, inputs, st, maps, parallelIterators(4),
+                   [&](OpBuilder &nb, Location nl, ValueRange args) {
+                     Value bi = index(nb, nl, 0), hi = index(nb, nl, 1);
+                     Value kd = read(nb, nl, k, {bi, hi, t, index(nb, nl, 2)});
+                     Value vm =
+                         vt ? args[0]
+                            : read(nb, nl, v, {bi, hi, t, index(nb, nl, 3)});
+                     Value p = arith::MulFOp::create(nb, nl, kd, vm);
+                     linalg::YieldOp::create(
+                         nb, nl,
+                         arith::AddFOp::create(nb, nl, args.back(), p)
+                             .getResult());
+                   })
+                   .getResult(0);
+          // o_t[b, h, m] = sum_d q_t[b, h, d] * S[b, h / g, d, m], computed
+          // in the output's time-t slice (extract/insert pair: in place, no
+          // copy after bufferization).
+          SmallVector<OpFoldResult> offsets{
+              b.getIndexAttr(0), b.getIndexAttr(0), t, b.getIndexAttr(0)};
+          SmallVector<OpFoldResult> sizes{
+              b.getIndexAttr(batch), b.getIndexAttr(qHeads), b.getIndexAttr(1),
+              b.getIndexAttr(dv)};
+          SmallVector<OpFoldResult> strides(4, b.getIndexAttr(1));
+          Value slice = tensor::ExtractSliceOp::create(b, l, stepType, iters[1],
+                                                       offsets, sizes, strides);
+          Value zero = arith::ConstantOp::create(b, l, b.getFloatAttr(acc, 0));
+          slice = linalg::FillOp::create(b, l, zero, slice).getResult(0);
+          Value ot =
+              linalg::GenericOp::create(
+                  b, l, stepType, st, slice,
+                  ArrayRef<AffineMap>{groupedMap(ctx, 4, {0, 1, 3, 2}, groups),
+                                      selectDims(ctx, 4, {0, 1, 2})},
+                  reduceLast,
+                  [&](OpBuilder &nb, Location nl, ValueRange args) {
+                    Value qd = read(nb, nl, q,
+                                    {index(nb, nl, 0), index(nb, nl, 1), t,
+                                     index(nb, nl, 3)});
+                    Value p = arith::MulFOp::create(nb, nl, qd, args[0]);
+                    linalg::YieldOp::create(
+                        nb, nl,
+                        arith::AddFOp::create(nb, nl, args[1], p).getResult());
+                  })
+                  .getResult(0);
+          Value out = tensor::InsertSliceOp::create(b, l, ot, iters[1], offsets,
+                                                    sizes, strides);
+          scf::YieldOp::create(b, l, ValueRange{st, out});
+        });
+
+    double scale = op.getScale().convertToDouble();
+    Value result = buildElementwise(
+        rewriter, loc, RankedTensorType::get(outAccType.getShape(), element),
+        loop.getResult(1), [&](OpBuilder &b, Location l, ValueRange args) {
+          return truncateTo(b, l,
+                            arith::MulFOp::create(b, l, args[0],
+                                                  floatConst(b, l, acc, scale)),
+                            element);
+        });
+    Type stateElement = stateType.getElementType();
+    Value present = buildElementwise(
+        rewriter, loc, stateType, loop.getResult(0),
+        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+          if (stateElement == acc)
+            return args[0];
+          if (cast<FloatType>(stateElement).getWidth() <
+              cast<FloatType>(acc).getWidth())
+            return truncateTo(b, l, args[0], stateElement);
+          return extendTo(b, l, args[0], stateElement);
+        });
+    rewriter.replaceOp(op, {result, present});
+    return success();
+  }
+};
+
+} // namespace
+
 void mlir::ridge::linalg_lowering::populateTransformerToLinalgPatterns(
-    const TypeConverter &converter, RewritePatternSet &patterns) {}
+    const TypeConverter &converter, RewritePatternSet &patterns) {
+  patterns.add<AttentionLowering, RMSNormLowering, GeluLowering,
+               RotaryEmbeddingLowering, LinearAttentionLowering>(
+      converter, patterns.getContext());
+}
