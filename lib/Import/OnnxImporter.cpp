@@ -423,8 +423,9 @@ DenseElementsAttr NodeContext::shapeOperand(unsigned i) const {
     return attr;
   if (i >= static_cast<unsigned>(node.input_size()) || node.input(i).empty())
     return nullptr;
-  // A few ops deep covers casts and scalar arithmetic on a specialized input.
-  constexpr unsigned kMaxEvaluationDepth = 4;
+  // Deep enough for the shape arithmetic of function expansions (e.g.
+  // CenterCropPad: Shape, Sub, Div, Concat on a specialized input).
+  constexpr unsigned kMaxEvaluationDepth = 8;
   return importer.evaluateSpecialized(operand(i), kMaxEvaluationDepth);
 }
 

@@ -194,7 +194,10 @@ def write_op_table(path, tests, suite_label):
         "A test counts for every op in its model (expanded-function tests count",
         "for each op of the expansion). Status: the node tests containing the",
         "op that pass on the CPU path (rtol 1e-3, atol 1e-7 unless",
-        "test/conformance/tolerances.txt says otherwise).",
+        "test/conformance/tolerances.txt says otherwise). Like input shapes,",
+        "small graph inputs that decide shapes (Reshape targets, Slice bounds,",
+        "axes, Resize scales) are specialized to their test-data values",
+        "(`ridge-run --specialize-values`, on by default).",
         "",
         "In-scope node tests passing: **%d / %d (%.1f%%)**." % (
             passed, len(in_scope), 100.0 * passed / max(len(in_scope), 1)),
