@@ -116,6 +116,24 @@ struct ConstantLowering : OpConversionPattern<ConstantOp> {
       else
         return rewriter.notifyMatchFailure(op, "unsupported constant kind");
     }
+    // Weight blobs become 1-D globals viewed through expand_shape: LLVM
+    // translates a nested array type element row by element row (a 512x512x3x3
+    // weight would be 786k uniqued constants), a flat one as a single
+    // ConstantDataArray.
+    auto resource = dyn_cast<DenseResourceElementsAttr>(value);
+    if (resource && type.getRank() > 1 && type.hasStaticShape()) {
+      auto flatType =
+          RankedTensorType::get({type.getNumElements()}, type.getElementType());
+      Value flat = arith::ConstantOp::create(
+          rewriter, op.getLoc(), flatType,
+          DenseResourceElementsAttr::get(flatType, resource.getRawHandle()));
+      ReassociationIndices all;
+      for (int64_t i = 0; i < type.getRank(); ++i)
+        all.push_back(i);
+      rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
+          op, type, flat, SmallVector<ReassociationIndices>{all});
+      return success();
+    }
     rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, type,
                                                    cast<TypedAttr>(value));
     return success();

@@ -117,3 +117,25 @@ func.func @transpose(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {
   %0 = ridge.transpose %x, [1, 0] : tensor<2x3xf32> -> tensor<3x2xf32>
   return %0 : tensor<3x2xf32>
 }
+
+// -----
+
+// Weight blobs are flat 1-D constants viewed with expand_shape, so that the
+// LLVM global is one flat array; small dense constants stay as they are.
+// CHECK-LABEL: func @weights
+// CHECK: %[[FLAT:.*]] = arith.constant dense_resource<w> : tensor<6xf32>
+// CHECK: tensor.expand_shape %[[FLAT]] {{\[\[}}0, 1]] output_shape [2, 3] : tensor<6xf32> into tensor<2x3xf32>
+// CHECK: arith.constant dense<1.000000e+00> : tensor<2x3xf32>
+func.func @weights() -> (tensor<2x3xf32>, tensor<2x3xf32>) {
+  %0 = ridge.constant dense_resource<w> : tensor<2x3xf32>
+  %1 = ridge.constant dense<1.0> : tensor<2x3xf32>
+  return %0, %1 : tensor<2x3xf32>, tensor<2x3xf32>
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      w: "0x04000000000000000000803F0000004000004040000080400000A040"
+    }
+  }
+#-}
