@@ -31,6 +31,33 @@ RankedTensorType getTensorType(Value v) {
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+/// A linalg.generic over (result dims..., window dims...) whose window dims
+/// reduce into a result filled with `init`. The window dims' extents come from
+/// a shape-only tensor.empty of `windowShape`; `body` reads what it needs with
+/// linalg.index and tensor.extract (gather form: no scatter, no conflicts).
+Value buildWindowReduction(
+    OpBuilder &b, Location loc, RankedTensorType resultType,
+    ArrayRef<int64_t> windowShape, TypedAttr init,
+    function_ref<void(OpBuilder &, Location, ValueRange)> body) {
+  MLIRContext *ctx = b.getContext();
+  int64_t rank = resultType.getRank();
+  int64_t numLoops = rank + windowShape.size();
+  Value window =
+      tensor::EmptyOp::create(b, loc, windowShape, resultType.getElementType());
+  SmallVector<AffineExpr> windowExprs, outExprs;
+  for (int64_t i = 0; i < numLoops; ++i)
+    (i < rank ? outExprs : windowExprs).push_back(getAffineDimExpr(i, ctx));
+  SmallVector<AffineMap> maps{AffineMap::get(numLoops, 0, windowExprs, ctx),
+                              AffineMap::get(numLoops, 0, outExprs, ctx)};
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  iterators.append(windowShape.size(), utils::IteratorType::reduction);
+  Value filled = createFilled(b, loc, resultType, init);
+  return linalg::GenericOp::create(b, loc, resultType, window, filled, maps,
+                                   iterators, body)
+      .getResult(0);
+}
+
 SmallVector<OpFoldResult> indexAttrs(OpBuilder &b, ArrayRef<int64_t> values) {
   return llvm::map_to_vector(
       values, [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); });
@@ -647,7 +674,6 @@ struct MaxUnpoolLowering : OpConversionPattern<MaxUnpoolOp> {
   matchAndRewrite(MaxUnpoolOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    MLIRContext *ctx = getContext();
     auto resultType =
         cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
     Value input = adaptor.getInput(), indices = adaptor.getIndices();
@@ -660,83 +686,67 @@ struct MaxUnpoolLowering : OpConversionPattern<MaxUnpoolOp> {
     for (int64_t i = 0; i < spatial; ++i)
       windows.push_back(ceilDiv(kernel[i], strides[i]));
     Type element = resultType.getElementType();
-    Value window = tensor::EmptyOp::create(rewriter, loc, windows, element);
-    int64_t numLoops = rank + spatial;
-    SmallVector<AffineExpr> windowExprs, outExprs;
-    for (int64_t i = 0; i < numLoops; ++i)
-      (i < rank ? outExprs : windowExprs).push_back(getAffineDimExpr(i, ctx));
-    SmallVector<AffineMap> maps{AffineMap::get(numLoops, 0, windowExprs, ctx),
-                                AffineMap::get(numLoops, 0, outExprs, ctx)};
-    SmallVector<utils::IteratorType> iterators(rank,
-                                               utils::IteratorType::parallel);
-    iterators.append(spatial, utils::IteratorType::reduction);
-    Value init =
-        createFilled(rewriter, loc, resultType, rewriter.getZeroAttr(element));
-    Value result =
-        linalg::GenericOp::create(
-            rewriter, loc, resultType, window, init, maps, iterators,
-            [&](OpBuilder &b, Location l, ValueRange args) {
-              auto cst = [&](int64_t v) -> Value {
-                return arith::ConstantIndexOp::create(b, l, v);
-              };
-              Value n = linalg::IndexOp::create(b, l, 0);
-              Value c = linalg::IndexOp::create(b, l, 1);
-              SmallVector<Value> source{n, c};
-              Value flat = arith::AddIOp::create(
-                  b, l,
-                  arith::MulIOp::create(b, l, n, cst(inType.getDimSize(1))), c);
-              Value valid;
-              for (int64_t i = 0; i < spatial; ++i) {
-                Value p = linalg::IndexOp::create(b, l, 2 + i);
-                Value j = linalg::IndexOp::create(b, l, rank + i);
-                // Indices address the default-size unpooled tensor; a larger
-                // output_shape only adds zeros at the end.
-                int64_t size = (inType.getDimSize(2 + i) - 1) * strides[i] +
-                               kernel[i] - pads[i] - pads[i + spatial];
-                flat = arith::AddIOp::create(
-                    b, l, arith::MulIOp::create(b, l, flat, cst(size)), p);
-                Value inFrame = arith::CmpIOp::create(
-                    b, l, arith::CmpIPredicate::slt, p, cst(size));
-                valid = valid ? arith::AndIOp::create(b, l, valid, inFrame)
-                              : inFrame;
-                Value shifted = arith::AddIOp::create(b, l, p, cst(pads[i]));
-                Value o = arith::SubIOp::create(
+    Value result = buildWindowReduction(
+        rewriter, loc, resultType, windows, rewriter.getZeroAttr(element),
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          auto cst = [&](int64_t v) -> Value {
+            return arith::ConstantIndexOp::create(b, l, v);
+          };
+          Value n = linalg::IndexOp::create(b, l, 0);
+          Value c = linalg::IndexOp::create(b, l, 1);
+          SmallVector<Value> source{n, c};
+          Value flat = arith::AddIOp::create(
+              b, l, arith::MulIOp::create(b, l, n, cst(inType.getDimSize(1))),
+              c);
+          Value valid;
+          for (int64_t i = 0; i < spatial; ++i) {
+            Value p = linalg::IndexOp::create(b, l, 2 + i);
+            Value j = linalg::IndexOp::create(b, l, rank + i);
+            // Indices address the default-size unpooled tensor; a larger
+            // output_shape only adds zeros at the end.
+            int64_t size = (inType.getDimSize(2 + i) - 1) * strides[i] +
+                           kernel[i] - pads[i] - pads[i + spatial];
+            flat = arith::AddIOp::create(
+                b, l, arith::MulIOp::create(b, l, flat, cst(size)), p);
+            Value inFrame = arith::CmpIOp::create(
+                b, l, arith::CmpIPredicate::slt, p, cst(size));
+            valid =
+                valid ? arith::AndIOp::create(b, l, valid, inFrame) : inFrame;
+            Value shifted = arith::AddIOp::create(b, l, p, cst(pads[i]));
+            Value o = arith::SubIOp::create(
+                b, l, arith::DivUIOp::create(b, l, shifted, cst(strides[i])),
+                j);
+            Value offset = arith::SubIOp::create(
+                b, l, shifted, arith::MulIOp::create(b, l, o, cst(strides[i])));
+            Value ok = arith::AndIOp::create(
+                b, l,
+                arith::AndIOp::create(
                     b, l,
-                    arith::DivUIOp::create(b, l, shifted, cst(strides[i])), j);
-                Value offset = arith::SubIOp::create(
-                    b, l, shifted,
-                    arith::MulIOp::create(b, l, o, cst(strides[i])));
-                Value ok = arith::AndIOp::create(
-                    b, l,
-                    arith::AndIOp::create(
-                        b, l,
-                        arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge,
-                                              o, cst(0)),
-                        arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt,
-                                              o,
-                                              cst(inType.getDimSize(2 + i)))),
-                    arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt,
-                                          offset, cst(kernel[i])));
-                valid = valid ? arith::AndIOp::create(b, l, valid, ok) : ok;
-                source.push_back(arith::MaxSIOp::create(
-                    b, l,
-                    arith::MinSIOp::create(b, l, o,
-                                           cst(inType.getDimSize(2 + i) - 1)),
-                    cst(0)));
-              }
-              Value index = tensor::ExtractOp::create(b, l, indices, source);
-              Value flatValue =
-                  arith::IndexCastOp::create(b, l, indexElement, flat);
-              Value match = arith::AndIOp::create(
-                  b, l, valid,
-                  arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, index,
-                                        flatValue));
-              Value x = tensor::ExtractOp::create(b, l, input, source);
-              linalg::YieldOp::create(
-                  b, l,
-                  arith::SelectOp::create(b, l, match, x, args[1]).getResult());
-            })
-            .getResult(0);
+                    arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, o,
+                                          cst(0)),
+                    arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, o,
+                                          cst(inType.getDimSize(2 + i)))),
+                arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, offset,
+                                      cst(kernel[i])));
+            valid = valid ? arith::AndIOp::create(b, l, valid, ok) : ok;
+            source.push_back(arith::MaxSIOp::create(
+                b, l,
+                arith::MinSIOp::create(b, l, o,
+                                       cst(inType.getDimSize(2 + i) - 1)),
+                cst(0)));
+          }
+          Value index = tensor::ExtractOp::create(b, l, indices, source);
+          Value flatValue =
+              arith::IndexCastOp::create(b, l, indexElement, flat);
+          Value match = arith::AndIOp::create(
+              b, l, valid,
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, index,
+                                    flatValue));
+          Value x = tensor::ExtractOp::create(b, l, input, source);
+          linalg::YieldOp::create(
+              b, l,
+              arith::SelectOp::create(b, l, match, x, args[1]).getResult());
+        });
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -919,7 +929,6 @@ struct Col2ImLowering : OpConversionPattern<Col2ImOp> {
   matchAndRewrite(Col2ImOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    MLIRContext *ctx = getContext();
     auto resultType =
         cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
     Value input = adaptor.getInput();
@@ -938,72 +947,54 @@ struct Col2ImLowering : OpConversionPattern<Col2ImOp> {
     Type element = resultType.getElementType();
     Type acc = getAccumulatorType(element);
     auto accType = RankedTensorType::get(resultType.getShape(), acc);
-    Value offsets = tensor::EmptyOp::create(rewriter, loc, block, element);
-    int64_t numLoops = rank + spatial;
-    SmallVector<AffineExpr> blockExprs, outExprs;
-    for (int64_t i = 0; i < numLoops; ++i)
-      (i < rank ? outExprs : blockExprs).push_back(getAffineDimExpr(i, ctx));
-    SmallVector<AffineMap> maps{AffineMap::get(numLoops, 0, blockExprs, ctx),
-                                AffineMap::get(numLoops, 0, outExprs, ctx)};
-    SmallVector<utils::IteratorType> iterators(rank,
-                                               utils::IteratorType::parallel);
-    iterators.append(spatial, utils::IteratorType::reduction);
-    Value init =
-        createFilled(rewriter, loc, accType, rewriter.getZeroAttr(acc));
-    Value result =
-        linalg::GenericOp::create(
-            rewriter, loc, accType, offsets, init, maps, iterators,
-            [&](OpBuilder &b, Location l, ValueRange args) {
-              auto cst = [&](int64_t v) -> Value {
-                return arith::ConstantIndexOp::create(b, l, v);
-              };
-              Value n = linalg::IndexOp::create(b, l, 0);
-              Value c = linalg::IndexOp::create(b, l, 1);
-              Value offset = cst(0), column = cst(0), valid;
-              for (int64_t d = 0; d < spatial; ++d) {
-                Value i = linalg::IndexOp::create(b, l, 2 + d);
-                Value j = linalg::IndexOp::create(b, l, rank + d);
-                // Offset within the block, row-major over the block dims.
-                offset = arith::AddIOp::create(
-                    b, l, arith::MulIOp::create(b, l, offset, cst(block[d])),
-                    j);
-                Value t = arith::SubIOp::create(
-                    b, l, arith::AddIOp::create(b, l, i, cst(pads[d])),
-                    arith::MulIOp::create(b, l, j, cst(dilations[d])));
-                Value p = arith::FloorDivSIOp::create(b, l, t, cst(strides[d]));
-                Value ok = arith::AndIOp::create(
+    Value result = buildWindowReduction(
+        rewriter, loc, accType, block, rewriter.getZeroAttr(acc),
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          auto cst = [&](int64_t v) -> Value {
+            return arith::ConstantIndexOp::create(b, l, v);
+          };
+          Value n = linalg::IndexOp::create(b, l, 0);
+          Value c = linalg::IndexOp::create(b, l, 1);
+          Value offset = cst(0), column = cst(0), valid;
+          for (int64_t d = 0; d < spatial; ++d) {
+            Value i = linalg::IndexOp::create(b, l, 2 + d);
+            Value j = linalg::IndexOp::create(b, l, rank + d);
+            // Offset within the block, row-major over the block dims.
+            offset = arith::AddIOp::create(
+                b, l, arith::MulIOp::create(b, l, offset, cst(block[d])), j);
+            Value t = arith::SubIOp::create(
+                b, l, arith::AddIOp::create(b, l, i, cst(pads[d])),
+                arith::MulIOp::create(b, l, j, cst(dilations[d])));
+            Value p = arith::FloorDivSIOp::create(b, l, t, cst(strides[d]));
+            Value ok = arith::AndIOp::create(
+                b, l,
+                arith::CmpIOp::create(
+                    b, l, arith::CmpIPredicate::eq,
+                    arith::MulIOp::create(b, l, p, cst(strides[d])), t),
+                arith::AndIOp::create(
                     b, l,
-                    arith::CmpIOp::create(
-                        b, l, arith::CmpIPredicate::eq,
-                        arith::MulIOp::create(b, l, p, cst(strides[d])), t),
-                    arith::AndIOp::create(
-                        b, l,
-                        arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge,
-                                              p, cst(0)),
-                        arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt,
-                                              p, cst(positions[d]))));
-                valid = valid ? arith::AndIOp::create(b, l, valid, ok) : ok;
-                Value clamped = arith::MaxSIOp::create(
-                    b, l,
-                    arith::MinSIOp::create(b, l, p, cst(positions[d] - 1)),
-                    cst(0));
-                column = arith::AddIOp::create(
-                    b, l,
-                    arith::MulIOp::create(b, l, column, cst(positions[d])),
-                    clamped);
-              }
-              Value channel = arith::AddIOp::create(
-                  b, l, arith::MulIOp::create(b, l, c, cst(blockSize)), offset);
-              Value x = tensor::ExtractOp::create(
-                  b, l, input, ValueRange{n, channel, column});
-              x = extendTo(b, l, x, acc);
-              Value sum = arith::AddFOp::create(b, l, args[1], x);
-              linalg::YieldOp::create(
-                  b, l,
-                  arith::SelectOp::create(b, l, valid, sum, args[1])
-                      .getResult());
-            })
-            .getResult(0);
+                    arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, p,
+                                          cst(0)),
+                    arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, p,
+                                          cst(positions[d]))));
+            valid = valid ? arith::AndIOp::create(b, l, valid, ok) : ok;
+            Value clamped = arith::MaxSIOp::create(
+                b, l, arith::MinSIOp::create(b, l, p, cst(positions[d] - 1)),
+                cst(0));
+            column = arith::AddIOp::create(
+                b, l, arith::MulIOp::create(b, l, column, cst(positions[d])),
+                clamped);
+          }
+          Value channel = arith::AddIOp::create(
+              b, l, arith::MulIOp::create(b, l, c, cst(blockSize)), offset);
+          Value x = tensor::ExtractOp::create(b, l, input,
+                                              ValueRange{n, channel, column});
+          x = extendTo(b, l, x, acc);
+          Value sum = arith::AddFOp::create(b, l, args[1], x);
+          linalg::YieldOp::create(
+              b, l,
+              arith::SelectOp::create(b, l, valid, sum, args[1]).getResult());
+        });
     if (acc != element)
       result = buildElementwise(rewriter, loc, resultType, result,
                                 [&](OpBuilder &b, Location l, ValueRange args) {
