@@ -2,6 +2,10 @@
 
 #include "ridgeline/Target/Compiler.h"
 
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinDialect.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+
 #include "ridgeline/Dialect/Ridge.h"
 #include "ridgeline/Import/OnnxImporter.h"
 #include "ridgeline/Target/Pipelines.h"
@@ -302,6 +306,19 @@ ToolDiagnosticHandler::ToolDiagnosticHandler(MLIRContext *context,
   });
 }
 
+/// Frees the weight blobs the module refers to. Once the LLVM module holds its
+/// own copy of every weight, keeping the blobs alive through code generation
+/// (which makes a third copy, the object file's sections) only raises the
+/// compiler's peak memory.
+static void releaseWeightBlobs(ModuleOp module) {
+  module->walk([](Operation *op) {
+    for (NamedAttribute attr : op->getAttrs())
+      if (auto weights = dyn_cast<DenseResourceElementsAttr>(attr.getValue()))
+        if (auto *entry = weights.getRawHandle().getResource())
+          entry->setBlob(AsmResourceBlob());
+  });
+}
+
 LogicalResult
 mlir::ridge::compileModelFile(MLIRContext &context, StringRef modelPath,
                               const OnnxImportOptions &importOptions,
@@ -319,6 +336,7 @@ mlir::ridge::compileModelFile(MLIRContext &context, StringRef modelPath,
       translateToLLVMIR(*module, llvmContext);
   if (!llvmModule)
     return emitError(module->getLoc(), "translation to LLVM IR failed");
+  releaseWeightBlobs(*module);
   std::string error;
   if (failed(emitSharedLibrary(*llvmModule, outputPath, error)))
     return emitError(module->getLoc(), error);
