@@ -338,8 +338,16 @@ static LogicalResult importTranspose(NodeContext &n) {
   return success();
 }
 
-/// DepthToSpace and SpaceToDepth are a reshape, a transpose and a reshape.
-static LogicalResult importDepthToSpace(NodeContext &n) {
+/// The operands of DepthToSpace and SpaceToDepth: a 4-D NCHW input, a
+/// positive block size and the channel order (DCR or CRD).
+struct BlockRearrangement {
+  Value input;
+  int64_t block;
+  bool dcr;
+  int64_t batch, channels, height, width;
+};
+
+static FailureOr<BlockRearrangement> getBlockRearrangement(NodeContext &n) {
   FailureOr<Value> input = requireOperand(n, 0);
   if (failed(input))
     return failure();
@@ -347,58 +355,61 @@ static LogicalResult importDepthToSpace(NodeContext &n) {
   if (type.getRank() != 4)
     return n.emitError() << "expects a 4-D NCHW input, got " << type;
   int64_t b = n.attrInt("blocksize", 0);
+  // SpaceToDepth gained DepthToSpace's modes in newer opsets; DCR is the old
+  // behaviour of both.
   std::string mode = n.attrString("mode", "DCR");
   if (b <= 0)
     return n.emitError() << "blocksize " << b << " must be positive";
   if (mode != "DCR" && mode != "CRD")
     return n.emitError() << "unknown mode '" << mode << "' (DCR or CRD)";
-  int64_t batch = type.getDimSize(0), c = type.getDimSize(1),
-          h = type.getDimSize(2), w = type.getDimSize(3);
+  return BlockRearrangement{*input,
+                            b,
+                            mode == "DCR",
+                            type.getDimSize(0),
+                            type.getDimSize(1),
+                            type.getDimSize(2),
+                            type.getDimSize(3)};
+}
+
+/// DepthToSpace and SpaceToDepth are a reshape, a transpose and a reshape.
+static LogicalResult importDepthToSpace(NodeContext &n) {
+  FailureOr<BlockRearrangement> r = getBlockRearrangement(n);
+  if (failed(r))
+    return failure();
+  int64_t b = r->block, c = r->channels;
   if (c % (b * b) != 0)
     return n.emitError() << "channels " << c
                          << " are not divisible by blocksize^2 " << b * b;
   int64_t oc = c / (b * b);
   SmallVector<int64_t> split, perm;
-  if (mode == "DCR") {
-    split = {batch, b, b, oc, h, w};
+  if (r->dcr) {
+    split = {r->batch, b, b, oc, r->height, r->width};
     perm = {0, 3, 4, 1, 5, 2};
   } else {
-    split = {batch, oc, b, b, h, w};
+    split = {r->batch, oc, b, b, r->height, r->width};
     perm = {0, 1, 4, 2, 5, 3};
   }
-  Value x = reshapeTo(n, *input, split);
+  Value x = reshapeTo(n, r->input, split);
   x = TransposeOp::create(n.builder, n.loc, x, perm);
-  n.setResult(0, reshapeTo(n, x, {batch, oc, h * b, w * b}));
+  n.setResult(0, reshapeTo(n, x, {r->batch, oc, r->height * b, r->width * b}));
   return success();
 }
 
 static LogicalResult importSpaceToDepth(NodeContext &n) {
-  FailureOr<Value> input = requireOperand(n, 0);
-  if (failed(input))
+  FailureOr<BlockRearrangement> r = getBlockRearrangement(n);
+  if (failed(r))
     return failure();
-  auto type = typeOf(*input);
-  if (type.getRank() != 4)
-    return n.emitError() << "expects a 4-D NCHW input, got " << type;
-  int64_t b = n.attrInt("blocksize", 0);
-  // Newer opsets add DepthToSpace's modes; DCR is the old behaviour.
-  std::string mode = n.attrString("mode", "DCR");
-  if (b <= 0)
-    return n.emitError() << "blocksize " << b << " must be positive";
-  if (mode != "DCR" && mode != "CRD")
-    return n.emitError() << "unknown mode '" << mode << "' (DCR or CRD)";
-  int64_t batch = type.getDimSize(0), c = type.getDimSize(1),
-          h = type.getDimSize(2), w = type.getDimSize(3);
+  int64_t b = r->block, c = r->channels, h = r->height, w = r->width;
   if (h % b != 0 || w % b != 0)
     return n.emitError() << "spatial dims " << h << "x" << w
                          << " are not divisible by blocksize " << b;
-  Value x = reshapeTo(n, *input, {batch, c, h / b, b, w / b, b});
+  Value x = reshapeTo(n, r->input, {r->batch, c, h / b, b, w / b, b});
   // DCR orders output channels (block row, block column, channel); CRD
   // (channel, block row, block column).
-  SmallVector<int64_t> perm = mode == "DCR"
-                                  ? SmallVector<int64_t>{0, 3, 5, 1, 2, 4}
-                                  : SmallVector<int64_t>{0, 1, 3, 5, 2, 4};
+  SmallVector<int64_t> perm = r->dcr ? SmallVector<int64_t>{0, 3, 5, 1, 2, 4}
+                                     : SmallVector<int64_t>{0, 1, 3, 5, 2, 4};
   x = TransposeOp::create(n.builder, n.loc, x, perm);
-  n.setResult(0, reshapeTo(n, x, {batch, c * b * b, h / b, w / b}));
+  n.setResult(0, reshapeTo(n, x, {r->batch, c * b * b, h / b, w / b}));
   return success();
 }
 
