@@ -25,10 +25,6 @@ struct Window {
   SmallVector<int64_t> strides, pads, dilations;
 };
 
-RankedTensorType getTensorType(Value v) {
-  return cast<RankedTensorType>(v.getType());
-}
-
 int64_t floorDiv(int64_t a, int64_t b) {
   int64_t q = a / b;
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
@@ -109,7 +105,7 @@ inferTypes(NodeContext &n, ValueRange operands,
 
 /// `value` cast to `element` (keeping the shape).
 Value castTo(NodeContext &n, Value value, Type element) {
-  auto type = getTensorType(value);
+  auto type = typeOf(value);
   if (type.getElementType() == element)
     return value;
   return CastOp::create(n.builder, n.loc, type.clone(element), value);
@@ -125,7 +121,7 @@ Value scalarConstant(NodeContext &n, Type element, Attribute value) {
 /// A per-axis parameter ([size] along `axis` of a rank-`rank` tensor)
 /// reshaped so that it broadcasts; scalars stay as they are.
 Value alignToAxis(NodeContext &n, Value param, int64_t axis, int64_t rank) {
-  auto type = getTensorType(param);
+  auto type = typeOf(param);
   if (type.getNumElements() == 1 || type.getRank() != 1)
     return param;
   SmallVector<int64_t> shape(rank - axis, 1);
@@ -140,7 +136,7 @@ Value alignToAxis(NodeContext &n, Value param, int64_t axis, int64_t rank) {
 /// Builds a ridge.conv of `x` and `w` (with optional `bias`) using the node's
 /// window attributes.
 FailureOr<Value> buildConv(NodeContext &n, Value x, Value w, Value bias) {
-  auto xType = getTensorType(x), wType = getTensorType(w);
+  auto xType = typeOf(x), wType = typeOf(w);
   if (xType.getRank() < 3 || wType.getRank() != xType.getRank()) {
     n.emitError() << "expects input and weight of equal rank >= 3, got "
                   << xType << " and " << wType;
@@ -169,7 +165,7 @@ FailureOr<Value> buildConv(NodeContext &n, Value x, Value w, Value bias) {
   if (failed(types))
     return failure();
   if (bias) {
-    auto biasType = getTensorType(bias);
+    auto biasType = typeOf(bias);
     if (biasType.getRank() != 1 ||
         biasType.getDimSize(0) != wType.getDimSize(0) ||
         biasType.getElementType() != xType.getElementType()) {
@@ -199,7 +195,7 @@ LogicalResult importConvTranspose(NodeContext &n) {
   FailureOr<Value> x = requireOperand(n, 0), w = requireOperand(n, 1);
   if (failed(x) || failed(w))
     return failure();
-  auto xType = getTensorType(*x), wType = getTensorType(*w);
+  auto xType = typeOf(*x), wType = typeOf(*w);
   if (xType.getRank() < 3 || wType.getRank() != xType.getRank())
     return n.emitError() << "expects input and weight of equal rank >= 3, got "
                          << xType << " and " << wType;
@@ -270,7 +266,7 @@ LogicalResult importConvTranspose(NodeContext &n) {
   if (failed(types))
     return failure();
   if (bias) {
-    auto biasType = getTensorType(bias);
+    auto biasType = typeOf(bias);
     int64_t channels = cast<RankedTensorType>((*types)[0]).getDimSize(1);
     if (biasType.getRank() != 1 || biasType.getDimSize(0) != channels ||
         biasType.getElementType() != xType.getElementType())
@@ -293,7 +289,7 @@ LogicalResult importPool(NodeContext &n, StringRef kind, bool global) {
   FailureOr<Value> x = requireOperand(n, 0);
   if (failed(x))
     return failure();
-  auto xType = getTensorType(*x);
+  auto xType = typeOf(*x);
   if (xType.getRank() < 3)
     return n.emitError() << "expects an input of rank >= 3, got " << xType;
   if (kind != "max" && !isa<FloatType>(xType.getElementType()))
@@ -363,11 +359,11 @@ LogicalResult importMaxUnpool(NodeContext &n) {
   FailureOr<Value> x = requireOperand(n, 0), indices = requireOperand(n, 1);
   if (failed(x) || failed(indices))
     return failure();
-  auto xType = getTensorType(*x);
+  auto xType = typeOf(*x);
   int64_t rank = xType.getRank();
   if (rank < 3)
     return n.emitError() << "expects an input of rank >= 3, got " << xType;
-  if (getTensorType(*indices).getShape() != xType.getShape())
+  if (typeOf(*indices).getShape() != xType.getShape())
     return n.emitError() << "indices " << indices->getType()
                          << " are not shaped like the input " << xType;
   size_t spatial = rank - 2;
@@ -413,7 +409,7 @@ LogicalResult importMaxUnpool(NodeContext &n) {
 FailureOr<SmallVector<double>> constantFloats(NodeContext &n, unsigned i,
                                               StringRef what) {
   Value v = n.operand(i);
-  if (!v || getTensorType(v).getNumElements() == 0)
+  if (!v || typeOf(v).getNumElements() == 0)
     return SmallVector<double>();
   DenseElementsAttr attr = n.shapeOperand(i);
   if (!attr || !isa<FloatType>(attr.getElementType())) {
@@ -434,7 +430,7 @@ LogicalResult buildResize(NodeContext &n, Value x, ArrayRef<double> scales,
                           ArrayRef<int64_t> explicitShape, StringRef mode,
                           StringRef coordMode, StringRef nearestMode,
                           ArrayRef<double> roi, bool antialias = false) {
-  auto xType = getTensorType(x);
+  auto xType = typeOf(x);
   int64_t rank = xType.getRank();
   if (static_cast<int64_t>(scales.size()) != rank)
     return n.emitError() << "scales has " << scales.size()
@@ -492,7 +488,7 @@ LogicalResult importResize(NodeContext &n) {
   FailureOr<Value> x = requireOperand(n, 0);
   if (failed(x))
     return failure();
-  auto xType = getTensorType(*x);
+  auto xType = typeOf(*x);
   int64_t rank = xType.getRank();
   SmallVector<int64_t> axes;
   if (std::optional<SmallVector<int64_t>> given = n.attrInts("axes")) {
@@ -535,7 +531,7 @@ LogicalResult importResize(NodeContext &n) {
   SmallVector<double> scales;
   SmallVector<int64_t> shape;
   Value sizesValue = n.operand(3);
-  if (sizesValue && getTensorType(sizesValue).getNumElements() != 0) {
+  if (sizesValue && typeOf(sizesValue).getNumElements() != 0) {
     std::optional<SmallVector<int64_t>> sizes = n.constantInts(3);
     if (!sizes)
       return n.emitError() << "the sizes (input 3) must be a constant; "
@@ -625,10 +621,10 @@ LogicalResult importGridSample(NodeContext &n) {
     return n.emitError() << "unsupported mode '" << mode << "'";
   if (!llvm::is_contained({"zeros", "border", "reflection"}, padding))
     return n.emitError() << "unsupported padding_mode '" << padding << "'";
-  if (!isa<FloatType>(getTensorType(*x).getElementType()))
+  if (!isa<FloatType>(typeOf(*x).getElementType()))
     return n.emitError() << "expects a floating-point input, got "
                          << x->getType();
-  if (mode == "bicubic" && getTensorType(*x).getRank() != 4)
+  if (mode == "bicubic" && typeOf(*x).getRank() != 4)
     return n.emitError() << "cubic mode needs a 2-d (rank-4) input, got "
                          << x->getType();
   Builder &b = n.builder;
@@ -654,7 +650,7 @@ LogicalResult importAffineGrid(NodeContext &n) {
   FailureOr<Value> theta = requireOperand(n, 0);
   if (failed(theta))
     return failure();
-  auto thetaType = getTensorType(*theta);
+  auto thetaType = typeOf(*theta);
   Type element = thetaType.getElementType();
   if (!isa<FloatType>(element))
     return n.emitError() << "expects a floating-point theta, got " << thetaType;
@@ -723,7 +719,7 @@ LogicalResult importDeformConv(NodeContext &n) {
                    offset = requireOperand(n, 2);
   if (failed(x) || failed(w) || failed(offset))
     return failure();
-  auto xType = getTensorType(*x), wType = getTensorType(*w);
+  auto xType = typeOf(*x), wType = typeOf(*w);
   Type element = xType.getElementType();
   if (!isa<FloatType>(element))
     return n.emitError() << "expects a floating-point input, got " << xType;
@@ -780,7 +776,7 @@ LogicalResult importCol2Im(NodeContext &n) {
   FailureOr<Value> input = requireOperand(n, 0);
   if (failed(input))
     return failure();
-  auto type = getTensorType(*input);
+  auto type = typeOf(*input);
   if (!isa<FloatType>(type.getElementType()))
     return n.emitError() << "expects a floating-point input, got " << type;
   if (type.getRank() != 3)
@@ -849,7 +845,7 @@ LogicalResult importRoiAlign(NodeContext &n, StringRef defaultCoordMode) {
                          << " is not supported: the adaptive sampling grid "
                             "depends on the roi values; give a positive "
                             "sampling_ratio";
-  if (!isa<FloatType>(getTensorType(*x).getElementType()))
+  if (!isa<FloatType>(typeOf(*x).getElementType()))
     return n.emitError() << "expects a floating-point input, got "
                          << x->getType();
   Builder &b = n.builder;
@@ -864,8 +860,7 @@ LogicalResult importRoiAlign(NodeContext &n, StringRef defaultCoordMode) {
       inferTypes<RoiAlignOp>(n, {*x, *rois, *indices}, props);
   if (failed(types))
     return failure();
-  if (getTensorType(*rois).getElementType() !=
-      getTensorType(*x).getElementType())
+  if (typeOf(*rois).getElementType() != typeOf(*x).getElementType())
     return n.emitError() << "rois and input element types differ";
   n.setResult(
       0, RoiAlignOp::create(n.builder, n.loc, (*types)[0], *x, *rois, *indices,
@@ -908,7 +903,7 @@ FailureOr<Value> buildQuantize(NodeContext &n, Value x, Value scale,
 FailureOr<Value> expandBlocks(NodeContext &n, Value param,
                               RankedTensorType xType, int64_t axis,
                               int64_t blockSize) {
-  auto type = getTensorType(param);
+  auto type = typeOf(param);
   int64_t size = xType.getDimSize(axis);
   int64_t blocks = (size + blockSize - 1) / blockSize;
   SmallVector<int64_t> expected(xType.getShape());
@@ -936,12 +931,12 @@ LogicalResult importBlockedQuantize(NodeContext &n, bool quantize) {
   FailureOr<Value> x = requireOperand(n, 0), scale = requireOperand(n, 1);
   if (failed(x) || failed(scale))
     return failure();
-  auto xType = getTensorType(*x);
+  auto xType = typeOf(*x);
   FailureOr<int64_t> axis = getAxis(n, xType.getRank());
   if (failed(axis))
     return failure();
   int64_t blockSize = n.attrInt("block_size", 0);
-  Type floatType = getTensorType(*scale).getElementType();
+  Type floatType = typeOf(*scale).getElementType();
   if (!isa<FloatType>(floatType))
     return n.emitError() << "expects a floating-point scale";
   Type intType = quantize ? IntegerType::get(n.builder.getContext(), 8,
@@ -949,7 +944,7 @@ LogicalResult importBlockedQuantize(NodeContext &n, bool quantize) {
                           : xType.getElementType();
   Value zeroPoint = n.operand(2);
   if (zeroPoint) {
-    intType = getTensorType(zeroPoint).getElementType();
+    intType = typeOf(zeroPoint).getElementType();
   } else if (int64_t dtype = quantize ? n.attrInt("output_dtype", 0) : 0) {
     intType = getElementType(n.builder.getContext(), dtype);
     if (!intType)
@@ -1010,9 +1005,9 @@ LogicalResult importQuantizeLinear(NodeContext &n) {
   FailureOr<Value> x = requireOperand(n, 0), scale = requireOperand(n, 1);
   if (failed(x) || failed(scale))
     return failure();
-  auto xType = getTensorType(*x);
+  auto xType = typeOf(*x);
   if (!isa<FloatType>(xType.getElementType()))
-    *x = castTo(n, *x, getTensorType(*scale).getElementType());
+    *x = castTo(n, *x, typeOf(*scale).getElementType());
   Value zeroPoint = n.operand(2);
   if (!zeroPoint) {
     // The quantized type is output_dtype (opset 21+), else uint8.
@@ -1042,7 +1037,7 @@ LogicalResult importDequantizeLinear(NodeContext &n) {
   FailureOr<Value> x = requireOperand(n, 0), scale = requireOperand(n, 1);
   if (failed(x) || failed(scale))
     return failure();
-  auto xType = getTensorType(*x);
+  auto xType = typeOf(*x);
   Type element = xType.getElementType();
   if (!isa<IntegerType>(element))
     return n.emitError() << "expects an integer input, got " << xType;
@@ -1069,7 +1064,7 @@ LogicalResult importDynamicQuantizeLinear(NodeContext &n) {
   FailureOr<Value> x = requireOperand(n, 0);
   if (failed(x))
     return failure();
-  if (!getTensorType(*x).getElementType().isF32())
+  if (!typeOf(*x).getElementType().isF32())
     return n.emitError() << "expects an f32 input, got " << x->getType();
   auto op = DynamicQuantizeLinearOp::create(n.builder, n.loc, *x);
   for (unsigned i = 0; i < 3; ++i)
@@ -1084,7 +1079,7 @@ FailureOr<Value> subtractZeroPoint(NodeContext &n, Value value, Value zeroPoint,
   Value wide = castTo(n, value, i32);
   if (!zeroPoint)
     return wide;
-  int64_t rank = getTensorType(value).getRank();
+  int64_t rank = typeOf(value).getRank();
   Value zp = alignToAxis(n, castTo(n, zeroPoint, i32), axis, rank);
   return createInferred<SubOp>(n, wide, zp);
 }
@@ -1093,11 +1088,11 @@ FailureOr<Value> subtractZeroPoint(NodeContext &n, Value value, Value zeroPoint,
 /// a's zero point may be per row, b's per column.
 FailureOr<Value> buildMatMulInteger(NodeContext &n, Value a, Value b,
                                     Value aZero, Value bZero) {
-  int64_t aRank = getTensorType(a).getRank();
+  int64_t aRank = typeOf(a).getRank();
   FailureOr<Value> lhs =
       subtractZeroPoint(n, a, aZero, std::max<int64_t>(0, aRank - 2));
   FailureOr<Value> rhs =
-      subtractZeroPoint(n, b, bZero, getTensorType(b).getRank() - 1);
+      subtractZeroPoint(n, b, bZero, typeOf(b).getRank() - 1);
   if (failed(lhs) || failed(rhs))
     return failure();
   return createInferred<MatMulOp>(n, *lhs, *rhs);
@@ -1156,7 +1151,7 @@ LogicalResult importQLinearMatMul(NodeContext &n) {
   FailureOr<Value> acc = buildMatMulInteger(n, in[0], in[3], in[2], in[5]);
   if (failed(acc))
     return failure();
-  int64_t aRank = getTensorType(in[0]).getRank();
+  int64_t aRank = typeOf(in[0]).getRank();
   Value aScale = alignToAxis(n, in[1], std::max<int64_t>(0, aRank - 2), aRank);
   FailureOr<Value> scale = createInferred<MulOp>(n, aScale, in[4]);
   if (failed(scale))
@@ -1189,7 +1184,7 @@ LogicalResult importQLinearConv(NodeContext &n) {
   FailureOr<Value> acc = buildConv(n, *xs, *ws, bias);
   if (failed(acc))
     return failure();
-  int64_t rank = getTensorType(in[0]).getRank();
+  int64_t rank = typeOf(in[0]).getRank();
   // The weight scale is scalar or per output channel (dim 1 of the result).
   Value wScale = alignToAxis(n, in[4], 1, rank);
   FailureOr<Value> scale = createInferred<MulOp>(n, in[1], wScale);

@@ -27,10 +27,6 @@ using namespace mlir::ridge::onnx_import;
 // Helpers
 //===----------------------------------------------------------------------===//
 
-static RankedTensorType typeOf(Value value) {
-  return cast<RankedTensorType>(value.getType());
-}
-
 /// `axis` in [-rank, rank) as a non-negative axis, or an error naming `what`.
 static FailureOr<int64_t> normalizeAxis(NodeContext &n, int64_t axis,
                                         int64_t rank, StringRef what = "axis") {

@@ -17,10 +17,6 @@ using namespace mlir;
 using namespace mlir::ridge;
 using namespace mlir::ridge::onnx_import;
 
-static RankedTensorType typeOf(Value v) {
-  return cast<RankedTensorType>(v.getType());
-}
-
 /// Operand `i` as one integer (a constant or a specialized graph input);
 /// `what` names it in the error.
 static FailureOr<int64_t> requireScalarInt(NodeContext &n, unsigned i,

@@ -21,10 +21,6 @@ using namespace mlir::ridge::onnx_import;
 // Helpers
 //===----------------------------------------------------------------------===//
 
-static RankedTensorType typeOf(Value v) {
-  return cast<RankedTensorType>(v.getType());
-}
-
 /// Required operand `i` as a float tensor.
 static FailureOr<Value> requireFloatOperand(NodeContext &n, unsigned i) {
   FailureOr<Value> v = requireOperand(n, i);

@@ -146,6 +146,11 @@ void registerTransformerHandlers(OnnxHandlerTable &table);
 // Helpers for handlers
 //===----------------------------------------------------------------------===//
 
+/// The ranked tensor type of `v` (every imported value has one).
+inline RankedTensorType typeOf(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
 /// Requires operand `i` to be present.
 FailureOr<Value> requireOperand(NodeContext &n, unsigned i);
 
