@@ -20,9 +20,16 @@ def Ridge_CostOpInterface : OpInterface<"CostOpInterface"> {
       select count 1 FLOP per element; a transcendental (exp, tanh, erf, log,
       sqrt, sigmoid) counts as 1 FLOP per element, like the SFU instruction it
       becomes; a reduction of N elements counts N - 1 FLOPs per output;
-    * minimum bytes assume every operand is read once and every result written
-      once from/to device memory, at the tensor's element size; ops that are
-      views of their operand (reshape) move zero bytes.
+    * minimum bytes assume every operand is read once and every used result
+      written once from/to device memory, at the tensor's element size (i1
+      and sub-byte types take a byte); a result without uses is not written;
+      ops that are views of their operand (reshape) move zero bytes, and
+      constants are charged to the ops that read them;
+    * contractions (isContraction) are ops whose FLOPs are matrix
+      multiply-adds that run on tensor cores.
+
+    The per-op formulas are stated in each op's description or beside its
+    getFlops/getMinBytes implementation.
 
     An op whose cost is unknown (dynamic shapes) returns failure-like -1.
   }];
@@ -48,6 +55,16 @@ def Ridge_CostOpInterface : OpInterface<"CostOpInterface"> {
       /*defaultImplementation=*/[{
         return ::mlir::ridge::detail::sumOperandAndResultBytes($_op);
       }]>,
+    InterfaceMethod<
+      /*desc=*/"Returns true when the op's FLOPs are matrix multiply-adds, "
+               "which the GPU lowering maps onto tensor cores; the roofline "
+               "then bounds the op by the tensor-core peak at the chosen "
+               "precision rather than by the SIMT (CUDA core) peak.",
+      /*retTy=*/"bool",
+      /*methodName=*/"isContraction",
+      /*args=*/(ins),
+      /*methodBody=*/"",
+      /*defaultImplementation=*/"return false;">,
   ];
 }
 

@@ -144,6 +144,8 @@ int64_t ConvOp::getFlops() {
   return 2 * outputs * product(weight.getShape().drop_front());
 }
 
+bool ConvOp::isContraction() { return true; }
+
 //===----------------------------------------------------------------------===//
 // ConvTransposeOp
 //===----------------------------------------------------------------------===//
@@ -212,6 +214,8 @@ int64_t ConvTransposeOp::getFlops() {
   // Every input element scatters into M/group * prod(K) outputs.
   return 2 * inputs * product(weight.getShape().drop_front());
 }
+
+bool ConvTransposeOp::isContraction() { return true; }
 
 //===----------------------------------------------------------------------===//
 // PoolOp
@@ -378,6 +382,8 @@ int64_t DeformConvOp::getFlops() {
   return 12 * outputs * weight.getDimSize(1) * weight.getDimSize(2) *
          weight.getDimSize(3);
 }
+
+bool DeformConvOp::isContraction() { return true; }
 
 //===----------------------------------------------------------------------===//
 // Col2ImOp

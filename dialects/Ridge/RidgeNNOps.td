@@ -13,7 +13,8 @@
 //===----------------------------------------------------------------------===//
 
 def Ridge_ConvOp : Ridge_Op<"conv", [InferTypeOpAdaptor,
-    DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
+    DeclareOpInterfaceMethods<Ridge_CostOpInterface,
+                              ["getFlops", "isContraction"]>]> {
   let summary = "N-D grouped convolution (ONNX Conv)";
   let description = [{
     `input` is [N, C, D1, ..., Dk], `weight` is [M, C / group, K1, ..., Kk]
@@ -39,7 +40,8 @@ def Ridge_ConvOp : Ridge_Op<"conv", [InferTypeOpAdaptor,
 }
 
 def Ridge_DeformConvOp : Ridge_Op<"deform_conv", [
-    DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
+    DeclareOpInterfaceMethods<Ridge_CostOpInterface,
+                              ["getFlops", "isContraction"]>]> {
   let summary = "2-D deformable convolution (ONNX DeformConv)";
   let description = [{
     A grouped convolution of `input` [N, C, H, W] with `weight`
@@ -69,7 +71,8 @@ def Ridge_DeformConvOp : Ridge_Op<"deform_conv", [
 }
 
 def Ridge_ConvTransposeOp : Ridge_Op<"conv_transpose", [InferTypeOpAdaptor,
-    DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
+    DeclareOpInterfaceMethods<Ridge_CostOpInterface,
+                              ["getFlops", "isContraction"]>]> {
   let summary = "N-D grouped transposed convolution (ONNX ConvTranspose)";
   let description = [{
     `input` is [N, C, D1, ..., Dk], `weight` is [C, M / group, K1, ..., Kk]

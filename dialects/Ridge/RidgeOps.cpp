@@ -34,15 +34,19 @@ int64_t mlir::ridge::getTensorBytes(Type type) {
 
 int64_t mlir::ridge::detail::sumOperandAndResultBytes(Operation *op) {
   int64_t total = 0;
-  for (Type type :
-       llvm::concat<const Type>(op->getOperandTypes(), op->getResultTypes())) {
-    if (!isa<RankedTensorType>(type))
-      continue;
+  auto add = [&](Type type) {
+    if (!isa<RankedTensorType>(type) || total < 0)
+      return;
     int64_t bytes = getTensorBytes(type);
-    if (bytes < 0)
-      return -1;
-    total += bytes;
-  }
+    total = bytes < 0 ? -1 : total + bytes;
+  };
+  for (Type type : op->getOperandTypes())
+    add(type);
+  // A result nobody reads (LayerNormalization's mean, attention's scores)
+  // need never reach device memory.
+  for (OpResult result : op->getResults())
+    if (!result.use_empty())
+      add(result.getType());
   return total;
 }
 
@@ -63,6 +67,32 @@ mlir::ridge::broadcastShapes(ArrayRef<int64_t> lhs, ArrayRef<int64_t> rhs) {
       return failure();
   }
   return result;
+}
+
+Location mlir::ridge::getOnnxNodeLoc(MLIRContext *context, StringRef name,
+                                     StringRef opType, Location file) {
+  Location typed =
+      FusedLoc::get(context, {file}, StringAttr::get(context, opType));
+  return NameLoc::get(StringAttr::get(context, name), typed);
+}
+
+OnnxNodeRef mlir::ridge::getOnnxNode(Location loc) {
+  if (auto name = dyn_cast<NameLoc>(loc)) {
+    OnnxNodeRef ref = getOnnxNode(name.getChildLoc());
+    ref.name = name.getName().getValue();
+    return ref;
+  }
+  if (auto fused = dyn_cast<FusedLoc>(loc)) {
+    if (auto opType = dyn_cast_if_present<StringAttr>(fused.getMetadata()))
+      return {StringRef(), opType.getValue()};
+    for (Location inner : fused.getLocations())
+      if (OnnxNodeRef ref = getOnnxNode(inner); !ref.name.empty())
+        return ref;
+    return {};
+  }
+  if (auto callSite = dyn_cast<CallSiteLoc>(loc))
+    return getOnnxNode(callSite.getCallee());
+  return {};
 }
 
 int64_t mlir::ridge::detail::getNumElements(Type type) {
@@ -209,6 +239,8 @@ int64_t MatMulOp::getFlops() {
   return 2 * outputs * lhsType.getShape().back();
 }
 
+bool MatMulOp::isContraction() { return true; }
+
 //===----------------------------------------------------------------------===//
 // GemmOp
 //===----------------------------------------------------------------------===//
@@ -264,6 +296,8 @@ int64_t GemmOp::getFlops() {
     flops += getBeta().convertToFloat() != 1.0f ? 2 * outputs : outputs;
   return flops;
 }
+
+bool GemmOp::isContraction() { return true; }
 
 //===----------------------------------------------------------------------===//
 // ReshapeOp

@@ -109,7 +109,8 @@ def Ridge_CastOp : Ridge_Op<"cast", [SameOperandsAndResultShape,
 //===----------------------------------------------------------------------===//
 
 def Ridge_MatMulOp : Ridge_Op<"matmul", [InferTypeOpAdaptor,
-    DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
+    DeclareOpInterfaceMethods<Ridge_CostOpInterface,
+                              ["getFlops", "isContraction"]>]> {
   let summary = "Matrix product with numpy semantics (ONNX MatMul)";
   let description = [{
     Rank-1 operands are promoted (a leading or trailing 1 is inserted and
@@ -124,7 +125,8 @@ def Ridge_MatMulOp : Ridge_Op<"matmul", [InferTypeOpAdaptor,
 }
 
 def Ridge_GemmOp : Ridge_Op<"gemm", [InferTypeOpAdaptor,
-    DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
+    DeclareOpInterfaceMethods<Ridge_CostOpInterface,
+                              ["getFlops", "isContraction"]>]> {
   let summary = "alpha * op(A) * op(B) + beta * C (ONNX Gemm)";
   let description = [{
     `A` and `B` are rank 2; `trans_a`/`trans_b` transpose them; the optional

@@ -151,3 +151,5 @@ int64_t RecurrentOp::getFlops() {
                     4 * batch * gateWidth;
   return seq * getNumDirections() * perStep;
 }
+
+bool RecurrentOp::isContraction() { return true; }

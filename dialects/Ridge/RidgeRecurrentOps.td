@@ -10,7 +10,8 @@
 
 def Ridge_RecurrentOp : Ridge_Op<"recurrent", [InferTypeOpAdaptor,
     AttrSizedOperandSegments,
-    DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
+    DeclareOpInterfaceMethods<Ridge_CostOpInterface,
+                              ["getFlops", "isContraction"]>]> {
   let summary = "ONNX RNN, LSTM or GRU layer over a whole sequence";
   let description = [{
     One op for the three ONNX recurrent layers; `cell` is "rnn", "lstm" or

@@ -447,6 +447,8 @@ int64_t EinsumOp::getFlops() {
   return getInputs().size() > 1 ? 2 * points : points;
 }
 
+bool EinsumOp::isContraction() { return true; }
+
 //===----------------------------------------------------------------------===//
 // LogSoftmaxOp, HardmaxOp
 //===----------------------------------------------------------------------===//

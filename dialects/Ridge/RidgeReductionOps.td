@@ -146,7 +146,8 @@ def Ridge_TopKOp : Ridge_Op<"topk", [InferTypeOpAdaptor,
 }
 
 def Ridge_EinsumOp : Ridge_Op<"einsum", [InferTypeOpAdaptor,
-    DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
+    DeclareOpInterfaceMethods<Ridge_CostOpInterface,
+                              ["getFlops", "isContraction"]>]> {
   let summary = "Einstein summation (ONNX Einsum)";
   let description = [{
     Sum of products over the labels of `equation` that do not appear in the

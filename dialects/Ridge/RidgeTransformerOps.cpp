@@ -99,6 +99,8 @@ int64_t AttentionOp::getFlops() {
   return scores * (2 * (q.getDimSize(3) + v.getDimSize(3)) + 6);
 }
 
+bool AttentionOp::isContraction() { return true; }
+
 //===----------------------------------------------------------------------===//
 // RMSNormOp
 //===----------------------------------------------------------------------===//

@@ -10,7 +10,8 @@
 
 def Ridge_AttentionOp : Ridge_Op<"attention", [AttrSizedOperandSegments,
     InferTypeOpAdaptor,
-    DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
+    DeclareOpInterfaceMethods<Ridge_CostOpInterface,
+                              ["getFlops", "isContraction"]>]> {
   let summary = "Scaled dot-product attention (ONNX Attention-23/24)";
   let description = [{
     One recognizable attention op, so that later passes can replace the

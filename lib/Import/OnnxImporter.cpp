@@ -292,7 +292,7 @@ public:
     std::string name = node.name().empty()
                            ? node.op_type() + "#" + std::to_string(index)
                            : node.name();
-    return NameLoc::get(StringAttr::get(ctx, name), fileLoc());
+    return getOnnxNodeLoc(ctx, name, node.op_type(), fileLoc());
   }
   /// Builds a ridge.constant from decoded data; large tensors become
   /// dense_resource blobs.
@@ -692,7 +692,7 @@ LogicalResult OnnxImporter::expandFunction(const onnx::NodeProto &node,
       if (inlined.output(i).empty() && !bodyNode.output(i).empty())
         inlined.set_output(i, display + "::unused::" + bodyNode.output(i));
     Location bodyLoc =
-        NameLoc::get(builder.getStringAttr(inlined.name()), fileLoc());
+        getOnnxNodeLoc(ctx, inlined.name(), inlined.op_type(), fileLoc());
     if (failed(importNode(inlined, bodyOpset, bodyLoc, depth + 1)))
       return failure();
   }

@@ -48,8 +48,13 @@ FailureOr<std::string> mlir::ridge::getPtxFeatures(StringRef chip) {
   return failure();
 }
 
-void mlir::ridge::buildGraphToLinalgPipeline(OpPassManager &pm) {
+void mlir::ridge::buildGraphOptimizationPipeline(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void mlir::ridge::buildGraphToLinalgPipeline(OpPassManager &pm) {
+  buildGraphOptimizationPipeline(pm);
   pm.addPass(createConvertGraphToLinalgPass());
   // Producer/consumer fusion of elementwise generics; the roofline-driven
   // fusion policy replaces the default control function later.

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ridgeline/Analysis/Passes.h"
 #include "ridgeline/Conversion/Passes.h"
 #include "ridgeline/Target/Compiler.h"
 #include "ridgeline/Target/Pipelines.h"
@@ -15,6 +16,7 @@
 
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
+  mlir::ridge::registerRidgeAnalysisPasses();
   mlir::ridge::registerRidgeConversionPasses();
   mlir::ridge::registerRidgeTransformsPasses();
   mlir::ridge::registerRidgePipelines();

@@ -2,21 +2,27 @@
 //
 //   ridgec MODEL.onnx --target=cpu|sm_80|sm_90a [-o OUT]
 //   ridgec MODEL.onnx --emit=graph|linalg|llvm|ptx|cubin [-o OUT|-]
+//   ridgec MODEL.onnx --report[=json] [--gpu=NAME | --gpu-spec=FILE]
+//                     [--precision=bf16] [-o OUT]
 //
 // Without --emit, ridgec writes a shared object that libridge_runtime loads
 // (ridge-run, or any application embedding the runtime).
 //
 //===----------------------------------------------------------------------===//
 
+#include "ridgeline/Analysis/RooflineReport.h"
 #include "ridgeline/Import/OnnxImporter.h"
 #include "ridgeline/Target/Compiler.h"
+#include "ridgeline/Target/Pipelines.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OperationSupport.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -71,14 +77,102 @@ static cl::opt<bool> printLocations(
     cl::desc("Print op locations (ONNX node names) in --emit=graph/linalg"),
     cl::init(false), cl::cat(category));
 
+static cl::opt<std::string>
+    report("report",
+           cl::desc("Print the roofline report instead of compiling: a table "
+                    "(--report) or JSON (--report=json)"),
+           cl::value_desc("text|json"), cl::ValueOptional, cl::init(""),
+           cl::cat(category));
+static cl::opt<std::string>
+    gpuName("gpu",
+            cl::desc("GPU of the roofline report (default H100-SXM; "
+                     "--list-gpus shows the built-in ones)"),
+            cl::value_desc("name"), cl::init(kDefaultGpuName.str()),
+            cl::cat(category));
+static cl::opt<std::string>
+    gpuSpecFile("gpu-spec",
+                cl::desc("JSON file describing the report's GPU (see "
+                         "docs/roofline.md); overrides --gpu"),
+                cl::value_desc("file"), cl::init(""), cl::cat(category));
+static cl::opt<std::string> precision(
+    "precision",
+    cl::desc("Number format of contractions in the report: fp32 (SIMT), "
+             "tf32, fp16, bf16 (default) or fp8"),
+    cl::init("bf16"), cl::cat(category));
+static cl::opt<bool> listGpus("list-gpus",
+                              cl::desc("List the built-in GPU specs and exit"),
+                              cl::init(false), cl::cat(category));
+
 static int fail(const Twine &message) {
   llvm::WithColor::error(llvm::errs(), "ridgec") << message << "\n";
   return 1;
 }
 
+static void printBuiltinGpus(llvm::raw_ostream &os) {
+  os << llvm::formatv("{0,-14} {1,9} {2,9} {3,9} {4,9} {5,9} {6,8} {7,5} "
+                      "{8,5} {9,8}\n",
+                      "GPU", "fp32", "tf32", "fp16", "bf16", "fp8", "HBM TB/s",
+                      "SMs", "L2 MB", "ridge");
+  for (const GpuSpec &spec : getBuiltinGpuSpecs())
+    os << llvm::formatv("{0,-14} {1,9:F1} {2,9:F1} {3,9:F1} {4,9:F1} {5,9:F1} "
+                        "{6,8:F2} {7,5} {8,5} {9,8:F1}\n",
+                        spec.name, spec.fp32Flops / 1e12, spec.tf32Flops / 1e12,
+                        spec.fp16Flops / 1e12, spec.bf16Flops / 1e12,
+                        spec.fp8Flops / 1e12, spec.bandwidth / 1e12,
+                        spec.smCount, spec.l2Bytes >> 20,
+                        spec.bf16Flops / spec.bandwidth);
+  os << "(peak TFLOP/s, dense; ridge = bf16 FLOP per byte of memory traffic)\n";
+}
+
+/// Imports the model, runs the graph-level pipeline and prints its roofline.
+static int runReport(MLIRContext &context,
+                     const OnnxImportOptions &importOptions, bool json,
+                     StringRef output) {
+  std::optional<Precision> parsedPrecision = parsePrecision(precision);
+  if (!parsedPrecision)
+    return fail("unknown --precision '" + precision +
+                "'; expected fp32, tf32, fp16, bf16 or fp8");
+  std::string error;
+  std::optional<GpuSpec> spec = resolveGpuSpec(gpuName, gpuSpecFile, error);
+  if (!spec)
+    return fail(error);
+  std::optional<RooflineModel> model =
+      RooflineModel::create(*spec, *parsedPrecision, error);
+  if (!model)
+    return fail(error);
+
+  OwningOpRef<ModuleOp> module =
+      importOnnxFile(&context, inputFile, importOptions);
+  if (!module)
+    return 1;
+  PassManager pm(&context);
+  buildGraphOptimizationPipeline(pm);
+  if (failed(pm.run(*module)))
+    return 1;
+
+  CostAnalysis costs(*module);
+  RooflineReport report = buildRooflineReport(costs, *model, inputFile);
+  auto out = openOutputFile(output, &error);
+  if (!out)
+    return fail(error);
+  if (json)
+    printRooflineJson(report, *model, out->os());
+  else
+    printRooflineTable(report, *model, out->os());
+  out->keep();
+  return 0;
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
+  // --list-gpus needs no model.
+  for (int i = 1; i < argc; ++i)
+    if (StringRef(argv[i]) == "--list-gpus" ||
+        StringRef(argv[i]) == "-list-gpus") {
+      printBuiltinGpus(llvm::outs());
+      return 0;
+    }
   cl::ParseCommandLineOptions(
       argc, argv,
       "Ridgeline: ahead-of-time compiler from ONNX to native code and PTX\n");
@@ -101,6 +195,13 @@ int main(int argc, char **argv) {
     importOptions.inputShapes[name] = *parsed;
   }
 
+  bool reporting = report.getNumOccurrences() > 0;
+  if (reporting && report != "" && report != "text" && report != "json")
+    return fail("unknown --report format '" + report +
+                "'; expected --report (a table) or --report=json");
+  if (reporting && emit.getNumOccurrences() > 0)
+    return fail("--report and --emit cannot be combined");
+
   CompileOptions options;
   options.target = target;
   options.cudaToolkit = cudaToolkit;
@@ -111,6 +212,10 @@ int main(int argc, char **argv) {
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
   ToolDiagnosticHandler diagnostics(&context, "ridgec");
+
+  if (reporting)
+    return runReport(context, importOptions, report == "json",
+                     outputFile.empty() ? "-" : StringRef(outputFile));
 
   std::string output = outputFile;
   bool textual = emit == Emit::Graph || emit == Emit::Linalg ||

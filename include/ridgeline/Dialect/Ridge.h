@@ -35,6 +35,23 @@ int64_t getTensorBytes(Type type);
 /// incompatible. Dynamic dims broadcast against 1 or themselves.
 FailureOr<SmallVector<int64_t>> broadcastShapes(ArrayRef<int64_t> lhs,
                                                 ArrayRef<int64_t> rhs);
+
+/// The ONNX node an op was imported from. The importer gives every op the
+/// location `NameLoc(node name, FusedLoc<op type>[file])`: the name stays the
+/// outermost part so diagnostics show it, and the op type rides along as the
+/// fused location's metadata so that reports can name it without the model.
+struct OnnxNodeRef {
+  StringRef name;
+  StringRef opType;
+};
+
+/// The location of ONNX node `name` of type `opType` in `file`.
+Location getOnnxNodeLoc(MLIRContext *context, StringRef name, StringRef opType,
+                        Location file);
+
+/// The ONNX node behind `loc`, looking through fused and call-site
+/// locations; empty fields when `loc` names no node or no op type.
+OnnxNodeRef getOnnxNode(Location loc);
 } // namespace mlir::ridge
 
 #include "Ridge/RidgeEnums.h.inc"

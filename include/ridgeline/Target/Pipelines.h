@@ -42,6 +42,9 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
 /// pipeline's +ptx60 default aborts for sm_80+ (toolchain notes, P7).
 FailureOr<std::string> getPtxFeatures(StringRef chip);
 
+/// Graph-level clean-up (folding, canonicalization, CSE) on the ridge
+/// dialect: the graph that the roofline report and the lowering both see.
+void buildGraphOptimizationPipeline(OpPassManager &pm);
 void buildGraphToLinalgPipeline(OpPassManager &pm);
 void buildCpuLoweringPipeline(OpPassManager &pm);
 void buildGpuLoweringPipeline(OpPassManager &pm,

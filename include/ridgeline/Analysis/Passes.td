@@ -1,0 +1,38 @@
+//===- Passes.td - Ridgeline analysis passes ---------------*- tablegen -*-===//
+
+#ifndef RIDGELINE_ANALYSIS_PASSES
+#define RIDGELINE_ANALYSIS_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def AnnotateRooflinePass : Pass<"ridge-annotate-roofline", "::mlir::ModuleOp"> {
+  let summary = "Attach each graph op's place on a GPU's roofline";
+  let description = [{
+    Runs the roofline analysis on the `ridge` graph and records its results as
+    attributes, for tests and for reading IR:
+
+    * every costed op gets `ridge.roofline = {flops, bytes, intensity, bound,
+      time_s}`: FLOPs and minimum device-memory bytes from CostOpInterface,
+      their ratio, the ceiling that binds ("memory" or "compute") and the
+      predicted time max(FLOPs / peak, bytes / bandwidth) in seconds;
+      an op with dynamic shapes gets `ridge.roofline = "unknown"`;
+    * the module gets `ridge.roofline.gpu = {name, precision, peak_flops,
+      simt_peak_flops, bandwidth, ridge_point}`.
+
+    Contractions (MatMul, Gemm, Conv, attention) are bounded by the tensor-core
+    peak at `precision`, all other ops by the fp32 SIMT peak. The pass changes
+    no op; it fails on an unknown GPU, an unreadable spec file or a precision
+    the GPU has no tensor cores for.
+  }];
+  let options = [
+    Option<"gpu", "gpu", "std::string", /*default=*/"\"H100-SXM\"",
+           "Built-in GPU: A100-SXM-80GB, H100-SXM, H200, L4, B200, RTX-4090">,
+    Option<"gpuSpec", "gpu-spec", "std::string", /*default=*/"\"\"",
+           "JSON file describing the GPU (overrides `gpu`)">,
+    Option<"precision", "precision", "std::string", /*default=*/"\"bf16\"",
+           "Number format of contractions: fp32 (SIMT), tf32, fp16, bf16, "
+           "fp8">,
+  ];
+}
+
+#endif // RIDGELINE_ANALYSIS_PASSES

@@ -1,0 +1,64 @@
+//===- RooflineReport.h - Per-op roofline report of a model -----*- C++ -*-===//
+//
+// What `ridgec --report` prints: one row per costed op of the graph (the
+// ONNX node it came from, its shapes, FLOPs, bytes, intensity, binding
+// ceiling, predicted time and share of the total), sorted by predicted time,
+// and totals. The same data is written as JSON (schema in docs/roofline.md)
+// for tools such as python/ridgeline/roofline_plot.py.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RIDGELINE_ANALYSIS_ROOFLINEREPORT_H
+#define RIDGELINE_ANALYSIS_ROOFLINEREPORT_H
+
+#include "ridgeline/Analysis/Roofline.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+#include <vector>
+
+namespace mlir::ridge {
+
+/// The version tag written into every JSON report.
+inline constexpr llvm::StringLiteral kRooflineSchema = "ridgeline-roofline/1";
+
+struct RooflineReportRow {
+  /// ONNX node name and op type (from the op's location); the ridge op name
+  /// stands in for both when the op came from no ONNX node.
+  std::string name;
+  std::string opType;
+  std::string ridgeOp;
+  /// "1x128x256, 256x768 -> 1x128x768".
+  std::string shapes;
+  RooflinePoint point;
+};
+
+struct RooflineReport {
+  std::string modelName;
+  std::vector<RooflineReportRow> rows;
+  /// Ops whose cost is unknown because a shape is dynamic.
+  std::vector<std::string> unknownOps;
+  int64_t totalFlops = 0;
+  int64_t totalBytes = 0;
+  double totalTime = 0;
+  double memoryBoundTime = 0;
+};
+
+/// Builds the report of every op `costs` covers, rows sorted by predicted
+/// time (longest first, ties in program order).
+RooflineReport buildRooflineReport(const CostAnalysis &costs,
+                                   const RooflineModel &model,
+                                   StringRef modelName);
+
+/// The human-readable table with a header naming the GPU and a totals line.
+void printRooflineTable(const RooflineReport &report,
+                        const RooflineModel &model, llvm::raw_ostream &os);
+
+/// The JSON document (schema `kRooflineSchema`).
+void printRooflineJson(const RooflineReport &report, const RooflineModel &model,
+                       llvm::raw_ostream &os);
+
+} // namespace mlir::ridge
+
+#endif // RIDGELINE_ANALYSIS_ROOFLINEREPORT_H

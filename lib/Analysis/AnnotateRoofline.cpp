@@ -1,0 +1,91 @@
+//===- AnnotateRoofline.cpp - Record the roofline analysis as attributes --===//
+//
+// Mechanism only: the analysis computes, the pass writes what it computed as
+// attributes so that FileCheck tests (and people reading IR) can see each op's
+// FLOPs, bytes, intensity, binding ceiling and predicted time.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ridgeline/Analysis/Passes.h"
+#include "ridgeline/Analysis/Roofline.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+
+namespace mlir::ridge {
+#define GEN_PASS_DEF_ANNOTATEROOFLINEPASS
+#include "ridgeline/Analysis/Passes.h.inc"
+} // namespace mlir::ridge
+
+using namespace mlir;
+using namespace mlir::ridge;
+
+namespace {
+struct AnnotateRooflinePass
+    : public ridge::impl::AnnotateRooflinePassBase<AnnotateRooflinePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    std::string error;
+    std::optional<Precision> parsedPrecision = parsePrecision(precision);
+    if (!parsedPrecision) {
+      module.emitError() << "unknown precision '" << precision
+                         << "'; expected fp32, tf32, fp16, bf16 or fp8";
+      return signalPassFailure();
+    }
+    std::optional<GpuSpec> spec = resolveGpuSpec(gpu, gpuSpec, error);
+    std::optional<RooflineModel> model;
+    if (spec)
+      model = RooflineModel::create(*spec, *parsedPrecision, error);
+    if (!model) {
+      module.emitError() << error;
+      return signalPassFailure();
+    }
+
+    Builder builder(&getContext());
+    module->setAttr(
+        kRooflineGpuAttr,
+        builder.getDictionaryAttr({
+            builder.getNamedAttr("name", builder.getStringAttr(spec->name)),
+            builder.getNamedAttr(
+                "precision",
+                builder.getStringAttr(stringifyPrecision(*parsedPrecision))),
+            builder.getNamedAttr(
+                "peak_flops", builder.getF64FloatAttr(model->getMatrixPeak())),
+            builder.getNamedAttr(
+                "simt_peak_flops",
+                builder.getF64FloatAttr(model->getVectorPeak())),
+            builder.getNamedAttr("bandwidth",
+                                 builder.getF64FloatAttr(spec->bandwidth)),
+            builder.getNamedAttr(
+                "ridge_point", builder.getF64FloatAttr(model->getRidgePoint())),
+        }));
+
+    const CostAnalysis &costs = getAnalysis<CostAnalysis>();
+    for (const OpCost &cost : costs.getCosts()) {
+      if (!cost.isKnown()) {
+        cost.op->setAttr(kRooflineAttr, builder.getStringAttr("unknown"));
+        continue;
+      }
+      RooflinePoint point = model->place(cost);
+      cost.op->setAttr(
+          kRooflineAttr,
+          builder.getDictionaryAttr({
+              builder.getNamedAttr("flops",
+                                   builder.getI64IntegerAttr(cost.flops)),
+              builder.getNamedAttr("bytes",
+                                   builder.getI64IntegerAttr(cost.bytes)),
+              builder.getNamedAttr(
+                  "intensity", builder.getF64FloatAttr(point.getIntensity())),
+              builder.getNamedAttr(
+                  "bound",
+                  builder.getStringAttr(stringifyBound(point.getBound()))),
+              builder.getNamedAttr("time_s",
+                                   builder.getF64FloatAttr(point.getTime())),
+          }));
+    }
+    markAllAnalysesPreserved();
+  }
+};
+} // namespace

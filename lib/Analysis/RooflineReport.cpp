@@ -1,0 +1,309 @@
+//===- RooflineReport.cpp - Per-op roofline report of a model -------------===//
+
+#include "ridgeline/Analysis/RooflineReport.h"
+#include "ridgeline/Dialect/Ridge.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/JSON.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace mlir::ridge;
+
+/// "1x128x256xf32"; "?" for unranked or non-tensor values.
+static std::string formatType(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return "?";
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  for (int64_t dim : tensor.getShape()) {
+    if (ShapedType::isDynamic(dim))
+      os << "?";
+    else
+      os << dim;
+    os << "x";
+  }
+  os << tensor.getElementType();
+  return text;
+}
+
+static std::string formatShapes(Operation *op) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  llvm::interleave(
+      op->getOperandTypes(), os, [&](Type t) { os << formatType(t); }, ", ");
+  os << " -> ";
+  llvm::interleave(
+      op->getResultTypes(), os, [&](Type t) { os << formatType(t); }, ", ");
+  return text;
+}
+
+RooflineReport mlir::ridge::buildRooflineReport(const CostAnalysis &costs,
+                                                const RooflineModel &model,
+                                                StringRef modelName) {
+  RooflineReport report;
+  report.modelName = modelName.str();
+  for (const OpCost &cost : costs.getCosts()) {
+    std::string ridgeOp = cost.op->getName().getStringRef().str();
+    OnnxNodeRef node = getOnnxNode(cost.op->getLoc());
+    std::string name = node.name.empty() ? ridgeOp : node.name.str();
+    if (!cost.isKnown()) {
+      report.unknownOps.push_back(name + " (" + ridgeOp + ")");
+      continue;
+    }
+    RooflineReportRow row;
+    row.name = name;
+    row.opType = node.opType.empty() ? ridgeOp : node.opType.str();
+    row.ridgeOp = ridgeOp;
+    row.shapes = formatShapes(cost.op);
+    row.point = model.place(cost);
+    report.totalFlops += cost.flops;
+    report.totalBytes += cost.bytes;
+    report.totalTime += row.point.getTime();
+    if (row.point.getBound() == Bound::Memory)
+      report.memoryBoundTime += row.point.getTime();
+    report.rows.push_back(std::move(row));
+  }
+  llvm::stable_sort(report.rows, [](const RooflineReportRow &lhs,
+                                    const RooflineReportRow &rhs) {
+    return lhs.point.getTime() > rhs.point.getTime();
+  });
+  return report;
+}
+
+//===----------------------------------------------------------------------===//
+// Text table
+//===----------------------------------------------------------------------===//
+
+/// `value` with an SI prefix and three significant digits: "67.1 M".
+static std::string formatSI(double value, StringRef unit) {
+  static const char *prefixes[] = {"", "k", "M", "G", "T", "P", "E"};
+  unsigned index = 0;
+  while (std::abs(value) >= 999.95 && index + 1 < std::size(prefixes)) {
+    value /= 1000;
+    ++index;
+  }
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (index == 0 && value == static_cast<int64_t>(value))
+    os << static_cast<int64_t>(value);
+  else if (std::abs(value) >= 99.95)
+    os << llvm::format("%.0f", value);
+  else if (std::abs(value) >= 9.995)
+    os << llvm::format("%.1f", value);
+  else
+    os << llvm::format("%.2f", value);
+  os << " " << prefixes[index] << unit;
+  return text;
+}
+
+static std::string formatFixed(double value, int decimals) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::format("%.*f", decimals, value);
+  return text;
+}
+
+/// A predicted time in microseconds with three significant digits.
+static std::string formatMicros(double seconds) {
+  double micros = seconds * 1e6;
+  if (micros == 0)
+    return "0";
+  if (micros >= 100)
+    return formatFixed(micros, 0);
+  if (micros >= 10)
+    return formatFixed(micros, 1);
+  if (micros >= 1)
+    return formatFixed(micros, 2);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::format("%.2g", micros);
+  return text;
+}
+
+/// Keeps the end of long node names (the op part is the informative one).
+static std::string clipFront(const std::string &text, size_t width) {
+  if (text.size() <= width)
+    return text;
+  return "..." + text.substr(text.size() - (width - 3));
+}
+
+static std::string clipBack(const std::string &text, size_t width) {
+  if (text.size() <= width)
+    return text;
+  return text.substr(0, width - 3) + "...";
+}
+
+void mlir::ridge::printRooflineTable(const RooflineReport &report,
+                                     const RooflineModel &model,
+                                     llvm::raw_ostream &os) {
+  const GpuSpec &gpu = model.getGpu();
+  os << "Roofline of " << report.modelName << " on " << gpu.name << ": "
+     << stringifyPrecision(model.getPrecision()) << " tensor cores "
+     << formatSI(model.getMatrixPeak(), "FLOP/s") << ", fp32 SIMT "
+     << formatSI(model.getVectorPeak(), "FLOP/s") << ", memory "
+     << formatSI(gpu.bandwidth, "B/s") << "\n";
+  os << "ridge point " << formatFixed(model.getRidgePoint(), 1)
+     << " FLOP/B for contractions (MatMul, Gemm, Conv, attention), "
+     << formatFixed(model.getVectorRidgePoint(), 1) << " FLOP/B for the rest\n";
+
+  // Rows that take no time (views such as reshapes) are summarized in one
+  // line instead of filling the bottom of the table.
+  std::vector<const RooflineReportRow *> timed;
+  llvm::StringMap<unsigned> untimed;
+  for (const RooflineReportRow &row : report.rows) {
+    if (row.point.getTime() > 0)
+      timed.push_back(&row);
+    else
+      ++untimed[row.opType];
+  }
+
+  constexpr size_t kMaxName = 44, kMaxShapes = 48;
+  size_t nameWidth = 4, opWidth = 2, shapeWidth = 6;
+  for (const RooflineReportRow *row : timed) {
+    nameWidth = std::max(nameWidth, std::min(row->name.size(), kMaxName));
+    opWidth = std::max(opWidth, row->opType.size());
+    shapeWidth = std::max(shapeWidth, std::min(row->shapes.size(), kMaxShapes));
+  }
+  auto cell = [&](StringRef text, size_t width, bool right) {
+    if (right)
+      os.indent(width > text.size() ? width - text.size() : 0) << text;
+    else
+      os << text
+         << std::string(width > text.size() ? width - text.size() : 0, ' ');
+    os << "  ";
+  };
+  os << "\n";
+  cell("node", nameWidth, false);
+  cell("op", opWidth, false);
+  cell("shapes", shapeWidth, false);
+  cell("FLOPs", 9, true);
+  cell("bytes", 9, true);
+  cell("FLOP/B", 8, true);
+  cell("bound", 7, false);
+  cell("time us", 8, true);
+  os << "share\n";
+  for (const RooflineReportRow *row : timed) {
+    const RooflinePoint &point = row->point;
+    cell(clipFront(row->name, kMaxName), nameWidth, false);
+    cell(row->opType, opWidth, false);
+    cell(clipBack(row->shapes, kMaxShapes), shapeWidth, false);
+    cell(formatSI(point.flops, ""), 9, true);
+    cell(formatSI(point.bytes, "B"), 9, true);
+    cell(formatFixed(point.getIntensity(), point.getIntensity() < 10 ? 2 : 1),
+         8, true);
+    cell(stringifyBound(point.getBound()), 7, false);
+    cell(formatMicros(point.getTime()), 8, true);
+    os << formatFixed(100 * point.getTime() / report.totalTime, 1) << "%\n";
+  }
+  if (!untimed.empty()) {
+    unsigned count = 0;
+    std::vector<std::string> kinds;
+    for (const auto &entry : untimed) {
+      count += entry.second;
+      kinds.push_back(entry.first().str() + " x" +
+                      std::to_string(entry.second));
+    }
+    llvm::sort(kinds);
+    os << "(" << count << " more op" << (count == 1 ? "" : "s")
+       << " move no device memory and take no time: " << llvm::join(kinds, ", ")
+       << ")\n";
+  }
+  if (!report.unknownOps.empty())
+    os << "(" << report.unknownOps.size()
+       << " ops have dynamic shapes and no cost; give --shape for the graph "
+          "inputs)\n";
+
+  double intensity = report.totalBytes > 0
+                         ? static_cast<double>(report.totalFlops) /
+                               static_cast<double>(report.totalBytes)
+                         : 0.0;
+  os << "\ntotal: " << report.rows.size() << " ops, "
+     << formatSI(report.totalFlops, "FLOP") << ", "
+     << formatSI(report.totalBytes, "B") << ", predicted "
+     << formatMicros(report.totalTime) << " us\n";
+  if (report.totalTime > 0)
+    os << "memory-bound ops take "
+       << formatFixed(100 * report.memoryBoundTime / report.totalTime, 1)
+       << "% of the predicted time\n";
+  os << "model intensity " << formatFixed(intensity, 2) << " FLOP/B: ";
+  if (intensity > 0 && intensity < model.getRidgePoint())
+    os << formatFixed(model.getRidgePoint() / intensity, 1)
+       << "x below the ridge point";
+  else
+    os << formatFixed(intensity / model.getRidgePoint(), 2)
+       << "x the ridge point";
+  os << " (" << formatFixed(model.getRidgePoint(), 1) << " FLOP/B)\n";
+}
+
+//===----------------------------------------------------------------------===//
+// JSON
+//===----------------------------------------------------------------------===//
+
+void mlir::ridge::printRooflineJson(const RooflineReport &report,
+                                    const RooflineModel &model,
+                                    llvm::raw_ostream &os) {
+  const GpuSpec &gpu = model.getGpu();
+  llvm::json::OStream json(os, /*IndentSize=*/1);
+  json.object([&] {
+    json.attribute("schema", kRooflineSchema);
+    json.attribute("model", report.modelName);
+    json.attributeObject("gpu", [&] {
+      json.attribute("name", gpu.name);
+      json.attribute("precision", stringifyPrecision(model.getPrecision()));
+      json.attribute("peak_flops", model.getMatrixPeak());
+      json.attribute("simt_peak_flops", model.getVectorPeak());
+      json.attribute("bandwidth", gpu.bandwidth);
+      json.attribute("ridge_point", model.getRidgePoint());
+      json.attribute("simt_ridge_point", model.getVectorRidgePoint());
+      json.attribute("l2_bytes", gpu.l2Bytes);
+      json.attribute("sm_count", gpu.smCount);
+      json.attribute("shared_memory_per_sm", gpu.sharedMemoryPerSm);
+    });
+    json.attributeArray("ops", [&] {
+      for (const RooflineReportRow &row : report.rows) {
+        const RooflinePoint &point = row.point;
+        json.object([&] {
+          json.attribute("name", row.name);
+          json.attribute("op", row.opType);
+          json.attribute("ridge_op", row.ridgeOp);
+          json.attribute("shapes", row.shapes);
+          json.attribute("flops", point.flops);
+          json.attribute("bytes", point.bytes);
+          json.attribute("intensity", point.getIntensity());
+          json.attribute("ceiling", point.usesMatrixPeak ? "tensor" : "simt");
+          json.attribute("bound", stringifyBound(point.getBound()));
+          json.attribute("time_s", point.getTime());
+          json.attribute("share", report.totalTime > 0
+                                      ? point.getTime() / report.totalTime
+                                      : 0.0);
+        });
+      }
+    });
+    json.attributeArray("unknown_ops", [&] {
+      for (const std::string &name : report.unknownOps)
+        json.value(name);
+    });
+    json.attributeObject("total", [&] {
+      json.attribute("ops", static_cast<int64_t>(report.rows.size()));
+      json.attribute("flops", report.totalFlops);
+      json.attribute("bytes", report.totalBytes);
+      json.attribute("time_s", report.totalTime);
+      json.attribute("intensity",
+                     report.totalBytes > 0
+                         ? static_cast<double>(report.totalFlops) /
+                               static_cast<double>(report.totalBytes)
+                         : 0.0);
+      json.attribute("memory_bound_time_share",
+                     report.totalTime > 0
+                         ? report.memoryBoundTime / report.totalTime
+                         : 0.0);
+    });
+  });
+  os << "\n";
+}
