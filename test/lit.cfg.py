@@ -1,6 +1,8 @@
 # -*- Python -*- lit configuration for Ridgeline.
 import os
 import shutil
+import subprocess
+import sys
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -44,6 +46,14 @@ onnx_node_tests = "/usr/share/libonnx-testdata/data/node"
 if os.path.isdir(onnx_node_tests):
     config.available_features.add("onnx-testdata")
     config.substitutions.append(("%onnx_node_tests", onnx_node_tests))
+
+# The Python tools (`%python` is the interpreter running lit); tests that plot
+# say `REQUIRES: matplotlib`.
+config.substitutions.append(
+    ("%ridgeline_python", os.path.join(config.ridge_src_root, "python", "ridgeline")))
+if subprocess.run([sys.executable, "-c", "import matplotlib"],
+                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0:
+    config.available_features.add("matplotlib")
 
 # A loadable NVIDIA driver decides what `ridge-run --target=sm_*` can do.
 if any(os.path.exists(os.path.join(d, "libcuda.so.1"))

@@ -22,6 +22,12 @@ case rather than on a handful of files:
                      a causal mask, and unfolded constant subgraphs
                      (Transpose/Cast/Mul of initializers); two data sets
                      with different shapes
+  gpt_kv_cache       2-layer GPT-2 (d_model 128, 4 heads, vocab 512) with a
+                     KV cache and symbolic batch/seq/past dims: fused QKV
+                     Split, past/present Concat, positions and a causal mask
+                     built from Shape(past_key_0), tanh-GELU in pointwise ops,
+                     tied lm_head; data set 0 = prefill of 16 tokens with an
+                     empty past, data set 1 = one decode step on that past
 
 Usage: /usr/bin/python3 python/ridgeline/gen_exporter_models.py test/models/exporter
 """
@@ -439,8 +445,209 @@ def build_dynamic_shapes():
     return "dynamic_shapes", graph, data, ref
 
 
+def build_gpt_kv_cache():
+    """A 2-layer GPT-2 with a KV cache, written the way torch.onnx.export
+    writes GPT2LMHeadModel with past_key_values (opset 17)."""
+    rs = np.random.RandomState(2006)
+    layers, dm, heads, vocab, max_pos = 2, 128, 4, 512, 1024
+    hd = dm // heads
+    dff = 4 * dm
+    eps = 1e-5
+    std = 0.02
+
+    def ln_params(prefix):
+        return {prefix + ".weight": randn(rs, (dm,), std) + 1,
+                prefix + ".bias": randn(rs, (dm,), std)}
+
+    w = {"wte": randn(rs, (vocab, dm), std), "wpe": randn(rs, (max_pos, dm), std)}
+    for i in range(layers):
+        p = "h.%d." % i
+        w.update(ln_params(p + "ln_1"))
+        w[p + "attn.c_attn.weight"] = randn(rs, (dm, 3 * dm), std)
+        w[p + "attn.c_attn.bias"] = randn(rs, (3 * dm,), std)
+        w[p + "attn.c_proj.weight"] = randn(rs, (dm, dm), std)
+        w[p + "attn.c_proj.bias"] = randn(rs, (dm,), std)
+        w.update(ln_params(p + "ln_2"))
+        w[p + "mlp.c_fc.weight"] = randn(rs, (dm, dff), std)
+        w[p + "mlp.c_fc.bias"] = randn(rs, (dff,), std)
+        w[p + "mlp.c_proj.weight"] = randn(rs, (dff, dm), std)
+        w[p + "mlp.c_proj.bias"] = randn(rs, (dm,), std)
+    w.update(ln_params("ln_f"))
+    mask_value = np.finfo(np.float32).min
+
+    nodes = []
+
+    def add(op, inputs, output, name, **attrs):
+        nodes.append(node(op, inputs, [output], name, **attrs))
+        return output
+
+    def k(name, arr):
+        nodes.append(const(name, arr))
+        return name
+
+    def dim(x, axis, name):
+        """Gather(Shape(x), axis) -> int64 scalar, as torch exports x.size(axis)."""
+        add("Shape", [x], name + "_shape", name + "/Shape")
+        return add("Gather", [name + "_shape", k(name + "_axis", i64(axis))], name,
+                   name + "/Gather", axis=0)
+
+    def unsq0(x, name):
+        return add("Unsqueeze", [x, k(name + "_axes", i64([0]))], name,
+                   name + "/Unsqueeze")
+
+    def linear(x, prefix, name):
+        h = add("MatMul", [x, prefix + ".weight"], name + "_mm", name + "/MatMul")
+        return add("Add", [prefix + ".bias", h], name, name + "/Add")
+
+    def layernorm(x, prefix, name):
+        return add("LayerNormalization", [x, prefix + ".weight", prefix + ".bias"],
+                   name, name + "/LayerNormalization", axis=-1, epsilon=eps)
+
+    def split_heads(x, name):
+        """view(b, s, heads, hd).permute(0, 2, 1, 3), shape built at run time."""
+        b = unsq0(dim(x, 0, name + "_b"), name + "_b1")
+        s = unsq0(dim(x, 1, name + "_s"), name + "_s1")
+        shape = add("Concat", [b, s, k(name + "_h", i64([heads])),
+                               k(name + "_d", i64([hd]))],
+                    name + "_newshape", name + "/Concat", axis=0)
+        r = add("Reshape", [x, shape], name + "_r", name + "/Reshape")
+        return add("Transpose", [r], name, name + "/Transpose", perm=[0, 2, 1, 3])
+
+    def gelu(x, name):
+        """GPT-2's NewGELUActivation, as exported."""
+        a = add("Mul", [x, k(name + "_half", np.float32(0.5))], name + "_a",
+                name + "/Mul")
+        p = add("Pow", [x, k(name + "_three", np.float32(3.0))], name + "_p",
+                name + "/Pow")
+        p = add("Mul", [p, k(name + "_c1", np.float32(0.044715))], name + "_q",
+                name + "/Mul_1")
+        p = add("Add", [x, p], name + "_r", name + "/Add")
+        p = add("Mul", [p, k(name + "_c2", np.float32(math.sqrt(2 / math.pi)))],
+                name + "_s", name + "/Mul_2")
+        t = add("Tanh", [p], name + "_t", name + "/Tanh")
+        t = add("Add", [t, k(name + "_one", np.float32(1.0))], name + "_u",
+                name + "/Add_1")
+        return add("Mul", [a, t], name, name + "/Mul_3")
+
+    # Positions past_len .. past_len + seq - 1 from the shape of past_key_0.
+    seq = dim("input_ids", 1, "seq_len")
+    past = dim("past_key_0", 2, "past_len")
+    total = add("Add", [past, seq], "total_len", "total_len/Add")
+    one = k("range_step", i64(1))
+    pos = add("Range", [past, total, one], "position_range", "position_ids/Range")
+    pos_ids = unsq0(pos, "position_ids")
+    tok = add("Gather", ["wte", "input_ids"], "inputs_embeds", "wte/Gather")
+    pe = add("Gather", ["wpe", pos_ids], "position_embeds", "wpe/Gather")
+    h = add("Add", [tok, pe], "hidden_0", "embed/Add")
+    # Causal mask [seq, total]: key j is visible from query past + i iff j <= past + i.
+    kpos = add("Range", [k("range_start", i64(0)), total, one], "key_positions",
+               "causal_mask/Range")
+    kpos = unsq0(kpos, "key_positions_row")
+    qpos = add("Unsqueeze", [pos, k("qpos_axes", i64([1]))], "query_positions_col",
+               "causal_mask/Unsqueeze")
+    causal = add("LessOrEqual", ["key_positions_row", qpos], "causal_mask",
+                 "causal_mask/LessOrEqual")
+    scale = k("attn_scale", np.float32(math.sqrt(hd)))
+    masked = k("mask_value", np.float32(mask_value))
+
+    for i in range(layers):
+        p = "h.%d." % i
+        n = "h.%d" % i
+        x = layernorm(h, p + "ln_1", n + "/ln_1")
+        qkv = linear(x, p + "attn.c_attn", n + "/attn/c_attn")
+        split = k(n + "/attn/split_sizes", i64([dm, dm, dm]))
+        nodes.append(node("Split", [qkv, split],
+                          [n + "/attn/q0", n + "/attn/k0", n + "/attn/v0"],
+                          n + "/attn/Split", axis=2))
+        q = split_heads(n + "/attn/q0", n + "/attn/query")
+        kk = split_heads(n + "/attn/k0", n + "/attn/key")
+        v = split_heads(n + "/attn/v0", n + "/attn/value")
+        kk = add("Concat", ["past_key_%d" % i, kk], "present_key_%d" % i,
+                 n + "/attn/Concat_key", axis=-2)
+        v = add("Concat", ["past_value_%d" % i, v], "present_value_%d" % i,
+                n + "/attn/Concat_value", axis=-2)
+        kt = add("Transpose", [kk], n + "/attn/key_t", n + "/attn/Transpose_key",
+                 perm=[0, 1, 3, 2])
+        s = add("MatMul", [q, kt], n + "/attn/scores", n + "/attn/MatMul")
+        s = add("Div", [s, scale], n + "/attn/scores_scaled", n + "/attn/Div")
+        s = add("Where", [causal, s, masked], n + "/attn/scores_masked",
+                n + "/attn/Where")
+        pr = add("Softmax", [s], n + "/attn/probs", n + "/attn/Softmax", axis=-1)
+        o = add("MatMul", [pr, v], n + "/attn/context", n + "/attn/MatMul_1")
+        o = add("Transpose", [o], n + "/attn/context_t", n + "/attn/Transpose",
+                perm=[0, 2, 1, 3])
+        ob = unsq0(dim(o, 0, n + "/attn/merge_b"), n + "/attn/merge_b1")
+        os_ = unsq0(dim(o, 1, n + "/attn/merge_s"), n + "/attn/merge_s1")
+        mshape = add("Concat", [ob, os_, k(n + "/attn/merge_d", i64([dm]))],
+                     n + "/attn/merge_shape", n + "/attn/Concat_merge", axis=0)
+        o = add("Reshape", [o, mshape], n + "/attn/merged", n + "/attn/Reshape_merge")
+        o = linear(o, p + "attn.c_proj", n + "/attn/c_proj")
+        h = add("Add", [o, h], n + "/residual_attn", n + "/Add")
+        x = layernorm(h, p + "ln_2", n + "/ln_2")
+        x = linear(x, p + "mlp.c_fc", n + "/mlp/c_fc")
+        x = gelu(x, n + "/mlp/act")
+        x = linear(x, p + "mlp.c_proj", n + "/mlp/c_proj")
+        h = add("Add", [x, h], n + "/residual_mlp", n + "/Add_1")
+    h = layernorm(h, "ln_f", "ln_f")
+    # Tied lm_head: logits = h @ wte^T.
+    wt = add("Transpose", ["wte"], "lm_head.weight_t", "lm_head/Transpose",
+             perm=[1, 0])
+    add("MatMul", [h, wt], "logits", "lm_head/MatMul")
+
+    kv_in = ["batch", heads, "past", hd]
+    kv_out = ["batch", heads, "total", hd]
+    inputs = [vi("input_ids", I64, ["batch", "seq"])]
+    outputs = [vi("logits", F32, ["batch", "seq", vocab])]
+    for i in range(layers):
+        inputs += [vi("past_key_%d" % i, F32, kv_in),
+                   vi("past_value_%d" % i, F32, kv_in)]
+        outputs += [vi("present_key_%d" % i, F32, kv_out),
+                    vi("present_value_%d" % i, F32, kv_out)]
+    graph = helper.make_graph(nodes, "gpt_kv_cache", inputs, outputs,
+                              initializer=[init(a, n) for n, a in w.items()])
+
+    wd = {n: a.astype(D) for n, a in w.items()}
+
+    def ref(ids, *pasts):
+        b, s = ids.shape
+        pl = pasts[0].shape[2]
+        hs = wd["wte"][ids] + wd["wpe"][np.arange(pl, pl + s)][None]
+        causal = np.arange(pl + s)[None, :] <= np.arange(pl, pl + s)[:, None]
+        presents = []
+        for i in range(layers):
+            p = "h.%d." % i
+
+            def heads_of(t):
+                return t.reshape(b, s, heads, hd).transpose(0, 2, 1, 3)
+
+            x = layernorm_ref(hs, wd[p + "ln_1.weight"], wd[p + "ln_1.bias"], eps)
+            qkv = x @ wd[p + "attn.c_attn.weight"] + wd[p + "attn.c_attn.bias"]
+            q, kn, vn = (heads_of(t) for t in np.split(qkv, 3, axis=-1))
+            kc = np.concatenate([pasts[2 * i].astype(D), kn], 2)
+            vc = np.concatenate([pasts[2 * i + 1].astype(D), vn], 2)
+            presents += [kc, vc]
+            sc = q @ kc.transpose(0, 1, 3, 2) / math.sqrt(hd)
+            sc = np.where(causal, sc, D(mask_value))
+            o = (softmax_ref(sc) @ vc).transpose(0, 2, 1, 3).reshape(b, s, dm)
+            hs = hs + o @ wd[p + "attn.c_proj.weight"] + wd[p + "attn.c_proj.bias"]
+            x = layernorm_ref(hs, wd[p + "ln_2.weight"], wd[p + "ln_2.bias"], eps)
+            x = gelu_tanh_ref(x @ wd[p + "mlp.c_fc.weight"] + wd[p + "mlp.c_fc.bias"])
+            hs = hs + x @ wd[p + "mlp.c_proj.weight"] + wd[p + "mlp.c_proj.bias"]
+        hs = layernorm_ref(hs, wd["ln_f.weight"], wd["ln_f.bias"], eps)
+        return [hs @ wd["wte"].T] + presents
+
+    # Data set 0: prefill of 16 tokens with an empty past.  Data set 1: one
+    # decode step whose past is data set 0's (float32) presents.
+    prompt = rs.randint(0, vocab, size=(1, 16)).astype(np.int64)
+    empty = [np.zeros((1, heads, 0, hd), np.float32) for _ in range(2 * layers)]
+    prefill_presents = [a.astype(np.float32) for a in ref(prompt, *empty)[1:]]
+    next_id = rs.randint(0, vocab, size=(1, 1)).astype(np.int64)
+    data = [[prompt] + empty, [next_id] + prefill_presents]
+    return "gpt_kv_cache", graph, data, ref
+
+
 BUILDERS = [build_kv_cache_gqa, build_conv1d_audio, build_mobile_se_block,
-            build_float16_mlp, build_dynamic_shapes]
+            build_float16_mlp, build_dynamic_shapes, build_gpt_kv_cache]
 
 
 def main(argv):
