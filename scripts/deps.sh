@@ -8,7 +8,7 @@ RIDGE_APT_PACKAGES=(
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   clang-22 lld-22
   libonnx-dev libprotobuf-dev protobuf-compiler
-  libonnx-testdata python3-onnx python3-numpy
+  libonnx-testdata python3-onnx python3-numpy python3-matplotlib
 )
 
 ridge_missing_packages() {

@@ -143,9 +143,12 @@ void mlir::ridge::printRooflineTable(const RooflineReport &report,
                                      const RooflineModel &model,
                                      llvm::raw_ostream &os) {
   const GpuSpec &gpu = model.getGpu();
-  os << "Roofline of " << report.modelName << " on " << gpu.name << ": "
-     << stringifyPrecision(model.getPrecision()) << " tensor cores "
-     << formatSI(model.getMatrixPeak(), "FLOP/s") << ", fp32 SIMT "
+  os << "Roofline of " << report.modelName << " on " << gpu.name << ": ";
+  if (model.getPrecision() == Precision::FP32)
+    os << "contractions on fp32 SIMT ";
+  else
+    os << stringifyPrecision(model.getPrecision()) << " tensor cores ";
+  os << formatSI(model.getMatrixPeak(), "FLOP/s") << ", fp32 SIMT "
      << formatSI(model.getVectorPeak(), "FLOP/s") << ", memory "
      << formatSI(gpu.bandwidth, "B/s") << "\n";
   os << "ridge point " << formatFixed(model.getRidgePoint(), 1)
@@ -178,16 +181,18 @@ void mlir::ridge::printRooflineTable(const RooflineReport &report,
          << std::string(width > text.size() ? width - text.size() : 0, ' ');
     os << "  ";
   };
-  os << "\n";
-  cell("node", nameWidth, false);
-  cell("op", opWidth, false);
-  cell("shapes", shapeWidth, false);
-  cell("FLOPs", 9, true);
-  cell("bytes", 9, true);
-  cell("FLOP/B", 8, true);
-  cell("bound", 7, false);
-  cell("time us", 8, true);
-  os << "share\n";
+  if (!timed.empty()) {
+    os << "\n";
+    cell("node", nameWidth, false);
+    cell("op", opWidth, false);
+    cell("shapes", shapeWidth, false);
+    cell("FLOPs", 9, true);
+    cell("bytes", 9, true);
+    cell("FLOP/B", 8, true);
+    cell("bound", 7, false);
+    cell("time us", 8, true);
+    os << "share\n";
+  }
   for (const RooflineReportRow *row : timed) {
     const RooflinePoint &point = row->point;
     cell(clipFront(row->name, kMaxName), nameWidth, false);
@@ -210,9 +215,9 @@ void mlir::ridge::printRooflineTable(const RooflineReport &report,
                       std::to_string(entry.second));
     }
     llvm::sort(kinds);
-    os << "(" << count << " more op" << (count == 1 ? "" : "s")
-       << " move no device memory and take no time: " << llvm::join(kinds, ", ")
-       << ")\n";
+    os << "(" << count << (count == 1 ? " more op moves" : " more ops move")
+       << " no device memory and take" << (count == 1 ? "s" : "")
+       << " no time: " << llvm::join(kinds, ", ") << ")\n";
   }
   if (!report.unknownOps.empty())
     os << "(" << report.unknownOps.size()
@@ -223,7 +228,8 @@ void mlir::ridge::printRooflineTable(const RooflineReport &report,
                          ? static_cast<double>(report.totalFlops) /
                                static_cast<double>(report.totalBytes)
                          : 0.0;
-  os << "\ntotal: " << report.rows.size() << " ops, "
+  os << "\ntotal: " << report.rows.size()
+     << (report.rows.size() == 1 ? " op, " : " ops, ")
      << formatSI(report.totalFlops, "FLOP") << ", "
      << formatSI(report.totalBytes, "B") << ", predicted "
      << formatMicros(report.totalTime) << " us\n";
@@ -231,12 +237,12 @@ void mlir::ridge::printRooflineTable(const RooflineReport &report,
     os << "memory-bound ops take "
        << formatFixed(100 * report.memoryBoundTime / report.totalTime, 1)
        << "% of the predicted time\n";
-  os << "model intensity " << formatFixed(intensity, 2) << " FLOP/B: ";
+  os << "model intensity " << formatFixed(intensity, 2) << " FLOP/B";
   if (intensity > 0 && intensity < model.getRidgePoint())
-    os << formatFixed(model.getRidgePoint() / intensity, 1)
+    os << ": " << formatFixed(model.getRidgePoint() / intensity, 1)
        << "x below the ridge point";
-  else
-    os << formatFixed(intensity / model.getRidgePoint(), 2)
+  else if (intensity > 0)
+    os << ": " << formatFixed(intensity / model.getRidgePoint(), 2)
        << "x the ridge point";
   os << " (" << formatFixed(model.getRidgePoint(), 1) << " FLOP/B)\n";
 }

@@ -740,7 +740,7 @@ class _Figure:
 
         gpu = self.gpu
         self.fig.suptitle(title or "%s on %s (%s)" % (
-            os.path.splitext(os.path.basename(self.report["model"]))[0],
+            model_display_name(self.report["model"]),
             gpu["name"], gpu["precision"]), fontsize=13, y=0.975)
         # From the plotted entries rather than report["total"]: kernels
         # (fused) move fewer bytes and take less time than the ops they cover.
@@ -919,6 +919,16 @@ class _Figure:
 def _geomspace(start, stop, count):
     ratio = (stop / start) ** (1.0 / (count - 1))
     return [start * ratio ** i for i in range(count)]
+
+
+def model_display_name(path):
+    """The model's name for titles: the file stem, or the directory for
+    files named model.onnx as in the ONNX backend-test layout."""
+    stem = os.path.splitext(os.path.basename(path))[0]
+    if stem == "model":
+        parent = os.path.basename(os.path.dirname(os.path.abspath(path)))
+        return parent or stem
+    return stem
 
 
 def plot_report(report, out_prefix, title=None, label_top=8, kernels=False):
