@@ -354,6 +354,8 @@ OpFoldResult mlir::ridge::detail::foldCastConstant(Attribute input,
 // Unary math
 //===----------------------------------------------------------------------===//
 
+// Float unary math (trigonometric, hyperbolic, floor, ceil, round).
+// FLOPs: |out|, one per element (a transcendental counts 1). Bytes: default.
 #define RIDGE_FLOAT_UNARY(OP, FN)                                              \
   int64_t OP::getFlops() { return getNumElements(getType()); }                 \
   OpFoldResult OP::fold(FoldAdaptor adaptor) {                                 \
@@ -377,6 +379,7 @@ RIDGE_FLOAT_UNARY(CeilOp, std::ceil)
 RIDGE_FLOAT_UNARY(RoundOp, std::nearbyint)
 #undef RIDGE_FLOAT_UNARY
 
+// Sign, Not: FLOPs |out|, one per element. Bytes: default.
 int64_t SignOp::getFlops() { return getNumElements(getType()); }
 int64_t NotOp::getFlops() { return getNumElements(getType()); }
 
@@ -395,6 +398,8 @@ LogicalResult IsNaNOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
   return inferPredicateType(adaptor.getInput(), results);
 }
 
+// FLOPs: |out|, one compare per element. Bytes: default (|in| + |out| at a
+// byte per bool).
 int64_t IsNaNOp::getFlops() { return getNumElements(getType()); }
 
 OpFoldResult IsNaNOp::fold(FoldAdaptor adaptor) {
@@ -410,6 +415,7 @@ LogicalResult IsInfOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
   return inferPredicateType(adaptor.getInput(), results);
 }
 
+// FLOPs: |out|, one compare per element. Bytes: default.
 int64_t IsInfOp::getFlops() { return getNumElements(getType()); }
 
 OpFoldResult IsInfOp::fold(FoldAdaptor adaptor) {
@@ -439,6 +445,8 @@ static LogicalResult inferCompareType(std::optional<Location> loc, Value lhs,
   return success();
 }
 
+// Comparisons: FLOPs |out|, one compare per result element. Bytes: default
+// (both operands unbroadcast, the bool result at a byte per element).
 #define RIDGE_DEFINE_PREDICATE(OP, INT_EXPR, FLOAT_EXPR)                       \
   LogicalResult OP::inferReturnTypes(                                          \
       MLIRContext *, std::optional<Location> loc, Adaptor adaptor,             \
@@ -470,6 +478,7 @@ RIDGE_DEFINE_PREDICATE(GreaterEqualOp, isUnsigned ? a.uge(b) : a.sge(b), x >= y)
 #undef RIDGE_DEFINE_PREDICATE
 
 // Bitwise on any integer type; on bools (i1) bitwise is logical.
+// FLOPs: |out|, one operation per result element. Bytes: default.
 #define RIDGE_DEFINE_LOGICAL(OP, EXPR)                                         \
   LogicalResult OP::inferReturnTypes(                                          \
       MLIRContext *, std::optional<Location> loc, Adaptor adaptor,             \
@@ -496,6 +505,7 @@ LogicalResult ModOp::inferReturnTypes(MLIRContext *,
   return inferBinaryType(loc, adaptor.getLhs(), adaptor.getRhs(), results);
 }
 
+// FLOPs: |out|, one remainder per result element. Bytes: default.
 int64_t ModOp::getFlops() { return getNumElements(getType()); }
 
 OpFoldResult ModOp::fold(FoldAdaptor adaptor) {
@@ -545,6 +555,7 @@ LogicalResult BitShiftOp::verify() {
   return success();
 }
 
+// FLOPs: |out|, one shift per result element. Bytes: default.
 int64_t BitShiftOp::getFlops() { return getNumElements(getType()); }
 
 OpFoldResult BitShiftOp::fold(FoldAdaptor adaptor) {
@@ -590,6 +601,8 @@ LogicalResult SelectOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
+// FLOPs: |out|, one select per result element. Bytes: default (condition,
+// both values unbroadcast, and the result).
 int64_t SelectOp::getFlops() { return getNumElements(getType()); }
 
 OpFoldResult SelectOp::fold(FoldAdaptor adaptor) {
@@ -631,4 +644,15 @@ LogicalResult BitCastOp::verify() {
   return success();
 }
 
+// FLOPs: 0 (no arithmetic).
 int64_t BitCastOp::getFlops() { return 0; }
+
+// Bytes: 0: reinterpreting the bits is a view, like a reshape. A bitcast to
+// bool from another type tests each byte for non-zero, so it reads and
+// writes every element: default (|in| + |out|).
+int64_t BitCastOp::getMinBytes() {
+  if (getType().getElementType().isInteger(1) &&
+      !getInput().getType().getElementType().isInteger(1))
+    return sumOperandAndResultBytes(getOperation());
+  return 0;
+}

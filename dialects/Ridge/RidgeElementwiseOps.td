@@ -27,7 +27,7 @@ class Ridge_FloatUnaryOp<string mnemonic, string onnxName>
     : Ridge_UnaryOp<mnemonic, onnxName, Ridge_FloatTensor> {
   let description = [{
     ONNX `}] # onnxName # [{` on floating-point tensors; f16 and bf16
-    compute in f32. Counts 1 FLOP per element.
+    compute in f32. FLOPs: 1 per element.
   }];
   let hasFolder = 1;
 }
@@ -48,14 +48,14 @@ def Ridge_CeilOp : Ridge_FloatUnaryOp<"ceil", "Ceil">;
 def Ridge_RoundOp : Ridge_FloatUnaryOp<"round", "Round"> {
   let description = [{
     ONNX `Round`: rounds to the nearest integer, halves to even
-    (`round(2.5) = 2`, `round(-1.5) = -2`).
+    (`round(2.5) = 2`, `round(-1.5) = -2`). FLOPs: 1 per element.
   }];
 }
 
 def Ridge_SignOp : Ridge_UnaryOp<"sign", "Sign"> {
   let description = [{
     ONNX `Sign`: -1, 0 or 1 by the sign of the element; NaN stays NaN and
-    unsigned integers give 0 or 1.
+    unsigned integers give 0 or 1. FLOPs: 1 per element.
   }];
   let hasFolder = 1;
 }
@@ -63,7 +63,7 @@ def Ridge_SignOp : Ridge_UnaryOp<"sign", "Sign"> {
 def Ridge_NotOp : Ridge_UnaryOp<"not", "Not", Ridge_IntegerTensor> {
   let description = [{
     ONNX `Not` (bool tensors) and `BitwiseNot` (integer tensors): flips every
-    bit, which for `i1` is logical negation.
+    bit, which for `i1` is logical negation. FLOPs: 1 per element.
   }];
   let hasFolder = 1;
 }
@@ -73,7 +73,7 @@ def Ridge_IsNaNOp : Ridge_Op<"is_nan", [InferTypeOpAdaptor,
   let summary = "Elementwise NaN test (ONNX IsNaN)";
   let description = [{
     True where the element is a NaN. The result is a bool tensor of the
-    operand's shape.
+    operand's shape. FLOPs: 1 per element.
   }];
   let arguments = (ins Ridge_FloatTensor:$input);
   let results = (outs Ridge_BoolTensor:$result);
@@ -86,7 +86,7 @@ def Ridge_IsInfOp : Ridge_Op<"is_inf", [InferTypeOpAdaptor,
   let summary = "Elementwise infinity test (ONNX IsInf)";
   let description = [{
     True where the element is +inf (when `detect_positive`) or -inf (when
-    `detect_negative`).
+    `detect_negative`). FLOPs: 1 per element.
   }];
   let arguments = (ins Ridge_FloatTensor:$input,
                        DefaultValuedAttr<BoolAttr, "true">:$detect_positive,
@@ -108,7 +108,8 @@ class Ridge_LogicalOp<string mnemonic, string onnxName>
     ONNX `}] # onnxName # [{` on bool tensors and `Bitwise}] # onnxName #
     [{` on integer tensors: one operation, since on `i1` the bitwise
     operation is the logical one. Both operands (of one element type)
-    broadcast (numpy rules) to the result shape.
+    broadcast (numpy rules) to the result shape. FLOPs: 1 per result
+    element.
   }];
   let arguments = (ins Ridge_IntegerTensor:$lhs, Ridge_IntegerTensor:$rhs);
   let results = (outs Ridge_IntegerTensor:$result);
@@ -130,6 +131,7 @@ class Ridge_CompareOp<string mnemonic, string onnxName>
     ONNX `}] # onnxName # [{`: both operands (of one element type) broadcast
     (numpy rules) to the result shape; the result is a bool tensor. Unsigned
     integers compare unsigned; float comparisons with NaN are false.
+    FLOPs: 1 per result element.
   }];
   let arguments = (ins Ridge_Tensor:$lhs, Ridge_Tensor:$rhs);
   let results = (outs Ridge_BoolTensor:$result);
@@ -154,6 +156,7 @@ def Ridge_ModOp : Ridge_Op<"mod", [InferTypeOpAdaptor,
     dividend, as C's `fmod`. Floating-point operands with `fmod` false follow
     numpy's `mod` (ONNX's reference): a zero remainder takes the divisor's
     sign. An integer remainder by zero yields zero.
+    FLOPs: 1 per result element.
   }];
   let arguments = (ins Ridge_Tensor:$lhs, Ridge_Tensor:$rhs,
                        DefaultValuedAttr<BoolAttr, "false">:$fmod);
@@ -174,7 +177,7 @@ def Ridge_BitShiftOp : Ridge_Op<"bit_shift", [InferTypeOpAdaptor,
     sign is shifted in), as ONNX defines for signed types. Shift amounts
     compare unsigned: amounts of the bit width or more, negative ones
     included, shift every bit out (zero, or the sign for an arithmetic right
-    shift).
+    shift). FLOPs: 1 per result element.
   }];
   let arguments = (ins Ridge_IntegerTensor:$lhs, Ridge_IntegerTensor:$rhs,
                        StrAttr:$direction);
@@ -191,7 +194,8 @@ def Ridge_SelectOp : Ridge_Op<"select", [InferTypeOpAdaptor,
   let summary = "Elementwise choice by a bool condition (ONNX Where)";
   let description = [{
     `condition ? true_value : false_value`, with all three operands
-    broadcast (numpy rules) to the result shape.
+    broadcast (numpy rules) to the result shape. FLOPs: 1 per result
+    element.
   }];
   let arguments = (ins Ridge_BoolTensor:$condition, Ridge_Tensor:$true_value,
                        Ridge_Tensor:$false_value);
@@ -204,12 +208,15 @@ def Ridge_SelectOp : Ridge_Op<"select", [InferTypeOpAdaptor,
 }
 
 def Ridge_BitCastOp : Ridge_Op<"bitcast", [SameOperandsAndResultShape,
-    DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
+    DeclareOpInterfaceMethods<Ridge_CostOpInterface,
+                              ["getFlops", "getMinBytes"]>]> {
   let summary = "Reinterprets the bits of each element (ONNX BitCast)";
   let description = [{
     Each element's bits read as the result element type, which has the same
     storage width; bool counts as one byte (0 or 1), as in ONNX tensors, and
     a byte reinterpreted as bool is true when non-zero.
+    FLOPs: 0. Bytes: 0 (a view), except a bitcast to bool from another type,
+    which reads and writes every element.
   }];
   let arguments = (ins Ridge_Tensor:$input);
   let results = (outs Ridge_Tensor:$result);

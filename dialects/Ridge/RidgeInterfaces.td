@@ -20,6 +20,8 @@ def Ridge_CostOpInterface : OpInterface<"CostOpInterface"> {
       select count 1 FLOP per element; a transcendental (exp, tanh, erf, log,
       sqrt, sigmoid) counts as 1 FLOP per element, like the SFU instruction it
       becomes; a reduction of N elements counts N - 1 FLOPs per output;
+      data movement (transpose, slice, gather, nearest resize, ...), casts
+      and index arithmetic count 0;
     * minimum bytes assume every operand is read once and every used result
       written once from/to device memory, at the tensor's element size (i1
       and sub-byte types take a byte); a result without uses is not written;
@@ -29,7 +31,8 @@ def Ridge_CostOpInterface : OpInterface<"CostOpInterface"> {
       multiply-adds that run on tensor cores.
 
     The per-op formulas are stated in each op's description or beside its
-    getFlops/getMinBytes implementation.
+    getFlops/getMinBytes implementation, and collected in
+    docs/cost-model.md.
 
     An op whose cost is unknown (dynamic shapes) returns failure-like -1.
   }];

@@ -135,13 +135,17 @@ LogicalResult ConvOp::verify() {
   return verifyBias(getOperation(), getBias(), getType());
 }
 
+// FLOPs: 2 * |out| * (C / group) * prod(K), one multiply-add per output per
+// weight tap of its group (depthwise: C / group = 1), plus |out| for a bias
+// add. Bytes: default (input + weight + bias + out).
 int64_t ConvOp::getFlops() {
   int64_t outputs = getNumElements(getType());
   auto weight = getTensorType(getWeight());
   if (outputs < 0 || !weight.hasStaticShape())
     return -1;
   // Every output sums C/group * prod(K) products.
-  return 2 * outputs * product(weight.getShape().drop_front());
+  int64_t flops = 2 * outputs * product(weight.getShape().drop_front());
+  return getBias() ? flops + outputs : flops;
 }
 
 bool ConvOp::isContraction() { return true; }
@@ -206,13 +210,18 @@ LogicalResult ConvTransposeOp::verify() {
   return verifyBias(getOperation(), getBias(), getType());
 }
 
+// FLOPs: 2 * |in| * (M / group) * prod(K), one multiply-add per input
+// element per weight tap of its group, plus |out| for a bias add. Bytes:
+// default (input + weight + bias + out).
 int64_t ConvTransposeOp::getFlops() {
   int64_t inputs = getNumElements(getInput().getType());
+  int64_t outputs = getNumElements(getType());
   auto weight = getTensorType(getWeight());
-  if (inputs < 0 || !weight.hasStaticShape())
+  if (inputs < 0 || outputs < 0 || !weight.hasStaticShape())
     return -1;
   // Every input element scatters into M/group * prod(K) outputs.
-  return 2 * inputs * product(weight.getShape().drop_front());
+  int64_t flops = 2 * inputs * product(weight.getShape().drop_front());
+  return getBias() ? flops + outputs : flops;
 }
 
 bool ConvTransposeOp::isContraction() { return true; }
@@ -280,11 +289,20 @@ LogicalResult PoolOp::verify() {
   return success();
 }
 
+// FLOPs per output for a window of K = prod(kernel_shape) elements: max
+// K - 1 compares; avg K - 1 adds and a divide (K); lp K powers, K - 1 adds
+// and a root (2K). Padding is not subtracted. Bytes: default (input, the
+// result and the indices when used).
 int64_t PoolOp::getFlops() {
   int64_t outputs = getNumElements(getResult().getType());
   if (outputs < 0)
     return -1;
-  return outputs * product(getKernelShape());
+  int64_t window = product(getKernelShape());
+  if (getKind() == "max")
+    return outputs * (window - 1);
+  if (getKind() == "lp")
+    return outputs * 2 * window;
+  return outputs * window;
 }
 
 //===----------------------------------------------------------------------===//
@@ -314,6 +332,8 @@ LogicalResult MaxUnpoolOp::verify() {
                      SmallVector<int64_t>(rank - 2, 1));
 }
 
+// FLOPs: |out| * prod(ceil(K / stride)), one index compare per covering
+// window per output element. Bytes: default (input + indices + out).
 int64_t MaxUnpoolOp::getFlops() {
   int64_t outputs = getNumElements(getType());
   if (outputs < 0)
@@ -374,10 +394,13 @@ LogicalResult DeformConvOp::verify() {
   return success();
 }
 
+// FLOPs: 12 * |out| * (C / group) * kH * kW, about 12 per tap: the bilinear
+// sample's weights and blend, the mask scale and the multiply-add.
+// Bytes: default (input, weight, offset, bias, mask, out).
 int64_t DeformConvOp::getFlops() {
   int64_t outputs = getNumElements(getType());
   auto weight = getTensorType(getWeight());
-  if (outputs < 0)
+  if (outputs < 0 || !weight.hasStaticShape())
     return -1;
   return 12 * outputs * weight.getDimSize(1) * weight.getDimSize(2) *
          weight.getDimSize(3);
@@ -431,6 +454,7 @@ LogicalResult Col2ImOp::verify() {
   return success();
 }
 
+// FLOPs: |in|, one add per block value. Bytes: default (|in| + |out|).
 int64_t Col2ImOp::getFlops() { return getNumElements(getInput().getType()); }
 
 //===----------------------------------------------------------------------===//
@@ -475,12 +499,16 @@ LogicalResult ResizeOp::verify() {
   return success();
 }
 
+// FLOPs: 0 for nearest (a gather: the coordinate is index arithmetic), else
+// 2 per neighbour per output element, with 2 (linear) or 4 (cubic)
+// neighbours per resized dim; the antialias kernel's extra taps are not
+// counted.
 int64_t ResizeOp::getFlops() {
   int64_t outputs = getNumElements(getType());
   if (outputs < 0)
     return -1;
   if (getMode() == "nearest")
-    return outputs;
+    return 0;
   int64_t taps = getMode() == "linear" ? 2 : 4;
   int64_t neighbours = 1;
   auto input = getTensorType(getInput());
@@ -488,6 +516,19 @@ int64_t ResizeOp::getFlops() {
     if (input.getDimSize(i) != getType().getDimSize(i) || getScales()[i] != 1.0)
       neighbours *= taps;
   return 2 * outputs * neighbours;
+}
+
+// Bytes: default (|in| + |out|), except nearest, which reads at most one
+// input element per output: min(|in|, |out|) + |out|, so a downscale does
+// not pay for the input elements it skips.
+int64_t ResizeOp::getMinBytes() {
+  if (getMode() != "nearest")
+    return sumOperandAndResultBytes(getOperation());
+  int64_t in = getTensorBytes(getInput().getType());
+  int64_t out = getTensorBytes(getType());
+  if (in < 0 || out < 0)
+    return -1;
+  return std::min(in, out) + out;
 }
 
 //===----------------------------------------------------------------------===//
@@ -531,6 +572,9 @@ LogicalResult GridSampleOp::verify() {
   return success();
 }
 
+// FLOPs: 10 * taps * |out|, taps = 1 (nearest), 2^d (n-linear over d
+// spatial dims) or 16 (bicubic): coordinate unnormalization, weights and a
+// multiply-add per tap, about 10. Bytes: default (input + grid + out).
 int64_t GridSampleOp::getFlops() {
   int64_t outputs = getNumElements(getType());
   if (outputs < 0)
@@ -585,6 +629,8 @@ LogicalResult RoiAlignOp::verify() {
   return success();
 }
 
+// FLOPs: 12 * |out| * sampling_ratio^2, about 12 per bilinear sample (its
+// weights, the blend and the bin average or max). Bytes: default.
 int64_t RoiAlignOp::getFlops() {
   int64_t outputs = getNumElements(getType());
   if (outputs < 0)
@@ -635,6 +681,8 @@ QuantizeLinearOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
   return success();
 }
 
+// FLOPs: 4 * |x| (divide, round, add the zero point, clamp). Bytes: default
+// (x, scale, zero_point, the 8-bit result).
 int64_t QuantizeLinearOp::getFlops() {
   int64_t n = getNumElements(getType());
   return n < 0 ? -1 : 4 * n;
@@ -662,6 +710,7 @@ DequantizeLinearOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
   return success();
 }
 
+// FLOPs: 2 * |x| (subtract the zero point, scale). Bytes: default.
 int64_t DequantizeLinearOp::getFlops() {
   int64_t n = getNumElements(getType());
   return n < 0 ? -1 : 2 * n;
@@ -678,6 +727,8 @@ LogicalResult DynamicQuantizeLinearOp::inferReturnTypes(
   return success();
 }
 
+// FLOPs: 6 * |x|: a min and a max reduction (2 per element) then quantize
+// (4 per element). Bytes: default (x once, the ui8 result, two scalars).
 int64_t DynamicQuantizeLinearOp::getFlops() {
   int64_t n = getNumElements(getInput().getType());
   return n < 0 ? -1 : 6 * n;

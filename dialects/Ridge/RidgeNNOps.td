@@ -24,7 +24,8 @@ def Ridge_ConvOp : Ridge_Op<"conv", [InferTypeOpAdaptor,
     (D + pad_begin + pad_end - ((K - 1) * dilation + 1)) / stride + 1.
     Integer operands (ConvInteger after zero-point subtraction) accumulate in
     their own type; f16 accumulates in f32.
-    FLOPs: 2 * N * M * prod(out spatial) * C / group * prod(K).
+    FLOPs: 2 * N * M * prod(out spatial) * C / group * prod(K), plus one
+    add per output element with a bias.
   }];
   let arguments = (ins Ridge_Tensor:$input, Ridge_Tensor:$weight,
                        Optional<Ridge_Tensor>:$bias,
@@ -81,7 +82,8 @@ def Ridge_ConvTransposeOp : Ridge_Op<"conv_transpose", [InferTypeOpAdaptor,
     negative, which extends the output). Output spatial size per dim:
     stride * (D - 1) + output_padding + (K - 1) * dilation + 1
     - pad_begin - pad_end.
-    FLOPs: 2 * N * C * prod(in spatial) * M / group * prod(K).
+    FLOPs: 2 * N * C * prod(in spatial) * M / group * prod(K), plus one
+    add per output element with a bias.
   }];
   let arguments = (ins Ridge_Tensor:$input, Ridge_Tensor:$weight,
                        Optional<Ridge_Tensor>:$bias,
@@ -115,7 +117,8 @@ def Ridge_PoolOp : Ridge_Op<"pool", [InferTypeOpAdaptor,
     `count_include_pad`. With `with_indices` (max only) a second i64 result
     holds the flattened input index of each maximum (row-major, or with
     column-major spatial dims when `storage_order` is 1).
-    FLOPs: one compare/add per window element per output.
+    FLOPs per output for a window of K elements: K - 1 (max), K (avg:
+    K - 1 adds and a divide), 2K (lp).
   }];
   let arguments = (ins Ridge_Tensor:$input, StrAttr:$kind,
                        DenseI64ArrayAttr:$kernel_shape,
@@ -186,7 +189,8 @@ def Ridge_Col2ImOp : Ridge_Op<"col2im", [
 //===----------------------------------------------------------------------===//
 
 def Ridge_ResizeOp : Ridge_Op<"resize", [
-    DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
+    DeclareOpInterfaceMethods<Ridge_CostOpInterface,
+                              ["getFlops", "getMinBytes"]>]> {
   let summary = "Nearest, n-linear or cubic resampling (ONNX Resize/Upsample)";
   let description = [{
     Each output coordinate maps to an input coordinate through
@@ -203,7 +207,9 @@ def Ridge_ResizeOp : Ridge_Op<"resize", [
     taps per output element, weights normalized to sum 1), as ONNX
     Resize-18 defines. "half_pixel_symmetric" is half_pixel with the
     resized image centered on the input when the output length was rounded.
-    FLOPs: 2 per neighbour per output element (1 for nearest).
+    FLOPs: 2 per neighbour per output element (0 for nearest, a gather).
+    Bytes: |input| + |result|, but nearest reads at most
+    min(|input|, |result|) input elements.
   }];
   let arguments = (ins Ridge_Tensor:$input, StrAttr:$mode,
                        StrAttr:$coordinate_transformation_mode,

@@ -130,7 +130,7 @@ LogicalResult ConstantOp::inferReturnTypes(MLIRContext *,
 
 OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
 
-// Constants are charged to the op that reads them.
+// FLOPs: 0. Bytes: 0; a constant is charged to the ops that read it.
 int64_t ConstantOp::getMinBytes() { return 0; }
 
 //===----------------------------------------------------------------------===//
@@ -157,6 +157,9 @@ mlir::ridge::detail::inferBinaryType(std::optional<Location> loc, Value lhs,
   return success();
 }
 
+// Binary elementwise ops (add, sub, mul, div, pow, max, min).
+// FLOPs: |out|, one per result element (pow counts as one transcendental).
+// Bytes: default (both operands at their own, unbroadcast size, plus |out|).
 #define RIDGE_DEFINE_BINARY(OP)                                                \
   LogicalResult OP::inferReturnTypes(                                          \
       MLIRContext *, std::optional<Location> loc, Adaptor adaptor,             \
@@ -173,6 +176,9 @@ RIDGE_DEFINE_BINARY(MaxOp)
 RIDGE_DEFINE_BINARY(MinOp)
 #undef RIDGE_DEFINE_BINARY
 
+// Unary elementwise ops (relu = max(x, 0), neg, abs, and the transcendentals
+// tanh, exp, log, sqrt, erf, sigmoid, reciprocal).
+// FLOPs: |out|, one per element. Bytes: default (|in| + |out|).
 #define RIDGE_DEFINE_UNARY(OP)                                                 \
   int64_t OP::getFlops() { return getNumElements(getType()); }
 RIDGE_DEFINE_UNARY(ReluOp)
@@ -187,6 +193,8 @@ RIDGE_DEFINE_UNARY(SigmoidOp)
 RIDGE_DEFINE_UNARY(ReciprocalOp)
 #undef RIDGE_DEFINE_UNARY
 
+// Cast: FLOPs 0 (a conversion is not arithmetic); bytes default (|in| at the
+// source element size + |out| at the result element size).
 OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
   if (getInput().getType() == getType())
     return getInput();
@@ -231,6 +239,9 @@ LogicalResult MatMulOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
+// FLOPs: 2 * |out| * K (one multiply-add per output per K), i.e.
+// 2 * batch * M * N * K; broadcast batch dims count once per result batch.
+// Bytes: default (lhs + rhs + out; a broadcast operand is read once).
 int64_t MatMulOp::getFlops() {
   int64_t outputs = getNumElements(getType());
   auto lhsType = cast<RankedTensorType>(getLhs().getType());
@@ -283,6 +294,8 @@ LogicalResult GemmOp::verify() {
   return success();
 }
 
+// FLOPs: 2 * M * N * K, plus M * N when alpha != 1, plus M * N for the bias
+// add and M * N more when beta != 1. Bytes: default (A + B + C + out).
 int64_t GemmOp::getFlops() {
   int64_t outputs = getNumElements(getType());
   auto aType = cast<RankedTensorType>(getA().getType());
@@ -329,6 +342,7 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
   return {};
 }
 
+// A view: FLOPs 0, bytes 0.
 int64_t ReshapeOp::getMinBytes() { return 0; }
 
 //===----------------------------------------------------------------------===//
@@ -353,6 +367,7 @@ LogicalResult TransposeOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
+// Transpose: FLOPs 0 (data movement); bytes default (|in| + |out|).
 LogicalResult TransposeOp::verify() {
   SmallVector<bool> seen(getPerm().size(), false);
   for (int64_t p : getPerm()) {
@@ -376,6 +391,8 @@ LogicalResult SoftmaxOp::verify() {
   return success();
 }
 
+// FLOPs: rows * (5N - 2) for rows of N along `axis`: max N-1, sub N, exp N,
+// sum N-1, div N. Bytes: default (|in| + |out|).
 int64_t SoftmaxOp::getFlops() {
   int64_t elements = getNumElements(getType());
   if (elements < 0)

@@ -29,6 +29,7 @@ def Ridge_ConstantOp : Ridge_Op<"constant", [ConstantLike, InferTypeOpAdaptor,
     Holds a weight or constant. Large weights are imported as
     `dense_resource` blobs so that IR dumps never print them inline; small
     constants (shapes, scalars) stay `dense` so that folders can read them.
+    FLOPs and bytes: 0; the ops that read a constant pay for its bytes.
 
     ```mlir
     %w = ridge.constant dense_resource<fc1.weight> : tensor<256x1024xf32>
@@ -52,6 +53,7 @@ class Ridge_BinaryOp<string mnemonic, string onnxName>
   let description = [{
     ONNX `}] # onnxName # [{`: both operands broadcast (numpy rules) to the
     result shape; operand element types must match.
+    FLOPs: 1 per result element.
   }];
   let arguments = (ins Ridge_Tensor:$lhs, Ridge_Tensor:$rhs);
   let results = (outs Ridge_Tensor:$result);
@@ -73,6 +75,9 @@ class Ridge_UnaryOp<string mnemonic, string onnxName,
     : Ridge_Op<mnemonic, [SameOperandsAndResultType,
         DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
   let summary = "Elementwise " # onnxName;
+  let description = [{
+    ONNX `}] # onnxName # [{`. FLOPs: 1 per element.
+  }];
   let arguments = (ins operandType:$input);
   let results = (outs operandType:$result);
   let assemblyFormat = "$input attr-dict `:` type($input)";
@@ -97,6 +102,7 @@ def Ridge_CastOp : Ridge_Op<"cast", [SameOperandsAndResultShape,
     Converts each element to the result element type with ONNX semantics:
     float to integer truncates toward zero, integer to float rounds to
     nearest, anything to `i1` (bool) tests for non-zero.
+    FLOPs: 0 (a conversion, not arithmetic).
   }];
   let arguments = (ins Ridge_Tensor:$input);
   let results = (outs Ridge_Tensor:$result);
@@ -131,7 +137,8 @@ def Ridge_GemmOp : Ridge_Op<"gemm", [InferTypeOpAdaptor,
   let description = [{
     `A` and `B` are rank 2; `trans_a`/`trans_b` transpose them; the optional
     bias `C` broadcasts unidirectionally to the M x N result.
-    FLOPs: 2*M*N*K, plus M*N for alpha != 1 and 2*M*N for a bias.
+    FLOPs: 2*M*N*K, plus M*N for alpha != 1, plus M*N for the bias add and
+    M*N more for beta != 1.
   }];
   let arguments = (ins Ridge_Tensor:$a, Ridge_Tensor:$b,
                        Optional<Ridge_Tensor>:$c,
@@ -155,7 +162,7 @@ def Ridge_ReshapeOp : Ridge_Op<"reshape", [
   let summary = "Reinterprets a tensor with a new static shape (a view)";
   let description = [{
     ONNX Reshape, Flatten, Squeeze and Unsqueeze once the target shape is
-    known. The element count must not change. Moves no bytes.
+    known. The element count must not change. A view: FLOPs 0, bytes 0.
   }];
   let arguments = (ins Ridge_Tensor:$input);
   let results = (outs Ridge_Tensor:$result);
@@ -169,6 +176,7 @@ def Ridge_TransposeOp : Ridge_Op<"transpose", [InferTypeOpAdaptor,
   let summary = "Permutes dimensions (ONNX Transpose)";
   let description = [{
     Result dimension `i` is input dimension `perm[i]`.
+    FLOPs: 0 (data movement).
   }];
   let arguments = (ins Ridge_Tensor:$input, DenseI64ArrayAttr:$perm);
   let results = (outs Ridge_Tensor:$result);

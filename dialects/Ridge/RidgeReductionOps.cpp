@@ -83,12 +83,15 @@ OpFoldResult ReduceOp::fold(FoldAdaptor) {
   return {};
 }
 
+// FLOPs: |in| - |out|, i.e. N - 1 per output for N reduced elements (0 for
+// an empty reduction), plus |out| divides for mean. Bytes: default.
 int64_t ReduceOp::getFlops() {
   int64_t in = getNumElements(getInput().getType());
   int64_t out = getNumElements(getType());
   if (in < 0 || out < 0)
     return -1;
-  return getKind() == ReduceKind::Mean ? in + out : in;
+  int64_t combines = std::max<int64_t>(in - out, 0);
+  return getKind() == ReduceKind::Mean ? combines + out : combines;
 }
 
 //===----------------------------------------------------------------------===//
@@ -119,7 +122,15 @@ LogicalResult ArgReduceOp::verify() {
   return success();
 }
 
-int64_t ArgReduceOp::getFlops() { return getNumElements(getInput().getType()); }
+// FLOPs: |in| - |out|, N - 1 compares per output for N elements along
+// `axis`. Bytes: default (|in| + the i64 result).
+int64_t ArgReduceOp::getFlops() {
+  int64_t in = getNumElements(getInput().getType());
+  int64_t out = getNumElements(getType());
+  if (in < 0 || out < 0)
+    return -1;
+  return std::max<int64_t>(in - out, 0);
+}
 
 //===----------------------------------------------------------------------===//
 // CumSumOp
@@ -132,12 +143,15 @@ LogicalResult CumSumOp::verify() {
   return success();
 }
 
+// FLOPs: |x|, one add per element (a scan of N needs N - 1; the difference
+// is one per scanned line). Bytes: default.
 int64_t CumSumOp::getFlops() { return getNumElements(getType()); }
 
 LogicalResult CumProdOp::verify() {
   return verifyAxis(*this, getAxis(), getType().getRank());
 }
 
+// FLOPs: |x|, one multiply per element, as CumSum. Bytes: default.
 int64_t CumProdOp::getFlops() { return getNumElements(getType()); }
 
 //===----------------------------------------------------------------------===//
@@ -177,6 +191,8 @@ LogicalResult TopKOp::verify() {
   return success();
 }
 
+// FLOPs: |in| * k, k selection passes of one compare per element (an upper
+// bound of a sort-free top-k). Bytes: default (|in| + values + indices).
 int64_t TopKOp::getFlops() {
   int64_t elements = getNumElements(getInput().getType());
   if (elements < 0)
@@ -425,6 +441,10 @@ LogicalResult EinsumOp::verify() {
   return success();
 }
 
+// FLOPs with two or more operands: 2 per point of the iteration space (the
+// product of every label's size), a multiply-add as in MatMul. With one
+// operand: points - |out|, N - 1 adds per output for N summed points, and 0
+// for pure data movement (a transpose or a diagonal). Bytes: default.
 int64_t EinsumOp::getFlops() {
   SmallVector<int64_t> ranks;
   for (Value v : getInputs()) {
@@ -444,10 +464,15 @@ int64_t EinsumOp::getFlops() {
   int64_t points = 1;
   for (int64_t s : *sizes)
     points *= s;
-  return getInputs().size() > 1 ? 2 * points : points;
+  if (getInputs().size() > 1)
+    return 2 * points;
+  int64_t outputs = getNumElements(getType());
+  return outputs < 0 ? -1 : std::max<int64_t>(points - outputs, 0);
 }
 
-bool EinsumOp::isContraction() { return true; }
+// Products of operands run on tensor cores; a single-operand equation
+// (transpose, diagonal, sum) multiplies nothing.
+bool EinsumOp::isContraction() { return getInputs().size() > 1; }
 
 //===----------------------------------------------------------------------===//
 // LogSoftmaxOp, HardmaxOp
@@ -460,13 +485,15 @@ LogicalResult LogSoftmaxOp::verify() {
   return success();
 }
 
+// FLOPs: rows * (5N - 1) for rows of N along `axis`: max N-1, sub N, exp N,
+// sum N-1, log 1, sub N. Bytes: default (|in| + |out|).
 int64_t LogSoftmaxOp::getFlops() {
   int64_t elements = getNumElements(getType());
   if (elements < 0)
     return -1;
   int64_t n = getType().getDimSize(getAxis());
   int64_t rows = n == 0 ? 0 : elements / n;
-  return rows * (4 * n - 1);
+  return rows * (5 * n - 1);
 }
 
 LogicalResult HardmaxOp::verify() {
@@ -476,9 +503,15 @@ LogicalResult HardmaxOp::verify() {
   return success();
 }
 
+// FLOPs: rows * (2N - 1) for rows of N along `axis`: N - 1 compares for the
+// argmax, N selects for the one-hot. Bytes: default (|in| + |out|).
 int64_t HardmaxOp::getFlops() {
   int64_t elements = getNumElements(getType());
-  return elements < 0 ? -1 : 2 * elements;
+  if (elements < 0)
+    return -1;
+  int64_t n = getType().getDimSize(getAxis());
+  int64_t rows = n == 0 ? 0 : elements / n;
+  return rows * (2 * n - 1);
 }
 
 //===----------------------------------------------------------------------===//
@@ -525,6 +558,11 @@ LogicalResult LayerNormOp::verify() {
   return success();
 }
 
+// FLOPs: 8 * |x| + 3 * rows (rows = |mean|): a rounded-up 8 per element
+// (mean sum, centering, square, variance sum, normalize, scale and shift
+// are 7, 6 without a bias) plus the epsilon add, sqrt and reciprocal per
+// row. Bytes: default (x, scale, bias, the result; `mean` and `inv_std_dev`
+// only when used).
 int64_t LayerNormOp::getFlops() {
   int64_t elements = getNumElements(getResult().getType());
   int64_t rows = getNumElements(getMean().getType());
@@ -545,6 +583,8 @@ LogicalResult LRNOp::verify() {
   return success();
 }
 
+// FLOPs: |x| * (2 * size + 4): a square and an add per window position,
+// then scale, bias, pow and divide per element. Bytes: default.
 int64_t LRNOp::getFlops() {
   int64_t elements = getNumElements(getType());
   return elements < 0 ? -1 : elements * (2 * getSize() + 4);

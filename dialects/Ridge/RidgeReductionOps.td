@@ -52,7 +52,8 @@ def Ridge_ReduceOp : Ridge_Op<"reduce", [InferTypeOpAdaptor,
     SumSquare variants are expressed by the importer with elementwise ops
     around this op.
 
-    FLOPs: one per input element (mean adds one per output element).
+    FLOPs: N - 1 per output for N reduced elements, i.e. |input| - |result|
+    (mean adds one divide per output). Bytes: default.
 
     ```mlir
     %r = ridge.reduce sum %x {axes = array<i64: 1>, keepdims = true}
@@ -79,7 +80,8 @@ def Ridge_ArgReduceOp : Ridge_Op<"arg_reduce", [InferTypeOpAdaptor,
     position, or to the last with `select_last_index`. With `keepdims` the
     reduced dimension stays as size 1.
 
-    FLOPs: one compare per input element.
+    FLOPs: N - 1 compares per output for N elements along `axis`, i.e.
+    |input| - |result|.
   }];
   let arguments = (ins Ridge_Tensor:$input, Ridge_ArgReduceKind:$kind,
                        I64Attr:$axis,
@@ -156,8 +158,9 @@ def Ridge_EinsumOp : Ridge_Op<"einsum", [InferTypeOpAdaptor,
     then holds the labels seen once, alphabetically, after the ellipsis
     dimensions). A label repeated within a term takes a diagonal.
     Operands share one element type.
-    FLOPs: 2 per point of the iteration space (one per point with a single
-    operand).
+    FLOPs: 2 per point of the iteration space with two or more operands;
+    with one operand, points - |result| (the adds of a sum; 0 for a
+    transpose or diagonal, which is then not a contraction either).
 
     ```mlir
     %c = ridge.einsum %a, %b {equation = "ij,jk->ik"}
@@ -206,8 +209,8 @@ def Ridge_HardmaxOp : Ridge_Op<"hardmax", [SameOperandsAndResultType,
   let summary = "One-hot of the first maximum along an axis (ONNX Hardmax-13)";
   let description = [{
     1 at the first position of the maximum along `axis` (non-negative), 0
-    elsewhere. FLOPs: one compare per element for the argmax, one per
-    element for the one-hot.
+    elsewhere. FLOPs per row of N: N - 1 compares for the argmax, N selects
+    for the one-hot.
   }];
   let arguments = (ins Ridge_Tensor:$input, I64Attr:$axis);
   let results = (outs Ridge_Tensor:$result);

@@ -22,6 +22,7 @@ def Ridge_ConcatOp : Ridge_Op<"concat", [InferTypeOpAdaptor,
   let description = [{
     All inputs share rank and element type and agree on every dimension but
     `axis` (non-negative), along which the result is their concatenation.
+    FLOPs: 0. Bytes: default (every input read once, the result written).
 
     ```mlir
     %0 = ridge.concat %a, %b {axis = 1 : i64}
@@ -45,6 +46,7 @@ def Ridge_SliceOp : Ridge_Op<"slice", [InferTypeOpAdaptor,
     windows) but not zero; every index read must be in bounds. The importer
     turns ONNX starts/ends/axes/steps (negative indices, clamping,
     INT64_MIN/INT64_MAX sentinels) into this normalized form.
+    FLOPs: 0. Bytes: 2 * |result| (only the window is read).
   }];
   let arguments = (ins Ridge_Tensor:$input, DenseI64ArrayAttr:$starts,
                        DenseI64ArrayAttr:$sizes, DenseI64ArrayAttr:$steps);
@@ -65,6 +67,7 @@ def Ridge_GatherOp : Ridge_Op<"gather", [InferTypeOpAdaptor,
     `axis` (non-negative) is the gathered dimension. Negative indices count
     from the end; out-of-range indices are clamped into range (ONNX leaves
     them undefined) so that no read leaves the tensor.
+    FLOPs: 0. Bytes: 2 * |result| + |indices| (only gathered rows are read).
   }];
   let arguments = (ins Ridge_Tensor:$data, Ridge_IndexTensor:$indices,
                        I64Attr:$axis);
@@ -82,6 +85,7 @@ def Ridge_GatherElementsOp : Ridge_Op<"gather_elements", [InferTypeOpAdaptor,
     The result has the shape of `indices` (same rank as `data`):
     result[p] = data[p with p[axis] replaced by indices[p]]. Negative
     indices count from the end; out-of-range ones are clamped.
+    FLOPs: 0. Bytes: 2 * |result| + |indices|.
   }];
   let arguments = (ins Ridge_Tensor:$data, Ridge_IndexTensor:$indices,
                        I64Attr:$axis);
@@ -99,6 +103,7 @@ def Ridge_GatherNDOp : Ridge_Op<"gather_nd", [InferTypeOpAdaptor,
     `data` after its first `batch_dims` dimensions (which `indices` shares).
     Result shape: indices.shape[:-1] ++ data.shape[batch_dims + k:].
     Negative indices count from the end; out-of-range ones are clamped.
+    FLOPs: 0. Bytes: 2 * |result| + |indices|.
   }];
   let arguments = (ins Ridge_Tensor:$data, Ridge_IndexTensor:$indices,
                        DefaultValuedAttr<I64Attr, "0">:$batch_dims);
@@ -119,7 +124,8 @@ def Ridge_ScatterElementsOp : Ridge_Op<"scatter_elements", [
     updates[p] (`reduction` = "none") or is combined with it ("add", "mul",
     "max", "min"). Updates apply in row-major order, so with "none" the last
     duplicate wins. Negative indices count from the end; out-of-range ones are
-    clamped.
+    clamped. FLOPs: 0 for "none", else 1 per update element. Bytes:
+    default.
   }];
   let arguments = (ins Ridge_Tensor:$data, Ridge_IndexTensor:$indices,
                        Ridge_Tensor:$updates, I64Attr:$axis,
@@ -142,7 +148,8 @@ def Ridge_ScatterNDOp : Ridge_Op<"scatter_nd", [
     indices.shape[:-1] ++ data.shape[k:]. Each slice is written
     (`reduction` = "none") or combined ("add", "mul", "max", "min") in
     row-major order. Negative indices count from the end; out-of-range ones
-    are clamped.
+    are clamped. FLOPs: 0 for "none", else 1 per update element. Bytes:
+    default.
   }];
   let arguments = (ins Ridge_Tensor:$data, Ridge_IndexTensor:$indices,
                        Ridge_Tensor:$updates,
@@ -166,7 +173,7 @@ def Ridge_TensorScatterOp : Ridge_Op<"tensor_scatter", [
     S_max when `circular`; everything else keeps `past`. Without
     `write_indices` every batch writes from position 0. Linear mode
     positions must be in range (ONNX leaves others undefined: they are
-    dropped here).
+    dropped here). FLOPs: 0. Bytes: default (the result is a full copy).
   }];
   let arguments = (ins Ridge_Tensor:$past, Ridge_Tensor:$update,
                        Optional<Ridge_IndexTensor>:$write_indices,
@@ -187,6 +194,7 @@ def Ridge_ExpandOp : Ridge_Op<"expand", [
     Numpy broadcasting of `input` to the result type, which must be the
     broadcast of the input shape with itself (ONNX Expand broadcasts in both
     directions; the importer computes the resulting shape).
+    FLOPs: 0. Bytes: default (|input| + |result|).
   }];
   let arguments = (ins Ridge_Tensor:$input);
   let results = (outs Ridge_Tensor:$result);
@@ -201,6 +209,7 @@ def Ridge_TileOp : Ridge_Op<"tile", [InferTypeOpAdaptor,
   let description = [{
     Result dimension d has input.shape[d] * repeats[d] elements;
     result[i] = input[i mod input.shape].
+    FLOPs: 0. Bytes: default (|input| + |result|).
   }];
   let arguments = (ins Ridge_Tensor:$input, DenseI64ArrayAttr:$repeats);
   let results = (outs Ridge_Tensor:$result);
@@ -219,6 +228,7 @@ def Ridge_PadOp : Ridge_Op<"pad", [InferTypeOpAdaptor,
     a slice). Modes: "constant" fills with the optional scalar `value`
     (zero without it), "edge" repeats the border element, "reflect" mirrors
     without repeating the border, "wrap" continues periodically.
+    FLOPs: 0. Bytes: default (|input| + value + |result|).
   }];
   let arguments = (ins Ridge_Tensor:$input, Optional<Ridge_Tensor>:$value,
                        DenseI64ArrayAttr:$pads,
@@ -237,6 +247,7 @@ def Ridge_TriluOp : Ridge_Op<"trilu", [SameOperandsAndResultType,
   let description = [{
     Over the last two dimensions (i, j): `upper` keeps elements with
     j - i >= k, otherwise those with j - i <= k; the rest become zero.
+    FLOPs: 1 per element (a select). Bytes: default.
   }];
   let arguments = (ins Ridge_Tensor:$input,
                        DefaultValuedAttr<I64Attr, "0">:$k,
@@ -254,6 +265,7 @@ def Ridge_OneHotOp : Ridge_Op<"one_hot", [InferTypeOpAdaptor,
     result's rank). The result is values[1] where the position along `axis`
     equals the index (negative indices count from `depth`; non-integer
     indices are truncated) and values[0] elsewhere.
+    FLOPs: 1 per result element (a select). Bytes: default.
   }];
   let arguments = (ins Ridge_Tensor:$indices, Ridge_Tensor:$values,
                        I64Attr:$depth, I64Attr:$axis);
@@ -268,6 +280,7 @@ def Ridge_EyeOp : Ridge_Op<"eye", [
   let summary = "A 2-D matrix with ones on one diagonal (ONNX EyeLike)";
   let description = [{
     Element (i, j) is 1 where j - i == k and 0 elsewhere.
+    FLOPs: 0. Bytes: default (the result is written; there is no input).
   }];
   let arguments = (ins DefaultValuedAttr<I64Attr, "0">:$k);
   let results = (outs Ridge_Tensor:$result);
@@ -285,6 +298,7 @@ def Ridge_ReverseSequenceOp : Ridge_Op<"reverse_sequence", [
     For batch entry b (along `batch_axis`), the first sequence_lens[b]
     elements along `time_axis` are reversed; the rest are copied. Lengths are
     clamped to [0, time steps].
+    FLOPs: 0. Bytes: default (input + sequence_lens + result).
   }];
   let arguments = (ins Ridge_Tensor:$input, Ridge_IndexTensor:$sequence_lens,
                        I64Attr:$batch_axis, I64Attr:$time_axis);

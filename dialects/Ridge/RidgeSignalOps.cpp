@@ -63,12 +63,17 @@ LogicalResult DFTOp::verify() {
   return success();
 }
 
+// FLOPs: 8 * (|out| / parts) * min(n, length): a complex multiply-add
+// (4 multiplies, 4 adds) per output bin per input sample it reads, where n
+// is the input's size along `axis` (zero padding is not read, truncated
+// samples are not used). Bytes: default (|in| + |out|).
 int64_t DFTOp::getFlops() {
   int64_t in = getNumElements(getInput().getType());
   int64_t out = getNumElements(getType());
   if (in < 0 || out < 0)
     return -1;
-  int64_t n = getInput().getType().getDimSize(getAxis());
+  int64_t n = std::min<int64_t>(getInput().getType().getDimSize(getAxis()),
+                                getLength());
   int64_t parts = getType().getShape().back();
   // Each output bin reads every input bin of its signal.
   return (out / parts) * n * 8;
@@ -105,6 +110,7 @@ LogicalResult DetOp::verify() {
   return success();
 }
 
+// FLOPs: matrices * 2n^3 / 3, the LU factorization. Bytes: default.
 int64_t DetOp::getFlops() {
   int64_t matrices = getNumElements(getType());
   RankedTensorType type = getInput().getType();

@@ -26,8 +26,9 @@ def Ridge_DFTOp : Ridge_Op<"dft", [InferTypeOpAdaptor,
     the input holds the first `length / 2 + 1` bins of a Hermitian spectrum
     and the result is `length` real samples (last dimension 1).
 
-    FLOPs: eight per input bin per output bin (a complex multiply-add) plus
-    the twiddle factor.
+    FLOPs: eight per input sample per output bin (a complex multiply-add),
+    counting min(input size along `axis`, `length`) samples; the twiddle
+    factors are constants.
 
     ```mlir
     %y = ridge.dft %x {axis = 1 : i64, length = 10 : i64}

@@ -91,6 +91,11 @@ LogicalResult AttentionOp::verify() {
   return success();
 }
 
+// FLOPs: |scores| * (2 * (D + Dv) + 6), |scores| = B * Hq * Sq * Skv: the
+// QK^T and PV multiply-adds plus about 6 per score (scale, bias, max, exp,
+// sum, divide); masked-out scores are counted too. Bytes: default (query,
+// key, value, mask, nonpad_kv_seqlen and the result; the score matrix only
+// when `qk` has uses, so a fused attention never writes it).
 int64_t AttentionOp::getFlops() {
   auto q = getQuery().getType(), v = getValue().getType();
   int64_t scores = getNumElements(getQk().getType());
@@ -130,9 +135,18 @@ LogicalResult RMSNormOp::verify() {
   return success();
 }
 
+// FLOPs: 4 * |x| + 3 * rows for rows of N = prod(shape[axis:]): square N,
+// sum N - 1, mean divide 1, epsilon add 1, sqrt 1, reciprocal 1, normalize
+// N, scale N, i.e. 4N + 3 per row. Bytes: default (x + scale + out).
 int64_t RMSNormOp::getFlops() {
   int64_t elements = getNumElements(getType());
-  return elements < 0 ? -1 : 4 * elements;
+  if (elements < 0)
+    return -1;
+  int64_t rowSize = 1;
+  for (int64_t size : getType().getShape().drop_front(getAxis()))
+    rowSize *= size;
+  int64_t rows = rowSize == 0 ? 0 : elements / rowSize;
+  return 4 * elements + 3 * rows;
 }
 
 //===----------------------------------------------------------------------===//
@@ -146,6 +160,8 @@ LogicalResult GeluOp::verify() {
   return success();
 }
 
+// FLOPs: 8 * |x|, about 5 (erf form) to 9 (tanh form) per element.
+// Bytes: default (|in| + |out|).
 int64_t GeluOp::getFlops() {
   int64_t elements = getNumElements(getType());
   return elements < 0 ? -1 : 8 * elements;
@@ -187,9 +203,31 @@ LogicalResult RotaryEmbeddingOp::verify() {
   return success();
 }
 
+// FLOPs: 3 * B * H * S * R, two multiplies and an add per rotated element;
+// the D - R pass-through features cost nothing.
 int64_t RotaryEmbeddingOp::getFlops() {
   int64_t elements = getNumElements(getType());
-  return elements < 0 ? -1 : 3 * elements;
+  int64_t headSize = getType().getDimSize(3);
+  if (elements < 0)
+    return -1;
+  if (headSize == 0)
+    return 0;
+  return 3 * (elements / headSize) *
+         static_cast<int64_t>(getRotaryEmbeddingDim());
+}
+
+// Bytes: default (input, both caches, position_ids, out), except that a
+// [P, R/2] cache indexed by `position_ids` is read only at the B * S
+// positions used: min(|cache|, B * S * R/2) elements of each cache.
+int64_t RotaryEmbeddingOp::getMinBytes() {
+  int64_t total = sumOperandAndResultBytes(getOperation());
+  Value positions = getPositionIds();
+  if (total < 0 || !positions)
+    return total;
+  RankedTensorType cache = getCosCache().getType();
+  int64_t used = getNumElements(positions.getType()) * cache.getShape().back();
+  int64_t unread = std::max<int64_t>(cache.getNumElements() - used, 0);
+  return total - 2 * unread * getElementByteWidth(cache.getElementType());
 }
 
 //===----------------------------------------------------------------------===//
@@ -248,11 +286,17 @@ LogicalResult LinearAttentionOp::verify() {
   return success();
 }
 
+// FLOPs: B * T * Dk * Dv * (2 * Hq + c * Hkv), per step a 2 * Dk * Dv
+// read-out per query head and, per key/value head, the outer-product update
+// (c = 2), plus the decay multiply (c += 1) and the delta-rule read-out
+// (c += 2) when `decay` and `beta` are given. Bytes: default (query, key,
+// value, state, decay, beta, result, final state).
 int64_t LinearAttentionOp::getFlops() {
   auto q = getQuery().getType(), k = getKey().getType(),
        v = getValue().getType();
   if (!q.hasStaticShape() || !k.hasStaticShape() || !v.hasStaticShape())
     return -1;
-  return 2 * q.getDimSize(0) * q.getDimSize(2) * q.getDimSize(3) *
-         v.getDimSize(3) * (q.getDimSize(1) + 3 * k.getDimSize(1));
+  int64_t perKvHead = 2 + (getDecay() ? 1 : 0) + (getBeta() ? 2 : 0);
+  return q.getDimSize(0) * q.getDimSize(2) * q.getDimSize(3) * v.getDimSize(3) *
+         (2 * q.getDimSize(1) + perKvHead * k.getDimSize(1));
 }

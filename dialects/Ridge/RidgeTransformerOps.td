@@ -84,7 +84,8 @@ def Ridge_RMSNormOp : Ridge_Op<"rms_norm", [
     dimensions from `axis` (non-negative) to the end. `scale` broadcasts
     (numpy rules) to the normalized shape. The statistics are computed in the
     `stash_type` precision (1 = f32; otherwise the input's type, never below
-    f32). FLOPs: about 4 per element plus a sqrt and division per row.
+    f32). FLOPs: 4 per element plus 3 per row (mean divide, epsilon add,
+    sqrt and reciprocal, less the first add of the sum).
   }];
   let arguments = (ins Ridge_FloatTensor:$input, Ridge_FloatTensor:$scale,
                        I64Attr:$axis,
@@ -114,7 +115,8 @@ def Ridge_GeluOp : Ridge_Op<"gelu", [SameOperandsAndResultType,
 
 def Ridge_RotaryEmbeddingOp : Ridge_Op<"rotary_embedding", [
     AllTypesMatch<["input", "result"]>,
-    DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
+    DeclareOpInterfaceMethods<Ridge_CostOpInterface,
+                              ["getFlops", "getMinBytes"]>]> {
   let summary = "Rotary positional embedding (ONNX RotaryEmbedding-23)";
   let description = [{
     `input` is [B, H, S, D] (the importer transposes ONNX's other layouts).
@@ -125,7 +127,9 @@ def Ridge_RotaryEmbeddingOp : Ridge_Op<"rotary_embedding", [
     (integer [B, S]) they are [P, R/2] tables indexed by position. Pairs are
     (k, k + R/2) or, with `interleaved`, (2k, 2k + 1):
       x1' = cos * x1 - sin * x2,  x2' = sin * x1 + cos * x2.
-    FLOPs: 3 per rotated element.
+    FLOPs: 3 per rotated element (B * H * S * R); pass-through features
+    are free. Bytes: input, caches, positions and result, but a position
+    table is charged only for the B * S rows read.
   }];
   let arguments = (ins Ridge_FloatTensor:$input, Ridge_FloatTensor:$cos_cache,
                        Ridge_FloatTensor:$sin_cache,
@@ -155,7 +159,8 @@ def Ridge_LinearAttentionOp : Ridge_Op<"linear_attention", [
       S += k_t (outer) v_t
       result_t[b, h] = scale * q_t[b, h] . S[b, h / (Hq / Hkv)]
     The second result is the final state. Arithmetic happens in f32 (f64
-    for f64 inputs). FLOPs: about 2*B*T*Dk*Dv*(Hq + 3*Hkv).
+    for f64 inputs). FLOPs: B*T*Dk*Dv*(2*Hq + c*Hkv) with c = 2 (the
+    update), plus 1 with `decay` and 2 with `beta`.
   }];
   let arguments = (ins Ridge_FloatTensor:$query, Ridge_FloatTensor:$key,
                        Ridge_FloatTensor:$value, Ridge_FloatTensor:$state,
