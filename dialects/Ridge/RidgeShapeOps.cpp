@@ -645,7 +645,8 @@ OpFoldResult EyeOp::fold(FoldAdaptor) {
   int64_t cols = type.getDimSize(1);
   SmallVector<Attribute> values;
   for (int64_t i = 0, e = type.getNumElements(); i < e; ++i)
-    values.push_back(i % cols - i / cols == getK() ? one : zero);
+    values.push_back(
+        i % cols - i / cols == static_cast<int64_t>(getK()) ? one : zero);
   return DenseElementsAttr::get(type, values);
 }
 

@@ -69,10 +69,19 @@ RooflineReport mlir::ridge::buildRooflineReport(const CostAnalysis &costs,
       report.memoryBoundTime += row.point.getTime();
     report.rows.push_back(std::move(row));
   }
-  llvm::stable_sort(report.rows, [](const RooflineReportRow &lhs,
-                                    const RooflineReportRow &rhs) {
-    return lhs.point.getTime() > rhs.point.getTime();
+  // Longest first; ties keep program order (the index breaks them, so a
+  // plain sort suffices).
+  std::vector<std::pair<size_t, RooflineReportRow>> indexed;
+  for (auto [index, row] : llvm::enumerate(report.rows))
+    indexed.emplace_back(index, std::move(row));
+  llvm::sort(indexed, [](const auto &lhs, const auto &rhs) {
+    double lhsTime = lhs.second.point.getTime();
+    double rhsTime = rhs.second.point.getTime();
+    return lhsTime != rhsTime ? lhsTime > rhsTime : lhs.first < rhs.first;
   });
+  report.rows.clear();
+  for (auto &entry : indexed)
+    report.rows.push_back(std::move(entry.second));
   return report;
 }
 
