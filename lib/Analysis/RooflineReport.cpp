@@ -6,6 +6,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
 
@@ -85,6 +86,51 @@ RooflineReport mlir::ridge::buildRooflineReport(const CostAnalysis &costs,
   return report;
 }
 
+static std::string describeNode(Operation *op) {
+  OnnxNodeRef node = getOnnxNode(op->getLoc());
+  if (node.name.empty())
+    return op->getName().getStringRef().str();
+  return node.name.str() + " (" +
+         (node.opType.empty() ? op->getName().getStringRef() : node.opType)
+             .str() +
+         ")";
+}
+
+void mlir::ridge::addFusionPlan(RooflineReport &report, const FusionPlan &plan,
+                                const RooflineModel &model) {
+  report.hasKernels = true;
+  report.traffic = plan.traffic;
+  std::vector<std::pair<size_t, RooflineKernelRow>> indexed;
+  for (const FusionGroup &group : plan.groups) {
+    if (!group.isKernel())
+      continue;
+    RooflineKernelRow row;
+    row.name = group.name;
+    row.kind = stringifyFusionKind(group.kind).str();
+    row.nodes = FusionPlan::getNodeNames(group);
+    row.numOps = group.ops.size();
+    row.point = model.place(group.flops, group.bytes, group.contraction);
+    report.kernelTime += row.point.getTime();
+    indexed.emplace_back(indexed.size(), std::move(row));
+  }
+  llvm::sort(indexed, [](const auto &lhs, const auto &rhs) {
+    double lhsTime = lhs.second.point.getTime();
+    double rhsTime = rhs.second.point.getTime();
+    return lhsTime != rhsTime ? lhsTime > rhsTime : lhs.first < rhs.first;
+  });
+  for (auto &entry : indexed)
+    report.kernels.push_back(std::move(entry.second));
+  // An ONNX node lowered to several ops (Split) would repeat its edges.
+  llvm::StringSet<> seen;
+  for (const UnfusedEdge &edge : plan.unfused) {
+    RooflineUnfusedRow row{describeNode(edge.producer),
+                           describeNode(edge.consumer), edge.reason};
+    if (seen.insert(row.producer + "\n" + row.consumer + "\n" + row.reason)
+            .second)
+      report.unfused.push_back(std::move(row));
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // Text table
 //===----------------------------------------------------------------------===//
@@ -146,6 +192,91 @@ static std::string clipBack(const std::string &text, size_t width) {
   if (text.size() <= width)
     return text;
   return text.substr(0, width - 3) + "...";
+}
+
+static double megabytes(int64_t bytes) { return bytes / 1e6; }
+
+/// The fusion plan: one row per kernel, the traffic of the three plans and
+/// the reason behind every edge left between kernels.
+static void printKernelTable(const RooflineReport &report,
+                             const RooflineModel &model,
+                             llvm::raw_ostream &os) {
+  unsigned numOps = 0;
+  for (const RooflineKernelRow &row : report.kernels)
+    numOps += row.numOps;
+  os << "\nfusion plan: " << report.kernels.size() << " kernels for "
+     << report.rows.size() << " ops, predicted "
+     << formatMicros(report.kernelTime) << " us ("
+     << formatMicros(report.totalTime) << " us op by op)\n";
+  constexpr size_t kMaxNodes = 56;
+  size_t nameWidth = 6, kindWidth = 4, nodesWidth = 5;
+  std::vector<std::string> nodeTexts;
+  for (const RooflineKernelRow &row : report.kernels) {
+    std::string text = row.nodes.empty() ? "" : row.nodes.front();
+    if (row.nodes.size() > 1)
+      text += " +" + std::to_string(row.nodes.size() - 1);
+    nodeTexts.push_back(clipFront(text, kMaxNodes));
+    nameWidth = std::max(nameWidth, row.name.size());
+    kindWidth = std::max(kindWidth, row.kind.size());
+    nodesWidth = std::max(nodesWidth, nodeTexts.back().size());
+  }
+  auto cell = [&](StringRef text, size_t width, bool right) {
+    if (right)
+      os.indent(width > text.size() ? width - text.size() : 0) << text;
+    else
+      os << text
+         << std::string(width > text.size() ? width - text.size() : 0, ' ');
+    os << "  ";
+  };
+  cell("kernel", nameWidth, false);
+  cell("kind", kindWidth, false);
+  cell("nodes", nodesWidth, false);
+  cell("FLOPs", 9, true);
+  cell("bytes", 9, true);
+  cell("FLOP/B", 8, true);
+  cell("bound", 7, false);
+  cell("time us", 8, true);
+  os << "share\n";
+  for (auto [row, nodes] : llvm::zip(report.kernels, nodeTexts)) {
+    const RooflinePoint &point = row.point;
+    cell(row.name, nameWidth, false);
+    cell(row.kind, kindWidth, false);
+    cell(nodes, nodesWidth, false);
+    cell(formatSI(point.flops, ""), 9, true);
+    cell(formatSI(point.bytes, "B"), 9, true);
+    cell(formatFixed(point.getIntensity(), point.getIntensity() < 10 ? 2 : 1),
+         8, true);
+    cell(stringifyBound(point.getBound()), 7, false);
+    cell(formatMicros(point.getTime()), 8, true);
+    os << formatFixed(report.kernelTime > 0
+                          ? 100 * point.getTime() / report.kernelTime
+                          : 0.0,
+                      1)
+       << "%\n";
+  }
+  const FusionTraffic &traffic = report.traffic;
+  auto activations = [&](int64_t bytes) {
+    return std::max<int64_t>(0, bytes - traffic.weightsBytes);
+  };
+  os << "traffic: " << formatFixed(megabytes(traffic.perNodeBytes), 2)
+     << " MB one kernel per ONNX node, "
+     << formatFixed(megabytes(traffic.fusedBytes), 2) << " MB fused, "
+     << formatFixed(megabytes(traffic.lowerBoundBytes), 2)
+     << " MB lower bound; weights "
+     << formatFixed(megabytes(traffic.weightsBytes), 2) << " MB\n";
+  if (activations(traffic.perNodeBytes) > 0)
+    os << "activation traffic fused / per node: "
+       << formatFixed(static_cast<double>(activations(traffic.fusedBytes)) /
+                          activations(traffic.perNodeBytes),
+                      3)
+       << "\n";
+  if (!report.unfused.empty()) {
+    os << "unfused edges:\n";
+    for (const RooflineUnfusedRow &edge : report.unfused)
+      os << "  " << edge.producer << " -> " << edge.consumer << ": "
+         << edge.reason << "\n";
+  }
+  (void)model;
 }
 
 void mlir::ridge::printRooflineTable(const RooflineReport &report,
@@ -254,6 +385,8 @@ void mlir::ridge::printRooflineTable(const RooflineReport &report,
     os << ": " << formatFixed(intensity / model.getRidgePoint(), 2)
        << "x the ridge point";
   os << " (" << formatFixed(model.getRidgePoint(), 1) << " FLOP/B)\n";
+  if (report.hasKernels)
+    printKernelTable(report, model, os);
 }
 
 //===----------------------------------------------------------------------===//
@@ -304,6 +437,45 @@ void mlir::ridge::printRooflineJson(const RooflineReport &report,
       for (const std::string &name : report.unknownOps)
         json.value(name);
     });
+    if (report.hasKernels) {
+      json.attributeArray("kernels", [&] {
+        for (const RooflineKernelRow &row : report.kernels) {
+          const RooflinePoint &point = row.point;
+          json.object([&] {
+            json.attribute("name", row.name);
+            json.attribute("kind", row.kind);
+            json.attributeArray("nodes", [&] {
+              for (const std::string &node : row.nodes)
+                json.value(node);
+            });
+            json.attribute("ops", static_cast<int64_t>(row.numOps));
+            json.attribute("flops", point.flops);
+            json.attribute("bytes", point.bytes);
+            json.attribute("intensity", point.getIntensity());
+            json.attribute("ceiling", point.usesMatrixPeak ? "tensor" : "simt");
+            json.attribute("bound", stringifyBound(point.getBound()));
+            json.attribute("time_s", point.getTime());
+            json.attribute("share", report.kernelTime > 0
+                                        ? point.getTime() / report.kernelTime
+                                        : 0.0);
+          });
+        }
+      });
+      json.attributeObject("traffic", [&] {
+        json.attribute("per_node_bytes", report.traffic.perNodeBytes);
+        json.attribute("fused_bytes", report.traffic.fusedBytes);
+        json.attribute("lower_bound_bytes", report.traffic.lowerBoundBytes);
+        json.attribute("weights_bytes", report.traffic.weightsBytes);
+      });
+      json.attributeArray("unfused", [&] {
+        for (const RooflineUnfusedRow &edge : report.unfused)
+          json.object([&] {
+            json.attribute("producer", edge.producer);
+            json.attribute("consumer", edge.consumer);
+            json.attribute("reason", edge.reason);
+          });
+      });
+    }
     json.attributeObject("total", [&] {
       json.attribute("ops", static_cast<int64_t>(report.rows.size()));
       json.attribute("flops", report.totalFlops);

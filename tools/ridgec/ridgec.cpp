@@ -15,6 +15,7 @@
 #include "ridgeline/Target/Compiler.h"
 #include "ridgeline/Target/Pipelines.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OperationSupport.h"
 #include "mlir/Pass/PassManager.h"
@@ -99,6 +100,11 @@ static cl::opt<std::string> precision(
     cl::desc("Number format of contractions in the report: fp32 (SIMT), "
              "tf32, fp16, bf16 (default) or fp8"),
     cl::init("bf16"), cl::cat(category));
+static cl::opt<bool>
+    fusion("fusion",
+           cl::desc("Fuse memory-bound chains into kernels (default on); the "
+                    "report lists the kernels"),
+           cl::init(true), cl::cat(category));
 static cl::opt<bool> listGpus("list-gpus",
                               cl::desc("List the built-in GPU specs and exit"),
                               cl::init(false), cl::cat(category));
@@ -152,6 +158,13 @@ static int runReport(MLIRContext &context,
 
   CostAnalysis costs(*module);
   RooflineReport report = buildRooflineReport(costs, *model, inputFile);
+  if (fusion) {
+    auto main = module->lookupSymbol<func::FuncOp>("main");
+    if (main && !main.isExternal())
+      addFusionPlan(report,
+                    planFusion(main.front(), makeRooflineFusionControl(*model)),
+                    *model);
+  }
   auto out = openOutputFile(output, &error);
   if (!out)
     return fail(error);

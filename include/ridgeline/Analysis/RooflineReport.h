@@ -11,6 +11,7 @@
 #ifndef RIDGELINE_ANALYSIS_ROOFLINEREPORT_H
 #define RIDGELINE_ANALYSIS_ROOFLINEREPORT_H
 
+#include "ridgeline/Analysis/FusionPlan.h"
 #include "ridgeline/Analysis/Roofline.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -34,6 +35,23 @@ struct RooflineReportRow {
   RooflinePoint point;
 };
 
+/// One kernel of the fusion plan.
+struct RooflineKernelRow {
+  std::string name;
+  std::string kind;
+  /// ONNX nodes the kernel computes, in program order.
+  SmallVector<std::string> nodes;
+  unsigned numOps = 0;
+  RooflinePoint point;
+};
+
+/// A producer -> consumer edge between two kernels and why it stayed.
+struct RooflineUnfusedRow {
+  std::string producer;
+  std::string consumer;
+  std::string reason;
+};
+
 struct RooflineReport {
   std::string modelName;
   std::vector<RooflineReportRow> rows;
@@ -43,6 +61,13 @@ struct RooflineReport {
   int64_t totalBytes = 0;
   double totalTime = 0;
   double memoryBoundTime = 0;
+
+  /// The fusion plan, when one was added (addFusionPlan).
+  bool hasKernels = false;
+  std::vector<RooflineKernelRow> kernels;
+  std::vector<RooflineUnfusedRow> unfused;
+  FusionTraffic traffic;
+  double kernelTime = 0;
 };
 
 /// Builds the report of every op `costs` covers, rows sorted by predicted
@@ -50,6 +75,11 @@ struct RooflineReport {
 RooflineReport buildRooflineReport(const CostAnalysis &costs,
                                    const RooflineModel &model,
                                    StringRef modelName);
+
+/// Adds the kernels of `plan` (sorted by predicted time), its unfused edges
+/// and its traffic to `report`.
+void addFusionPlan(RooflineReport &report, const FusionPlan &plan,
+                   const RooflineModel &model);
 
 /// The human-readable table with a header naming the GPU and a totals line.
 void printRooflineTable(const RooflineReport &report,

@@ -1,0 +1,192 @@
+//===- FusionPlan.h - Fusion groups of the ridge graph ----------*- C++ -*-===//
+//
+// Decides which graph ops share a kernel. Two parts, kept apart as upstream's
+// ElementwiseOpFusion keeps its control function apart from its patterns:
+//
+//  * the planner (mechanism) walks the graph in program order and offers each
+//    producer->consumer edge as a merge of two groups, after checking what the
+//    code generator can emit as one kernel: role compatibility (a pointwise
+//    chain, a row reduction with the ops around it, a contraction with its
+//    epilogue and simple prologues, a data-movement op with its epilogue),
+//    matching iteration spaces, one sink per group, no cycles;
+//  * the control function (policy) accepts or refuses each legal merge from
+//    the roofline: the bytes the merge saves against the FLOPs it recomputes,
+//    whether the consumer is compute-bound, and whether the kernel still fits
+//    the GPU's shared memory and a register budget.
+//
+// Every edge left between two groups keeps the reason it was refused, which
+// the report prints next to the kernels.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RIDGELINE_ANALYSIS_FUSIONPLAN_H
+#define RIDGELINE_ANALYSIS_FUSIONPLAN_H
+
+#include "ridgeline/Analysis/Roofline.h"
+
+#include "mlir/IR/Operation.h"
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace mlir::ridge {
+
+/// What an op can be inside a kernel.
+enum class FusionRole {
+  /// A view (reshape): no data of its own, joins either neighbour.
+  View,
+  /// Computes each output element from the matching (broadcast) input
+  /// elements: arithmetic, casts, compares, select, GELU.
+  Elementwise,
+  /// Re-indexes its input: transpose, slice, expand. Folds into the reads of
+  /// its consumer or the writes of its producer.
+  Layout,
+  /// Reduces trailing axes, possibly with the arithmetic around it: reduce,
+  /// softmax, log-softmax, LayerNorm, RMSNorm.
+  Reduction,
+  /// Matrix multiply-add: MatMul, Gemm, Conv. Takes epilogues and simple
+  /// prologues.
+  Contraction,
+  /// Data movement that computes its output elements independently and can
+  /// take an elementwise epilogue: gather, concat, pad, pool, resize.
+  Movement,
+  /// Anything else runs as a kernel of its own.
+  Opaque,
+};
+
+StringRef stringifyFusionRole(FusionRole role);
+FusionRole getFusionRole(Operation *op);
+
+/// The kind of a group: the role of its anchor (its contraction, reduction
+/// or data-movement op) or Pointwise/View when it has none.
+enum class FusionKind {
+  View,
+  Pointwise,
+  Reduction,
+  Contraction,
+  Movement,
+  Opaque
+};
+
+StringRef stringifyFusionKind(FusionKind kind);
+
+/// One fusion group: the ops of one kernel.
+struct FusionGroup {
+  unsigned id = 0;
+  FusionKind kind = FusionKind::Pointwise;
+  /// Member ops in program order; the last one is the sink.
+  SmallVector<Operation *> ops;
+  /// The contraction, reduction or movement op the group is built around.
+  Operation *anchor = nullptr;
+  /// Elements of the iteration space: the anchor's output (contraction,
+  /// movement), the reduced input (reduction) or the largest result.
+  int64_t domain = 0;
+  /// Reductions: the number of rows (elements of the reduced result).
+  int64_t rows = 0;
+  /// Cost of the group run as one kernel: external inputs read once (a
+  /// sliced or gathered input only for what is read), results used outside
+  /// written once.
+  int64_t flops = 0;
+  int64_t bytes = 0;
+  bool contraction = false;
+  /// Values read from outside the group, and group values used outside it.
+  SmallVector<Value> inputs;
+  SmallVector<Value> outputs;
+  /// Kernel name, e.g. "k3_matmul".
+  std::string name;
+
+  Operation *getSink() const { return ops.back(); }
+  /// A group that moves no bytes and does no work (views only) is no kernel.
+  bool isKernel() const { return bytes > 0 || flops > 0; }
+};
+
+/// An edge between two groups, and why it was not fused.
+struct UnfusedEdge {
+  Operation *producer = nullptr;
+  Operation *consumer = nullptr;
+  std::string reason;
+};
+
+/// Modeled device-memory traffic of the whole graph under three plans.
+struct FusionTraffic {
+  /// One kernel per ONNX node.
+  int64_t perNodeBytes = 0;
+  /// One kernel per fusion group (this plan).
+  int64_t fusedBytes = 0;
+  /// Graph inputs, weights and outputs, each touched once.
+  int64_t lowerBoundBytes = 0;
+  /// Bytes of the constants (weights) the graph reads.
+  int64_t weightsBytes = 0;
+};
+
+/// A candidate merge as the control function sees it.
+struct FusionCandidate {
+  const FusionGroup &producer;
+  const FusionGroup &consumer;
+  /// The merged group, with its cost.
+  const FusionGroup &merged;
+  /// The value carried by the edge and its bytes.
+  Value edge;
+  int64_t edgeBytes = 0;
+  /// Bytes the merge saves (the edge's write when nothing else reads it, and
+  /// its read by the consumer).
+  int64_t savedBytes = 0;
+  /// FLOPs the merge repeats: a producer folded into a contraction's operand
+  /// or broadcast into a larger consumer is computed more than once.
+  int64_t recomputedFlops = 0;
+  /// The producer becomes a prologue of the consumer's contraction.
+  bool isPrologue = false;
+  /// Rows of a reduction group that the kernel keeps in shared memory.
+  int64_t rowBytes = 0;
+};
+
+/// The verdict of the control function; `reason` says why not.
+struct FusionDecision {
+  bool fuse = false;
+  std::string reason;
+  static FusionDecision accept() { return {true, ""}; }
+  static FusionDecision reject(std::string reason) {
+    return {false, std::move(reason)};
+  }
+};
+
+using FusionControlFn = std::function<FusionDecision(const FusionCandidate &)>;
+
+/// Limits of the default control function.
+struct FusionLimits {
+  /// Distinct tensors a kernel reads or writes; each costs address registers
+  /// and a kernel parameter.
+  int64_t maxKernelOperands = 24;
+  /// Ops in one kernel; bounds register pressure of deep chains.
+  int64_t maxKernelOps = 64;
+};
+
+/// The roofline-driven policy: fuse when the merge saves bytes and does not
+/// repeat more work than it saves, never add a prologue to a compute-bound
+/// contraction, and keep each kernel within shared memory and the limits.
+FusionControlFn makeRooflineFusionControl(const RooflineModel &model,
+                                          FusionLimits limits = {});
+
+struct FusionPlan {
+  std::vector<FusionGroup> groups;
+  SmallVector<UnfusedEdge> unfused;
+  DenseMap<Operation *, unsigned> groupOf;
+  FusionTraffic traffic;
+
+  /// Groups that are kernels (see FusionGroup::isKernel).
+  unsigned getNumKernels() const;
+  /// ONNX node names of a group's ops, in program order, without repeats.
+  static SmallVector<std::string> getNodeNames(const FusionGroup &group);
+};
+
+/// Plans the fusion groups of the graph ops (CostOpInterface ops other than
+/// constants) directly in `block`.
+FusionPlan planFusion(Block &block, const FusionControlFn &control);
+
+} // namespace mlir::ridge
+
+#endif // RIDGELINE_ANALYSIS_FUSIONPLAN_H

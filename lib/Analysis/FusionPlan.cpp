@@ -1,0 +1,606 @@
+//===- FusionPlan.cpp - Fusion groups of the ridge graph ------------------===//
+//
+// The planner: which merges of two groups the code generator can emit as one
+// kernel. Whether a legal merge is worth it is the control function's call
+// (FusionPolicy.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#include "ridgeline/Analysis/FusionPlan.h"
+#include "ridgeline/Dialect/Ridge.h"
+
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "ridge-fusion-plan"
+
+using namespace mlir;
+using namespace mlir::ridge;
+
+StringRef mlir::ridge::stringifyFusionRole(FusionRole role) {
+  switch (role) {
+  case FusionRole::View:
+    return "view";
+  case FusionRole::Elementwise:
+    return "elementwise";
+  case FusionRole::Layout:
+    return "layout";
+  case FusionRole::Reduction:
+    return "reduction";
+  case FusionRole::Contraction:
+    return "contraction";
+  case FusionRole::Movement:
+    return "movement";
+  case FusionRole::Opaque:
+    return "opaque";
+  }
+  llvm_unreachable("unknown fusion role");
+}
+
+StringRef mlir::ridge::stringifyFusionKind(FusionKind kind) {
+  switch (kind) {
+  case FusionKind::View:
+    return "view";
+  case FusionKind::Pointwise:
+    return "pointwise";
+  case FusionKind::Reduction:
+    return "reduction";
+  case FusionKind::Contraction:
+    return "contraction";
+  case FusionKind::Movement:
+    return "movement";
+  case FusionKind::Opaque:
+    return "opaque";
+  }
+  llvm_unreachable("unknown fusion kind");
+}
+
+/// A reduction the row-wise kernel can run: the reduced axes are the
+/// trailing ones, so that every output element owns one contiguous row.
+static bool reducesTrailingAxes(ArrayRef<int64_t> axes, int64_t rank) {
+  for (auto [i, axis] : llvm::enumerate(axes))
+    if (axis !=
+        rank - static_cast<int64_t>(axes.size()) + static_cast<int64_t>(i))
+      return false;
+  return !axes.empty();
+}
+
+FusionRole mlir::ridge::getFusionRole(Operation *op) {
+  if (isa<ReshapeOp, BitCastOp>(op))
+    return FusionRole::View;
+  if (isa<
+          // Arithmetic and math, with numpy broadcasting.
+          AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp, ModOp, ReluOp, NegOp,
+          AbsOp, SignOp, TanhOp, ExpOp, LogOp, SqrtOp, ErfOp, SigmoidOp,
+          ReciprocalOp, SinOp, CosOp, TanOp, AsinOp, AcosOp, AtanOp, SinhOp,
+          CoshOp, AsinhOp, AcoshOp, AtanhOp, FloorOp, CeilOp, RoundOp, GeluOp,
+          // Logic, compares, select, casts.
+          NotOp, AndOp, OrOp, XorOp, BitShiftOp, EqualOp, LessOp, LessEqualOp,
+          GreaterOp, GreaterEqualOp, IsNaNOp, IsInfOp, SelectOp, CastOp,
+          TriluOp>(op))
+    return FusionRole::Elementwise;
+  if (isa<TransposeOp, SliceOp, ExpandOp, GatherOp, GatherElementsOp, ConcatOp>(
+          op))
+    return FusionRole::Layout;
+  if (auto reduce = dyn_cast<ReduceOp>(op)) {
+    auto type = cast<RankedTensorType>(reduce.getInput().getType());
+    return reducesTrailingAxes(reduce.getAxes(), type.getRank())
+               ? FusionRole::Reduction
+               : FusionRole::Opaque;
+  }
+  if (auto softmax = dyn_cast<SoftmaxOp>(op))
+    return softmax.getAxis() == softmax.getType().getRank() - 1
+               ? FusionRole::Reduction
+               : FusionRole::Opaque;
+  if (auto softmax = dyn_cast<LogSoftmaxOp>(op))
+    return softmax.getAxis() == softmax.getType().getRank() - 1
+               ? FusionRole::Reduction
+               : FusionRole::Opaque;
+  if (isa<LayerNormOp, RMSNormOp>(op))
+    return FusionRole::Reduction;
+  if (isa<MatMulOp, GemmOp, ConvOp>(op))
+    return FusionRole::Contraction;
+  if (isa<PadOp, TileOp, PoolOp, ResizeOp>(op))
+    return FusionRole::Movement;
+  return FusionRole::Opaque;
+}
+
+//===----------------------------------------------------------------------===//
+// Group cost
+//===----------------------------------------------------------------------===//
+
+static int64_t getValueBytes(Value value) {
+  return std::max<int64_t>(0, getTensorBytes(value.getType()));
+}
+
+static int64_t getNumElementsOf(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  return type && type.hasStaticShape() ? type.getNumElements() : 0;
+}
+
+/// Bytes `user` reads of its operand `operand`: a slice or a gather reads
+/// only the elements it produces, everything else the whole tensor.
+static int64_t getBytesRead(Operation *user, OpOperand &operand) {
+  int64_t full = getValueBytes(operand.get());
+  if (isa<SliceOp>(user) || (isa<GatherOp, GatherElementsOp>(user) &&
+                             operand.getOperandNumber() == 0))
+    return std::min(full, getValueBytes(user->getResult(0)));
+  return full;
+}
+
+/// Recomputes the inputs, outputs, FLOPs and bytes of `group` from its ops.
+static void computeGroupCost(FusionGroup &group) {
+  llvm::SmallPtrSet<Operation *, 16> members(group.ops.begin(),
+                                             group.ops.end());
+  group.inputs.clear();
+  group.outputs.clear();
+  group.flops = 0;
+  group.bytes = 0;
+  group.contraction = false;
+  llvm::MapVector<Value, int64_t> inputBytes;
+  for (Operation *op : group.ops) {
+    auto costed = cast<CostOpInterface>(op);
+    group.flops += std::max<int64_t>(0, costed.getFlops());
+    group.contraction |= costed.isContraction();
+    for (OpOperand &operand : op->getOpOperands()) {
+      Value value = operand.get();
+      if (!isa<RankedTensorType>(value.getType()))
+        continue;
+      Operation *def = value.getDefiningOp();
+      if (def && members.contains(def))
+        continue;
+      int64_t &bytes = inputBytes[value];
+      bytes = std::min(getValueBytes(value), bytes + getBytesRead(op, operand));
+    }
+    for (Value result : op->getResults())
+      if (llvm::any_of(result.getUsers(), [&](Operation *user) {
+            return !members.contains(user);
+          }))
+        group.outputs.push_back(result);
+  }
+  for (auto [value, bytes] : inputBytes) {
+    group.inputs.push_back(value);
+    group.bytes += bytes;
+  }
+  // A view passes its input through: only data a member computes is written.
+  for (Value output : group.outputs)
+    if (!isa<ReshapeOp, BitCastOp>(output.getDefiningOp()))
+      group.bytes += getValueBytes(output);
+}
+
+//===----------------------------------------------------------------------===//
+// Planner
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The greedy planner over one block.
+class FusionPlanner {
+public:
+  FusionPlanner(Block &block, const FusionControlFn &control)
+      : control(control) {
+    for (Operation &op : block)
+      if (isa<CostOpInterface>(op) && !isa<ConstantOp>(op)) {
+        position[&op] = order.size();
+        order.push_back(&op);
+      }
+  }
+
+  FusionPlan run();
+
+private:
+  FusionGroup makeSingleton(Operation *op);
+  /// Merges the group of `operand`'s producer into the group of its owner
+  /// when legal and accepted; returns the reason otherwise.
+  std::optional<std::string> tryMerge(OpOperand &operand);
+  /// Why the merge of `producer` into `consumer` over `edge` cannot be one
+  /// kernel, or nothing when it can; sets the merged kind and domain.
+  std::optional<std::string> checkLegal(const FusionGroup &producer,
+                                        const FusionGroup &consumer,
+                                        OpOperand &edge, FusionGroup &merged,
+                                        bool &isPrologue);
+  bool createsCycle(const FusionGroup &producer, const FusionGroup &consumer);
+
+  const FusionControlFn &control;
+  SmallVector<Operation *> order;
+  DenseMap<Operation *, unsigned> position;
+  /// Groups by id; merged-away groups are left empty.
+  std::vector<FusionGroup> groups;
+  DenseMap<Operation *, unsigned> groupOf;
+  /// The latest refusal per (producer, consumer) edge.
+  llvm::MapVector<std::pair<Operation *, Operation *>, std::string> refusals;
+};
+} // namespace
+
+FusionGroup FusionPlanner::makeSingleton(Operation *op) {
+  FusionGroup group;
+  group.ops.push_back(op);
+  FusionRole role = getFusionRole(op);
+  switch (role) {
+  case FusionRole::View:
+    group.kind = FusionKind::View;
+    break;
+  case FusionRole::Elementwise:
+  case FusionRole::Layout:
+    group.kind = FusionKind::Pointwise;
+    break;
+  case FusionRole::Reduction:
+    group.kind = FusionKind::Reduction;
+    group.anchor = op;
+    break;
+  case FusionRole::Contraction:
+    group.kind = FusionKind::Contraction;
+    group.anchor = op;
+    break;
+  case FusionRole::Movement:
+    group.kind = FusionKind::Movement;
+    group.anchor = op;
+    break;
+  case FusionRole::Opaque:
+    group.kind = FusionKind::Opaque;
+    group.anchor = op;
+    break;
+  }
+  int64_t resultElements = 0;
+  for (Value result : op->getResults())
+    resultElements = std::max(resultElements, getNumElementsOf(result));
+  group.domain = resultElements;
+  if (group.kind == FusionKind::Reduction) {
+    // The iteration space is the reduced input; rows are the reduced result
+    // (softmax and the norms reduce their last axes in place).
+    int64_t input = getNumElementsOf(op->getOperand(0));
+    group.domain = input;
+    if (auto reduce = dyn_cast<ReduceOp>(op)) {
+      group.rows = resultElements;
+    } else if (auto norm = dyn_cast<LayerNormOp>(op)) {
+      group.rows = getNumElementsOf(norm.getMean());
+    } else {
+      auto type = cast<RankedTensorType>(op->getOperand(0).getType());
+      int64_t axis = isa<RMSNormOp>(op) ? cast<RMSNormOp>(op).getAxis()
+                                        : type.getRank() - 1;
+      int64_t rowLength = 1;
+      for (int64_t d = axis; d < type.getRank(); ++d)
+        rowLength *= type.getDimSize(d);
+      group.rows = rowLength > 0 ? input / rowLength : 0;
+    }
+  }
+  computeGroupCost(group);
+  return group;
+}
+
+bool FusionPlanner::createsCycle(const FusionGroup &producer,
+                                 const FusionGroup &consumer) {
+  // A path producer -> X -> consumer through an op X of neither group would
+  // make the merged group depend on itself.
+  llvm::SmallPtrSet<Operation *, 32> inEither;
+  inEither.insert(producer.ops.begin(), producer.ops.end());
+  inEither.insert(consumer.ops.begin(), consumer.ops.end());
+  unsigned limit = 0;
+  for (Operation *op : consumer.ops)
+    limit = std::max(limit, position.lookup(op));
+  SmallVector<Operation *> worklist;
+  llvm::SmallPtrSet<Operation *, 32> visited;
+  for (Operation *op : producer.ops)
+    for (Operation *user : op->getUsers())
+      if (!inEither.contains(user) && position.count(user))
+        worklist.push_back(user);
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    if (!visited.insert(op).second || position.lookup(op) > limit)
+      continue;
+    for (Operation *user : op->getUsers()) {
+      if (llvm::is_contained(consumer.ops, user))
+        return true;
+      if (!inEither.contains(user) && position.count(user))
+        worklist.push_back(user);
+    }
+  }
+  return false;
+}
+
+static std::string describeOp(Operation *op) {
+  OnnxNodeRef node = getOnnxNode(op->getLoc());
+  std::string text = op->getName().getStringRef().str();
+  if (!node.name.empty())
+    text += " ('" + node.name.str() + "')";
+  return text;
+}
+
+std::optional<std::string>
+FusionPlanner::checkLegal(const FusionGroup &producer,
+                          const FusionGroup &consumer, OpOperand &operand,
+                          FusionGroup &merged, bool &isPrologue) {
+  isPrologue = false;
+  Value edge = operand.get();
+  FusionKind p = producer.kind, c = consumer.kind;
+  if (p == FusionKind::Opaque)
+    return describeOp(producer.anchor) + " runs as a kernel of its own";
+  if (c == FusionKind::Opaque)
+    return describeOp(consumer.anchor) + " runs as a kernel of its own";
+  if (edge.getDefiningOp() != producer.getSink())
+    return "the producer's kernel already ends in " +
+           describeOp(producer.getSink());
+
+  merged.kind = c;
+  merged.anchor = consumer.anchor;
+  merged.domain = consumer.domain;
+  merged.rows = consumer.rows;
+  auto takeProducer = [&] {
+    merged.kind = p;
+    merged.anchor = producer.anchor;
+    merged.domain = producer.domain;
+    merged.rows = producer.rows;
+  };
+  std::string differentSpace = "the iteration spaces differ (" +
+                               std::to_string(producer.domain) + " vs " +
+                               std::to_string(consumer.domain) + " elements)";
+
+  if (p == FusionKind::View || c == FusionKind::View) {
+    if (c == FusionKind::View)
+      takeProducer();
+    if (p == FusionKind::View && c == FusionKind::View)
+      merged.domain = std::max(producer.domain, consumer.domain);
+    return std::nullopt;
+  }
+  switch (p) {
+  case FusionKind::Pointwise:
+    switch (c) {
+    case FusionKind::Pointwise:
+      // Broadcast producers are recomputed per consumer element.
+      if (producer.domain > consumer.domain ||
+          consumer.domain % std::max<int64_t>(1, producer.domain) != 0)
+        return differentSpace;
+      return std::nullopt;
+    case FusionKind::Reduction:
+      if (producer.domain != consumer.domain &&
+          producer.domain != consumer.rows)
+        return differentSpace;
+      return std::nullopt;
+    case FusionKind::Contraction: {
+      // An input of an epilogue op is read like any pointwise operand.
+      if (operand.getOwner() != consumer.anchor) {
+        if (producer.domain > consumer.domain ||
+            consumer.domain % std::max<int64_t>(1, producer.domain) != 0)
+          return differentSpace;
+        return std::nullopt;
+      }
+      // A prologue is recomputed wherever the contraction reads its operand;
+      // only a producer nothing else reads can be folded in.
+      for (Operation *user : edge.getUsers())
+        if (!llvm::is_contained(consumer.ops, user))
+          return "a prologue must feed only the contraction, but " +
+                 describeOp(user) + " also reads it";
+      if (llvm::any_of(producer.ops, [](Operation *op) {
+            return getFusionRole(op) == FusionRole::Reduction;
+          }))
+        return "only elementwise prologues fold into a contraction";
+      isPrologue = true;
+      return std::nullopt;
+    }
+    case FusionKind::Movement:
+      return "only elementwise epilogues join " + describeOp(consumer.anchor);
+    default:
+      break;
+    }
+    break;
+  case FusionKind::Reduction:
+    takeProducer();
+    switch (c) {
+    case FusionKind::Pointwise:
+      if (consumer.domain != producer.domain &&
+          consumer.domain != producer.rows)
+        return differentSpace;
+      return std::nullopt;
+    case FusionKind::Reduction:
+      if (producer.domain != consumer.domain || producer.rows != consumer.rows)
+        return "the reductions run over different rows";
+      return std::nullopt;
+    case FusionKind::Contraction:
+      return "only elementwise prologues fold into a contraction";
+    case FusionKind::Movement:
+      return "only elementwise epilogues join " + describeOp(consumer.anchor);
+    default:
+      break;
+    }
+    break;
+  case FusionKind::Contraction:
+    takeProducer();
+    switch (c) {
+    case FusionKind::Pointwise:
+      if (consumer.domain != producer.domain)
+        return differentSpace;
+      return std::nullopt;
+    case FusionKind::Reduction:
+      return "a reduction over a contraction's output needs whole rows of it";
+    case FusionKind::Contraction:
+      // Two contractions summed in one epilogue (a residual block's
+      // shortcut convolution) share the output tile: each output element
+      // runs both dot products. Feeding one into the other's operand would
+      // recompute it per use.
+      if (operand.getOwner() == consumer.anchor)
+        return "a contraction cannot be the prologue of another";
+      if (producer.domain != consumer.domain)
+        return differentSpace;
+      merged.kind = FusionKind::Contraction;
+      merged.anchor = consumer.anchor;
+      return std::nullopt;
+    case FusionKind::Movement:
+      return "only elementwise epilogues join " + describeOp(consumer.anchor);
+    default:
+      break;
+    }
+    break;
+  case FusionKind::Movement:
+    takeProducer();
+    if (c == FusionKind::Pointwise) {
+      if (consumer.domain != producer.domain)
+        return differentSpace;
+      return std::nullopt;
+    }
+    return "only elementwise epilogues join " + describeOp(producer.anchor);
+  default:
+    break;
+  }
+  return std::string("these ops cannot share a kernel");
+}
+
+std::optional<std::string> FusionPlanner::tryMerge(OpOperand &operand) {
+  Operation *consumerOp = operand.getOwner();
+  Operation *producerOp = operand.get().getDefiningOp();
+  unsigned producerId = groupOf.lookup(producerOp);
+  unsigned consumerId = groupOf.lookup(consumerOp);
+  if (producerId == consumerId)
+    return std::nullopt;
+  const FusionGroup &producer = groups[producerId];
+  const FusionGroup &consumer = groups[consumerId];
+
+  FusionGroup merged;
+  bool isPrologue = false;
+  if (std::optional<std::string> why =
+          checkLegal(producer, consumer, operand, merged, isPrologue))
+    return why;
+  if (createsCycle(producer, consumer))
+    return std::string("fusing would create a cycle through another kernel");
+
+  merged.ops.append(producer.ops.begin(), producer.ops.end());
+  merged.ops.append(consumer.ops.begin(), consumer.ops.end());
+  llvm::sort(merged.ops, [&](Operation *a, Operation *b) {
+    return position.lookup(a) < position.lookup(b);
+  });
+  computeGroupCost(merged);
+
+  FusionCandidate candidate{producer, consumer, merged, operand.get()};
+  candidate.edgeBytes = getValueBytes(operand.get());
+  candidate.savedBytes = producer.bytes + consumer.bytes - merged.bytes;
+  candidate.isPrologue = isPrologue;
+  if (isPrologue) {
+    // Each element of the operand is read once per multiply-add that uses
+    // it: recomputed (uses - 1) times by a kernel without operand tiling.
+    int64_t macs = std::max<int64_t>(
+        0, cast<CostOpInterface>(consumer.anchor).getFlops() / 2);
+    int64_t elements = std::max<int64_t>(1, getNumElementsOf(operand.get()));
+    candidate.recomputedFlops = producer.flops * (macs / elements - 1);
+  } else if (producer.kind == FusionKind::Pointwise &&
+             merged.domain > producer.domain && producer.domain > 0) {
+    candidate.recomputedFlops =
+        producer.flops * (merged.domain / producer.domain - 1);
+  }
+  if (merged.kind == FusionKind::Reduction && merged.rows > 0)
+    candidate.rowBytes =
+        merged.domain / merged.rows *
+        getElementByteWidth(
+            cast<RankedTensorType>(merged.anchor->getOperand(0).getType())
+                .getElementType());
+
+  FusionDecision decision = control(candidate);
+  LLVM_DEBUG(llvm::dbgs() << "merge " << describeOp(producerOp) << " -> "
+                          << describeOp(consumerOp) << ": "
+                          << (decision.fuse ? "yes" : decision.reason) << "\n");
+  if (!decision.fuse)
+    return decision.reason;
+
+  // The consumer's group absorbs the producer's.
+  merged.id = consumerId;
+  for (Operation *op : producer.ops)
+    groupOf[op] = consumerId;
+  groups[producerId].ops.clear();
+  groups[consumerId] = std::move(merged);
+  return std::nullopt;
+}
+
+FusionPlan FusionPlanner::run() {
+  for (Operation *op : order) {
+    unsigned id = groups.size();
+    groups.push_back(makeSingleton(op));
+    groups.back().id = id;
+    groupOf[op] = id;
+    for (OpOperand &operand : op->getOpOperands()) {
+      Operation *producer = operand.get().getDefiningOp();
+      if (!producer || !position.count(producer))
+        continue;
+      if (std::optional<std::string> why = tryMerge(operand))
+        refusals[{producer, op}] = *why;
+    }
+  }
+
+  FusionPlan plan;
+  for (FusionGroup &group : groups) {
+    if (group.ops.empty())
+      continue;
+    group.id = plan.groups.size();
+    plan.groups.push_back(std::move(group));
+  }
+  for (FusionGroup &group : plan.groups) {
+    for (Operation *op : group.ops)
+      plan.groupOf[op] = group.id;
+    StringRef kind = stringifyFusionKind(group.kind);
+    if (group.anchor && group.kind != FusionKind::Reduction &&
+        group.kind != FusionKind::Pointwise)
+      kind = group.anchor->getName().stripDialect();
+    group.name = ("k" + Twine(group.id) + "_" + kind).str();
+  }
+  for (auto &[edge, reason] : refusals) {
+    auto [producer, consumer] = edge;
+    if (plan.groupOf.lookup(producer) != plan.groupOf.lookup(consumer))
+      plan.unfused.push_back({producer, consumer, reason});
+  }
+
+  // Traffic of the three reference plans.
+  FusionTraffic &traffic = plan.traffic;
+  for (const FusionGroup &group : plan.groups)
+    if (group.isKernel())
+      traffic.fusedBytes += group.bytes;
+  llvm::MapVector<StringRef, FusionGroup> byNode;
+  for (Operation *op : order) {
+    OnnxNodeRef node = getOnnxNode(op->getLoc());
+    StringRef key =
+        node.name.empty() ? op->getName().getStringRef() : node.name;
+    byNode[key].ops.push_back(op);
+  }
+  for (auto &[name, group] : byNode) {
+    computeGroupCost(group);
+    traffic.perNodeBytes += group.bytes;
+  }
+  llvm::DenseSet<Value> counted;
+  for (Operation *op : order)
+    for (Value operand : op->getOperands()) {
+      bool isGraphInput = isa<BlockArgument>(operand);
+      bool isWeight = isa_and_present<ConstantOp>(operand.getDefiningOp());
+      if ((!isGraphInput && !isWeight) || !counted.insert(operand).second)
+        continue;
+      int64_t bytes = getValueBytes(operand);
+      traffic.lowerBoundBytes += bytes;
+      if (isWeight)
+        traffic.weightsBytes += bytes;
+    }
+  if (!order.empty())
+    if (Operation *terminator = order.front()->getBlock()->getTerminator())
+      for (Value result : terminator->getOperands())
+        if (counted.insert(result).second)
+          traffic.lowerBoundBytes += getValueBytes(result);
+  return plan;
+}
+
+unsigned FusionPlan::getNumKernels() const {
+  return llvm::count_if(groups,
+                        [](const FusionGroup &g) { return g.isKernel(); });
+}
+
+SmallVector<std::string> FusionPlan::getNodeNames(const FusionGroup &group) {
+  SmallVector<std::string> names;
+  llvm::StringSet<> seen;
+  for (Operation *op : group.ops) {
+    OnnxNodeRef node = getOnnxNode(op->getLoc());
+    std::string name = node.name.empty() ? op->getName().getStringRef().str()
+                                         : node.name.str();
+    if (seen.insert(name).second)
+      names.push_back(name);
+  }
+  return names;
+}
+
+FusionPlan mlir::ridge::planFusion(Block &block,
+                                   const FusionControlFn &control) {
+  return FusionPlanner(block, control).run();
+}

@@ -1,0 +1,81 @@
+//===- FusionPolicy.cpp - Roofline-driven fusion control function ---------===//
+//
+// The policy half of fusion: given a merge the code generator can emit as one
+// kernel, decide whether it pays, from the roofline of the target GPU.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ridgeline/Analysis/FusionPlan.h"
+
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::ridge;
+
+static std::string formatBytes(int64_t bytes) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (bytes >= 1 << 20)
+    os << llvm::format("%.1f MiB", bytes / double(1 << 20));
+  else if (bytes >= 1 << 10)
+    os << llvm::format("%.1f KiB", bytes / double(1 << 10));
+  else
+    os << bytes << " B";
+  return text;
+}
+
+FusionControlFn
+mlir::ridge::makeRooflineFusionControl(const RooflineModel &model,
+                                       FusionLimits limits) {
+  return [model, limits](const FusionCandidate &candidate) -> FusionDecision {
+    const FusionGroup &merged = candidate.merged;
+
+    // Resources first: a merge that does not fit is no kernel at all.
+    int64_t operands = merged.inputs.size() + merged.outputs.size();
+    if (operands > limits.maxKernelOperands)
+      return FusionDecision::reject(
+          "would exceed the register budget: " + std::to_string(operands) +
+          " tensors in one kernel (limit " +
+          std::to_string(limits.maxKernelOperands) + ")");
+    if (static_cast<int64_t>(merged.ops.size()) > limits.maxKernelOps)
+      return FusionDecision::reject("would exceed the register budget: " +
+                                    std::to_string(merged.ops.size()) +
+                                    " ops in one kernel (limit " +
+                                    std::to_string(limits.maxKernelOps) + ")");
+    // A row-reduction kernel stages its row in shared memory so that the
+    // ops around the reduction read it once.
+    int64_t sharedMemory = model.getGpu().sharedMemoryPerSm;
+    if (candidate.rowBytes > 0 && sharedMemory > 0 &&
+        candidate.rowBytes > sharedMemory)
+      return FusionDecision::reject("would exceed shared memory: a row of " +
+                                    formatBytes(candidate.rowBytes) + " > " +
+                                    formatBytes(sharedMemory) + " per SM on " +
+                                    model.getGpu().name);
+
+    if (candidate.savedBytes <= 0)
+      return FusionDecision::reject("saves no device-memory traffic");
+
+    // A prologue is recomputed for every tile of the contraction that reads
+    // the operand; a compute-bound contraction has no time to spare for it.
+    RooflinePoint consumer =
+        model.place(candidate.consumer.flops, candidate.consumer.bytes,
+                    candidate.consumer.contraction);
+    if (candidate.isPrologue && consumer.getBound() == Bound::Compute)
+      return FusionDecision::reject(
+          "consumer is compute-bound: a prologue would be recomputed per "
+          "tile");
+
+    // Bytes saved must outweigh the work repeated to save them.
+    double savedTime =
+        static_cast<double>(candidate.savedBytes) / model.getGpu().bandwidth;
+    double recomputeTime =
+        static_cast<double>(candidate.recomputedFlops) / model.getVectorPeak();
+    if (recomputeTime > savedTime)
+      return FusionDecision::reject(
+          "recomputing " + std::to_string(candidate.recomputedFlops) +
+          " FLOPs costs more than the " + formatBytes(candidate.savedBytes) +
+          " of traffic it saves");
+    return FusionDecision::accept();
+  };
+}
