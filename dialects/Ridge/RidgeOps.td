@@ -12,6 +12,7 @@
 include "RidgeBase.td"
 include "RidgeInterfaces.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
@@ -212,5 +213,6 @@ include "RidgeNNOps.td"
 include "RidgeRecurrentOps.td"
 include "RidgeSignalOps.td"
 include "RidgeTransformerOps.td"
+include "RidgeFusionOps.td"
 
 #endif // RIDGE_OPS

@@ -28,20 +28,14 @@ struct AnnotateRooflinePass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     std::string error;
-    std::optional<Precision> parsedPrecision = parsePrecision(precision);
-    if (!parsedPrecision) {
-      module.emitError() << "unknown precision '" << precision
-                         << "'; expected fp32, tf32, fp16, bf16 or fp8";
-      return signalPassFailure();
-    }
-    std::optional<GpuSpec> spec = resolveGpuSpec(gpu, gpuSpec, error);
-    std::optional<RooflineModel> model;
-    if (spec)
-      model = RooflineModel::create(*spec, *parsedPrecision, error);
+    std::optional<RooflineModel> model =
+        resolveRooflineModel(gpu, gpuSpec, precision, error);
     if (!model) {
       module.emitError() << error;
       return signalPassFailure();
     }
+    const GpuSpec *spec = &model->getGpu();
+    Precision parsedPrecision = model->getPrecision();
 
     Builder builder(&getContext());
     module->setAttr(
@@ -50,7 +44,7 @@ struct AnnotateRooflinePass
             builder.getNamedAttr("name", builder.getStringAttr(spec->name)),
             builder.getNamedAttr(
                 "precision",
-                builder.getStringAttr(stringifyPrecision(*parsedPrecision))),
+                builder.getStringAttr(stringifyPrecision(parsedPrecision))),
             builder.getNamedAttr(
                 "peak_flops", builder.getF64FloatAttr(model->getMatrixPeak())),
             builder.getNamedAttr(

@@ -120,16 +120,6 @@ static int64_t getNumElementsOf(Value value) {
   return type && type.hasStaticShape() ? type.getNumElements() : 0;
 }
 
-/// Bytes `user` reads of its operand `operand`: a slice or a gather reads
-/// only the elements it produces, everything else the whole tensor.
-static int64_t getBytesRead(Operation *user, OpOperand &operand) {
-  int64_t full = getValueBytes(operand.get());
-  if (isa<SliceOp>(user) || (isa<GatherOp, GatherElementsOp>(user) &&
-                             operand.getOperandNumber() == 0))
-    return std::min(full, getValueBytes(user->getResult(0)));
-  return full;
-}
-
 /// Recomputes the inputs, outputs, FLOPs and bytes of `group` from its ops.
 static void computeGroupCost(FusionGroup &group) {
   llvm::SmallPtrSet<Operation *, 16> members(group.ops.begin(),
@@ -137,37 +127,20 @@ static void computeGroupCost(FusionGroup &group) {
   group.inputs.clear();
   group.outputs.clear();
   group.flops = 0;
-  group.bytes = 0;
   group.contraction = false;
-  llvm::MapVector<Value, int64_t> inputBytes;
   for (Operation *op : group.ops) {
     auto costed = cast<CostOpInterface>(op);
     group.flops += std::max<int64_t>(0, costed.getFlops());
     group.contraction |= costed.isContraction();
-    for (OpOperand &operand : op->getOpOperands()) {
-      Value value = operand.get();
-      if (!isa<RankedTensorType>(value.getType()))
-        continue;
-      Operation *def = value.getDefiningOp();
-      if (def && members.contains(def))
-        continue;
-      int64_t &bytes = inputBytes[value];
-      bytes = std::min(getValueBytes(value), bytes + getBytesRead(op, operand));
-    }
-    for (Value result : op->getResults())
-      if (llvm::any_of(result.getUsers(), [&](Operation *user) {
-            return !members.contains(user);
-          }))
-        group.outputs.push_back(result);
   }
-  for (auto [value, bytes] : inputBytes) {
-    group.inputs.push_back(value);
-    group.bytes += bytes;
-  }
-  // A view passes its input through: only data a member computes is written.
-  for (Value output : group.outputs)
-    if (!isa<ReshapeOp, BitCastOp>(output.getDefiningOp()))
-      group.bytes += getValueBytes(output);
+  group.bytes = getKernelBytes(
+      group.ops,
+      [&](OpResult result) {
+        return llvm::any_of(result.getUsers(), [&](Operation *user) {
+          return !members.contains(user);
+        });
+      },
+      &group.inputs, &group.outputs);
 }
 
 //===----------------------------------------------------------------------===//

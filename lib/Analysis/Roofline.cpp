@@ -11,11 +11,12 @@ using namespace mlir;
 using namespace mlir::ridge;
 
 CostAnalysis::CostAnalysis(Operation *root) {
-  root->walk([&](CostOpInterface costed) {
+  root->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    auto costed = dyn_cast<CostOpInterface>(op);
     // A constant's bytes are read by its consumers; counting them again here
     // would charge every weight twice.
-    if (isa<ConstantOp>(costed))
-      return;
+    if (!costed || isa<ConstantOp>(op))
+      return WalkResult::advance();
     OpCost cost;
     cost.op = costed;
     cost.flops = costed.getFlops();
@@ -26,6 +27,8 @@ CostAnalysis::CostAnalysis(Operation *root) {
                << ": " << cost.flops << " FLOPs, " << cost.bytes << " bytes\n");
     indexOf[costed] = costs.size();
     costs.push_back(cost);
+    // A fusion group is one kernel: its ops are not kernels of their own.
+    return isa<FusionGroupOp>(op) ? WalkResult::skip() : WalkResult::advance();
   });
 }
 
@@ -66,4 +69,19 @@ RooflinePoint RooflineModel::place(int64_t flops, int64_t bytes,
   point.computeTime = static_cast<double>(flops) / point.peakFlops;
   point.memoryTime = static_cast<double>(bytes) / gpu.bandwidth;
   return point;
+}
+
+std::optional<RooflineModel>
+mlir::ridge::resolveRooflineModel(StringRef gpuName, StringRef gpuSpecFile,
+                                  StringRef precision, std::string &error) {
+  std::optional<Precision> parsed = parsePrecision(precision);
+  if (!parsed) {
+    error = "unknown precision '" + precision.str() +
+            "'; expected fp32, tf32, fp16, bf16 or fp8";
+    return std::nullopt;
+  }
+  std::optional<GpuSpec> spec = resolveGpuSpec(gpuName, gpuSpecFile, error);
+  if (!spec)
+    return std::nullopt;
+  return RooflineModel::create(*spec, *parsed, error);
 }

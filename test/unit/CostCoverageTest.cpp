@@ -15,9 +15,10 @@ int main() {
   mlir::MLIRContext context;
   context.loadDialect<mlir::ridge::RidgeDialect>();
   unsigned ops = 0, missing = 0;
-  for (mlir::RegisteredOperationName name :
-       context.getRegisteredOperations()) {
-    if (name.getDialectNamespace() != "ridge")
+  for (mlir::RegisteredOperationName name : context.getRegisteredOperations()) {
+    // Terminators (ridge.yield) hand values on and are no graph ops.
+    if (name.getDialectNamespace() != "ridge" ||
+        name.hasTrait<mlir::OpTrait::IsTerminator>())
       continue;
     ++ops;
     if (!name.hasInterface<mlir::ridge::CostOpInterface>()) {
@@ -26,8 +27,7 @@ int main() {
       ++missing;
     }
   }
-  llvm::outs() << ops << " ridge ops, " << missing
-               << " without a cost\n"
+  llvm::outs() << ops << " ridge ops, " << missing << " without a cost\n"
                << (missing == 0 && ops > 0 ? "PASS" : "FAIL") << "\n";
   return missing == 0 && ops > 0 ? 0 : 1;
 }

@@ -15,6 +15,7 @@
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -35,6 +36,16 @@ int64_t getTensorBytes(Type type);
 /// incompatible. Dynamic dims broadcast against 1 or themselves.
 FailureOr<SmallVector<int64_t>> broadcastShapes(ArrayRef<int64_t> lhs,
                                                 ArrayRef<int64_t> rhs);
+
+/// Device-memory bytes of `ops` run as one kernel: each value they read from
+/// outside the set is read once (through a slice or a gather, only the
+/// elements read), each value `isLiveOut` says is needed outside is written
+/// once (a view's result passes its input through and is not written again).
+/// The values are collected in `inputs` and `outputs` when given.
+int64_t getKernelBytes(ArrayRef<Operation *> ops,
+                       function_ref<bool(OpResult)> isLiveOut,
+                       SmallVectorImpl<Value> *inputs = nullptr,
+                       SmallVectorImpl<Value> *outputs = nullptr);
 
 /// The ONNX node an op was imported from. The importer gives every op the
 /// location `NameLoc(node name, FusedLoc<op type>[file])`: the name stays the

@@ -14,8 +14,13 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Pass/Pass.h"
+#include "ridgeline/Dialect/Ridge.h"
 
 namespace mlir::ridge {
+
+/// Attribute marking a function outlined from a fusion group; its value is
+/// the group's kind.
+inline constexpr llvm::StringLiteral kKernelAttr = "ridge.kernel";
 
 /// Module attribute carrying the model manifest (see Runtime.h).
 inline constexpr llvm::StringLiteral kManifestAttr = "ridge.manifest";

@@ -6,6 +6,49 @@
 include "mlir/Pass/PassBase.td"
 
 //===----------------------------------------------------------------------===//
+// Fusion (graph level)
+//===----------------------------------------------------------------------===//
+
+def FormFusionGroupsPass : Pass<"ridge-form-fusion-groups",
+                                "::mlir::func::FuncOp"> {
+  let summary = "Group graph ops into kernels as the fusion plan decides";
+  let description = [{
+    Plans fusion groups over the function's graph ops (FusionPlan.h): the
+    planner offers each producer->consumer edge whose merge the code generator
+    can emit as one kernel, and the roofline-driven control function keeps
+    the merges that save more traffic than they recompute and still fit the
+    GPU. Each group that moves data becomes a `ridge.fusion_group`; views
+    left on their own stay outside. With `remarks`, every edge left between
+    two kernels gets a remark saying why.
+  }];
+  let options = [
+    Option<"gpu", "gpu", "std::string", /*default=*/"\"H100-SXM\"",
+           "Built-in GPU whose roofline drives the decisions">,
+    Option<"gpuSpec", "gpu-spec", "std::string", /*default=*/"\"\"",
+           "JSON file describing the GPU (overrides `gpu`)">,
+    Option<"precision", "precision", "std::string", /*default=*/"\"bf16\"",
+           "Number format of contractions: fp32, tf32, fp16, bf16, fp8">,
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Emit a remark at each unfused edge with the reason">,
+  ];
+  let dependentDialects = ["::mlir::ridge::RidgeDialect"];
+}
+
+def OutlineFusionGroupsPass : Pass<"ridge-outline-fusion-groups",
+                                   "::mlir::ModuleOp"> {
+  let summary = "Turn each fusion group into a kernel function";
+  let description = [{
+    Every `ridge.fusion_group` becomes a private `func.func` named after the
+    group, marked `ridge.kernel = "<kind>"`, and a `func.call` in its place.
+    The kernel's arguments are the values the group reads from outside;
+    constants it reads are cloned into it, so that a kernel is self-contained
+    and its lowering can fuse everything in its body without crossing into a
+    neighbour.
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
+//===----------------------------------------------------------------------===//
 // GPU mapping (memref level)
 //===----------------------------------------------------------------------===//
 

@@ -55,3 +55,14 @@ func.func @exp_of_int(%a: tensor<3xi32>) {
   %0 = ridge.exp %a : tensor<3xi32>
   return
 }
+
+// -----
+
+func.func @fusion_group_yield_types(%x: tensor<4xf32>) -> tensor<4xf16> {
+  // expected-error @+1 {{'ridge.fusion_group' op yields 'tensor<4xf32>' but returns 'tensor<4xf16>'}}
+  %0 = ridge.fusion_group "k0" kind "pointwise" -> tensor<4xf16> {
+    %1 = ridge.neg %x : tensor<4xf32>
+    ridge.yield %1 : tensor<4xf32>
+  }
+  return %0 : tensor<4xf16>
+}

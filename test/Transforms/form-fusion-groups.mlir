@@ -1,0 +1,193 @@
+// RUN: ridge-opt %s -split-input-file -ridge-form-fusion-groups=remarks=true -verify-diagnostics | FileCheck %s
+// RUN: not ridge-opt %s -split-input-file -ridge-form-fusion-groups=gpu=Z100 2>&1 | FileCheck %s --check-prefix=BAD-GPU
+
+// BAD-GPU: unknown GPU 'Z100'
+
+// Fusion groups on the default GPU (H100-SXM): which ops share a kernel, and
+// the remark at every edge left between two kernels.
+// A pointwise chain with a cast is one kernel: 4 ops, one read of x and y,
+// one write of the f16 result.
+// CHECK-LABEL: func @pointwise_chain
+// CHECK: %[[G:.*]] = ridge.fusion_group "k0_pointwise" kind "pointwise" -> tensor<1024xf16> {
+// CHECK-NEXT: ridge.add
+// CHECK-NEXT: ridge.tanh
+// CHECK-NEXT: ridge.mul
+// CHECK-NEXT: %[[C:.*]] = ridge.cast
+// CHECK-NEXT: ridge.yield %[[C]] : tensor<1024xf16>
+// CHECK-NEXT: }
+// CHECK-NEXT: return %[[G]]
+func.func @pointwise_chain(%x: tensor<1024xf32>, %y: tensor<1024xf32>) -> tensor<1024xf16> {
+  %0 = ridge.add %x, %y : (tensor<1024xf32>, tensor<1024xf32>) -> tensor<1024xf32>
+  %1 = ridge.tanh %0 : tensor<1024xf32>
+  %2 = ridge.mul %1, %x : (tensor<1024xf32>, tensor<1024xf32>) -> tensor<1024xf32>
+  %3 = ridge.cast %2 : tensor<1024xf32> -> tensor<1024xf16>
+  return %3 : tensor<1024xf16>
+}
+
+// -----
+
+// Bias, GELU and the residual add are the matmul's epilogue.
+// CHECK-LABEL: func @matmul_epilogue
+// CHECK: ridge.fusion_group "k0_matmul" kind "contraction" -> tensor<128x512xf32> {
+// CHECK-NEXT: ridge.matmul
+// CHECK-NEXT: ridge.add
+// CHECK-NEXT: ridge.gelu
+// CHECK-NEXT: ridge.add
+// CHECK-NEXT: ridge.yield
+// CHECK-NOT: ridge.fusion_group
+func.func @matmul_epilogue(%x: tensor<128x256xf32>, %w: tensor<256x512xf32>, %b: tensor<512xf32>, %r: tensor<128x512xf32>) -> tensor<128x512xf32> {
+  %0 = ridge.matmul %x, %w : (tensor<128x256xf32>, tensor<256x512xf32>) -> tensor<128x512xf32>
+  %1 = ridge.add %0, %b : (tensor<128x512xf32>, tensor<512xf32>) -> tensor<128x512xf32>
+  %2 = ridge.gelu %1 {approximate = "tanh"} : tensor<128x512xf32>
+  %3 = ridge.add %2, %r : (tensor<128x512xf32>, tensor<128x512xf32>) -> tensor<128x512xf32>
+  return %3 : tensor<128x512xf32>
+}
+
+// -----
+
+// The residual add joins the LayerNorm that reads it; its sum is still needed
+// outside (the residual stream), so the kernel has two outputs.
+// CHECK-LABEL: func @residual_layer_norm
+// CHECK: %[[G:.*]]:2 = ridge.fusion_group "k0_reduction" kind "reduction" -> tensor<128x768xf32>, tensor<128x768xf32> {
+// CHECK-NEXT: %[[SUM:.*]] = ridge.add
+// CHECK-NEXT: %[[NORM:.*]], %{{.*}}, %{{.*}} = ridge.layer_norm %[[SUM]]
+// CHECK-NEXT: ridge.yield %[[SUM]], %[[NORM]]
+// CHECK: return %[[G]]#0, %[[G]]#1
+func.func @residual_layer_norm(%x: tensor<128x768xf32>, %h: tensor<128x768xf32>, %s: tensor<768xf32>, %b: tensor<768xf32>) -> (tensor<128x768xf32>, tensor<128x768xf32>) {
+  %0 = ridge.add %x, %h : (tensor<128x768xf32>, tensor<128x768xf32>) -> tensor<128x768xf32>
+  %1:3 = ridge.layer_norm %0, %s, %b {axis = 1 : i64, epsilon = 1.0e-5 : f32} : (tensor<128x768xf32>, tensor<768xf32>, tensor<768xf32>) -> (tensor<128x768xf32>, tensor<128x1xf32>, tensor<128x1xf32>)
+  return %0, %1#0 : tensor<128x768xf32>, tensor<128x768xf32>
+}
+
+// -----
+
+// RMSNorm as exported (Pow, ReduceMean, Add, Sqrt, Div, Mul): the ops on
+// whole rows and on per-row values form one row-reduction kernel.
+// CHECK-LABEL: func @rms_norm_decomposed
+// CHECK: ridge.fusion_group "k0_reduction" kind "reduction"
+// CHECK-NEXT: ridge.pow
+// CHECK-NEXT: ridge.reduce mean
+// CHECK-NEXT: ridge.add
+// CHECK-NEXT: ridge.sqrt
+// CHECK-NEXT: ridge.div
+// CHECK-NEXT: ridge.mul
+// CHECK-NEXT: ridge.yield
+// CHECK-NOT: ridge.fusion_group
+func.func @rms_norm_decomposed(%x: tensor<1x128x256xf32>, %w: tensor<256xf32>) -> tensor<1x128x256xf32> {
+  %two = ridge.constant dense<2.0> : tensor<f32>
+  %eps = ridge.constant dense<1.0e-6> : tensor<f32>
+  %0 = ridge.pow %x, %two : (tensor<1x128x256xf32>, tensor<f32>) -> tensor<1x128x256xf32>
+  %1 = ridge.reduce mean %0 {axes = array<i64: 2>, keepdims = true} : tensor<1x128x256xf32> -> tensor<1x128x1xf32>
+  %2 = ridge.add %1, %eps : (tensor<1x128x1xf32>, tensor<f32>) -> tensor<1x128x1xf32>
+  %3 = ridge.sqrt %2 : tensor<1x128x1xf32>
+  %4 = ridge.div %x, %3 : (tensor<1x128x256xf32>, tensor<1x128x1xf32>) -> tensor<1x128x256xf32>
+  %5 = ridge.mul %4, %w : (tensor<1x128x256xf32>, tensor<256xf32>) -> tensor<1x128x256xf32>
+  return %5 : tensor<1x128x256xf32>
+}
+
+// -----
+
+// Scale and mask are the softmax's prologue.
+// CHECK-LABEL: func @scaled_masked_softmax
+// CHECK: ridge.fusion_group "k0_reduction" kind "reduction"
+// CHECK-NEXT: ridge.div
+// CHECK-NEXT: ridge.add
+// CHECK-NEXT: ridge.softmax
+// CHECK-NEXT: ridge.yield
+// CHECK-NOT: ridge.fusion_group
+func.func @scaled_masked_softmax(%s: tensor<1x4x128x128xf32>, %m: tensor<1x1x128x128xf32>) -> tensor<1x4x128x128xf32> {
+  %c = ridge.constant dense<8.0> : tensor<f32>
+  %0 = ridge.div %s, %c : (tensor<1x4x128x128xf32>, tensor<f32>) -> tensor<1x4x128x128xf32>
+  %1 = ridge.add %0, %m : (tensor<1x4x128x128xf32>, tensor<1x1x128x128xf32>) -> tensor<1x4x128x128xf32>
+  %2 = ridge.softmax %1 {axis = 3 : i64} : tensor<1x4x128x128xf32>
+  return %2 : tensor<1x4x128x128xf32>
+}
+
+// -----
+
+// A memory-bound matmul reads its operand through the transpose.
+// CHECK-LABEL: func @transpose_prologue
+// CHECK: ridge.fusion_group "k0_matmul" kind "contraction"
+// CHECK-NEXT: ridge.transpose
+// CHECK-NEXT: ridge.matmul
+// CHECK-NEXT: ridge.yield
+func.func @transpose_prologue(%q: tensor<1x128x4x64xf32>, %k: tensor<1x4x64x128xf32>) -> tensor<1x4x128x128xf32> {
+  %0 = ridge.transpose %q, [0, 2, 1, 3] : tensor<1x128x4x64xf32> -> tensor<1x4x128x64xf32>
+  %1 = ridge.matmul %0, %k : (tensor<1x4x128x64xf32>, tensor<1x4x64x128xf32>) -> tensor<1x4x128x128xf32>
+  return %1 : tensor<1x4x128x128xf32>
+}
+
+// -----
+
+// Negative: a 4096^3 bf16 matmul is compute-bound (intensity ~1400 FLOP/B
+// against a ridge of 295): the cast stays a kernel of its own rather than be
+// recomputed for every tile.
+// CHECK-LABEL: func @prologue_into_compute_bound
+// CHECK: ridge.fusion_group "k0_pointwise" kind "pointwise"
+// CHECK-NEXT: ridge.cast
+// CHECK: ridge.fusion_group "k1_matmul" kind "contraction"
+// CHECK-NEXT: ridge.matmul
+func.func @prologue_into_compute_bound(%x: tensor<4096x4096xf32>, %w: tensor<4096x4096xbf16>) -> tensor<4096x4096xbf16> {
+  %0 = ridge.cast %x : tensor<4096x4096xf32> -> tensor<4096x4096xbf16>
+  // expected-remark @+1 {{consumer is compute-bound: a prologue would be recomputed per tile}}
+  %1 = ridge.matmul %0, %w : (tensor<4096x4096xbf16>, tensor<4096x4096xbf16>) -> tensor<4096x4096xbf16>
+  return %1 : tensor<4096x4096xbf16>
+}
+
+// -----
+
+// Negative: a softmax row of 100000 floats (391 KiB) does not fit the H100's
+// 228 KiB of shared memory per SM, so the exp is not pulled into it.
+// CHECK-LABEL: func @row_exceeds_shared_memory
+// CHECK: ridge.fusion_group "k0_pointwise"
+// CHECK: ridge.fusion_group "k1_reduction"
+func.func @row_exceeds_shared_memory(%x: tensor<2x100000xf32>) -> tensor<2x100000xf32> {
+  %0 = ridge.exp %x : tensor<2x100000xf32>
+  // expected-remark @+1 {{would exceed shared memory: a row of 390.6 KiB > 228.0 KiB per SM on H100-SXM}}
+  %1 = ridge.softmax %0 {axis = 1 : i64} : tensor<2x100000xf32>
+  return %1 : tensor<2x100000xf32>
+}
+
+// -----
+
+// Negative: a scan (cumsum) has no fused lowering; the ops on both sides
+// stay separate kernels.
+// CHECK-LABEL: func @opaque_op
+// CHECK: ridge.fusion_group "k0_pointwise"
+// CHECK-NEXT: ridge.exp
+// CHECK: ridge.fusion_group "k1_cumsum" kind "opaque"
+// CHECK: ridge.fusion_group "k2_pointwise"
+// CHECK-NEXT: ridge.neg
+func.func @opaque_op(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %0 = ridge.exp %x : tensor<8x16xf32>
+  // expected-remark @+1 {{ridge.cumsum runs as a kernel of its own}}
+  %1 = ridge.cumsum %0 {axis = 1 : i64} : tensor<8x16xf32>
+  // expected-remark @+1 {{ridge.cumsum runs as a kernel of its own}}
+  %2 = ridge.neg %1 : tensor<8x16xf32>
+  return %2 : tensor<8x16xf32>
+}
+
+// -----
+
+// Negative: a LayerNorm needs whole rows of the matmul's output, which the
+// matmul kernel computes element by element.
+// CHECK-LABEL: func @norm_after_matmul
+// CHECK: ridge.fusion_group "k0_matmul" kind "contraction"
+// CHECK: ridge.fusion_group "k1_reduction" kind "reduction"
+func.func @norm_after_matmul(%x: tensor<128x256xf32>, %w: tensor<256x256xf32>, %s: tensor<256xf32>) -> tensor<128x256xf32> {
+  %0 = ridge.matmul %x, %w : (tensor<128x256xf32>, tensor<256x256xf32>) -> tensor<128x256xf32>
+  // expected-remark @+1 {{a reduction over a contraction's output needs whole rows of it}}
+  %1:3 = ridge.layer_norm %0, %s {axis = 1 : i64, epsilon = 1.0e-5 : f32} : (tensor<128x256xf32>, tensor<256xf32>) -> (tensor<128x256xf32>, tensor<128x1xf32>, tensor<128x1xf32>)
+  return %1#0 : tensor<128x256xf32>
+}
+
+// -----
+
+// A lone reshape is a view: no kernel.
+// CHECK-LABEL: func @views_only
+// CHECK-NOT: ridge.fusion_group
+// CHECK: ridge.reshape
+func.func @views_only(%x: tensor<2x3x4xf32>) -> tensor<6x4xf32> {
+  %0 = ridge.reshape %x : tensor<2x3x4xf32> -> tensor<6x4xf32>
+  return %0 : tensor<6x4xf32>
+}
