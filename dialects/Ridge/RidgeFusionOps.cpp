@@ -32,9 +32,9 @@ int64_t mlir::ridge::getKernelBytes(ArrayRef<Operation *> ops,
   auto isView = [](Operation *op) { return isa<ReshapeOp, BitCastOp>(op); };
   for (Operation *op : ops) {
     // A view reads nothing; the data is read by the op that uses the view.
-    if (isView(op))
-      continue;
     for (OpOperand &operand : op->getOpOperands()) {
+      if (isView(op))
+        break;
       Value value = operand.get();
       if (!isa<RankedTensorType>(value.getType()))
         continue;

@@ -120,7 +120,9 @@ LogicalResult mlir::ridge::lowerGraphModule(ModuleOp module,
                                             const CompileOptions &options,
                                             LoweringStage stage) {
   PassManager pm(module.getContext());
-  buildGraphToLinalgPipeline(pm);
+  GraphToLinalgOptions graph;
+  graph.fusion = options.fusion;
+  buildGraphToLinalgPipeline(pm, graph);
   if (stage == LoweringStage::LLVMDialect) {
     if (options.isGpu()) {
       GpuPipelineOptions gpu;

@@ -32,6 +32,7 @@
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -53,19 +54,35 @@ void mlir::ridge::buildGraphOptimizationPipeline(OpPassManager &pm) {
   pm.addPass(createCSEPass());
 }
 
-void mlir::ridge::buildGraphToLinalgPipeline(OpPassManager &pm) {
+void mlir::ridge::buildGraphToLinalgPipeline(
+    OpPassManager &pm, const GraphToLinalgOptions &options) {
   buildGraphOptimizationPipeline(pm);
+  if (!options.fusion) {
+    // One kernel per graph op, except what upstream's default elementwise
+    // fusion (single-use producers) merges.
+    pm.addPass(createConvertGraphToLinalgPass());
+    pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+    return;
+  }
+  // The fusion plan decides the kernels; each kernel function is lowered on
+  // its own, so no fusion crosses a kernel boundary, then inlined back.
+  FormFusionGroupsPassOptions groups;
+  groups.gpu = options.gpu;
+  groups.precision = options.precision;
+  pm.addNestedPass<func::FuncOp>(createFormFusionGroupsPass(groups));
+  pm.addPass(createOutlineFusionGroupsPass());
   pm.addPass(createConvertGraphToLinalgPass());
-  // Producer/consumer fusion of elementwise generics; the roofline-driven
-  // fusion policy replaces the default control function later.
-  pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
+  pm.addNestedPass<func::FuncOp>(createFuseKernelBodiesPass());
+  pm.addPass(createInlinerPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }
 
 /// Tensors -> memrefs with the model function taking identity-layout buffers
 /// for inputs and outputs (destination-passing style), temporaries freed.
-static void addBufferizationPasses(OpPassManager &pm) {
+static void addBufferizationPasses(OpPassManager &pm, bool sequentialLoops) {
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
@@ -76,12 +93,18 @@ static void addBufferizationPasses(OpPassManager &pm) {
   outParams.modifyPublicFunctions = true;
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
   pm.addPass(createCanonicalizerPass());
+  PrivatizeLoopBuffersPassOptions privatize;
+  privatize.sequential = sequentialLoops;
+  pm.addNestedPass<func::FuncOp>(createPrivatizeLoopBuffersPass(privatize));
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createConvertBufferizationToMemRefPass());
+  // Kernel bodies tiled with scf.forall (ridge-fuse-kernel-bodies) become
+  // the parallel loops that the back ends map.
+  pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
 }
 
 void mlir::ridge::buildCpuLoweringPipeline(OpPassManager &pm) {
-  addBufferizationPasses(pm);
+  addBufferizationPasses(pm, /*sequentialLoops=*/true);
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   // Loops over empty buffers fold away before their arguments are retyped.
   pm.addPass(createCanonicalizerPass());
@@ -106,7 +129,7 @@ void mlir::ridge::buildCpuLoweringPipeline(OpPassManager &pm) {
 
 void mlir::ridge::buildGpuLoweringPipeline(OpPassManager &pm,
                                            const GpuPipelineOptions &options) {
-  addBufferizationPasses(pm);
+  addBufferizationPasses(pm, /*sequentialLoops=*/false);
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createRetypeEmptyBuffersPass());
@@ -114,8 +137,14 @@ void mlir::ridge::buildGpuLoweringPipeline(OpPassManager &pm,
   mapping.blockSize = options.blockSize;
   pm.addNestedPass<func::FuncOp>(createMapParallelLoopsToGpuPass(mapping));
   pm.addPass(createGpuHostBuffersPass());
-  // Launch sizes must fold to constants for convert-parallel-loops-to-gpu.
-  pm.addPass(createCanonicalizerPass());
+  // Launch sizes must fold to constants for convert-parallel-loops-to-gpu;
+  // merging the block loop with its thread loop would drop their mapping
+  // (a loop whose extent is a multiple of the block size has a constant
+  // thread loop) and leave the loop on the host.
+  pm.addPass(createCanonicalizerPass(
+      GreedyRewriteConfig(),
+      /*disabledPatterns=*/{
+          "(anonymous namespace)::MergeNestedParallelLoops"}));
   pm.addPass(createConvertParallelLoopToGpuPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());
@@ -168,7 +197,7 @@ void mlir::ridge::buildGpuLoweringPipeline(OpPassManager &pm,
 }
 
 void mlir::ridge::registerRidgePipelines() {
-  PassPipelineRegistration<>(
+  PassPipelineRegistration<GraphToLinalgOptions>(
       "ridge-graph-to-linalg",
       "Lower the ridge graph dialect to fused linalg on tensors",
       buildGraphToLinalgPipeline);

@@ -36,6 +36,31 @@ bool touchesMemory(Operation *op) {
   return found;
 }
 
+/// Rewrites a result-free `scf.parallel` into a nest of `scf.for`.
+LogicalResult serializeParallelLoop(RewriterBase &rewriter,
+                                    scf::ParallelOp loop) {
+  if (loop.getNumResults() != 0)
+    return loop.emitError("cannot run a parallel reduction inside a GPU "
+                          "thread");
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(loop);
+  SmallVector<Value> ivs;
+  Operation *innermostTerminator = nullptr;
+  for (auto [lower, upper, step] :
+       llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
+    auto forOp =
+        scf::ForOp::create(rewriter, loop.getLoc(), lower, upper, step);
+    ivs.push_back(forOp.getInductionVar());
+    innermostTerminator = forOp.getBody()->getTerminator();
+    rewriter.setInsertionPoint(innermostTerminator);
+  }
+  Block *body = loop.getBody();
+  rewriter.eraseOp(body->getTerminator());
+  rewriter.inlineBlockBefore(body, innermostTerminator, ivs);
+  rewriter.eraseOp(loop);
+  return success();
+}
+
 struct MapParallelLoopsToGpuPass
     : ridge::impl::MapParallelLoopsToGpuPassBase<MapParallelLoopsToGpuPass> {
   using Base::Base;
@@ -103,6 +128,16 @@ struct MapParallelLoopsToGpuPass
       if (failed(mapTo(outer, gpu::Processor::BlockX)) ||
           failed(mapTo(inner, gpu::Processor::ThreadX)))
         return signalPassFailure();
+      // Loops nested in a thread's iteration (the row of a tiled reduction,
+      // the element loop of a fused tile) run sequentially in that thread.
+      // As scf.for they may follow stores, which nested scf.parallel loops
+      // may not in convert-parallel-loops-to-gpu.
+      SmallVector<scf::ParallelOp> nested;
+      inner.getBody()->walk(
+          [&](scf::ParallelOp loop) { nested.push_back(loop); });
+      for (scf::ParallelOp loop : nested)
+        if (failed(serializeParallelLoop(rewriter, loop)))
+          return signalPassFailure();
       LLVM_DEBUG(llvm::dbgs() << "mapped a rank-" << rank << " loop nest\n");
     }
   }

@@ -31,6 +31,8 @@ struct CompileOptions {
   /// CUDA toolkit for ptxas; empty: $CUDA_HOME, then PATH.
   std::string cudaToolkit;
   int64_t blockSize = 256;
+  /// Fuse memory-bound chains into kernels (the roofline-driven plan).
+  bool fusion = true;
 
   bool isGpu() const { return target != "cpu"; }
 };

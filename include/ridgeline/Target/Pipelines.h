@@ -38,6 +38,23 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
                                          llvm::cl::init(256)};
 };
 
+struct GraphToLinalgOptions
+    : public PassPipelineOptions<GraphToLinalgOptions> {
+  PassOptions::Option<bool> fusion{
+      *this, "fusion",
+      llvm::cl::desc("Form roofline-driven fusion groups and lower each to "
+                     "one kernel (off: one or more kernels per graph op)"),
+      llvm::cl::init(true)};
+  PassOptions::Option<std::string> gpu{
+      *this, "gpu",
+      llvm::cl::desc("GPU whose roofline drives the fusion decisions"),
+      llvm::cl::init("H100-SXM")};
+  PassOptions::Option<std::string> precision{
+      *this, "precision",
+      llvm::cl::desc("Number format of contractions for the fusion policy"),
+      llvm::cl::init("bf16")};
+};
+
 /// Returns the PTX ISA feature string each supported chip needs; the NVVM
 /// pipeline's +ptx60 default aborts for sm_80+ (toolchain notes, P7).
 FailureOr<std::string> getPtxFeatures(StringRef chip);
@@ -45,7 +62,8 @@ FailureOr<std::string> getPtxFeatures(StringRef chip);
 /// Graph-level clean-up (folding, canonicalization, CSE) on the ridge
 /// dialect: the graph that the roofline report and the lowering both see.
 void buildGraphOptimizationPipeline(OpPassManager &pm);
-void buildGraphToLinalgPipeline(OpPassManager &pm);
+void buildGraphToLinalgPipeline(OpPassManager &pm,
+                                const GraphToLinalgOptions &options = {});
 void buildCpuLoweringPipeline(OpPassManager &pm);
 void buildGpuLoweringPipeline(OpPassManager &pm,
                               const GpuPipelineOptions &options);

@@ -48,6 +48,47 @@ def OutlineFusionGroupsPass : Pass<"ridge-outline-fusion-groups",
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
+def FuseKernelBodiesPass : Pass<"ridge-fuse-kernel-bodies",
+                                "::mlir::func::FuncOp"> {
+  let summary = "Lower each kernel function's linalg body to one loop nest";
+  let description = [{
+    Runs on functions marked `ridge.kernel` after their graph ops became
+    linalg on tensors. Elementwise producers fold into their consumers
+    (recomputed for several consumers, except values the kernel returns),
+    reshapes propagate out of the way and `tensor.extract`s from elementwise
+    generics (slices, gathers, concats) compute the element in place. If
+    more than one op remains, the op producing the kernel's result is tiled
+    with `scf.forall` and all producers are fused into the loop: dimensions
+    along which a reduction's result is broadcast (rows) stay whole, all
+    others are tiled by one. The body is then one loop nest: one GPU kernel.
+  }];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect", "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
+def PrivatizeLoopBuffersPass : Pass<"ridge-privatize-loop-buffers",
+                                    "::mlir::func::FuncOp"> {
+  let summary = "Turn buffers allocated inside parallel loops into allocas";
+  let description = [{
+    A `memref.alloc` inside an `scf.forall` or `scf.parallel` is private to
+    one iteration (a tiled kernel's accumulator or row). It becomes a
+    `memref.alloca` and its `memref.dealloc`s go, so that the loop can run
+    as a GPU kernel (registers or local memory) and costs no heap traffic on
+    the CPU. A dynamically sized one is an error. With `sequential` (the
+    loops run one iteration after another, as on the CPU) the alloca goes to
+    the function's entry and every iteration reuses it, so that the stack
+    does not grow with the iteration count.
+  }];
+  let options = [
+    Option<"sequential", "sequential", "bool", /*default=*/"false",
+           "Iterations run in order: hoist the buffers to the function entry">,
+  ];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 //===----------------------------------------------------------------------===//
 // GPU mapping (memref level)
 //===----------------------------------------------------------------------===//
