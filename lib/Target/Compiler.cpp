@@ -328,17 +328,23 @@ mlir::ridge::compileModelFile(MLIRContext &context, StringRef modelPath,
                               StringRef outputPath) {
   OwningOpRef<ModuleOp> module =
       importOnnxFile(&context, modelPath, importOptions);
-  if (!module)
+  if (!module || failed(attachManifest(*module, options.target)))
     return failure();
-  if (failed(attachManifest(*module, options.target)) ||
-      failed(lowerGraphModule(*module, options, LoweringStage::LLVMDialect)))
+  return compileGraphModule(*module, options, outputPath);
+}
+
+LogicalResult mlir::ridge::compileGraphModule(ModuleOp module,
+                                              const CompileOptions &options,
+                                              StringRef outputPath) {
+  if (failed(lowerGraphModule(module, options, LoweringStage::LLVMDialect)))
     return failure();
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =
-      translateToLLVMIR(*module, llvmContext);
+      translateToLLVMIR(module, llvmContext);
   if (!llvmModule)
     return emitError(module->getLoc(), "translation to LLVM IR failed");
-  releaseWeightBlobs(*module);
+  if (options.releaseWeights)
+    releaseWeightBlobs(module);
   std::string error;
   if (failed(emitSharedLibrary(*llvmModule, outputPath, error)))
     return emitError(module->getLoc(), error);

@@ -65,7 +65,10 @@ struct FormFusionGroupsPass
 
   void runOnOperation() override {
     func::FuncOp func = getOperation();
-    if (func.isExternal() || func->hasAttr(kKernelAttr))
+    // A function already grouped (ridge-run --verify fixes the groups
+    // before compiling) keeps its plan.
+    if (func.isExternal() || func->hasAttr(kKernelAttr) ||
+        !func.getOps<FusionGroupOp>().empty())
       return;
     std::string error;
     std::optional<RooflineModel> model =

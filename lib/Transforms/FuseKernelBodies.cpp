@@ -262,14 +262,23 @@ static LogicalResult tileAndFuseSink(func::FuncOp kernel) {
   if (numTileable <= 1 || !sink)
     return success();
 
-  // Tiling an op whose operands are indexed by sums of loops (a transposed
-  // convolution's window) by one would need a slice of the operand per
-  // tile that the op cannot infer; such kernels keep a loop nest per op.
+  // Tiling needs each operand slice to follow from the tile: indices that
+  // are non-negative combinations of loops (a strided convolution's
+  // window) do; differences, divisions and modulos (a transposed
+  // convolution's) do not, and such kernels keep a loop nest per op.
   bool tileable = true;
   kernel.walk([&](linalg::LinalgOp op) {
     for (AffineMap map : op.getIndexingMapsArray())
-      if (!map.isProjectedPermutation(/*allowZeroInResults=*/true))
-        tileable = false;
+      for (AffineExpr expr : map.getResults())
+        expr.walk([&](AffineExpr sub) {
+          if (auto binary = dyn_cast<AffineBinaryOpExpr>(sub)) {
+            if (sub.getKind() != AffineExprKind::Add &&
+                sub.getKind() != AffineExprKind::Mul)
+              tileable = false;
+            if (auto c = dyn_cast<AffineConstantExpr>(binary.getRHS()))
+              tileable &= c.getValue() >= 0;
+          }
+        });
   });
   if (!tileable)
     return success();

@@ -11,12 +11,15 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ridgeline/Analysis/GpuSpec.h"
 #include "ridgeline/Import/OnnxImporter.h"
 #include "ridgeline/Import/TensorProto.h"
 #include "ridgeline/Runtime/Runtime.h"
 #include "ridgeline/Target/Compiler.h"
+#include "ridgeline/Target/Verify.h"
 
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
@@ -69,6 +72,25 @@ static cl::opt<bool> specializeValues(
              "bounds, axes, Resize scales, ...) that are small graph inputs "
              "to their test-data values, as input shapes are (default on)"),
     cl::init(true), cl::cat(category));
+
+static cl::opt<bool>
+    fusion("fusion",
+           cl::desc("Compile with the roofline-driven fusion plan (default "
+                    "on); off: one kernel per graph op"),
+           cl::init(true), cl::cat(category));
+
+static cl::opt<bool> verify(
+    "verify",
+    cl::desc("Run the fused plan and an unfused reference side by side on "
+             "the test inputs and name the first kernel whose outputs differ "
+             "beyond --rtol/--atol, with its ONNX nodes"),
+    cl::init(false), cl::cat(category));
+
+static cl::opt<std::string> injectFault(
+    "inject-fault",
+    cl::desc("With --verify: add 1 to this kernel's first result in the "
+             "fused build (to test that verification finds a broken kernel)"),
+    cl::value_desc("kernel"), cl::init(""), cl::cat(category), cl::Hidden);
 
 enum ExitCode { kOk = 0, kFailed = 1, kNoGpu = 3, kOutOfScope = 4 };
 
@@ -167,6 +189,138 @@ static double elementAt(const char *data, ::ridge::rt::DType dtype, size_t i) {
   return 0;
 }
 
+/// Element errors of `got` against `want` (both of `spec`'s type): returns
+/// the count outside tolerance.
+static size_t compareElements(const ::ridge::rt::TensorSpec &spec,
+                              const char *got, const char *want, double &maxAbs,
+                              double &maxRel) {
+  maxAbs = 0;
+  maxRel = 0;
+  size_t bad = 0;
+  for (size_t i = 0, e = spec.numElements(); i < e; ++i) {
+    double g = elementAt(got, spec.dtype, i);
+    double w = elementAt(want, spec.dtype, i);
+    if (std::isnan(g) && std::isnan(w))
+      continue;
+    double diff = std::fabs(g - w);
+    if (std::isnan(diff) || (std::isinf(w) && g != w))
+      diff = INFINITY;
+    maxAbs = std::max(maxAbs, diff);
+    if (w != 0)
+      maxRel = std::max(maxRel, diff / std::fabs(w));
+    if (!(diff <= absTolerance + relTolerance * std::fabs(w)))
+      ++bad;
+  }
+  return bad;
+}
+
+/// A compiled model and the outputs of one run.
+struct Run {
+  std::unique_ptr<::ridge::rt::Model> model;
+  std::vector<std::vector<char>> outputs;
+};
+
+/// Compiles `module` (manifest attached) to a temporary shared object,
+/// loads it and runs it on `inputs`.
+static int compileAndRun(ModuleOp module, const CompileOptions &options,
+                         std::vector<TensorData> &inputs,
+                         const std::vector<std::string> &inputFiles, Run &run) {
+  std::string error;
+  llvm::SmallString<128> soPath;
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("ridge-run", "so", soPath))
+    return fail("cannot create a temporary file: " + ec.message());
+  llvm::FileRemover removeSo(soPath);
+  if (failed(compileGraphModule(module, options, soPath)))
+    return kFailed;
+  run.model = ::ridge::rt::Model::load(std::string(soPath), error);
+  if (!run.model)
+    return fail(error);
+
+  // Check the data against the compiled signature.
+  std::vector<void *> buffers;
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    const ::ridge::rt::TensorSpec &spec = run.model->inputs()[k];
+    std::string dtype = getOnnxDataTypeName(inputs[k].dataType).str();
+    if (dtype != ::ridge::rt::dtypeName(spec.dtype) ||
+        inputs[k].bytes.size() != spec.byteSize())
+      return fail(inputFiles[k] + ": tensor of " + dtype + " [" +
+                  std::to_string(inputs[k].getNumElements()) +
+                  " elements] does not match input '" + spec.name + "' (" +
+                  ::ridge::rt::dtypeName(spec.dtype) + " " +
+                  spec.shapeString() + ")");
+    buffers.push_back(inputs[k].bytes.data());
+  }
+  for (const ::ridge::rt::TensorSpec &spec : run.model->outputs())
+    run.outputs.emplace_back(std::max<size_t>(spec.byteSize(), 1));
+  for (auto &out : run.outputs)
+    buffers.push_back(out.data());
+
+  if (!run.model->run(buffers, error)) {
+    bool noGpu = error.rfind("no NVIDIA GPU available", 0) == 0;
+    fail(error);
+    return noGpu ? kNoGpu : kFailed;
+  }
+  return kOk;
+}
+
+/// --verify: the fused plan against one kernel per op, kernel by kernel.
+static int verifyFusion(OwningOpRef<ModuleOp> module, CompileOptions options,
+                        std::vector<TensorData> &inputs,
+                        const std::vector<std::string> &inputFiles) {
+  FailureOr<std::vector<KernelProbe>> probes =
+      exposeKernelOutputs(*module, kDefaultGpuName);
+  if (failed(probes))
+    return kFailed;
+  OwningOpRef<ModuleOp> reference = module->clone();
+  dissolveFusionGroups(*reference);
+  if (!injectFault.empty() && failed(injectKernelFault(*module, injectFault)))
+    return kFailed;
+  if (failed(attachManifest(*module, target)) ||
+      failed(attachManifest(*reference, target)))
+    return kFailed;
+
+  llvm::outs() << "ridge-run: verifying " << probes->size() << " kernels of '"
+               << inputFile << "' on " << target
+               << " against one kernel per op\n";
+  Run fused, unfused;
+  options.fusion = true;
+  // Both builds read the same weight blobs.
+  options.releaseWeights = false;
+  if (int rc = compileAndRun(*module, options, inputs, inputFiles, fused))
+    return rc;
+  options.fusion = false;
+  options.releaseWeights = true;
+  if (int rc = compileAndRun(*reference, options, inputs, inputFiles, unfused))
+    return rc;
+
+  for (const KernelProbe &probe : *probes) {
+    std::string nodes = llvm::join(probe.nodes, ", ");
+    for (auto [i, k] : llvm::enumerate(probe.outputs)) {
+      const ::ridge::rt::TensorSpec &spec = fused.model->outputs()[k];
+      double maxAbs, maxRel;
+      size_t bad = compareElements(spec, fused.outputs[k].data(),
+                                   unfused.outputs[k].data(), maxAbs, maxRel);
+      if (bad == 0)
+        continue;
+      llvm::outs() << llvm::format(
+          "first mismatch: kernel %s, output %zu [%s %s]: max abs err %.3e, "
+          "max rel err %.3e, %zu of %lld outside tolerance\n",
+          probe.name.c_str(), i, ::ridge::rt::dtypeName(spec.dtype),
+          spec.shapeString().c_str(), maxAbs, maxRel, bad,
+          static_cast<long long>(spec.numElements()));
+      llvm::outs() << "  ONNX nodes: " << nodes << "\n";
+      llvm::outs() << "FAIL (rtol " << relTolerance << ", atol " << absTolerance
+                   << ")\n";
+      return kFailed;
+    }
+  }
+  llvm::outs() << "all " << probes->size()
+               << " kernels agree with the unfused reference (rtol "
+               << relTolerance << ", atol " << absTolerance << ")\nPASS\n";
+  return kOk;
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
@@ -232,45 +386,20 @@ int main(int argc, char **argv) {
   CompileOptions options;
   options.target = target;
   options.cudaToolkit = cudaToolkit;
-  llvm::SmallString<128> soPath;
-  if (std::error_code ec =
-          llvm::sys::fs::createTemporaryFile("ridge-run", "so", soPath))
-    return fail("cannot create a temporary file: " + ec.message());
-  llvm::FileRemover removeSo(soPath);
-  if (failed(
-          compileModelFile(context, inputFile, importOptions, options, soPath)))
+  options.fusion = fusion;
+  OwningOpRef<ModuleOp> module =
+      importOnnxFile(&context, inputFile, importOptions);
+  if (!module)
     return kFailed;
-
-  std::unique_ptr<::ridge::rt::Model> model =
-      ::ridge::rt::Model::load(std::string(soPath), error);
-  if (!model)
-    return fail(error);
-
-  // Check the data against the compiled signature.
-  std::vector<void *> buffers;
-  for (size_t k = 0; k < inputs.size(); ++k) {
-    const ::ridge::rt::TensorSpec &spec = model->inputs()[k];
-    std::string dtype = getOnnxDataTypeName(inputs[k].dataType).str();
-    if (dtype != ::ridge::rt::dtypeName(spec.dtype) ||
-        inputs[k].bytes.size() != spec.byteSize())
-      return fail(inputFiles[k] + ": tensor of " + dtype + " [" +
-                  std::to_string(inputs[k].getNumElements()) +
-                  " elements] does not match input '" + spec.name + "' (" +
-                  ::ridge::rt::dtypeName(spec.dtype) + " " +
-                  spec.shapeString() + ")");
-    buffers.push_back(inputs[k].bytes.data());
-  }
-  std::vector<std::vector<char>> outputs;
-  for (const ::ridge::rt::TensorSpec &spec : model->outputs())
-    outputs.emplace_back(std::max<size_t>(spec.byteSize(), 1));
-  for (auto &out : outputs)
-    buffers.push_back(out.data());
-
-  if (!model->run(buffers, error)) {
-    bool noGpu = error.rfind("no NVIDIA GPU available", 0) == 0;
-    fail(error);
-    return noGpu ? kNoGpu : kFailed;
-  }
+  if (verify)
+    return verifyFusion(std::move(module), options, inputs, inputFiles);
+  if (failed(attachManifest(*module, target)))
+    return kFailed;
+  Run run;
+  if (int rc = compileAndRun(*module, options, inputs, inputFiles, run))
+    return rc;
+  std::unique_ptr<::ridge::rt::Model> &model = run.model;
+  std::vector<std::vector<char>> &outputs = run.outputs;
 
   llvm::outs() << "ridge-run: ran '" << inputFile << "' on " << target << "\n";
   if (!compare)
@@ -298,22 +427,9 @@ int main(int argc, char **argv) {
                   " elements] does not match output '" + spec.name + "' (" +
                   ::ridge::rt::dtypeName(spec.dtype) + " " +
                   spec.shapeString() + ")");
-    double maxAbs = 0, maxRel = 0;
-    size_t bad = 0;
-    for (size_t i = 0, e = spec.numElements(); i < e; ++i) {
-      double got = elementAt(outputs[k].data(), spec.dtype, i);
-      double want = elementAt(ref.bytes.data(), spec.dtype, i);
-      if (std::isnan(got) && std::isnan(want))
-        continue;
-      double diff = std::fabs(got - want);
-      if (std::isnan(diff) || (std::isinf(want) && got != want))
-        diff = INFINITY;
-      maxAbs = std::max(maxAbs, diff);
-      if (want != 0)
-        maxRel = std::max(maxRel, diff / std::fabs(want));
-      if (!(diff <= absTolerance + relTolerance * std::fabs(want)))
-        ++bad;
-    }
+    double maxAbs, maxRel;
+    size_t bad = compareElements(spec, outputs[k].data(), ref.bytes.data(),
+                                 maxAbs, maxRel);
     bool ok = bad == 0;
     allOk &= ok;
     llvm::outs() << llvm::format(

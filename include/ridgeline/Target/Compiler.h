@@ -33,6 +33,9 @@ struct CompileOptions {
   int64_t blockSize = 256;
   /// Fuse memory-bound chains into kernels (the roofline-driven plan).
   bool fusion = true;
+  /// Free the weight blobs once the LLVM module holds the weights; off when
+  /// the context still has to compile another module that shares them.
+  bool releaseWeights = true;
 
   bool isGpu() const { return target != "cpu"; }
 };
@@ -89,6 +92,11 @@ private:
   std::string toolName;
   unsigned numErrors = 0;
 };
+
+/// Lowers a graph module whose manifest is attached (attachManifest) for
+/// `options.target` and writes the shared object to `outputPath`.
+LogicalResult compileGraphModule(ModuleOp module, const CompileOptions &options,
+                                 StringRef outputPath);
 
 /// Imports `modelPath`, lowers it for `options.target` and writes the shared
 /// object to `outputPath`. Problems are reported through the context.
