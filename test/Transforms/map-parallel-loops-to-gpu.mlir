@@ -43,3 +43,31 @@ func.func @full_reduction(%in: memref<64xf32>, %out: memref<f32>) {
   }
   return
 }
+
+// -----
+
+// A loop nested in a thread's iteration (a tiled kernel's row) runs in that
+// thread as scf.for: convert-parallel-loops-to-gpu would refuse a nested
+// scf.parallel after the store.
+// CHECK-LABEL: func @nested_row
+// CHECK: scf.parallel
+// CHECK:   scf.parallel
+// CHECK:     memref.store
+// CHECK:     scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:       memref.store
+// CHECK-NOT: scf.parallel
+// CHECK:   } {mapping = [#gpu.loop_dim_map<processor = thread_x
+func.func @nested_row(%m: memref<8x64xf32>, %acc: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c64 = arith.constant 64 : index
+  %cst = arith.constant 0.0 : f32
+  scf.parallel (%i) = (%c0) to (%c8) step (%c1) {
+    memref.store %cst, %acc[%i] : memref<8xf32>
+    scf.parallel (%j) = (%c0) to (%c64) step (%c1) {
+      memref.store %cst, %m[%i, %j] : memref<8x64xf32>
+    }
+  }
+  return
+}
