@@ -96,7 +96,9 @@ struct MapParallelLoopsToGpuPass
 
     SmallVector<scf::ParallelOp> roots;
     func.walk([&](scf::ParallelOp loop) {
-      if (!loop->getParentOfType<scf::ParallelOp>())
+      // Loops mapped already (one warp per row) keep their mapping.
+      if (!loop->getParentOfType<scf::ParallelOp>() &&
+          !loop->hasAttr(gpu::getMappingAttrName()))
         roots.push_back(loop);
     });
     for (scf::ParallelOp root : roots) {

@@ -116,6 +116,29 @@ def MapParallelLoopsToGpuPass
   ];
 }
 
+def MapRowLoopsToWarpsPass : Pass<"ridge-map-row-loops-to-warps",
+                                  "::mlir::func::FuncOp"> {
+  let summary = "Map each row of a fused row kernel to a warp";
+  let description = [{
+    A top-level `scf.parallel` over rows whose body holds reduction loops
+    (`scf.for` updating thread-private accumulators with add, mul, max or
+    min) and elementwise row loops (`scf.parallel`) becomes a block x thread
+    loop nest mapped to block-x / thread-x, `warps-per-block` rows per block.
+    Lane l of a row's warp runs elements l, l + 32, ... of every row loop
+    (consecutive lanes, consecutive addresses) and each reduction ends with a
+    butterfly of `gpu.shuffle xor`, leaving the row's total in every lane.
+    Other loops are left to `ridge-map-parallel-loops-to-gpu`.
+  }];
+  let options = [
+    Option<"warpsPerBlock", "warps-per-block", "int64_t", /*default=*/"8",
+           "Rows (warps) per thread block">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect"
+  ];
+}
+
 def RetypeEmptyBuffersPass : Pass<"ridge-retype-empty-buffers",
                                   "::mlir::func::FuncOp"> {
   let summary = "Give zero-element buffer arguments a bare-pointer type";

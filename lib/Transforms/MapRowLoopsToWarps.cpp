@@ -1,0 +1,370 @@
+//===- MapRowLoopsToWarps.cpp - One warp per row of a reduction kernel ----===//
+//
+// A fused row kernel (softmax, LayerNorm, RMSNorm with the ops around them)
+// is a parallel loop over rows whose body walks each row several times:
+// reduction loops into thread-private accumulators, then an elementwise loop
+// that writes the row. Mapped one row per thread, neighbouring threads read
+// addresses a row apart (uncoalesced) and each thread walks its row alone.
+//
+// This pass maps each row to a warp instead: lane l handles elements
+// l, l + 32, l + 64, ... of every row loop, so that a warp's accesses are
+// consecutive, and each reduction ends with a butterfly of `gpu.shuffle xor`
+// that leaves the row's total in every lane. Loops the pattern does not
+// cover are left to ridge-map-parallel-loops-to-gpu.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ridgeline/Transforms/Passes.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "ridge-map-row-loops-to-warps"
+
+namespace mlir::ridge {
+#define GEN_PASS_DEF_MAPROWLOOPSTOWARPSPASS
+#include "ridgeline/Transforms/Passes.h.inc"
+} // namespace mlir::ridge
+
+using namespace mlir;
+using namespace mlir::ridge;
+
+static constexpr int64_t kWarpSize = 32;
+
+namespace {
+/// One accumulator of a reduction loop: `store(combine(load(acc), v), acc)`.
+struct Accumulator {
+  memref::LoadOp load;
+  memref::StoreOp store;
+  Operation *combine;
+};
+} // namespace
+
+/// The identity of `combine`, or null when the pass does not know it.
+static TypedAttr getIdentity(Operation *combine) {
+  Type type = combine->getResult(0).getType();
+  Builder b(combine->getContext());
+  if (auto floatType = dyn_cast<FloatType>(type)) {
+    const llvm::fltSemantics &semantics = floatType.getFloatSemantics();
+    if (isa<arith::AddFOp>(combine))
+      return b.getFloatAttr(type, 0.0);
+    if (isa<arith::MulFOp>(combine))
+      return b.getFloatAttr(type, 1.0);
+    if (isa<arith::MaximumFOp, arith::MaxNumFOp>(combine))
+      return b.getFloatAttr(type,
+                            APFloat::getInf(semantics, /*Negative=*/true));
+    if (isa<arith::MinimumFOp, arith::MinNumFOp>(combine))
+      return b.getFloatAttr(type, APFloat::getInf(semantics));
+    return nullptr;
+  }
+  if (isa<arith::AddIOp>(combine))
+    return b.getIntegerAttr(type, 0);
+  return nullptr;
+}
+
+/// The accumulators of `loop` if it is a reduction loop: every store in its
+/// body updates a thread-private alloca (defined outside the loop, constant
+/// indices) with a combiner of known identity. Empty otherwise.
+static SmallVector<Accumulator> matchReductionLoop(scf::ForOp loop) {
+  SmallVector<Accumulator> accumulators;
+  bool ok = loop.getNumResults() == 0;
+  loop.getBody()->walk([&](Operation *op) {
+    if (isa<scf::ForOp, scf::ParallelOp>(op) ||
+        (!isa<memref::StoreOp>(op) && !isPure(op) &&
+         !isa<memref::LoadOp>(op))) {
+      ok = false;
+      return;
+    }
+    auto store = dyn_cast<memref::StoreOp>(op);
+    if (!store)
+      return;
+    auto alloca = store.getMemRef().getDefiningOp<memref::AllocaOp>();
+    Operation *combine = store.getValueToStore().getDefiningOp();
+    if (!alloca || loop->isAncestor(alloca) || !combine ||
+        combine->getNumOperands() != 2 || !getIdentity(combine)) {
+      ok = false;
+      return;
+    }
+    for (Value operand : combine->getOperands())
+      if (auto load = operand.getDefiningOp<memref::LoadOp>())
+        if (load.getMemRef() == store.getMemRef() &&
+            load.getIndices() == store.getIndices()) {
+          accumulators.push_back({load, store, combine});
+          return;
+        }
+    ok = false;
+  });
+  if (!ok)
+    return {};
+  return accumulators;
+}
+
+/// Whether `root`'s body is a row kernel the warp mapping covers: its inner
+/// loops are reduction loops or result-free 1-D parallel loops over the row
+/// (at least one, the row's write), and nothing nests deeper.
+/// The induction variable a row loop directly in the root body runs over.
+static Value getRowIndex(Operation *loop) {
+  if (auto forOp = dyn_cast<scf::ForOp>(loop))
+    return forOp.getInductionVar();
+  if (auto parallel = dyn_cast<scf::ParallelOp>(loop))
+    return parallel.getInductionVars()[0];
+  return nullptr;
+}
+
+/// A thread-private buffer holding a row (more than one element) stays
+/// correct when split across lanes only if every access is made inside a
+/// row loop starting at 0 with step 1, at that loop's index: lane l then
+/// touches exactly the elements l, l + 32, ... in every loop.
+static bool isLaneLocal(memref::AllocaOp buffer, scf::ParallelOp root) {
+  if (buffer.getType().getNumElements() <= 1)
+    return true;
+  for (Operation *user : buffer->getUsers()) {
+    ValueRange indices;
+    if (auto load = dyn_cast<memref::LoadOp>(user))
+      indices = load.getIndices();
+    else if (auto store = dyn_cast<memref::StoreOp>(user))
+      indices = store.getIndices();
+    else
+      return false;
+    Operation *loop = user->getParentOp();
+    while (loop && loop->getParentOp() != root.getOperation())
+      loop = loop->getParentOp();
+    Value index = loop ? getRowIndex(loop) : Value();
+    if (!index || indices.empty() || indices.back() != index)
+      return false;
+    auto isConstant = [](Value v, int64_t c) {
+      std::optional<int64_t> value = getConstantIntValue(v);
+      return value && *value == c;
+    };
+    if (auto forOp = dyn_cast<scf::ForOp>(loop)) {
+      if (!isConstant(forOp.getLowerBound(), 0) ||
+          !isConstant(forOp.getStep(), 1))
+        return false;
+    } else {
+      auto parallel = cast<scf::ParallelOp>(loop);
+      if (!isConstant(parallel.getLowerBound()[0], 0) ||
+          !isConstant(parallel.getStep()[0], 1))
+        return false;
+    }
+  }
+  return true;
+}
+
+static bool isRowKernel(scf::ParallelOp root) {
+  bool writesRow = false, ok = true;
+  root.getBody()->walk(
+      [&](memref::AllocaOp buffer) { ok &= isLaneLocal(buffer, root); });
+  for (Operation &op : root.getBody()->without_terminator()) {
+    if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      ok &= !matchReductionLoop(loop).empty();
+    } else if (auto loop = dyn_cast<scf::ParallelOp>(op)) {
+      writesRow = true;
+      ok &= loop.getNumResults() == 0 && loop.getNumLoops() == 1;
+      loop.getBody()->walk([&](Operation *nested) {
+        if (isa<scf::ForOp, scf::ParallelOp>(nested))
+          ok = false;
+      });
+    } else if (op.getNumRegions() != 0) {
+      ok = false;
+    }
+  }
+  return ok && writesRow;
+}
+
+/// Butterfly all-reduce of `value` over the warp with `combine`'s op.
+static Value warpAllReduce(OpBuilder &b, Location loc, Value value,
+                           Operation *combine) {
+  for (int64_t offset = kWarpSize / 2; offset >= 1; offset /= 2) {
+    auto shuffle = gpu::ShuffleOp::create(b, loc, value, offset, kWarpSize,
+                                          gpu::ShuffleMode::XOR);
+    IRMapping mapping;
+    mapping.map(combine->getOperand(0), value);
+    mapping.map(combine->getOperand(1), shuffle.getShuffleResult());
+    value = b.clone(*combine, mapping)->getResult(0);
+  }
+  return value;
+}
+
+/// Lane `lane` of a warp runs iterations lb + lane*step, lb + (lane+32)*step,
+/// ... of `loop`.
+static void distributeLoopBounds(RewriterBase &rewriter, scf::ForOp loop,
+                                 Value lane) {
+  Location loc = loop.getLoc();
+  rewriter.setInsertionPoint(loop);
+  Value offset = arith::MulIOp::create(rewriter, loc, lane, loop.getStep());
+  Value lower =
+      arith::AddIOp::create(rewriter, loc, loop.getLowerBound(), offset);
+  Value warp = arith::ConstantIndexOp::create(rewriter, loc, kWarpSize);
+  Value step = arith::MulIOp::create(rewriter, loc, loop.getStep(), warp);
+  rewriter.modifyOpInPlace(loop, [&] {
+    loop.setLowerBound(lower);
+    loop.setStep(step);
+  });
+}
+
+/// Lane-strides a reduction loop and combines the lanes' partials.
+static void distributeReduction(RewriterBase &rewriter, scf::ForOp loop,
+                                Value lane) {
+  SmallVector<Accumulator> accumulators = matchReductionLoop(loop);
+  Location loc = loop.getLoc();
+  // Each lane starts from the identity; the value before the loop joins
+  // the warp's total once.
+  rewriter.setInsertionPoint(loop);
+  SmallVector<Value> initial;
+  for (Accumulator &acc : accumulators) {
+    initial.push_back(memref::LoadOp::create(
+        rewriter, loc, acc.store.getMemRef(), acc.store.getIndices()));
+    Value identity =
+        arith::ConstantOp::create(rewriter, loc, getIdentity(acc.combine));
+    memref::StoreOp::create(rewriter, loc, identity, acc.store.getMemRef(),
+                            acc.store.getIndices());
+  }
+  distributeLoopBounds(rewriter, loop, lane);
+  rewriter.setInsertionPointAfter(loop);
+  for (auto [acc, init] : llvm::zip(accumulators, initial)) {
+    Value partial = memref::LoadOp::create(rewriter, loc, acc.store.getMemRef(),
+                                           acc.store.getIndices());
+    Value total = warpAllReduce(rewriter, loc, partial, acc.combine);
+    IRMapping mapping;
+    mapping.map(acc.combine->getOperand(0), init);
+    mapping.map(acc.combine->getOperand(1), total);
+    Value result = rewriter.clone(*acc.combine, mapping)->getResult(0);
+    memref::StoreOp::create(rewriter, loc, result, acc.store.getMemRef(),
+                            acc.store.getIndices());
+  }
+}
+
+/// Turns a row's elementwise parallel loop into a lane-strided scf.for.
+static void distributeRowLoop(RewriterBase &rewriter, scf::ParallelOp loop,
+                              Value lane) {
+  Location loc = loop.getLoc();
+  rewriter.setInsertionPoint(loop);
+  auto forOp = scf::ForOp::create(rewriter, loc, loop.getLowerBound()[0],
+                                  loop.getUpperBound()[0], loop.getStep()[0]);
+  Block *body = loop.getBody();
+  rewriter.eraseOp(body->getTerminator());
+  rewriter.inlineBlockBefore(body, forOp.getBody()->getTerminator(),
+                             forOp.getInductionVar());
+  rewriter.eraseOp(loop);
+  distributeLoopBounds(rewriter, forOp, lane);
+}
+
+/// Replaces `root` (rows over its iteration space) by a block x thread loop
+/// nest in which warp w of block b handles row b * warpsPerBlock + w.
+static void mapRowsToWarps(RewriterBase &rewriter, scf::ParallelOp root,
+                           int64_t warpsPerBlock) {
+  MLIRContext *ctx = rewriter.getContext();
+  Location loc = root.getLoc();
+  rewriter.setInsertionPoint(root);
+  auto constant = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(rewriter, loc, v).getResult();
+  };
+  // Rows: the product of the root's trip counts (static after tiling).
+  SmallVector<int64_t> extents;
+  for (auto [lb, ub, step] :
+       llvm::zip(root.getLowerBound(), root.getUpperBound(), root.getStep())) {
+    std::optional<int64_t> l = getConstantIntValue(lb),
+                           u = getConstantIntValue(ub),
+                           s = getConstantIntValue(step);
+    extents.push_back((*u - *l + *s - 1) / *s);
+  }
+  int64_t rows = 1;
+  for (int64_t extent : extents)
+    rows *= extent;
+  int64_t blocks = (rows + warpsPerBlock - 1) / warpsPerBlock;
+  int64_t threads = warpsPerBlock * kWarpSize;
+
+  Value zero = constant(0), one = constant(1);
+  auto grid =
+      scf::ParallelOp::create(rewriter, loc, ValueRange{zero},
+                              ValueRange{constant(blocks)}, ValueRange{one});
+  rewriter.setInsertionPointToStart(grid.getBody());
+  auto block =
+      scf::ParallelOp::create(rewriter, loc, ValueRange{zero},
+                              ValueRange{constant(threads)}, ValueRange{one});
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(1, ctx);
+  (void)gpu::setMappingAttr(
+      grid, {gpu::ParallelLoopDimMappingAttr::get(ctx, gpu::Processor::BlockX,
+                                                  identity, identity)});
+  (void)gpu::setMappingAttr(
+      block, {gpu::ParallelLoopDimMappingAttr::get(ctx, gpu::Processor::ThreadX,
+                                                   identity, identity)});
+
+  rewriter.setInsertionPointToStart(block.getBody());
+  Value thread = block.getInductionVars()[0];
+  Value warp =
+      arith::DivUIOp::create(rewriter, loc, thread, constant(kWarpSize));
+  Value lane =
+      arith::RemUIOp::create(rewriter, loc, thread, constant(kWarpSize));
+  Value row = arith::AddIOp::create(
+      rewriter, loc,
+      arith::MulIOp::create(rewriter, loc, grid.getInductionVars()[0],
+                            constant(warpsPerBlock)),
+      warp);
+  // Whole warps take the same branch, so the shuffles below stay converged.
+  Value inRange = arith::CmpIOp::create(
+      rewriter, loc, arith::CmpIPredicate::ult, row, constant(rows));
+  auto guard = scf::IfOp::create(rewriter, loc, inRange);
+  rewriter.setInsertionPointToStart(guard.thenBlock());
+  SmallVector<Value> ivs(extents.size());
+  Value rest = row;
+  for (int64_t d = extents.size() - 1; d >= 0; --d) {
+    Value position =
+        arith::RemUIOp::create(rewriter, loc, rest, constant(extents[d]));
+    rest = arith::DivUIOp::create(rewriter, loc, rest, constant(extents[d]));
+    ivs[d] = arith::AddIOp::create(
+        rewriter, loc, root.getLowerBound()[d],
+        arith::MulIOp::create(rewriter, loc, position, root.getStep()[d]));
+  }
+  Block *body = root.getBody();
+  rewriter.eraseOp(body->getTerminator());
+  rewriter.inlineBlockBefore(body, guard.thenBlock()->getTerminator(), ivs);
+  rewriter.eraseOp(root);
+
+  SmallVector<Operation *> loops;
+  for (Operation &op : guard.thenBlock()->without_terminator())
+    if (isa<scf::ForOp, scf::ParallelOp>(op))
+      loops.push_back(&op);
+  for (Operation *loop : loops) {
+    if (auto forOp = dyn_cast<scf::ForOp>(loop))
+      distributeReduction(rewriter, forOp, lane);
+    else
+      distributeRowLoop(rewriter, cast<scf::ParallelOp>(loop), lane);
+  }
+}
+
+namespace {
+struct MapRowLoopsToWarpsPass
+    : public ridge::impl::MapRowLoopsToWarpsPassBase<MapRowLoopsToWarpsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (warpsPerBlock <= 0 || warpsPerBlock * kWarpSize > 1024) {
+      func.emitError() << "warps-per-block must be in [1, 32], got "
+                       << static_cast<int64_t>(warpsPerBlock);
+      return signalPassFailure();
+    }
+    SmallVector<scf::ParallelOp> roots;
+    func.walk([&](scf::ParallelOp loop) {
+      if (loop->getParentOfType<scf::ParallelOp>() ||
+          loop->hasAttr(gpu::getMappingAttrName()))
+        return;
+      bool staticBounds = llvm::all_of(
+          llvm::concat<Value>(loop.getLowerBound(), loop.getUpperBound(),
+                              loop.getStep()),
+          [](Value v) { return getConstantIntValue(v).has_value(); });
+      if (staticBounds && isRowKernel(loop))
+        roots.push_back(loop);
+    });
+    IRRewriter rewriter(&getContext());
+    for (scf::ParallelOp root : roots) {
+      LLVM_DEBUG(llvm::dbgs() << "one warp per row: " << root.getLoc() << "\n");
+      mapRowsToWarps(rewriter, root, warpsPerBlock);
+    }
+  }
+};
+} // namespace

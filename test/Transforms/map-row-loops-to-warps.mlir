@@ -1,0 +1,137 @@
+// RUN: ridge-opt %s -split-input-file -ridge-map-row-loops-to-warps -verify-diagnostics | FileCheck %s
+// RUN: not ridge-opt %s -split-input-file -ridge-map-row-loops-to-warps=warps-per-block=64 2>&1 | FileCheck %s --check-prefix=BAD
+
+// BAD: warps-per-block must be in [1, 32], got 64
+
+// A row kernel (a max reduction, then the row written): 20 rows, 8 warps per
+// block -> 3 blocks of 256 threads; warp w of block b takes row 8b + w, lane
+// l takes elements l, l + 32, ...; the max ends in a 5-step xor butterfly
+// and joins the value the accumulator held before the loop.
+// CHECK-LABEL: func @row_max
+// CHECK: scf.parallel (%[[B:.*]]) = (%{{.*}}) to (%c3) step
+// CHECK:   scf.parallel (%[[T:.*]]) = (%{{.*}}) to (%c256) step
+// CHECK:     %[[WARP:.*]] = arith.divui %[[T]], %c32
+// CHECK:     %[[LANE:.*]] = arith.remui %[[T]], %c32
+// CHECK:     %[[ROW0:.*]] = arith.muli %[[B]], %c8
+// CHECK:     %[[ROW:.*]] = arith.addi %[[ROW0]], %[[WARP]]
+// CHECK:     %[[IN:.*]] = arith.cmpi ult, %[[ROW]], %c20
+// CHECK:     scf.if %[[IN]] {
+// CHECK:       %[[INIT:.*]] = memref.load %[[ACC:.*]][
+// CHECK:       memref.store %{{.*}}, %[[ACC]][
+// CHECK:       scf.for %{{.*}} = %{{.*}} to %c64 step %{{.*}} {
+// CHECK:         arith.maximumf
+// CHECK:       }
+// CHECK:       %[[P:.*]] = memref.load %[[ACC]][
+// CHECK:       %[[S16:.*]], %{{.*}} = gpu.shuffle xor %[[P]], %c16_i32, %c32_i32
+// CHECK:       arith.maximumf %[[P]], %[[S16]]
+// CHECK:       gpu.shuffle xor {{.*}}, %c8_i32
+// CHECK:       gpu.shuffle xor {{.*}}, %c4_i32
+// CHECK:       gpu.shuffle xor {{.*}}, %c2_i32
+// CHECK:       gpu.shuffle xor {{.*}}, %c1_i32
+// CHECK:       %[[TOTAL:.*]] = arith.maximumf
+// CHECK:       %[[JOINED:.*]] = arith.maximumf %[[INIT]], %[[TOTAL]]
+// CHECK:       memref.store %[[JOINED]], %[[ACC]][
+// CHECK:       scf.for %{{.*}} = %{{.*}} to %c64 step %{{.*}} {
+// CHECK:         memref.store
+// CHECK-NOT:   scf.parallel
+// CHECK:   } {mapping = [#gpu.loop_dim_map<processor = thread_x
+// CHECK: } {mapping = [#gpu.loop_dim_map<processor = block_x
+func.func @row_max(%x: memref<20x64xf32>, %y: memref<20x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c20 = arith.constant 20 : index
+  %c64 = arith.constant 64 : index
+  %ninf = arith.constant 0xFF800000 : f32
+  scf.parallel (%i) = (%c0) to (%c20) step (%c1) {
+    %acc = memref.alloca() : memref<1xf32>
+    memref.store %ninf, %acc[%c0] : memref<1xf32>
+    scf.for %j = %c0 to %c64 step %c1 {
+      %v = memref.load %x[%i, %j] : memref<20x64xf32>
+      %a = memref.load %acc[%c0] : memref<1xf32>
+      %m = arith.maximumf %a, %v : f32
+      memref.store %m, %acc[%c0] : memref<1xf32>
+    }
+    scf.parallel (%j) = (%c0) to (%c64) step (%c1) {
+      %v = memref.load %x[%i, %j] : memref<20x64xf32>
+      %m = memref.load %acc[%c0] : memref<1xf32>
+      %d = arith.subf %v, %m : f32
+      memref.store %d, %y[%i, %j] : memref<20x64xf32>
+    }
+  }
+  return
+}
+
+// -----
+
+// Not a row kernel: the inner scf.for writes device memory, which lanes
+// cannot share. Left for ridge-map-parallel-loops-to-gpu.
+// CHECK-LABEL: func @scan
+// CHECK: scf.parallel (%{{.*}}) = (%c0) to (%c20) step (%c1) {
+// CHECK-NOT: gpu.shuffle
+// CHECK-NOT: mapping
+func.func @scan(%x: memref<20x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c20 = arith.constant 20 : index
+  %c64 = arith.constant 64 : index
+  scf.parallel (%i) = (%c0) to (%c20) step (%c1) {
+    scf.for %j = %c1 to %c64 step %c1 {
+      %jm = arith.subi %j, %c1 : index
+      %p = memref.load %x[%i, %jm] : memref<20x64xf32>
+      %v = memref.load %x[%i, %j] : memref<20x64xf32>
+      %s = arith.addf %p, %v : f32
+      memref.store %s, %x[%i, %j] : memref<20x64xf32>
+    }
+    scf.parallel (%j) = (%c0) to (%c64) step (%c1) {
+      %v = memref.load %x[%i, %j] : memref<20x64xf32>
+      memref.store %v, %x[%i, %j] : memref<20x64xf32>
+    }
+  }
+  return
+}
+
+// -----
+
+// Not a row kernel either: a plain elementwise loop nest (no row loop).
+// CHECK-LABEL: func @elementwise
+// CHECK-NOT: gpu.shuffle
+// CHECK-NOT: mapping
+func.func @elementwise(%x: memref<20x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c20 = arith.constant 20 : index
+  %c64 = arith.constant 64 : index
+  %one = arith.constant 1.0 : f32
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c20, %c64) step (%c1, %c1) {
+    memref.store %one, %x[%i, %j] : memref<20x64xf32>
+  }
+  return
+}
+
+// -----
+
+// Not safe to split: the row buffer is read back reversed, so a lane would
+// read elements another lane wrote.
+// CHECK-LABEL: func @reversed_row_buffer
+// CHECK-NOT: gpu.shuffle
+// CHECK-NOT: mapping
+func.func @reversed_row_buffer(%x: memref<20x64xf32>, %y: memref<20x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c20 = arith.constant 20 : index
+  %c63 = arith.constant 63 : index
+  %c64 = arith.constant 64 : index
+  scf.parallel (%i) = (%c0) to (%c20) step (%c1) {
+    %row = memref.alloca() : memref<64xf32>
+    scf.parallel (%j) = (%c0) to (%c64) step (%c1) {
+      %v = memref.load %x[%i, %j] : memref<20x64xf32>
+      memref.store %v, %row[%j] : memref<64xf32>
+    }
+    scf.parallel (%j) = (%c0) to (%c64) step (%c1) {
+      %r = arith.subi %c63, %j : index
+      %v = memref.load %row[%r] : memref<64xf32>
+      memref.store %v, %y[%i, %j] : memref<20x64xf32>
+    }
+  }
+  return
+}
