@@ -25,9 +25,11 @@
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/TilingInterface.h"
+#include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/Support/Debug.h"
 
@@ -335,6 +337,12 @@ struct FuseKernelBodiesPass
       op.getCanonicalizationPatterns(cleanup, &getContext());
     if (failed(applyPatternsGreedily(kernel, std::move(cleanup))))
       return signalPassFailure();
+    // A producer fused for two consumers (a softmax's row max, read by the
+    // sum and by the output) is computed twice in the loop; the copies are
+    // identical, and one pass over the row suffices.
+    IRRewriter rewriter(&getContext());
+    DominanceInfo dominance(kernel);
+    eliminateCommonSubExpressions(rewriter, dominance, kernel);
   }
 };
 } // namespace
