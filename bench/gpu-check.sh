@@ -27,10 +27,11 @@ printf "%-34s %-6s %-12s %s\n" model result "max abs err" "wall s"
 pass=0; fail=0
 run_one() {
   local name=$1 model=$2 data=$3
+  shift 3
   local t0 t1 out status
   t0=$(date +%s.%N)
   out=$(timeout 120 "$root/build/bin/ridge-run" "$model" --target="$arch" \
-        --test-data "$data" --compare 2>&1)
+        --test-data "$data" --compare "$@" 2>&1)
   status=$?
   t1=$(date +%s.%N)
   local err
@@ -52,5 +53,18 @@ if [[ -d $node ]]; then
     run_one "node/$t" "$node/$t/model.onnx" "$node/$t/test_data_set_0"
   done
 fi
+# The shared models (and the exporter-style fixtures), fused, at the
+# conformance runner's model tolerance.
+for dir in "$root"/test/models/onnx-export/*/ "$root"/test/models/exporter/*/; do
+  name=$(basename "$dir")
+  [[ -f "$dir/model.onnx" && -d "$dir/test_data_set_0" ]] || continue
+  run_one "models/$name" "$dir/model.onnx" "$dir/test_data_set_0" --atol 1e-4
+done
 echo "$pass passed, $fail failed"
+
+# Fused memory-bound kernels against a copy-like kernel (and PyTorch when
+# it is installed): a benchmark, printed for the issue notes.
+echo
+/usr/bin/python3 "$root/bench/fusion_bandwidth.py" --target "$arch" --size 8192 \
+  || echo "fusion benchmark failed"
 [[ $fail -eq 0 ]]

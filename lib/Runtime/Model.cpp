@@ -18,6 +18,7 @@
 
 #include "ridgeline/Runtime/Runtime.h"
 
+#include <chrono>
 #include <dlfcn.h>
 
 #include <cstring>
@@ -430,9 +431,17 @@ bool Model::run(const std::vector<void *> &hostBuffers, std::string &error) {
 
   // The entry point takes a non-const void **.
   std::vector<void *> buffers(hostBuffers);
+  runTimes.clear();
   if (isGpu())
     return runGpu(buffers, error);
   entry(buffers.data());
+  for (int i = 0; i < timedRuns; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    entry(buffers.data());
+    runTimes.push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count());
+  }
   return true;
 }
 
@@ -524,6 +533,20 @@ bool Model::runGpu(std::vector<void *> &buffers, std::string &error) {
   if (!synced) {
     error = "GPU execution failed: " + syncError;
     return false;
+  }
+  // Benchmark runs: inputs stay on the device, each run is synchronized.
+  for (int i = 0; i < timedRuns; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    entry(devicePtrs.data());
+    std::string timedError = takeGpuError();
+    if (!timedError.empty() || !driver->check(api.cuCtxSynchronize(),
+                                              "cuCtxSynchronize", timedError)) {
+      error = "GPU execution failed: " + timedError;
+      return false;
+    }
+    runTimes.push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count());
   }
 
   for (size_t i = numInputs; i < buffers.size(); ++i) {

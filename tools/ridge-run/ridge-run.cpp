@@ -92,6 +92,19 @@ static cl::opt<std::string> injectFault(
              "fused build (to test that verification finds a broken kernel)"),
     cl::value_desc("kernel"), cl::init(""), cl::cat(category), cl::Hidden);
 
+static cl::opt<int> repeat(
+    "repeat",
+    cl::desc("Run the model this many more times after the first, with the "
+             "data in place, and print the median and minimum time (a "
+             "benchmark, not a test)"),
+    cl::init(0), cl::cat(category));
+
+static cl::opt<bool> randomInputs(
+    "random-inputs",
+    cl::desc("Run on uniform random inputs of the model's own static shapes "
+             "instead of --test-data (for --repeat benchmarks)"),
+    cl::init(false), cl::cat(category));
+
 enum ExitCode { kOk = 0, kFailed = 1, kNoGpu = 3, kOutOfScope = 4 };
 
 /// Inputs up to this size are offered to the importer as values that
@@ -255,12 +268,90 @@ static int compileAndRun(ModuleOp module, const CompileOptions &options,
     run.outputs.emplace_back(std::max<size_t>(spec.byteSize(), 1));
   for (auto &out : run.outputs)
     buffers.push_back(out.data());
+  run.model->setTimedRuns(repeat);
 
   if (!run.model->run(buffers, error)) {
     bool noGpu = error.rfind("no NVIDIA GPU available", 0) == 0;
     fail(error);
     return noGpu ? kNoGpu : kFailed;
   }
+  return kOk;
+}
+
+/// Prints the median and minimum of `times` (seconds).
+static void printTimes(std::vector<double> times) {
+  if (times.empty())
+    return;
+  llvm::sort(times);
+  llvm::outs() << llvm::format(
+      "ridge-run: %zu timed runs: median %.4f ms, min %.4f ms\n", times.size(),
+      1e3 * times[times.size() / 2], 1e3 * times.front());
+}
+
+/// --random-inputs: compile the model at its own shapes and run it on random
+/// data (floats in [-1, 1), integers in [0, 16)).
+static int runOnRandomInputs(MLIRContext &context, CompileOptions options) {
+  OwningOpRef<ModuleOp> module = importOnnxFile(&context, inputFile, {});
+  if (!module || failed(attachManifest(*module, target)))
+    return kFailed;
+  std::string error;
+  llvm::SmallString<128> soPath;
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("ridge-run", "so", soPath))
+    return fail("cannot create a temporary file: " + ec.message());
+  llvm::FileRemover removeSo(soPath);
+  if (failed(compileGraphModule(*module, options, soPath)))
+    return kFailed;
+  std::unique_ptr<::ridge::rt::Model> model =
+      ::ridge::rt::Model::load(std::string(soPath), error);
+  if (!model)
+    return fail(error);
+  std::vector<std::vector<char>> storage;
+  std::vector<void *> buffers;
+  uint64_t state = 0x9E3779B97F4A7C15ull;
+  auto next = [&] {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+  };
+  for (const ::ridge::rt::TensorSpec &spec : model->inputs()) {
+    storage.emplace_back(std::max<size_t>(spec.byteSize(), 1));
+    char *data = storage.back().data();
+    for (size_t i = 0, e = spec.numElements(); i < e; ++i) {
+      switch (spec.dtype) {
+      case ::ridge::rt::DType::F32: {
+        float v = static_cast<float>((next() >> 40) / double(1 << 24)) * 2 - 1;
+        std::memcpy(data + 4 * i, &v, 4);
+        break;
+      }
+      case ::ridge::rt::DType::I64: {
+        int64_t v = static_cast<int64_t>(next() % 16);
+        std::memcpy(data + 8 * i, &v, 8);
+        break;
+      }
+      default:
+        return fail(std::string("--random-inputs supports f32 and i64 "
+                                "inputs, not ") +
+                    ::ridge::rt::dtypeName(spec.dtype) + " ('" + spec.name +
+                    "')");
+      }
+    }
+    buffers.push_back(data);
+  }
+  for (const ::ridge::rt::TensorSpec &spec : model->outputs()) {
+    storage.emplace_back(std::max<size_t>(spec.byteSize(), 1));
+    buffers.push_back(storage.back().data());
+  }
+  model->setTimedRuns(repeat);
+  if (!model->run(buffers, error)) {
+    bool noGpu = error.rfind("no NVIDIA GPU available", 0) == 0;
+    fail(error);
+    return noGpu ? kNoGpu : kFailed;
+  }
+  llvm::outs() << "ridge-run: ran '" << inputFile << "' on " << target
+               << " with random inputs\n";
+  printTimes(model->getRunTimes());
   return kOk;
 }
 
@@ -344,8 +435,20 @@ int main(int argc, char **argv) {
   }
   if (failed(verifyTargetName(target, error)))
     return fail(error);
+  if (randomInputs) {
+    DialectRegistry registry;
+    registerCompilerDialects(registry);
+    MLIRContext context(registry);
+    context.loadAllAvailableDialects();
+    ToolDiagnosticHandler diagnostics(&context, "ridge-run");
+    CompileOptions options;
+    options.target = target;
+    options.cudaToolkit = cudaToolkit;
+    options.fusion = fusion;
+    return runOnRandomInputs(context, options);
+  }
   if (testData.empty())
-    return fail("--test-data is required (or --describe)");
+    return fail("--test-data is required (or --describe, --random-inputs)");
   if (!llvm::sys::fs::is_directory(testData))
     return fail("test-data folder '" + testData + "' does not exist");
 
@@ -398,6 +501,7 @@ int main(int argc, char **argv) {
   Run run;
   if (int rc = compileAndRun(*module, options, inputs, inputFiles, run))
     return rc;
+  printTimes(run.model->getRunTimes());
   std::unique_ptr<::ridge::rt::Model> &model = run.model;
   std::vector<std::vector<char>> &outputs = run.outputs;
 

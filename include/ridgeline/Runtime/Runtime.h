@@ -312,6 +312,13 @@ public:
   /// then unspecified.
   bool run(const std::vector<void *> &hostBuffers, std::string &error);
 
+  /// Makes run() execute the model `count` more times after the first, with
+  /// the data already in place (device-resident on a GPU), and record each
+  /// execution's wall time in seconds (synchronized on a GPU). For
+  /// benchmarks; 0 (the default) runs once.
+  void setTimedRuns(int count) { timedRuns = count; }
+  const std::vector<double> &getRunTimes() const { return runTimes; }
+
 private:
   Model() = default;
   bool runGpu(std::vector<void *> &buffers, std::string &error);
@@ -321,6 +328,8 @@ private:
   void *handle = nullptr;
   RunFn entry = nullptr;
   Manifest info;
+  int timedRuns = 0;
+  std::vector<double> runTimes;
   /// First GPU error raised by the model's static constructors (the MLIR
   /// lowering loads kernel modules in global constructors at dlopen time).
   std::string loadGpuError;
