@@ -38,8 +38,7 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
                                          llvm::cl::init(256)};
 };
 
-struct GraphToLinalgOptions
-    : public PassPipelineOptions<GraphToLinalgOptions> {
+struct GraphToLinalgOptions : public PassPipelineOptions<GraphToLinalgOptions> {
   PassOptions::Option<bool> fusion{
       *this, "fusion",
       llvm::cl::desc("Form roofline-driven fusion groups and lower each to "
