@@ -272,7 +272,7 @@ bool FusionPlanner::createsCycle(const FusionGroup &producer,
   return false;
 }
 
-static std::string describeOp(Operation *op) {
+std::string mlir::ridge::describeFusionOp(Operation *op) {
   OnnxNodeRef node = getOnnxNode(op->getLoc());
   std::string text = op->getName().getStringRef().str();
   if (!node.name.empty())
@@ -288,12 +288,12 @@ FusionPlanner::checkLegal(const FusionGroup &producer,
   Value edge = operand.get();
   FusionKind p = producer.kind, c = consumer.kind;
   if (p == FusionKind::Opaque)
-    return describeOp(producer.anchor) + " runs as a kernel of its own";
+    return describeFusionOp(producer.anchor) + " runs as a kernel of its own";
   if (c == FusionKind::Opaque)
-    return describeOp(consumer.anchor) + " runs as a kernel of its own";
+    return describeFusionOp(consumer.anchor) + " runs as a kernel of its own";
   if (edge.getDefiningOp() != producer.getSink())
     return "the producer's kernel already ends in " +
-           describeOp(producer.getSink());
+           describeFusionOp(producer.getSink());
 
   merged.kind = c;
   merged.anchor = consumer.anchor;
@@ -343,7 +343,7 @@ FusionPlanner::checkLegal(const FusionGroup &producer,
       for (Operation *user : edge.getUsers())
         if (!llvm::is_contained(consumer.ops, user))
           return "a prologue must feed only the contraction, but " +
-                 describeOp(user) + " also reads it";
+                 describeFusionOp(user) + " also reads it";
       if (llvm::any_of(producer.ops, [](Operation *op) {
             return getFusionRole(op) == FusionRole::Reduction;
           }))
@@ -352,7 +352,8 @@ FusionPlanner::checkLegal(const FusionGroup &producer,
       return std::nullopt;
     }
     case FusionKind::Movement:
-      return "only elementwise epilogues join " + describeOp(consumer.anchor);
+      return "only elementwise epilogues join " +
+             describeFusionOp(consumer.anchor);
     default:
       break;
     }
@@ -372,7 +373,8 @@ FusionPlanner::checkLegal(const FusionGroup &producer,
     case FusionKind::Contraction:
       return "only elementwise prologues fold into a contraction";
     case FusionKind::Movement:
-      return "only elementwise epilogues join " + describeOp(consumer.anchor);
+      return "only elementwise epilogues join " +
+             describeFusionOp(consumer.anchor);
     default:
       break;
     }
@@ -399,7 +401,8 @@ FusionPlanner::checkLegal(const FusionGroup &producer,
       merged.anchor = consumer.anchor;
       return std::nullopt;
     case FusionKind::Movement:
-      return "only elementwise epilogues join " + describeOp(consumer.anchor);
+      return "only elementwise epilogues join " +
+             describeFusionOp(consumer.anchor);
     default:
       break;
     }
@@ -411,7 +414,8 @@ FusionPlanner::checkLegal(const FusionGroup &producer,
         return differentSpace;
       return std::nullopt;
     }
-    return "only elementwise epilogues join " + describeOp(producer.anchor);
+    return "only elementwise epilogues join " +
+           describeFusionOp(producer.anchor);
   default:
     break;
   }
@@ -467,8 +471,8 @@ std::optional<std::string> FusionPlanner::tryMerge(OpOperand &operand) {
                 .getElementType());
 
   FusionDecision decision = control(candidate);
-  LLVM_DEBUG(llvm::dbgs() << "merge " << describeOp(producerOp) << " -> "
-                          << describeOp(consumerOp) << ": "
+  LLVM_DEBUG(llvm::dbgs() << "merge " << describeFusionOp(producerOp) << " -> "
+                          << describeFusionOp(consumerOp) << ": "
                           << (decision.fuse ? "yes" : decision.reason) << "\n");
   if (!decision.fuse)
     return decision.reason;

@@ -23,14 +23,6 @@ namespace mlir::ridge {
 using namespace mlir;
 using namespace mlir::ridge;
 
-static std::string describeNode(Operation *op) {
-  OnnxNodeRef node = getOnnxNode(op->getLoc());
-  std::string text = op->getName().getStringRef().str();
-  if (!node.name.empty())
-    text += " ('" + node.name.str() + "')";
-  return text;
-}
-
 /// Moves the ops of `group` into a new fusion group placed after its sink
 /// and redirects their uses outside the group to the group's results.
 static void wrapGroup(const FusionGroup &group) {
@@ -84,7 +76,7 @@ struct FormFusionGroupsPass
     if (remarks)
       for (const UnfusedEdge &edge : plan.unfused)
         emitRemark(edge.consumer->getLoc())
-            << "not fused with its producer " << describeNode(edge.producer)
+            << "not fused with its producer " << describeFusionOp(edge.producer)
             << ": " << edge.reason;
     for (const FusionGroup &group : plan.groups)
       if (group.isKernel())

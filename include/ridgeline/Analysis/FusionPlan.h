@@ -61,6 +61,10 @@ enum class FusionRole {
 StringRef stringifyFusionRole(FusionRole role);
 FusionRole getFusionRole(Operation *op);
 
+/// "ridge.matmul ('/h.0/c_fc/MatMul')": an op and the ONNX node behind it,
+/// for fusion remarks and reasons.
+std::string describeFusionOp(Operation *op);
+
 /// The kind of a group: the role of its anchor (its contraction, reduction
 /// or data-movement op) or Pointwise/View when it has none.
 enum class FusionKind {
