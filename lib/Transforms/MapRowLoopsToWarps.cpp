@@ -18,6 +18,7 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/Support/Debug.h"
@@ -84,7 +85,9 @@ static SmallVector<Accumulator> matchReductionLoop(scf::ForOp loop) {
     auto alloca = store.getMemRef().getDefiningOp<memref::AllocaOp>();
     Operation *combine = store.getValueToStore().getDefiningOp();
     if (!alloca || loop->isAncestor(alloca) || !combine ||
-        combine->getNumOperands() != 2 || !getIdentity(combine)) {
+        combine->getNumOperands() != 2 ||
+        combine->getOperand(0) == combine->getOperand(1) ||
+        !getIdentity(combine)) {
       ok = false;
       return;
     }
@@ -174,25 +177,203 @@ static bool isRowKernel(scf::ParallelOp root) {
   return ok && writesRow;
 }
 
-/// Butterfly all-reduce of `value` over the warp with `combine`'s op.
+/// What the code after a distributed reduction loop needs of an
+/// accumulator, taken before the loop body is rewritten.
+struct AccumulatorInfo {
+  Value memref;
+  SmallVector<Value> indices;
+  OperationName combine;
+  DictionaryAttr attributes;
+  Type type;
+  TypedAttr identity;
+
+  explicit AccumulatorInfo(Accumulator acc)
+      : memref(acc.store.getMemRef()), indices(acc.store.getIndices()),
+        combine(acc.combine->getName()),
+        attributes(acc.combine->getAttrDictionary()),
+        type(acc.combine->getResult(0).getType()),
+        identity(getIdentity(acc.combine)) {}
+
+  Value createCombine(OpBuilder &b, Location loc, Value lhs, Value rhs) const {
+    OperationState state(loc, combine);
+    state.addOperands({lhs, rhs});
+    state.addTypes(type);
+    state.addAttributes(attributes.getValue());
+    return b.create(state)->getResult(0);
+  }
+};
+
+/// Butterfly all-reduce of `value` over the warp with `acc`'s combiner.
 static Value warpAllReduce(OpBuilder &b, Location loc, Value value,
-                           Operation *combine) {
+                           const AccumulatorInfo &acc) {
   for (int64_t offset = kWarpSize / 2; offset >= 1; offset /= 2) {
     auto shuffle = gpu::ShuffleOp::create(b, loc, value, offset, kWarpSize,
                                           gpu::ShuffleMode::XOR);
-    IRMapping mapping;
-    mapping.map(combine->getOperand(0), value);
-    mapping.map(combine->getOperand(1), shuffle.getShuffleResult());
-    value = b.clone(*combine, mapping)->getResult(0);
+    value = acc.createCombine(b, loc, value, shuffle.getShuffleResult());
   }
   return value;
 }
 
+static constexpr int64_t kVectorWidth = 4;
+
+/// Whether `memref` starts on a 16-byte boundary and every row it holds does
+/// too: a device buffer (256-byte aligned), an alloca aligned to 16, or a
+/// view of one whose offsets and strides keep multiples of 4 elements.
+static bool isVectorAligned(Value memref) {
+  auto type = dyn_cast<MemRefType>(memref.getType());
+  if (!type || type.getElementTypeBitWidth() != 32)
+    return false;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) || strides.empty() ||
+      strides.back() != 1)
+    return false;
+  for (int64_t stride : ArrayRef<int64_t>(strides).drop_back())
+    if (ShapedType::isDynamic(stride) || stride % kVectorWidth != 0)
+      return false;
+  Operation *def = memref.getDefiningOp();
+  if (!def)
+    return type.getLayout().isIdentity();
+  if (auto alloca = dyn_cast<memref::AllocaOp>(def))
+    return alloca.getAlignment().value_or(0) >= 16;
+  if (isa<memref::AllocOp, memref::GetGlobalOp>(def))
+    return type.getLayout().isIdentity();
+  if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(def))
+    return isVectorAligned(def->getOperand(0));
+  if (auto subview = dyn_cast<memref::SubViewOp>(def)) {
+    // The last dimension's offset must be a static multiple of 4; every
+    // other offset is scaled by a stride that is one (checked above).
+    std::optional<int64_t> last =
+        getConstantIntValue(subview.getMixedOffsets().back());
+    return last && *last % kVectorWidth == 0 &&
+           isVectorAligned(subview.getSource());
+  }
+  return false;
+}
+
+/// The loads and stores of `body` that become 4-wide vector accesses: their
+/// last index is `iv`, their buffer is vector-aligned, their other indices
+/// are loop-invariant, and the loop does not both read and write the buffer.
+static void findVectorAccesses(Block *body, Value iv,
+                               SmallVectorImpl<Operation *> &accesses) {
+  llvm::SmallPtrSet<Value, 8> stored, loaded;
+  SmallVector<Operation *> candidates;
+  body->walk([&](Operation *op) {
+    Value memref;
+    ValueRange indices;
+    if (auto load = dyn_cast<memref::LoadOp>(op)) {
+      memref = load.getMemRef();
+      indices = load.getIndices();
+      loaded.insert(memref);
+    } else if (auto store = dyn_cast<memref::StoreOp>(op)) {
+      memref = store.getMemRef();
+      indices = store.getIndices();
+      stored.insert(memref);
+    } else {
+      return;
+    }
+    if (indices.empty() || indices.back() != iv || !isVectorAligned(memref))
+      return;
+    for (Value index : indices.drop_back())
+      if (index.getParentBlock() == body ||
+          body->getParentOp()->isAncestor(
+              index.getParentBlock()->getParentOp()))
+        return;
+    candidates.push_back(op);
+  });
+  for (Operation *op : candidates) {
+    Value memref = isa<memref::LoadOp>(op)
+                       ? cast<memref::LoadOp>(op).getMemRef()
+                       : cast<memref::StoreOp>(op).getMemRef();
+    if (!(stored.contains(memref) && loaded.contains(memref)))
+      accesses.push_back(op);
+  }
+}
+
+/// Rewrites the body of `loop` (lower bound lane * 4, step 128) to process
+/// elements iv .. iv + 3: vector loads and stores for the accesses at `iv`,
+/// the rest of the body repeated for each of the four elements.
+static void vectorizeRowLoop(RewriterBase &rewriter, scf::ForOp loop,
+                             ArrayRef<Operation *> accesses) {
+  Location loc = loop.getLoc();
+  Block *body = loop.getBody();
+  Value iv = loop.getInductionVar();
+  llvm::SmallPtrSet<Operation *, 8> vectorized(accesses.begin(),
+                                               accesses.end());
+  Block *newBody =
+      rewriter.createBlock(&loop.getRegion(), {}, {iv.getType()}, {loc});
+  Value base = newBody->getArgument(0);
+  rewriter.setInsertionPointToStart(newBody);
+  DenseMap<Operation *, Value> vectors;
+  for (Operation *op : accesses)
+    if (auto load = dyn_cast<memref::LoadOp>(op)) {
+      SmallVector<Value> indices(load.getIndices());
+      indices.back() = base;
+      auto type = VectorType::get({kVectorWidth}, load.getType());
+      vectors[op] =
+          vector::LoadOp::create(rewriter, loc, type, load.getMemRef(), indices,
+                                 /*nontemporal=*/false, llvm::MaybeAlign(16));
+    }
+  DenseMap<Operation *, SmallVector<Value>> storedValues;
+  for (int64_t k = 0; k < kVectorWidth; ++k) {
+    IRMapping mapping;
+    Value offset = arith::ConstantIndexOp::create(rewriter, loc, k);
+    mapping.map(iv, arith::AddIOp::create(rewriter, loc, base, offset));
+    for (Operation &op : body->without_terminator()) {
+      if (vectorized.contains(&op)) {
+        if (auto load = dyn_cast<memref::LoadOp>(op))
+          mapping.map(load.getResult(), vector::ExtractOp::create(
+                                            rewriter, loc, vectors[&op], k));
+        else
+          storedValues[&op].push_back(mapping.lookupOrDefault(
+              cast<memref::StoreOp>(op).getValueToStore()));
+        continue;
+      }
+      rewriter.clone(op, mapping);
+    }
+  }
+  for (Operation *op : accesses)
+    if (auto store = dyn_cast<memref::StoreOp>(op)) {
+      auto type =
+          VectorType::get({kVectorWidth}, store.getValueToStore().getType());
+      Value vector =
+          vector::FromElementsOp::create(rewriter, loc, type, storedValues[op]);
+      SmallVector<Value> indices(store.getIndices());
+      indices.back() = base;
+      vector::StoreOp::create(rewriter, loc, vector, store.getMemRef(), indices,
+                              /*nontemporal=*/false, llvm::MaybeAlign(16));
+    }
+  scf::YieldOp::create(rewriter, loc);
+  rewriter.eraseBlock(body);
+}
+
 /// Lane `lane` of a warp runs iterations lb + lane*step, lb + (lane+32)*step,
-/// ... of `loop`.
+/// ... of `loop`. A row loop over a multiple of 128 elements starting at 0
+/// instead gives each lane 4 consecutive elements per step (16-byte accesses).
 static void distributeLoopBounds(RewriterBase &rewriter, scf::ForOp loop,
                                  Value lane) {
   Location loc = loop.getLoc();
+  std::optional<int64_t> first = getConstantIntValue(loop.getLowerBound()),
+                         upper = getConstantIntValue(loop.getUpperBound()),
+                         unit = getConstantIntValue(loop.getStep());
+  SmallVector<Operation *> accesses;
+  if (first == 0 && unit == 1 && upper &&
+      *upper % (kWarpSize * kVectorWidth) == 0)
+    findVectorAccesses(loop.getBody(), loop.getInductionVar(), accesses);
+  if (!accesses.empty()) {
+    rewriter.setInsertionPoint(loop);
+    Value start = arith::MulIOp::create(
+        rewriter, loc, lane,
+        arith::ConstantIndexOp::create(rewriter, loc, kVectorWidth));
+    Value step =
+        arith::ConstantIndexOp::create(rewriter, loc, kWarpSize * kVectorWidth);
+    rewriter.modifyOpInPlace(loop, [&] {
+      loop.setLowerBound(start);
+      loop.setStep(step);
+    });
+    vectorizeRowLoop(rewriter, loop, accesses);
+    return;
+  }
   rewriter.setInsertionPoint(loop);
   Value offset = arith::MulIOp::create(rewriter, loc, lane, loop.getStep());
   Value lower =
@@ -208,32 +389,28 @@ static void distributeLoopBounds(RewriterBase &rewriter, scf::ForOp loop,
 /// Lane-strides a reduction loop and combines the lanes' partials.
 static void distributeReduction(RewriterBase &rewriter, scf::ForOp loop,
                                 Value lane) {
-  SmallVector<Accumulator> accumulators = matchReductionLoop(loop);
+  SmallVector<AccumulatorInfo> accumulators;
+  for (Accumulator acc : matchReductionLoop(loop))
+    accumulators.emplace_back(acc);
   Location loc = loop.getLoc();
   // Each lane starts from the identity; the value before the loop joins
   // the warp's total once.
   rewriter.setInsertionPoint(loop);
   SmallVector<Value> initial;
-  for (Accumulator &acc : accumulators) {
-    initial.push_back(memref::LoadOp::create(
-        rewriter, loc, acc.store.getMemRef(), acc.store.getIndices()));
-    Value identity =
-        arith::ConstantOp::create(rewriter, loc, getIdentity(acc.combine));
-    memref::StoreOp::create(rewriter, loc, identity, acc.store.getMemRef(),
-                            acc.store.getIndices());
+  for (const AccumulatorInfo &acc : accumulators) {
+    initial.push_back(
+        memref::LoadOp::create(rewriter, loc, acc.memref, acc.indices));
+    Value identity = arith::ConstantOp::create(rewriter, loc, acc.identity);
+    memref::StoreOp::create(rewriter, loc, identity, acc.memref, acc.indices);
   }
   distributeLoopBounds(rewriter, loop, lane);
   rewriter.setInsertionPointAfter(loop);
   for (auto [acc, init] : llvm::zip(accumulators, initial)) {
-    Value partial = memref::LoadOp::create(rewriter, loc, acc.store.getMemRef(),
-                                           acc.store.getIndices());
-    Value total = warpAllReduce(rewriter, loc, partial, acc.combine);
-    IRMapping mapping;
-    mapping.map(acc.combine->getOperand(0), init);
-    mapping.map(acc.combine->getOperand(1), total);
-    Value result = rewriter.clone(*acc.combine, mapping)->getResult(0);
-    memref::StoreOp::create(rewriter, loc, result, acc.store.getMemRef(),
-                            acc.store.getIndices());
+    Value partial =
+        memref::LoadOp::create(rewriter, loc, acc.memref, acc.indices);
+    Value total = warpAllReduce(rewriter, loc, partial, acc);
+    Value result = acc.createCombine(rewriter, loc, init, total);
+    memref::StoreOp::create(rewriter, loc, result, acc.memref, acc.indices);
   }
 }
 

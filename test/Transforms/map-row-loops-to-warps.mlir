@@ -135,3 +135,72 @@ func.func @reversed_row_buffer(%x: memref<20x64xf32>, %y: memref<20x64xf32>) {
   }
   return
 }
+
+// -----
+
+// Rows of 256 floats (a multiple of 32 lanes x 4): each lane takes 4
+// consecutive elements per step through 16-byte-aligned vector accesses;
+// the accumulator chain stays scalar.
+// CHECK-LABEL: func @row_sum_vectorized
+// CHECK: %[[START:.*]] = arith.muli %{{.*}}, %c4
+// CHECK: scf.for %[[J:.*]] = %[[START]] to %c256 step %c128 {
+// CHECK:   %[[V:.*]] = vector.load %{{.*}}[%c0, %[[J]]] {alignment = 16 : i64} : memref<1x256xf32, strided<[256, 1], offset: ?>>, vector<4xf32>
+// CHECK:   vector.extract %[[V]][0]
+// CHECK:   arith.addf
+// CHECK:   vector.extract %[[V]][3]
+// CHECK:   arith.addf
+// CHECK: gpu.shuffle xor
+// CHECK: scf.for %[[K:.*]] = %{{.*}} to %c256 step %c128{{.*}} {
+// CHECK:   %[[W:.*]] = vector.from_elements
+// CHECK:   vector.store %[[W]], %{{.*}}[%c0, %[[K]]] {alignment = 16 : i64}
+func.func @row_sum_vectorized(%x: memref<16x256xf32>, %y: memref<16x256xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c256 = arith.constant 256 : index
+  %zero = arith.constant 0.0 : f32
+  scf.parallel (%i) = (%c0) to (%c16) step (%c1) {
+    %xs = memref.subview %x[%i, 0] [1, 256] [1, 1] : memref<16x256xf32> to memref<1x256xf32, strided<[256, 1], offset: ?>>
+    %ys = memref.subview %y[%i, 0] [1, 256] [1, 1] : memref<16x256xf32> to memref<1x256xf32, strided<[256, 1], offset: ?>>
+    %acc = memref.alloca() {alignment = 64 : i64} : memref<1xf32>
+    memref.store %zero, %acc[%c0] : memref<1xf32>
+    scf.for %j = %c0 to %c256 step %c1 {
+      %v = memref.load %xs[%c0, %j] : memref<1x256xf32, strided<[256, 1], offset: ?>>
+      %a = memref.load %acc[%c0] : memref<1xf32>
+      %s = arith.addf %a, %v : f32
+      memref.store %s, %acc[%c0] : memref<1xf32>
+    }
+    scf.parallel (%j) = (%c0) to (%c256) step (%c1) {
+      %v = memref.load %xs[%c0, %j] : memref<1x256xf32, strided<[256, 1], offset: ?>>
+      %m = memref.load %acc[%c0] : memref<1xf32>
+      %d = arith.subf %v, %m : f32
+      memref.store %d, %ys[%c0, %j] : memref<1x256xf32, strided<[256, 1], offset: ?>>
+    }
+  }
+  return
+}
+
+// -----
+
+// A view starting 2 floats into the row is not 16-byte aligned: its loads
+// stay scalar (lane-strided), the aligned output is still stored as vectors.
+// CHECK-LABEL: func @unaligned_view
+// CHECK: scf.for
+// CHECK-NOT: vector.load
+// CHECK: memref.load %{{.*}} : memref<1x256xf32, strided<[264, 1], offset: ?>>
+// CHECK: vector.store
+func.func @unaligned_view(%x: memref<16x264xf32>, %y: memref<16x256xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c256 = arith.constant 256 : index
+  scf.parallel (%i) = (%c0) to (%c16) step (%c1) {
+    %xs = memref.subview %x[%i, 2] [1, 256] [1, 1] : memref<16x264xf32> to memref<1x256xf32, strided<[264, 1], offset: ?>>
+    %ys = memref.subview %y[%i, 0] [1, 256] [1, 1] : memref<16x256xf32> to memref<1x256xf32, strided<[256, 1], offset: ?>>
+    scf.parallel (%j) = (%c0) to (%c256) step (%c1) {
+      %v = memref.load %xs[%c0, %j] : memref<1x256xf32, strided<[264, 1], offset: ?>>
+      memref.store %v, %ys[%c0, %j] : memref<1x256xf32, strided<[256, 1], offset: ?>>
+    }
+  }
+  return
+}
