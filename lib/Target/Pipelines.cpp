@@ -133,7 +133,11 @@ void mlir::ridge::buildGpuLoweringPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createRetypeEmptyBuffersPass());
-  pm.addNestedPass<func::FuncOp>(createMapRowLoopsToWarpsPass());
+  // SMs of the reference GPU of each architecture (A100: 108; H100 and
+  // H200: 132), for grids that fill the machine.
+  MapRowLoopsToWarpsPassOptions warps;
+  warps.smCount = StringRef(options.chip).starts_with("sm_8") ? 108 : 132;
+  pm.addNestedPass<func::FuncOp>(createMapRowLoopsToWarpsPass(warps));
   MapParallelLoopsToGpuPassOptions mapping;
   mapping.blockSize = options.blockSize;
   pm.addNestedPass<func::FuncOp>(createMapParallelLoopsToGpuPass(mapping));

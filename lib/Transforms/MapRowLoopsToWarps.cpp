@@ -432,7 +432,7 @@ static void distributeRowLoop(RewriterBase &rewriter, scf::ParallelOp loop,
 /// Replaces `root` (rows over its iteration space) by a block x thread loop
 /// nest in which warp w of block b handles row b * warpsPerBlock + w.
 static void mapRowsToWarps(RewriterBase &rewriter, scf::ParallelOp root,
-                           int64_t warpsPerBlock) {
+                           int64_t maxWarpsPerBlock, int64_t smCount) {
   MLIRContext *ctx = rewriter.getContext();
   Location loc = root.getLoc();
   rewriter.setInsertionPoint(root);
@@ -451,6 +451,11 @@ static void mapRowsToWarps(RewriterBase &rewriter, scf::ParallelOp root,
   int64_t rows = 1;
   for (int64_t extent : extents)
     rows *= extent;
+  // Enough blocks to give every SM one before blocks grow past a warp:
+  // 128 rows on 132 SMs run as 128 one-warp blocks, 8192 rows as 1024
+  // blocks of 8 warps.
+  int64_t warpsPerBlock = std::clamp<int64_t>(
+      rows / std::max<int64_t>(1, smCount), 1, maxWarpsPerBlock);
   int64_t blocks = (rows + warpsPerBlock - 1) / warpsPerBlock;
   int64_t threads = warpsPerBlock * kWarpSize;
 
@@ -540,7 +545,7 @@ struct MapRowLoopsToWarpsPass
     IRRewriter rewriter(&getContext());
     for (scf::ParallelOp root : roots) {
       LLVM_DEBUG(llvm::dbgs() << "one warp per row: " << root.getLoc() << "\n");
-      mapRowsToWarps(rewriter, root, warpsPerBlock);
+      mapRowsToWarps(rewriter, root, warpsPerBlock, smCount);
     }
   }
 };

@@ -1,10 +1,17 @@
-// RUN: ridge-opt %s -split-input-file -ridge-map-row-loops-to-warps -verify-diagnostics | FileCheck %s
+// RUN: ridge-opt %s -split-input-file -ridge-map-row-loops-to-warps=sm-count=2 -verify-diagnostics | FileCheck %s
+// RUN: ridge-opt %s -split-input-file -ridge-map-row-loops-to-warps -verify-diagnostics | FileCheck %s --check-prefix=GRID
+
+// With 132 SMs (the default), 20 rows run as 20 blocks of one warp each, so
+// that the grid spreads over the machine rather than packing 3 blocks.
+// GRID-LABEL: func @row_max
+// GRID: scf.parallel (%{{.*}}) = (%{{.*}}) to (%c20) step
+// GRID:   scf.parallel (%{{.*}}) = (%{{.*}}) to (%c32) step
 // RUN: not ridge-opt %s -split-input-file -ridge-map-row-loops-to-warps=warps-per-block=64 2>&1 | FileCheck %s --check-prefix=BAD
 
 // BAD: warps-per-block must be in [1, 32], got 64
 
-// A row kernel (a max reduction, then the row written): 20 rows, 8 warps per
-// block -> 3 blocks of 256 threads; warp w of block b takes row 8b + w, lane
+// A row kernel (a max reduction, then the row written): 20 rows on 2 SMs,
+// 8 warps per block -> 3 blocks of 256 threads; warp w of block b takes row 8b + w, lane
 // l takes elements l, l + 32, ...; the max ends in a 5-step xor butterfly
 // and joins the value the accumulator held before the loop.
 // CHECK-LABEL: func @row_max

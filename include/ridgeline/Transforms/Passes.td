@@ -123,7 +123,9 @@ def MapRowLoopsToWarpsPass : Pass<"ridge-map-row-loops-to-warps",
     A top-level `scf.parallel` over rows whose body holds reduction loops
     (`scf.for` updating thread-private accumulators with add, mul, max or
     min) and elementwise row loops (`scf.parallel`) becomes a block x thread
-    loop nest mapped to block-x / thread-x, `warps-per-block` rows per block.
+    loop nest mapped to block-x / thread-x: one row per warp, as many warps
+    per block (up to `warps-per-block`) as leave at least one block per SM
+    (`sm-count`).
     Lane l of a row's warp runs elements l, l + 32, ... of every row loop
     (consecutive lanes, consecutive addresses) and each reduction ends with a
     butterfly of `gpu.shuffle xor`, leaving the row's total in every lane.
@@ -131,7 +133,9 @@ def MapRowLoopsToWarpsPass : Pass<"ridge-map-row-loops-to-warps",
   }];
   let options = [
     Option<"warpsPerBlock", "warps-per-block", "int64_t", /*default=*/"8",
-           "Rows (warps) per thread block">,
+           "Most rows (warps) per thread block">,
+    Option<"smCount", "sm-count", "int64_t", /*default=*/"132",
+           "Streaming multiprocessors the grid should fill">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
