@@ -194,8 +194,6 @@ static std::string clipBack(const std::string &text, size_t width) {
   return text.substr(0, width - 3) + "...";
 }
 
-static double megabytes(int64_t bytes) { return bytes / 1e6; }
-
 /// The fusion plan: one row per kernel, the traffic of the three plans and
 /// the reason behind every edge left between kernels.
 static void printKernelTable(const RooflineReport &report,
@@ -258,12 +256,10 @@ static void printKernelTable(const RooflineReport &report,
   auto activations = [&](int64_t bytes) {
     return std::max<int64_t>(0, bytes - traffic.weightsBytes);
   };
-  os << "traffic: " << formatFixed(megabytes(traffic.perNodeBytes), 2)
-     << " MB one kernel per ONNX node, "
-     << formatFixed(megabytes(traffic.fusedBytes), 2) << " MB fused, "
-     << formatFixed(megabytes(traffic.lowerBoundBytes), 2)
-     << " MB lower bound; weights "
-     << formatFixed(megabytes(traffic.weightsBytes), 2) << " MB\n";
+  os << "traffic: " << formatSI(traffic.perNodeBytes, "B")
+     << " one kernel per ONNX node, " << formatSI(traffic.fusedBytes, "B")
+     << " fused, " << formatSI(traffic.lowerBoundBytes, "B")
+     << " lower bound; weights " << formatSI(traffic.weightsBytes, "B") << "\n";
   if (activations(traffic.perNodeBytes) > 0)
     os << "activation traffic fused / per node: "
        << formatFixed(static_cast<double>(activations(traffic.fusedBytes)) /
