@@ -44,6 +44,22 @@ static std::string formatShapes(Operation *op) {
   return text;
 }
 
+/// Sorts rows (with a `point`) longest predicted time first; ties keep
+/// their order (the index breaks them, so a plain sort suffices).
+template <typename Row> static void sortByTime(std::vector<Row> &rows) {
+  std::vector<std::pair<size_t, Row>> indexed;
+  for (auto [index, row] : llvm::enumerate(rows))
+    indexed.emplace_back(index, std::move(row));
+  llvm::sort(indexed, [](const auto &lhs, const auto &rhs) {
+    double lhsTime = lhs.second.point.getTime();
+    double rhsTime = rhs.second.point.getTime();
+    return lhsTime != rhsTime ? lhsTime > rhsTime : lhs.first < rhs.first;
+  });
+  rows.clear();
+  for (auto &entry : indexed)
+    rows.push_back(std::move(entry.second));
+}
+
 RooflineReport mlir::ridge::buildRooflineReport(const CostAnalysis &costs,
                                                 const RooflineModel &model,
                                                 StringRef modelName) {
@@ -70,19 +86,7 @@ RooflineReport mlir::ridge::buildRooflineReport(const CostAnalysis &costs,
       report.memoryBoundTime += row.point.getTime();
     report.rows.push_back(std::move(row));
   }
-  // Longest first; ties keep program order (the index breaks them, so a
-  // plain sort suffices).
-  std::vector<std::pair<size_t, RooflineReportRow>> indexed;
-  for (auto [index, row] : llvm::enumerate(report.rows))
-    indexed.emplace_back(index, std::move(row));
-  llvm::sort(indexed, [](const auto &lhs, const auto &rhs) {
-    double lhsTime = lhs.second.point.getTime();
-    double rhsTime = rhs.second.point.getTime();
-    return lhsTime != rhsTime ? lhsTime > rhsTime : lhs.first < rhs.first;
-  });
-  report.rows.clear();
-  for (auto &entry : indexed)
-    report.rows.push_back(std::move(entry.second));
+  sortByTime(report.rows);
   return report;
 }
 
@@ -100,7 +104,6 @@ void mlir::ridge::addFusionPlan(RooflineReport &report, const FusionPlan &plan,
                                 const RooflineModel &model) {
   report.hasKernels = true;
   report.traffic = plan.traffic;
-  std::vector<std::pair<size_t, RooflineKernelRow>> indexed;
   for (const FusionGroup &group : plan.groups) {
     if (!group.isKernel())
       continue;
@@ -111,15 +114,9 @@ void mlir::ridge::addFusionPlan(RooflineReport &report, const FusionPlan &plan,
     row.numOps = group.ops.size();
     row.point = model.place(group.flops, group.bytes, group.contraction);
     report.kernelTime += row.point.getTime();
-    indexed.emplace_back(indexed.size(), std::move(row));
+    report.kernels.push_back(std::move(row));
   }
-  llvm::sort(indexed, [](const auto &lhs, const auto &rhs) {
-    double lhsTime = lhs.second.point.getTime();
-    double rhsTime = rhs.second.point.getTime();
-    return lhsTime != rhsTime ? lhsTime > rhsTime : lhs.first < rhs.first;
-  });
-  for (auto &entry : indexed)
-    report.kernels.push_back(std::move(entry.second));
+  sortByTime(report.kernels);
   // An ONNX node lowered to several ops (Split) would repeat its edges.
   llvm::StringSet<> seen;
   for (const UnfusedEdge &edge : plan.unfused) {
@@ -194,14 +191,45 @@ static std::string clipBack(const std::string &text, size_t width) {
   return text.substr(0, width - 3) + "...";
 }
 
+/// One left- or right-aligned table cell and its gap.
+static void printCell(llvm::raw_ostream &os, StringRef text, size_t width,
+                      bool right) {
+  size_t pad = width > text.size() ? width - text.size() : 0;
+  if (right)
+    os.indent(pad) << text;
+  else
+    os << text << std::string(pad, ' ');
+  os << "  ";
+}
+
+/// The columns every row of a table shares: where its work sits on the
+/// roofline and its share of `totalTime`.
+static void printPointHeader(llvm::raw_ostream &os) {
+  printCell(os, "FLOPs", 9, true);
+  printCell(os, "bytes", 9, true);
+  printCell(os, "FLOP/B", 8, true);
+  printCell(os, "bound", 7, false);
+  printCell(os, "time us", 8, true);
+  os << "share\n";
+}
+
+static void printPointCells(llvm::raw_ostream &os, const RooflinePoint &point,
+                            double totalTime) {
+  printCell(os, formatSI(point.flops, ""), 9, true);
+  printCell(os, formatSI(point.bytes, "B"), 9, true);
+  printCell(
+      os, formatFixed(point.getIntensity(), point.getIntensity() < 10 ? 2 : 1),
+      8, true);
+  printCell(os, stringifyBound(point.getBound()), 7, false);
+  printCell(os, formatMicros(point.getTime()), 8, true);
+  os << formatFixed(totalTime > 0 ? 100 * point.getTime() / totalTime : 0.0, 1)
+     << "%\n";
+}
+
 /// The fusion plan: one row per kernel, the traffic of the three plans and
 /// the reason behind every edge left between kernels.
 static void printKernelTable(const RooflineReport &report,
-                             const RooflineModel &model,
                              llvm::raw_ostream &os) {
-  unsigned numOps = 0;
-  for (const RooflineKernelRow &row : report.kernels)
-    numOps += row.numOps;
   os << "\nfusion plan: " << report.kernels.size() << " kernels for "
      << report.rows.size() << " ops, predicted "
      << formatMicros(report.kernelTime) << " us ("
@@ -219,38 +247,18 @@ static void printKernelTable(const RooflineReport &report,
     nodesWidth = std::max(nodesWidth, nodeTexts.back().size());
   }
   auto cell = [&](StringRef text, size_t width, bool right) {
-    if (right)
-      os.indent(width > text.size() ? width - text.size() : 0) << text;
-    else
-      os << text
-         << std::string(width > text.size() ? width - text.size() : 0, ' ');
-    os << "  ";
+    printCell(os, text, width, right);
   };
   cell("kernel", nameWidth, false);
   cell("kind", kindWidth, false);
   cell("nodes", nodesWidth, false);
-  cell("FLOPs", 9, true);
-  cell("bytes", 9, true);
-  cell("FLOP/B", 8, true);
-  cell("bound", 7, false);
-  cell("time us", 8, true);
-  os << "share\n";
+  printPointHeader(os);
   for (auto [row, nodes] : llvm::zip(report.kernels, nodeTexts)) {
     const RooflinePoint &point = row.point;
     cell(row.name, nameWidth, false);
     cell(row.kind, kindWidth, false);
     cell(nodes, nodesWidth, false);
-    cell(formatSI(point.flops, ""), 9, true);
-    cell(formatSI(point.bytes, "B"), 9, true);
-    cell(formatFixed(point.getIntensity(), point.getIntensity() < 10 ? 2 : 1),
-         8, true);
-    cell(stringifyBound(point.getBound()), 7, false);
-    cell(formatMicros(point.getTime()), 8, true);
-    os << formatFixed(report.kernelTime > 0
-                          ? 100 * point.getTime() / report.kernelTime
-                          : 0.0,
-                      1)
-       << "%\n";
+    printPointCells(os, point, report.kernelTime);
   }
   const FusionTraffic &traffic = report.traffic;
   auto activations = [&](int64_t bytes) {
@@ -272,7 +280,6 @@ static void printKernelTable(const RooflineReport &report,
       os << "  " << edge.producer << " -> " << edge.consumer << ": "
          << edge.reason << "\n";
   }
-  (void)model;
 }
 
 void mlir::ridge::printRooflineTable(const RooflineReport &report,
@@ -310,37 +317,21 @@ void mlir::ridge::printRooflineTable(const RooflineReport &report,
     shapeWidth = std::max(shapeWidth, std::min(row->shapes.size(), kMaxShapes));
   }
   auto cell = [&](StringRef text, size_t width, bool right) {
-    if (right)
-      os.indent(width > text.size() ? width - text.size() : 0) << text;
-    else
-      os << text
-         << std::string(width > text.size() ? width - text.size() : 0, ' ');
-    os << "  ";
+    printCell(os, text, width, right);
   };
   if (!timed.empty()) {
     os << "\n";
     cell("node", nameWidth, false);
     cell("op", opWidth, false);
     cell("shapes", shapeWidth, false);
-    cell("FLOPs", 9, true);
-    cell("bytes", 9, true);
-    cell("FLOP/B", 8, true);
-    cell("bound", 7, false);
-    cell("time us", 8, true);
-    os << "share\n";
+    printPointHeader(os);
   }
   for (const RooflineReportRow *row : timed) {
     const RooflinePoint &point = row->point;
     cell(clipFront(row->name, kMaxName), nameWidth, false);
     cell(row->opType, opWidth, false);
     cell(clipBack(row->shapes, kMaxShapes), shapeWidth, false);
-    cell(formatSI(point.flops, ""), 9, true);
-    cell(formatSI(point.bytes, "B"), 9, true);
-    cell(formatFixed(point.getIntensity(), point.getIntensity() < 10 ? 2 : 1),
-         8, true);
-    cell(stringifyBound(point.getBound()), 7, false);
-    cell(formatMicros(point.getTime()), 8, true);
-    os << formatFixed(100 * point.getTime() / report.totalTime, 1) << "%\n";
+    printPointCells(os, point, report.totalTime);
   }
   if (!untimed.empty()) {
     unsigned count = 0;
@@ -382,7 +373,7 @@ void mlir::ridge::printRooflineTable(const RooflineReport &report,
        << "x the ridge point";
   os << " (" << formatFixed(model.getRidgePoint(), 1) << " FLOP/B)\n";
   if (report.hasKernels)
-    printKernelTable(report, model, os);
+    printKernelTable(report, os);
 }
 
 //===----------------------------------------------------------------------===//
