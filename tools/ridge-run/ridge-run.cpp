@@ -233,11 +233,15 @@ struct Run {
   std::vector<std::vector<char>> outputs;
 };
 
+/// Appends the input pointers for `model` to `buffers`; returns an exit
+/// code (kOk to go on).
+using InputBinder =
+    llvm::function_ref<int(const ::ridge::rt::Model &, std::vector<void *> &)>;
+
 /// Compiles `module` (manifest attached) to a temporary shared object,
-/// loads it and runs it on `inputs`.
+/// loads it and runs it on the inputs `bindInputs` provides.
 static int compileAndRun(ModuleOp module, const CompileOptions &options,
-                         std::vector<TensorData> &inputs,
-                         const std::vector<std::string> &inputFiles, Run &run) {
+                         InputBinder bindInputs, Run &run) {
   std::string error;
   llvm::SmallString<128> soPath;
   if (std::error_code ec =
@@ -250,20 +254,9 @@ static int compileAndRun(ModuleOp module, const CompileOptions &options,
   if (!run.model)
     return fail(error);
 
-  // Check the data against the compiled signature.
   std::vector<void *> buffers;
-  for (size_t k = 0; k < inputs.size(); ++k) {
-    const ::ridge::rt::TensorSpec &spec = run.model->inputs()[k];
-    std::string dtype = getOnnxDataTypeName(inputs[k].dataType).str();
-    if (dtype != ::ridge::rt::dtypeName(spec.dtype) ||
-        inputs[k].bytes.size() != spec.byteSize())
-      return fail(inputFiles[k] + ": tensor of " + dtype + " [" +
-                  std::to_string(inputs[k].getNumElements()) +
-                  " elements] does not match input '" + spec.name + "' (" +
-                  ::ridge::rt::dtypeName(spec.dtype) + " " +
-                  spec.shapeString() + ")");
-    buffers.push_back(inputs[k].bytes.data());
-  }
+  if (int rc = bindInputs(*run.model, buffers))
+    return rc;
   for (const ::ridge::rt::TensorSpec &spec : run.model->outputs())
     run.outputs.emplace_back(std::max<size_t>(spec.byteSize(), 1));
   for (auto &out : run.outputs)
@@ -278,36 +271,31 @@ static int compileAndRun(ModuleOp module, const CompileOptions &options,
   return kOk;
 }
 
-/// Prints the median and minimum of `times` (seconds).
-static void printTimes(std::vector<double> times) {
-  if (times.empty())
-    return;
-  llvm::sort(times);
-  llvm::outs() << llvm::format(
-      "ridge-run: %zu timed runs: median %.4f ms, min %.4f ms\n", times.size(),
-      1e3 * times[times.size() / 2], 1e3 * times.front());
+/// Binds test-data tensors, checked against the compiled signature.
+static int bindTestData(const ::ridge::rt::Model &model,
+                        std::vector<void *> &buffers,
+                        std::vector<TensorData> &inputs,
+                        const std::vector<std::string> &inputFiles) {
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    const ::ridge::rt::TensorSpec &spec = model.inputs()[k];
+    std::string dtype = getOnnxDataTypeName(inputs[k].dataType).str();
+    if (dtype != ::ridge::rt::dtypeName(spec.dtype) ||
+        inputs[k].bytes.size() != spec.byteSize())
+      return fail(inputFiles[k] + ": tensor of " + dtype + " [" +
+                  std::to_string(inputs[k].getNumElements()) +
+                  " elements] does not match input '" + spec.name + "' (" +
+                  ::ridge::rt::dtypeName(spec.dtype) + " " +
+                  spec.shapeString() + ")");
+    buffers.push_back(inputs[k].bytes.data());
+  }
+  return kOk;
 }
 
-/// --random-inputs: compile the model at its own shapes and run it on random
-/// data (floats in [-1, 1), integers in [0, 16)).
-static int runOnRandomInputs(MLIRContext &context, CompileOptions options) {
-  OwningOpRef<ModuleOp> module = importOnnxFile(&context, inputFile, {});
-  if (!module || failed(attachManifest(*module, target)))
-    return kFailed;
-  std::string error;
-  llvm::SmallString<128> soPath;
-  if (std::error_code ec =
-          llvm::sys::fs::createTemporaryFile("ridge-run", "so", soPath))
-    return fail("cannot create a temporary file: " + ec.message());
-  llvm::FileRemover removeSo(soPath);
-  if (failed(compileGraphModule(*module, options, soPath)))
-    return kFailed;
-  std::unique_ptr<::ridge::rt::Model> model =
-      ::ridge::rt::Model::load(std::string(soPath), error);
-  if (!model)
-    return fail(error);
-  std::vector<std::vector<char>> storage;
-  std::vector<void *> buffers;
+/// Binds uniform random data of the compiled input shapes (floats in
+/// [-1, 1), integers in [0, 16)) held in `storage`.
+static int bindRandomInputs(const ::ridge::rt::Model &model,
+                            std::vector<void *> &buffers,
+                            std::vector<std::vector<char>> &storage) {
   uint64_t state = 0x9E3779B97F4A7C15ull;
   auto next = [&] {
     state ^= state << 13;
@@ -315,7 +303,7 @@ static int runOnRandomInputs(MLIRContext &context, CompileOptions options) {
     state ^= state << 17;
     return state;
   };
-  for (const ::ridge::rt::TensorSpec &spec : model->inputs()) {
+  for (const ::ridge::rt::TensorSpec &spec : model.inputs()) {
     storage.emplace_back(std::max<size_t>(spec.byteSize(), 1));
     char *data = storage.back().data();
     for (size_t i = 0, e = spec.numElements(); i < e; ++i) {
@@ -339,19 +327,36 @@ static int runOnRandomInputs(MLIRContext &context, CompileOptions options) {
     }
     buffers.push_back(data);
   }
-  for (const ::ridge::rt::TensorSpec &spec : model->outputs()) {
-    storage.emplace_back(std::max<size_t>(spec.byteSize(), 1));
-    buffers.push_back(storage.back().data());
-  }
-  model->setTimedRuns(repeat);
-  if (!model->run(buffers, error)) {
-    bool noGpu = error.rfind("no NVIDIA GPU available", 0) == 0;
-    fail(error);
-    return noGpu ? kNoGpu : kFailed;
-  }
+  return kOk;
+}
+
+/// Prints the median and minimum of `times` (seconds).
+static void printTimes(std::vector<double> times) {
+  if (times.empty())
+    return;
+  llvm::sort(times);
+  llvm::outs() << llvm::format(
+      "ridge-run: %zu timed runs: median %.4f ms, min %.4f ms\n", times.size(),
+      1e3 * times[times.size() / 2], 1e3 * times.front());
+}
+
+/// --random-inputs: compile the model at its own shapes and run it on random
+/// data.
+static int runOnRandomInputs(MLIRContext &context, CompileOptions options) {
+  OwningOpRef<ModuleOp> module = importOnnxFile(&context, inputFile, {});
+  if (!module || failed(attachManifest(*module, target)))
+    return kFailed;
+  std::vector<std::vector<char>> storage;
+  Run run;
+  auto bind = [&](const ::ridge::rt::Model &model,
+                  std::vector<void *> &buffers) {
+    return bindRandomInputs(model, buffers, storage);
+  };
+  if (int rc = compileAndRun(*module, options, bind, run))
+    return rc;
   llvm::outs() << "ridge-run: ran '" << inputFile << "' on " << target
                << " with random inputs\n";
-  printTimes(model->getRunTimes());
+  printTimes(run.model->getRunTimes());
   return kOk;
 }
 
@@ -374,15 +379,19 @@ static int verifyFusion(OwningOpRef<ModuleOp> module, CompileOptions options,
   llvm::outs() << "ridge-run: verifying " << probes->size() << " kernels of '"
                << inputFile << "' on " << target
                << " against one kernel per op\n";
+  auto bind = [&](const ::ridge::rt::Model &model,
+                  std::vector<void *> &buffers) {
+    return bindTestData(model, buffers, inputs, inputFiles);
+  };
   Run fused, unfused;
   options.fusion = true;
   // Both builds read the same weight blobs.
   options.releaseWeights = false;
-  if (int rc = compileAndRun(*module, options, inputs, inputFiles, fused))
+  if (int rc = compileAndRun(*module, options, bind, fused))
     return rc;
   options.fusion = false;
   options.releaseWeights = true;
-  if (int rc = compileAndRun(*reference, options, inputs, inputFiles, unfused))
+  if (int rc = compileAndRun(*reference, options, bind, unfused))
     return rc;
 
   for (const KernelProbe &probe : *probes) {
@@ -499,7 +508,11 @@ int main(int argc, char **argv) {
   if (failed(attachManifest(*module, target)))
     return kFailed;
   Run run;
-  if (int rc = compileAndRun(*module, options, inputs, inputFiles, run))
+  auto bind = [&](const ::ridge::rt::Model &model,
+                  std::vector<void *> &buffers) {
+    return bindTestData(model, buffers, inputs, inputFiles);
+  };
+  if (int rc = compileAndRun(*module, options, bind, run))
     return rc;
   printTimes(run.model->getRunTimes());
   std::unique_ptr<::ridge::rt::Model> &model = run.model;
