@@ -9,6 +9,7 @@
 
 #include "ridgeline/Target/Pipelines.h"
 
+#include "ridgeline/Analysis/GpuSpec.h"
 #include "ridgeline/Conversion/Passes.h"
 #include "ridgeline/Transforms/Passes.h"
 
@@ -133,10 +134,15 @@ void mlir::ridge::buildGpuLoweringPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createRetypeEmptyBuffersPass());
-  // SMs of the reference GPU of each architecture (A100: 108; H100 and
-  // H200: 132), for grids that fill the machine.
+  // Grids sized to fill the architecture's reference GPU (the built-in spec
+  // of the A100 for sm_8x, of the H100 otherwise).
   MapRowLoopsToWarpsPassOptions warps;
-  warps.smCount = StringRef(options.chip).starts_with("sm_8") ? 108 : 132;
+  std::string unused;
+  if (std::optional<GpuSpec> spec = lookupGpuSpec(
+          StringRef(options.chip).starts_with("sm_8") ? "A100-SXM-80GB"
+                                                      : kDefaultGpuName,
+          unused))
+    warps.smCount = spec->smCount;
   pm.addNestedPass<func::FuncOp>(createMapRowLoopsToWarpsPass(warps));
   MapParallelLoopsToGpuPassOptions mapping;
   mapping.blockSize = options.blockSize;
