@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ridgeline/Analysis/Target.h"
 #include "ridgeline/Transforms/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -21,6 +22,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/EquivalenceClasses.h"
 #include "llvm/Support/Debug.h"
 
 #define DEBUG_TYPE "ridge-map-row-loops-to-warps"
@@ -347,20 +349,92 @@ static void vectorizeRowLoop(RewriterBase &rewriter, scf::ForOp loop,
   rewriter.eraseBlock(body);
 }
 
+/// Whether a row loop runs over a multiple of 128 elements from 0 in unit
+/// steps: each lane can then own 4 consecutive elements per step of 128.
+static bool fitsVectorLayout(Operation *loop) {
+  std::optional<int64_t> first, upper, unit;
+  if (auto forOp = dyn_cast<scf::ForOp>(loop)) {
+    first = getConstantIntValue(forOp.getLowerBound());
+    upper = getConstantIntValue(forOp.getUpperBound());
+    unit = getConstantIntValue(forOp.getStep());
+  } else {
+    auto parallel = cast<scf::ParallelOp>(loop);
+    first = getConstantIntValue(parallel.getLowerBound()[0]);
+    upper = getConstantIntValue(parallel.getUpperBound()[0]);
+    unit = getConstantIntValue(parallel.getStep()[0]);
+  }
+  return first == 0 && unit == 1 && upper &&
+         *upper % (kWarpSize * kVectorWidth) == 0;
+}
+
+static Block *getRowLoopBody(Operation *loop) {
+  if (auto forOp = dyn_cast<scf::ForOp>(loop))
+    return forOp.getBody();
+  return cast<scf::ParallelOp>(loop).getBody();
+}
+
+/// Decides, for the row loops of one row kernel, which give each lane 4
+/// consecutive elements per step (the vector layout) and which give it
+/// elements lane, lane + 32, ... (the scalar layout). A lane-private row
+/// buffer is split across lanes by the layout of the loops that touch it,
+/// so all of those loops must share one layout: the vector one only if
+/// every one of them fits it and at least one has 16-byte accesses to gain.
+static llvm::SmallPtrSet<Operation *, 8>
+selectVectorLayoutLoops(ArrayRef<Operation *> loops) {
+  llvm::EquivalenceClasses<Operation *> classes;
+  DenseMap<Operation *, Operation *> firstLoopOfBuffer;
+  for (Operation *loop : loops) {
+    classes.insert(loop);
+    loop->walk([&](Operation *access) {
+      Value memref;
+      if (auto load = dyn_cast<memref::LoadOp>(access))
+        memref = load.getMemRef();
+      else if (auto store = dyn_cast<memref::StoreOp>(access))
+        memref = store.getMemRef();
+      auto buffer = memref ? memref.getDefiningOp<memref::AllocaOp>() : nullptr;
+      if (!buffer || buffer.getType().getNumElements() <= 1)
+        return;
+      auto [it, inserted] = firstLoopOfBuffer.try_emplace(buffer, loop);
+      if (!inserted)
+        classes.unionSets(it->second, loop);
+    });
+  }
+  llvm::SmallPtrSet<Operation *, 8> selected;
+  for (auto it = classes.begin(); it != classes.end(); ++it) {
+    if (!(*it)->isLeader())
+      continue;
+    bool allFit = true, anyGain = false;
+    for (auto member = classes.member_begin(**it);
+         member != classes.member_end(); ++member) {
+      Operation *loop = *member;
+      bool fits = fitsVectorLayout(loop);
+      allFit &= fits;
+      if (fits) {
+        SmallVector<Operation *> accesses;
+        Block *body = getRowLoopBody(loop);
+        findVectorAccesses(body, body->getArgument(0), accesses);
+        anyGain |= !accesses.empty();
+      }
+    }
+    if (!allFit || !anyGain)
+      continue;
+    for (auto member = classes.member_begin(**it);
+         member != classes.member_end(); ++member)
+      selected.insert(*member);
+  }
+  return selected;
+}
+
 /// Lane `lane` of a warp runs iterations lb + lane*step, lb + (lane+32)*step,
-/// ... of `loop`. A row loop over a multiple of 128 elements starting at 0
-/// instead gives each lane 4 consecutive elements per step (16-byte accesses).
+/// ... of `loop`. In the vector layout (selectVectorLayoutLoops) it instead
+/// runs 4 consecutive elements per step of 128, with 16-byte accesses where
+/// they are aligned.
 static void distributeLoopBounds(RewriterBase &rewriter, scf::ForOp loop,
-                                 Value lane) {
+                                 Value lane, bool vectorLayout) {
   Location loc = loop.getLoc();
-  std::optional<int64_t> first = getConstantIntValue(loop.getLowerBound()),
-                         upper = getConstantIntValue(loop.getUpperBound()),
-                         unit = getConstantIntValue(loop.getStep());
-  SmallVector<Operation *> accesses;
-  if (first == 0 && unit == 1 && upper &&
-      *upper % (kWarpSize * kVectorWidth) == 0)
+  if (vectorLayout) {
+    SmallVector<Operation *> accesses;
     findVectorAccesses(loop.getBody(), loop.getInductionVar(), accesses);
-  if (!accesses.empty()) {
     rewriter.setInsertionPoint(loop);
     Value start = arith::MulIOp::create(
         rewriter, loc, lane,
@@ -388,7 +462,7 @@ static void distributeLoopBounds(RewriterBase &rewriter, scf::ForOp loop,
 
 /// Lane-strides a reduction loop and combines the lanes' partials.
 static void distributeReduction(RewriterBase &rewriter, scf::ForOp loop,
-                                Value lane) {
+                                Value lane, bool vectorLayout) {
   SmallVector<AccumulatorInfo> accumulators;
   for (Accumulator acc : matchReductionLoop(loop))
     accumulators.emplace_back(acc);
@@ -403,7 +477,7 @@ static void distributeReduction(RewriterBase &rewriter, scf::ForOp loop,
     Value identity = arith::ConstantOp::create(rewriter, loc, acc.identity);
     memref::StoreOp::create(rewriter, loc, identity, acc.memref, acc.indices);
   }
-  distributeLoopBounds(rewriter, loop, lane);
+  distributeLoopBounds(rewriter, loop, lane, vectorLayout);
   rewriter.setInsertionPointAfter(loop);
   for (auto [acc, init] : llvm::zip(accumulators, initial)) {
     Value partial =
@@ -416,7 +490,7 @@ static void distributeReduction(RewriterBase &rewriter, scf::ForOp loop,
 
 /// Turns a row's elementwise parallel loop into a lane-strided scf.for.
 static void distributeRowLoop(RewriterBase &rewriter, scf::ParallelOp loop,
-                              Value lane) {
+                              Value lane, bool vectorLayout) {
   Location loc = loop.getLoc();
   rewriter.setInsertionPoint(loop);
   auto forOp = scf::ForOp::create(rewriter, loc, loop.getLowerBound()[0],
@@ -426,13 +500,14 @@ static void distributeRowLoop(RewriterBase &rewriter, scf::ParallelOp loop,
   rewriter.inlineBlockBefore(body, forOp.getBody()->getTerminator(),
                              forOp.getInductionVar());
   rewriter.eraseOp(loop);
-  distributeLoopBounds(rewriter, forOp, lane);
+  distributeLoopBounds(rewriter, forOp, lane, vectorLayout);
 }
 
 /// Replaces `root` (rows over its iteration space) by a block x thread loop
 /// nest in which warp w of block b handles row b * warpsPerBlock + w.
-static void mapRowsToWarps(RewriterBase &rewriter, scf::ParallelOp root,
-                           int64_t maxWarpsPerBlock, int64_t smCount) {
+/// Returns the number of row loops given the vector layout.
+static unsigned mapRowsToWarps(RewriterBase &rewriter, scf::ParallelOp root,
+                               int64_t maxWarpsPerBlock, int64_t smCount) {
   MLIRContext *ctx = rewriter.getContext();
   Location loc = root.getLoc();
   rewriter.setInsertionPoint(root);
@@ -510,12 +585,17 @@ static void mapRowsToWarps(RewriterBase &rewriter, scf::ParallelOp root,
   for (Operation &op : guard.thenBlock()->without_terminator())
     if (isa<scf::ForOp, scf::ParallelOp>(op))
       loops.push_back(&op);
+  llvm::SmallPtrSet<Operation *, 8> vectorLoops =
+      selectVectorLayoutLoops(loops);
   for (Operation *loop : loops) {
+    bool vectorLayout = vectorLoops.contains(loop);
     if (auto forOp = dyn_cast<scf::ForOp>(loop))
-      distributeReduction(rewriter, forOp, lane);
+      distributeReduction(rewriter, forOp, lane, vectorLayout);
     else
-      distributeRowLoop(rewriter, cast<scf::ParallelOp>(loop), lane);
+      distributeRowLoop(rewriter, cast<scf::ParallelOp>(loop), lane,
+                        vectorLayout);
   }
+  return vectorLoops.size();
 }
 
 namespace {
@@ -542,10 +622,21 @@ struct MapRowLoopsToWarpsPass
       if (staticBounds && isRowKernel(loop))
         roots.push_back(loop);
     });
+    if (roots.empty())
+      return;
+    // The grid fills the SMs of the target's GPU unless a test says how many.
+    int64_t sms = smCount;
+    if (sms <= 0) {
+      FailureOr<TargetSpec> target = getTargetForPass(func);
+      if (failed(target))
+        return signalPassFailure();
+      sms = target->gpu.smCount;
+    }
     IRRewriter rewriter(&getContext());
     for (scf::ParallelOp root : roots) {
       LLVM_DEBUG(llvm::dbgs() << "one warp per row: " << root.getLoc() << "\n");
-      mapRowsToWarps(rewriter, root, warpsPerBlock, smCount);
+      numVectorizedLoops += mapRowsToWarps(rewriter, root, warpsPerBlock, sms);
+      ++numRowKernels;
     }
   }
 };

@@ -211,3 +211,44 @@ func.func @unaligned_view(%x: memref<16x264xf32>, %y: memref<16x256xf32>) {
   }
   return
 }
+
+// -----
+
+// A lane-private row buffer is split across lanes by the layout of the loops
+// that touch it, so they share one layout. The copy into the buffer and the
+// read-back are 16-byte accesses; the square-in-place loop reads and writes
+// the buffer (no vector access of its own) and still gets the 4-wide layout,
+// or its lanes would read elements another lane wrote.
+// CHECK-LABEL: func @private_row_one_layout
+// CHECK: %[[START:.*]] = arith.muli %{{.*}}, %c4
+// CHECK: scf.for %[[A:.*]] = %[[START]] to %c128 step %c128{{.*}} {
+// CHECK:   vector.load %{{.*}}[%{{.*}}, %[[A]]] {alignment = 16 : i64} : memref<4x128xf32>, vector<4xf32>
+// CHECK:   vector.store %{{.*}}, %[[ROW:.*]][%[[A]]] {alignment = 16 : i64} : memref<128xf32>, vector<4xf32>
+// CHECK: scf.for %[[B:.*]] = %{{.*}} to %c128 step %c128{{.*}} {
+// CHECK-COUNT-4: memref.load %[[ROW]]
+// CHECK: scf.for %[[C:.*]] = %{{.*}} to %c128 step %c128{{.*}} {
+// CHECK:   vector.load %[[ROW]][%[[C]]] {alignment = 16 : i64}
+// CHECK-NOT: scf.for
+func.func @private_row_one_layout(%x: memref<4x128xf32>, %y: memref<4x128xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c128 = arith.constant 128 : index
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    %row = memref.alloca() {alignment = 64 : i64} : memref<128xf32>
+    scf.parallel (%j) = (%c0) to (%c128) step (%c1) {
+      %v = memref.load %x[%i, %j] : memref<4x128xf32>
+      memref.store %v, %row[%j] : memref<128xf32>
+    }
+    scf.parallel (%j) = (%c0) to (%c128) step (%c1) {
+      %v = memref.load %row[%j] : memref<128xf32>
+      %s = arith.mulf %v, %v : f32
+      memref.store %s, %row[%j] : memref<128xf32>
+    }
+    scf.parallel (%j) = (%c0) to (%c128) step (%c1) {
+      %v = memref.load %row[%j] : memref<128xf32>
+      memref.store %v, %y[%i, %j] : memref<4x128xf32>
+    }
+  }
+  return
+}
