@@ -8,6 +8,7 @@
 
 #include "ridgeline/Analysis/Passes.h"
 #include "ridgeline/Analysis/Roofline.h"
+#include "ridgeline/Analysis/Target.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -27,13 +28,13 @@ struct AnnotateRooflinePass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    FailureOr<TargetSpec> target =
+        getTargetForPass(module, gpu, gpuSpec, precision);
+    if (failed(target))
+      return signalPassFailure();
     std::string error;
     std::optional<RooflineModel> model =
-        resolveRooflineModel(gpu, gpuSpec, precision, error);
-    if (!model) {
-      module.emitError() << error;
-      return signalPassFailure();
-    }
+        RooflineModel::create(target->gpu, target->precision, error);
     const GpuSpec *spec = &model->getGpu();
     Precision parsedPrecision = model->getPrecision();
 

@@ -523,39 +523,6 @@ FusionPlan FusionPlanner::run() {
       plan.unfused.push_back({producer, consumer, reason});
   }
 
-  // Traffic of the three reference plans.
-  FusionTraffic &traffic = plan.traffic;
-  for (const FusionGroup &group : plan.groups)
-    if (group.isKernel())
-      traffic.fusedBytes += group.bytes;
-  llvm::MapVector<StringRef, FusionGroup> byNode;
-  for (Operation *op : order) {
-    OnnxNodeRef node = getOnnxNode(op->getLoc());
-    StringRef key =
-        node.name.empty() ? op->getName().getStringRef() : node.name;
-    byNode[key].ops.push_back(op);
-  }
-  for (auto &[name, group] : byNode) {
-    computeGroupCost(group);
-    traffic.perNodeBytes += group.bytes;
-  }
-  llvm::DenseSet<Value> counted;
-  for (Operation *op : order)
-    for (Value operand : op->getOperands()) {
-      bool isGraphInput = isa<BlockArgument>(operand);
-      bool isWeight = isa_and_present<ConstantOp>(operand.getDefiningOp());
-      if ((!isGraphInput && !isWeight) || !counted.insert(operand).second)
-        continue;
-      int64_t bytes = getValueBytes(operand);
-      traffic.lowerBoundBytes += bytes;
-      if (isWeight)
-        traffic.weightsBytes += bytes;
-    }
-  if (!order.empty())
-    if (Operation *terminator = order.front()->getBlock()->getTerminator())
-      for (Value result : terminator->getOperands())
-        if (counted.insert(result).second)
-          traffic.lowerBoundBytes += getValueBytes(result);
   return plan;
 }
 
@@ -575,6 +542,56 @@ SmallVector<std::string> FusionPlan::getNodeNames(const FusionGroup &group) {
       names.push_back(name);
   }
   return names;
+}
+
+FusionTraffic mlir::ridge::computeFusionTraffic(Block &block) {
+  // The graph ops, including those inside fusion groups; each group is one
+  // kernel, and so is each op outside a group that moves data.
+  SmallVector<Operation *> order;
+  FusionTraffic traffic;
+  block.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (auto group = dyn_cast<FusionGroupOp>(op)) {
+      traffic.fusedBytes += std::max<int64_t>(0, group.getMinBytes());
+      return WalkResult::advance();
+    }
+    if (isa<CostOpInterface>(op) && !isa<ConstantOp>(op)) {
+      order.push_back(op);
+      if (!op->getParentOfType<FusionGroupOp>())
+        traffic.fusedBytes +=
+            std::max<int64_t>(0, cast<CostOpInterface>(op).getMinBytes());
+    }
+    return WalkResult::advance();
+  });
+
+  llvm::MapVector<StringRef, FusionGroup> byNode;
+  for (Operation *op : order) {
+    OnnxNodeRef node = getOnnxNode(op->getLoc());
+    StringRef key =
+        node.name.empty() ? op->getName().getStringRef() : node.name;
+    byNode[key].ops.push_back(op);
+  }
+  for (auto &[name, group] : byNode) {
+    computeGroupCost(group);
+    traffic.perNodeBytes += group.bytes;
+  }
+  llvm::DenseSet<Value> counted;
+  for (Operation *op : order)
+    for (Value operand : op->getOperands()) {
+      bool isGraphInput = isa<BlockArgument>(operand) &&
+                          cast<BlockArgument>(operand).getOwner() == &block;
+      bool isWeight = isa_and_present<ConstantOp>(operand.getDefiningOp());
+      if ((!isGraphInput && !isWeight) || !counted.insert(operand).second)
+        continue;
+      int64_t bytes = getValueBytes(operand);
+      traffic.lowerBoundBytes += bytes;
+      if (isWeight)
+        traffic.weightsBytes += bytes;
+    }
+  if (!block.empty() && block.mightHaveTerminator())
+    for (Value result : block.getTerminator()->getOperands())
+      if (counted.insert(result).second)
+        traffic.lowerBoundBytes += getValueBytes(result);
+  return traffic;
 }
 
 FusionPlan mlir::ridge::planFusion(Block &block,

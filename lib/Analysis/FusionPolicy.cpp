@@ -25,6 +25,16 @@ static std::string formatBytes(int64_t bytes) {
   return text;
 }
 
+FusionControlFn mlir::ridge::makeAllLegalFusionControl() {
+  return [](const FusionCandidate &) { return FusionDecision::accept(); };
+}
+
+FusionControlFn mlir::ridge::makeNeverFusionControl() {
+  return [](const FusionCandidate &) {
+    return FusionDecision::reject("fusion is off");
+  };
+}
+
 FusionControlFn
 mlir::ridge::makeRooflineFusionControl(const RooflineModel &model,
                                        FusionLimits limits) {

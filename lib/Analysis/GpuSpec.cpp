@@ -61,11 +61,13 @@ static constexpr double kGiga = 1e9;
 static constexpr int64_t kMiB = 1024 * 1024;
 static constexpr int64_t kKiB = 1024;
 
-static GpuSpec makeSpec(StringRef name, double fp32, double tf32, double fp16,
-                        double bf16, double fp8, double bandwidthGBs,
-                        int64_t l2MiB, int64_t sms, int64_t smemKiB) {
+static GpuSpec makeSpec(StringRef name, StringRef chip, double fp32,
+                        double tf32, double fp16, double bf16, double fp8,
+                        double bandwidthGBs, int64_t l2MiB, int64_t sms,
+                        int64_t smemKiB) {
   GpuSpec spec;
   spec.name = name.str();
+  spec.chip = chip.str();
   spec.fp32Flops = fp32 * kTera;
   spec.tf32Flops = tf32 * kTera;
   spec.fp16Flops = fp16 * kTera;
@@ -79,38 +81,44 @@ static GpuSpec makeSpec(StringRef name, double fp32, double tf32, double fp16,
 }
 
 // Datasheets quote tensor-core rates "with sparsity"; the dense rates below are
-// half of those. Units: TFLOP/s, GB/s, MiB, SMs, KiB.
+// half of those. Units: TFLOP/s, GB/s, MiB, SMs, KiB. The chip is the
+// architecture's compute capability (CUDA C++ Programming Guide).
 static const GpuSpec kBuiltinSpecs[] = {
     // NVIDIA A100 Tensor Core GPU datasheet (2021), SXM column: FP32 19.5,
     // TF32 156, FP16/BF16 312 TFLOP/s, 2,039 GB/s HBM2e. No fp8. "NVIDIA A100
     // Tensor Core GPU Architecture" whitepaper: 108 SMs, 40 MB L2, up to 164 KB
     // shared memory per SM.
-    makeSpec("A100-SXM-80GB", 19.5, 156, 312, 312, 0, 2039, 40, 108, 164),
+    makeSpec("A100-SXM-80GB", "sm_80", 19.5, 156, 312, 312, 0, 2039, 40, 108,
+             164),
     // NVIDIA H100 Tensor Core GPU datasheet, SXM column: FP32 67, TF32 989,
     // FP16/BF16 1,979, FP8 3,958 TFLOP/s with sparsity; 3.35 TB/s HBM3.
     // "NVIDIA H100 Tensor Core GPU Architecture" whitepaper: 132 SMs, 50 MB L2,
     // 228 KB shared memory per SM.
-    makeSpec("H100-SXM", 67, 494.7, 989.4, 989.4, 1978.9, 3350, 50, 132, 228),
+    makeSpec("H100-SXM", "sm_90a", 67, 494.7, 989.4, 989.4, 1978.9, 3350, 50,
+             132, 228),
     // NVIDIA H200 Tensor Core GPU datasheet, SXM column: the H100's GH100 die
     // and rates (FP32 67, TF32 989, BF16 1,979, FP8 3,958 with sparsity) with
     // 141 GB of HBM3e at 4.8 TB/s; SMs, L2 and shared memory as the H100.
-    makeSpec("H200", 67, 494.7, 989.4, 989.4, 1978.9, 4800, 50, 132, 228),
+    makeSpec("H200", "sm_90a", 67, 494.7, 989.4, 989.4, 1978.9, 4800, 50, 132,
+             228),
     // NVIDIA L4 Tensor Core GPU datasheet: FP32 30.3, TF32 120, FP16/BF16 242,
     // FP8 485 TFLOP/s with sparsity; 300 GB/s GDDR6. "NVIDIA Ada GPU
     // Architecture" whitepaper: AD104 with 58 SMs and 48 MB L2; CUDA C++
     // Programming Guide, compute capability 8.9: 100 KB shared memory per SM.
-    makeSpec("L4", 30.3, 60, 121, 121, 242.5, 300, 48, 58, 100),
+    makeSpec("L4", "sm_89", 30.3, 60, 121, 121, 242.5, 300, 48, 58, 100),
     // NVIDIA HGX B200 datasheet (8 GPUs; per GPU = 1/8): FP32 600, TF32 18 P,
     // FP16/BF16 36 P, FP8 72 P FLOP/s with sparsity; 8 TB/s HBM3e per GPU.
     // 148 SMs (two dies); CUDA C++ Programming Guide, compute capability 10.0:
     // 228 KB shared memory per SM. The datasheet gives no L2 size; 126 MB is
     // what the CUDA runtime reports in public measurements: approximate.
-    makeSpec("B200", 75, 1125, 2250, 2250, 4500, 8000, 126, 148, 228),
+    makeSpec("B200", "sm_100a", 75, 1125, 2250, 2250, 4500, 8000, 126, 148,
+             228),
     // "NVIDIA Ada GPU Architecture" whitepaper, appendix table for GeForce RTX
     // 4090: FP32 82.6, TF32 82.6, FP16/BF16 165.2 (FP32 accumulate), FP8 330.3
     // (FP32 accumulate) TFLOP/s dense; 1,008 GB/s GDDR6X; 128 SMs, 72 MB L2;
     // 100 KB shared memory per SM (compute capability 8.9).
-    makeSpec("RTX-4090", 82.6, 82.6, 165.2, 165.2, 330.3, 1008, 72, 128, 100),
+    makeSpec("RTX-4090", "sm_89", 82.6, 82.6, 165.2, 165.2, 330.3, 1008, 72,
+             128, 100),
 };
 
 ArrayRef<GpuSpec> mlir::ridge::getBuiltinGpuSpecs() { return kBuiltinSpecs; }
@@ -197,7 +205,7 @@ std::optional<GpuSpec> mlir::ridge::parseGpuSpecJson(StringRef text,
   reader.rejectUnknownKeys(*object,
                            {"name", "memory_bandwidth_gb_s", "peak_tflops",
                             "l2_mb", "sm_count", "shared_memory_per_sm_kb",
-                            "source"},
+                            "registers_per_sm", "chip", "source"},
                            "");
   GpuSpec spec;
   if (std::optional<StringRef> name = object->getString("name");
@@ -232,6 +240,16 @@ std::optional<GpuSpec> mlir::ridge::parseGpuSpecJson(StringRef text,
     spec.smCount = static_cast<int64_t>(*sms);
   if (auto smem = reader.number(*object, "shared_memory_per_sm_kb", "", false))
     spec.sharedMemoryPerSm = static_cast<int64_t>(*smem * kKiB);
+  if (auto registers = reader.number(*object, "registers_per_sm", "", false))
+    spec.registersPerSm = static_cast<int64_t>(*registers);
+  if (const llvm::json::Value *chip = object->get("chip")) {
+    std::optional<StringRef> text = chip->getAsString();
+    if (!text || !text->starts_with("sm_"))
+      reader.fail("field 'chip' must be an architecture name such as "
+                  "\"sm_90a\"");
+    else
+      spec.chip = text->str();
+  }
   if (reader.failed())
     return std::nullopt;
   return spec;

@@ -100,32 +100,62 @@ static std::string describeNode(Operation *op) {
          ")";
 }
 
-void mlir::ridge::addFusionPlan(RooflineReport &report, const FusionPlan &plan,
-                                const RooflineModel &model) {
+/// The op that computes `value`, looking into the fusion group that yields
+/// it.
+static Operation *getProducerOp(Value value) {
+  Operation *def = value.getDefiningOp();
+  if (auto group = dyn_cast_or_null<FusionGroupOp>(def)) {
+    auto yield = cast<YieldOp>(group.getBody().front().getTerminator());
+    return yield.getValues()[cast<OpResult>(value).getResultNumber()]
+        .getDefiningOp();
+  }
+  return def;
+}
+
+void mlir::ridge::addFusionGroups(RooflineReport &report, func::FuncOp func,
+                                  const RooflineModel &model) {
   report.hasKernels = true;
-  report.traffic = plan.traffic;
-  for (const FusionGroup &group : plan.groups) {
-    if (!group.isKernel())
-      continue;
+  Block &block = func.front();
+  report.traffic = computeFusionTraffic(block);
+  for (FusionGroupOp group : block.getOps<FusionGroupOp>()) {
+    FusionGroup members;
+    for (Operation &op : group.getBody().front().without_terminator())
+      members.ops.push_back(&op);
     RooflineKernelRow row;
-    row.name = group.name;
-    row.kind = stringifyFusionKind(group.kind).str();
-    row.nodes = FusionPlan::getNodeNames(group);
-    row.numOps = group.ops.size();
-    row.point = model.place(group.flops, group.bytes, group.contraction);
+    row.name = group.getName().str();
+    row.kind = group.getKind().str();
+    row.nodes = FusionPlan::getNodeNames(members);
+    row.numOps = members.ops.size();
+    auto cost = cast<CostOpInterface>(group.getOperation());
+    row.point = model.place(std::max<int64_t>(0, cost.getFlops()),
+                            std::max<int64_t>(0, cost.getMinBytes()),
+                            cost.isContraction());
     report.kernelTime += row.point.getTime();
     report.kernels.push_back(std::move(row));
   }
   sortByTime(report.kernels);
   // An ONNX node lowered to several ops (Split) would repeat its edges.
   llvm::StringSet<> seen;
-  for (const UnfusedEdge &edge : plan.unfused) {
-    RooflineUnfusedRow row{describeNode(edge.producer),
-                           describeNode(edge.consumer), edge.reason};
-    if (seen.insert(row.producer + "\n" + row.consumer + "\n" + row.reason)
-            .second)
-      report.unfused.push_back(std::move(row));
-  }
+  block.walk([&](Operation *consumer) {
+    auto edges = consumer->getAttrOfType<ArrayAttr>(kUnfusedAttr);
+    if (!edges)
+      return;
+    for (auto edge : edges.getAsRange<DictionaryAttr>()) {
+      auto operand = edge.getAs<IntegerAttr>("operand");
+      auto reason = edge.getAs<StringAttr>("reason");
+      if (!operand || !reason || operand.getInt() >= consumer->getNumOperands())
+        continue;
+      Operation *producer =
+          getProducerOp(consumer->getOperand(operand.getInt()));
+      if (!producer)
+        continue;
+      RooflineUnfusedRow row{describeNode(producer), describeNode(consumer),
+                             reason.getValue().str()};
+      if (seen.insert(row.producer + "\n" + row.consumer + "\n" + row.reason)
+              .second)
+        report.unfused.push_back(std::move(row));
+    }
+  });
 }
 
 //===----------------------------------------------------------------------===//

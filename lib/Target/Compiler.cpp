@@ -34,13 +34,44 @@
 using namespace mlir;
 using namespace mlir::ridge;
 
-LogicalResult mlir::ridge::verifyTargetName(StringRef target,
-                                            std::string &error) {
-  if (target == "cpu" || succeeded(getPtxFeatures(target)))
-    return success();
-  error = "unknown target '" + target.str() +
-          "' (expected cpu, sm_80, sm_86, sm_89, sm_90, sm_90a, sm_100a)";
-  return failure();
+TargetCLOptions::TargetCLOptions(llvm::cl::OptionCategory &category)
+    : chip("target",
+           llvm::cl::desc("Code-generation target: cpu (default), sm_80, "
+                          "sm_86, sm_89, sm_90, sm_90a, sm_100, sm_100a"),
+           llvm::cl::init("cpu"), llvm::cl::cat(category)),
+      gpu("gpu",
+          llvm::cl::desc("GPU the kernels are planned for and the report "
+                         "describes (default: the target's, A100-SXM-80GB "
+                         "for sm_8x, H100-SXM otherwise; --list-gpus)"),
+          llvm::cl::value_desc("name"), llvm::cl::init(""),
+          llvm::cl::cat(category)),
+      gpuSpec("gpu-spec",
+              llvm::cl::desc("JSON file describing that GPU (see "
+                             "docs/roofline.md); overrides --gpu"),
+              llvm::cl::value_desc("file"), llvm::cl::init(""),
+              llvm::cl::cat(category)),
+      precision("precision",
+                llvm::cl::desc("Number format of contractions: fp32 (SIMT), "
+                               "tf32, fp16, bf16 (default) or fp8"),
+                llvm::cl::init(""), llvm::cl::cat(category)) {}
+
+FailureOr<TargetSpec> TargetCLOptions::resolve(StringRef toolName,
+                                               std::string &error) const {
+  if (!precision.empty() && !parsePrecision(precision)) {
+    error = "unknown --precision '" + precision +
+            "'; expected fp32, tf32, fp16, bf16 or fp8";
+    return failure();
+  }
+  TargetRequest request;
+  request.chip = chip;
+  request.gpu = gpu;
+  request.gpuSpecFile = gpuSpec;
+  request.precision = precision;
+  SmallVector<std::string> warnings;
+  FailureOr<TargetSpec> target = resolveTarget(request, error, &warnings);
+  for (const std::string &warning : warnings)
+    llvm::errs() << toolName << ": warning: " << warning << "\n";
+  return target;
 }
 
 void mlir::ridge::registerCompilerDialects(DialectRegistry &registry) {
@@ -119,6 +150,8 @@ LogicalResult mlir::ridge::attachManifest(ModuleOp module, StringRef target) {
 LogicalResult mlir::ridge::lowerGraphModule(ModuleOp module,
                                             const CompileOptions &options,
                                             LoweringStage stage) {
+  // The target is resolved by the tool; every pass reads it from here.
+  setModuleTarget(module, options.target);
   PassManager pm(module.getContext());
   GraphToLinalgOptions graph;
   graph.fusion = options.fusion;
@@ -126,7 +159,7 @@ LogicalResult mlir::ridge::lowerGraphModule(ModuleOp module,
   if (stage == LoweringStage::LLVMDialect) {
     if (options.isGpu()) {
       GpuPipelineOptions gpu;
-      gpu.chip = options.target;
+      gpu.chip = options.target.chip;
       gpu.format = options.gpuFormat;
       gpu.toolkit = options.cudaToolkit;
       gpu.blockSize = options.blockSize;
@@ -328,7 +361,7 @@ mlir::ridge::compileModelFile(MLIRContext &context, StringRef modelPath,
                               StringRef outputPath) {
   OwningOpRef<ModuleOp> module =
       importOnnxFile(&context, modelPath, importOptions);
-  if (!module || failed(attachManifest(*module, options.target)))
+  if (!module || failed(attachManifest(*module, options.target.chip)))
     return failure();
   return compileGraphModule(*module, options, outputPath);
 }

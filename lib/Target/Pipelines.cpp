@@ -9,7 +9,6 @@
 
 #include "ridgeline/Target/Pipelines.h"
 
-#include "ridgeline/Analysis/GpuSpec.h"
 #include "ridgeline/Conversion/Passes.h"
 #include "ridgeline/Transforms/Passes.h"
 
@@ -55,24 +54,26 @@ void mlir::ridge::buildGraphOptimizationPipeline(OpPassManager &pm) {
   pm.addPass(createCSEPass());
 }
 
+void mlir::ridge::buildFusionGroupPipeline(OpPassManager &pm, bool fusion,
+                                           bool recordUnfused) {
+  FormFusionGroupsPassOptions groups;
+  groups.policy = fusion ? "roofline" : "never";
+  groups.recordUnfused = recordUnfused;
+  pm.addNestedPass<func::FuncOp>(createFormFusionGroupsPass(groups));
+}
+
 void mlir::ridge::buildGraphToLinalgPipeline(
     OpPassManager &pm, const GraphToLinalgOptions &options) {
+  AttachTargetPassOptions target;
+  target.chip = options.chip;
+  target.gpu = options.gpu;
+  target.gpuSpec = options.gpuSpec;
+  target.precision = options.precision;
+  pm.addPass(createAttachTargetPass(target));
   buildGraphOptimizationPipeline(pm);
-  if (!options.fusion) {
-    // One kernel per graph op, except what upstream's default elementwise
-    // fusion (single-use producers) merges.
-    pm.addPass(createConvertGraphToLinalgPass());
-    pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
-    pm.addPass(createCanonicalizerPass());
-    pm.addPass(createCSEPass());
-    return;
-  }
   // The fusion plan decides the kernels; each kernel function is lowered on
   // its own, so no fusion crosses a kernel boundary, then inlined back.
-  FormFusionGroupsPassOptions groups;
-  groups.gpu = options.gpu;
-  groups.precision = options.precision;
-  pm.addNestedPass<func::FuncOp>(createFormFusionGroupsPass(groups));
+  buildFusionGroupPipeline(pm, options.fusion);
   pm.addPass(createOutlineFusionGroupsPass());
   pm.addPass(createConvertGraphToLinalgPass());
   pm.addNestedPass<func::FuncOp>(createFuseKernelBodiesPass());
@@ -134,16 +135,8 @@ void mlir::ridge::buildGpuLoweringPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createRetypeEmptyBuffersPass());
-  // Grids sized to fill the architecture's reference GPU (the built-in spec
-  // of the A100 for sm_8x, of the H100 otherwise).
-  MapRowLoopsToWarpsPassOptions warps;
-  std::string unused;
-  if (std::optional<GpuSpec> spec = lookupGpuSpec(
-          StringRef(options.chip).starts_with("sm_8") ? "A100-SXM-80GB"
-                                                      : kDefaultGpuName,
-          unused))
-    warps.smCount = spec->smCount;
-  pm.addNestedPass<func::FuncOp>(createMapRowLoopsToWarpsPass(warps));
+  // Row-kernel grids fill the SMs of the module's ridge.target GPU.
+  pm.addNestedPass<func::FuncOp>(createMapRowLoopsToWarpsPass());
   MapParallelLoopsToGpuPassOptions mapping;
   mapping.blockSize = options.blockSize;
   pm.addNestedPass<func::FuncOp>(createMapParallelLoopsToGpuPass(mapping));

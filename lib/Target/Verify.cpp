@@ -13,12 +13,11 @@ using namespace mlir;
 using namespace mlir::ridge;
 
 FailureOr<std::vector<KernelProbe>>
-mlir::ridge::exposeKernelOutputs(ModuleOp module, StringRef gpu) {
+mlir::ridge::exposeKernelOutputs(ModuleOp module, const TargetSpec &target) {
+  setModuleTarget(module, target);
   PassManager pm(module.getContext());
   buildGraphOptimizationPipeline(pm);
-  FormFusionGroupsPassOptions groups;
-  groups.gpu = gpu.str();
-  pm.addNestedPass<func::FuncOp>(createFormFusionGroupsPass(groups));
+  buildFusionGroupPipeline(pm, /*fusion=*/true);
   if (failed(pm.run(module)))
     return failure();
 

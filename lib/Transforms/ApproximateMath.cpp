@@ -11,8 +11,6 @@
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
-#define DEBUG_TYPE "ridge-approximate-math"
-
 namespace mlir::ridge {
 #define GEN_PASS_DEF_APPROXIMATEMATHPASS
 #include "ridgeline/Transforms/Passes.h.inc"

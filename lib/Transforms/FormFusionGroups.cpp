@@ -7,10 +7,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "ridgeline/Analysis/FusionPlan.h"
+#include "ridgeline/Analysis/Target.h"
 #include "ridgeline/Transforms/Passes.h"
 
 #include "mlir/Analysis/TopologicalSortUtils.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/Statistic.h"
 #include "llvm/Support/Debug.h"
 
 #define DEBUG_TYPE "ridge-form-fusion-groups"
@@ -50,10 +52,53 @@ static void wrapGroup(const FusionGroup &group) {
   }
 }
 
+/// Records on each unfused edge's consumer which operand stayed a kernel
+/// boundary and why: `ridge.unfused = [{operand = i, reason = "..."}]`.
+static void recordUnfusedEdges(const FusionPlan &plan) {
+  llvm::MapVector<Operation *, SmallVector<Attribute>> byConsumer;
+  for (const UnfusedEdge &edge : plan.unfused) {
+    Builder b(edge.consumer->getContext());
+    for (OpOperand &operand : edge.consumer->getOpOperands())
+      if (operand.get().getDefiningOp() == edge.producer)
+        byConsumer[edge.consumer].push_back(b.getDictionaryAttr({
+            b.getNamedAttr("operand",
+                           b.getI64IntegerAttr(operand.getOperandNumber())),
+            b.getNamedAttr("reason", b.getStringAttr(edge.reason)),
+        }));
+  }
+  for (auto &[consumer, edges] : byConsumer)
+    consumer->setAttr(kUnfusedAttr,
+                      ArrayAttr::get(consumer->getContext(), edges));
+}
+
 namespace {
 struct FormFusionGroupsPass
     : public ridge::impl::FormFusionGroupsPassBase<FormFusionGroupsPass> {
   using Base::Base;
+
+  /// The control function `policy` names, for the target's roofline.
+  FailureOr<FusionControlFn> getControl(func::FuncOp func) {
+    if (policy == "never")
+      return makeNeverFusionControl();
+    if (policy == "all-legal")
+      return makeAllLegalFusionControl();
+    if (policy != "roofline") {
+      func.emitError() << "unknown fusion policy '" << policy
+                       << "'; expected roofline, all-legal or never";
+      return failure();
+    }
+    FailureOr<TargetSpec> target =
+        getTargetForPass(func, gpu, gpuSpec, precision);
+    if (failed(target))
+      return failure();
+    std::string error;
+    std::optional<RooflineModel> model =
+        RooflineModel::create(target->gpu, target->precision, error);
+    FusionLimits limits;
+    limits.maxKernelOperands = maxKernelOperands;
+    limits.maxKernelOps = maxKernelOps;
+    return makeRooflineFusionControl(*model, limits);
+  }
 
   void runOnOperation() override {
     func::FuncOp func = getOperation();
@@ -62,22 +107,33 @@ struct FormFusionGroupsPass
     if (func.isExternal() || func->hasAttr(kKernelAttr) ||
         !func.getOps<FusionGroupOp>().empty())
       return;
-    std::string error;
-    std::optional<RooflineModel> model =
-        resolveRooflineModel(gpu, gpuSpec, precision, error);
-    if (!model) {
-      func.emitError() << error;
+    FailureOr<FusionControlFn> control = getControl(func);
+    if (failed(control))
       return signalPassFailure();
-    }
     Block &block = func.front();
-    FusionPlan plan = planFusion(block, makeRooflineFusionControl(*model));
-    LLVM_DEBUG(llvm::dbgs() << func.getName() << ": " << plan.getNumKernels()
-                            << " kernels\n");
+    FusionPlan plan = planFusion(block, *control);
+    numKernels += plan.getNumKernels();
+    numUnfusedEdges += plan.unfused.size();
+    LLVM_DEBUG({
+      llvm::dbgs() << "--- after planning " << func.getName() << " (" << policy
+                   << "): " << plan.getNumKernels() << " kernels ---\n";
+      for (const FusionGroup &group : plan.groups)
+        if (group.isKernel())
+          llvm::dbgs() << "  " << group.name << ": " << group.ops.size()
+                       << " ops, " << group.bytes << " B, " << group.flops
+                       << " FLOPs\n";
+      for (const UnfusedEdge &edge : plan.unfused)
+        llvm::dbgs() << "  unfused " << describeFusionOp(edge.producer)
+                     << " -> " << describeFusionOp(edge.consumer) << ": "
+                     << edge.reason << "\n";
+    });
     if (remarks)
       for (const UnfusedEdge &edge : plan.unfused)
         emitRemark(edge.consumer->getLoc())
             << "not fused with its producer " << describeFusionOp(edge.producer)
             << ": " << edge.reason;
+    if (recordUnfused)
+      recordUnfusedEdges(plan);
     for (const FusionGroup &group : plan.groups)
       if (group.isKernel())
         wrapGroup(group);

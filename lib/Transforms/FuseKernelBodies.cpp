@@ -249,7 +249,12 @@ static llvm::SmallBitVector getRowDims(linalg::LinalgOp sink) {
   return rowDims;
 }
 
-static LogicalResult tileAndFuseSink(func::FuncOp kernel) {
+namespace {
+/// What tileAndFuseSink did with a kernel.
+enum class TilingOutcome { Tiled, SingleOp, Untileable };
+} // namespace
+
+static FailureOr<TilingOutcome> tileAndFuseSink(func::FuncOp kernel) {
   // The last tileable op whose result the kernel returns.
   TilingInterface sink;
   unsigned numTileable = 0;
@@ -262,7 +267,7 @@ static LogicalResult tileAndFuseSink(func::FuncOp kernel) {
       sink = tileable;
   }
   if (numTileable <= 1 || !sink)
-    return success();
+    return TilingOutcome::SingleOp;
 
   // Tiling needs each operand slice to follow from the tile: indices that
   // are non-negative combinations of loops (a strided convolution's
@@ -282,8 +287,12 @@ static LogicalResult tileAndFuseSink(func::FuncOp kernel) {
           }
         });
   });
-  if (!tileable)
-    return success();
+  if (!tileable) {
+    LLVM_DEBUG(llvm::dbgs() << kernel.getName()
+                            << ": operand slices do not follow from a tile; "
+                               "one loop nest per op\n");
+    return TilingOutcome::Untileable;
+  }
 
   auto linalgSink = dyn_cast<linalg::LinalgOp>(sink.getOperation());
   SmallVector<utils::IteratorType> iterators = sink.getLoopIteratorTypes();
@@ -316,7 +325,13 @@ static LogicalResult tileAndFuseSink(func::FuncOp kernel) {
     return sink->emitError("cannot tile the kernel's result op");
   for (auto [original, replacement] : fused->replacements)
     rewriter.replaceAllUsesWith(original, replacement);
-  return success();
+  LLVM_DEBUG({
+    llvm::dbgs() << "--- after tiling " << kernel.getName() << " (tile sizes";
+    for (OpFoldResult size : tileSizes)
+      llvm::dbgs() << " " << getConstantIntValue(size).value_or(-1);
+    llvm::dbgs() << ") ---\n" << kernel << "\n";
+  });
+  return TilingOutcome::Tiled;
 }
 
 namespace {
@@ -326,8 +341,15 @@ struct FuseKernelBodiesPass
     func::FuncOp kernel = getOperation();
     if (!kernel->hasAttr(kKernelAttr) || kernel.isExternal())
       return;
-    if (failed(fuseProducers(kernel)) || failed(tileAndFuseSink(kernel)))
+    if (failed(fuseProducers(kernel)))
       return signalPassFailure();
+    FailureOr<TilingOutcome> outcome = tileAndFuseSink(kernel);
+    if (failed(outcome))
+      return signalPassFailure();
+    if (*outcome == TilingOutcome::Tiled)
+      ++numTiledKernels;
+    else if (*outcome == TilingOutcome::Untileable)
+      ++numUntileableKernels;
     // Fold what tiling left behind (dead producers, trivial slices).
     RewritePatternSet cleanup(&getContext());
     tensor::populateFoldTensorEmptyPatterns(cleanup);

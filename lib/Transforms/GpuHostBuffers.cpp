@@ -10,6 +10,8 @@
 
 #include "mlir/IR/PatternMatch.h"
 
+#include "llvm/Support/Debug.h"
+
 #define DEBUG_TYPE "ridge-gpu-host-buffers"
 
 namespace mlir::ridge {
@@ -36,6 +38,8 @@ struct GpuHostBuffersPass
             !op->getParentOfType<scf::ParallelOp>())
           worklist.push_back(op);
       });
+      LLVM_DEBUG(llvm::dbgs() << func.getName() << ": " << worklist.size()
+                              << " host buffer ops to device memory\n");
       for (Operation *op : worklist) {
         rewriter.setInsertionPoint(op);
         Location loc = op->getLoc();

@@ -10,8 +10,6 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
-#define DEBUG_TYPE "ridge-math-to-ptx"
-
 namespace mlir::ridge {
 #define GEN_PASS_DEF_MATHTOPTXPASS
 #include "ridgeline/Transforms/Passes.h.inc"

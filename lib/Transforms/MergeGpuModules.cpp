@@ -4,6 +4,8 @@
 
 #include "mlir/IR/SymbolTable.h"
 
+#include "llvm/Support/Debug.h"
+
 #define DEBUG_TYPE "ridge-merge-gpu-modules"
 
 namespace mlir::ridge {
@@ -40,6 +42,9 @@ struct MergeGpuModulesPass
       }
       source.erase();
     }
+    LLVM_DEBUG(llvm::dbgs()
+               << "merged " << gpuModules.size() << " gpu.modules into @"
+               << target.getName() << "\n");
     module.walk([&](gpu::LaunchFuncOp launch) {
       SymbolRefAttr kernel = launch.getKernel();
       auto it =

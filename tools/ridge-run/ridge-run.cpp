@@ -39,9 +39,10 @@ namespace cl = llvm::cl;
 static cl::OptionCategory category("ridge-run options");
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<model.onnx>"),
                                       cl::Required, cl::cat(category));
-static cl::opt<std::string>
-    target("target", cl::desc("Target: cpu, sm_80 or sm_90a (default cpu)"),
-           cl::init("cpu"), cl::cat(category));
+static TargetCLOptions targetOptions(category);
+/// The target, resolved once from targetOptions, and its chip.
+static TargetSpec resolvedTarget;
+static std::string target;
 static cl::opt<std::string>
     testData("test-data",
              cl::desc("Folder with input_K.pb (and output_K.pb) files"),
@@ -365,7 +366,7 @@ static int verifyFusion(OwningOpRef<ModuleOp> module, CompileOptions options,
                         std::vector<TensorData> &inputs,
                         const std::vector<std::string> &inputFiles) {
   FailureOr<std::vector<KernelProbe>> probes =
-      exposeKernelOutputs(*module, kDefaultGpuName);
+      exposeKernelOutputs(*module, options.target);
   if (failed(probes))
     return kFailed;
   OwningOpRef<ModuleOp> reference = module->clone();
@@ -442,8 +443,11 @@ int main(int argc, char **argv) {
                  << "\n";
     return summary.outOfScopeReason.empty() ? kOk : kOutOfScope;
   }
-  if (failed(verifyTargetName(target, error)))
+  FailureOr<TargetSpec> resolved = targetOptions.resolve("ridge-run", error);
+  if (failed(resolved))
     return fail(error);
+  resolvedTarget = *resolved;
+  target = resolvedTarget.chip;
   if (randomInputs) {
     DialectRegistry registry;
     registerCompilerDialects(registry);
@@ -451,7 +455,7 @@ int main(int argc, char **argv) {
     context.loadAllAvailableDialects();
     ToolDiagnosticHandler diagnostics(&context, "ridge-run");
     CompileOptions options;
-    options.target = target;
+    options.target = resolvedTarget;
     options.cudaToolkit = cudaToolkit;
     options.fusion = fusion;
     return runOnRandomInputs(context, options);
@@ -496,7 +500,7 @@ int main(int argc, char **argv) {
   }
 
   CompileOptions options;
-  options.target = target;
+  options.target = resolvedTarget;
   options.cudaToolkit = cudaToolkit;
   options.fusion = fusion;
   OwningOpRef<ModuleOp> module =

@@ -2,8 +2,11 @@
 //
 //   ridgec MODEL.onnx --target=cpu|sm_80|sm_90a [-o OUT]
 //   ridgec MODEL.onnx --emit=graph|linalg|llvm|ptx|cubin [-o OUT|-]
-//   ridgec MODEL.onnx --report[=json] [--gpu=NAME | --gpu-spec=FILE]
-//                     [--precision=bf16] [-o OUT]
+//   ridgec MODEL.onnx --report[=json] [-o OUT]
+//   ridgec --list-gpus
+// Every mode takes the target options --target, --gpu (or --gpu-spec) and
+// --precision, resolved once: the report describes the kernels that the same
+// options build.
 //
 // Without --emit, ridgec writes a shared object that libridge_runtime loads
 // (ridge-run, or any application embedding the runtime).
@@ -36,15 +39,13 @@ namespace cl = llvm::cl;
 static cl::OptionCategory category("ridgec options");
 
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<model.onnx>"),
-                                      cl::Required, cl::cat(category));
+                                      cl::Optional, cl::cat(category));
 static cl::opt<std::string> outputFile(
     "o",
     cl::desc("Output file ('-' for stdout). Default: MODEL.TARGET.so, or "
              "stdout for textual --emit stages"),
     cl::value_desc("file"), cl::init(""), cl::cat(category));
-static cl::opt<std::string>
-    target("target", cl::desc("Target: cpu, sm_80 or sm_90a (default cpu)"),
-           cl::init("cpu"), cl::cat(category));
+static TargetCLOptions targetOptions(category);
 
 enum class Emit { SharedObject, Graph, Linalg, LLVM, Ptx, Cubin };
 static cl::opt<Emit> emit(
@@ -84,26 +85,11 @@ static cl::opt<std::string>
                     "(--report) or JSON (--report=json)"),
            cl::value_desc("text|json"), cl::ValueOptional, cl::init(""),
            cl::cat(category));
-static cl::opt<std::string>
-    gpuName("gpu",
-            cl::desc("GPU of the roofline report (default H100-SXM; "
-                     "--list-gpus shows the built-in ones)"),
-            cl::value_desc("name"), cl::init(kDefaultGpuName.str()),
-            cl::cat(category));
-static cl::opt<std::string>
-    gpuSpecFile("gpu-spec",
-                cl::desc("JSON file describing the report's GPU (see "
-                         "docs/roofline.md); overrides --gpu"),
-                cl::value_desc("file"), cl::init(""), cl::cat(category));
-static cl::opt<std::string> precision(
-    "precision",
-    cl::desc("Number format of contractions in the report: fp32 (SIMT), "
-             "tf32, fp16, bf16 (default) or fp8"),
-    cl::init("bf16"), cl::cat(category));
 static cl::opt<bool>
     fusion("fusion",
-           cl::desc("Fuse memory-bound chains into kernels (default on); the "
-                    "report lists the kernels"),
+           cl::desc("Fuse memory-bound chains into kernels (default on; off: "
+                    "one kernel per graph op), in the artifact and the "
+                    "report"),
            cl::init(true), cl::cat(category));
 static cl::opt<bool> listGpus("list-gpus",
                               cl::desc("List the built-in GPU specs and exit"),
@@ -130,20 +116,16 @@ static void printBuiltinGpus(llvm::raw_ostream &os) {
   os << "(peak TFLOP/s, dense; ridge = bf16 FLOP per byte of memory traffic)\n";
 }
 
-/// Imports the model, runs the graph-level pipeline and prints its roofline.
+/// Imports the model, runs the graph-level pipeline and prints its roofline:
+/// one row per graph op, then the kernels that the compilation with the same
+/// options forms (the same fusion-group pipeline, read back from the
+/// `ridge.fusion_group` ops).
 static int runReport(MLIRContext &context,
-                     const OnnxImportOptions &importOptions, bool json,
-                     StringRef output) {
-  std::optional<Precision> parsedPrecision = parsePrecision(precision);
-  if (!parsedPrecision)
-    return fail("unknown --precision '" + precision +
-                "'; expected fp32, tf32, fp16, bf16 or fp8");
+                     const OnnxImportOptions &importOptions,
+                     const TargetSpec &target, bool json, StringRef output) {
   std::string error;
-  std::optional<GpuSpec> spec = resolveGpuSpec(gpuName, gpuSpecFile, error);
-  if (!spec)
-    return fail(error);
   std::optional<RooflineModel> model =
-      RooflineModel::create(*spec, *parsedPrecision, error);
+      RooflineModel::create(target.gpu, target.precision, error);
   if (!model)
     return fail(error);
 
@@ -151,20 +133,22 @@ static int runReport(MLIRContext &context,
       importOnnxFile(&context, inputFile, importOptions);
   if (!module)
     return 1;
+  setModuleTarget(*module, target);
   PassManager pm(&context);
   buildGraphOptimizationPipeline(pm);
   if (failed(pm.run(*module)))
     return 1;
-
   CostAnalysis costs(*module);
   RooflineReport report = buildRooflineReport(costs, *model, inputFile);
-  if (fusion) {
-    auto main = module->lookupSymbol<func::FuncOp>("main");
-    if (main && !main.isExternal())
-      addFusionPlan(report,
-                    planFusion(main.front(), makeRooflineFusionControl(*model)),
-                    *model);
-  }
+
+  PassManager groups(&context);
+  buildFusionGroupPipeline(groups, fusion, /*recordUnfused=*/true);
+  if (failed(groups.run(*module)))
+    return 1;
+  auto main = module->lookupSymbol<func::FuncOp>("main");
+  if (main && !main.isExternal())
+    addFusionGroups(report, main, *model);
+
   auto out = openOutputFile(output, &error);
   if (!out)
     return fail(error);
@@ -179,21 +163,23 @@ static int runReport(MLIRContext &context,
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
-  // --list-gpus needs no model.
-  for (int i = 1; i < argc; ++i)
-    if (StringRef(argv[i]) == "--list-gpus" ||
-        StringRef(argv[i]) == "-list-gpus") {
-      printBuiltinGpus(llvm::outs());
-      return 0;
-    }
   cl::ParseCommandLineOptions(
       argc, argv,
       "Ridgeline: ahead-of-time compiler from ONNX to native code and PTX\n");
+  if (listGpus) {
+    printBuiltinGpus(llvm::outs());
+    return 0;
+  }
+  if (inputFile.empty())
+    return fail("no model given (usage: ridgec MODEL.onnx [options]; "
+                "--help lists them)");
 
   std::string targetError;
-  if (failed(verifyTargetName(target, targetError)))
+  FailureOr<TargetSpec> resolved = targetOptions.resolve("ridgec", targetError);
+  if (failed(resolved))
     return fail(targetError);
-  bool gpu = target != "cpu";
+  const std::string &target = resolved->chip;
+  bool gpu = resolved->isGpu();
   if ((emit == Emit::Ptx || emit == Emit::Cubin) && !gpu)
     return fail("--emit=ptx/cubin needs a GPU target (--target=sm_80 or "
                 "sm_90a)");
@@ -216,7 +202,8 @@ int main(int argc, char **argv) {
     return fail("--report and --emit cannot be combined");
 
   CompileOptions options;
-  options.target = target;
+  options.target = *resolved;
+  options.fusion = fusion;
   options.cudaToolkit = cudaToolkit;
   options.gpuFormat = emit == Emit::Cubin ? "bin" : "isa";
 
@@ -227,7 +214,7 @@ int main(int argc, char **argv) {
   ToolDiagnosticHandler diagnostics(&context, "ridgec");
 
   if (reporting)
-    return runReport(context, importOptions, report == "json",
+    return runReport(context, importOptions, *resolved, report == "json",
                      outputFile.empty() ? "-" : StringRef(outputFile));
 
   std::string output = outputFile;

@@ -35,6 +35,10 @@
 
 namespace mlir::ridge {
 
+/// Attribute recording, on a consumer op, the operands that stayed kernel
+/// boundaries and why (ridge-form-fusion-groups{record-unfused}).
+inline constexpr llvm::StringLiteral kUnfusedAttr = "ridge.unfused";
+
 /// What an op can be inside a kernel.
 enum class FusionRole {
   /// A view (reshape): no data of its own, joins either neighbour.
@@ -169,6 +173,11 @@ struct FusionLimits {
   int64_t maxKernelOps = 64;
 };
 
+/// Takes every legal merge: the planner's legality alone.
+FusionControlFn makeAllLegalFusionControl();
+/// Refuses every merge: one kernel per graph op (`--fusion=false`).
+FusionControlFn makeNeverFusionControl();
+
 /// The roofline-driven policy: fuse when the merge saves bytes and does not
 /// repeat more work than it saves, never add a prologue to a compute-bound
 /// contraction, and keep each kernel within shared memory and the limits.
@@ -179,13 +188,16 @@ struct FusionPlan {
   std::vector<FusionGroup> groups;
   SmallVector<UnfusedEdge> unfused;
   DenseMap<Operation *, unsigned> groupOf;
-  FusionTraffic traffic;
 
   /// Groups that are kernels (see FusionGroup::isKernel).
   unsigned getNumKernels() const;
   /// ONNX node names of a group's ops, in program order, without repeats.
   static SmallVector<std::string> getNodeNames(const FusionGroup &group);
 };
+
+/// Modeled traffic of the graph in `block` as grouped: each
+/// `ridge.fusion_group` one kernel, each other op that moves data one too.
+FusionTraffic computeFusionTraffic(Block &block);
 
 /// Plans the fusion groups of the graph ops (CostOpInterface ops other than
 /// constants) directly in `block`.

@@ -44,6 +44,11 @@ struct GpuSpec {
   int64_t smCount = 0;
   /// Shared memory a block can use per SM, in bytes.
   int64_t sharedMemoryPerSm = 0;
+  /// 32-bit registers per SM (65,536 on every chip since sm_50).
+  int64_t registersPerSm = 65536;
+  /// The chip's own architecture ("sm_90a"); empty when a spec file does not
+  /// say. Used to warn when code is generated for another one.
+  std::string chip;
 
   /// Peak FLOP/s of matrix multiply-adds in `precision`; 0 when the chip has
   /// no tensor cores for it.
@@ -62,7 +67,8 @@ std::optional<GpuSpec> lookupGpuSpec(StringRef name, std::string &error);
 ///   {"name": "MyGPU", "memory_bandwidth_gb_s": 3350,
 ///    "peak_tflops": {"fp32": 67, "tf32": 494.7, "fp16": 989.4,
 ///                    "bf16": 989.4, "fp8": 1978.9},
-///    "l2_mb": 50, "sm_count": 132, "shared_memory_per_sm_kb": 228}
+///    "l2_mb": 50, "sm_count": 132, "shared_memory_per_sm_kb": 228,
+///    "registers_per_sm": 65536, "chip": "sm_90a"}
 /// `name`, `memory_bandwidth_gb_s` and `peak_tflops.fp32` are required;
 /// unknown keys are errors, so that a misspelt field is not silently dropped.
 std::optional<GpuSpec> parseGpuSpecJson(StringRef text, StringRef source,
@@ -72,11 +78,12 @@ std::optional<GpuSpec> parseGpuSpecJson(StringRef text, StringRef source,
 std::optional<GpuSpec> readGpuSpecFile(StringRef path, std::string &error);
 
 /// The spec a tool's `--gpu=NAME` / `--gpu-spec=FILE` options select: the
-/// file when given, else the named built-in.
+/// file when given, else the named built-in, else kDefaultGpuName.
 std::optional<GpuSpec> resolveGpuSpec(StringRef name, StringRef specFile,
                                       std::string &error);
 
-/// The default of `--gpu`.
+/// The GPU of a module or tool that names neither a GPU nor a chip that
+/// implies one (Target.h, getDefaultGpuName).
 inline constexpr llvm::StringLiteral kDefaultGpuName = "H100-SXM";
 
 } // namespace mlir::ridge

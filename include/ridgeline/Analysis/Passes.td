@@ -19,19 +19,22 @@ def AnnotateRooflinePass : Pass<"ridge-annotate-roofline", "::mlir::ModuleOp"> {
     * the module gets `ridge.roofline.gpu = {name, precision, peak_flops,
       simt_peak_flops, bandwidth, ridge_point}`.
 
+    The GPU and precision are the module's `ridge.target` (the default
+    target when it has none); the options override them for tests.
     Contractions (MatMul, Gemm, Conv, attention) are bounded by the tensor-core
-    peak at `precision`, all other ops by the fp32 SIMT peak. The pass changes
+    peak at the precision, all other ops by the fp32 SIMT peak. The pass changes
     no op; it fails on an unknown GPU, an unreadable spec file or a precision
     the GPU has no tensor cores for.
   }];
   let options = [
-    Option<"gpu", "gpu", "std::string", /*default=*/"\"H100-SXM\"",
-           "Built-in GPU: A100-SXM-80GB, H100-SXM, H200, L4, B200, RTX-4090">,
+    Option<"gpu", "gpu", "std::string", /*default=*/"\"\"",
+           "Override of ridge.target's GPU: A100-SXM-80GB, H100-SXM, H200, "
+           "L4, B200, RTX-4090">,
     Option<"gpuSpec", "gpu-spec", "std::string", /*default=*/"\"\"",
-           "JSON file describing the GPU (overrides `gpu`)">,
-    Option<"precision", "precision", "std::string", /*default=*/"\"bf16\"",
-           "Number format of contractions: fp32 (SIMT), tf32, fp16, bf16, "
-           "fp8">,
+           "Override of ridge.target's GPU by a JSON spec file">,
+    Option<"precision", "precision", "std::string", /*default=*/"\"\"",
+           "Override of ridge.target's number format of contractions: fp32 "
+           "(SIMT), tf32, fp16, bf16, fp8">,
   ];
 }
 

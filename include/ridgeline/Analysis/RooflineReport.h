@@ -14,6 +14,7 @@
 #include "ridgeline/Analysis/FusionPlan.h"
 #include "ridgeline/Analysis/Roofline.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <string>
@@ -62,7 +63,7 @@ struct RooflineReport {
   double totalTime = 0;
   double memoryBoundTime = 0;
 
-  /// The fusion plan, when one was added (addFusionPlan).
+  /// The kernels, when they were added (addFusionGroups).
   bool hasKernels = false;
   std::vector<RooflineKernelRow> kernels;
   std::vector<RooflineUnfusedRow> unfused;
@@ -76,10 +77,11 @@ RooflineReport buildRooflineReport(const CostAnalysis &costs,
                                    const RooflineModel &model,
                                    StringRef modelName);
 
-/// Adds the kernels of `plan` (sorted by predicted time), its unfused edges
-/// and its traffic to `report`.
-void addFusionPlan(RooflineReport &report, const FusionPlan &plan,
-                   const RooflineModel &model);
+/// Adds the kernels of `func`, its `ridge.fusion_group` ops (sorted by
+/// predicted time), the unfused edges their ops record
+/// (ridge-form-fusion-groups{record-unfused}) and the traffic to `report`.
+void addFusionGroups(RooflineReport &report, func::FuncOp func,
+                     const RooflineModel &model);
 
 /// The human-readable table with a header naming the GPU and a totals line.
 void printRooflineTable(const RooflineReport &report,

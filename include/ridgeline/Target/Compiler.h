@@ -11,8 +11,11 @@
 #ifndef RIDGELINE_TARGET_COMPILER_H
 #define RIDGELINE_TARGET_COMPILER_H
 
+#include "ridgeline/Analysis/Target.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "llvm/Support/CommandLine.h"
 #include <memory>
 #include <string>
 
@@ -24,8 +27,9 @@ class Module;
 namespace mlir::ridge {
 
 struct CompileOptions {
-  /// "cpu", "sm_80" or "sm_90a".
-  std::string target = "cpu";
+  /// The chip to generate code for and the GPU the kernels are planned for,
+  /// resolved once (resolveTarget); stored on the module as `ridge.target`.
+  TargetSpec target;
   /// GPU kernel format: "isa" (PTX) or "bin" (cubin; needs ptxas).
   std::string gpuFormat = "isa";
   /// CUDA toolkit for ptxas; empty: $CUDA_HOME, then PATH.
@@ -37,14 +41,26 @@ struct CompileOptions {
   /// the context still has to compile another module that shares them.
   bool releaseWeights = true;
 
-  bool isGpu() const { return target != "cpu"; }
+  bool isGpu() const { return target.isGpu(); }
+};
+
+/// The target options every tool shares: `--target`, `--gpu`, `--gpu-spec`
+/// and `--precision`, registered in the tool's option category.
+struct TargetCLOptions {
+  explicit TargetCLOptions(llvm::cl::OptionCategory &category);
+
+  llvm::cl::opt<std::string> chip;
+  llvm::cl::opt<std::string> gpu;
+  llvm::cl::opt<std::string> gpuSpec;
+  llvm::cl::opt<std::string> precision;
+
+  /// Resolves the options (resolveTarget); warnings (a chip that is not the
+  /// GPU's) are printed as "TOOL: warning: ...".
+  FailureOr<TargetSpec> resolve(StringRef toolName, std::string &error) const;
 };
 
 /// How far lowerGraphModule goes.
 enum class LoweringStage { Linalg, LLVMDialect };
-
-/// Checks that `target` names a supported target; describes why not.
-LogicalResult verifyTargetName(StringRef target, std::string &error);
 
 /// Every dialect, interface and translation the pipelines need. Missing
 /// registrations crash rather than diagnose with Debian's MLIR (notes, P5).

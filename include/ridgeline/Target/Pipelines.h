@@ -41,17 +41,27 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
 struct GraphToLinalgOptions : public PassPipelineOptions<GraphToLinalgOptions> {
   PassOptions::Option<bool> fusion{
       *this, "fusion",
-      llvm::cl::desc("Form roofline-driven fusion groups and lower each to "
-                     "one kernel (off: one or more kernels per graph op)"),
+      llvm::cl::desc("Form roofline-driven fusion groups (off: one kernel per "
+                     "graph op)"),
       llvm::cl::init(true)};
+  // The target, for modules without a ridge.target (ridge-attach-target's
+  // options; empty: keep the module's, else the default target).
+  PassOptions::Option<std::string> chip{
+      *this, "chip",
+      llvm::cl::desc("Code-generation target (cpu, sm_90a, ...)"),
+      llvm::cl::init("")};
   PassOptions::Option<std::string> gpu{
       *this, "gpu",
-      llvm::cl::desc("GPU whose roofline drives the fusion decisions"),
-      llvm::cl::init("H100-SXM")};
+      llvm::cl::desc("GPU whose roofline drives the decisions (default: the "
+                     "chip's)"),
+      llvm::cl::init("")};
+  PassOptions::Option<std::string> gpuSpec{
+      *this, "gpu-spec", llvm::cl::desc("JSON file describing the GPU"),
+      llvm::cl::init("")};
   PassOptions::Option<std::string> precision{
       *this, "precision",
-      llvm::cl::desc("Number format of contractions for the fusion policy"),
-      llvm::cl::init("bf16")};
+      llvm::cl::desc("Number format of contractions (default bf16)"),
+      llvm::cl::init("")};
 };
 
 /// Returns the PTX ISA feature string each supported chip needs; the NVVM
@@ -61,6 +71,11 @@ FailureOr<std::string> getPtxFeatures(StringRef chip);
 /// Graph-level clean-up (folding, canonicalization, CSE) on the ridge
 /// dialect: the graph that the roofline report and the lowering both see.
 void buildGraphOptimizationPipeline(OpPassManager &pm);
+/// Groups the graph ops of every function into kernels (fusion groups):
+/// the roofline policy, or one kernel per op without `fusion`. The roofline
+/// report runs exactly this, so that it lists the kernels that are built.
+void buildFusionGroupPipeline(OpPassManager &pm, bool fusion,
+                              bool recordUnfused = false);
 void buildGraphToLinalgPipeline(OpPassManager &pm,
                                 const GraphToLinalgOptions &options = {});
 void buildCpuLoweringPipeline(OpPassManager &pm);

@@ -12,6 +12,8 @@
 #ifndef RIDGELINE_TARGET_VERIFY_H
 #define RIDGELINE_TARGET_VERIFY_H
 
+#include "ridgeline/Analysis/Target.h"
+
 #include "mlir/IR/BuiltinOps.h"
 
 #include <string>
@@ -27,11 +29,12 @@ struct KernelProbe {
   std::vector<unsigned> outputs;
 };
 
-/// Runs the graph pipeline and the fusion planner (for `gpu`) on @main,
-/// then appends the results of every fusion group to @main's results, named
-/// "<kernel>.<i>". Returns the groups in program order.
-FailureOr<std::vector<KernelProbe>> exposeKernelOutputs(ModuleOp module,
-                                                        StringRef gpu);
+/// Runs the graph pipeline and the fusion planner (for `target`, stored as
+/// the module's ridge.target) on @main, then appends the results of every
+/// fusion group to @main's results, named "<kernel>.<i>". Returns the groups
+/// in program order.
+FailureOr<std::vector<KernelProbe>>
+exposeKernelOutputs(ModuleOp module, const TargetSpec &target);
 
 /// Dissolves every fusion group into its ops: the unfused reference.
 void dissolveFusionGroups(ModuleOp module);

@@ -9,27 +9,77 @@ include "mlir/Pass/PassBase.td"
 // Fusion (graph level)
 //===----------------------------------------------------------------------===//
 
+def AttachTargetPass : Pass<"ridge-attach-target", "::mlir::ModuleOp"> {
+  let summary = "Store the compilation's target as the module's ridge.target";
+  let description = [{
+    Resolves the target once, from a chip (`cpu`, `sm_80`, `sm_90a`, ...),
+    a GPU (a built-in name or a spec file; by default the GPU the chip
+    stands for: the A100 for sm_8x, the H100 for sm_90a) and the number
+    format of contractions, and stores it as one `ridge.target` dictionary:
+    chip, GPU name, SM count, shared memory and registers per SM, L2 size,
+    bandwidth and peak rates. Passes that decide by target (fusion groups,
+    kernel configurations, the roofline annotation) read that attribute.
+
+    With no option given, a module that already has a `ridge.target` keeps
+    it and one without gets the default target. A chip that differs from
+    the GPU's own architecture is legal (sm_80 code runs on an H100) and
+    gets a warning.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"\"",
+           "Code-generation target: cpu, sm_80, sm_86, sm_89, sm_90, sm_90a, "
+           "sm_100, sm_100a (default sm_90a)">,
+    Option<"gpu", "gpu", "std::string", /*default=*/"\"\"",
+           "Built-in GPU (default: the chip's)">,
+    Option<"gpuSpec", "gpu-spec", "std::string", /*default=*/"\"\"",
+           "JSON file describing the GPU (overrides `gpu`)">,
+    Option<"precision", "precision", "std::string", /*default=*/"\"\"",
+           "Number format of contractions: fp32, tf32, fp16, bf16 (default), "
+           "fp8">,
+  ];
+}
+
 def FormFusionGroupsPass : Pass<"ridge-form-fusion-groups",
                                 "::mlir::func::FuncOp"> {
   let summary = "Group graph ops into kernels as the fusion plan decides";
   let description = [{
     Plans fusion groups over the function's graph ops (FusionPlan.h): the
     planner offers each producer->consumer edge whose merge the code generator
-    can emit as one kernel, and the roofline-driven control function keeps
-    the merges that save more traffic than they recompute and still fit the
-    GPU. Each group that moves data becomes a `ridge.fusion_group`; views
-    left on their own stay outside. With `remarks`, every edge left between
-    two kernels gets a remark saying why.
+    can emit as one kernel, and a control function decides. `policy` picks
+    it: `roofline` (default) keeps the merges that save more traffic than
+    they recompute and still fit the module's `ridge.target` GPU;
+    `all-legal` takes every legal merge (tests of the planner's legality
+    apart from the roofline); `never` leaves every op a kernel of its own
+    (`--fusion=false`). Each group that moves data becomes a
+    `ridge.fusion_group`; views left on their own stay outside. With
+    `remarks`, every edge left between two kernels gets a remark saying why;
+    with `record-unfused`, the consumer op records it as
+    `ridge.unfused`, a list of (operand, reason) dictionaries, for the
+    roofline report.
   }];
   let options = [
-    Option<"gpu", "gpu", "std::string", /*default=*/"\"H100-SXM\"",
-           "Built-in GPU whose roofline drives the decisions">,
+    Option<"policy", "policy", "std::string", /*default=*/"\"roofline\"",
+           "Control function: roofline, all-legal or never">,
+    Option<"maxKernelOperands", "max-kernel-operands", "int64_t",
+           /*default=*/"24",
+           "Most distinct tensors one kernel reads or writes (roofline)">,
+    Option<"maxKernelOps", "max-kernel-ops", "int64_t", /*default=*/"64",
+           "Most graph ops in one kernel (roofline)">,
+    Option<"gpu", "gpu", "std::string", /*default=*/"\"\"",
+           "Override of ridge.target's GPU (lit tests)">,
     Option<"gpuSpec", "gpu-spec", "std::string", /*default=*/"\"\"",
-           "JSON file describing the GPU (overrides `gpu`)">,
-    Option<"precision", "precision", "std::string", /*default=*/"\"bf16\"",
-           "Number format of contractions: fp32, tf32, fp16, bf16, fp8">,
+           "Override of ridge.target's GPU by a JSON spec file">,
+    Option<"precision", "precision", "std::string", /*default=*/"\"\"",
+           "Override of ridge.target's precision">,
     Option<"remarks", "remarks", "bool", /*default=*/"false",
            "Emit a remark at each unfused edge with the reason">,
+    Option<"recordUnfused", "record-unfused", "bool", /*default=*/"false",
+           "Record each unfused edge's reason on its consumer op">,
+  ];
+  let statistics = [
+    Statistic<"numKernels", "num-kernels", "Fusion groups formed (kernels)">,
+    Statistic<"numUnfusedEdges", "num-unfused-edges",
+              "Producer-consumer edges left between two kernels">,
   ];
   let dependentDialects = ["::mlir::ridge::RidgeDialect"];
 }
@@ -62,6 +112,13 @@ def FuseKernelBodiesPass : Pass<"ridge-fuse-kernel-bodies",
     along which a reduction's result is broadcast (rows) stay whole, all
     others are tiled by one. The body is then one loop nest: one GPU kernel.
   }];
+  let statistics = [
+    Statistic<"numTiledKernels", "num-tiled-kernels",
+              "Kernels tiled with their producers fused into one loop nest">,
+    Statistic<"numUntileableKernels", "num-untileable-kernels",
+              "Kernels left one loop nest per op (operand slices that do not "
+              "follow from a tile)">,
+  ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
     "::mlir::linalg::LinalgDialect", "::mlir::scf::SCFDialect",
@@ -134,8 +191,15 @@ def MapRowLoopsToWarpsPass : Pass<"ridge-map-row-loops-to-warps",
   let options = [
     Option<"warpsPerBlock", "warps-per-block", "int64_t", /*default=*/"8",
            "Most rows (warps) per thread block">,
-    Option<"smCount", "sm-count", "int64_t", /*default=*/"132",
-           "Streaming multiprocessors the grid should fill">,
+    Option<"smCount", "sm-count", "int64_t", /*default=*/"0",
+           "Streaming multiprocessors the grid should fill (default: "
+           "ridge.target's)">,
+  ];
+  let statistics = [
+    Statistic<"numRowKernels", "num-row-kernels",
+              "Row kernels mapped one row per warp">,
+    Statistic<"numVectorizedLoops", "num-vectorized-loops",
+              "Row loops given 4 consecutive elements per lane">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",

@@ -1,0 +1,206 @@
+//===- Target.cpp - The one target a compilation is for -------------------===//
+
+#include "ridgeline/Analysis/Target.h"
+#include "ridgeline/Analysis/Roofline.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+using namespace mlir::ridge;
+
+/// The chips the GPU back end has PTX features for (Pipelines.cpp,
+/// getPtxFeatures), in the order messages list them.
+static constexpr llvm::StringLiteral kKnownChips[] = {
+    "cpu", "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_100a"};
+
+bool mlir::ridge::isKnownChip(StringRef chip) {
+  return llvm::is_contained(kKnownChips, chip);
+}
+
+std::string mlir::ridge::getKnownChipList() {
+  return llvm::join(ArrayRef<llvm::StringLiteral>(kKnownChips), ", ");
+}
+
+StringRef mlir::ridge::getDefaultGpuName(StringRef chip) {
+  if (chip.starts_with("sm_8"))
+    return "A100-SXM-80GB";
+  if (chip.starts_with("sm_10"))
+    return "B200";
+  return kDefaultGpuName;
+}
+
+/// "sm_90a" -> "90": architectures that run the same code, ignoring the
+/// arch-specific suffix.
+static StringRef getComputeCapability(StringRef chip) {
+  return chip.drop_front(3).rtrim('a');
+}
+
+FailureOr<TargetSpec>
+mlir::ridge::resolveTarget(const TargetRequest &request, std::string &error,
+                           SmallVectorImpl<std::string> *warnings) {
+  TargetSpec target;
+  target.chip = request.chip.empty() ? "cpu" : request.chip;
+  if (!isKnownChip(target.chip)) {
+    error = "unknown target '" + target.chip + "' (expected " +
+            getKnownChipList() + ")";
+    return failure();
+  }
+  StringRef gpuName =
+      request.gpu.empty() ? getDefaultGpuName(target.chip) : request.gpu;
+  std::optional<GpuSpec> gpu =
+      resolveGpuSpec(gpuName, request.gpuSpecFile, error);
+  if (!gpu)
+    return failure();
+  target.gpu = std::move(*gpu);
+  if (!request.precision.empty()) {
+    std::optional<Precision> precision = parsePrecision(request.precision);
+    if (!precision) {
+      error = "unknown precision '" + request.precision +
+              "'; expected fp32, tf32, fp16, bf16 or fp8";
+      return failure();
+    }
+    target.precision = *precision;
+  }
+  // The roofline model is what every decision consults; a GPU it cannot
+  // describe (no tensor cores for the precision) is no usable target.
+  if (!RooflineModel::create(target.gpu, target.precision, error))
+    return failure();
+  if (warnings && target.isGpu() && !target.gpu.chip.empty() &&
+      getComputeCapability(target.chip) !=
+          getComputeCapability(target.gpu.chip))
+    warnings->push_back("kernels are planned for the " + target.gpu.name +
+                        " (" + target.gpu.chip + ") but compiled for " +
+                        target.chip +
+                        "; pass --gpu to plan for the GPU that runs them");
+  return target;
+}
+
+DictionaryAttr mlir::ridge::buildTargetAttr(MLIRContext *context,
+                                            const TargetSpec &target) {
+  Builder b(context);
+  const GpuSpec &gpu = target.gpu;
+  auto peaks = b.getDictionaryAttr({
+      b.getNamedAttr("fp32", b.getF64FloatAttr(gpu.fp32Flops)),
+      b.getNamedAttr("tf32", b.getF64FloatAttr(gpu.tf32Flops)),
+      b.getNamedAttr("fp16", b.getF64FloatAttr(gpu.fp16Flops)),
+      b.getNamedAttr("bf16", b.getF64FloatAttr(gpu.bf16Flops)),
+      b.getNamedAttr("fp8", b.getF64FloatAttr(gpu.fp8Flops)),
+  });
+  SmallVector<NamedAttribute> fields = {
+      b.getNamedAttr("chip", b.getStringAttr(target.chip)),
+      b.getNamedAttr("gpu", b.getStringAttr(gpu.name)),
+      b.getNamedAttr("precision",
+                     b.getStringAttr(stringifyPrecision(target.precision))),
+      b.getNamedAttr("sm_count", b.getI64IntegerAttr(gpu.smCount)),
+      b.getNamedAttr("smem_per_sm", b.getI64IntegerAttr(gpu.sharedMemoryPerSm)),
+      b.getNamedAttr("registers_per_sm",
+                     b.getI64IntegerAttr(gpu.registersPerSm)),
+      b.getNamedAttr("l2_bytes", b.getI64IntegerAttr(gpu.l2Bytes)),
+      b.getNamedAttr("bandwidth", b.getF64FloatAttr(gpu.bandwidth)),
+      b.getNamedAttr("peak_flops", peaks),
+  };
+  if (!gpu.chip.empty())
+    fields.push_back(b.getNamedAttr("gpu_chip", b.getStringAttr(gpu.chip)));
+  return b.getDictionaryAttr(fields);
+}
+
+FailureOr<TargetSpec> mlir::ridge::parseTargetAttr(DictionaryAttr attr,
+                                                   std::string &error) {
+  TargetSpec target;
+  auto fail = [&](StringRef field, StringRef expected) {
+    error = ("'" + kTargetAttr + "' needs a field '" + field + "' (" +
+             expected + ")")
+                .str();
+    return failure();
+  };
+  auto text = [&](DictionaryAttr dict, StringRef name, std::string &out) {
+    auto value = dict.getAs<StringAttr>(name);
+    if (value)
+      out = value.getValue().str();
+    return static_cast<bool>(value);
+  };
+  auto integer = [&](StringRef name, int64_t &out) {
+    auto value = attr.getAs<IntegerAttr>(name);
+    if (value)
+      out = value.getInt();
+    return value && out >= 0;
+  };
+  auto real = [&](DictionaryAttr dict, StringRef name, double &out) {
+    auto value = dict.getAs<FloatAttr>(name);
+    if (value)
+      out = value.getValueAsDouble();
+    return value && out >= 0;
+  };
+  GpuSpec &gpu = target.gpu;
+  std::string precision;
+  if (!text(attr, "chip", target.chip) || !isKnownChip(target.chip))
+    return fail("chip", getKnownChipList());
+  if (!text(attr, "gpu", gpu.name))
+    return fail("gpu", "a string");
+  if (!text(attr, "precision", precision) || !parsePrecision(precision))
+    return fail("precision", "fp32, tf32, fp16, bf16 or fp8");
+  target.precision = *parsePrecision(precision);
+  if (!integer("sm_count", gpu.smCount))
+    return fail("sm_count", "a non-negative integer");
+  if (!integer("smem_per_sm", gpu.sharedMemoryPerSm))
+    return fail("smem_per_sm", "bytes, a non-negative integer");
+  if (!integer("registers_per_sm", gpu.registersPerSm))
+    return fail("registers_per_sm", "a non-negative integer");
+  if (!integer("l2_bytes", gpu.l2Bytes))
+    return fail("l2_bytes", "a non-negative integer");
+  if (!real(attr, "bandwidth", gpu.bandwidth) || gpu.bandwidth == 0)
+    return fail("bandwidth", "bytes/s, a positive float");
+  auto peaks = attr.getAs<DictionaryAttr>("peak_flops");
+  if (!peaks || !real(peaks, "fp32", gpu.fp32Flops) ||
+      !real(peaks, "tf32", gpu.tf32Flops) ||
+      !real(peaks, "fp16", gpu.fp16Flops) ||
+      !real(peaks, "bf16", gpu.bf16Flops) || !real(peaks, "fp8", gpu.fp8Flops))
+    return fail("peak_flops", "{fp32, tf32, fp16, bf16, fp8} in FLOP/s");
+  (void)text(attr, "gpu_chip", gpu.chip);
+  return target;
+}
+
+void mlir::ridge::setModuleTarget(Operation *module, const TargetSpec &target) {
+  module->setAttr(kTargetAttr, buildTargetAttr(module->getContext(), target));
+}
+
+FailureOr<TargetSpec> mlir::ridge::getTargetForPass(Operation *op,
+                                                    StringRef gpu,
+                                                    StringRef gpuSpecFile,
+                                                    StringRef precision) {
+  Operation *module = isa<ModuleOp>(op) ? op : op->getParentOfType<ModuleOp>();
+  std::string error;
+  FailureOr<TargetSpec> target = failure();
+  if (auto attr = module ? module->getAttrOfType<DictionaryAttr>(kTargetAttr)
+                         : DictionaryAttr()) {
+    target = parseTargetAttr(attr, error);
+  } else {
+    TargetRequest request;
+    request.chip = kDefaultChip.str();
+    target = resolveTarget(request, error, /*warnings=*/nullptr);
+  }
+  if (succeeded(target) && (!gpu.empty() || !gpuSpecFile.empty())) {
+    std::optional<GpuSpec> spec = resolveGpuSpec(gpu, gpuSpecFile, error);
+    if (spec)
+      target->gpu = std::move(*spec);
+    else
+      target = failure();
+  }
+  if (succeeded(target) && !precision.empty()) {
+    if (std::optional<Precision> parsed = parsePrecision(precision)) {
+      target->precision = *parsed;
+    } else {
+      error = "unknown precision '" + precision.str() +
+              "'; expected fp32, tf32, fp16, bf16 or fp8";
+      target = failure();
+    }
+  }
+  if (succeeded(target) &&
+      !RooflineModel::create(target->gpu, target->precision, error))
+    target = failure();
+  if (failed(target))
+    (module ? module : op)->emitError() << error;
+  return target;
+}
