@@ -280,10 +280,10 @@ static int bindTestData(const ::ridge::rt::Model &model,
                         const std::vector<std::string> &inputFiles) {
   for (size_t k = 0; k < inputs.size(); ++k) {
     const ::ridge::rt::TensorSpec &spec = model.inputs()[k];
-    std::string dtype = getOnnxDataTypeName(inputs[k].dataType).str();
-    if (dtype != ::ridge::rt::dtypeName(spec.dtype) ||
+    if (getRidgeDType(inputs[k].dataType) != spec.dtype ||
         inputs[k].bytes.size() != spec.byteSize())
-      return fail(inputFiles[k] + ": tensor of " + dtype + " [" +
+      return fail(inputFiles[k] + ": tensor of " +
+                  getOnnxDataTypeName(inputs[k].dataType).str() + " [" +
                   std::to_string(inputs[k].getNumElements()) +
                   " elements] does not match input '" + spec.name + "' (" +
                   ::ridge::rt::dtypeName(spec.dtype) + " " +
@@ -538,10 +538,10 @@ int main(int argc, char **argv) {
     TensorData ref;
     if (!readTensorProtoFile(refFiles[k], ref, error))
       return fail(error);
-    std::string refType = getOnnxDataTypeName(ref.dataType).str();
-    if (refType != ::ridge::rt::dtypeName(spec.dtype) ||
+    if (getRidgeDType(ref.dataType) != spec.dtype ||
         ref.getNumElements() != spec.numElements())
-      return fail(refFiles[k] + ": reference of " + refType + " [" +
+      return fail(refFiles[k] + ": reference of " +
+                  getOnnxDataTypeName(ref.dataType).str() + " [" +
                   std::to_string(ref.getNumElements()) +
                   " elements] does not match output '" + spec.name + "' (" +
                   ::ridge::rt::dtypeName(spec.dtype) + " " +
