@@ -731,6 +731,43 @@ def make_bad_fixtures(out_dir, mlp_model_path):
     write_bytes(p, make_model(g).SerializeToString())
     written.append((p, True))
 
+    # where_broadcast.onnx: a Where whose condition (3) does not broadcast
+    # against its operands (2), feeding a chain of nodes: one root cause, so
+    # one error, and nothing about the nodes downstream of it.
+    nodes = [
+        node("Where", ["c", "x", "x"], ["w"], "pick/Where"),
+        node("Relu", ["w"], ["r"], "chain/Relu"),
+        node("Add", ["r", "x"], ["s"], "chain/Add"),
+        node("Mul", ["s", "s"], ["m"], "chain/Mul"),
+        node("Tanh", ["m"], ["y"], "chain/Tanh"),
+    ]
+    g = helper.make_graph(nodes, "where_broadcast",
+                          [vi("c", TensorProto.BOOL, [3]), vi("x", F32, [2])],
+                          [vi("y", F32, [2])])
+    p = os.path.join(bad, "where_broadcast.onnx")
+    write_bytes(p, make_model(g).SerializeToString())
+    written.append((p, False))
+
+    # independent_errors.onnx: the chain of where_broadcast.onnx plus an
+    # unrelated Add of mismatched types with a consumer, and a healthy node
+    # that uses both failed values: both root causes are reported, nothing
+    # else.
+    nodes = [
+        node("Where", ["c", "x", "x"], ["w"], "pick/Where"),
+        node("Relu", ["w"], ["r"], "chain/Relu"),
+        node("Add", ["x", "i"], ["t"], "mixed/Add"),
+        node("Neg", ["t"], ["n"], "mixed/Neg"),
+        node("Sub", ["r", "n"], ["y"], "join/Sub"),
+        node("Abs", ["x"], ["z"], "healthy/Abs"),
+    ]
+    g = helper.make_graph(nodes, "independent_errors",
+                          [vi("c", TensorProto.BOOL, [3]), vi("x", F32, [2]),
+                           vi("i", TensorProto.INT64, [2])],
+                          [vi("y", F32, [2]), vi("z", F32, [2])])
+    p = os.path.join(bad, "independent_errors.onnx")
+    write_bytes(p, make_model(g).SerializeToString())
+    written.append((p, False))
+
     # Test-data dirs meant to be used as `--test-data DIR` with mlp_small.
     x, w1, b1, w2, b2 = mlp_weights()
     probs = mlp_ref(x, w1, b1, w2, b2)
