@@ -82,12 +82,23 @@ static bool readExternalData(const onnx::TensorProto &proto, StringRef modelDir,
   uint64_t offset = 0;
   int64_t length = -1;
   for (const auto &entry : proto.external_data()) {
-    if (entry.key() == "location")
+    StringRef key = entry.key(), value = entry.value();
+    if (key == "location") {
       location = entry.value();
-    else if (entry.key() == "offset")
-      offset = std::stoull(entry.value());
-    else if (entry.key() == "length")
-      length = std::stoll(entry.value());
+      continue;
+    }
+    if (key != "offset" && key != "length")
+      continue;
+    // Decimal only; getAsInteger also rejects trailing characters and
+    // out-of-range values.
+    bool malformed = key == "offset" ? value.getAsInteger(10, offset)
+                                     : value.getAsInteger(10, length);
+    if (malformed || (key == "length" && length < 0)) {
+      error = "external data of '" + proto.name() + "' has a " +
+              (malformed ? "malformed " : "negative ") + key.str() + " '" +
+              value.str() + "'";
+      return false;
+    }
   }
   if (location.empty()) {
     error = "external data of '" + proto.name() + "' has no location";
@@ -117,7 +128,7 @@ static bool readExternalData(const onnx::TensorProto &proto, StringRef modelDir,
   }
   uint64_t size = (*buffer)->getBufferSize();
   uint64_t count = length < 0 ? size - std::min(offset, size) : length;
-  if (offset > size || offset + count > size) {
+  if (offset > size || count > size - offset) {
     error = "external data of '" + proto.name() +
             "' reaches past the end of '" + std::string(path) + "'";
     return false;

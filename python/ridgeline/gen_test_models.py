@@ -768,6 +768,29 @@ def make_bad_fixtures(out_dir, mlp_model_path):
     write_bytes(p, make_model(g).SerializeToString())
     written.append((p, False))
 
+    # external_offset.onnx / external_length.onnx: initializer 'w' in
+    # external data (external.bin, 16 bytes) whose offset is not a number, or
+    # whose length is negative.
+    write_bytes(os.path.join(bad, "external.bin"), bytes(16))
+    for field, offset, length in (("offset", "abc", "16"),
+                                  ("length", "0", "-16")):
+        w = TensorProto()
+        w.name = "w"
+        w.data_type = F32
+        w.dims.append(4)
+        w.data_location = TensorProto.EXTERNAL
+        for key, value in (("location", "external.bin"), ("offset", offset),
+                           ("length", length)):
+            entry = w.external_data.add()
+            entry.key = key
+            entry.value = value
+        g = helper.make_graph([node("Add", ["x", "w"], ["y"], "bias/Add")],
+                              "external_" + field, [vi("x", F32, [4])],
+                              [vi("y", F32, [4])], initializer=[w])
+        p = os.path.join(bad, "external_%s.onnx" % field)
+        write_bytes(p, make_model(g).SerializeToString())
+        written.append((p, False))
+
     # Test-data dirs meant to be used as `--test-data DIR` with mlp_small.
     x, w1, b1, w2, b2 = mlp_weights()
     probs = mlp_ref(x, w1, b1, w2, b2)
