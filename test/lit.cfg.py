@@ -27,6 +27,9 @@ llvm_config.add_tool_substitutions(
 
 config.substitutions.append(
     ("%models", os.path.join(config.test_source_root, "models")))
+# Public headers, for tests that build C programs against ModelAbi.h.
+config.substitutions.append(
+    ("%ridge_include", os.path.join(config.ridge_src_root, "include")))
 
 # ptxas (CUDA) is optional: tests that assemble PTX say `REQUIRES: ptxas`.
 cuda_bins = [os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin"),

@@ -331,6 +331,16 @@ private:
   /// are errors.
   LogicalResult bindSymbolicDims(const onnx::GraphProto &graph,
                                  const llvm::StringSet<> &initializerNames);
+  /// Marks every output of `node` as poisoned, dropping the ones it did
+  /// define before it failed.
+  void poisonOutputs(const onnx::NodeProto &node, llvm::StringSet<> &poisoned) {
+    for (const std::string &out : node.output()) {
+      if (out.empty())
+        continue;
+      values.erase(out);
+      poisoned.insert(out);
+    }
+  }
   LogicalResult loadModel(onnx::ModelProto &model);
   LogicalResult sortNodes(const onnx::GraphProto &graph,
                           SmallVectorImpl<int> &order);
@@ -1012,11 +1022,23 @@ OwningOpRef<ModuleOp> OnnxImporter::run() {
   if (!ok)
     return nullptr;
 
+  // A node that fails has reported why; the values it would define are
+  // poisoned, and the nodes that depend on them are skipped without a
+  // diagnostic of their own (one root cause, one error), while independent
+  // nodes still import and report their own problems.
+  llvm::StringSet<> poisoned;
   for (int index : order) {
     const onnx::NodeProto &node = graph.node(index);
-    if (failed(importNode(node, defaultOpset, nodeLoc(node, index),
-                          /*depth=*/0)))
+    bool dependsOnFailure =
+        llvm::any_of(node.input(), [&](const std::string &in) {
+          return poisoned.contains(in);
+        });
+    if (dependsOnFailure ||
+        failed(importNode(node, defaultOpset, nodeLoc(node, index),
+                          /*depth=*/0))) {
+      poisonOutputs(node, poisoned);
       ok = false;
+    }
   }
   if (!ok)
     return nullptr;

@@ -12,63 +12,49 @@
 using namespace mlir::ridge;
 using llvm::StringRef;
 
-unsigned mlir::ridge::getOnnxDataTypeSize(int32_t dataType) {
+ridge_dtype mlir::ridge::getRidgeDType(int32_t dataType) {
   switch (static_cast<OnnxDataType>(dataType)) {
-  case OnnxDataType::Bool:
-  case OnnxDataType::Int8:
-  case OnnxDataType::UInt8:
-    return 1;
-  case OnnxDataType::Int16:
-  case OnnxDataType::UInt16:
-  case OnnxDataType::Float16:
-  case OnnxDataType::BFloat16:
-    return 2;
-  case OnnxDataType::Int32:
-  case OnnxDataType::UInt32:
   case OnnxDataType::Float:
-    return 4;
+    return RIDGE_DTYPE_F32;
+  case OnnxDataType::UInt8:
+    return RIDGE_DTYPE_U8;
+  case OnnxDataType::Int8:
+    return RIDGE_DTYPE_I8;
+  case OnnxDataType::UInt16:
+    return RIDGE_DTYPE_U16;
+  case OnnxDataType::Int16:
+    return RIDGE_DTYPE_I16;
+  case OnnxDataType::Int32:
+    return RIDGE_DTYPE_I32;
   case OnnxDataType::Int64:
-  case OnnxDataType::UInt64:
+    return RIDGE_DTYPE_I64;
+  case OnnxDataType::Bool:
+    return RIDGE_DTYPE_I1;
+  case OnnxDataType::Float16:
+    return RIDGE_DTYPE_F16;
   case OnnxDataType::Double:
-    return 8;
+    return RIDGE_DTYPE_F64;
+  case OnnxDataType::UInt32:
+    return RIDGE_DTYPE_U32;
+  case OnnxDataType::UInt64:
+    return RIDGE_DTYPE_U64;
+  case OnnxDataType::BFloat16:
+    return RIDGE_DTYPE_BF16;
   default:
-    return 0;
+    return RIDGE_DTYPE_INVALID;
   }
 }
 
+unsigned mlir::ridge::getOnnxDataTypeSize(int32_t dataType) {
+  return static_cast<unsigned>(ridge_dtype_size(getRidgeDType(dataType)));
+}
+
 StringRef mlir::ridge::getOnnxDataTypeName(int32_t dataType) {
-  switch (static_cast<OnnxDataType>(dataType)) {
-  case OnnxDataType::Float:
-    return "f32";
-  case OnnxDataType::UInt8:
-    return "u8";
-  case OnnxDataType::Int8:
-    return "i8";
-  case OnnxDataType::UInt16:
-    return "u16";
-  case OnnxDataType::Int16:
-    return "i16";
-  case OnnxDataType::Int32:
-    return "i32";
-  case OnnxDataType::Int64:
-    return "i64";
-  case OnnxDataType::String:
+  if (const char *name = ridge_dtype_name(getRidgeDType(dataType)))
+    return name;
+  if (static_cast<OnnxDataType>(dataType) == OnnxDataType::String)
     return "string";
-  case OnnxDataType::Bool:
-    return "i1";
-  case OnnxDataType::Float16:
-    return "f16";
-  case OnnxDataType::Double:
-    return "f64";
-  case OnnxDataType::UInt32:
-    return "u32";
-  case OnnxDataType::UInt64:
-    return "u64";
-  case OnnxDataType::BFloat16:
-    return "bf16";
-  default:
-    return "unknown";
-  }
+  return "unknown";
 }
 
 int64_t TensorData::getNumElements() const {
@@ -96,12 +82,23 @@ static bool readExternalData(const onnx::TensorProto &proto, StringRef modelDir,
   uint64_t offset = 0;
   int64_t length = -1;
   for (const auto &entry : proto.external_data()) {
-    if (entry.key() == "location")
+    StringRef key = entry.key(), value = entry.value();
+    if (key == "location") {
       location = entry.value();
-    else if (entry.key() == "offset")
-      offset = std::stoull(entry.value());
-    else if (entry.key() == "length")
-      length = std::stoll(entry.value());
+      continue;
+    }
+    if (key != "offset" && key != "length")
+      continue;
+    // Decimal only; getAsInteger also rejects trailing characters and
+    // out-of-range values.
+    bool malformed = key == "offset" ? value.getAsInteger(10, offset)
+                                     : value.getAsInteger(10, length);
+    if (malformed || (key == "length" && length < 0)) {
+      error = "external data of '" + proto.name() + "' has a " +
+              (malformed ? "malformed " : "negative ") + key.str() + " '" +
+              value.str() + "'";
+      return false;
+    }
   }
   if (location.empty()) {
     error = "external data of '" + proto.name() + "' has no location";
@@ -131,7 +128,7 @@ static bool readExternalData(const onnx::TensorProto &proto, StringRef modelDir,
   }
   uint64_t size = (*buffer)->getBufferSize();
   uint64_t count = length < 0 ? size - std::min(offset, size) : length;
-  if (offset > size || offset + count > size) {
+  if (offset > size || count > size - offset) {
     error = "external data of '" + proto.name() +
             "' reaches past the end of '" + std::string(path) + "'";
     return false;

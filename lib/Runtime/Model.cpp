@@ -1,18 +1,13 @@
 //===- Model.cpp - Loading and running compiled models --------------------===//
 //
-// Manifest grammar (one directive per '\n'-terminated line, fields separated
-// by single spaces or tabs; a final newline is optional):
-//
-//   ridgeline-model 1
-//   target cpu | target sm_<digits>[a]
-//   input <name> <dtype> <shape>      zero or more, in graph order
-//   output <name> <dtype> <shape>     one or more, in graph order
-//
-// <shape> is "scalar" or decimal dims joined by 'x' ("4x64", "0x3").
-// Anything else (blank lines, unknown directives, extra fields, '\r', inputs
-// after outputs, duplicate names, byte sizes that overflow) is rejected: the
-// manifest is machine-written, so any deviation means a compiler bug or a
-// foreign .so, and running on guessed buffer sizes would corrupt memory.
+// A model describes itself through `ridge_model_describe()` (ModelAbi.h), a
+// constant struct the compiler emits. readModelDesc checks every field before
+// anything is sized from it: a wrong ABI version, an unknown target or dtype,
+// a null pointer, a rank or name beyond the bounds below, a negative dim, a
+// byte size that overflows, a duplicate name or a model without outputs is
+// rejected. The descriptor is machine-written, so any of these means a
+// compiler bug or a foreign .so, and running on guessed buffer sizes would
+// corrupt memory.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,53 +16,33 @@
 #include <chrono>
 #include <dlfcn.h>
 
+#include <cstddef>
 #include <cstring>
-#include <limits>
 #include <set>
 
 using namespace ridge::rt;
 
+// The compiler emits the descriptors as LLVM structs laid out by the host's
+// C rules (lib/Transforms/EmitModelAbi.cpp). Pin that layout here, where the
+// runtime reads them.
+static_assert(sizeof(void *) == 8, "the model ABI assumes 64-bit pointers");
+static_assert(offsetof(ridge_tensor_desc, name) == 0 &&
+                  offsetof(ridge_tensor_desc, dtype) == 8 &&
+                  offsetof(ridge_tensor_desc, rank) == 12 &&
+                  offsetof(ridge_tensor_desc, dims) == 16 &&
+                  sizeof(ridge_tensor_desc) == 24,
+              "ridge_tensor_desc must be {ptr, i32, i32, ptr}");
+static_assert(offsetof(ridge_model_desc, abi_version) == 0 &&
+                  offsetof(ridge_model_desc, target) == 8 &&
+                  offsetof(ridge_model_desc, num_inputs) == 16 &&
+                  offsetof(ridge_model_desc, num_outputs) == 20 &&
+                  offsetof(ridge_model_desc, tensors) == 24 &&
+                  sizeof(ridge_model_desc) == 32,
+              "ridge_model_desc must be {i32, ptr, i32, i32, ptr}");
+
 //===----------------------------------------------------------------------===//
-// DType / TensorSpec
+// TensorSpec
 //===----------------------------------------------------------------------===//
-
-namespace {
-struct DTypeInfo {
-  DType type;
-  const char *name;
-  size_t size;
-};
-constexpr DTypeInfo kDTypes[] = {
-    {DType::F16, "f16", 2}, {DType::BF16, "bf16", 2}, {DType::F32, "f32", 4},
-    {DType::F64, "f64", 8}, {DType::I1, "i1", 1},     {DType::I8, "i8", 1},
-    {DType::I16, "i16", 2}, {DType::I32, "i32", 4},   {DType::I64, "i64", 8},
-    {DType::U8, "u8", 1},   {DType::U16, "u16", 2},   {DType::U32, "u32", 4},
-    {DType::U64, "u64", 8},
-};
-
-const DTypeInfo &infoFor(DType type) {
-  for (const DTypeInfo &info : kDTypes)
-    if (info.type == type)
-      return info;
-  // Unreachable for valid enumerators; an out-of-range cast falls back to the
-  // first entry rather than reading past the table.
-  return kDTypes[0];
-}
-} // namespace
-
-bool ridge::rt::parseDType(std::string_view name, DType &out) {
-  for (const DTypeInfo &info : kDTypes) {
-    if (name == info.name) {
-      out = info.type;
-      return true;
-    }
-  }
-  return false;
-}
-
-const char *ridge::rt::dtypeName(DType type) { return infoFor(type).name; }
-
-size_t ridge::rt::dtypeSize(DType type) { return infoFor(type).size; }
 
 int64_t TensorSpec::numElements() const {
   int64_t n = 1;
@@ -93,45 +68,29 @@ std::string TensorSpec::shapeString() const {
 }
 
 //===----------------------------------------------------------------------===//
-// Manifest parsing
+// Descriptor validation
 //===----------------------------------------------------------------------===//
 
 namespace {
-// Tensors larger than this are certainly a corrupt manifest, and the bound
+// Tensors larger than this are certainly a corrupt descriptor, and the bound
 // keeps every byteSize() computation far from size_t overflow.
 constexpr int64_t kMaxTensorBytes = int64_t(1) << 48;
-
-std::vector<std::string_view> splitFields(std::string_view line) {
-  std::vector<std::string_view> fields;
-  size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && (line[i] == ' ' || line[i] == '\t'))
-      ++i;
-    size_t start = i;
-    while (i < line.size() && line[i] != ' ' && line[i] != '\t')
-      ++i;
-    if (i > start)
-      fields.push_back(line.substr(start, i - start));
-  }
-  return fields;
-}
-
-bool isDigits(std::string_view s) {
-  if (s.empty())
-    return false;
-  for (char c : s)
-    if (c < '0' || c > '9')
-      return false;
-  return true;
-}
+// Bounds on what a sane descriptor holds; they keep a corrupt one from
+// making the runtime read far past the data it points to.
+constexpr uint32_t kMaxRank = 64;
+constexpr uint32_t kMaxTensors = 1u << 16;
+constexpr size_t kMaxNameBytes = 1u << 16;
+constexpr size_t kMaxTargetBytes = 64;
 
 /// Parses a canonical non-negative decimal (no sign, no leading zeros) that
 /// is at most `limit`.
 bool parseUnsigned(std::string_view s, int64_t limit, int64_t &out) {
-  if (!isDigits(s) || (s.size() > 1 && s[0] == '0'))
+  if (s.empty() || (s.size() > 1 && s[0] == '0'))
     return false;
   int64_t v = 0;
   for (char c : s) {
+    if (c < '0' || c > '9')
+      return false;
     int digit = c - '0';
     if (v > (limit - digit) / 10)
       return false;
@@ -141,63 +100,76 @@ bool parseUnsigned(std::string_view s, int64_t limit, int64_t &out) {
   return true;
 }
 
-bool parseShape(std::string_view text, DType dtype, std::vector<int64_t> &shape,
-                std::string &error) {
-  shape.clear();
-  if (text == "scalar")
-    return true;
-  if (text.empty() || text.front() == 'x' || text.back() == 'x') {
-    error = "malformed shape '" + std::string(text) +
-            "' (expected 'scalar' or dims joined by 'x', e.g. 4x64)";
-    return false;
-  }
-  int64_t elemLimit = kMaxTensorBytes / static_cast<int64_t>(dtypeSize(dtype));
-  int64_t elems = 1;
-  bool empty = false;
-  size_t pos = 0;
-  while (pos <= text.size()) {
-    size_t next = text.find('x', pos);
-    if (next == std::string_view::npos)
-      next = text.size();
-    std::string_view dimText = text.substr(pos, next - pos);
-    int64_t dim = 0;
-    if (!parseUnsigned(dimText, kMaxTensorBytes, dim)) {
-      if (isDigits(dimText) && dimText.size() > 1 && dimText[0] == '0')
-        error = "dimension '" + std::string(dimText) +
-                "' has a leading zero in shape '" + std::string(text) + "'";
-      else if (isDigits(dimText))
-        error = "dimension '" + std::string(dimText) + "' is too large";
-      else
-        error = "malformed dimension '" + std::string(dimText) +
-                "' in shape '" + std::string(text) +
-                "' (dims must be non-negative integers; dynamic dims are "
-                "not supported)";
-      return false;
-    }
-    shape.push_back(dim);
-    // Track the element count, but a zero dim makes the tensor empty no
-    // matter how large the other dims are.
-    if (dim == 0)
-      empty = true;
-    else if (!empty) {
-      if (elems > elemLimit / dim) {
-        error = "shape '" + std::string(text) + "' is too large (over " +
-                std::to_string(kMaxTensorBytes) + " bytes)";
-        return false;
-      }
-      elems *= dim;
-    }
-    pos = next + 1;
-  }
-  return true;
-}
-
 bool isValidTarget(std::string_view target) {
   if (target == "cpu")
     return true;
   int cc = 0;
   bool archSpecific = false;
   return parseGpuTarget(target, cc, archSpecific);
+}
+
+/// Copies tensor `index` of the list `kind` ("input"/"output") into `spec`.
+bool readTensorDesc(const ridge_tensor_desc &desc, const char *kind,
+                    uint32_t index, TensorSpec &spec, std::string &error) {
+  std::string which = std::string(kind) + " " + std::to_string(index);
+  if (!desc.name) {
+    error = which + " has a null name";
+    return false;
+  }
+  size_t length = strnlen(desc.name, kMaxNameBytes);
+  if (length == kMaxNameBytes) {
+    error = which + " has a name of " + std::to_string(kMaxNameBytes) +
+            " bytes or more";
+    return false;
+  }
+  if (length == 0) {
+    error = which + " has an empty name";
+    return false;
+  }
+  spec.name.assign(desc.name, length);
+  which += " ('" + spec.name + "')";
+
+  size_t elementBytes = ridge_dtype_size(desc.dtype);
+  if (elementBytes == 0) {
+    error = which + " has unknown dtype " + std::to_string(desc.dtype) +
+            " (not a ridge_dtype of ModelAbi.h)";
+    return false;
+  }
+  spec.dtype = static_cast<DType>(desc.dtype);
+
+  if (desc.rank > kMaxRank) {
+    error = which + " has rank " + std::to_string(desc.rank) + " (at most " +
+            std::to_string(kMaxRank) + " is supported)";
+    return false;
+  }
+  if (desc.rank > 0 && !desc.dims) {
+    error = which + " has rank " + std::to_string(desc.rank) + " but no dims";
+    return false;
+  }
+  spec.shape.assign(desc.dims, desc.dims + desc.rank);
+  int64_t elementLimit = kMaxTensorBytes / static_cast<int64_t>(elementBytes);
+  int64_t elements = 1;
+  bool empty = false;
+  for (int64_t dim : spec.shape) {
+    if (dim < 0) {
+      error = which + " has dimension " + std::to_string(dim) +
+              " (dims must be non-negative; dynamic dims are not supported)";
+      return false;
+    }
+    // A zero dim makes the tensor empty no matter how large the others are.
+    if (dim == 0) {
+      empty = true;
+    } else if (!empty) {
+      if (elements > elementLimit / dim) {
+        error = which + " of shape " + spec.shapeString() +
+                " is too large (over " + std::to_string(kMaxTensorBytes) +
+                " bytes)";
+        return false;
+      }
+      elements *= dim;
+    }
+  }
+  return true;
 }
 } // namespace
 
@@ -218,119 +190,70 @@ bool ridge::rt::parseGpuTarget(std::string_view target, int &computeCapability,
   return true;
 }
 
-bool ridge::rt::parseManifest(const std::string &text, Manifest &out,
+bool ridge::rt::readModelDesc(const ridge_model_desc *desc, ModelInfo &out,
                               std::string &error) {
-  Manifest m;
-  std::set<std::string> inputNames, outputNames;
-  bool sawTarget = false;
-  size_t lineNo = 0;
-  size_t pos = 0;
-
-  auto fail = [&](const std::string &msg) {
-    error = "line " + std::to_string(lineNo) + ": " + msg;
+  if (!desc) {
+    error = "the model descriptor is null";
     return false;
-  };
+  }
+  if (desc->abi_version != RIDGE_MODEL_ABI_VERSION) {
+    error = "unsupported model ABI version " +
+            std::to_string(desc->abi_version) +
+            " (this runtime reads version " +
+            std::to_string(RIDGE_MODEL_ABI_VERSION) +
+            "; recompile the model with this Ridgeline)";
+    return false;
+  }
+  ModelInfo info;
+  info.version = static_cast<int>(desc->abi_version);
 
-  if (text.empty()) {
-    error = "manifest is empty";
+  if (!desc->target) {
+    error = "the model descriptor has a null target";
+    return false;
+  }
+  size_t targetLength = strnlen(desc->target, kMaxTargetBytes);
+  info.target.assign(desc->target, targetLength);
+  if (targetLength == kMaxTargetBytes || !isValidTarget(info.target)) {
+    error = "unknown target '" + info.target +
+            "' (expected 'cpu' or an NVIDIA architecture like 'sm_80' or "
+            "'sm_90a')";
     return false;
   }
 
-  while (pos < text.size()) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string::npos)
-      end = text.size();
-    std::string_view line(text.data() + pos, end - pos);
-    pos = end + 1;
-    ++lineNo;
+  if (desc->num_outputs == 0) {
+    error = "the model declares no outputs";
+    return false;
+  }
+  if (desc->num_inputs > kMaxTensors || desc->num_outputs > kMaxTensors) {
+    error = "the model declares " + std::to_string(desc->num_inputs) +
+            " inputs and " + std::to_string(desc->num_outputs) +
+            " outputs (at most " + std::to_string(kMaxTensors) + " each)";
+    return false;
+  }
+  if (!desc->tensors) {
+    error = "the model descriptor has a null tensor array";
+    return false;
+  }
 
-    if (line.find('\r') != std::string_view::npos)
-      return fail("carriage return in manifest (lines must end in '\\n')");
-    if (line.find('\0') != std::string_view::npos)
-      return fail("NUL byte in manifest");
-    std::vector<std::string_view> f = splitFields(line);
-    if (f.empty())
-      return fail("empty line");
-
-    if (lineNo == 1) {
-      if (f[0] != "ridgeline-model")
-        return fail("expected 'ridgeline-model 1' header, got '" +
-                    std::string(line) + "'");
-      if (f.size() != 2)
-        return fail("header must be exactly 'ridgeline-model <version>'");
-      int64_t version = 0;
-      if (!parseUnsigned(f[1], 1000000, version))
-        return fail("malformed manifest version '" + std::string(f[1]) + "'");
-      if (version != 1)
-        return fail("unsupported manifest version " + std::to_string(version) +
-                    " (this runtime reads version 1)");
-      m.version = 1;
-      continue;
-    }
-
-    if (f[0] == "ridgeline-model")
-      return fail("duplicate 'ridgeline-model' header");
-
-    if (f[0] == "target") {
-      if (sawTarget)
-        return fail("duplicate 'target' line");
-      if (f.size() != 2)
-        return fail("expected 'target <cpu|sm_XX>'");
-      if (!isValidTarget(f[1]))
-        return fail("unknown target '" + std::string(f[1]) +
-                    "' (expected 'cpu' or an NVIDIA architecture like "
-                    "'sm_80' or 'sm_90a')");
-      m.target = std::string(f[1]);
-      sawTarget = true;
-      continue;
-    }
-
-    bool isInput = f[0] == "input";
-    if (!isInput && f[0] != "output")
-      return fail("unknown directive '" + std::string(f[0]) + "'");
+  uint32_t numTensors = desc->num_inputs + desc->num_outputs;
+  std::set<std::string> inputNames, outputNames;
+  for (uint32_t i = 0; i < numTensors; ++i) {
+    bool isInput = i < desc->num_inputs;
     const char *kind = isInput ? "input" : "output";
-    if (!sawTarget)
-      return fail(std::string(kind) + " before the 'target' line");
-    if (isInput && !m.outputs.empty())
-      return fail("input '" + (f.size() > 1 ? std::string(f[1]) : "") +
-                  "' after an output (inputs must come first)");
-    if (f.size() != 4)
-      return fail("expected '" + std::string(kind) +
-                  " <name> <dtype> <shape>', got " + std::to_string(f.size()) +
-                  " fields");
-
+    uint32_t index = isInput ? i : i - desc->num_inputs;
     TensorSpec spec;
-    spec.name = std::string(f[1]);
-    if (!parseDType(f[2], spec.dtype))
-      return fail("unknown dtype '" + std::string(f[2]) + "' for " + kind +
-                  " '" + spec.name +
-                  "' (expected one of f16 bf16 f32 f64 i1 i8 i16 i32 i64 u8 "
-                  "u16 u32 u64)");
-    std::string shapeError;
-    if (!parseShape(f[3], spec.dtype, spec.shape, shapeError))
-      return fail(std::string(kind) + " '" + spec.name + "': " + shapeError);
+    if (!readTensorDesc(desc->tensors[i], kind, index, spec, error))
+      return false;
     // Names only need to be unique within their list: ONNX allows a graph
     // input to be forwarded directly as an output of the same name.
     std::set<std::string> &names = isInput ? inputNames : outputNames;
-    if (!names.insert(spec.name).second)
-      return fail("duplicate " + std::string(kind) + " name '" + spec.name +
-                  "'");
-    (isInput ? m.inputs : m.outputs).push_back(std::move(spec));
+    if (!names.insert(spec.name).second) {
+      error = "duplicate " + std::string(kind) + " name '" + spec.name + "'";
+      return false;
+    }
+    (isInput ? info.inputs : info.outputs).push_back(std::move(spec));
   }
-
-  if (m.version == 0) {
-    error = "missing 'ridgeline-model 1' header";
-    return false;
-  }
-  if (!sawTarget) {
-    error = "missing 'target' line";
-    return false;
-  }
-  if (m.outputs.empty()) {
-    error = "manifest declares no outputs";
-    return false;
-  }
-  out = std::move(m);
+  out = std::move(info);
   return true;
 }
 
@@ -339,7 +262,9 @@ bool ridge::rt::parseManifest(const std::string &text, Manifest &out,
 //===----------------------------------------------------------------------===//
 
 namespace {
-constexpr const char *kManifestSymbol = "ridge_model_manifest";
+constexpr const char *kDescribeSymbol = "ridge_model_describe";
+// The entry point of ABI version 1, a text manifest.
+constexpr const char *kOldManifestSymbol = "ridge_model_manifest";
 constexpr const char *kRunSymbol = "ridge_model_run";
 
 std::string dlerrorString() {
@@ -385,22 +310,25 @@ std::unique_ptr<Model> Model::load(const std::string &soPath,
   model->loadGpuError = std::move(ctorGpuError);
 
   dlerror();
-  auto manifestFn =
-      reinterpret_cast<const char *(*)()>(dlsym(handle, kManifestSymbol));
-  if (!manifestFn)
+  auto describeFn = reinterpret_cast<const ridge_model_desc *(*)()>(
+      dlsym(handle, kDescribeSymbol));
+  if (!describeFn) {
+    if (dlsym(handle, kOldManifestSymbol))
+      return fail("the model was built for model ABI version 1 (a text "
+                  "manifest); this runtime reads version " +
+                  std::to_string(RIDGE_MODEL_ABI_VERSION) +
+                  ": recompile the model with this Ridgeline");
     return fail(std::string("not a Ridgeline model: missing symbol '") +
-                kManifestSymbol + "'");
+                kDescribeSymbol + "'");
+  }
   model->entry = reinterpret_cast<RunFn>(dlsym(handle, kRunSymbol));
   if (!model->entry)
     return fail(std::string("not a Ridgeline model: missing symbol '") +
                 kRunSymbol + "'");
 
-  const char *text = manifestFn();
-  if (!text)
-    return fail(std::string(kManifestSymbol) + "() returned null");
-  std::string parseError;
-  if (!parseManifest(text, model->info, parseError))
-    return fail("invalid manifest: " + parseError);
+  std::string descError;
+  if (!readModelDesc(describeFn(), model->info, descError))
+    return fail("invalid model descriptor: " + descError);
   return model;
 }
 

@@ -82,71 +82,6 @@ void mlir::ridge::registerCompilerDialects(DialectRegistry &registry) {
   registry.insert<RidgeDialect>();
 }
 
-/// Manifest spelling of an element type (see Runtime.h).
-static FailureOr<std::string> getManifestType(Type element) {
-  if (element.isF32())
-    return std::string("f32");
-  if (element.isF16())
-    return std::string("f16");
-  if (element.isBF16())
-    return std::string("bf16");
-  if (element.isF64())
-    return std::string("f64");
-  if (auto integer = dyn_cast<IntegerType>(element)) {
-    unsigned width = integer.getWidth();
-    if (width == 1)
-      return std::string("i1");
-    if (width != 8 && width != 16 && width != 32 && width != 64)
-      return failure();
-    return (integer.isUnsigned() ? "u" : "i") + std::to_string(width);
-  }
-  return failure();
-}
-
-LogicalResult mlir::ridge::attachManifest(ModuleOp module, StringRef target) {
-  auto main = module.lookupSymbol<func::FuncOp>("main");
-  if (!main)
-    return module.emitError("the module has no @main function");
-  std::string text = "ridgeline-model 1\ntarget " + target.str() + "\n";
-  auto describe = [&](StringRef kind, Type type, DictionaryAttr attrs,
-                      unsigned index) -> LogicalResult {
-    auto tensor = dyn_cast<RankedTensorType>(type);
-    if (!tensor || !tensor.hasStaticShape())
-      return main.emitError() << kind << " " << index
-                              << " must be a static tensor, got " << type;
-    FailureOr<std::string> dtype = getManifestType(tensor.getElementType());
-    if (failed(dtype))
-      return main.emitError()
-             << kind << " " << index << " has unsupported element type "
-             << tensor.getElementType();
-    std::string name = kind.str() + std::to_string(index);
-    if (attrs)
-      if (auto onnxName = attrs.getAs<StringAttr>(kOnnxNameAttr))
-        name = onnxName.getValue().str();
-    for (char &c : name)
-      if (isspace(static_cast<unsigned char>(c)))
-        c = '_';
-    if (name.empty())
-      name = kind.str() + std::to_string(index);
-    std::string shape;
-    for (int64_t d : tensor.getShape())
-      shape += (shape.empty() ? "" : "x") + std::to_string(d);
-    text += kind.str() + " " + name + " " + *dtype + " " +
-            (shape.empty() ? "scalar" : shape) + "\n";
-    return success();
-  };
-  for (unsigned i = 0; i < main.getNumArguments(); ++i)
-    if (failed(describe("input", main.getArgumentTypes()[i],
-                        main.getArgAttrDict(i), i)))
-      return failure();
-  for (unsigned i = 0; i < main.getNumResults(); ++i)
-    if (failed(describe("output", main.getResultTypes()[i],
-                        main.getResultAttrDict(i), i)))
-      return failure();
-  module->setAttr(kManifestAttr, StringAttr::get(module.getContext(), text));
-  return success();
-}
-
 LogicalResult mlir::ridge::lowerGraphModule(ModuleOp module,
                                             const CompileOptions &options,
                                             LoweringStage stage) {
@@ -361,7 +296,7 @@ mlir::ridge::compileModelFile(MLIRContext &context, StringRef modelPath,
                               StringRef outputPath) {
   OwningOpRef<ModuleOp> module =
       importOnnxFile(&context, modelPath, importOptions);
-  if (!module || failed(attachManifest(*module, options.target.chip)))
+  if (!module || failed(attachModelAbi(*module, options.target.chip)))
     return failure();
   return compileGraphModule(*module, options, outputPath);
 }

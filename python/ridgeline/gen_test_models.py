@@ -459,6 +459,167 @@ def build_matmul_bcast():
 
 
 # ---------------------------------------------------------------------------
+# 7. int_elementwise_int32 / int_elementwise_int64
+# ---------------------------------------------------------------------------
+
+# Each integer elementwise op of opset 17 on one integer type, one output per
+# op. a holds negatives, zero and values near the type's range (Mul and the
+# int64 -> int32 Cast wrap); b is a non-zero divisor of either sign, so that
+# Div (which truncates toward zero) differs from floor division and Mod
+# (fmod=0, the divisor's sign) differs from fmod (fmod=1, the dividend's
+# sign). BitShift is defined on unsigned types only: it shifts u, of the
+# unsigned type of the same width, by s. (The Bitwise* ops need opset 18,
+# which onnx 1.12 lacks; test/Conversion covers their lowering.)
+INT_A = [-7, -6, -5, -1, 0, 1, 3, 5, 7, 100]
+INT_B = [2, -4, 3, -3, 5, -1, -2, 5, 7, -9, 3, -7]
+INT_E = [0, 1, 2, 3, 4, 5, 3, 2, 1, 0, 2, 3]
+INT_COMPARES = [("Equal", "equal"), ("Less", "less"),
+                ("LessOrEqual", "less_equal"), ("Greater", "greater"),
+                ("GreaterOrEqual", "greater_equal")]
+
+
+def wrap_int(v, bits, signed=True):
+    """v reduced to a `bits`-wide two's-complement (or unsigned) integer."""
+    v &= (1 << bits) - 1
+    if signed and v >= 1 << (bits - 1):
+        v -= 1 << bits
+    return v
+
+
+def trunc_div(x, y):
+    q = abs(x) // abs(y)
+    return q if (x < 0) == (y < 0) else -q
+
+
+def build_int_elementwise(elem, bits):
+    sdt = np.int32 if bits == 32 else np.int64
+    udt = np.uint32 if bits == 32 else np.uint64
+    uelem = TensorProto.UINT32 if bits == 32 else TensorProto.UINT64
+    # Cast goes to the other width: int32 -> int64 widens, int64 -> int32
+    # wraps.
+    other, odt, obits = ((TensorProto.INT64, np.int64, 64) if bits == 32 else
+                         (TensorProto.INT32, np.int32, 32))
+    big = 2000000000 if bits == 32 else 4000000000000000000
+    name = "int_elementwise_int%d" % bits
+    shape = [2, 6]
+    a = np.array(INT_A + [-big, big], sdt).reshape(shape)
+    b = np.array(INT_B, sdt).reshape(shape)
+    e = np.array(INT_E, sdt).reshape(shape)
+    umax = (1 << bits) - 1
+    u = np.array([0, 1, 2, 3, 255, 1024, umax, 1 << (bits - 1), 7, 12345,
+                  1, 5], udt).reshape(shape)
+    s = np.array([0, 1, 2, 3, 4, 5, bits - 1, bits - 1, 8, 16, bits - 2, 2],
+                 udt).reshape(shape)
+
+    unary = [("Abs", "abs"), ("Neg", "neg"), ("Sign", "sign"),
+             ("Relu", "relu")]
+    binary = [("Add", "add"), ("Sub", "sub"), ("Mul", "mul"), ("Div", "div"),
+              ("Max", "max"), ("Min", "min")]
+    nodes = []
+    outs = []
+    for op, out in unary:
+        nodes.append(node(op, ["a"], [out], out + "/" + op))
+        outs.append(vi(out, elem, shape))
+    for op, out in binary:
+        nodes.append(node(op, ["a", "b"], [out], out + "/" + op))
+        outs.append(vi(out, elem, shape))
+    nodes += [
+        node("Mod", ["a", "b"], ["mod"], "mod/Mod"),
+        node("Mod", ["a", "b"], ["fmod"], "fmod/Mod", fmod=1),
+        node("Pow", ["b", "e"], ["pow"], "pow/Pow"),
+        node("Clip", ["a", "lo", "hi"], ["clip"], "clip/Clip"),
+    ]
+    outs += [vi(n, elem, shape) for n in ("mod", "fmod", "pow", "clip")]
+    for op, out in INT_COMPARES:
+        nodes.append(node(op, ["a", "b"], [out], out + "/" + op))
+        outs.append(vi(out, TensorProto.BOOL, shape))
+    nodes += [
+        node("Where", ["less", "a", "b"], ["where"], "where/Where"),
+        node("Cast", ["a"], ["cast_int"], "cast_int/Cast", to=other),
+        node("Cast", ["a"], ["cast_float"], "cast_float/Cast", to=F32),
+        node("BitShift", ["u", "s"], ["shl"], "shl/BitShift", direction="LEFT"),
+        node("BitShift", ["u", "s"], ["shr"], "shr/BitShift",
+             direction="RIGHT"),
+    ]
+    outs += [vi("where", elem, shape), vi("cast_int", other, shape),
+             vi("cast_float", F32, shape), vi("shl", uelem, shape),
+             vi("shr", uelem, shape)]
+    lo, hi = -5, 50
+    graph = helper.make_graph(
+        nodes, name,
+        [vi("a", elem, shape), vi("b", elem, shape), vi("e", elem, shape),
+         vi("u", uelem, shape), vi("s", uelem, shape)],
+        outs,
+        initializer=[init(np.array(lo, sdt), "lo"),
+                     init(np.array(hi, sdt), "hi")])
+    model = make_model(graph)
+
+    # numpy references (integer arrays wrap around like the compiled code).
+    refs = {
+        "abs": np.abs(a), "neg": np.negative(a), "sign": np.sign(a),
+        "relu": np.maximum(a, 0).astype(sdt), "add": a + b, "sub": a - b,
+        "mul": a * b,
+        "div": (np.sign(a) * np.sign(b) * (np.abs(a) // np.abs(b))).astype(sdt),
+        "max": np.maximum(a, b), "min": np.minimum(a, b),
+        "mod": np.mod(a, b), "fmod": np.fmod(a, b), "pow": np.power(b, e),
+        "clip": np.clip(a, lo, hi).astype(sdt),
+        "equal": a == b, "less": a < b, "less_equal": a <= b,
+        "greater": a > b, "greater_equal": a >= b,
+        "where": np.where(a < b, a, b), "cast_int": a.astype(odt),
+        "cast_float": a.astype(np.float32),
+        "shl": np.left_shift(u, s), "shr": np.right_shift(u, s),
+    }
+    outputs = [refs[o.name] for o in outs]
+
+    def check(ins):
+        # Python integers, wrapped to the type after each op.
+        aa, bb, ee, uu, ss = [[int(v) for v in t.flatten()] for t in ins]
+
+        def w(v):
+            return wrap_int(v, bits)
+
+        def sign(v):
+            return (v > 0) - (v < 0)
+
+        cols = {
+            "abs": [w(abs(x)) for x in aa], "neg": [w(-x) for x in aa],
+            "sign": [sign(x) for x in aa], "relu": [max(x, 0) for x in aa],
+            "add": [w(x + y) for x, y in zip(aa, bb)],
+            "sub": [w(x - y) for x, y in zip(aa, bb)],
+            "mul": [w(x * y) for x, y in zip(aa, bb)],
+            "div": [w(trunc_div(x, y)) for x, y in zip(aa, bb)],
+            "max": [max(x, y) for x, y in zip(aa, bb)],
+            "min": [min(x, y) for x, y in zip(aa, bb)],
+            "mod": [x % y for x, y in zip(aa, bb)],
+            "fmod": [x - y * trunc_div(x, y) for x, y in zip(aa, bb)],
+            "pow": [w(y ** k) for y, k in zip(bb, ee)],
+            "clip": [min(max(x, lo), hi) for x in aa],
+            "equal": [x == y for x, y in zip(aa, bb)],
+            "less": [x < y for x, y in zip(aa, bb)],
+            "less_equal": [x <= y for x, y in zip(aa, bb)],
+            "greater": [x > y for x, y in zip(aa, bb)],
+            "greater_equal": [x >= y for x, y in zip(aa, bb)],
+            "where": [x if x < y else y for x, y in zip(aa, bb)],
+            "cast_int": [wrap_int(x, obits) for x in aa],
+            "cast_float": [float(x) for x in aa],
+            "shl": [wrap_int(x << k, bits, False) for x, k in zip(uu, ss)],
+            "shr": [x >> k for x, k in zip(uu, ss)],
+        }
+        return [np.array(cols[o.name], refs[o.name].dtype).reshape(shape)
+                for o in outs]
+
+    return Case(name, model, [a, b, e, u, s], outputs, check)
+
+
+def build_int_elementwise_int32():
+    return build_int_elementwise(TensorProto.INT32, 32)
+
+
+def build_int_elementwise_int64():
+    return build_int_elementwise(TensorProto.INT64, 64)
+
+
+# ---------------------------------------------------------------------------
 # bad fixtures
 # ---------------------------------------------------------------------------
 
@@ -570,6 +731,66 @@ def make_bad_fixtures(out_dir, mlp_model_path):
     write_bytes(p, make_model(g).SerializeToString())
     written.append((p, True))
 
+    # where_broadcast.onnx: a Where whose condition (3) does not broadcast
+    # against its operands (2), feeding a chain of nodes: one root cause, so
+    # one error, and nothing about the nodes downstream of it.
+    nodes = [
+        node("Where", ["c", "x", "x"], ["w"], "pick/Where"),
+        node("Relu", ["w"], ["r"], "chain/Relu"),
+        node("Add", ["r", "x"], ["s"], "chain/Add"),
+        node("Mul", ["s", "s"], ["m"], "chain/Mul"),
+        node("Tanh", ["m"], ["y"], "chain/Tanh"),
+    ]
+    g = helper.make_graph(nodes, "where_broadcast",
+                          [vi("c", TensorProto.BOOL, [3]), vi("x", F32, [2])],
+                          [vi("y", F32, [2])])
+    p = os.path.join(bad, "where_broadcast.onnx")
+    write_bytes(p, make_model(g).SerializeToString())
+    written.append((p, False))
+
+    # independent_errors.onnx: the chain of where_broadcast.onnx plus an
+    # unrelated Add of mismatched types with a consumer, and a healthy node
+    # that uses both failed values: both root causes are reported, nothing
+    # else.
+    nodes = [
+        node("Where", ["c", "x", "x"], ["w"], "pick/Where"),
+        node("Relu", ["w"], ["r"], "chain/Relu"),
+        node("Add", ["x", "i"], ["t"], "mixed/Add"),
+        node("Neg", ["t"], ["n"], "mixed/Neg"),
+        node("Sub", ["r", "n"], ["y"], "join/Sub"),
+        node("Abs", ["x"], ["z"], "healthy/Abs"),
+    ]
+    g = helper.make_graph(nodes, "independent_errors",
+                          [vi("c", TensorProto.BOOL, [3]), vi("x", F32, [2]),
+                           vi("i", TensorProto.INT64, [2])],
+                          [vi("y", F32, [2]), vi("z", F32, [2])])
+    p = os.path.join(bad, "independent_errors.onnx")
+    write_bytes(p, make_model(g).SerializeToString())
+    written.append((p, False))
+
+    # external_offset.onnx / external_length.onnx: initializer 'w' in
+    # external data (external.bin, 16 bytes) whose offset is not a number, or
+    # whose length is negative.
+    write_bytes(os.path.join(bad, "external.bin"), bytes(16))
+    for field, offset, length in (("offset", "abc", "16"),
+                                  ("length", "0", "-16")):
+        w = TensorProto()
+        w.name = "w"
+        w.data_type = F32
+        w.dims.append(4)
+        w.data_location = TensorProto.EXTERNAL
+        for key, value in (("location", "external.bin"), ("offset", offset),
+                           ("length", length)):
+            entry = w.external_data.add()
+            entry.key = key
+            entry.value = value
+        g = helper.make_graph([node("Add", ["x", "w"], ["y"], "bias/Add")],
+                              "external_" + field, [vi("x", F32, [4])],
+                              [vi("y", F32, [4])], initializer=[w])
+        p = os.path.join(bad, "external_%s.onnx" % field)
+        write_bytes(p, make_model(g).SerializeToString())
+        written.append((p, False))
+
     # Test-data dirs meant to be used as `--test-data DIR` with mlp_small.
     x, w1, b1, w2, b2 = mlp_weights()
     probs = mlp_ref(x, w1, b1, w2, b2)
@@ -603,6 +824,8 @@ BUILDERS = [
     build_cast_int,
     build_gemm_variants,
     build_matmul_bcast,
+    build_int_elementwise_int32,
+    build_int_elementwise_int64,
 ]
 
 DTYPE_NAMES = {v: k for k, v in TensorProto.DataType.items()}

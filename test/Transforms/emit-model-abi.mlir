@@ -1,16 +1,62 @@
 // RUN: ridge-opt %s --split-input-file --ridge-emit-model-abi --verify-diagnostics | FileCheck %s
 
-// CHECK: llvm.func internal @main
+// The descriptor of ModelAbi.h as constant globals: one per name (verbatim,
+// NUL-terminated) and per dims array, the ridge_tensor_desc array
+// {name, dtype, rank, dims} and the ridge_model_desc
+// {abi_version, target, num_inputs, num_outputs, tensors}.
+
+// CHECK-LABEL: llvm.func internal @main
 // CHECK: llvm.func @ridge_model_run(%[[BUFS:.*]]: !llvm.ptr)
 // CHECK:   %[[S0:.*]] = llvm.getelementptr %[[BUFS]][0]
 // CHECK:   %[[P0:.*]] = llvm.load %[[S0]]
 // CHECK:   %[[S1:.*]] = llvm.getelementptr %[[BUFS]][1]
 // CHECK:   %[[P1:.*]] = llvm.load %[[S1]]
-// CHECK:   llvm.call @main(%[[P0]], %[[P1]])
-// CHECK: llvm.mlir.global internal constant @ridge_manifest_text("ridgeline-model 1\0Atarget cpu\0A\00")
-// CHECK: llvm.func @ridge_model_manifest() -> !llvm.ptr
-module attributes {ridge.manifest = "ridgeline-model 1\0Atarget cpu\0A"} {
-  llvm.func @main(%in: !llvm.ptr, %out: !llvm.ptr) {
+// CHECK:   %[[S2:.*]] = llvm.getelementptr %[[BUFS]][2]
+// CHECK:   %[[P2:.*]] = llvm.load %[[S2]]
+// CHECK:   llvm.call @main(%[[P0]], %[[P1]], %[[P2]])
+// CHECK-DAG: llvm.mlir.global internal constant @ridge_abi_target("cpu\00")
+// CHECK-DAG: llvm.mlir.global internal constant @ridge_abi_name_0("x in\00")
+// CHECK-DAG: llvm.mlir.global internal constant @ridge_abi_dims_0(dense<[4, 64]> : tensor<2xi64>) {{.*}} : !llvm.array<2 x i64>
+// CHECK-DAG: llvm.mlir.global internal constant @ridge_abi_name_1("flag\00")
+// CHECK-DAG: llvm.mlir.global internal constant @ridge_abi_name_2("out\09put\00")
+// CHECK-DAG: llvm.mlir.global internal constant @ridge_abi_dims_2(dense<[4, 0]> : tensor<2xi64>)
+// CHECK-NOT: @ridge_abi_dims_1
+// CHECK:      llvm.mlir.global internal constant @ridge_abi_tensors() {{.*}} : !llvm.array<3 x struct<(ptr, i32, i32, ptr)>> {
+// CHECK-DAG:    %[[N0:.*]] = llvm.mlir.addressof @ridge_abi_name_0
+// CHECK-DAG:    %[[D0:.*]] = llvm.mlir.addressof @ridge_abi_dims_0
+// CHECK-DAG:    %[[F32:.*]] = llvm.mlir.constant(3 : i32) : i32
+// CHECK-DAG:    %[[R2:.*]] = llvm.mlir.constant(2 : i32) : i32
+// CHECK:        %[[T0A:.*]] = llvm.insertvalue %[[N0]], %{{.*}}[0]
+// CHECK:        %[[T0B:.*]] = llvm.insertvalue %[[F32]], %[[T0A]][1]
+// CHECK:        %[[T0C:.*]] = llvm.insertvalue %[[R2]], %[[T0B]][2]
+// CHECK:        %[[T0:.*]] = llvm.insertvalue %[[D0]], %[[T0C]][3]
+// CHECK:        llvm.insertvalue %[[T0]], %{{.*}}[0]
+// The scalar has rank 0 and null dims.
+// CHECK-DAG:    %[[I1:.*]] = llvm.mlir.constant(5 : i32) : i32
+// CHECK-DAG:    %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+// CHECK:        llvm.insertvalue %[[I1]], %{{.*}}[1]
+// CHECK:        llvm.insertvalue %[[NULL]], %{{.*}}[3]
+// CHECK:        llvm.return
+// CHECK:      llvm.mlir.global internal constant @ridge_abi_model() {{.*}} : !llvm.struct<(i32, ptr, i32, i32, ptr)> {
+// CHECK-NEXT:   %[[VERSION:.*]] = llvm.mlir.constant(2 : i32) : i32
+// CHECK-NEXT:   %[[TARGET:.*]] = llvm.mlir.addressof @ridge_abi_target
+// CHECK-NEXT:   %[[NIN:.*]] = llvm.mlir.constant(2 : i32) : i32
+// CHECK-NEXT:   %[[NOUT:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-NEXT:   %[[TENSORS:.*]] = llvm.mlir.addressof @ridge_abi_tensors
+// CHECK:        llvm.insertvalue %[[VERSION]], %{{.*}}[0]
+// CHECK:        llvm.insertvalue %[[TARGET]], %{{.*}}[1]
+// CHECK:        llvm.insertvalue %[[NIN]], %{{.*}}[2]
+// CHECK:        llvm.insertvalue %[[NOUT]], %{{.*}}[3]
+// CHECK:        llvm.insertvalue %[[TENSORS]], %{{.*}}[4]
+// CHECK:      llvm.func @ridge_model_describe() -> !llvm.ptr {
+// CHECK:        %[[MODEL:.*]] = llvm.mlir.addressof @ridge_abi_model : !llvm.ptr
+// CHECK:        llvm.return %[[MODEL]]
+// CHECK-NOT:  ridge.model_abi
+module attributes {ridge.model_abi = {target = "cpu",
+    inputs = [{name = "x in", dtype = 3 : i32, shape = array<i64: 4, 64>},
+              {name = "flag", dtype = 5 : i32, shape = array<i64>}],
+    outputs = [{name = "out\09put", dtype = 10 : i32, shape = array<i64: 4, 0>}]}} {
+  llvm.func @main(%x: !llvm.ptr, %flag: !llvm.ptr, %out: !llvm.ptr) {
     llvm.return
   }
 }
@@ -18,14 +64,74 @@ module attributes {ridge.manifest = "ridgeline-model 1\0Atarget cpu\0A"} {
 // -----
 
 // expected-error @+1 {{no LLVM function @main}}
-module attributes {ridge.manifest = "x"} {
+module attributes {ridge.model_abi = {target = "cpu", inputs = [], outputs = []}} {
 }
 
 // -----
 
-// expected-error @+1 {{has no 'ridge.manifest' attribute}}
+// expected-error @+1 {{'ridge.model_abi' attribute is missing; run ridge-attach-model-abi}}
 module {
   llvm.func @main(%in: !llvm.ptr) {
+    llvm.return
+  }
+}
+
+// -----
+
+// expected-error @+1 {{'ridge.model_abi' must be a dictionary with a non-empty 'target' string and 'inputs' and 'outputs' arrays, got "ridgeline-model 1"}}
+module attributes {ridge.model_abi = "ridgeline-model 1"} {
+  llvm.func @main(%in: !llvm.ptr) {
+    llvm.return
+  }
+}
+
+// -----
+
+// expected-error @+1 {{'ridge.model_abi' describes no outputs}}
+module attributes {ridge.model_abi = {target = "cpu", inputs = [], outputs = []}} {
+  llvm.func @main() {
+    llvm.return
+  }
+}
+
+// -----
+
+// expected-error @+1 {{'ridge.model_abi' output 0 ('y') has dtype 14, which is not a ridge_dtype of ModelAbi.h}}
+module attributes {ridge.model_abi = {target = "cpu", inputs = [],
+    outputs = [{name = "y", dtype = 14 : i32, shape = array<i64: 2>}]}} {
+  llvm.func @main(%out: !llvm.ptr) {
+    llvm.return
+  }
+}
+
+// -----
+
+// expected-error @+1 {{'ridge.model_abi' input 0 must be {name = non-empty string, dtype = integer, shape = array<i64>}}}
+module attributes {ridge.model_abi = {target = "cpu",
+    inputs = [{name = "", dtype = 3 : i32, shape = array<i64: 2>}],
+    outputs = [{name = "y", dtype = 3 : i32, shape = array<i64: 2>}]}} {
+  llvm.func @main(%in: !llvm.ptr, %out: !llvm.ptr) {
+    llvm.return
+  }
+}
+
+// -----
+
+// expected-error @+1 {{'ridge.model_abi' input 0 ('x') has a negative dim in array<i64: -1, 2>}}
+module attributes {ridge.model_abi = {target = "cpu",
+    inputs = [{name = "x", dtype = 3 : i32, shape = array<i64: -1, 2>}],
+    outputs = [{name = "y", dtype = 3 : i32, shape = array<i64: 2>}]}} {
+  llvm.func @main(%in: !llvm.ptr, %out: !llvm.ptr) {
+    llvm.return
+  }
+}
+
+// -----
+
+module attributes {ridge.model_abi = {target = "cpu", inputs = [],
+    outputs = [{name = "y", dtype = 3 : i32, shape = array<i64: 2>}]}} {
+  // expected-error @+1 {{@main takes 2 buffers but 'ridge.model_abi' describes 1 tensors}}
+  llvm.func @main(%a: !llvm.ptr, %b: !llvm.ptr) {
     llvm.return
   }
 }

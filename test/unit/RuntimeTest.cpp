@@ -1,15 +1,16 @@
 //===- RuntimeTest.cpp - Unit tests for libridge_runtime ------------------===//
 //
-// Standalone (no test framework, no MLIR): exercises the manifest parser,
-// dtype helpers and the GPU-less paths of the CUDA driver probe and the mgpu*
-// wrappers. Prints "PASS <name>" / "FAIL <name>: ..." and exits non-zero if
-// anything failed.
+// Standalone (no test framework, no MLIR): exercises the model-descriptor
+// checks, the dtype table and the GPU-less paths of the CUDA driver probe and
+// the mgpu* wrappers. Prints "PASS <name>" / "FAIL <name>: ..." and exits
+// non-zero if anything failed.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ridgeline/Runtime/Runtime.h"
 
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -49,152 +50,196 @@ void end() {
     std::printf("PASS %s\n", currentTest.c_str());
 }
 
-const char *kGood = "ridgeline-model 1\n"
-                    "target sm_90a\n"
-                    "input x f32 4x64\n"
-                    "input flag i1 scalar\n"
-                    "input weird.name:0/a bf16 0x3\n"
-                    "output y f16 4x64\n"
-                    "output idx i64 7\n";
+/// A descriptor built the way the compiler emits one, owning its storage.
+struct DescBuilder {
+  std::string target = "sm_90a";
+  struct Tensor {
+    std::string name;
+    uint32_t dtype;
+    std::vector<int64_t> dims;
+  };
+  std::vector<Tensor> inputs, outputs;
+  std::vector<ridge_tensor_desc> tensors;
+  ridge_model_desc desc{};
 
-void testManifestParse() {
-  begin("manifest-parse");
-  Manifest m;
+  /// Points `desc` at the current contents; call again after any change.
+  const ridge_model_desc *build() {
+    tensors.clear();
+    for (const std::vector<Tensor> *list : {&inputs, &outputs})
+      for (const Tensor &t : *list)
+        tensors.push_back({t.name.c_str(), t.dtype,
+                           static_cast<uint32_t>(t.dims.size()),
+                           t.dims.empty() ? nullptr : t.dims.data()});
+    desc.abi_version = RIDGE_MODEL_ABI_VERSION;
+    desc.target = target.c_str();
+    desc.num_inputs = static_cast<uint32_t>(inputs.size());
+    desc.num_outputs = static_cast<uint32_t>(outputs.size());
+    desc.tensors = tensors.data();
+    return &desc;
+  }
+};
+
+DescBuilder goodDesc() {
+  DescBuilder b;
+  b.inputs = {{"x", RIDGE_DTYPE_F32, {4, 64}},
+              {"flag", RIDGE_DTYPE_I1, {}},
+              {"weird name:0/a\t b", RIDGE_DTYPE_BF16, {0, 3}}};
+  b.outputs = {{"y", RIDGE_DTYPE_F16, {4, 64}}, {"idx", RIDGE_DTYPE_I64, {7}}};
+  return b;
+}
+
+void testDescRead() {
+  begin("model-desc-read");
+  DescBuilder b = goodDesc();
+  ModelInfo m;
   std::string error;
-  bool ok = parseManifest(kGood, m, error);
-  expect(ok, "good manifest rejected: " + error);
+  bool ok = readModelDesc(b.build(), m, error);
+  expect(ok, "good descriptor rejected: " + error);
   if (ok) {
-    expect(m.version == 1, "version");
+    expect(m.version == RIDGE_MODEL_ABI_VERSION, "version");
     expect(m.target == "sm_90a", "target");
     expect(m.inputs.size() == 3 && m.outputs.size() == 2, "tensor counts");
   }
   if (ok && m.inputs.size() == 3 && m.outputs.size() == 2) {
     const TensorSpec &x = m.inputs[0];
-    expect(x.name == "x" && x.dtype == DType::F32, "input 0 name/dtype");
+    expect(x.name == "x" && x.dtype == RIDGE_DTYPE_F32, "input 0 name/dtype");
     expect(x.shape == std::vector<int64_t>({4, 64}), "input 0 shape");
     expect(x.numElements() == 256 && x.byteSize() == 1024, "input 0 size");
     expect(x.shapeString() == "4x64", "input 0 shapeString");
     const TensorSpec &flag = m.inputs[1];
-    expect(flag.dtype == DType::I1 && flag.shape.empty(), "scalar bool");
+    expect(flag.dtype == RIDGE_DTYPE_I1 && flag.shape.empty(), "scalar bool");
     expect(flag.numElements() == 1 && flag.byteSize() == 1, "scalar size");
     expect(flag.shapeString() == "scalar", "scalar shapeString");
     const TensorSpec &w = m.inputs[2];
-    expect(w.name == "weird.name:0/a", "names keep punctuation");
+    expect(w.name == "weird name:0/a\t b", "names are kept verbatim");
     expect(w.numElements() == 0 && w.byteSize() == 0, "empty tensor");
     expect(w.shapeString() == "0x3", "empty tensor shapeString");
     expect(m.outputs[1].byteSize() == 56, "i64 output size");
   }
 
-  // No trailing newline, tabs as separators, no inputs, cpu target.
-  Manifest cpu;
-  ok = parseManifest("ridgeline-model 1\ntarget cpu\noutput\tz\tu8\t3x1x2", cpu,
-                     error);
-  expect(ok, "minimal cpu manifest rejected: " + error);
+  // No inputs, cpu target.
+  DescBuilder cpu;
+  cpu.target = "cpu";
+  cpu.outputs = {{"z", RIDGE_DTYPE_U8, {3, 1, 2}}};
+  ModelInfo c;
+  ok = readModelDesc(cpu.build(), c, error);
+  expect(ok, "minimal cpu descriptor rejected: " + error);
   if (ok)
-    expect(cpu.target == "cpu" && cpu.inputs.empty() &&
-               cpu.outputs.size() == 1 && cpu.outputs[0].byteSize() == 6,
-           "minimal cpu manifest contents");
+    expect(c.target == "cpu" && c.inputs.empty() && c.outputs.size() == 1 &&
+               c.outputs[0].byteSize() == 6,
+           "minimal cpu descriptor contents");
 
   // The same name may be both an input and an output (ONNX identity graphs).
-  expect(parseManifest("ridgeline-model 1\ntarget cpu\ninput a f32 2\n"
-                       "output a f32 2\n",
-                       cpu, error),
+  cpu.inputs = {{"z", RIDGE_DTYPE_U8, {3, 1, 2}}};
+  expect(readModelDesc(cpu.build(), c, error),
          "input and output sharing a name rejected: " + error);
   end();
 }
 
-void testManifestMalformed() {
-  begin("manifest-malformed");
-  const std::string head = "ridgeline-model 1\ntarget cpu\n";
-  const std::vector<std::pair<std::string, std::string>> cases = {
-      {"", "empty"},
-      {"ridgeline-model 2\ntarget cpu\noutput y f32 1\n", "version"},
-      {"ridgeline-model\ntarget cpu\noutput y f32 1\n", "header"},
-      {"ridgeline-model one\ntarget cpu\noutput y f32 1\n", "version"},
-      {"target cpu\noutput y f32 1\n", "line 1"},
-      {"ridgeline-model 1\noutput y f32 1\n", "before the 'target'"},
-      {"ridgeline-model 1\n", "target"},
-      {"ridgeline-model 1\ntarget cpu\n", "no outputs"},
-      {"ridgeline-model 1\ntarget gpu\noutput y f32 1\n", "unknown target"},
-      {"ridgeline-model 1\ntarget sm_8\noutput y f32 1\n", "unknown target"},
-      {"ridgeline-model 1\ntarget sm_80b\noutput y f32 1\n", "unknown target"},
-      {"ridgeline-model 1\ntarget cpu\ntarget cpu\noutput y f32 1\n",
-       "duplicate 'target'"},
-      {head + "output y f32 1\ninput x f32 1\n", "after an output"},
-      {head + "input x f32\noutput y f32 1\n", "fields"},
-      {head + "input x f32 1 extra\noutput y f32 1\n", "fields"},
-      {head + "input x float32 1\noutput y f32 1\n", "unknown dtype"},
-      {head + "input x f32 4x\noutput y f32 1\n", "malformed shape"},
-      {head + "input x f32 x4\noutput y f32 1\n", "malformed shape"},
-      {head + "input x f32 4xx4\noutput y f32 1\n", "malformed dimension"},
-      {head + "input x f32 -1x4\noutput y f32 1\n", "malformed dimension"},
-      {head + "input x f32 ?x4\noutput y f32 1\n", "dynamic"},
-      {head + "input x f32 04\noutput y f32 1\n", "leading zero"},
-      {head + "input x f32 4X4\noutput y f32 1\n", "malformed dimension"},
-      {head + "input x f32 99999999999999999999\noutput y f32 1\n",
-       "too large"},
-      {head + "input x f64 65536x65536x65536\noutput y f32 1\n", "too large"},
-      {head + "input x f32 1\ninput x f32 1\noutput y f32 1\n",
-       "duplicate input"},
-      {head + "input x f32 1\noutput y f32 1\noutput y f32 2\n",
-       "duplicate output"},
-      {head + "\noutput y f32 1\n", "empty line"},
-      {head + "output y f32 1\n\n", "empty line"},
-      {head + "output y f32 1\r\n", "carriage return"},
-      {head + "param w f32 1\noutput y f32 1\n", "unknown directive"},
-      {head + "ridgeline-model 1\noutput y f32 1\n", "duplicate"},
+void testDescMalformed() {
+  begin("model-desc-malformed");
+  // Each case edits either the builder's contents (before build()) or the
+  // built structs themselves (after it).
+  struct Case {
+    std::function<void(DescBuilder &)> contents, structs;
+    std::string needle;
   };
-  for (const auto &[text, needle] : cases) {
-    Manifest m;
+  auto noop = [](DescBuilder &) {};
+  const std::vector<Case> cases = {
+      {noop, [](DescBuilder &b) { b.desc.abi_version = 1; },
+       "unsupported model ABI version 1 (this runtime reads version"},
+      {noop, [](DescBuilder &b) { b.desc.abi_version = 99; },
+       "unsupported model ABI version 99"},
+      {noop, [](DescBuilder &b) { b.desc.target = nullptr; }, "null target"},
+      {[](DescBuilder &b) { b.target = "gpu"; }, noop, "unknown target 'gpu'"},
+      {[](DescBuilder &b) { b.target = "sm_8"; }, noop, "unknown target"},
+      {[](DescBuilder &b) { b.target = "sm_80b"; }, noop, "unknown target"},
+      {[](DescBuilder &b) { b.outputs.clear(); }, noop, "no outputs"},
+      {noop, [](DescBuilder &b) { b.desc.num_inputs = 1u << 20; }, "at most"},
+      {noop, [](DescBuilder &b) { b.desc.tensors = nullptr; },
+       "null tensor array"},
+      {noop, [](DescBuilder &b) { b.tensors[3].name = nullptr; },
+       "output 0 has a null name"},
+      {[](DescBuilder &b) { b.inputs[1].name = ""; }, noop,
+       "input 1 has an empty name"},
+      {[](DescBuilder &b) { b.inputs[0].dtype = RIDGE_DTYPE_INVALID; }, noop,
+       "input 0 ('x') has unknown dtype 0"},
+      {[](DescBuilder &b) { b.outputs[1].dtype = 99; }, noop,
+       "output 1 ('idx') has unknown dtype 99"},
+      {noop, [](DescBuilder &b) { b.tensors[0].rank = 65; }, "rank 65"},
+      {noop, [](DescBuilder &b) { b.tensors[0].dims = nullptr; },
+       "has rank 2 but no dims"},
+      {[](DescBuilder &b) {
+         b.inputs[0].dims = {4, -1};
+       },
+       noop, "input 0 ('x') has dimension -1"},
+      {[](DescBuilder &b) {
+         b.inputs[0].dims = {int64_t(1) << 62, 4};
+       },
+       noop, "too large"},
+      {[](DescBuilder &b) {
+         b.inputs[0] = {"x", RIDGE_DTYPE_F64, {65536, 65536, 65536}};
+       },
+       noop, "too large"},
+      {[](DescBuilder &b) { b.inputs[1].name = "x"; }, noop,
+       "duplicate input name 'x'"},
+      {[](DescBuilder &b) { b.outputs[1].name = "y"; }, noop,
+       "duplicate output name 'y'"},
+  };
+  for (size_t i = 0; i < cases.size(); ++i) {
+    DescBuilder b = goodDesc();
+    cases[i].contents(b);
+    b.build();
+    cases[i].structs(b);
+    ModelInfo m;
     std::string error;
-    bool ok = parseManifest(text, m, error);
-    std::string shown = text.substr(0, 60);
-    for (char &c : shown)
-      if (c == '\n')
-        c = '|';
-    expect(!ok, "accepted malformed manifest '" + shown + "'");
+    bool ok = readModelDesc(&b.desc, m, error);
+    expect(!ok, "accepted malformed descriptor, case " + std::to_string(i));
     if (ok)
       continue;
-    std::string why = "error for '" + shown + "' is '" + error +
-                      "', expected it to mention '" + needle + "'";
-    expect(error.find(needle) != std::string::npos, why);
+    expect(error.find(cases[i].needle) != std::string::npos,
+           "error for case " + std::to_string(i) + " is '" + error +
+               "', expected it to mention '" + cases[i].needle + "'");
   }
-  // Errors carry the line number of the offending directive.
-  Manifest m;
+  ModelInfo m;
   std::string error;
-  parseManifest(head + "input x f32 1\ninput y q7 1\noutput z f32 1\n", m,
-                error);
-  expect(error.rfind("line 4:", 0) == 0, "line number in '" + error + "'");
+  expect(!readModelDesc(nullptr, m, error) &&
+             error.find("null") != std::string::npos,
+         "null descriptor");
   end();
 }
 
 void testDTypes() {
-  begin("dtype-sizes");
+  begin("dtype-table");
   struct Row {
     const char *name;
     DType type;
+    uint32_t value;
     size_t size;
   };
+  // The values are ABI: compiled models store them.
   const Row rows[] = {
-      {"f16", DType::F16, 2}, {"bf16", DType::BF16, 2}, {"f32", DType::F32, 4},
-      {"f64", DType::F64, 8}, {"i1", DType::I1, 1},     {"i8", DType::I8, 1},
-      {"i16", DType::I16, 2}, {"i32", DType::I32, 4},   {"i64", DType::I64, 8},
-      {"u8", DType::U8, 1},   {"u16", DType::U16, 2},   {"u32", DType::U32, 4},
-      {"u64", DType::U64, 8},
+      {"f16", RIDGE_DTYPE_F16, 1, 2},  {"bf16", RIDGE_DTYPE_BF16, 2, 2},
+      {"f32", RIDGE_DTYPE_F32, 3, 4},  {"f64", RIDGE_DTYPE_F64, 4, 8},
+      {"i1", RIDGE_DTYPE_I1, 5, 1},    {"i8", RIDGE_DTYPE_I8, 6, 1},
+      {"i16", RIDGE_DTYPE_I16, 7, 2},  {"i32", RIDGE_DTYPE_I32, 8, 4},
+      {"i64", RIDGE_DTYPE_I64, 9, 8},  {"u8", RIDGE_DTYPE_U8, 10, 1},
+      {"u16", RIDGE_DTYPE_U16, 11, 2}, {"u32", RIDGE_DTYPE_U32, 12, 4},
+      {"u64", RIDGE_DTYPE_U64, 13, 8},
   };
   for (const Row &row : rows) {
-    DType parsed = DType::F64;
-    expect(parseDType(row.name, parsed) && parsed == row.type,
-           std::string("parseDType(") + row.name + ")");
+    expect(static_cast<uint32_t>(row.type) == row.value,
+           std::string("value of ") + row.name);
     expect(std::string(dtypeName(row.type)) == row.name,
            std::string("dtypeName for ") + row.name);
     expect(dtypeSize(row.type) == row.size,
            std::string("dtypeSize for ") + row.name);
   }
-  DType untouched = DType::I32;
-  expect(!parseDType("f8", untouched) && untouched == DType::I32,
-         "unknown dtype rejected and out untouched");
-  expect(!parseDType("F32", untouched), "dtype names are case-sensitive");
+  expect(ridge_dtype_name(0) == nullptr && ridge_dtype_size(0) == 0 &&
+             ridge_dtype_name(14) == nullptr && ridge_dtype_size(99) == 0,
+         "values outside the table have no name or size");
+  expect(std::string(dtypeName(static_cast<DType>(99))) == "invalid",
+         "dtypeName of an invalid value");
   end();
 }
 
@@ -271,9 +316,59 @@ void testModelLoadErrors() {
 }
 } // namespace
 
-int main() {
-  testManifestParse();
-  testManifestMalformed();
+/// `name` in single quotes, with backslashes, quotes and bytes outside
+/// printable ASCII escaped C-style (a tab as backslash-t, DEL as
+/// backslash-x7f), so that a check can tell a tab from a space.
+static std::string quoted(const std::string &name) {
+  std::string out = "'";
+  for (unsigned char c : name) {
+    if (c == '\\' || c == '\'') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c < 0x20 || c >= 0x7f) {
+      char hex[8];
+      std::snprintf(hex, sizeof(hex), "\\x%02x", c);
+      out += hex;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "'";
+}
+
+/// `ridge-runtime-test --describe MODEL.so`: loads a compiled model and
+/// prints its descriptor as the runtime read it, one tensor a line (names
+/// quoted()). Exits 1 with the load error.
+static int describeModel(const char *path) {
+  std::string error;
+  auto model = Model::load(path, error);
+  if (!model) {
+    std::printf("error: %s\n", error.c_str());
+    return 1;
+  }
+  std::printf("abi version %d, target %s\n", model->modelInfo().version,
+              model->target().c_str());
+  for (const char *kind : {"input", "output"}) {
+    const std::vector<TensorSpec> &list =
+        kind[0] == 'i' ? model->inputs() : model->outputs();
+    for (size_t i = 0; i < list.size(); ++i)
+      std::printf("%s %zu %s %s %s\n", kind, i, quoted(list[i].name).c_str(),
+                  dtypeName(list[i].dtype), list[i].shapeString().c_str());
+  }
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc == 3 && std::string(argv[1]) == "--describe")
+    return describeModel(argv[2]);
+  if (argc != 1) {
+    std::printf("usage: ridge-runtime-test [--describe MODEL.so]\n");
+    return 2;
+  }
+  testDescRead();
+  testDescMalformed();
   testDTypes();
   testGpuTargets();
   testDriverProbe();

@@ -17,6 +17,7 @@
 #include "ridgeline/Runtime/Runtime.h"
 #include "ridgeline/Target/Compiler.h"
 #include "ridgeline/Target/Verify.h"
+#include "ridgeline/Transforms/Passes.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/StringExtras.h"
@@ -161,44 +162,45 @@ static double halfToDouble(uint16_t h) {
 }
 
 /// Element `i` of a buffer of `dtype` as a double.
-static double elementAt(const char *data, ::ridge::rt::DType dtype, size_t i) {
-  using ::ridge::rt::DType;
+static double elementAt(const char *data, ridge_dtype dtype, size_t i) {
   auto load = [&](auto tag) {
     decltype(tag) v;
     std::memcpy(&v, data + i * sizeof(v), sizeof(v));
     return v;
   };
   switch (dtype) {
-  case DType::F32:
+  case RIDGE_DTYPE_F32:
     return load(float());
-  case DType::F64:
+  case RIDGE_DTYPE_F64:
     return load(double());
-  case DType::F16:
+  case RIDGE_DTYPE_F16:
     return halfToDouble(load(uint16_t()));
-  case DType::BF16: {
+  case RIDGE_DTYPE_BF16: {
     uint32_t bits = static_cast<uint32_t>(load(uint16_t())) << 16;
     float f;
     std::memcpy(&f, &bits, 4);
     return f;
   }
-  case DType::I1:
+  case RIDGE_DTYPE_I1:
     return load(uint8_t()) != 0;
-  case DType::I8:
+  case RIDGE_DTYPE_I8:
     return load(int8_t());
-  case DType::I16:
+  case RIDGE_DTYPE_I16:
     return load(int16_t());
-  case DType::I32:
+  case RIDGE_DTYPE_I32:
     return load(int32_t());
-  case DType::I64:
+  case RIDGE_DTYPE_I64:
     return static_cast<double>(load(int64_t()));
-  case DType::U8:
+  case RIDGE_DTYPE_U8:
     return load(uint8_t());
-  case DType::U16:
+  case RIDGE_DTYPE_U16:
     return load(uint16_t());
-  case DType::U32:
+  case RIDGE_DTYPE_U32:
     return load(uint32_t());
-  case DType::U64:
+  case RIDGE_DTYPE_U64:
     return static_cast<double>(load(uint64_t()));
+  case RIDGE_DTYPE_INVALID:
+    break;
   }
   return 0;
 }
@@ -239,7 +241,7 @@ struct Run {
 using InputBinder =
     llvm::function_ref<int(const ::ridge::rt::Model &, std::vector<void *> &)>;
 
-/// Compiles `module` (manifest attached) to a temporary shared object,
+/// Compiles `module` (model ABI attached) to a temporary shared object,
 /// loads it and runs it on the inputs `bindInputs` provides.
 static int compileAndRun(ModuleOp module, const CompileOptions &options,
                          InputBinder bindInputs, Run &run) {
@@ -279,10 +281,10 @@ static int bindTestData(const ::ridge::rt::Model &model,
                         const std::vector<std::string> &inputFiles) {
   for (size_t k = 0; k < inputs.size(); ++k) {
     const ::ridge::rt::TensorSpec &spec = model.inputs()[k];
-    std::string dtype = getOnnxDataTypeName(inputs[k].dataType).str();
-    if (dtype != ::ridge::rt::dtypeName(spec.dtype) ||
+    if (getRidgeDType(inputs[k].dataType) != spec.dtype ||
         inputs[k].bytes.size() != spec.byteSize())
-      return fail(inputFiles[k] + ": tensor of " + dtype + " [" +
+      return fail(inputFiles[k] + ": tensor of " +
+                  getOnnxDataTypeName(inputs[k].dataType).str() + " [" +
                   std::to_string(inputs[k].getNumElements()) +
                   " elements] does not match input '" + spec.name + "' (" +
                   ::ridge::rt::dtypeName(spec.dtype) + " " +
@@ -309,12 +311,12 @@ static int bindRandomInputs(const ::ridge::rt::Model &model,
     char *data = storage.back().data();
     for (size_t i = 0, e = spec.numElements(); i < e; ++i) {
       switch (spec.dtype) {
-      case ::ridge::rt::DType::F32: {
+      case RIDGE_DTYPE_F32: {
         float v = static_cast<float>((next() >> 40) / double(1 << 24)) * 2 - 1;
         std::memcpy(data + 4 * i, &v, 4);
         break;
       }
-      case ::ridge::rt::DType::I64: {
+      case RIDGE_DTYPE_I64: {
         int64_t v = static_cast<int64_t>(next() % 16);
         std::memcpy(data + 8 * i, &v, 8);
         break;
@@ -345,7 +347,7 @@ static void printTimes(std::vector<double> times) {
 /// data.
 static int runOnRandomInputs(MLIRContext &context, CompileOptions options) {
   OwningOpRef<ModuleOp> module = importOnnxFile(&context, inputFile, {});
-  if (!module || failed(attachManifest(*module, target)))
+  if (!module || failed(attachModelAbi(*module, target)))
     return kFailed;
   std::vector<std::vector<char>> storage;
   Run run;
@@ -373,8 +375,8 @@ static int verifyFusion(OwningOpRef<ModuleOp> module, CompileOptions options,
   dissolveFusionGroups(*reference);
   if (!injectFault.empty() && failed(injectKernelFault(*module, injectFault)))
     return kFailed;
-  if (failed(attachManifest(*module, target)) ||
-      failed(attachManifest(*reference, target)))
+  if (failed(attachModelAbi(*module, target)) ||
+      failed(attachModelAbi(*reference, target)))
     return kFailed;
 
   llvm::outs() << "ridge-run: verifying " << probes->size() << " kernels of '"
@@ -509,7 +511,7 @@ int main(int argc, char **argv) {
     return kFailed;
   if (verify)
     return verifyFusion(std::move(module), options, inputs, inputFiles);
-  if (failed(attachManifest(*module, target)))
+  if (failed(attachModelAbi(*module, target)))
     return kFailed;
   Run run;
   auto bind = [&](const ::ridge::rt::Model &model,
@@ -540,10 +542,10 @@ int main(int argc, char **argv) {
     TensorData ref;
     if (!readTensorProtoFile(refFiles[k], ref, error))
       return fail(error);
-    std::string refType = getOnnxDataTypeName(ref.dataType).str();
-    if (refType != ::ridge::rt::dtypeName(spec.dtype) ||
+    if (getRidgeDType(ref.dataType) != spec.dtype ||
         ref.getNumElements() != spec.numElements())
-      return fail(refFiles[k] + ": reference of " + refType + " [" +
+      return fail(refFiles[k] + ": reference of " +
+                  getOnnxDataTypeName(ref.dataType).str() + " [" +
                   std::to_string(ref.getNumElements()) +
                   " elements] does not match output '" + spec.name + "' (" +
                   ::ridge::rt::dtypeName(spec.dtype) + " " +

@@ -17,6 +17,7 @@
 #include "ridgeline/Import/OnnxImporter.h"
 #include "ridgeline/Target/Compiler.h"
 #include "ridgeline/Target/Pipelines.h"
+#include "ridgeline/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -242,7 +243,7 @@ int main(int argc, char **argv) {
   OwningOpRef<ModuleOp> module =
       importOnnxFile(&context, inputFile, importOptions);
   if (!module ||
-      (emit != Emit::Graph && failed(attachManifest(*module, target))))
+      (emit != Emit::Graph && failed(attachModelAbi(*module, target))))
     return 1;
 
   std::string error;

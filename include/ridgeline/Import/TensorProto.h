@@ -10,6 +10,8 @@
 #ifndef RIDGELINE_IMPORT_TENSORPROTO_H
 #define RIDGELINE_IMPORT_TENSORPROTO_H
 
+#include "ridgeline/Runtime/ModelAbi.h"
+
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include <string>
@@ -42,7 +44,11 @@ enum class OnnxDataType : int32_t {
 
 /// Bytes per element of an ONNX data type, 0 if unsupported (e.g. string).
 unsigned getOnnxDataTypeSize(int32_t dataType);
-/// Short name (f32, i64, u8, i1, ...) used in manifests and messages.
+/// The model-ABI element type of an ONNX data type (ModelAbi.h), or
+/// RIDGE_DTYPE_INVALID if Ridgeline has none (string, complex, float8, ...).
+ridge_dtype getRidgeDType(int32_t dataType);
+/// Short name (f32, i64, u8, i1, ...; ModelAbi.h's spelling) for messages;
+/// "string" or "unknown" for types without a ridge_dtype.
 llvm::StringRef getOnnxDataTypeName(int32_t dataType);
 
 struct TensorData {

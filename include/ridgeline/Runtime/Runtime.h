@@ -1,21 +1,23 @@
 //===- Runtime.h - Executing compiled Ridgeline models ----------*- C++ -*-===//
 //
 // The runtime loads a model shared object produced by ridgec, reads its
-// manifest and runs it on host (target cpu) or NVIDIA GPU (target sm_XX)
+// descriptor and runs it on host (target cpu) or NVIDIA GPU (target sm_XX)
 // buffers. It is plain C++17 + libc + libdl on purpose: deployments must not
 // need MLIR, LLVM or the CUDA toolkit. The CUDA driver is dlopen()ed at run
 // time, so the same binary runs CPU models on machines without a GPU.
 //
-// Model shared-object ABI:
-//   extern "C" const char *ridge_model_manifest(void);
+// Model shared-object ABI (the C structs are defined in ModelAbi.h):
+//   extern "C" const struct ridge_model_desc *ridge_model_describe(void);
 //   extern "C" void ridge_model_run(void **buffers);
-// `buffers` holds all inputs then all outputs, in manifest order, each pointing
-// to dense row-major data (device pointers for GPU targets).
+// `buffers` holds all inputs then all outputs, in descriptor order, each
+// pointing to dense row-major data (device pointers for GPU targets).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef RIDGELINE_RUNTIME_RUNTIME_H
 #define RIDGELINE_RUNTIME_RUNTIME_H
+
+#include "ridgeline/Runtime/ModelAbi.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -30,49 +32,37 @@ namespace ridge::rt {
 // Element types and tensor descriptions
 //===----------------------------------------------------------------------===//
 
-/// Element types a model manifest can name. I1 is ONNX bool, stored as one
-/// byte per element.
-enum class DType {
-  F16,
-  BF16,
-  F32,
-  F64,
-  I1,
-  I8,
-  I16,
-  I32,
-  I64,
-  U8,
-  U16,
-  U32,
-  U64,
-};
+/// Element types: the C enum of ModelAbi.h, the project's one dtype table.
+using DType = ridge_dtype;
 
-/// Parses a manifest dtype name ("f32", "i1", ...). Returns false for an
-/// unknown name and leaves `out` untouched.
-bool parseDType(std::string_view name, DType &out);
-/// The manifest spelling of `type`.
-const char *dtypeName(DType type);
-/// Bytes per element (1 for I1).
-size_t dtypeSize(DType type);
+/// The spelling of `type` ("f32", "i1", ...); "invalid" for a value that is
+/// not a ridge_dtype.
+inline const char *dtypeName(DType type) {
+  const char *name = ridge_dtype_name(type);
+  return name ? name : "invalid";
+}
+/// Bytes per element (1 for I1, 0 for an invalid value).
+inline size_t dtypeSize(DType type) { return ridge_dtype_size(type); }
 
-/// One graph input or output as declared by the manifest.
+/// One graph input or output as declared by the model's descriptor.
 struct TensorSpec {
+  /// The ONNX name, verbatim.
   std::string name;
-  DType dtype = DType::F32;
+  DType dtype = RIDGE_DTYPE_F32;
   /// Static dims, outermost first; empty for a rank-0 tensor.
   std::vector<int64_t> shape;
 
   /// Product of the dims (1 for a scalar, 0 if any dim is 0).
   int64_t numElements() const;
-  /// numElements() * dtypeSize(dtype). parseManifest guarantees this fits.
+  /// numElements() * dtypeSize(dtype). readModelDesc guarantees this fits.
   size_t byteSize() const;
-  /// "scalar" or the dims joined by 'x' ("4x64"), as in the manifest.
+  /// "scalar" or the dims joined by 'x' ("4x64"), for messages.
   std::string shapeString() const;
 };
 
-/// The parsed `ridge_model_manifest()` text.
-struct Manifest {
+/// A validated copy of a model's `ridge_model_describe()` descriptor.
+struct ModelInfo {
+  /// RIDGE_MODEL_ABI_VERSION.
   int version = 0;
   /// "cpu" or an NVIDIA architecture such as "sm_80" / "sm_90a".
   std::string target;
@@ -80,9 +70,12 @@ struct Manifest {
   std::vector<TensorSpec> outputs;
 };
 
-/// Parses manifest text. The grammar is strict (see Model.cpp): on failure
-/// returns false and sets `error` to "line N: <problem>".
-bool parseManifest(const std::string &text, Manifest &out, std::string &error);
+/// Checks `desc` and copies it into `out`. The checks are strict (see
+/// Model.cpp): the descriptor comes from a compiler or a foreign .so, and
+/// running on guessed buffer sizes would corrupt memory. On failure returns
+/// false and sets `error` (naming the tensor concerned, if any).
+bool readModelDesc(const ridge_model_desc *desc, ModelInfo &out,
+                   std::string &error);
 
 /// Splits an NVIDIA target name "sm_<major><minor>[a]" into its compute
 /// capability (major * 10 + minor) and whether it is an architecture-specific
@@ -288,10 +281,10 @@ std::string takeGpuError();
 class Model {
 public:
   /// dlopen()s `soPath` (RTLD_NOW | RTLD_LOCAL), resolves the two entry
-  /// points and parses the manifest. On failure returns nullptr and sets
-  /// `error` to "<soPath>: <problem>". Loading a GPU model succeeds on a
-  /// machine without a GPU (its manifest can still be inspected); run()
-  /// then fails with "no NVIDIA GPU available: <reason>".
+  /// points and reads the descriptor (readModelDesc). On failure returns
+  /// nullptr and sets `error` to "<soPath>: <problem>". Loading a GPU model
+  /// succeeds on a machine without a GPU (its descriptor can still be
+  /// inspected); run() then fails with "no NVIDIA GPU available: <reason>".
   static std::unique_ptr<Model> load(const std::string &soPath,
                                      std::string &error);
   ~Model();
@@ -299,13 +292,13 @@ public:
   Model &operator=(const Model &) = delete;
 
   const std::string &path() const { return soPath; }
-  const Manifest &manifest() const { return info; }
+  const ModelInfo &modelInfo() const { return info; }
   const std::string &target() const { return info.target; }
   const std::vector<TensorSpec> &inputs() const { return info.inputs; }
   const std::vector<TensorSpec> &outputs() const { return info.outputs; }
   bool isGpu() const { return info.target != "cpu"; }
 
-  /// Runs the model. `hostBuffers` holds inputs then outputs in manifest
+  /// Runs the model. `hostBuffers` holds inputs then outputs in descriptor
   /// order, each a host pointer to inputs()[i].byteSize() (resp. outputs())
   /// dense row-major bytes. GPU models stage the data through device
   /// buffers. Returns false and sets `error` on any failure; outputs are
@@ -327,7 +320,7 @@ private:
   std::string soPath;
   void *handle = nullptr;
   RunFn entry = nullptr;
-  Manifest info;
+  ModelInfo info;
   int timedRuns = 0;
   std::vector<double> runTimes;
   /// First GPU error raised by the model's static constructors (the MLIR

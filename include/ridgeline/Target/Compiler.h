@@ -66,11 +66,6 @@ enum class LoweringStage { Linalg, LLVMDialect };
 /// registrations crash rather than diagnose with Debian's MLIR (notes, P5).
 void registerCompilerDialects(DialectRegistry &registry);
 
-/// Describes @main's inputs and outputs for the runtime and stores the text
-/// as the module's `ridge.manifest` attribute. Must run on the graph module,
-/// while ONNX names and signedness are still known.
-LogicalResult attachManifest(ModuleOp module, StringRef target);
-
 /// Runs the shared graph pipeline, then the target's back end.
 LogicalResult lowerGraphModule(ModuleOp module, const CompileOptions &options,
                                LoweringStage stage);
@@ -109,7 +104,7 @@ private:
   unsigned numErrors = 0;
 };
 
-/// Lowers a graph module whose manifest is attached (attachManifest) for
+/// Lowers a graph module whose model ABI is attached (attachModelAbi) for
 /// `options.target` and writes the shared object to `outputPath`.
 LogicalResult compileGraphModule(ModuleOp module, const CompileOptions &options,
                                  StringRef outputPath);

@@ -8,7 +8,7 @@
 //   ridge-lower-gpu         linalg -> bufferized parallel loops -> GPU kernels
 //                           -> NVVM -> gpu.binary (PTX or cubin) + host code
 //
-// Both back ends finish with the model ABI (ridge_model_run/_manifest).
+// Both back ends finish with the model ABI (ridge_model_run/_describe).
 //
 //===----------------------------------------------------------------------===//
 

@@ -24,8 +24,15 @@ namespace mlir::ridge {
 /// the group's kind.
 inline constexpr llvm::StringLiteral kKernelAttr = "ridge.kernel";
 
-/// Module attribute carrying the model manifest (see Runtime.h).
-inline constexpr llvm::StringLiteral kManifestAttr = "ridge.manifest";
+/// Module attribute describing the model's inputs and outputs for the
+/// runtime (ridge-attach-model-abi; lowered by ridge-emit-model-abi).
+inline constexpr llvm::StringLiteral kModelAbiAttr = "ridge.model_abi";
+
+/// Describes @main's inputs and outputs (ONNX names verbatim, ModelAbi.h
+/// dtypes, static shapes) for `target` and stores the description as the
+/// module's kModelAbiAttr. Must run on the graph module, while ONNX names
+/// and signedness are still known. What ridge-attach-model-abi runs.
+LogicalResult attachModelAbi(ModuleOp module, StringRef target);
 
 #define GEN_PASS_DECL
 #include "ridgeline/Transforms/Passes.h.inc"

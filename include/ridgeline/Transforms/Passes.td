@@ -273,18 +273,40 @@ def MathToPtxPass : Pass<"ridge-math-to-ptx"> {
 }
 
 //===----------------------------------------------------------------------===//
-// Model ABI (LLVM dialect level)
+// Model ABI (graph level, then LLVM dialect level)
 //===----------------------------------------------------------------------===//
 
+def AttachModelAbiPass : Pass<"ridge-attach-model-abi", "::mlir::ModuleOp"> {
+  let summary = "Record the model's C interface while ONNX names are known";
+  let description = [{
+    Describes the inputs and outputs of the graph function `@main` for the
+    runtime and stores the description as the module's `ridge.model_abi`
+    attribute: a dictionary with the `target` and two arrays, `inputs` and
+    `outputs`, of `{name, dtype, shape}` dictionaries. `name` is the ONNX
+    name verbatim (from `ridge.onnx_name`, else `input<K>`/`output<K>`),
+    `dtype` the `ridge_dtype` value of `include/ridgeline/Runtime/ModelAbi.h`
+    (signedness comes from the graph's `ui`/`si` types, which the lowering
+    erases) and `shape` the static dims. Fails on a tensor that is not
+    statically shaped or whose element type has no `ridge_dtype`.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"cpu\"",
+           "Target the model is compiled for: cpu or sm_XX">,
+  ];
+}
+
 def EmitModelAbiPass : Pass<"ridge-emit-model-abi", "::mlir::ModuleOp"> {
-  let summary = "Add the C entry points of a compiled model";
+  let summary = "Add the C entry points and descriptor of a compiled model";
   let description = [{
     Expects the model function `@main`, lowered to the LLVM dialect with the
     bare-pointer calling convention (inputs then outputs, one pointer each),
-    and a `ridge.manifest` string attribute on the module. Adds
-    `void ridge_model_run(void **buffers)`, which unpacks the buffer array and
-    calls `@main`, and `const char *ridge_model_manifest(void)`, which the
-    runtime reads to learn the tensors' names, element types and shapes.
+    and the module's `ridge.model_abi` attribute (ridge-attach-model-abi).
+    Adds `void ridge_model_run(void **buffers)`, which unpacks the buffer
+    array and calls `@main`, and lowers the attribute to constant globals:
+    one per name and per dims array, a `ridge_tensor_desc` array and a
+    `ridge_model_desc`, laid out as the C structs of
+    `include/ridgeline/Runtime/ModelAbi.h`. `ridge_model_describe()` returns
+    the descriptor's address; the runtime reads it without parsing.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }

@@ -167,7 +167,12 @@ Value buildScalar<AbsOp>(AbsOp, OpBuilder &b, Location loc, Type original,
     return math::AbsFOp::create(b, loc, args[0]);
   if (original.isUnsignedInteger())
     return args[0];
-  return math::AbsIOp::create(b, loc, args[0]);
+  // max(x, -x) in arith rather than math.absi, which the CPU pipeline cannot
+  // lower; INT_MIN stays INT_MIN (wrapping, as numpy).
+  Value zero =
+      arith::ConstantOp::create(b, loc, b.getZeroAttr(args[0].getType()));
+  Value negated = arith::SubIOp::create(b, loc, zero, args[0]);
+  return arith::MaxSIOp::create(b, loc, args[0], negated);
 }
 
 #define RIDGE_FLOAT_UNARY(OP, MATHOP)                                          \

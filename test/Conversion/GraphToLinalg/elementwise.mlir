@@ -197,3 +197,68 @@ func.func @bitwise_not_bitcast(%a: tensor<4xui16>, %p: tensor<4xi1>) -> (tensor<
   %2 = ridge.bitcast %p : tensor<4xi1> -> tensor<4xui8>
   return %1, %2 : tensor<4xf16>, tensor<4xui8>
 }
+
+// -----
+
+// Integer Abs is max(x, 0 - x) in arith: math.absi has no lowering on the CPU
+// pipeline.
+// CHECK-LABEL: func @abs_i64
+// CHECK: ^bb0(%[[X:.*]]: i64, %{{.*}}: i64):
+// CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0 : i64
+// CHECK-NEXT: %[[NEG:.*]] = arith.subi %[[ZERO]], %[[X]] : i64
+// CHECK-NEXT: %[[ABS:.*]] = arith.maxsi %[[X]], %[[NEG]] : i64
+// CHECK-NEXT: linalg.yield %[[ABS]] : i64
+func.func @abs_i64(%a: tensor<4xi64>) -> tensor<4xi64> {
+  %0 = ridge.abs %a : tensor<4xi64>
+  return %0 : tensor<4xi64>
+}
+
+// -----
+
+// Every elementwise op that takes integers lowers to arith alone: no math op
+// is left for the CPU or the GPU back end to lower.
+// CHECK-LABEL: func @integer_ops_i32
+// CHECK-NOT: math.
+// CHECK: return
+func.func @integer_ops_i32(%a: tensor<6xi32>, %b: tensor<6xi32>, %c: tensor<6xi1>, %u: tensor<6xui32>)
+    -> (tensor<6xi32>, tensor<6xi32>, tensor<6xi32>, tensor<6xi32>, tensor<6xi32>, tensor<6xi32>,
+        tensor<6xi32>, tensor<6xi32>, tensor<6xi32>, tensor<6xi32>, tensor<6xi32>, tensor<6xi32>,
+        tensor<6xi32>, tensor<6xi32>, tensor<6xi32>, tensor<6xi32>, tensor<6xi32>, tensor<6xi32>,
+        tensor<6xi1>, tensor<6xi1>, tensor<6xi1>, tensor<6xi1>, tensor<6xi1>, tensor<6xi32>,
+        tensor<6xi64>, tensor<6xf32>, tensor<6xui32>, tensor<6xui32>) {
+  %abs = ridge.abs %a : tensor<6xi32>
+  %neg = ridge.neg %a : tensor<6xi32>
+  %sign = ridge.sign %a : tensor<6xi32>
+  %relu = ridge.relu %a : tensor<6xi32>
+  %not = ridge.not %a : tensor<6xi32>
+  %add = ridge.add %a, %b : (tensor<6xi32>, tensor<6xi32>) -> tensor<6xi32>
+  %sub = ridge.sub %a, %b : (tensor<6xi32>, tensor<6xi32>) -> tensor<6xi32>
+  %mul = ridge.mul %a, %b : (tensor<6xi32>, tensor<6xi32>) -> tensor<6xi32>
+  %div = ridge.div %a, %b : (tensor<6xi32>, tensor<6xi32>) -> tensor<6xi32>
+  %pow = ridge.pow %a, %b : (tensor<6xi32>, tensor<6xi32>) -> tensor<6xi32>
+  %max = ridge.max %a, %b : (tensor<6xi32>, tensor<6xi32>) -> tensor<6xi32>
+  %min = ridge.min %a, %b : (tensor<6xi32>, tensor<6xi32>) -> tensor<6xi32>
+  %mod = ridge.mod %a, %b : (tensor<6xi32>, tensor<6xi32>) -> tensor<6xi32>
+  %fmod = ridge.mod %a, %b {fmod = true} : (tensor<6xi32>, tensor<6xi32>) -> tensor<6xi32>
+  %and = ridge.and %a, %b : (tensor<6xi32>, tensor<6xi32>) -> tensor<6xi32>
+  %or = ridge.or %a, %b : (tensor<6xi32>, tensor<6xi32>) -> tensor<6xi32>
+  %xor = ridge.xor %a, %b : (tensor<6xi32>, tensor<6xi32>) -> tensor<6xi32>
+  %shl = ridge.bit_shift %a, %b {direction = "left"} : (tensor<6xi32>, tensor<6xi32>) -> tensor<6xi32>
+  %eq = ridge.equal %a, %b : (tensor<6xi32>, tensor<6xi32>) -> tensor<6xi1>
+  %lt = ridge.less %a, %b : (tensor<6xi32>, tensor<6xi32>) -> tensor<6xi1>
+  %le = ridge.less_equal %a, %b : (tensor<6xi32>, tensor<6xi32>) -> tensor<6xi1>
+  %gt = ridge.greater %a, %b : (tensor<6xi32>, tensor<6xi32>) -> tensor<6xi1>
+  %ge = ridge.greater_equal %a, %b : (tensor<6xi32>, tensor<6xi32>) -> tensor<6xi1>
+  %sel = ridge.select %c, %a, %b : (tensor<6xi1>, tensor<6xi32>, tensor<6xi32>) -> tensor<6xi32>
+  %ext = ridge.cast %a : tensor<6xi32> -> tensor<6xi64>
+  %flt = ridge.cast %a : tensor<6xi32> -> tensor<6xf32>
+  %uabs = ridge.abs %u : tensor<6xui32>
+  %ushr = ridge.bit_shift %u, %u {direction = "right"} : (tensor<6xui32>, tensor<6xui32>) -> tensor<6xui32>
+  return %abs, %neg, %sign, %relu, %not, %add, %sub, %mul, %div, %pow, %max, %min, %mod, %fmod,
+         %and, %or, %xor, %shl, %eq, %lt, %le, %gt, %ge, %sel, %ext, %flt, %uabs, %ushr
+      : tensor<6xi32>, tensor<6xi32>, tensor<6xi32>, tensor<6xi32>, tensor<6xi32>, tensor<6xi32>,
+        tensor<6xi32>, tensor<6xi32>, tensor<6xi32>, tensor<6xi32>, tensor<6xi32>, tensor<6xi32>,
+        tensor<6xi32>, tensor<6xi32>, tensor<6xi32>, tensor<6xi32>, tensor<6xi32>, tensor<6xi32>,
+        tensor<6xi1>, tensor<6xi1>, tensor<6xi1>, tensor<6xi1>, tensor<6xi1>, tensor<6xi32>,
+        tensor<6xi64>, tensor<6xf32>, tensor<6xui32>, tensor<6xui32>
+}

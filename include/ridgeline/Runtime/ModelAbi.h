@@ -1,0 +1,136 @@
+/*===- ModelAbi.h - The C interface of a compiled Ridgeline model -*- C -*-===//
+ *
+ * The one definition of the model ABI, shared by the producer (ridgec's
+ * ridge-attach-model-abi and ridge-emit-model-abi passes, which emit the
+ * descriptor below as constant data) and the consumer (libridge_runtime,
+ * which reads it without parsing anything). Plain C99 so that any host
+ * program can include it.
+ *
+ * A compiled model is a shared object exporting two functions:
+ *
+ *   const struct ridge_model_desc *ridge_model_describe(void);
+ *   void ridge_model_run(void **buffers);
+ *
+ * `buffers` holds one pointer per tensor, in the descriptor's order (all
+ * inputs, then all outputs), each to dense row-major data of the tensor's
+ * dtype and dims: host memory for target "cpu", device memory for GPU
+ * targets. Every pointer reachable from the descriptor refers to constant
+ * data inside the model and stays valid until the model is unloaded.
+ *
+ * The compiler emits these structs as LLVM globals with the same layout as
+ * the C declarations on x86-64 (lib/Transforms/EmitModelAbi.cpp); the
+ * runtime pins the layout with static_asserts (lib/Runtime/Model.cpp).
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef RIDGELINE_RUNTIME_MODELABI_H
+#define RIDGELINE_RUNTIME_MODELABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Version of the descriptor layout below. Bumped on every incompatible
+ * change; the runtime refuses any other version. (Version 1 was the text
+ * manifest returned by the former `ridge_model_manifest()`.) */
+#define RIDGE_MODEL_ABI_VERSION 2
+
+/* The element types, as one table: X(ENUMERATOR, value, name, bytes).
+ * `value` is the number stored in ridge_tensor_desc.dtype and never changes;
+ * `name` is the spelling tools print ("f32"); `bytes` is the storage size of
+ * one element. I1 is ONNX bool, stored as one byte per element. Unsigned
+ * types are distinct from signed ones because ONNX keeps the difference. */
+#define RIDGE_DTYPE_TABLE(X)                                                   \
+  X(F16, 1, "f16", 2)                                                          \
+  X(BF16, 2, "bf16", 2)                                                        \
+  X(F32, 3, "f32", 4)                                                          \
+  X(F64, 4, "f64", 8)                                                          \
+  X(I1, 5, "i1", 1)                                                            \
+  X(I8, 6, "i8", 1)                                                            \
+  X(I16, 7, "i16", 2)                                                          \
+  X(I32, 8, "i32", 4)                                                          \
+  X(I64, 9, "i64", 8)                                                          \
+  X(U8, 10, "u8", 1)                                                           \
+  X(U16, 11, "u16", 2)                                                         \
+  X(U32, 12, "u32", 4)                                                         \
+  X(U64, 13, "u64", 8)
+
+/* Element type of a tensor. 0 is not a type, so a zero-filled descriptor
+ * is rejected rather than read as some default. */
+enum ridge_dtype {
+  RIDGE_DTYPE_INVALID = 0,
+#define RIDGE_DTYPE_ENUMERATOR(e, value, name, bytes) RIDGE_DTYPE_##e = value,
+  RIDGE_DTYPE_TABLE(RIDGE_DTYPE_ENUMERATOR)
+#undef RIDGE_DTYPE_ENUMERATOR
+};
+
+/* Bytes per element of `dtype`; 0 for a value that is not a ridge_dtype. */
+static inline size_t ridge_dtype_size(uint32_t dtype) {
+  switch (dtype) {
+#define RIDGE_DTYPE_SIZE_CASE(e, value, name, bytes)                           \
+  case value:                                                                  \
+    return bytes;
+    RIDGE_DTYPE_TABLE(RIDGE_DTYPE_SIZE_CASE)
+#undef RIDGE_DTYPE_SIZE_CASE
+  default:
+    return 0;
+  }
+}
+
+/* Spelling of `dtype` ("f32", "i1", ...); NULL for a value that is not a
+ * ridge_dtype. */
+static inline const char *ridge_dtype_name(uint32_t dtype) {
+  switch (dtype) {
+#define RIDGE_DTYPE_NAME_CASE(e, value, name, bytes)                           \
+  case value:                                                                  \
+    return name;
+    RIDGE_DTYPE_TABLE(RIDGE_DTYPE_NAME_CASE)
+#undef RIDGE_DTYPE_NAME_CASE
+  default:
+    return NULL;
+  }
+}
+
+/* One graph input or output. 24 bytes on x86-64, no padding. */
+struct ridge_tensor_desc {
+  /* The ONNX name, verbatim (spaces and punctuation included), NUL
+   * terminated. Never NULL. Unique among the inputs and among the outputs;
+   * an input and an output may share a name. */
+  const char *name;
+  /* A ridge_dtype value. */
+  uint32_t dtype;
+  /* Number of dims; 0 for a scalar. */
+  uint32_t rank;
+  /* `rank` static dims, outermost first, each >= 0 (0 makes the tensor
+   * empty). NULL when rank is 0. */
+  const int64_t *dims;
+};
+
+/* The whole model. 32 bytes on x86-64: 4 bytes of padding follow
+ * abi_version. */
+struct ridge_model_desc {
+  /* RIDGE_MODEL_ABI_VERSION of the compiler that built the model. */
+  uint32_t abi_version;
+  /* "cpu" or an NVIDIA architecture "sm_<major><minor>[a]" ("sm_90a"),
+   * NUL terminated. Decides where ridge_model_run's buffers live. */
+  const char *target;
+  /* Graph inputs (may be 0) and graph outputs (at least 1). */
+  uint32_t num_inputs;
+  uint32_t num_outputs;
+  /* num_inputs + num_outputs tensors: the inputs in graph order, then the
+   * outputs in graph order, matching ridge_model_run's buffers. */
+  const struct ridge_tensor_desc *tensors;
+};
+
+/* Entry points a model exports. */
+const struct ridge_model_desc *ridge_model_describe(void);
+void ridge_model_run(void **buffers);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* RIDGELINE_RUNTIME_MODELABI_H */
