@@ -8,8 +8,9 @@
 //
 // This pass maps each row to a warp instead: lane l handles elements
 // l, l + 32, l + 64, ... of every row loop, so that a warp's accesses are
-// consecutive, and each reduction ends with a butterfly of `gpu.shuffle xor`
-// that leaves the row's total in every lane. Loops the pattern does not
+// consecutive, and each reduction ends with a `gpu.subgroup_reduce`, lowered
+// by upstream's butterfly of `gpu.shuffle xor`, that leaves the row's total
+// in every lane. Loops the pattern does not
 // cover are left to ridge-map-parallel-loops-to-gpu.
 //
 //===----------------------------------------------------------------------===//
@@ -19,9 +20,11 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/EquivalenceClasses.h"
 #include "llvm/Support/Debug.h"
 
@@ -205,15 +208,34 @@ struct AccumulatorInfo {
   }
 };
 
-/// Butterfly all-reduce of `value` over the warp with `acc`'s combiner.
+/// The warp reduction of a combiner getIdentity knows.
+static gpu::AllReduceOperation getWarpReduction(OperationName combine) {
+  StringRef name = combine.getStringRef();
+  if (name == arith::AddFOp::getOperationName() ||
+      name == arith::AddIOp::getOperationName())
+    return gpu::AllReduceOperation::ADD;
+  if (name == arith::MulFOp::getOperationName())
+    return gpu::AllReduceOperation::MUL;
+  if (name == arith::MaximumFOp::getOperationName())
+    return gpu::AllReduceOperation::MAXIMUMF;
+  if (name == arith::MaxNumFOp::getOperationName())
+    return gpu::AllReduceOperation::MAXNUMF;
+  if (name == arith::MinimumFOp::getOperationName())
+    return gpu::AllReduceOperation::MINIMUMF;
+  assert(name == arith::MinNumFOp::getOperationName() &&
+         "combiner without a known identity");
+  return gpu::AllReduceOperation::MINNUMF;
+}
+
+/// All-reduce of `value` over the warp with `acc`'s combiner, leaving the
+/// total in every lane. Whole warps run it (the row guard is warp-uniform);
+/// upstream's subgroup-reduce lowering turns it into a butterfly of
+/// `gpu.shuffle xor` at the end of the pass.
 static Value warpAllReduce(OpBuilder &b, Location loc, Value value,
                            const AccumulatorInfo &acc) {
-  for (int64_t offset = kWarpSize / 2; offset >= 1; offset /= 2) {
-    auto shuffle = gpu::ShuffleOp::create(b, loc, value, offset, kWarpSize,
-                                          gpu::ShuffleMode::XOR);
-    value = acc.createCombine(b, loc, value, shuffle.getShuffleResult());
-  }
-  return value;
+  return gpu::SubgroupReduceOp::create(b, loc, value,
+                                       getWarpReduction(acc.combine),
+                                       /*uniform=*/true);
 }
 
 static constexpr int64_t kVectorWidth = 4;
@@ -637,6 +659,17 @@ struct MapRowLoopsToWarpsPass
       LLVM_DEBUG(llvm::dbgs() << "one warp per row: " << root.getLoc() << "\n");
       numVectorizedLoops += mapRowsToWarps(rewriter, root, warpsPerBlock, sms);
       ++numRowKernels;
+    }
+    RewritePatternSet shuffles(&getContext());
+    populateGpuLowerSubgroupReduceToShufflePatterns(shuffles, kWarpSize);
+    // Only the reductions change; the rest of the IR keeps its form.
+    GreedyRewriteConfig config;
+    config.enableFolding(false)
+        .enableConstantCSE(false)
+        .setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
+    if (failed(applyPatternsGreedily(func, std::move(shuffles), config))) {
+      func.emitError("cannot lower the warp reductions to shuffles");
+      return signalPassFailure();
     }
   }
 };

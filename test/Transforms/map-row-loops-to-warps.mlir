@@ -29,12 +29,12 @@
 // CHECK:         arith.maximumf
 // CHECK:       }
 // CHECK:       %[[P:.*]] = memref.load %[[ACC]][
-// CHECK:       %[[S16:.*]], %{{.*}} = gpu.shuffle xor %[[P]], %c16_i32, %c32_i32
-// CHECK:       arith.maximumf %[[P]], %[[S16]]
-// CHECK:       gpu.shuffle xor {{.*}}, %c8_i32
-// CHECK:       gpu.shuffle xor {{.*}}, %c4_i32
+// CHECK:       %[[S1:.*]], %{{.*}} = gpu.shuffle xor %[[P]], %c1_i32, %c32_i32
+// CHECK:       arith.maximumf %[[P]], %[[S1]]
 // CHECK:       gpu.shuffle xor {{.*}}, %c2_i32
-// CHECK:       gpu.shuffle xor {{.*}}, %c1_i32
+// CHECK:       gpu.shuffle xor {{.*}}, %c4_i32
+// CHECK:       gpu.shuffle xor {{.*}}, %c8_i32
+// CHECK:       gpu.shuffle xor {{.*}}, %c16_i32
 // CHECK:       %[[TOTAL:.*]] = arith.maximumf
 // CHECK:       %[[JOINED:.*]] = arith.maximumf %[[INIT]], %[[TOTAL]]
 // CHECK:       memref.store %[[JOINED]], %[[ACC]][

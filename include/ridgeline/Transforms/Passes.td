@@ -185,7 +185,8 @@ def MapRowLoopsToWarpsPass : Pass<"ridge-map-row-loops-to-warps",
     (`sm-count`).
     Lane l of a row's warp runs elements l, l + 32, ... of every row loop
     (consecutive lanes, consecutive addresses) and each reduction ends with a
-    butterfly of `gpu.shuffle xor`, leaving the row's total in every lane.
+    `gpu.subgroup_reduce`, lowered by upstream's butterfly of `gpu.shuffle
+    xor`, leaving the row's total in every lane.
     Other loops are left to `ridge-map-parallel-loops-to-gpu`.
   }];
   let options = [
