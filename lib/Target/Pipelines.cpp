@@ -77,6 +77,9 @@ void mlir::ridge::buildGraphToLinalgPipeline(
   pm.addPass(createOutlineFusionGroupsPass());
   pm.addPass(createConvertGraphToLinalgPass());
   pm.addNestedPass<func::FuncOp>(createFuseKernelBodiesPass());
+  // Each kernel's GPU mapping is decided once, from ridge.target and its
+  // loop nest.
+  pm.addNestedPass<func::FuncOp>(createSelectKernelConfigPass());
   pm.addPass(createInlinerPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -101,8 +104,10 @@ static void addBufferizationPasses(OpPassManager &pm, bool sequentialLoops) {
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createConvertBufferizationToMemRefPass());
   // Kernel bodies tiled with scf.forall (ridge-fuse-kernel-bodies) become
-  // the parallel loops that the back ends map.
-  pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
+  // the parallel loops that the back ends map, keeping their config.
+  KernelsToParallelLoopsPassOptions loops;
+  loops.linalg = false;
+  pm.addNestedPass<func::FuncOp>(createKernelsToParallelLoopsPass(loops));
 }
 
 void mlir::ridge::buildCpuLoweringPipeline(OpPassManager &pm) {
@@ -132,7 +137,7 @@ void mlir::ridge::buildCpuLoweringPipeline(OpPassManager &pm) {
 void mlir::ridge::buildGpuLoweringPipeline(OpPassManager &pm,
                                            const GpuPipelineOptions &options) {
   addBufferizationPasses(pm, /*sequentialLoops=*/false);
-  pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  pm.addNestedPass<func::FuncOp>(createKernelsToParallelLoopsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createRetypeEmptyBuffersPass());
   // Row-kernel grids fill the SMs of the module's ridge.target GPU.

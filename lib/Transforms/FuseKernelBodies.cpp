@@ -18,6 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ridgeline/Transforms/KernelConfig.h"
 #include "ridgeline/Transforms/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -116,18 +117,6 @@ struct FoldExtractOfElementwise : OpRewritePattern<tensor::ExtractOp> {
   }
 };
 } // namespace
-
-/// Whether `value` leaves the kernel: it is returned, directly or through
-/// reshapes (which are views of it).
-static bool isKernelResult(Value value) {
-  return llvm::any_of(value.getUsers(), [](Operation *user) {
-    if (isa<func::ReturnOp>(user))
-      return true;
-    if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(user))
-      return isKernelResult(user->getResult(0));
-    return false;
-  });
-}
 
 /// Whether `value` is a kernel argument or constant, possibly reshaped: data
 /// in device memory that a reshape only views.
@@ -230,43 +219,16 @@ static LogicalResult fuseProducers(func::FuncOp kernel) {
   return applyFusionPatterns(kernel);
 }
 
-/// Loop dimensions of `sink` along which a reduction's result is broadcast:
-/// the row of a softmax or a norm, kept whole inside one iteration.
-static llvm::SmallBitVector getRowDims(linalg::LinalgOp sink) {
-  llvm::SmallBitVector rowDims(sink.getNumLoops());
-  for (OpOperand &operand : sink->getOpOperands()) {
-    auto producer = operand.get().getDefiningOp<linalg::LinalgOp>();
-    if (!producer || producer.getNumReductionLoops() == 0)
-      continue;
-    llvm::SmallBitVector used(sink.getNumLoops());
-    for (AffineExpr expr : sink.getMatchingIndexingMap(&operand).getResults())
-      expr.walk([&](AffineExpr sub) {
-        if (auto dim = dyn_cast<AffineDimExpr>(sub))
-          used.set(dim.getPosition());
-      });
-    rowDims |= used.flip();
-  }
-  return rowDims;
-}
-
 namespace {
 /// What tileAndFuseSink did with a kernel.
 enum class TilingOutcome { Tiled, SingleOp, Untileable };
 } // namespace
 
-static FailureOr<TilingOutcome> tileAndFuseSink(func::FuncOp kernel) {
-  // The last tileable op whose result the kernel returns.
-  TilingInterface sink;
-  unsigned numTileable = 0;
-  for (Operation &op : kernel.front()) {
-    auto tileable = dyn_cast<TilingInterface>(op);
-    if (!tileable)
-      continue;
-    ++numTileable;
-    if (llvm::any_of(op.getResults(), isKernelResult))
-      sink = tileable;
-  }
-  if (numTileable <= 1 || !sink)
+static FailureOr<TilingOutcome>
+tileAndFuseSink(func::FuncOp kernel,
+                const std::optional<KernelConfig> &config) {
+  TilingInterface sink = getKernelSink(kernel);
+  if (!sink)
     return TilingOutcome::SingleOp;
 
   // Tiling needs each operand slice to follow from the tile: indices that
@@ -294,17 +256,32 @@ static FailureOr<TilingOutcome> tileAndFuseSink(func::FuncOp kernel) {
     return TilingOutcome::Untileable;
   }
 
-  auto linalgSink = dyn_cast<linalg::LinalgOp>(sink.getOperation());
+  // Tile sizes set by hand (a test's ridge.kernel_config) or the row rule:
+  // loop dimensions that a reduction's result is broadcast along (rows) stay
+  // whole, every other parallel loop is tiled by one.
   SmallVector<utils::IteratorType> iterators = sink.getLoopIteratorTypes();
-  llvm::SmallBitVector rowDims = linalgSink
-                                     ? getRowDims(linalgSink)
-                                     : llvm::SmallBitVector(iterators.size());
+  SmallVector<int64_t> sizes;
+  if (config && !config->tileSizes.empty()) {
+    sizes = config->tileSizes;
+    if (iterators.size() != sizes.size())
+      return sink->emitError()
+             << "'" << kKernelConfigAttr << "' has " << sizes.size()
+             << " tile sizes for a kernel whose result op has "
+             << iterators.size() << " loops";
+  } else {
+    auto linalgSink = dyn_cast<linalg::LinalgOp>(sink.getOperation());
+    llvm::SmallBitVector rowDims = linalgSink
+                                       ? getRowDims(linalgSink)
+                                       : llvm::SmallBitVector(iterators.size());
+    for (auto [dim, iterator] : llvm::enumerate(iterators))
+      sizes.push_back(
+          iterator == utils::IteratorType::parallel && !rowDims.test(dim) ? 1
+                                                                          : 0);
+  }
   OpBuilder builder(kernel.getContext());
   SmallVector<OpFoldResult> tileSizes;
-  for (auto [dim, iterator] : llvm::enumerate(iterators))
-    tileSizes.push_back(builder.getIndexAttr(
-        iterator == utils::IteratorType::parallel && !rowDims.test(dim) ? 1
-                                                                        : 0));
+  for (int64_t size : sizes)
+    tileSizes.push_back(builder.getIndexAttr(size));
 
   scf::SCFTileAndFuseOptions options;
   options.tilingOptions.setTileSizes(tileSizes).setLoopType(
@@ -341,9 +318,13 @@ struct FuseKernelBodiesPass
     func::FuncOp kernel = getOperation();
     if (!kernel->hasAttr(kKernelAttr) || kernel.isExternal())
       return;
+    // A config set by hand (lit tests) may fix the tile sizes.
+    FailureOr<std::optional<KernelConfig>> config = getKernelConfig(kernel);
+    if (failed(config))
+      return signalPassFailure();
     if (failed(fuseProducers(kernel)))
       return signalPassFailure();
-    FailureOr<TilingOutcome> outcome = tileAndFuseSink(kernel);
+    FailureOr<TilingOutcome> outcome = tileAndFuseSink(kernel, *config);
     if (failed(outcome))
       return signalPassFailure();
     if (*outcome == TilingOutcome::Tiled)

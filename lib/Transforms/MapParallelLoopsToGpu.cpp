@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ridgeline/Transforms/KernelConfig.h"
 #include "ridgeline/Transforms/Passes.h"
 
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
@@ -102,6 +103,13 @@ struct MapParallelLoopsToGpuPass
         roots.push_back(loop);
     });
     for (scf::ParallelOp root : roots) {
+      // The kernel's config decides the block size; `block-size` serves
+      // loops without one. Read it before collapsing replaces the loop.
+      FailureOr<std::optional<ridge::KernelConfig>> config =
+          ridge::getKernelConfig(root);
+      if (failed(config))
+        return signalPassFailure();
+      int64_t threads = *config ? (*config)->blockSize : int64_t(blockSize);
       scf::ParallelOp loop = root;
       unsigned rank = loop.getNumLoops();
       if (rank > 1) {
@@ -120,7 +128,7 @@ struct MapParallelLoopsToGpuPass
         loop = cast<scf::ParallelOp>(next);
       }
       auto [outer, inner] =
-          scf::tileParallelLoop(loop, {blockSize}, /*noMinMaxBounds=*/false);
+          scf::tileParallelLoop(loop, {threads}, /*noMinMaxBounds=*/false);
       AffineMap identity = AffineMap::getMultiDimIdentityMap(1, ctx);
       auto mapTo = [&](scf::ParallelOp op, gpu::Processor processor) {
         return gpu::setMappingAttr(

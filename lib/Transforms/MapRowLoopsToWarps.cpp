@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ridgeline/Analysis/Target.h"
+#include "ridgeline/Transforms/KernelConfig.h"
 #include "ridgeline/Transforms/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -525,11 +526,23 @@ static void distributeRowLoop(RewriterBase &rewriter, scf::ParallelOp loop,
   distributeLoopBounds(rewriter, forOp, lane, vectorLayout);
 }
 
+/// The rows of a row kernel: the product of its root's trip counts (static
+/// after tiling).
+static int64_t getNumRows(scf::ParallelOp root) {
+  int64_t rows = 1;
+  for (auto [lb, ub, step] :
+       llvm::zip(root.getLowerBound(), root.getUpperBound(), root.getStep()))
+    rows *= (*getConstantIntValue(ub) - *getConstantIntValue(lb) +
+             *getConstantIntValue(step) - 1) /
+            *getConstantIntValue(step);
+  return rows;
+}
+
 /// Replaces `root` (rows over its iteration space) by a block x thread loop
 /// nest in which warp w of block b handles row b * warpsPerBlock + w.
 /// Returns the number of row loops given the vector layout.
 static unsigned mapRowsToWarps(RewriterBase &rewriter, scf::ParallelOp root,
-                               int64_t maxWarpsPerBlock, int64_t smCount) {
+                               const KernelConfig &config) {
   MLIRContext *ctx = rewriter.getContext();
   Location loc = root.getLoc();
   rewriter.setInsertionPoint(root);
@@ -548,11 +561,7 @@ static unsigned mapRowsToWarps(RewriterBase &rewriter, scf::ParallelOp root,
   int64_t rows = 1;
   for (int64_t extent : extents)
     rows *= extent;
-  // Enough blocks to give every SM one before blocks grow past a warp:
-  // 128 rows on 132 SMs run as 128 one-warp blocks, 8192 rows as 1024
-  // blocks of 8 warps.
-  int64_t warpsPerBlock = std::clamp<int64_t>(
-      rows / std::max<int64_t>(1, smCount), 1, maxWarpsPerBlock);
+  int64_t warpsPerBlock = config.warpsPerBlock;
   int64_t blocks = (rows + warpsPerBlock - 1) / warpsPerBlock;
   int64_t threads = warpsPerBlock * kWarpSize;
 
@@ -607,8 +616,9 @@ static unsigned mapRowsToWarps(RewriterBase &rewriter, scf::ParallelOp root,
   for (Operation &op : guard.thenBlock()->without_terminator())
     if (isa<scf::ForOp, scf::ParallelOp>(op))
       loops.push_back(&op);
-  llvm::SmallPtrSet<Operation *, 8> vectorLoops =
-      selectVectorLayoutLoops(loops);
+  llvm::SmallPtrSet<Operation *, 8> vectorLoops;
+  if (config.vectorWidth > 1)
+    vectorLoops = selectVectorLayoutLoops(loops);
   for (Operation *loop : loops) {
     bool vectorLayout = vectorLoops.contains(loop);
     if (auto forOp = dyn_cast<scf::ForOp>(loop))
@@ -646,18 +656,30 @@ struct MapRowLoopsToWarpsPass
     });
     if (roots.empty())
       return;
-    // The grid fills the SMs of the target's GPU unless a test says how many.
-    int64_t sms = smCount;
-    if (sms <= 0) {
-      FailureOr<TargetSpec> target = getTargetForPass(func);
-      if (failed(target))
-        return signalPassFailure();
-      sms = target->gpu.smCount;
-    }
     IRRewriter rewriter(&getContext());
     for (scf::ParallelOp root : roots) {
-      LLVM_DEBUG(llvm::dbgs() << "one warp per row: " << root.getLoc() << "\n");
-      numVectorizedLoops += mapRowsToWarps(rewriter, root, warpsPerBlock, sms);
+      // The kernel's config decides; a loop without one (ridge-opt input)
+      // fills the SMs of the target's GPU, or `sm-count` of them.
+      FailureOr<std::optional<KernelConfig>> attached = getKernelConfig(root);
+      if (failed(attached))
+        return signalPassFailure();
+      KernelConfig config;
+      if (*attached) {
+        config = **attached;
+      } else {
+        int64_t sms = smCount;
+        if (sms <= 0) {
+          FailureOr<TargetSpec> target = getTargetForPass(func);
+          if (failed(target))
+            return signalPassFailure();
+          sms = target->gpu.smCount;
+        }
+        config.warpsPerBlock = std::clamp<int64_t>(
+            getNumRows(root) / std::max<int64_t>(1, sms), 1, warpsPerBlock);
+      }
+      LLVM_DEBUG(llvm::dbgs() << "one warp per row, " << config.warpsPerBlock
+                              << " per block: " << root.getLoc() << "\n");
+      numVectorizedLoops += mapRowsToWarps(rewriter, root, config);
       ++numRowKernels;
     }
     RewritePatternSet shuffles(&getContext());

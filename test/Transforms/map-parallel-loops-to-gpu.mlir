@@ -71,3 +71,22 @@ func.func @nested_row(%m: memref<8x64xf32>, %acc: memref<8xf32>) {
   }
   return
 }
+
+// -----
+
+// The kernel's config decides the block size (64), not the option (128).
+// CHECK-LABEL: func @configured_block_size
+// CHECK: %[[C64:.*]] = arith.constant 64 : index
+// CHECK: %[[STEP:.*]] = arith.muli %{{.*}}, %[[C64]]
+// CHECK: scf.parallel (%{{.*}}) = (%{{.*}}) to (%{{.*}}) step (%[[STEP]]) {
+// CHECK: } {mapping = [#gpu.loop_dim_map<processor = block_x
+func.func @configured_block_size(%m: memref<1024xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c1024 = arith.constant 1024 : index
+  %cst = arith.constant 1.0 : f32
+  scf.parallel (%i) = (%c0) to (%c1024) step (%c1) {
+    memref.store %cst, %m[%i] : memref<1024xf32>
+  } {ridge.kernel_config = {block_size = 64 : i64, vector_width = 4 : i64, warps_per_block = 8 : i64}}
+  return
+}

@@ -252,3 +252,40 @@ func.func @private_row_one_layout(%x: memref<4x128xf32>, %y: memref<4x128xf32>) 
   }
   return
 }
+
+// -----
+
+// The kernel's config decides: 2 warps per block (64 threads, 8 blocks for
+// 16 rows) whatever sm-count says, and vector_width 1 keeps rows of 256
+// floats lane-strided (no 16-byte accesses).
+// CHECK-LABEL: func @configured_row_kernel
+// CHECK: scf.parallel (%{{.*}}) = (%{{.*}}) to (%c8{{.*}}) step
+// CHECK:   scf.parallel (%{{.*}}) = (%{{.*}}) to (%c64{{.*}}) step
+// CHECK-NOT: vector.load
+// CHECK-NOT: vector.store
+// GRID-LABEL: func @configured_row_kernel
+// GRID-NOT: vector.load
+func.func @configured_row_kernel(%x: memref<16x256xf32>, %y: memref<16x256xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c256 = arith.constant 256 : index
+  %zero = arith.constant 0.0 : f32
+  scf.parallel (%i) = (%c0) to (%c16) step (%c1) {
+    %acc = memref.alloca() {alignment = 64 : i64} : memref<1xf32>
+    memref.store %zero, %acc[%c0] : memref<1xf32>
+    scf.for %j = %c0 to %c256 step %c1 {
+      %v = memref.load %x[%i, %j] : memref<16x256xf32>
+      %a = memref.load %acc[%c0] : memref<1xf32>
+      %s = arith.addf %a, %v : f32
+      memref.store %s, %acc[%c0] : memref<1xf32>
+    }
+    scf.parallel (%j) = (%c0) to (%c256) step (%c1) {
+      %v = memref.load %x[%i, %j] : memref<16x256xf32>
+      %m = memref.load %acc[%c0] : memref<1xf32>
+      %d = arith.subf %v, %m : f32
+      memref.store %d, %y[%i, %j] : memref<16x256xf32>
+    }
+  } {ridge.kernel_config = {block_size = 256 : i64, vector_width = 1 : i64, warps_per_block = 2 : i64}}
+  return
+}

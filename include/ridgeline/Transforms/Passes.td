@@ -126,6 +126,55 @@ def FuseKernelBodiesPass : Pass<"ridge-fuse-kernel-bodies",
   ];
 }
 
+def SelectKernelConfigPass : Pass<"ridge-select-kernel-config",
+                                  "::mlir::func::FuncOp"> {
+  let summary = "Decide each kernel's GPU mapping once";
+  let description = [{
+    Runs on functions marked `ridge.kernel` after `ridge-fuse-kernel-bodies`
+    (one loop nest each) and records `ridge.kernel_config = {warps_per_block,
+    vector_width, block_size}` from the module's `ridge.target` and the
+    kernel's loop nest (selectKernelConfig, docs/kernel-config.md), on the
+    function and on its top-level loop nest, which carries it through
+    inlining and bufferization. The mapping passes obey it:
+    `ridge-map-row-loops-to-warps` takes `warps_per_block` and
+    `vector_width`, `ridge-map-parallel-loops-to-gpu` takes `block_size`. A
+    kernel that already has a config (set by hand in a test) keeps it; its
+    optional `tile_sizes` fix `ridge-fuse-kernel-bodies`' tiling.
+  }];
+  let statistics = [
+    Statistic<"numConfiguredKernels", "num-configured-kernels",
+              "Kernels given a configuration">,
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def KernelsToParallelLoopsPass : Pass<"ridge-kernels-to-parallel-loops",
+                                      "::mlir::func::FuncOp"> {
+  let summary = "Turn bufferized kernels into scf.parallel, keeping their "
+                "configuration";
+  let description = [{
+    Converts every `scf.forall` (a tiled kernel) to `scf.parallel` and, with
+    `linalg`, every linalg op on buffers to parallel loops (reductions stay
+    sequential), as upstream's `scf-forall-to-parallel` and
+    `convert-linalg-to-parallel-loops` do, but moves the op's
+    `ridge.kernel_config` onto the outermost new loop, where
+    `ridge-map-row-loops-to-warps` and `ridge-map-parallel-loops-to-gpu` read
+    it.
+  }];
+  let options = [
+    Option<"linalg", "linalg", "bool", /*default=*/"true",
+           "Also convert linalg ops (off: the CPU pipeline lowers them to "
+           "sequential loops)">,
+  ];
+  let statistics = [
+    Statistic<"numConfiguredLoops", "num-configured-loops",
+              "Loop nests that carry a kernel configuration">,
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::affine::AffineDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def PrivatizeLoopBuffersPass : Pass<"ridge-privatize-loop-buffers",
                                     "::mlir::func::FuncOp"> {
   let summary = "Turn buffers allocated inside parallel loops into allocas";
