@@ -6,7 +6,7 @@
 #include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 
-#include "ridgeline/Dialect/Ridge.h"
+#include "ridgeline/Dialect/Ridge/IR/Ridge.h"
 #include "ridgeline/Import/OnnxImporter.h"
 #include "ridgeline/Target/Pipelines.h"
 #include "ridgeline/Transforms/Passes.h"

@@ -16,7 +16,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Pass/Pass.h"
-#include "ridgeline/Dialect/Ridge.h"
+#include "ridgeline/Dialect/Ridge/IR/Ridge.h"
 
 namespace mlir::ridge {
 

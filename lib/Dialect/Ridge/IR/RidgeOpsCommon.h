@@ -8,7 +8,7 @@
 #ifndef RIDGELINE_DIALECTS_RIDGE_RIDGEOPSCOMMON_H
 #define RIDGELINE_DIALECTS_RIDGE_RIDGEOPSCOMMON_H
 
-#include "ridgeline/Dialect/Ridge.h"
+#include "ridgeline/Dialect/Ridge/IR/Ridge.h"
 
 #include <string>
 

@@ -1,6 +1,6 @@
 //===- RidgeDialect.cpp - ridge dialect registration ----------------------===//
 
-#include "ridgeline/Dialect/Ridge.h"
+#include "ridgeline/Dialect/Ridge/IR/Ridge.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -8,12 +8,12 @@
 using namespace mlir;
 using namespace mlir::ridge;
 
-#include "Ridge/RidgeOpsDialect.cpp.inc"
+#include "ridgeline/Dialect/Ridge/IR/RidgeOpsDialect.cpp.inc"
 
 void RidgeDialect::initialize() {
   addOperations<
 #define GET_OP_LIST
-#include "Ridge/RidgeOps.cpp.inc"
+#include "ridgeline/Dialect/Ridge/IR/RidgeOps.cpp.inc"
       >();
 }
 

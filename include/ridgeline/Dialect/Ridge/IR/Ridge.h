@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef RIDGELINE_DIALECT_RIDGE_H
-#define RIDGELINE_DIALECT_RIDGE_H
+#ifndef RIDGELINE_DIALECT_RIDGE_IR_RIDGE_H
+#define RIDGELINE_DIALECT_RIDGE_IR_RIDGE_H
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -65,11 +65,11 @@ Location getOnnxNodeLoc(MLIRContext *context, StringRef name, StringRef opType,
 OnnxNodeRef getOnnxNode(Location loc);
 } // namespace mlir::ridge
 
-#include "Ridge/RidgeEnums.h.inc"
-#include "Ridge/RidgeInterfaces.h.inc"
-#include "Ridge/RidgeOpsDialect.h.inc"
+#include "ridgeline/Dialect/Ridge/IR/RidgeEnums.h.inc"
+#include "ridgeline/Dialect/Ridge/IR/RidgeInterfaces.h.inc"
+#include "ridgeline/Dialect/Ridge/IR/RidgeOpsDialect.h.inc"
 
 #define GET_OP_CLASSES
-#include "Ridge/RidgeOps.h.inc"
+#include "ridgeline/Dialect/Ridge/IR/RidgeOps.h.inc"
 
-#endif // RIDGELINE_DIALECT_RIDGE_H
+#endif // RIDGELINE_DIALECT_RIDGE_IR_RIDGE_H

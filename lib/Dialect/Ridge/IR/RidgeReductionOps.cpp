@@ -16,7 +16,7 @@ using namespace mlir;
 using namespace mlir::ridge;
 using namespace mlir::ridge::detail;
 
-#include "Ridge/RidgeEnums.cpp.inc"
+#include "ridgeline/Dialect/Ridge/IR/RidgeEnums.cpp.inc"
 
 /// Failure unless `axis` indexes a dimension of a rank-`rank` tensor.
 static LogicalResult checkAxis(std::optional<Location> loc, int64_t axis,

@@ -12,7 +12,7 @@ using namespace mlir;
 using namespace mlir::ridge;
 using namespace mlir::ridge::detail;
 
-#include "Ridge/RidgeInterfaces.cpp.inc"
+#include "ridgeline/Dialect/Ridge/IR/RidgeInterfaces.cpp.inc"
 
 //===----------------------------------------------------------------------===//
 // Shape and size helpers
@@ -403,4 +403,4 @@ int64_t SoftmaxOp::getFlops() {
 }
 
 #define GET_OP_CLASSES
-#include "Ridge/RidgeOps.cpp.inc"
+#include "ridgeline/Dialect/Ridge/IR/RidgeOps.cpp.inc"
