@@ -9,7 +9,7 @@
 #include "ridgeline/Dialect/Ridge/IR/Ridge.h"
 #include "ridgeline/Import/OnnxImporter.h"
 #include "ridgeline/Target/Pipelines.h"
-#include "ridgeline/Transforms/Passes.h"
+#include "ridgeline/Dialect/Ridge/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"

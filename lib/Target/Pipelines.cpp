@@ -10,7 +10,9 @@
 #include "ridgeline/Target/Pipelines.h"
 
 #include "ridgeline/Conversion/Passes.h"
-#include "ridgeline/Transforms/Passes.h"
+#include "ridgeline/Codegen/Passes.h"
+#include "ridgeline/Dialect/Ridge/Transforms/Passes.h"
+#include "ridgeline/Target/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"

@@ -4,7 +4,7 @@
 #include "ridgeline/Analysis/FusionPlan.h"
 #include "ridgeline/Import/OnnxImporter.h"
 #include "ridgeline/Target/Pipelines.h"
-#include "ridgeline/Transforms/Passes.h"
+#include "ridgeline/Dialect/Ridge/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/Pass/PassManager.h"

@@ -6,10 +6,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "ridgeline/Analysis/Passes.h"
+#include "ridgeline/Codegen/Passes.h"
 #include "ridgeline/Conversion/Passes.h"
+#include "ridgeline/Dialect/Ridge/Transforms/Passes.h"
 #include "ridgeline/Target/Compiler.h"
+#include "ridgeline/Target/Passes.h"
 #include "ridgeline/Target/Pipelines.h"
-#include "ridgeline/Transforms/Passes.h"
 
 #include "mlir/InitAllPasses.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -19,6 +21,8 @@ int main(int argc, char **argv) {
   mlir::ridge::registerRidgeAnalysisPasses();
   mlir::ridge::registerRidgeConversionPasses();
   mlir::ridge::registerRidgeTransformsPasses();
+  mlir::ridge::registerRidgeCodegenPasses();
+  mlir::ridge::registerRidgeTargetPasses();
   mlir::ridge::registerRidgePipelines();
 
   mlir::DialectRegistry registry;

@@ -17,7 +17,7 @@
 #include "ridgeline/Runtime/Runtime.h"
 #include "ridgeline/Target/Compiler.h"
 #include "ridgeline/Target/Verify.h"
-#include "ridgeline/Transforms/Passes.h"
+#include "ridgeline/Dialect/Ridge/Transforms/Passes.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/StringExtras.h"

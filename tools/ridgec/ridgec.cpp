@@ -17,7 +17,7 @@
 #include "ridgeline/Import/OnnxImporter.h"
 #include "ridgeline/Target/Compiler.h"
 #include "ridgeline/Target/Pipelines.h"
-#include "ridgeline/Transforms/Passes.h"
+#include "ridgeline/Dialect/Ridge/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"

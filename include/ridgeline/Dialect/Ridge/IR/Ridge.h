@@ -20,6 +20,23 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::ridge {
+
+//===----------------------------------------------------------------------===//
+// Attribute names shared by the stages
+//===----------------------------------------------------------------------===//
+
+/// Argument/result attribute holding the ONNX name of a graph input/output
+/// (set by the importer, read by ridge-attach-model-abi).
+inline constexpr llvm::StringLiteral kOnnxNameAttr = "ridge.onnx_name";
+
+/// Attribute marking a function outlined from a fusion group; its value is
+/// the group's kind (set by ridge-outline-fusion-groups, read by codegen).
+inline constexpr llvm::StringLiteral kKernelAttr = "ridge.kernel";
+
+/// Module attribute describing the model's inputs and outputs for the
+/// runtime (ridge-attach-model-abi; lowered by ridge-emit-model-abi).
+inline constexpr llvm::StringLiteral kModelAbiAttr = "ridge.model_abi";
+
 namespace detail {
 /// Bytes of every ranked-tensor operand and result, each counted once; -1 if
 /// any of them has a dynamic shape.

@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ridgeline/Transforms/Passes.h"
+#include "ridgeline/Codegen/Passes.h"
 
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
@@ -19,7 +19,7 @@
 
 namespace mlir::ridge {
 #define GEN_PASS_DEF_MAPPARALLELLOOPSTOGPUPASS
-#include "ridgeline/Transforms/Passes.h.inc"
+#include "ridgeline/Codegen/Passes.h.inc"
 } // namespace mlir::ridge
 
 using namespace mlir;

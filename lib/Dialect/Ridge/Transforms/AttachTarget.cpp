@@ -6,7 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ridgeline/Analysis/Target.h"
-#include "ridgeline/Transforms/Passes.h"
+#include "ridgeline/Dialect/Ridge/Transforms/Passes.h"
 
 #include "llvm/Support/Debug.h"
 
@@ -14,7 +14,7 @@
 
 namespace mlir::ridge {
 #define GEN_PASS_DEF_ATTACHTARGETPASS
-#include "ridgeline/Transforms/Passes.h.inc"
+#include "ridgeline/Dialect/Ridge/Transforms/Passes.h.inc"
 } // namespace mlir::ridge
 
 using namespace mlir;

@@ -8,7 +8,7 @@
 
 #include "ridgeline/Analysis/FusionPlan.h"
 #include "ridgeline/Analysis/Target.h"
-#include "ridgeline/Transforms/Passes.h"
+#include "ridgeline/Dialect/Ridge/Transforms/Passes.h"
 
 #include "mlir/Analysis/TopologicalSortUtils.h"
 #include "mlir/IR/Builders.h"
@@ -19,7 +19,7 @@
 
 namespace mlir::ridge {
 #define GEN_PASS_DEF_FORMFUSIONGROUPSPASS
-#include "ridgeline/Transforms/Passes.h.inc"
+#include "ridgeline/Dialect/Ridge/Transforms/Passes.h.inc"
 } // namespace mlir::ridge
 
 using namespace mlir;

@@ -6,14 +6,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ridgeline/Transforms/Passes.h"
+#include "ridgeline/Codegen/Passes.h"
 
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::ridge {
 #define GEN_PASS_DEF_APPROXIMATEMATHPASS
-#include "ridgeline/Transforms/Passes.h.inc"
+#include "ridgeline/Codegen/Passes.h.inc"
 } // namespace mlir::ridge
 
 using namespace mlir;

@@ -8,14 +8,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ridgeline/Transforms/Passes.h"
+#include "ridgeline/Codegen/Passes.h"
 
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
 namespace mlir::ridge {
 #define GEN_PASS_DEF_PRIVATIZELOOPBUFFERSPASS
-#include "ridgeline/Transforms/Passes.h.inc"
+#include "ridgeline/Codegen/Passes.h.inc"
 } // namespace mlir::ridge
 
 using namespace mlir;

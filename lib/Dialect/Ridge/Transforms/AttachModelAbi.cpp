@@ -7,9 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ridgeline/Transforms/Passes.h"
+#include "ridgeline/Dialect/Ridge/Transforms/Passes.h"
 
-#include "ridgeline/Import/OnnxImporter.h"
 #include "ridgeline/Runtime/ModelAbi.h"
 
 #include "mlir/IR/Builders.h"
@@ -18,7 +17,7 @@
 
 namespace mlir::ridge {
 #define GEN_PASS_DEF_ATTACHMODELABIPASS
-#include "ridgeline/Transforms/Passes.h.inc"
+#include "ridgeline/Dialect/Ridge/Transforms/Passes.h.inc"
 } // namespace mlir::ridge
 
 using namespace mlir;

@@ -1,6 +1,6 @@
 //===- OutlineFusionGroups.cpp - One kernel function per fusion group -----===//
 
-#include "ridgeline/Transforms/Passes.h"
+#include "ridgeline/Dialect/Ridge/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -9,7 +9,7 @@
 
 namespace mlir::ridge {
 #define GEN_PASS_DEF_OUTLINEFUSIONGROUPSPASS
-#include "ridgeline/Transforms/Passes.h.inc"
+#include "ridgeline/Dialect/Ridge/Transforms/Passes.h.inc"
 } // namespace mlir::ridge
 
 using namespace mlir;

@@ -1,6 +1,6 @@
 //===- MergeGpuModules.cpp - One gpu.module per model ---------------------===//
 
-#include "ridgeline/Transforms/Passes.h"
+#include "ridgeline/Codegen/Passes.h"
 
 #include "mlir/IR/SymbolTable.h"
 
@@ -10,7 +10,7 @@
 
 namespace mlir::ridge {
 #define GEN_PASS_DEF_MERGEGPUMODULESPASS
-#include "ridgeline/Transforms/Passes.h.inc"
+#include "ridgeline/Codegen/Passes.h.inc"
 } // namespace mlir::ridge
 
 using namespace mlir;

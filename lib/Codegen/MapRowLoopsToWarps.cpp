@@ -16,7 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ridgeline/Analysis/Target.h"
-#include "ridgeline/Transforms/Passes.h"
+#include "ridgeline/Codegen/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
@@ -32,7 +32,7 @@
 
 namespace mlir::ridge {
 #define GEN_PASS_DEF_MAPROWLOOPSTOWARPSPASS
-#include "ridgeline/Transforms/Passes.h.inc"
+#include "ridgeline/Codegen/Passes.h.inc"
 } // namespace mlir::ridge
 
 using namespace mlir;

@@ -5,14 +5,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ridgeline/Transforms/Passes.h"
+#include "ridgeline/Conversion/Passes.h"
 
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::ridge {
 #define GEN_PASS_DEF_MATHTOPTXPASS
-#include "ridgeline/Transforms/Passes.h.inc"
+#include "ridgeline/Conversion/Passes.h.inc"
 } // namespace mlir::ridge
 
 using namespace mlir;

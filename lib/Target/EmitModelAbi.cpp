@@ -7,7 +7,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ridgeline/Transforms/Passes.h"
+#include "ridgeline/Target/Passes.h"
+
+#include "ridgeline/Dialect/Ridge/IR/Ridge.h"
 
 #include "ridgeline/Runtime/ModelAbi.h"
 
@@ -17,7 +19,7 @@
 
 namespace mlir::ridge {
 #define GEN_PASS_DEF_EMITMODELABIPASS
-#include "ridgeline/Transforms/Passes.h.inc"
+#include "ridgeline/Target/Passes.h.inc"
 } // namespace mlir::ridge
 
 using namespace mlir;
