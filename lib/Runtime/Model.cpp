@@ -13,6 +13,8 @@
 
 #include "ridgeline/Runtime/Runtime.h"
 
+#include "CudaDriver.h"
+
 #include <chrono>
 #include <dlfcn.h>
 
