@@ -9,9 +9,9 @@
 #include "ridgeline/Codegen/Passes.h"
 #include "ridgeline/Conversion/Passes.h"
 #include "ridgeline/Dialect/Ridge/Transforms/Passes.h"
-#include "ridgeline/Target/Compiler.h"
+#include "ridgeline/Driver/Compiler.h"
 #include "ridgeline/Target/Passes.h"
-#include "ridgeline/Target/Pipelines.h"
+#include "ridgeline/Pipelines/Pipelines.h"
 
 #include "mlir/InitAllPasses.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"

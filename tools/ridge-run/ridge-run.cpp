@@ -15,8 +15,8 @@
 #include "ridgeline/Import/OnnxImporter.h"
 #include "ridgeline/Import/TensorProto.h"
 #include "ridgeline/Runtime/Runtime.h"
-#include "ridgeline/Target/Compiler.h"
-#include "ridgeline/Target/Verify.h"
+#include "ridgeline/Driver/Compiler.h"
+#include "ridgeline/Driver/Verify.h"
 #include "ridgeline/Dialect/Ridge/Transforms/Passes.h"
 
 #include "mlir/IR/MLIRContext.h"

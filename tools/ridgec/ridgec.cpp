@@ -15,8 +15,8 @@
 
 #include "ridgeline/Analysis/RooflineReport.h"
 #include "ridgeline/Import/OnnxImporter.h"
-#include "ridgeline/Target/Compiler.h"
-#include "ridgeline/Target/Pipelines.h"
+#include "ridgeline/Driver/Compiler.h"
+#include "ridgeline/Pipelines/Pipelines.h"
 #include "ridgeline/Dialect/Ridge/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

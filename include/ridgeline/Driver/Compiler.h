@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef RIDGELINE_TARGET_COMPILER_H
-#define RIDGELINE_TARGET_COMPILER_H
+#ifndef RIDGELINE_DRIVER_COMPILER_H
+#define RIDGELINE_DRIVER_COMPILER_H
 
 #include "ridgeline/Analysis/Target.h"
 
@@ -118,4 +118,4 @@ LogicalResult compileModelFile(MLIRContext &context, StringRef modelPath,
 
 } // namespace mlir::ridge
 
-#endif // RIDGELINE_TARGET_COMPILER_H
+#endif // RIDGELINE_DRIVER_COMPILER_H

@@ -1,6 +1,6 @@
 //===- Compiler.cpp - From an imported graph module to an artifact --------===//
 
-#include "ridgeline/Target/Compiler.h"
+#include "ridgeline/Driver/Compiler.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinDialect.h"
@@ -8,7 +8,7 @@
 
 #include "ridgeline/Dialect/Ridge/IR/Ridge.h"
 #include "ridgeline/Import/OnnxImporter.h"
-#include "ridgeline/Target/Pipelines.h"
+#include "ridgeline/Pipelines/Pipelines.h"
 #include "ridgeline/Dialect/Ridge/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

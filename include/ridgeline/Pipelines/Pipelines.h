@@ -12,8 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef RIDGELINE_TARGET_PIPELINES_H
-#define RIDGELINE_TARGET_PIPELINES_H
+#ifndef RIDGELINE_PIPELINES_PIPELINES_H
+#define RIDGELINE_PIPELINES_PIPELINES_H
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
@@ -87,4 +87,4 @@ void registerRidgePipelines();
 
 } // namespace mlir::ridge
 
-#endif // RIDGELINE_TARGET_PIPELINES_H
+#endif // RIDGELINE_PIPELINES_PIPELINES_H

@@ -1,9 +1,9 @@
 //===- Verify.cpp - Compare a fused plan with an unfused reference --------===//
 
-#include "ridgeline/Target/Verify.h"
+#include "ridgeline/Driver/Verify.h"
 #include "ridgeline/Analysis/FusionPlan.h"
 #include "ridgeline/Import/OnnxImporter.h"
-#include "ridgeline/Target/Pipelines.h"
+#include "ridgeline/Pipelines/Pipelines.h"
 #include "ridgeline/Dialect/Ridge/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"

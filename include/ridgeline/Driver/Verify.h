@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef RIDGELINE_TARGET_VERIFY_H
-#define RIDGELINE_TARGET_VERIFY_H
+#ifndef RIDGELINE_DRIVER_VERIFY_H
+#define RIDGELINE_DRIVER_VERIFY_H
 
 #include "ridgeline/Analysis/Target.h"
 
@@ -46,4 +46,4 @@ LogicalResult injectKernelFault(ModuleOp module, StringRef kernel);
 
 } // namespace mlir::ridge
 
-#endif // RIDGELINE_TARGET_VERIFY_H
+#endif // RIDGELINE_DRIVER_VERIFY_H

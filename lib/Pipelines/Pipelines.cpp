@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ridgeline/Target/Pipelines.h"
+#include "ridgeline/Pipelines/Pipelines.h"
 
 #include "ridgeline/Conversion/Passes.h"
 #include "ridgeline/Codegen/Passes.h"
