@@ -1,35 +1,25 @@
-//===- Compiler.cpp - From an imported graph module to an artifact --------===//
+//===- Compiler.cpp - The compiler driver behind ridgec and ridge-run -----===//
+//
+// Tool glue: target options, the lowering pipelines plus the model ABI, the
+// host shared object, tool diagnostics and import + compile.
+//
+//===----------------------------------------------------------------------===//
 
 #include "ridgeline/Driver/Compiler.h"
+
+#include "ridgeline/Dialect/Ridge/Transforms/Passes.h"
+#include "ridgeline/Import/OnnxImporter.h"
+#include "ridgeline/Pipelines/Pipelines.h"
+#include "ridgeline/Target/HostObject.h"
+#include "ridgeline/Target/Passes.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
-
-#include "ridgeline/Dialect/Ridge/IR/Ridge.h"
-#include "ridgeline/Import/OnnxImporter.h"
-#include "ridgeline/Pipelines/Pipelines.h"
-#include "ridgeline/Dialect/Ridge/Transforms/Passes.h"
-
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Target/LLVM/NVVM/Target.h"
-#include "mlir/Target/LLVMIR/Dialect/All.h"
-#include "mlir/Target/LLVMIR/Export.h"
-#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
-#include "llvm/MC/TargetRegistry.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/FileUtilities.h"
-#include "llvm/Support/Program.h"
-#include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
-#include "llvm/Target/TargetMachine.h"
-#include "llvm/TargetParser/Host.h"
 
 using namespace mlir;
 using namespace mlir::ridge;
@@ -74,14 +64,6 @@ FailureOr<TargetSpec> TargetCLOptions::resolve(StringRef toolName,
   return target;
 }
 
-void mlir::ridge::registerCompilerDialects(DialectRegistry &registry) {
-  registerAllDialects(registry);
-  registerAllExtensions(registry);
-  registerAllToLLVMIRTranslations(registry);
-  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
-  registry.insert<RidgeDialect>();
-}
-
 LogicalResult mlir::ridge::lowerGraphModule(ModuleOp module,
                                             const CompileOptions &options,
                                             LoweringStage stage) {
@@ -102,100 +84,11 @@ LogicalResult mlir::ridge::lowerGraphModule(ModuleOp module,
     } else {
       buildCpuLoweringPipeline(pm);
     }
+    // The model's C entry points and descriptor (Target), after either back
+    // end.
+    pm.addPass(createEmitModelAbiPass());
   }
   return pm.run(module);
-}
-
-std::unique_ptr<llvm::Module>
-mlir::ridge::translateToLLVMIR(ModuleOp module, llvm::LLVMContext &context) {
-  return translateModuleToLLVMIR(module, context, "ridgeline-model");
-}
-
-/// Finds a C compiler driver to link the shared object with.
-static std::string findLinkerDriver() {
-  for (const char *name : {"cc", "gcc", "clang", "clang-22", "c++", "g++"})
-    if (auto path = llvm::sys::findProgramByName(name))
-      return *path;
-  return {};
-}
-
-LogicalResult mlir::ridge::emitSharedLibrary(llvm::Module &module,
-                                             StringRef outputPath,
-                                             std::string &error) {
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
-  llvm::Triple triple(llvm::sys::getProcessTriple());
-  const llvm::Target *target =
-      llvm::TargetRegistry::lookupTarget(triple, error);
-  if (!target)
-    return failure();
-  llvm::TargetOptions targetOptions;
-  std::unique_ptr<llvm::TargetMachine> machine(
-      target->createTargetMachine(triple, llvm::sys::getHostCPUName(), "",
-                                  targetOptions, llvm::Reloc::PIC_));
-  module.setTargetTriple(triple);
-  module.setDataLayout(machine->createDataLayout());
-
-  auto optimize =
-      makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0, machine.get());
-  if (llvm::Error err = optimize(&module)) {
-    error = "LLVM optimization failed: " + llvm::toString(std::move(err));
-    return failure();
-  }
-
-  llvm::SmallString<128> objectPath;
-  if (std::error_code ec =
-          llvm::sys::fs::createTemporaryFile("ridge-model", "o", objectPath)) {
-    error = "cannot create a temporary object file: " + ec.message();
-    return failure();
-  }
-  llvm::FileRemover removeObject(objectPath);
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(objectPath, ec, llvm::sys::fs::OF_None);
-    if (ec) {
-      error = "cannot write '" + objectPath.str().str() + "': " + ec.message();
-      return failure();
-    }
-    llvm::legacy::PassManager codegen;
-    if (machine->addPassesToEmitFile(codegen, os, nullptr,
-                                     llvm::CodeGenFileType::ObjectFile)) {
-      error = "the host target cannot emit object files";
-      return failure();
-    }
-    codegen.run(module);
-  }
-
-  std::string driver = findLinkerDriver();
-  if (driver.empty()) {
-    error = "no C compiler driver (cc, gcc, clang) found to link the shared "
-            "object; install gcc or clang";
-    return failure();
-  }
-  std::string out = outputPath.str();
-  SmallVector<StringRef> args{driver, "-shared", "-o", out, objectPath, "-lm"};
-  std::string message;
-  int status =
-      llvm::sys::ExecuteAndWait(driver, args, std::nullopt, {}, 0, 0, &message);
-  if (status != 0) {
-    error = "linking '" + out + "' with " + driver + " failed" +
-            (message.empty() ? "" : ": " + message);
-    return failure();
-  }
-  return success();
-}
-
-SmallVector<std::pair<std::string, std::string>>
-mlir::ridge::getKernelObjects(ModuleOp module) {
-  SmallVector<std::pair<std::string, std::string>> objects;
-  module.walk([&](gpu::BinaryOp binary) {
-    for (Attribute attr : binary.getObjects()) {
-      auto object = cast<gpu::ObjectAttr>(attr);
-      objects.emplace_back(binary.getName().str(),
-                           object.getObject().getValue().str());
-    }
-  });
-  return objects;
 }
 
 //===----------------------------------------------------------------------===//

@@ -1,11 +1,12 @@
 //===- Verify.cpp - Compare a fused plan with an unfused reference --------===//
 
 #include "ridgeline/Driver/Verify.h"
-#include "ridgeline/Analysis/FusionPlan.h"
-#include "ridgeline/Import/OnnxImporter.h"
-#include "ridgeline/Pipelines/Pipelines.h"
-#include "ridgeline/Dialect/Ridge/Transforms/Passes.h"
 
+#include "ridgeline/Analysis/FusionPlan.h"
+#include "ridgeline/Dialect/Ridge/IR/Ridge.h"
+#include "ridgeline/Pipelines/Pipelines.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Pass/PassManager.h"
 

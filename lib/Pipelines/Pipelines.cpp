@@ -5,14 +5,18 @@
 // notes found traps: explicit PTX features, index computations sunk into
 // kernels before outlining, math approximated instead of libdevice calls.
 //
+// The pipelines assemble passes of Dialect/Ridge/Transforms, Conversion and
+// Codegen only. The model ABI's entry points (ridge-emit-model-abi, a Target
+// pass) are added by the driver after the lowering pipeline.
+//
 //===----------------------------------------------------------------------===//
 
 #include "ridgeline/Pipelines/Pipelines.h"
 
-#include "ridgeline/Conversion/Passes.h"
 #include "ridgeline/Codegen/Passes.h"
+#include "ridgeline/Conversion/Passes.h"
+#include "ridgeline/Dialect/Ridge/IR/Ridge.h"
 #include "ridgeline/Dialect/Ridge/Transforms/Passes.h"
-#include "ridgeline/Target/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -35,11 +39,23 @@
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
 using namespace mlir::ridge;
+
+void mlir::ridge::registerCompilerDialects(DialectRegistry &registry) {
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registerAllToLLVMIRTranslations(registry);
+  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+  registry.insert<RidgeDialect>();
+}
 
 FailureOr<std::string> mlir::ridge::getPtxFeatures(StringRef chip) {
   if (chip == "sm_80" || chip == "sm_86" || chip == "sm_89")
@@ -50,6 +66,10 @@ FailureOr<std::string> mlir::ridge::getPtxFeatures(StringRef chip) {
     return std::string("+ptx86");
   return failure();
 }
+
+//===----------------------------------------------------------------------===//
+// Graph level
+//===----------------------------------------------------------------------===//
 
 void mlir::ridge::buildGraphOptimizationPipeline(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
@@ -66,23 +86,31 @@ void mlir::ridge::buildFusionGroupPipeline(OpPassManager &pm, bool fusion,
 
 void mlir::ridge::buildGraphToLinalgPipeline(
     OpPassManager &pm, const GraphToLinalgOptions &options) {
+  // 1. The target, stored once as the module's ridge.target.
   AttachTargetPassOptions target;
   target.chip = options.chip;
   target.gpu = options.gpu;
   target.gpuSpec = options.gpuSpec;
   target.precision = options.precision;
   pm.addPass(createAttachTargetPass(target));
+  // 2. Graph-level clean-up.
   buildGraphOptimizationPipeline(pm);
-  // The fusion plan decides the kernels; each kernel function is lowered on
-  // its own, so no fusion crosses a kernel boundary, then inlined back.
+  // 3. The fusion plan decides the kernels; each kernel function is lowered
+  //    on its own, so no fusion crosses a kernel boundary, then inlined back.
   buildFusionGroupPipeline(pm, options.fusion);
   pm.addPass(createOutlineFusionGroupsPass());
+  // 4. Graph ops -> linalg on tensors, one loop nest per kernel.
   pm.addPass(createConvertGraphToLinalgPass());
   pm.addNestedPass<func::FuncOp>(createFuseKernelBodiesPass());
+  // 5. Kernels inlined back into @main.
   pm.addPass(createInlinerPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }
+
+//===----------------------------------------------------------------------===//
+// Back ends
+//===----------------------------------------------------------------------===//
 
 /// Tensors -> memrefs with the model function taking identity-layout buffers
 /// for inputs and outputs (destination-passing style), temporaries freed.
@@ -107,18 +135,24 @@ static void addBufferizationPasses(OpPassManager &pm, bool sequentialLoops) {
   pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
 }
 
-void mlir::ridge::buildCpuLoweringPipeline(OpPassManager &pm) {
-  addBufferizationPasses(pm, /*sequentialLoops=*/true);
-  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
-  // Loops over empty buffers fold away before their arguments are retyped.
-  pm.addPass(createCanonicalizerPass());
-  pm.addNestedPass<func::FuncOp>(createRetypeEmptyBuffersPass());
-  pm.addPass(createConvertMathToFuncs());
-  pm.addPass(createConvertMathToLibmPass());
-  pm.addPass(createSCFToControlFlowPass());
+/// Which host code addHostToLLVMPasses lowers besides memref, arith, index,
+/// cf and func.
+enum class HostCode {
+  /// CPU: math ops left after the libm lowering become LLVM intrinsics.
+  Cpu,
+  /// GPU: the host's gpu ops (allocations, copies, launches) become the
+  /// runtime's mgpu* calls.
+  GpuLaunches,
+};
+
+/// The host code's memref/arith/index/cf/func -> LLVM dialect conversions,
+/// shared by both back ends. The model function takes bare pointers (the
+/// model ABI).
+static void addHostToLLVMPasses(OpPassManager &pm, HostCode host) {
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
-  pm.addPass(createConvertMathToLLVMPass());
+  if (host == HostCode::Cpu)
+    pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
@@ -126,27 +160,52 @@ void mlir::ridge::buildCpuLoweringPipeline(OpPassManager &pm) {
   ConvertFuncToLLVMPassOptions funcOptions;
   funcOptions.useBarePtrCallConv = true;
   pm.addPass(createConvertFuncToLLVMPass(funcOptions));
+  if (host == HostCode::GpuLaunches) {
+    GpuToLLVMConversionPassOptions launches;
+    launches.hostBarePtrCallConv = true;
+    pm.addPass(createGpuToLLVMConversionPass(launches));
+  }
   pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void mlir::ridge::buildCpuLoweringPipeline(OpPassManager &pm) {
+  // 1. Bufferization; loops run in order, per-iteration buffers are hoisted.
+  addBufferizationPasses(pm, /*sequentialLoops=*/true);
+  // 2. Loops; loops over empty buffers fold away before their arguments are
+  //    retyped.
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createCanonicalizerPass());
-  pm.addPass(createEmitModelAbiPass());
+  pm.addNestedPass<func::FuncOp>(createRetypeEmptyBuffersPass());
+  // 3. Math to libm calls (the rest to LLVM intrinsics in step 4), loops to
+  //    branches.
+  pm.addPass(createConvertMathToFuncs());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createSCFToControlFlowPass());
+  // 4. Host code -> LLVM dialect.
+  addHostToLLVMPasses(pm, HostCode::Cpu);
+  pm.addPass(createCanonicalizerPass());
 }
 
 void mlir::ridge::buildGpuLoweringPipeline(OpPassManager &pm,
                                            const GpuPipelineOptions &options) {
+  // 1. Bufferization; every parallel iteration gets its own buffers.
   addBufferizationPasses(pm, /*sequentialLoops=*/false);
+  // 2. Parallel loops; loops over empty buffers fold away first.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createRetypeEmptyBuffersPass());
-  // Row-kernel grids fill the SMs of the module's ridge.target GPU.
+  // 3. GPU mapping. Row-kernel grids fill the SMs of the module's
+  //    ridge.target GPU.
   pm.addNestedPass<func::FuncOp>(createMapRowLoopsToWarpsPass());
   MapParallelLoopsToGpuPassOptions mapping;
   mapping.blockSize = options.blockSize;
   pm.addNestedPass<func::FuncOp>(createMapParallelLoopsToGpuPass(mapping));
   pm.addPass(createGpuHostBuffersPass());
-  // Launch sizes must fold to constants for convert-parallel-loops-to-gpu;
-  // merging the block loop with its thread loop would drop their mapping
-  // (a loop whose extent is a multiple of the block size has a constant
-  // thread loop) and leave the loop on the host.
+  // 4. Kernels. Launch sizes must fold to constants for
+  //    convert-parallel-loops-to-gpu; merging the block loop with its thread
+  //    loop would drop their mapping (a loop whose extent is a multiple of
+  //    the block size has a constant thread loop) and leave the loop on the
+  //    host.
   pm.addPass(createCanonicalizerPass(
       GreedyRewriteConfig(),
       /*disabledPatterns=*/{
@@ -160,6 +219,7 @@ void mlir::ridge::buildGpuLoweringPipeline(OpPassManager &pm,
   // (stream-ordered) forms.
   pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
 
+  // 5. The NVVM target of the kernel module.
   GpuNVVMAttachTargetOptions target;
   target.chip = options.chip;
   // Unknown chips (ridge-opt users) get nvvm-attach-target's own choice, the
@@ -168,6 +228,7 @@ void mlir::ridge::buildGpuLoweringPipeline(OpPassManager &pm,
   target.optLevel = 3;
   pm.addPass(createGpuNVVMAttachTarget(target));
 
+  // 6. Kernel bodies -> NVVM, with no libdevice calls.
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
@@ -178,28 +239,17 @@ void mlir::ridge::buildGpuLoweringPipeline(OpPassManager &pm,
   kernels.addPass(createCSEPass());
   kernels.addPass(createReconcileUnrealizedCastsPass());
 
-  pm.addPass(memref::createExpandStridedMetadataPass());
-  pm.addPass(createLowerAffinePass());
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
-  pm.addPass(createArithToLLVMConversionPass());
-  pm.addPass(createConvertIndexToLLVMPass());
-  pm.addPass(createConvertControlFlowToLLVMPass());
-  ConvertFuncToLLVMPassOptions funcOptions;
-  funcOptions.useBarePtrCallConv = true;
-  pm.addPass(createConvertFuncToLLVMPass(funcOptions));
-  GpuToLLVMConversionPassOptions host;
-  host.hostBarePtrCallConv = true;
-  pm.addPass(createGpuToLLVMConversionPass(host));
-  pm.addPass(createReconcileUnrealizedCastsPass());
+  // 7. Host code -> LLVM dialect, launches -> mgpu* calls.
+  addHostToLLVMPasses(pm, HostCode::GpuLaunches);
   // Kernel bodies may keep dead casts from the host conversion (notes, trap 3).
   pm.addNestedPass<gpu::GPUModuleOp>(createCanonicalizerPass());
 
+  // 8. Kernel modules -> gpu.binary (PTX or cubin).
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = options.format;
   binary.toolkitPath = options.toolkit;
   pm.addPass(createGpuModuleToBinaryPass(binary));
   pm.addPass(createCanonicalizerPass());
-  pm.addPass(createEmitModelAbiPass());
 }
 
 void mlir::ridge::registerRidgePipelines() {

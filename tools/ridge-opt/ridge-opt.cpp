@@ -9,9 +9,8 @@
 #include "ridgeline/Codegen/Passes.h"
 #include "ridgeline/Conversion/Passes.h"
 #include "ridgeline/Dialect/Ridge/Transforms/Passes.h"
-#include "ridgeline/Driver/Compiler.h"
-#include "ridgeline/Target/Passes.h"
 #include "ridgeline/Pipelines/Pipelines.h"
+#include "ridgeline/Target/Passes.h"
 
 #include "mlir/InitAllPasses.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"

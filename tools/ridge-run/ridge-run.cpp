@@ -12,12 +12,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "ridgeline/Analysis/GpuSpec.h"
-#include "ridgeline/Import/OnnxImporter.h"
-#include "ridgeline/Import/TensorProto.h"
-#include "ridgeline/Runtime/Runtime.h"
+#include "ridgeline/Dialect/Ridge/Transforms/Passes.h"
 #include "ridgeline/Driver/Compiler.h"
 #include "ridgeline/Driver/Verify.h"
-#include "ridgeline/Dialect/Ridge/Transforms/Passes.h"
+#include "ridgeline/Import/OnnxImporter.h"
+#include "ridgeline/Import/TensorProto.h"
+#include "ridgeline/Pipelines/Pipelines.h"
+#include "ridgeline/Runtime/Runtime.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/StringExtras.h"

@@ -1,10 +1,11 @@
-//===- Compiler.h - From an imported graph module to an artifact --*- C++
-//-*-===//
+//===- Compiler.h - Compiler driver for ridgec, ridge-run -------*- C++ -*-===//
 //
-// The library behind ridgec and ridge-run: runs the pipelines on an imported
-// module, translates to LLVM IR and produces a shared object that the
-// runtime (libridge_runtime) loads. GPU kernels are embedded in it as PTX or
-// cubin and launched through the runtime's CUDA driver layer.
+// Tool glue, linked only by the tools: target options, the lowering of an
+// imported graph module by the pipelines (Pipelines.h) plus the model ABI
+// (ridge-emit-model-abi), the shared object (Target/HostObject.h) that the
+// runtime (libridge_runtime) loads, and one-line tool diagnostics. GPU
+// kernels are embedded in the shared object as PTX or cubin and launched
+// through the runtime's CUDA driver layer.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,17 +15,13 @@
 #include "ridgeline/Analysis/Target.h"
 
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/Diagnostics.h"
 #include "llvm/Support/CommandLine.h"
-#include <memory>
 #include <string>
 
-namespace llvm {
-class LLVMContext;
-class Module;
-} // namespace llvm
-
 namespace mlir::ridge {
+
+struct OnnxImportOptions;
 
 struct CompileOptions {
   /// The chip to generate code for and the GPU the kernels are planned for,
@@ -62,35 +59,10 @@ struct TargetCLOptions {
 /// How far lowerGraphModule goes.
 enum class LoweringStage { Linalg, LLVMDialect };
 
-/// Every dialect, interface and translation the pipelines need. Missing
-/// registrations crash rather than diagnose with Debian's MLIR (notes, P5).
-void registerCompilerDialects(DialectRegistry &registry);
-
-/// Runs the shared graph pipeline, then the target's back end.
+/// Runs the shared graph pipeline, then (LLVMDialect) the target's back end
+/// and ridge-emit-model-abi.
 LogicalResult lowerGraphModule(ModuleOp module, const CompileOptions &options,
                                LoweringStage stage);
-
-/// Translates a module lowered to the LLVM dialect (with gpu.binary ops for
-/// GPU targets) to LLVM IR for the host.
-std::unique_ptr<llvm::Module> translateToLLVMIR(ModuleOp module,
-                                                llvm::LLVMContext &context);
-
-/// Optimizes `module` for the host, emits an object file and links it into a
-/// shared library at `outputPath` with the system C compiler driver.
-LogicalResult emitSharedLibrary(llvm::Module &module, StringRef outputPath,
-                                std::string &error);
-
-/// Kernel objects of a GPU-lowered module: (gpu.binary name, payload). The
-/// payload is PTX text for format "isa" and a cubin for "bin".
-SmallVector<std::pair<std::string, std::string>>
-getKernelObjects(ModuleOp module);
-
-} // namespace mlir::ridge
-
-#include "mlir/IR/Diagnostics.h"
-#include "ridgeline/Import/OnnxImporter.h"
-
-namespace mlir::ridge {
 
 /// Prints each diagnostic as one line, "TOOL: error: FILE: message", with
 /// the model file and (through the message) the ONNX node it concerns.

@@ -1,5 +1,4 @@
-//===- Pipelines.h - Ridgeline's compilation pipelines ------------*- C++
-//-*-===//
+//===- Pipelines.h - Ridgeline's compilation pipelines ----------*- C++ -*-===//
 //
 // The stages of the compiler as pass pipelines, also registered in ridge-opt:
 //
@@ -8,13 +7,16 @@
 //   ridge-lower-gpu         linalg -> bufferized parallel loops -> GPU kernels
 //                           -> NVVM -> gpu.binary (PTX or cubin) + host code
 //
-// Both back ends finish with the model ABI (ridge_model_run/_describe).
+// They assemble passes of Dialect/Ridge/Transforms, Conversion and Codegen.
+// The model ABI (ridge_model_run/_describe, Target's ridge-emit-model-abi)
+// is added after either back end by the driver (lowerGraphModule).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef RIDGELINE_PIPELINES_PIPELINES_H
 #define RIDGELINE_PIPELINES_PIPELINES_H
 
+#include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
@@ -63,6 +65,10 @@ struct GraphToLinalgOptions : public PassPipelineOptions<GraphToLinalgOptions> {
       llvm::cl::desc("Number format of contractions (default bf16)"),
       llvm::cl::init("")};
 };
+
+/// Every dialect, interface and translation the pipelines need. Missing
+/// registrations crash rather than diagnose with Debian's MLIR (notes, P5).
+void registerCompilerDialects(DialectRegistry &registry);
 
 /// Returns the PTX ISA feature string each supported chip needs; the NVVM
 /// pipeline's +ptx60 default aborts for sm_80+ (toolchain notes, P7).
