@@ -80,30 +80,3 @@ void mlir::ridge::dissolveFusionGroups(ModuleOp module) {
     group.erase();
   }
 }
-
-LogicalResult mlir::ridge::injectKernelFault(ModuleOp module,
-                                             StringRef kernel) {
-  FusionGroupOp target;
-  module.walk([&](FusionGroupOp group) {
-    if (group.getName() == kernel)
-      target = group;
-  });
-  if (!target)
-    return module.emitError("no kernel named '") << kernel << "'";
-  auto yield = cast<YieldOp>(target.getBody().front().getTerminator());
-  if (yield.getValues().empty())
-    return target.emitError("the kernel has no result");
-  Value value = yield.getValues().front();
-  auto type = cast<RankedTensorType>(value.getType());
-  if (!isa<FloatType>(type.getElementType()))
-    return target.emitError("the kernel's first result is not floating-point");
-  OpBuilder builder(yield);
-  auto scalar = RankedTensorType::get({}, type.getElementType());
-  Value one = ConstantOp::create(
-      builder, yield.getLoc(),
-      DenseElementsAttr::get(scalar,
-                             builder.getFloatAttr(type.getElementType(), 1.0)));
-  Value wrong = AddOp::create(builder, yield.getLoc(), type, value, one);
-  yield->setOperand(0, wrong);
-  return success();
-}

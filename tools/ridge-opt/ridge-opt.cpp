@@ -1,7 +1,7 @@
 //===- ridge-opt.cpp - Ridgeline's mlir-opt ------------------------------===//
 //
 // mlir-opt with every upstream dialect, pass and translation plus Ridgeline's
-// dialect, passes and pipelines registered.
+// dialect, passes and pipelines registered, and its test passes (test/lib).
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +11,8 @@
 #include "ridgeline/Dialect/Ridge/Transforms/Passes.h"
 #include "ridgeline/Pipelines/Pipelines.h"
 #include "ridgeline/Target/Passes.h"
+
+#include "TestPasses.h"
 
 #include "mlir/InitAllPasses.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -23,6 +25,8 @@ int main(int argc, char **argv) {
   mlir::ridge::registerRidgeCodegenPasses();
   mlir::ridge::registerRidgeTargetPasses();
   mlir::ridge::registerRidgePipelines();
+  // Test passes (test/lib), as mlir-opt registers MLIR's.
+  mlir::ridge::test::registerRidgeTestPasses();
 
   mlir::DialectRegistry registry;
   mlir::ridge::registerCompilerDialects(registry);

@@ -20,6 +20,9 @@
 #include "ridgeline/Pipelines/Pipelines.h"
 #include "ridgeline/Runtime/Runtime.h"
 
+// --inject-fault (hidden): the test library's deliberately wrong kernel.
+#include "TestPasses.h"
+
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"

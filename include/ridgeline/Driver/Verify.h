@@ -1,5 +1,4 @@
-//===- Verify.h - Compare a fused plan with an unfused reference -*- C++
-//-*-===//
+//===- Verify.h - Compare a fused plan with an unfused reference *- C++ -*-===//
 //
 // Support for `ridge-run --verify`: the fusion groups are fixed once, every
 // group's results become extra outputs of the model, and the same module is
@@ -38,11 +37,6 @@ exposeKernelOutputs(ModuleOp module, const TargetSpec &target);
 
 /// Dissolves every fusion group into its ops: the unfused reference.
 void dissolveFusionGroups(ModuleOp module);
-
-/// Adds 1 to the first result of fusion group `kernel`: a deliberately wrong
-/// kernel, for testing that verification finds it. Fails when no group of
-/// that name holds a floating-point first result.
-LogicalResult injectKernelFault(ModuleOp module, StringRef kernel);
 
 } // namespace mlir::ridge
 
