@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ridgeline/Analysis/FusionPlan.h"
-#include "ridgeline/Dialect/Ridge.h"
+#include "ridgeline/Dialect/Ridge/IR/Ridge.h"
 
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"

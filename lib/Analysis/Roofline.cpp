@@ -1,7 +1,7 @@
 //===- Roofline.cpp - Arithmetic intensity and roofline placement ---------===//
 
 #include "ridgeline/Analysis/Roofline.h"
-#include "ridgeline/Dialect/Ridge.h"
+#include "ridgeline/Dialect/Ridge/IR/Ridge.h"
 
 #include "llvm/Support/Debug.h"
 

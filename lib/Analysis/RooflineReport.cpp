@@ -1,7 +1,7 @@
 //===- RooflineReport.cpp - Per-op roofline report of a model -------------===//
 
 #include "ridgeline/Analysis/RooflineReport.h"
-#include "ridgeline/Dialect/Ridge.h"
+#include "ridgeline/Dialect/Ridge/IR/Ridge.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/STLExtras.h"

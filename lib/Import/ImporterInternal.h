@@ -9,7 +9,7 @@
 #ifndef RIDGELINE_LIB_IMPORT_IMPORTERINTERNAL_H
 #define RIDGELINE_LIB_IMPORT_IMPORTERINTERNAL_H
 
-#include "ridgeline/Dialect/Ridge.h"
+#include "ridgeline/Dialect/Ridge/IR/Ridge.h"
 #include "ridgeline/Import/TensorProto.h"
 
 #include "mlir/IR/Builders.h"

@@ -15,7 +15,7 @@
 
 #include "ImporterInternal.h"
 
-#include "ridgeline/Dialect/Ridge.h"
+#include "ridgeline/Dialect/Ridge/IR/Ridge.h"
 #include "ridgeline/Import/TensorProto.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

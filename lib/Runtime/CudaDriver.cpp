@@ -9,6 +9,8 @@
 
 #include "ridgeline/Runtime/Runtime.h"
 
+#include "CudaDriver.h"
+
 #include <dlfcn.h>
 
 #include <mutex>

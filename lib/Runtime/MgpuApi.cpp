@@ -32,6 +32,8 @@
 
 #include "ridgeline/Runtime/Runtime.h"
 
+#include "CudaDriver.h"
+
 #include <climits>
 #include <cstdio>
 #include <cstring>

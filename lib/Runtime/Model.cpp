@@ -13,6 +13,8 @@
 
 #include "ridgeline/Runtime/Runtime.h"
 
+#include "CudaDriver.h"
+
 #include <chrono>
 #include <dlfcn.h>
 
@@ -23,7 +25,7 @@
 using namespace ridge::rt;
 
 // The compiler emits the descriptors as LLVM structs laid out by the host's
-// C rules (lib/Transforms/EmitModelAbi.cpp). Pin that layout here, where the
+// C rules (lib/Target/EmitModelAbi.cpp). Pin that layout here, where the
 // runtime reads them.
 static_assert(sizeof(void *) == 8, "the model ABI assumes 64-bit pointers");
 static_assert(offsetof(ridge_tensor_desc, name) == 0 &&

@@ -9,6 +9,9 @@
 
 #include "ridgeline/Runtime/Runtime.h"
 
+// The driver internals are private to the runtime; this test probes them.
+#include "Runtime/CudaDriver.h"
+
 #include <cstdio>
 #include <functional>
 #include <string>

@@ -14,10 +14,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "ridgeline/Analysis/RooflineReport.h"
+#include "ridgeline/Dialect/Ridge/Transforms/Passes.h"
+#include "ridgeline/Driver/Compiler.h"
 #include "ridgeline/Import/OnnxImporter.h"
-#include "ridgeline/Target/Compiler.h"
-#include "ridgeline/Target/Pipelines.h"
-#include "ridgeline/Transforms/Passes.h"
+#include "ridgeline/Pipelines/Pipelines.h"
+#include "ridgeline/Target/HostObject.h"
+#include "ridgeline/Target/KernelObjects.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"

@@ -5,6 +5,10 @@
 
 include "mlir/Pass/PassBase.td"
 
+//===----------------------------------------------------------------------===//
+// Graph to linalg
+//===----------------------------------------------------------------------===//
+
 def ConvertGraphToLinalgPass : Pass<"ridge-convert-graph-to-linalg", "ModuleOp"> {
   let summary = "Lower the ridge graph dialect to linalg/tensor/arith/math";
   let description = [{
@@ -22,6 +26,24 @@ def ConvertGraphToLinalgPass : Pass<"ridge-convert-graph-to-linalg", "ModuleOp">
     "::mlir::linalg::LinalgDialect", "::mlir::math::MathDialect",
     "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect"
   ];
+}
+
+
+//===----------------------------------------------------------------------===//
+// GPU kernels to NVVM
+//===----------------------------------------------------------------------===//
+
+def MathToPtxPass : Pass<"ridge-math-to-ptx"> {
+  let summary = "Lower the remaining math ops of GPU kernels to PTX instructions";
+  let description = [{
+    `convert-gpu-to-nvvm` turns math ops and several LLVM intrinsics (floor,
+    sqrt, fabs, ...) into libdevice calls, which a PTX file cannot resolve
+    without a CUDA install. After `ridge-approximate-math`, this pass emits
+    the few exact operations that remain as single PTX instructions
+    (`cvt.rmi`, `sqrt.rn`, `abs`, `fma.rn`, ...) through inline assembly.
+    Run it on `gpu.module`s only.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
 #endif // RIDGELINE_CONVERSION_PASSES

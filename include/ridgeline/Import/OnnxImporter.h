@@ -12,6 +12,7 @@
 #ifndef RIDGELINE_IMPORT_ONNXIMPORTER_H
 #define RIDGELINE_IMPORT_ONNXIMPORTER_H
 
+#include "ridgeline/Dialect/Ridge/IR/Ridge.h"
 #include "ridgeline/Import/TensorProto.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -36,9 +37,6 @@ struct OnnxImportOptions {
   /// the inputs stay in the signature.
   llvm::StringMap<TensorData> inputValues;
 };
-
-/// Argument/result attribute holding the ONNX name of a graph input/output.
-inline constexpr llvm::StringLiteral kOnnxNameAttr = "ridge.onnx_name";
 
 /// Imports the ONNX model at `path`. Returns null after emitting diagnostics
 /// on failure.

@@ -18,7 +18,7 @@
  * data inside the model and stays valid until the model is unloaded.
  *
  * The compiler emits these structs as LLVM globals with the same layout as
- * the C declarations on x86-64 (lib/Transforms/EmitModelAbi.cpp); the
+ * the C declarations on x86-64 (lib/Target/EmitModelAbi.cpp); the
  * runtime pins the layout with static_asserts (lib/Runtime/Model.cpp).
  *
  *===----------------------------------------------------------------------===*/

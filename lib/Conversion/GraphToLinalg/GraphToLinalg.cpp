@@ -11,7 +11,7 @@
 
 #include "GraphToLinalgCommon.h"
 
-#include "ridgeline/Dialect/Ridge.h"
+#include "ridgeline/Dialect/Ridge/IR/Ridge.h"
 
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/IR/AffineMap.h"

@@ -8,7 +8,7 @@
 #ifndef RIDGELINE_LIB_CONVERSION_GRAPHTOLINALG_GRAPHTOLINALGCOMMON_H
 #define RIDGELINE_LIB_CONVERSION_GRAPHTOLINALG_GRAPHTOLINALGCOMMON_H
 
-#include "ridgeline/Dialect/Ridge.h"
+#include "ridgeline/Dialect/Ridge/IR/Ridge.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"

@@ -1,0 +1,74 @@
+//===- KernelConfig.h - How one kernel is tiled and mapped ------*- C++ -*-===//
+//
+// The GPU mapping of each kernel is decided once, by
+// `ridge-select-kernel-config`, from the module's `ridge.target` and the
+// kernel's loop nest, and recorded as its `ridge.kernel_config`; the passes
+// that map the kernel (KernelsToParallelLoops carries it, MapRowLoopsToWarps
+// and MapParallelLoopsToGpu obey it), as IREE's lowering passes obey the
+// strategy `LLVMGPUSelectLoweringStrategy` chose. The decision function
+// (selectKernelConfig) is the policy; docs/kernel-config.md states it. Tile
+// sizes are still FuseKernelBodies' row rule unless a config sets them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RIDGELINE_CODEGEN_KERNELCONFIG_H
+#define RIDGELINE_CODEGEN_KERNELCONFIG_H
+
+#include "ridgeline/Analysis/Target.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Interfaces/TilingInterface.h"
+#include "llvm/ADT/SmallBitVector.h"
+
+namespace mlir::ridge {
+
+/// Attribute holding a kernel's configuration: on the kernel function, then
+/// on the loop nest that implements it (the scf.forall of a tiled kernel, the
+/// linalg op of a single-op kernel, then the scf.parallel they become).
+inline constexpr llvm::StringLiteral kKernelConfigAttr = "ridge.kernel_config";
+
+struct KernelConfig {
+  /// Tile size per loop of the kernel's sink op (the op producing its
+  /// result); 0 keeps a loop whole. Empty: FuseKernelBodies' row rule.
+  SmallVector<int64_t> tileSizes;
+  /// Rows (warps) per thread block of a row kernel.
+  int64_t warpsPerBlock = 8;
+  /// Elements a lane owns per step of a row loop: 4 (16-byte accesses where
+  /// aligned) or 1.
+  int64_t vectorWidth = 4;
+  /// Threads per block of an elementwise loop nest.
+  int64_t blockSize = 256;
+
+  DictionaryAttr toAttr(MLIRContext *context) const;
+  /// Reads a `ridge.kernel_config`; `error` names a missing or out-of-range
+  /// field.
+  static FailureOr<KernelConfig> fromAttr(DictionaryAttr attr,
+                                          std::string &error);
+};
+
+/// The config `op` carries, if any. A malformed one is reported at `op`
+/// and fails.
+FailureOr<std::optional<KernelConfig>> getKernelConfig(Operation *op);
+
+/// The op a kernel's loop nest is built around: the last tileable op whose
+/// result the kernel returns, when the kernel has more than one tileable op.
+TilingInterface getKernelSink(func::FuncOp kernel);
+
+/// Whether `value` leaves the kernel function (directly or through a cast).
+bool isKernelResult(Value value);
+
+/// Loop dimensions of `sink` along which a reduction's result is broadcast:
+/// the row of a softmax or a norm, kept whole inside one iteration.
+llvm::SmallBitVector getRowDims(linalg::LinalgOp sink);
+
+/// The decision (policy), on a kernel after ridge-fuse-kernel-bodies: give a
+/// row kernel as many warps per block (up to 8) as leave one block per SM of
+/// the target (rows: its scf.forall's iterations); the 4-wide lane layout for
+/// kernels that move 32-bit data (the mapping checks that each row loop fits
+/// and each buffer is aligned); 256 threads per block for elementwise nests.
+KernelConfig selectKernelConfig(func::FuncOp kernel, const TargetSpec &target);
+
+} // namespace mlir::ridge
+
+#endif // RIDGELINE_CODEGEN_KERNELCONFIG_H

@@ -1,0 +1,236 @@
+//===- Passes.td - Ridgeline code generation passes --------*- tablegen -*-===//
+//
+// Passes are grouped by the IR level they run on; within a group the defs
+// are in alphabetical order.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RIDGELINE_CODEGEN_PASSES
+#define RIDGELINE_CODEGEN_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+//===----------------------------------------------------------------------===//
+// Kernel bodies (tensor level)
+//===----------------------------------------------------------------------===//
+
+def FuseKernelBodiesPass : Pass<"ridge-fuse-kernel-bodies",
+                                "::mlir::func::FuncOp"> {
+  let summary = "Lower each kernel function's linalg body to one loop nest";
+  let description = [{
+    Runs on functions marked `ridge.kernel` after their graph ops became
+    linalg on tensors. Elementwise producers fold into their consumers
+    (recomputed for several consumers, except values the kernel returns),
+    reshapes propagate out of the way and `tensor.extract`s from elementwise
+    generics (slices, gathers, concats) compute the element in place. If
+    more than one op remains, the op producing the kernel's result is tiled
+    with `scf.forall` and all producers are fused into the loop: dimensions
+    along which a reduction's result is broadcast (rows) stay whole, all
+    others are tiled by one. The body is then one loop nest: one GPU kernel.
+  }];
+  let statistics = [
+    Statistic<"numTiledKernels", "num-tiled-kernels",
+              "Kernels tiled with their producers fused into one loop nest">,
+    Statistic<"numUntileableKernels", "num-untileable-kernels",
+              "Kernels left one loop nest per op (operand slices that do not "
+              "follow from a tile)">,
+  ];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect", "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
+def SelectKernelConfigPass : Pass<"ridge-select-kernel-config",
+                                  "::mlir::func::FuncOp"> {
+  let summary = "Decide each kernel's GPU mapping once";
+  let description = [{
+    Runs on functions marked `ridge.kernel` after `ridge-fuse-kernel-bodies`
+    (one loop nest each) and records `ridge.kernel_config = {warps_per_block,
+    vector_width, block_size}` from the module's `ridge.target` and the
+    kernel's loop nest (selectKernelConfig, docs/kernel-config.md), on the
+    function and on its top-level loop nest, which carries it through
+    inlining and bufferization. The mapping passes obey it:
+    `ridge-map-row-loops-to-warps` takes `warps_per_block` and
+    `vector_width`, `ridge-map-parallel-loops-to-gpu` takes `block_size`. A
+    kernel that already has a config (set by hand in a test) keeps it; its
+    optional `tile_sizes` fix `ridge-fuse-kernel-bodies`' tiling.
+  }];
+  let statistics = [
+    Statistic<"numConfiguredKernels", "num-configured-kernels",
+              "Kernels given a configuration">,
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+//===----------------------------------------------------------------------===//
+// Buffers (memref level)
+//===----------------------------------------------------------------------===//
+
+def KernelsToParallelLoopsPass : Pass<"ridge-kernels-to-parallel-loops",
+                                      "::mlir::func::FuncOp"> {
+  let summary = "Turn bufferized kernels into scf.parallel, keeping their "
+                "configuration";
+  let description = [{
+    Converts every `scf.forall` (a tiled kernel) to `scf.parallel` and, with
+    `linalg`, every linalg op on buffers to parallel loops (reductions stay
+    sequential), as upstream's `scf-forall-to-parallel` and
+    `convert-linalg-to-parallel-loops` do, but moves the op's
+    `ridge.kernel_config` onto the outermost new loop, where
+    `ridge-map-row-loops-to-warps` and `ridge-map-parallel-loops-to-gpu` read
+    it.
+  }];
+  let options = [
+    Option<"linalg", "linalg", "bool", /*default=*/"true",
+           "Also convert linalg ops (off: the CPU pipeline lowers them to "
+           "sequential loops)">,
+  ];
+  let statistics = [
+    Statistic<"numConfiguredLoops", "num-configured-loops",
+              "Loop nests that carry a kernel configuration">,
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::affine::AffineDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+def PrivatizeLoopBuffersPass : Pass<"ridge-privatize-loop-buffers",
+                                    "::mlir::func::FuncOp"> {
+  let summary = "Turn buffers allocated inside parallel loops into allocas";
+  let description = [{
+    A `memref.alloc` inside an `scf.forall` or `scf.parallel` is private to
+    one iteration (a tiled kernel's accumulator or row). It becomes a
+    `memref.alloca` and its `memref.dealloc`s go, so that the loop can run
+    as a GPU kernel (registers or local memory) and costs no heap traffic on
+    the CPU. A dynamically sized one is an error. With `sequential` (the
+    loops run one iteration after another, as on the CPU) the alloca goes to
+    the function's entry and every iteration reuses it, so that the stack
+    does not grow with the iteration count.
+  }];
+  let options = [
+    Option<"sequential", "sequential", "bool", /*default=*/"false",
+           "Iterations run in order: hoist the buffers to the function entry">,
+  ];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
+def RetypeEmptyBuffersPass : Pass<"ridge-retype-empty-buffers",
+                                  "::mlir::func::FuncOp"> {
+  let summary = "Give zero-element buffer arguments a bare-pointer type";
+  let description = [{
+    A tensor with a zero-sized dimension (an empty KV cache, an empty slice)
+    becomes a `memref<3x0x5xf32>` argument, which the bare-pointer calling
+    convention of the model ABI cannot express. Such buffers are never read or
+    written: copies from and to them are erased, and each argument left
+    without uses is retyped to a one-element memref of its element type,
+    whose pointer the caller still passes. A zero-element argument that keeps
+    a use is reported.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
+//===----------------------------------------------------------------------===//
+// GPU mapping (memref level)
+//===----------------------------------------------------------------------===//
+
+def GpuHostBuffersPass : Pass<"ridge-gpu-host-buffers", "::mlir::ModuleOp"> {
+  let summary = "Place host-function buffers in device memory";
+  let description = [{
+    After bufferization the host function allocates temporaries with
+    `memref.alloc` and reads weights with `memref.get_global`; kernels can use
+    neither. Allocations become `gpu.alloc`/`gpu.dealloc`, host-level
+    `memref.copy`s become `gpu.memcpy`, and each weight is copied once per run
+    into a device buffer with `gpu.memcpy`.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+def MapParallelLoopsToGpuPass
+    : Pass<"ridge-map-parallel-loops-to-gpu", "::mlir::func::FuncOp"> {
+  let summary = "Map each top-level scf.parallel nest to a 1-D grid of blocks";
+  let description = [{
+    Every outermost `scf.parallel` of a host function becomes one kernel:
+    its dimensions are collapsed into one linear index (innermost dimension
+    fastest, so neighbouring threads touch neighbouring elements), tiled by
+    `block-size`, and annotated with the block-x / thread-x mapping that
+    `convert-parallel-loops-to-gpu` turns into a `gpu.launch`. Top-level
+    `scf.for` nests that touch memory (full reductions) are wrapped in a
+    one-iteration parallel loop so that no device memory is accessed on the
+    host.
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
+           "Threads per block">,
+  ];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect"
+  ];
+}
+
+def MapRowLoopsToWarpsPass : Pass<"ridge-map-row-loops-to-warps",
+                                  "::mlir::func::FuncOp"> {
+  let summary = "Map each row of a fused row kernel to a warp";
+  let description = [{
+    A top-level `scf.parallel` over rows whose body holds reduction loops
+    (`scf.for` updating thread-private accumulators with add, mul, max or
+    min) and elementwise row loops (`scf.parallel`) becomes a block x thread
+    loop nest mapped to block-x / thread-x: one row per warp, as many warps
+    per block (up to `warps-per-block`) as leave at least one block per SM
+    (`sm-count`).
+    Lane l of a row's warp runs elements l, l + 32, ... of every row loop
+    (consecutive lanes, consecutive addresses) and each reduction ends with a
+    `gpu.subgroup_reduce`, lowered by upstream's butterfly of `gpu.shuffle
+    xor`, leaving the row's total in every lane.
+    Other loops are left to `ridge-map-parallel-loops-to-gpu`.
+  }];
+  let options = [
+    Option<"warpsPerBlock", "warps-per-block", "int64_t", /*default=*/"8",
+           "Most rows (warps) per thread block">,
+    Option<"smCount", "sm-count", "int64_t", /*default=*/"0",
+           "Streaming multiprocessors the grid should fill (default: "
+           "ridge.target's)">,
+  ];
+  let statistics = [
+    Statistic<"numRowKernels", "num-row-kernels",
+              "Row kernels mapped one row per warp">,
+    Statistic<"numVectorizedLoops", "num-vectorized-loops",
+              "Row loops given 4 consecutive elements per lane">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
+def MergeGpuModulesPass : Pass<"ridge-merge-gpu-modules", "::mlir::ModuleOp"> {
+  let summary = "Move every outlined kernel into one gpu.module";
+  let description = [{
+    `gpu-kernel-outlining` creates one `gpu.module` per kernel, hence one
+    PTX module, one driver module load and one `.version` header each. A
+    model is shipped as a single PTX/cubin, so all kernels move into the
+    first `gpu.module` and the launches are retargeted.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
+//===----------------------------------------------------------------------===//
+// GPU kernels (math)
+//===----------------------------------------------------------------------===//
+
+def ApproximateMathPass : Pass<"ridge-approximate-math"> {
+  let summary = "Replace transcendental math ops by polynomial approximations";
+  let description = [{
+    Rewrites `math.exp/log/tanh/erf/...` (and `powf` via exp/log) into
+    arithmetic with MLIR's polynomial approximations, so that GPU kernels need
+    no libdevice calls and the emitted PTX is complete without a CUDA install.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
+#endif // RIDGELINE_CODEGEN_PASSES

@@ -1,0 +1,92 @@
+//===- Ridge.h - The ridge graph dialect --------------------------*- C++
+//-*-===//
+//
+// Public header of the `ridge` dialect: ops, the cost interface, and shape
+// helpers shared by the importer, the verifiers and the lowerings.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RIDGELINE_DIALECT_RIDGE_IR_RIDGE_H
+#define RIDGELINE_DIALECT_RIDGE_IR_RIDGE_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace mlir::ridge {
+
+//===----------------------------------------------------------------------===//
+// Attribute names shared by the stages
+//===----------------------------------------------------------------------===//
+
+/// Argument/result attribute holding the ONNX name of a graph input/output
+/// (set by the importer, read by ridge-attach-model-abi).
+inline constexpr llvm::StringLiteral kOnnxNameAttr = "ridge.onnx_name";
+
+/// Attribute marking a function outlined from a fusion group; its value is
+/// the group's kind (set by ridge-outline-fusion-groups, read by codegen).
+inline constexpr llvm::StringLiteral kKernelAttr = "ridge.kernel";
+
+/// Module attribute describing the model's inputs and outputs for the
+/// runtime (ridge-attach-model-abi; lowered by ridge-emit-model-abi).
+inline constexpr llvm::StringLiteral kModelAbiAttr = "ridge.model_abi";
+
+namespace detail {
+/// Bytes of every ranked-tensor operand and result, each counted once; -1 if
+/// any of them has a dynamic shape.
+int64_t sumOperandAndResultBytes(Operation *op);
+} // namespace detail
+
+/// Storage size of one element of `type` in device memory (i1 is a byte).
+int64_t getElementByteWidth(Type type);
+
+/// Bytes of a statically shaped tensor, or -1 when the shape is dynamic.
+int64_t getTensorBytes(Type type);
+
+/// Numpy/ONNX multidirectional broadcast of two shapes; failure when
+/// incompatible. Dynamic dims broadcast against 1 or themselves.
+FailureOr<SmallVector<int64_t>> broadcastShapes(ArrayRef<int64_t> lhs,
+                                                ArrayRef<int64_t> rhs);
+
+/// Device-memory bytes of `ops` run as one kernel: each value they read from
+/// outside the set is read once (through a slice or a gather, only the
+/// elements read), each value `isLiveOut` says is needed outside is written
+/// once (a view's result passes its input through and is not written again).
+/// The values are collected in `inputs` and `outputs` when given.
+int64_t getKernelBytes(ArrayRef<Operation *> ops,
+                       function_ref<bool(OpResult)> isLiveOut,
+                       SmallVectorImpl<Value> *inputs = nullptr,
+                       SmallVectorImpl<Value> *outputs = nullptr);
+
+/// The ONNX node an op was imported from. The importer gives every op the
+/// location `NameLoc(node name, FusedLoc<op type>[file])`: the name stays the
+/// outermost part so diagnostics show it, and the op type rides along as the
+/// fused location's metadata so that reports can name it without the model.
+struct OnnxNodeRef {
+  StringRef name;
+  StringRef opType;
+};
+
+/// The location of ONNX node `name` of type `opType` in `file`.
+Location getOnnxNodeLoc(MLIRContext *context, StringRef name, StringRef opType,
+                        Location file);
+
+/// The ONNX node behind `loc`, looking through fused and call-site
+/// locations; empty fields when `loc` names no node or no op type.
+OnnxNodeRef getOnnxNode(Location loc);
+} // namespace mlir::ridge
+
+#include "ridgeline/Dialect/Ridge/IR/RidgeEnums.h.inc"
+#include "ridgeline/Dialect/Ridge/IR/RidgeInterfaces.h.inc"
+#include "ridgeline/Dialect/Ridge/IR/RidgeOpsDialect.h.inc"
+
+#define GET_OP_CLASSES
+#include "ridgeline/Dialect/Ridge/IR/RidgeOps.h.inc"
+
+#endif // RIDGELINE_DIALECT_RIDGE_IR_RIDGE_H

@@ -1,0 +1,129 @@
+//===- Passes.td - Graph-level ridge dialect passes --------*- tablegen -*-===//
+//
+// Passes are grouped by the IR level they run on; within a group the defs
+// are in alphabetical order.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RIDGELINE_DIALECT_RIDGE_TRANSFORMS_PASSES
+#define RIDGELINE_DIALECT_RIDGE_TRANSFORMS_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+//===----------------------------------------------------------------------===//
+// Module attributes: target and model ABI (graph level)
+//===----------------------------------------------------------------------===//
+
+def AttachModelAbiPass : Pass<"ridge-attach-model-abi", "::mlir::ModuleOp"> {
+  let summary = "Record the model's C interface while ONNX names are known";
+  let description = [{
+    Describes the inputs and outputs of the graph function `@main` for the
+    runtime and stores the description as the module's `ridge.model_abi`
+    attribute: a dictionary with the `target` and two arrays, `inputs` and
+    `outputs`, of `{name, dtype, shape}` dictionaries. `name` is the ONNX
+    name verbatim (from `ridge.onnx_name`, else `input<K>`/`output<K>`),
+    `dtype` the `ridge_dtype` value of `include/ridgeline/Runtime/ModelAbi.h`
+    (signedness comes from the graph's `ui`/`si` types, which the lowering
+    erases) and `shape` the static dims. Fails on a tensor that is not
+    statically shaped or whose element type has no `ridge_dtype`.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"cpu\"",
+           "Target the model is compiled for: cpu or sm_XX">,
+  ];
+}
+
+def AttachTargetPass : Pass<"ridge-attach-target", "::mlir::ModuleOp"> {
+  let summary = "Store the compilation's target as the module's ridge.target";
+  let description = [{
+    Resolves the target once, from a chip (`cpu`, `sm_80`, `sm_90a`, ...),
+    a GPU (a built-in name or a spec file; by default the GPU the chip
+    stands for: the A100 for sm_8x, the H100 for sm_90a) and the number
+    format of contractions, and stores it as one `ridge.target` dictionary:
+    chip, GPU name, SM count, shared memory and registers per SM, L2 size,
+    bandwidth and peak rates. Passes that decide by target (fusion groups,
+    kernel configurations, the roofline annotation) read that attribute.
+
+    With no option given, a module that already has a `ridge.target` keeps
+    it and one without gets the default target. A chip that differs from
+    the GPU's own architecture is legal (sm_80 code runs on an H100) and
+    gets a warning.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"\"",
+           "Code-generation target: cpu, sm_80, sm_86, sm_89, sm_90, sm_90a, "
+           "sm_100, sm_100a (default sm_90a)">,
+    Option<"gpu", "gpu", "std::string", /*default=*/"\"\"",
+           "Built-in GPU (default: the chip's)">,
+    Option<"gpuSpec", "gpu-spec", "std::string", /*default=*/"\"\"",
+           "JSON file describing the GPU (overrides `gpu`)">,
+    Option<"precision", "precision", "std::string", /*default=*/"\"\"",
+           "Number format of contractions: fp32, tf32, fp16, bf16 (default), "
+           "fp8">,
+  ];
+}
+
+//===----------------------------------------------------------------------===//
+// Fusion groups (graph level)
+//===----------------------------------------------------------------------===//
+
+def FormFusionGroupsPass : Pass<"ridge-form-fusion-groups",
+                                "::mlir::func::FuncOp"> {
+  let summary = "Group graph ops into kernels as the fusion plan decides";
+  let description = [{
+    Plans fusion groups over the function's graph ops (FusionPlan.h): the
+    planner offers each producer->consumer edge whose merge the code generator
+    can emit as one kernel, and a control function decides. `policy` picks
+    it: `roofline` (default) keeps the merges that save more traffic than
+    they recompute and still fit the module's `ridge.target` GPU;
+    `all-legal` takes every legal merge (tests of the planner's legality
+    apart from the roofline); `never` leaves every op a kernel of its own
+    (`--fusion=false`). Each group that moves data becomes a
+    `ridge.fusion_group`; views left on their own stay outside. With
+    `remarks`, every edge left between two kernels gets a remark saying why;
+    with `record-unfused`, the consumer op records it as
+    `ridge.unfused`, a list of (operand, reason) dictionaries, for the
+    roofline report.
+  }];
+  let options = [
+    Option<"policy", "policy", "std::string", /*default=*/"\"roofline\"",
+           "Control function: roofline, all-legal or never">,
+    Option<"maxKernelOperands", "max-kernel-operands", "int64_t",
+           /*default=*/"24",
+           "Most distinct tensors one kernel reads or writes (roofline)">,
+    Option<"maxKernelOps", "max-kernel-ops", "int64_t", /*default=*/"64",
+           "Most graph ops in one kernel (roofline)">,
+    Option<"gpu", "gpu", "std::string", /*default=*/"\"\"",
+           "Override of ridge.target's GPU (lit tests)">,
+    Option<"gpuSpec", "gpu-spec", "std::string", /*default=*/"\"\"",
+           "Override of ridge.target's GPU by a JSON spec file">,
+    Option<"precision", "precision", "std::string", /*default=*/"\"\"",
+           "Override of ridge.target's precision">,
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Emit a remark at each unfused edge with the reason">,
+    Option<"recordUnfused", "record-unfused", "bool", /*default=*/"false",
+           "Record each unfused edge's reason on its consumer op">,
+  ];
+  let statistics = [
+    Statistic<"numKernels", "num-kernels", "Fusion groups formed (kernels)">,
+    Statistic<"numUnfusedEdges", "num-unfused-edges",
+              "Producer-consumer edges left between two kernels">,
+  ];
+  let dependentDialects = ["::mlir::ridge::RidgeDialect"];
+}
+
+def OutlineFusionGroupsPass : Pass<"ridge-outline-fusion-groups",
+                                   "::mlir::ModuleOp"> {
+  let summary = "Turn each fusion group into a kernel function";
+  let description = [{
+    Every `ridge.fusion_group` becomes a private `func.func` named after the
+    group, marked `ridge.kernel = "<kind>"`, and a `func.call` in its place.
+    The kernel's arguments are the values the group reads from outside;
+    constants it reads are cloned into it, so that a kernel is self-contained
+    and its lowering can fuse everything in its body without crossing into a
+    neighbour.
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
+#endif // RIDGELINE_DIALECT_RIDGE_TRANSFORMS_PASSES

@@ -1,0 +1,93 @@
+//===- Compiler.h - Compiler driver for ridgec, ridge-run -------*- C++ -*-===//
+//
+// Tool glue, linked only by the tools: target options, the lowering of an
+// imported graph module by the pipelines (Pipelines.h) plus the model ABI
+// (ridge-emit-model-abi), the shared object (Target/HostObject.h) that the
+// runtime (libridge_runtime) loads, and one-line tool diagnostics. GPU
+// kernels are embedded in the shared object as PTX or cubin and launched
+// through the runtime's CUDA driver layer.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RIDGELINE_DRIVER_COMPILER_H
+#define RIDGELINE_DRIVER_COMPILER_H
+
+#include "ridgeline/Analysis/Target.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/Support/CommandLine.h"
+#include <string>
+
+namespace mlir::ridge {
+
+struct OnnxImportOptions;
+
+struct CompileOptions {
+  /// The chip to generate code for and the GPU the kernels are planned for,
+  /// resolved once (resolveTarget); stored on the module as `ridge.target`.
+  TargetSpec target;
+  /// GPU kernel format: "isa" (PTX) or "bin" (cubin; needs ptxas).
+  std::string gpuFormat = "isa";
+  /// CUDA toolkit for ptxas; empty: $CUDA_HOME, then PATH.
+  std::string cudaToolkit;
+  int64_t blockSize = 256;
+  /// Fuse memory-bound chains into kernels (the roofline-driven plan).
+  bool fusion = true;
+  /// Free the weight blobs once the LLVM module holds the weights; off when
+  /// the context still has to compile another module that shares them.
+  bool releaseWeights = true;
+
+  bool isGpu() const { return target.isGpu(); }
+};
+
+/// The target options every tool shares: `--target`, `--gpu`, `--gpu-spec`
+/// and `--precision`, registered in the tool's option category.
+struct TargetCLOptions {
+  explicit TargetCLOptions(llvm::cl::OptionCategory &category);
+
+  llvm::cl::opt<std::string> chip;
+  llvm::cl::opt<std::string> gpu;
+  llvm::cl::opt<std::string> gpuSpec;
+  llvm::cl::opt<std::string> precision;
+
+  /// Resolves the options (resolveTarget); warnings (a chip that is not the
+  /// GPU's) are printed as "TOOL: warning: ...".
+  FailureOr<TargetSpec> resolve(StringRef toolName, std::string &error) const;
+};
+
+/// How far lowerGraphModule goes.
+enum class LoweringStage { Linalg, LLVMDialect };
+
+/// Runs the shared graph pipeline, then (LLVMDialect) the target's back end
+/// and ridge-emit-model-abi.
+LogicalResult lowerGraphModule(ModuleOp module, const CompileOptions &options,
+                               LoweringStage stage);
+
+/// Prints each diagnostic as one line, "TOOL: error: FILE: message", with
+/// the model file and (through the message) the ONNX node it concerns.
+class ToolDiagnosticHandler : public ScopedDiagnosticHandler {
+public:
+  ToolDiagnosticHandler(MLIRContext *context, StringRef toolName);
+  unsigned getNumErrors() const { return numErrors; }
+
+private:
+  std::string toolName;
+  unsigned numErrors = 0;
+};
+
+/// Lowers a graph module whose model ABI is attached (attachModelAbi) for
+/// `options.target` and writes the shared object to `outputPath`.
+LogicalResult compileGraphModule(ModuleOp module, const CompileOptions &options,
+                                 StringRef outputPath);
+
+/// Imports `modelPath`, lowers it for `options.target` and writes the shared
+/// object to `outputPath`. Problems are reported through the context.
+LogicalResult compileModelFile(MLIRContext &context, StringRef modelPath,
+                               const OnnxImportOptions &importOptions,
+                               const CompileOptions &options,
+                               StringRef outputPath);
+
+} // namespace mlir::ridge
+
+#endif // RIDGELINE_DRIVER_COMPILER_H

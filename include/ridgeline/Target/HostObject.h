@@ -1,0 +1,36 @@
+//===- HostObject.h - The host shared object --------------------*- C++ -*-===//
+//
+// The last step of a compilation: a module lowered to the LLVM dialect (with
+// gpu.binary ops for GPU targets) is translated to LLVM IR, optimized for the
+// host, emitted as an object file and linked into a shared object that the
+// runtime (libridge_runtime) loads.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RIDGELINE_TARGET_HOSTOBJECT_H
+#define RIDGELINE_TARGET_HOSTOBJECT_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include <memory>
+#include <string>
+
+namespace llvm {
+class LLVMContext;
+class Module;
+} // namespace llvm
+
+namespace mlir::ridge {
+
+/// Translates a module lowered to the LLVM dialect (with gpu.binary ops for
+/// GPU targets) to LLVM IR for the host.
+std::unique_ptr<llvm::Module> translateToLLVMIR(ModuleOp module,
+                                                llvm::LLVMContext &context);
+
+/// Optimizes `module` for the host, emits an object file and links it into a
+/// shared library at `outputPath` with the system C compiler driver.
+LogicalResult emitSharedLibrary(llvm::Module &module, StringRef outputPath,
+                                std::string &error);
+
+} // namespace mlir::ridge
+
+#endif // RIDGELINE_TARGET_HOSTOBJECT_H

@@ -1,0 +1,178 @@
+//===- KernelConfig.cpp - How one kernel is tiled and mapped --------------===//
+//
+// The policy half of kernel configuration (selectKernelConfig) and the
+// attribute it is recorded in. See docs/kernel-config.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ridgeline/Codegen/KernelConfig.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Builders.h"
+
+using namespace mlir;
+using namespace mlir::ridge;
+
+/// Warps a row kernel's block holds at most: 256 threads, enough to hide
+/// latency without starving the SM of blocks.
+static constexpr int64_t kMaxWarpsPerBlock = 8;
+static constexpr int64_t kWarpSize = 32;
+/// Elements per lane of the wide layout: 16 bytes of f32.
+static constexpr int64_t kWideVector = 4;
+static constexpr int64_t kDefaultBlockSize = 256;
+
+DictionaryAttr KernelConfig::toAttr(MLIRContext *context) const {
+  Builder b(context);
+  SmallVector<NamedAttribute> fields = {
+      b.getNamedAttr("block_size", b.getI64IntegerAttr(blockSize)),
+      b.getNamedAttr("vector_width", b.getI64IntegerAttr(vectorWidth)),
+      b.getNamedAttr("warps_per_block", b.getI64IntegerAttr(warpsPerBlock)),
+  };
+  if (!tileSizes.empty())
+    fields.push_back(
+        b.getNamedAttr("tile_sizes", b.getDenseI64ArrayAttr(tileSizes)));
+  return b.getDictionaryAttr(fields);
+}
+
+FailureOr<KernelConfig> KernelConfig::fromAttr(DictionaryAttr attr,
+                                               std::string &error) {
+  KernelConfig config;
+  auto integer = [&](StringRef name, int64_t &field, int64_t low,
+                     int64_t high) -> LogicalResult {
+    auto value = attr.getAs<IntegerAttr>(name);
+    if (!value || value.getInt() < low || value.getInt() > high) {
+      error = ("'" + kKernelConfigAttr + "' needs '" + name +
+               "' as an integer in [" + Twine(low) + ", " + Twine(high) + "]")
+                  .str();
+      return failure();
+    }
+    field = value.getInt();
+    return success();
+  };
+  if (failed(integer("block_size", config.blockSize, 1, 1024)) ||
+      failed(integer("warps_per_block", config.warpsPerBlock, 1,
+                     1024 / kWarpSize)) ||
+      failed(integer("vector_width", config.vectorWidth, 1, kWideVector)))
+    return failure();
+  if (config.vectorWidth != 1 && config.vectorWidth != kWideVector) {
+    error = ("'" + kKernelConfigAttr + "' has vector_width " +
+             Twine(config.vectorWidth) + "; expected 1 or 4")
+                .str();
+    return failure();
+  }
+  // Tile sizes are optional: without them the kernel is tiled by
+  // ridge-fuse-kernel-bodies' row rule.
+  if (!attr.get("tile_sizes"))
+    return config;
+  auto tiles = attr.getAs<DenseI64ArrayAttr>("tile_sizes");
+  if (!tiles ||
+      llvm::any_of(tiles.asArrayRef(), [](int64_t size) { return size < 0; })) {
+    error = ("'" + kKernelConfigAttr +
+             "' needs 'tile_sizes' as an array of non-negative integers")
+                .str();
+    return failure();
+  }
+  config.tileSizes.assign(tiles.asArrayRef().begin(), tiles.asArrayRef().end());
+  return config;
+}
+
+FailureOr<std::optional<KernelConfig>>
+mlir::ridge::getKernelConfig(Operation *op) {
+  Attribute attr = op->getAttr(kKernelConfigAttr);
+  if (!attr)
+    return std::optional<KernelConfig>();
+  auto dict = dyn_cast<DictionaryAttr>(attr);
+  std::string error = "'" + kKernelConfigAttr.str() + "' must be a dictionary";
+  FailureOr<KernelConfig> config = failure();
+  if (dict)
+    config = KernelConfig::fromAttr(dict, error);
+  if (failed(config)) {
+    op->emitError() << error;
+    return failure();
+  }
+  return std::optional<KernelConfig>(*config);
+}
+
+bool mlir::ridge::isKernelResult(Value value) {
+  return llvm::any_of(value.getUsers(), [](Operation *user) {
+    if (isa<func::ReturnOp>(user))
+      return true;
+    if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(user))
+      return isKernelResult(user->getResult(0));
+    return false;
+  });
+}
+
+TilingInterface mlir::ridge::getKernelSink(func::FuncOp kernel) {
+  TilingInterface sink;
+  unsigned numTileable = 0;
+  for (Operation &op : kernel.front()) {
+    auto tileable = dyn_cast<TilingInterface>(op);
+    if (!tileable)
+      continue;
+    ++numTileable;
+    if (llvm::any_of(op.getResults(), isKernelResult))
+      sink = tileable;
+  }
+  return numTileable > 1 ? sink : TilingInterface();
+}
+
+llvm::SmallBitVector mlir::ridge::getRowDims(linalg::LinalgOp sink) {
+  llvm::SmallBitVector rowDims(sink.getNumLoops());
+  for (OpOperand &operand : sink->getOpOperands()) {
+    auto producer = operand.get().getDefiningOp<linalg::LinalgOp>();
+    if (!producer || producer.getNumReductionLoops() == 0)
+      continue;
+    llvm::SmallBitVector used(sink.getNumLoops());
+    for (AffineExpr expr : sink.getMatchingIndexingMap(&operand).getResults())
+      expr.walk([&](AffineExpr sub) {
+        if (auto dim = dyn_cast<AffineDimExpr>(sub))
+          used.set(dim.getPosition());
+      });
+    rowDims |= used.flip();
+  }
+  return rowDims;
+}
+
+/// Whether the kernel moves 32-bit data, of which a 16-byte access holds 4:
+/// an argument or result (an embedding kernel reads i64 ids and writes f32
+/// rows; its weights are constants inside it).
+static bool movesWords(func::FuncOp kernel) {
+  FunctionType type = kernel.getFunctionType();
+  return llvm::any_of(
+      llvm::concat<const Type>(type.getInputs(), type.getResults()),
+      [](Type type) {
+        auto shaped = dyn_cast<ShapedType>(type);
+        return shaped && shaped.getElementTypeBitWidth() == 32;
+      });
+}
+
+KernelConfig mlir::ridge::selectKernelConfig(func::FuncOp kernel,
+                                             const TargetSpec &target) {
+  KernelConfig config;
+  config.blockSize = kDefaultBlockSize;
+  // 16-byte lane accesses for 32-bit data; the mapping still checks that a
+  // row loop fits (a multiple of 128 elements) and that buffers are aligned.
+  config.vectorWidth = movesWords(kernel) ? kWideVector : 1;
+  // Rows: the iterations of the kernel's tiled loop (scf.forall). Enough
+  // blocks to give every SM one before blocks grow past a warp: 128 rows on
+  // 132 SMs run as 128 one-warp blocks, 8192 rows as 1024 blocks of 8.
+  int64_t rows = 0;
+  for (auto forall : kernel.front().getOps<scf::ForallOp>()) {
+    int64_t count = 1;
+    for (auto [lb, ub, step] :
+         llvm::zip(forall.getMixedLowerBound(), forall.getMixedUpperBound(),
+                   forall.getMixedStep())) {
+      std::optional<int64_t> l = getConstantIntValue(lb),
+                             u = getConstantIntValue(ub),
+                             s = getConstantIntValue(step);
+      count *= l && u && s && *s > 0 ? (*u - *l + *s - 1) / *s : 1;
+    }
+    rows = std::max(rows, count);
+  }
+  int64_t sms = std::max<int64_t>(1, target.gpu.smCount);
+  config.warpsPerBlock = std::clamp<int64_t>(rows / sms, 1, kMaxWarpsPerBlock);
+  return config;
+}

@@ -1,0 +1,698 @@
+//===- MapRowLoopsToWarps.cpp - One warp per row of a reduction kernel ----===//
+//
+// A fused row kernel (softmax, LayerNorm, RMSNorm with the ops around them)
+// is a parallel loop over rows whose body walks each row several times:
+// reduction loops into thread-private accumulators, then an elementwise loop
+// that writes the row. Mapped one row per thread, neighbouring threads read
+// addresses a row apart (uncoalesced) and each thread walks its row alone.
+//
+// This pass maps each row to a warp instead: lane l handles elements
+// l, l + 32, l + 64, ... of every row loop, so that a warp's accesses are
+// consecutive, and each reduction ends with a `gpu.subgroup_reduce`, lowered
+// by upstream's butterfly of `gpu.shuffle xor`, that leaves the row's total
+// in every lane. Loops the pattern does not
+// cover are left to ridge-map-parallel-loops-to-gpu.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ridgeline/Analysis/Target.h"
+#include "ridgeline/Codegen/KernelConfig.h"
+#include "ridgeline/Codegen/Passes.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/EquivalenceClasses.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "ridge-map-row-loops-to-warps"
+
+namespace mlir::ridge {
+#define GEN_PASS_DEF_MAPROWLOOPSTOWARPSPASS
+#include "ridgeline/Codegen/Passes.h.inc"
+} // namespace mlir::ridge
+
+using namespace mlir;
+using namespace mlir::ridge;
+
+static constexpr int64_t kWarpSize = 32;
+
+namespace {
+/// One accumulator of a reduction loop: `store(combine(load(acc), v), acc)`.
+struct Accumulator {
+  memref::LoadOp load;
+  memref::StoreOp store;
+  Operation *combine;
+};
+} // namespace
+
+/// The identity of `combine`, or null when the pass does not know it.
+static TypedAttr getIdentity(Operation *combine) {
+  Type type = combine->getResult(0).getType();
+  Builder b(combine->getContext());
+  if (auto floatType = dyn_cast<FloatType>(type)) {
+    const llvm::fltSemantics &semantics = floatType.getFloatSemantics();
+    if (isa<arith::AddFOp>(combine))
+      return b.getFloatAttr(type, 0.0);
+    if (isa<arith::MulFOp>(combine))
+      return b.getFloatAttr(type, 1.0);
+    if (isa<arith::MaximumFOp, arith::MaxNumFOp>(combine))
+      return b.getFloatAttr(type,
+                            APFloat::getInf(semantics, /*Negative=*/true));
+    if (isa<arith::MinimumFOp, arith::MinNumFOp>(combine))
+      return b.getFloatAttr(type, APFloat::getInf(semantics));
+    return nullptr;
+  }
+  if (isa<arith::AddIOp>(combine))
+    return b.getIntegerAttr(type, 0);
+  return nullptr;
+}
+
+/// The accumulators of `loop` if it is a reduction loop: every store in its
+/// body updates a thread-private alloca (defined outside the loop, constant
+/// indices) with a combiner of known identity. Empty otherwise.
+static SmallVector<Accumulator> matchReductionLoop(scf::ForOp loop) {
+  SmallVector<Accumulator> accumulators;
+  bool ok = loop.getNumResults() == 0;
+  loop.getBody()->walk([&](Operation *op) {
+    if (isa<scf::ForOp, scf::ParallelOp>(op) ||
+        (!isa<memref::StoreOp>(op) && !isPure(op) &&
+         !isa<memref::LoadOp>(op))) {
+      ok = false;
+      return;
+    }
+    auto store = dyn_cast<memref::StoreOp>(op);
+    if (!store)
+      return;
+    auto alloca = store.getMemRef().getDefiningOp<memref::AllocaOp>();
+    Operation *combine = store.getValueToStore().getDefiningOp();
+    if (!alloca || loop->isAncestor(alloca) || !combine ||
+        combine->getNumOperands() != 2 ||
+        combine->getOperand(0) == combine->getOperand(1) ||
+        !getIdentity(combine)) {
+      ok = false;
+      return;
+    }
+    for (Value operand : combine->getOperands())
+      if (auto load = operand.getDefiningOp<memref::LoadOp>())
+        if (load.getMemRef() == store.getMemRef() &&
+            load.getIndices() == store.getIndices()) {
+          accumulators.push_back({load, store, combine});
+          return;
+        }
+    ok = false;
+  });
+  if (!ok)
+    return {};
+  return accumulators;
+}
+
+/// Whether `root`'s body is a row kernel the warp mapping covers: its inner
+/// loops are reduction loops or result-free 1-D parallel loops over the row
+/// (at least one, the row's write), and nothing nests deeper.
+/// The induction variable a row loop directly in the root body runs over.
+static Value getRowIndex(Operation *loop) {
+  if (auto forOp = dyn_cast<scf::ForOp>(loop))
+    return forOp.getInductionVar();
+  if (auto parallel = dyn_cast<scf::ParallelOp>(loop))
+    return parallel.getInductionVars()[0];
+  return nullptr;
+}
+
+/// A thread-private buffer holding a row (more than one element) stays
+/// correct when split across lanes only if every access is made inside a
+/// row loop starting at 0 with step 1, at that loop's index: lane l then
+/// touches exactly the elements l, l + 32, ... in every loop.
+static bool isLaneLocal(memref::AllocaOp buffer, scf::ParallelOp root) {
+  if (buffer.getType().getNumElements() <= 1)
+    return true;
+  for (Operation *user : buffer->getUsers()) {
+    ValueRange indices;
+    if (auto load = dyn_cast<memref::LoadOp>(user))
+      indices = load.getIndices();
+    else if (auto store = dyn_cast<memref::StoreOp>(user))
+      indices = store.getIndices();
+    else
+      return false;
+    Operation *loop = user->getParentOp();
+    while (loop && loop->getParentOp() != root.getOperation())
+      loop = loop->getParentOp();
+    Value index = loop ? getRowIndex(loop) : Value();
+    if (!index || indices.empty() || indices.back() != index)
+      return false;
+    auto isConstant = [](Value v, int64_t c) {
+      std::optional<int64_t> value = getConstantIntValue(v);
+      return value && *value == c;
+    };
+    if (auto forOp = dyn_cast<scf::ForOp>(loop)) {
+      if (!isConstant(forOp.getLowerBound(), 0) ||
+          !isConstant(forOp.getStep(), 1))
+        return false;
+    } else {
+      auto parallel = cast<scf::ParallelOp>(loop);
+      if (!isConstant(parallel.getLowerBound()[0], 0) ||
+          !isConstant(parallel.getStep()[0], 1))
+        return false;
+    }
+  }
+  return true;
+}
+
+static bool isRowKernel(scf::ParallelOp root) {
+  bool writesRow = false, ok = true;
+  root.getBody()->walk(
+      [&](memref::AllocaOp buffer) { ok &= isLaneLocal(buffer, root); });
+  for (Operation &op : root.getBody()->without_terminator()) {
+    if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      ok &= !matchReductionLoop(loop).empty();
+    } else if (auto loop = dyn_cast<scf::ParallelOp>(op)) {
+      writesRow = true;
+      ok &= loop.getNumResults() == 0 && loop.getNumLoops() == 1;
+      loop.getBody()->walk([&](Operation *nested) {
+        if (isa<scf::ForOp, scf::ParallelOp>(nested))
+          ok = false;
+      });
+    } else if (op.getNumRegions() != 0) {
+      ok = false;
+    }
+  }
+  return ok && writesRow;
+}
+
+/// What the code after a distributed reduction loop needs of an
+/// accumulator, taken before the loop body is rewritten.
+struct AccumulatorInfo {
+  Value memref;
+  SmallVector<Value> indices;
+  OperationName combine;
+  DictionaryAttr attributes;
+  Type type;
+  TypedAttr identity;
+
+  explicit AccumulatorInfo(Accumulator acc)
+      : memref(acc.store.getMemRef()), indices(acc.store.getIndices()),
+        combine(acc.combine->getName()),
+        attributes(acc.combine->getAttrDictionary()),
+        type(acc.combine->getResult(0).getType()),
+        identity(getIdentity(acc.combine)) {}
+
+  Value createCombine(OpBuilder &b, Location loc, Value lhs, Value rhs) const {
+    OperationState state(loc, combine);
+    state.addOperands({lhs, rhs});
+    state.addTypes(type);
+    state.addAttributes(attributes.getValue());
+    return b.create(state)->getResult(0);
+  }
+};
+
+/// The warp reduction of a combiner getIdentity knows.
+static gpu::AllReduceOperation getWarpReduction(OperationName combine) {
+  StringRef name = combine.getStringRef();
+  if (name == arith::AddFOp::getOperationName() ||
+      name == arith::AddIOp::getOperationName())
+    return gpu::AllReduceOperation::ADD;
+  if (name == arith::MulFOp::getOperationName())
+    return gpu::AllReduceOperation::MUL;
+  if (name == arith::MaximumFOp::getOperationName())
+    return gpu::AllReduceOperation::MAXIMUMF;
+  if (name == arith::MaxNumFOp::getOperationName())
+    return gpu::AllReduceOperation::MAXNUMF;
+  if (name == arith::MinimumFOp::getOperationName())
+    return gpu::AllReduceOperation::MINIMUMF;
+  assert(name == arith::MinNumFOp::getOperationName() &&
+         "combiner without a known identity");
+  return gpu::AllReduceOperation::MINNUMF;
+}
+
+/// All-reduce of `value` over the warp with `acc`'s combiner, leaving the
+/// total in every lane. Whole warps run it (the row guard is warp-uniform);
+/// upstream's subgroup-reduce lowering turns it into a butterfly of
+/// `gpu.shuffle xor` at the end of the pass.
+static Value warpAllReduce(OpBuilder &b, Location loc, Value value,
+                           const AccumulatorInfo &acc) {
+  return gpu::SubgroupReduceOp::create(b, loc, value,
+                                       getWarpReduction(acc.combine),
+                                       /*uniform=*/true);
+}
+
+static constexpr int64_t kVectorWidth = 4;
+
+/// Whether `memref` starts on a 16-byte boundary and every row it holds does
+/// too: a device buffer (256-byte aligned), an alloca aligned to 16, or a
+/// view of one whose offsets and strides keep multiples of 4 elements.
+static bool isVectorAligned(Value memref) {
+  auto type = dyn_cast<MemRefType>(memref.getType());
+  if (!type || type.getElementTypeBitWidth() != 32)
+    return false;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) || strides.empty() ||
+      strides.back() != 1)
+    return false;
+  for (int64_t stride : ArrayRef<int64_t>(strides).drop_back())
+    if (ShapedType::isDynamic(stride) || stride % kVectorWidth != 0)
+      return false;
+  Operation *def = memref.getDefiningOp();
+  if (!def)
+    return type.getLayout().isIdentity();
+  if (auto alloca = dyn_cast<memref::AllocaOp>(def))
+    return alloca.getAlignment().value_or(0) >= 16;
+  if (isa<memref::AllocOp, memref::GetGlobalOp>(def))
+    return type.getLayout().isIdentity();
+  if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(def))
+    return isVectorAligned(def->getOperand(0));
+  if (auto subview = dyn_cast<memref::SubViewOp>(def)) {
+    // The last dimension's offset must be a static multiple of 4; every
+    // other offset is scaled by a stride that is one (checked above).
+    std::optional<int64_t> last =
+        getConstantIntValue(subview.getMixedOffsets().back());
+    return last && *last % kVectorWidth == 0 &&
+           isVectorAligned(subview.getSource());
+  }
+  return false;
+}
+
+/// The loads and stores of `body` that become 4-wide vector accesses: their
+/// last index is `iv`, their buffer is vector-aligned, their other indices
+/// are loop-invariant, and the loop does not both read and write the buffer.
+static void findVectorAccesses(Block *body, Value iv,
+                               SmallVectorImpl<Operation *> &accesses) {
+  llvm::SmallPtrSet<Value, 8> stored, loaded;
+  SmallVector<Operation *> candidates;
+  body->walk([&](Operation *op) {
+    Value memref;
+    ValueRange indices;
+    if (auto load = dyn_cast<memref::LoadOp>(op)) {
+      memref = load.getMemRef();
+      indices = load.getIndices();
+      loaded.insert(memref);
+    } else if (auto store = dyn_cast<memref::StoreOp>(op)) {
+      memref = store.getMemRef();
+      indices = store.getIndices();
+      stored.insert(memref);
+    } else {
+      return;
+    }
+    if (indices.empty() || indices.back() != iv || !isVectorAligned(memref))
+      return;
+    for (Value index : indices.drop_back())
+      if (index.getParentBlock() == body ||
+          body->getParentOp()->isAncestor(
+              index.getParentBlock()->getParentOp()))
+        return;
+    candidates.push_back(op);
+  });
+  for (Operation *op : candidates) {
+    Value memref = isa<memref::LoadOp>(op)
+                       ? cast<memref::LoadOp>(op).getMemRef()
+                       : cast<memref::StoreOp>(op).getMemRef();
+    if (!(stored.contains(memref) && loaded.contains(memref)))
+      accesses.push_back(op);
+  }
+}
+
+/// Rewrites the body of `loop` (lower bound lane * 4, step 128) to process
+/// elements iv .. iv + 3: vector loads and stores for the accesses at `iv`,
+/// the rest of the body repeated for each of the four elements.
+static void vectorizeRowLoop(RewriterBase &rewriter, scf::ForOp loop,
+                             ArrayRef<Operation *> accesses) {
+  Location loc = loop.getLoc();
+  Block *body = loop.getBody();
+  Value iv = loop.getInductionVar();
+  llvm::SmallPtrSet<Operation *, 8> vectorized(accesses.begin(),
+                                               accesses.end());
+  Block *newBody =
+      rewriter.createBlock(&loop.getRegion(), {}, {iv.getType()}, {loc});
+  Value base = newBody->getArgument(0);
+  rewriter.setInsertionPointToStart(newBody);
+  DenseMap<Operation *, Value> vectors;
+  for (Operation *op : accesses)
+    if (auto load = dyn_cast<memref::LoadOp>(op)) {
+      SmallVector<Value> indices(load.getIndices());
+      indices.back() = base;
+      auto type = VectorType::get({kVectorWidth}, load.getType());
+      vectors[op] =
+          vector::LoadOp::create(rewriter, loc, type, load.getMemRef(), indices,
+                                 /*nontemporal=*/false, llvm::MaybeAlign(16));
+    }
+  DenseMap<Operation *, SmallVector<Value>> storedValues;
+  for (int64_t k = 0; k < kVectorWidth; ++k) {
+    IRMapping mapping;
+    Value offset = arith::ConstantIndexOp::create(rewriter, loc, k);
+    mapping.map(iv, arith::AddIOp::create(rewriter, loc, base, offset));
+    for (Operation &op : body->without_terminator()) {
+      if (vectorized.contains(&op)) {
+        if (auto load = dyn_cast<memref::LoadOp>(op))
+          mapping.map(load.getResult(), vector::ExtractOp::create(
+                                            rewriter, loc, vectors[&op], k));
+        else
+          storedValues[&op].push_back(mapping.lookupOrDefault(
+              cast<memref::StoreOp>(op).getValueToStore()));
+        continue;
+      }
+      rewriter.clone(op, mapping);
+    }
+  }
+  for (Operation *op : accesses)
+    if (auto store = dyn_cast<memref::StoreOp>(op)) {
+      auto type =
+          VectorType::get({kVectorWidth}, store.getValueToStore().getType());
+      Value vector =
+          vector::FromElementsOp::create(rewriter, loc, type, storedValues[op]);
+      SmallVector<Value> indices(store.getIndices());
+      indices.back() = base;
+      vector::StoreOp::create(rewriter, loc, vector, store.getMemRef(), indices,
+                              /*nontemporal=*/false, llvm::MaybeAlign(16));
+    }
+  scf::YieldOp::create(rewriter, loc);
+  rewriter.eraseBlock(body);
+}
+
+/// Whether a row loop runs over a multiple of 128 elements from 0 in unit
+/// steps: each lane can then own 4 consecutive elements per step of 128.
+static bool fitsVectorLayout(Operation *loop) {
+  std::optional<int64_t> first, upper, unit;
+  if (auto forOp = dyn_cast<scf::ForOp>(loop)) {
+    first = getConstantIntValue(forOp.getLowerBound());
+    upper = getConstantIntValue(forOp.getUpperBound());
+    unit = getConstantIntValue(forOp.getStep());
+  } else {
+    auto parallel = cast<scf::ParallelOp>(loop);
+    first = getConstantIntValue(parallel.getLowerBound()[0]);
+    upper = getConstantIntValue(parallel.getUpperBound()[0]);
+    unit = getConstantIntValue(parallel.getStep()[0]);
+  }
+  return first == 0 && unit == 1 && upper &&
+         *upper % (kWarpSize * kVectorWidth) == 0;
+}
+
+static Block *getRowLoopBody(Operation *loop) {
+  if (auto forOp = dyn_cast<scf::ForOp>(loop))
+    return forOp.getBody();
+  return cast<scf::ParallelOp>(loop).getBody();
+}
+
+/// Decides, for the row loops of one row kernel, which give each lane 4
+/// consecutive elements per step (the vector layout) and which give it
+/// elements lane, lane + 32, ... (the scalar layout). A lane-private row
+/// buffer is split across lanes by the layout of the loops that touch it,
+/// so all of those loops must share one layout: the vector one only if
+/// every one of them fits it and at least one has 16-byte accesses to gain.
+static llvm::SmallPtrSet<Operation *, 8>
+selectVectorLayoutLoops(ArrayRef<Operation *> loops) {
+  llvm::EquivalenceClasses<Operation *> classes;
+  DenseMap<Operation *, Operation *> firstLoopOfBuffer;
+  for (Operation *loop : loops) {
+    classes.insert(loop);
+    loop->walk([&](Operation *access) {
+      Value memref;
+      if (auto load = dyn_cast<memref::LoadOp>(access))
+        memref = load.getMemRef();
+      else if (auto store = dyn_cast<memref::StoreOp>(access))
+        memref = store.getMemRef();
+      auto buffer = memref ? memref.getDefiningOp<memref::AllocaOp>() : nullptr;
+      if (!buffer || buffer.getType().getNumElements() <= 1)
+        return;
+      auto [it, inserted] = firstLoopOfBuffer.try_emplace(buffer, loop);
+      if (!inserted)
+        classes.unionSets(it->second, loop);
+    });
+  }
+  llvm::SmallPtrSet<Operation *, 8> selected;
+  for (auto it = classes.begin(); it != classes.end(); ++it) {
+    if (!(*it)->isLeader())
+      continue;
+    bool allFit = true, anyGain = false;
+    for (auto member = classes.member_begin(**it);
+         member != classes.member_end(); ++member) {
+      Operation *loop = *member;
+      bool fits = fitsVectorLayout(loop);
+      allFit &= fits;
+      if (fits) {
+        SmallVector<Operation *> accesses;
+        Block *body = getRowLoopBody(loop);
+        findVectorAccesses(body, body->getArgument(0), accesses);
+        anyGain |= !accesses.empty();
+      }
+    }
+    if (!allFit || !anyGain)
+      continue;
+    for (auto member = classes.member_begin(**it);
+         member != classes.member_end(); ++member)
+      selected.insert(*member);
+  }
+  return selected;
+}
+
+/// Lane `lane` of a warp runs iterations lb + lane*step, lb + (lane+32)*step,
+/// ... of `loop`. In the vector layout (selectVectorLayoutLoops) it instead
+/// runs 4 consecutive elements per step of 128, with 16-byte accesses where
+/// they are aligned.
+static void distributeLoopBounds(RewriterBase &rewriter, scf::ForOp loop,
+                                 Value lane, bool vectorLayout) {
+  Location loc = loop.getLoc();
+  if (vectorLayout) {
+    SmallVector<Operation *> accesses;
+    findVectorAccesses(loop.getBody(), loop.getInductionVar(), accesses);
+    rewriter.setInsertionPoint(loop);
+    Value start = arith::MulIOp::create(
+        rewriter, loc, lane,
+        arith::ConstantIndexOp::create(rewriter, loc, kVectorWidth));
+    Value step =
+        arith::ConstantIndexOp::create(rewriter, loc, kWarpSize * kVectorWidth);
+    rewriter.modifyOpInPlace(loop, [&] {
+      loop.setLowerBound(start);
+      loop.setStep(step);
+    });
+    vectorizeRowLoop(rewriter, loop, accesses);
+    return;
+  }
+  rewriter.setInsertionPoint(loop);
+  Value offset = arith::MulIOp::create(rewriter, loc, lane, loop.getStep());
+  Value lower =
+      arith::AddIOp::create(rewriter, loc, loop.getLowerBound(), offset);
+  Value warp = arith::ConstantIndexOp::create(rewriter, loc, kWarpSize);
+  Value step = arith::MulIOp::create(rewriter, loc, loop.getStep(), warp);
+  rewriter.modifyOpInPlace(loop, [&] {
+    loop.setLowerBound(lower);
+    loop.setStep(step);
+  });
+}
+
+/// Lane-strides a reduction loop and combines the lanes' partials.
+static void distributeReduction(RewriterBase &rewriter, scf::ForOp loop,
+                                Value lane, bool vectorLayout) {
+  SmallVector<AccumulatorInfo> accumulators;
+  for (Accumulator acc : matchReductionLoop(loop))
+    accumulators.emplace_back(acc);
+  Location loc = loop.getLoc();
+  // Each lane starts from the identity; the value before the loop joins
+  // the warp's total once.
+  rewriter.setInsertionPoint(loop);
+  SmallVector<Value> initial;
+  for (const AccumulatorInfo &acc : accumulators) {
+    initial.push_back(
+        memref::LoadOp::create(rewriter, loc, acc.memref, acc.indices));
+    Value identity = arith::ConstantOp::create(rewriter, loc, acc.identity);
+    memref::StoreOp::create(rewriter, loc, identity, acc.memref, acc.indices);
+  }
+  distributeLoopBounds(rewriter, loop, lane, vectorLayout);
+  rewriter.setInsertionPointAfter(loop);
+  for (auto [acc, init] : llvm::zip(accumulators, initial)) {
+    Value partial =
+        memref::LoadOp::create(rewriter, loc, acc.memref, acc.indices);
+    Value total = warpAllReduce(rewriter, loc, partial, acc);
+    Value result = acc.createCombine(rewriter, loc, init, total);
+    memref::StoreOp::create(rewriter, loc, result, acc.memref, acc.indices);
+  }
+}
+
+/// Turns a row's elementwise parallel loop into a lane-strided scf.for.
+static void distributeRowLoop(RewriterBase &rewriter, scf::ParallelOp loop,
+                              Value lane, bool vectorLayout) {
+  Location loc = loop.getLoc();
+  rewriter.setInsertionPoint(loop);
+  auto forOp = scf::ForOp::create(rewriter, loc, loop.getLowerBound()[0],
+                                  loop.getUpperBound()[0], loop.getStep()[0]);
+  Block *body = loop.getBody();
+  rewriter.eraseOp(body->getTerminator());
+  rewriter.inlineBlockBefore(body, forOp.getBody()->getTerminator(),
+                             forOp.getInductionVar());
+  rewriter.eraseOp(loop);
+  distributeLoopBounds(rewriter, forOp, lane, vectorLayout);
+}
+
+/// The rows of a row kernel: the product of its root's trip counts (static
+/// after tiling).
+static int64_t getNumRows(scf::ParallelOp root) {
+  int64_t rows = 1;
+  for (auto [lb, ub, step] :
+       llvm::zip(root.getLowerBound(), root.getUpperBound(), root.getStep()))
+    rows *= (*getConstantIntValue(ub) - *getConstantIntValue(lb) +
+             *getConstantIntValue(step) - 1) /
+            *getConstantIntValue(step);
+  return rows;
+}
+
+/// Replaces `root` (rows over its iteration space) by a block x thread loop
+/// nest in which warp w of block b handles row b * warpsPerBlock + w.
+/// Returns the number of row loops given the vector layout.
+static unsigned mapRowsToWarps(RewriterBase &rewriter, scf::ParallelOp root,
+                               const KernelConfig &config) {
+  MLIRContext *ctx = rewriter.getContext();
+  Location loc = root.getLoc();
+  rewriter.setInsertionPoint(root);
+  auto constant = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(rewriter, loc, v).getResult();
+  };
+  // Rows: the product of the root's trip counts (static after tiling).
+  SmallVector<int64_t> extents;
+  for (auto [lb, ub, step] :
+       llvm::zip(root.getLowerBound(), root.getUpperBound(), root.getStep())) {
+    std::optional<int64_t> l = getConstantIntValue(lb),
+                           u = getConstantIntValue(ub),
+                           s = getConstantIntValue(step);
+    extents.push_back((*u - *l + *s - 1) / *s);
+  }
+  int64_t rows = 1;
+  for (int64_t extent : extents)
+    rows *= extent;
+  int64_t warpsPerBlock = config.warpsPerBlock;
+  int64_t blocks = (rows + warpsPerBlock - 1) / warpsPerBlock;
+  int64_t threads = warpsPerBlock * kWarpSize;
+
+  Value zero = constant(0), one = constant(1);
+  auto grid =
+      scf::ParallelOp::create(rewriter, loc, ValueRange{zero},
+                              ValueRange{constant(blocks)}, ValueRange{one});
+  rewriter.setInsertionPointToStart(grid.getBody());
+  auto block =
+      scf::ParallelOp::create(rewriter, loc, ValueRange{zero},
+                              ValueRange{constant(threads)}, ValueRange{one});
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(1, ctx);
+  (void)gpu::setMappingAttr(
+      grid, {gpu::ParallelLoopDimMappingAttr::get(ctx, gpu::Processor::BlockX,
+                                                  identity, identity)});
+  (void)gpu::setMappingAttr(
+      block, {gpu::ParallelLoopDimMappingAttr::get(ctx, gpu::Processor::ThreadX,
+                                                   identity, identity)});
+
+  rewriter.setInsertionPointToStart(block.getBody());
+  Value thread = block.getInductionVars()[0];
+  Value warp =
+      arith::DivUIOp::create(rewriter, loc, thread, constant(kWarpSize));
+  Value lane =
+      arith::RemUIOp::create(rewriter, loc, thread, constant(kWarpSize));
+  Value row = arith::AddIOp::create(
+      rewriter, loc,
+      arith::MulIOp::create(rewriter, loc, grid.getInductionVars()[0],
+                            constant(warpsPerBlock)),
+      warp);
+  // Whole warps take the same branch, so the shuffles below stay converged.
+  Value inRange = arith::CmpIOp::create(
+      rewriter, loc, arith::CmpIPredicate::ult, row, constant(rows));
+  auto guard = scf::IfOp::create(rewriter, loc, inRange);
+  rewriter.setInsertionPointToStart(guard.thenBlock());
+  SmallVector<Value> ivs(extents.size());
+  Value rest = row;
+  for (int64_t d = extents.size() - 1; d >= 0; --d) {
+    Value position =
+        arith::RemUIOp::create(rewriter, loc, rest, constant(extents[d]));
+    rest = arith::DivUIOp::create(rewriter, loc, rest, constant(extents[d]));
+    ivs[d] = arith::AddIOp::create(
+        rewriter, loc, root.getLowerBound()[d],
+        arith::MulIOp::create(rewriter, loc, position, root.getStep()[d]));
+  }
+  Block *body = root.getBody();
+  rewriter.eraseOp(body->getTerminator());
+  rewriter.inlineBlockBefore(body, guard.thenBlock()->getTerminator(), ivs);
+  rewriter.eraseOp(root);
+
+  SmallVector<Operation *> loops;
+  for (Operation &op : guard.thenBlock()->without_terminator())
+    if (isa<scf::ForOp, scf::ParallelOp>(op))
+      loops.push_back(&op);
+  llvm::SmallPtrSet<Operation *, 8> vectorLoops;
+  if (config.vectorWidth > 1)
+    vectorLoops = selectVectorLayoutLoops(loops);
+  for (Operation *loop : loops) {
+    bool vectorLayout = vectorLoops.contains(loop);
+    if (auto forOp = dyn_cast<scf::ForOp>(loop))
+      distributeReduction(rewriter, forOp, lane, vectorLayout);
+    else
+      distributeRowLoop(rewriter, cast<scf::ParallelOp>(loop), lane,
+                        vectorLayout);
+  }
+  return vectorLoops.size();
+}
+
+namespace {
+struct MapRowLoopsToWarpsPass
+    : public ridge::impl::MapRowLoopsToWarpsPassBase<MapRowLoopsToWarpsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (warpsPerBlock <= 0 || warpsPerBlock * kWarpSize > 1024) {
+      func.emitError() << "warps-per-block must be in [1, 32], got "
+                       << static_cast<int64_t>(warpsPerBlock);
+      return signalPassFailure();
+    }
+    SmallVector<scf::ParallelOp> roots;
+    func.walk([&](scf::ParallelOp loop) {
+      if (loop->getParentOfType<scf::ParallelOp>() ||
+          loop->hasAttr(gpu::getMappingAttrName()))
+        return;
+      bool staticBounds = llvm::all_of(
+          llvm::concat<Value>(loop.getLowerBound(), loop.getUpperBound(),
+                              loop.getStep()),
+          [](Value v) { return getConstantIntValue(v).has_value(); });
+      if (staticBounds && isRowKernel(loop))
+        roots.push_back(loop);
+    });
+    if (roots.empty())
+      return;
+    IRRewriter rewriter(&getContext());
+    for (scf::ParallelOp root : roots) {
+      // The kernel's config decides; a loop without one (ridge-opt input)
+      // fills the SMs of the target's GPU, or `sm-count` of them.
+      FailureOr<std::optional<KernelConfig>> attached = getKernelConfig(root);
+      if (failed(attached))
+        return signalPassFailure();
+      KernelConfig config;
+      if (*attached) {
+        config = **attached;
+      } else {
+        int64_t sms = smCount;
+        if (sms <= 0) {
+          FailureOr<TargetSpec> target = getTargetForPass(func);
+          if (failed(target))
+            return signalPassFailure();
+          sms = target->gpu.smCount;
+        }
+        config.warpsPerBlock = std::clamp<int64_t>(
+            getNumRows(root) / std::max<int64_t>(1, sms), 1, warpsPerBlock);
+      }
+      LLVM_DEBUG(llvm::dbgs() << "one warp per row, " << config.warpsPerBlock
+                              << " per block: " << root.getLoc() << "\n");
+      numVectorizedLoops += mapRowsToWarps(rewriter, root, config);
+      ++numRowKernels;
+    }
+    RewritePatternSet shuffles(&getContext());
+    populateGpuLowerSubgroupReduceToShufflePatterns(shuffles, kWarpSize);
+    // Only the reductions change; the rest of the IR keeps its form.
+    GreedyRewriteConfig config;
+    config.enableFolding(false)
+        .enableConstantCSE(false)
+        .setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
+    if (failed(applyPatternsGreedily(func, std::move(shuffles), config))) {
+      func.emitError("cannot lower the warp reductions to shuffles");
+      return signalPassFailure();
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,213 @@
+//===- Compiler.cpp - The compiler driver behind ridgec and ridge-run -----===//
+//
+// Tool glue: target options, the lowering pipelines plus the model ABI, the
+// host shared object, tool diagnostics and import + compile.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ridgeline/Driver/Compiler.h"
+
+#include "ridgeline/Dialect/Ridge/Transforms/Passes.h"
+#include "ridgeline/Import/OnnxImporter.h"
+#include "ridgeline/Pipelines/Pipelines.h"
+#include "ridgeline/Target/HostObject.h"
+#include "ridgeline/Target/Passes.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinDialect.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::ridge;
+
+TargetCLOptions::TargetCLOptions(llvm::cl::OptionCategory &category)
+    : chip("target",
+           llvm::cl::desc("Code-generation target: cpu (default), sm_80, "
+                          "sm_86, sm_89, sm_90, sm_90a, sm_100, sm_100a"),
+           llvm::cl::init("cpu"), llvm::cl::cat(category)),
+      gpu("gpu",
+          llvm::cl::desc("GPU the kernels are planned for and the report "
+                         "describes (default: the target's, A100-SXM-80GB "
+                         "for sm_8x, H100-SXM otherwise; --list-gpus)"),
+          llvm::cl::value_desc("name"), llvm::cl::init(""),
+          llvm::cl::cat(category)),
+      gpuSpec("gpu-spec",
+              llvm::cl::desc("JSON file describing that GPU (see "
+                             "docs/roofline.md); overrides --gpu"),
+              llvm::cl::value_desc("file"), llvm::cl::init(""),
+              llvm::cl::cat(category)),
+      precision("precision",
+                llvm::cl::desc("Number format of contractions: fp32 (SIMT), "
+                               "tf32, fp16, bf16 (default) or fp8"),
+                llvm::cl::init(""), llvm::cl::cat(category)) {}
+
+FailureOr<TargetSpec> TargetCLOptions::resolve(StringRef toolName,
+                                               std::string &error) const {
+  if (!precision.empty() && !parsePrecision(precision)) {
+    error = "unknown --precision '" + precision +
+            "'; expected fp32, tf32, fp16, bf16 or fp8";
+    return failure();
+  }
+  TargetRequest request;
+  request.chip = chip;
+  request.gpu = gpu;
+  request.gpuSpecFile = gpuSpec;
+  request.precision = precision;
+  SmallVector<std::string> warnings;
+  FailureOr<TargetSpec> target = resolveTarget(request, error, &warnings);
+  for (const std::string &warning : warnings)
+    llvm::errs() << toolName << ": warning: " << warning << "\n";
+  return target;
+}
+
+LogicalResult mlir::ridge::lowerGraphModule(ModuleOp module,
+                                            const CompileOptions &options,
+                                            LoweringStage stage) {
+  // The target is resolved by the tool; every pass reads it from here.
+  setModuleTarget(module, options.target);
+  PassManager pm(module.getContext());
+  GraphToLinalgOptions graph;
+  graph.fusion = options.fusion;
+  buildGraphToLinalgPipeline(pm, graph);
+  if (stage == LoweringStage::LLVMDialect) {
+    if (options.isGpu()) {
+      GpuPipelineOptions gpu;
+      gpu.chip = options.target.chip;
+      gpu.format = options.gpuFormat;
+      gpu.toolkit = options.cudaToolkit;
+      gpu.blockSize = options.blockSize;
+      buildGpuLoweringPipeline(pm, gpu);
+    } else {
+      buildCpuLoweringPipeline(pm);
+    }
+    // The model's C entry points and descriptor (Target), after either back
+    // end.
+    pm.addPass(createEmitModelAbiPass());
+  }
+  return pm.run(module);
+}
+
+//===----------------------------------------------------------------------===//
+// Tool support
+//===----------------------------------------------------------------------===//
+
+/// The file part of a location, looking through name locations.
+static std::string getFileOf(Location loc) {
+  if (auto file = dyn_cast<FileLineColLoc>(loc)) {
+    std::string text = file.getFilename().str();
+    if (file.getLine() != 0)
+      text += ":" + std::to_string(file.getLine()) + ":" +
+              std::to_string(file.getColumn());
+    return text;
+  }
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return getFileOf(name.getChildLoc());
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location inner : fused.getLocations())
+      if (std::string text = getFileOf(inner); !text.empty())
+        return text;
+  if (auto callSite = dyn_cast<CallSiteLoc>(loc))
+    return getFileOf(callSite.getCallee());
+  return {};
+}
+
+/// The ONNX node a location names, if any.
+static std::string getNodeOf(Location loc) {
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return name.getName().str();
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location inner : fused.getLocations())
+      if (std::string text = getNodeOf(inner); !text.empty())
+        return text;
+  return {};
+}
+
+ToolDiagnosticHandler::ToolDiagnosticHandler(MLIRContext *context,
+                                             StringRef toolName)
+    : ScopedDiagnosticHandler(context), toolName(toolName) {
+  setHandler([this](Diagnostic &diag) {
+    llvm::raw_ostream &os = llvm::errs();
+    os << this->toolName << ": ";
+    switch (diag.getSeverity()) {
+    case DiagnosticSeverity::Error:
+      ++numErrors;
+      os << "error: ";
+      break;
+    case DiagnosticSeverity::Warning:
+      os << "warning: ";
+      break;
+    case DiagnosticSeverity::Note:
+      os << "note: ";
+      break;
+    case DiagnosticSeverity::Remark:
+      os << "remark: ";
+      break;
+    }
+    std::string file = getFileOf(diag.getLocation());
+    if (!file.empty())
+      os << file << ": ";
+    std::string message = diag.str();
+    std::string node = getNodeOf(diag.getLocation());
+    // Importer messages already name their node; others (verifier, lowering)
+    // get it added.
+    if (!node.empty() && message.find("'" + node + "'") == std::string::npos)
+      os << "node '" << node << "': ";
+    os << message << "\n";
+    for (Diagnostic &note : diag.getNotes()) {
+      // The failing op's full IR is for ridge-opt users, not for one-line
+      // tool diagnostics.
+      std::string text = note.str();
+      if (StringRef(text).starts_with("see current operation"))
+        continue;
+      os << "  note: " << text << "\n";
+    }
+    return success();
+  });
+}
+
+/// Frees the weight blobs the module refers to. Once the LLVM module holds its
+/// own copy of every weight, keeping the blobs alive through code generation
+/// (which makes a third copy, the object file's sections) only raises the
+/// compiler's peak memory.
+static void releaseWeightBlobs(ModuleOp module) {
+  module->walk([](Operation *op) {
+    for (NamedAttribute attr : op->getAttrs())
+      if (auto weights = dyn_cast<DenseResourceElementsAttr>(attr.getValue()))
+        if (auto *entry = weights.getRawHandle().getResource())
+          entry->setBlob(AsmResourceBlob());
+  });
+}
+
+LogicalResult
+mlir::ridge::compileModelFile(MLIRContext &context, StringRef modelPath,
+                              const OnnxImportOptions &importOptions,
+                              const CompileOptions &options,
+                              StringRef outputPath) {
+  OwningOpRef<ModuleOp> module =
+      importOnnxFile(&context, modelPath, importOptions);
+  if (!module || failed(attachModelAbi(*module, options.target.chip)))
+    return failure();
+  return compileGraphModule(*module, options, outputPath);
+}
+
+LogicalResult mlir::ridge::compileGraphModule(ModuleOp module,
+                                              const CompileOptions &options,
+                                              StringRef outputPath) {
+  if (failed(lowerGraphModule(module, options, LoweringStage::LLVMDialect)))
+    return failure();
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateToLLVMIR(module, llvmContext);
+  if (!llvmModule)
+    return emitError(module->getLoc(), "translation to LLVM IR failed");
+  if (options.releaseWeights)
+    releaseWeightBlobs(module);
+  std::string error;
+  if (failed(emitSharedLibrary(*llvmModule, outputPath, error)))
+    return emitError(module->getLoc(), error);
+  return success();
+}

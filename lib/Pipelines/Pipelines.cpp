@@ -1,0 +1,274 @@
+//===- Pipelines.cpp - Ridgeline's compilation pipelines ------------------===//
+//
+// Short, explicit pipelines in the style of GPUToNVVMPipeline.cpp. The GPU
+// one differs from upstream's gpu-lower-to-nvvm-pipeline where the toolchain
+// notes found traps: explicit PTX features, index computations sunk into
+// kernels before outlining, math approximated instead of libdevice calls.
+//
+// The pipelines assemble passes of Dialect/Ridge/Transforms, Conversion and
+// Codegen only. The model ABI's entry points (ridge-emit-model-abi, a Target
+// pass) are added by the driver after the lowering pipeline.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ridgeline/Pipelines/Pipelines.h"
+
+#include "ridgeline/Codegen/Passes.h"
+#include "ridgeline/Conversion/Passes.h"
+#include "ridgeline/Dialect/Ridge/IR/Ridge.h"
+#include "ridgeline/Dialect/Ridge/Transforms/Passes.h"
+
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/BufferizationToMemRef/BufferizationToMemRef.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
+#include "mlir/Conversion/GPUCommon/GPUCommonPass.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MathToFuncs/MathToFuncs.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MathToLibm/MathToLibm.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/SCFToGPU/SCFToGPUPass.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+using namespace mlir::ridge;
+
+void mlir::ridge::registerCompilerDialects(DialectRegistry &registry) {
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registerAllToLLVMIRTranslations(registry);
+  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+  registry.insert<RidgeDialect>();
+}
+
+FailureOr<std::string> mlir::ridge::getPtxFeatures(StringRef chip) {
+  if (chip == "sm_80" || chip == "sm_86" || chip == "sm_89")
+    return std::string("+ptx78");
+  if (chip == "sm_90" || chip == "sm_90a")
+    return std::string("+ptx80");
+  if (chip == "sm_100" || chip == "sm_100a")
+    return std::string("+ptx86");
+  return failure();
+}
+
+//===----------------------------------------------------------------------===//
+// Graph level
+//===----------------------------------------------------------------------===//
+
+void mlir::ridge::buildGraphOptimizationPipeline(OpPassManager &pm) {
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void mlir::ridge::buildFusionGroupPipeline(OpPassManager &pm, bool fusion,
+                                           bool recordUnfused) {
+  FormFusionGroupsPassOptions groups;
+  groups.policy = fusion ? "roofline" : "never";
+  groups.recordUnfused = recordUnfused;
+  pm.addNestedPass<func::FuncOp>(createFormFusionGroupsPass(groups));
+}
+
+void mlir::ridge::buildGraphToLinalgPipeline(
+    OpPassManager &pm, const GraphToLinalgOptions &options) {
+  // 1. The target, stored once as the module's ridge.target.
+  AttachTargetPassOptions target;
+  target.chip = options.chip;
+  target.gpu = options.gpu;
+  target.gpuSpec = options.gpuSpec;
+  target.precision = options.precision;
+  pm.addPass(createAttachTargetPass(target));
+  // 2. Graph-level clean-up.
+  buildGraphOptimizationPipeline(pm);
+  // 3. The fusion plan decides the kernels; each kernel function is lowered
+  //    on its own, so no fusion crosses a kernel boundary, then inlined back.
+  buildFusionGroupPipeline(pm, options.fusion);
+  pm.addPass(createOutlineFusionGroupsPass());
+  // 4. Graph ops -> linalg on tensors, one loop nest per kernel.
+  pm.addPass(createConvertGraphToLinalgPass());
+  pm.addNestedPass<func::FuncOp>(createFuseKernelBodiesPass());
+  // 5. Each kernel's GPU mapping is decided once, from ridge.target and its
+  //    loop nest (ridge.kernel_config).
+  pm.addNestedPass<func::FuncOp>(createSelectKernelConfigPass());
+  // 6. Kernels inlined back into @main.
+  pm.addPass(createInlinerPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+//===----------------------------------------------------------------------===//
+// Back ends
+//===----------------------------------------------------------------------===//
+
+/// Tensors -> memrefs with the model function taking identity-layout buffers
+/// for inputs and outputs (destination-passing style), temporaries freed.
+static void addBufferizationPasses(OpPassManager &pm, bool sequentialLoops) {
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  bufferization::BufferResultsToOutParamsPassOptions outParams;
+  outParams.hoistStaticAllocs = true;
+  outParams.modifyPublicFunctions = true;
+  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  pm.addPass(createCanonicalizerPass());
+  PrivatizeLoopBuffersPassOptions privatize;
+  privatize.sequential = sequentialLoops;
+  pm.addNestedPass<func::FuncOp>(createPrivatizeLoopBuffersPass(privatize));
+  bufferization::buildBufferDeallocationPipeline(pm);
+  pm.addPass(createConvertBufferizationToMemRefPass());
+  // Kernel bodies tiled with scf.forall (ridge-fuse-kernel-bodies) become
+  // the parallel loops that the back ends map, keeping their config.
+  KernelsToParallelLoopsPassOptions loops;
+  loops.linalg = false;
+  pm.addNestedPass<func::FuncOp>(createKernelsToParallelLoopsPass(loops));
+}
+
+/// Which host code addHostToLLVMPasses lowers besides memref, arith, index,
+/// cf and func.
+enum class HostCode {
+  /// CPU: math ops left after the libm lowering become LLVM intrinsics.
+  Cpu,
+  /// GPU: the host's gpu ops (allocations, copies, launches) become the
+  /// runtime's mgpu* calls.
+  GpuLaunches,
+};
+
+/// The host code's memref/arith/index/cf/func -> LLVM dialect conversions,
+/// shared by both back ends. The model function takes bare pointers (the
+/// model ABI).
+static void addHostToLLVMPasses(OpPassManager &pm, HostCode host) {
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  if (host == HostCode::Cpu)
+    pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  ConvertFuncToLLVMPassOptions funcOptions;
+  funcOptions.useBarePtrCallConv = true;
+  pm.addPass(createConvertFuncToLLVMPass(funcOptions));
+  if (host == HostCode::GpuLaunches) {
+    GpuToLLVMConversionPassOptions launches;
+    launches.hostBarePtrCallConv = true;
+    pm.addPass(createGpuToLLVMConversionPass(launches));
+  }
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void mlir::ridge::buildCpuLoweringPipeline(OpPassManager &pm) {
+  // 1. Bufferization; loops run in order, per-iteration buffers are hoisted.
+  addBufferizationPasses(pm, /*sequentialLoops=*/true);
+  // 2. Loops; loops over empty buffers fold away before their arguments are
+  //    retyped.
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createRetypeEmptyBuffersPass());
+  // 3. Math to libm calls (the rest to LLVM intrinsics in step 4), loops to
+  //    branches.
+  pm.addPass(createConvertMathToFuncs());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createSCFToControlFlowPass());
+  // 4. Host code -> LLVM dialect.
+  addHostToLLVMPasses(pm, HostCode::Cpu);
+  pm.addPass(createCanonicalizerPass());
+}
+
+void mlir::ridge::buildGpuLoweringPipeline(OpPassManager &pm,
+                                           const GpuPipelineOptions &options) {
+  // 1. Bufferization; every parallel iteration gets its own buffers.
+  addBufferizationPasses(pm, /*sequentialLoops=*/false);
+  // 2. Parallel loops, keeping each kernel's config; loops over empty
+  //    buffers fold away first.
+  pm.addNestedPass<func::FuncOp>(createKernelsToParallelLoopsPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createRetypeEmptyBuffersPass());
+  // 3. GPU mapping. Row-kernel grids fill the SMs of the module's
+  //    ridge.target GPU.
+  pm.addNestedPass<func::FuncOp>(createMapRowLoopsToWarpsPass());
+  MapParallelLoopsToGpuPassOptions mapping;
+  mapping.blockSize = options.blockSize;
+  pm.addNestedPass<func::FuncOp>(createMapParallelLoopsToGpuPass(mapping));
+  pm.addPass(createGpuHostBuffersPass());
+  // 4. Kernels. Launch sizes must fold to constants for
+  //    convert-parallel-loops-to-gpu; merging the block loop with its thread
+  //    loop would drop their mapping (a loop whose extent is a multiple of
+  //    the block size has a constant thread loop) and leave the loop on the
+  //    host.
+  pm.addPass(createCanonicalizerPass(
+      GreedyRewriteConfig(),
+      /*disabledPatterns=*/{
+          "(anonymous namespace)::MergeNestedParallelLoops"}));
+  pm.addPass(createConvertParallelLoopToGpuPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createGpuLaunchSinkIndexComputationsPass());
+  pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createMergeGpuModulesPass());
+  // gpu-to-llvm lowers allocations, copies and launches only in their async
+  // (stream-ordered) forms.
+  pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
+
+  // 5. The NVVM target of the kernel module.
+  GpuNVVMAttachTargetOptions target;
+  target.chip = options.chip;
+  // Unknown chips (ridge-opt users) get nvvm-attach-target's own choice, the
+  // minimum PTX ISA for the chip.
+  target.features = getPtxFeatures(options.chip).value_or("");
+  target.optLevel = 3;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+
+  // 6. Kernel bodies -> NVVM, with no libdevice calls.
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createApproximateMathPass());
+  kernels.addPass(createMathToPtxPass());
+  kernels.addPass(createConvertGpuOpsToNVVMOps());
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+
+  // 7. Host code -> LLVM dialect, launches -> mgpu* calls.
+  addHostToLLVMPasses(pm, HostCode::GpuLaunches);
+  // Kernel bodies may keep dead casts from the host conversion (notes, trap 3).
+  pm.addNestedPass<gpu::GPUModuleOp>(createCanonicalizerPass());
+
+  // 8. Kernel modules -> gpu.binary (PTX or cubin).
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = options.format;
+  binary.toolkitPath = options.toolkit;
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+  pm.addPass(createCanonicalizerPass());
+}
+
+void mlir::ridge::registerRidgePipelines() {
+  PassPipelineRegistration<GraphToLinalgOptions>(
+      "ridge-graph-to-linalg",
+      "Lower the ridge graph dialect to fused linalg on tensors",
+      buildGraphToLinalgPipeline);
+  PassPipelineRegistration<>(
+      "ridge-lower-cpu",
+      "Lower linalg on tensors to the LLVM dialect for the host CPU",
+      buildCpuLoweringPipeline);
+  PassPipelineRegistration<GpuPipelineOptions>(
+      "ridge-lower-gpu",
+      "Lower linalg on tensors to GPU kernels (gpu.binary) and LLVM host code",
+      buildGpuLoweringPipeline);
+}

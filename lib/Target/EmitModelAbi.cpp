@@ -1,0 +1,269 @@
+//===- EmitModelAbi.cpp - C entry points of a compiled model --------------===//
+//
+// This file implements ridge-emit-model-abi. The runtime (which links neither
+// MLIR nor LLVM) knows a compiled model only through two C symbols and the
+// constant descriptor one of them returns; the C declarations are in
+// include/ridgeline/Runtime/ModelAbi.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ridgeline/Target/Passes.h"
+
+#include "ridgeline/Dialect/Ridge/IR/Ridge.h"
+
+#include "ridgeline/Runtime/ModelAbi.h"
+
+#include "mlir/IR/Builders.h"
+
+#define DEBUG_TYPE "ridge-emit-model-abi"
+
+namespace mlir::ridge {
+#define GEN_PASS_DEF_EMITMODELABIPASS
+#include "ridgeline/Target/Passes.h.inc"
+} // namespace mlir::ridge
+
+using namespace mlir;
+
+namespace {
+/// One tensor of the kModelAbiAttr description, checked.
+struct TensorAbi {
+  StringRef name;
+  uint32_t dtype;
+  ArrayRef<int64_t> shape;
+};
+} // namespace
+
+/// Reads and checks the description attachModelAbi recorded. It is
+/// compiler-written, but ridge-opt users write it by hand.
+static LogicalResult readModelAbi(ModuleOp module, StringRef &target,
+                                  SmallVectorImpl<TensorAbi> &tensors,
+                                  unsigned &numInputs) {
+  auto fail = [&]() {
+    return module.emitError("ridge-emit-model-abi: '")
+           << ridge::kModelAbiAttr << "' ";
+  };
+  Attribute raw = module->getAttr(ridge::kModelAbiAttr);
+  if (!raw)
+    return fail() << "attribute is missing; run ridge-attach-model-abi on "
+                     "the graph module";
+  auto abi = dyn_cast<DictionaryAttr>(raw);
+  auto targetAttr = abi ? abi.getAs<StringAttr>("target") : StringAttr();
+  auto inputs = abi ? abi.getAs<ArrayAttr>("inputs") : ArrayAttr();
+  auto outputs = abi ? abi.getAs<ArrayAttr>("outputs") : ArrayAttr();
+  if (!targetAttr || targetAttr.getValue().empty() || !inputs || !outputs)
+    return fail() << "must be a dictionary with a non-empty 'target' string "
+                     "and 'inputs' and 'outputs' arrays, got "
+                  << raw;
+  if (outputs.empty())
+    return fail() << "describes no outputs";
+  target = targetAttr.getValue();
+  numInputs = inputs.size();
+  for (auto [kind, list] : {std::pair<StringRef, ArrayAttr>{"input", inputs},
+                            {"output", outputs}}) {
+    for (auto [index, element] : llvm::enumerate(list)) {
+      auto desc = dyn_cast<DictionaryAttr>(element);
+      auto name = desc ? desc.getAs<StringAttr>("name") : StringAttr();
+      auto dtype = desc ? desc.getAs<IntegerAttr>("dtype") : IntegerAttr();
+      auto shape = desc ? dyn_cast_or_null<DenseI64ArrayAttr>(desc.get("shape"))
+                        : DenseI64ArrayAttr();
+      if (!name || name.getValue().empty() || !dtype || !shape)
+        return fail() << kind << " " << index
+                      << " must be {name = non-empty string, dtype = integer, "
+                         "shape = array<i64>}, got "
+                      << element;
+      int64_t value = dtype.getValue().getSExtValue();
+      if (value < 0 || value > UINT32_MAX ||
+          ridge_dtype_size(static_cast<uint32_t>(value)) == 0)
+        return fail() << kind << " " << index << " ('" << name.getValue()
+                      << "') has dtype " << value
+                      << ", which is not a ridge_dtype of ModelAbi.h";
+      if (llvm::any_of(shape.asArrayRef(), [](int64_t d) { return d < 0; }))
+        return fail() << kind << " " << index << " ('" << name.getValue()
+                      << "') has a negative dim in " << shape;
+      tensors.push_back(
+          {name.getValue(), static_cast<uint32_t>(value), shape.asArrayRef()});
+    }
+  }
+  return success();
+}
+
+/// Adds the constant descriptor globals and `ridge_model_describe` at the
+/// end of `module`. The LLVM struct types mirror ModelAbi.h's C structs;
+/// LLVM lays out non-packed structs with the host C ABI's alignment, which
+/// inserts the same padding (Model.cpp pins the offsets).
+static void emitDescriptor(ModuleOp module, StringRef target,
+                           ArrayRef<TensorAbi> tensors, unsigned numInputs) {
+  MLIRContext *ctx = module.getContext();
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  Location loc = module.getLoc();
+  auto ptrType = LLVM::LLVMPointerType::get(ctx);
+  auto i8 = IntegerType::get(ctx, 8);
+  auto i32 = IntegerType::get(ctx, 32);
+  auto i64 = IntegerType::get(ctx, 64);
+  // struct ridge_tensor_desc { const char *name; uint32_t dtype, rank;
+  //                            const int64_t *dims; }
+  auto tensorType =
+      LLVM::LLVMStructType::getLiteral(ctx, {ptrType, i32, i32, ptrType});
+  // struct ridge_model_desc { uint32_t abi_version; const char *target;
+  //                           uint32_t num_inputs, num_outputs;
+  //                           const struct ridge_tensor_desc *tensors; }
+  auto modelType =
+      LLVM::LLVMStructType::getLiteral(ctx, {i32, ptrType, i32, i32, ptrType});
+
+  auto addString = [&](const Twine &symbol, StringRef value) {
+    std::string text = value.str();
+    text.push_back('\0');
+    return LLVM::GlobalOp::create(
+        b, loc, LLVM::LLVMArrayType::get(i8, text.size()), /*isConstant=*/true,
+        LLVM::Linkage::Internal, symbol.str(), b.getStringAttr(text));
+  };
+  // Fills `global`'s initializer region with the value `build` returns.
+  auto initialize = [&](LLVM::GlobalOp global,
+                        llvm::function_ref<Value()> build) {
+    OpBuilder::InsertionGuard guard(b);
+    b.createBlock(&global.getInitializerRegion());
+    LLVM::ReturnOp::create(b, loc, build());
+  };
+  auto constant = [&](Type type, int64_t value) -> Value {
+    return LLVM::ConstantOp::create(b, loc, type,
+                                    b.getIntegerAttr(type, value));
+  };
+
+  LLVM::GlobalOp targetGlobal = addString("ridge_abi_target", target);
+  SmallVector<LLVM::GlobalOp> names, dims;
+  for (auto [k, tensor] : llvm::enumerate(tensors)) {
+    names.push_back(addString("ridge_abi_name_" + Twine(k), tensor.name));
+    if (tensor.shape.empty()) {
+      dims.push_back(nullptr);
+      continue;
+    }
+    auto dimsType =
+        RankedTensorType::get({static_cast<int64_t>(tensor.shape.size())}, i64);
+    dims.push_back(LLVM::GlobalOp::create(
+        b, loc, LLVM::LLVMArrayType::get(i64, tensor.shape.size()),
+        /*isConstant=*/true, LLVM::Linkage::Internal,
+        ("ridge_abi_dims_" + Twine(k)).str(),
+        DenseIntElementsAttr::get(dimsType, tensor.shape)));
+  }
+
+  auto arrayType = LLVM::LLVMArrayType::get(tensorType, tensors.size());
+  auto tensorArray = LLVM::GlobalOp::create(
+      b, loc, arrayType, /*isConstant=*/true, LLVM::Linkage::Internal,
+      "ridge_abi_tensors", Attribute());
+  initialize(tensorArray, [&]() -> Value {
+    Value array = LLVM::ZeroOp::create(b, loc, arrayType);
+    for (auto [k, tensor] : llvm::enumerate(tensors)) {
+      Value dimsPtr = dims[k]
+                          ? Value(LLVM::AddressOfOp::create(b, loc, dims[k]))
+                          : Value(LLVM::ZeroOp::create(b, loc, ptrType));
+      Value fields[] = {LLVM::AddressOfOp::create(b, loc, names[k]),
+                        constant(i32, tensor.dtype),
+                        constant(i32, tensor.shape.size()), dimsPtr};
+      Value desc = LLVM::ZeroOp::create(b, loc, tensorType);
+      for (auto [field, value] : llvm::enumerate(fields))
+        desc = LLVM::InsertValueOp::create(b, loc, desc, value,
+                                           static_cast<int64_t>(field));
+      array = LLVM::InsertValueOp::create(b, loc, array, desc,
+                                          static_cast<int64_t>(k));
+    }
+    return array;
+  });
+
+  auto model = LLVM::GlobalOp::create(b, loc, modelType, /*isConstant=*/true,
+                                      LLVM::Linkage::Internal,
+                                      "ridge_abi_model", Attribute());
+  initialize(model, [&]() -> Value {
+    Value fields[] = {
+        constant(i32, RIDGE_MODEL_ABI_VERSION),
+        LLVM::AddressOfOp::create(b, loc, targetGlobal),
+        constant(i32, numInputs),
+        constant(i32, tensors.size() - numInputs),
+        LLVM::AddressOfOp::create(b, loc, tensorArray),
+    };
+    Value desc = LLVM::ZeroOp::create(b, loc, modelType);
+    for (auto [field, value] : llvm::enumerate(fields))
+      desc = LLVM::InsertValueOp::create(b, loc, desc, value,
+                                         static_cast<int64_t>(field));
+    return desc;
+  });
+
+  // const struct ridge_model_desc *ridge_model_describe(void)
+  auto describe = LLVM::LLVMFuncOp::create(
+      b, loc, "ridge_model_describe", LLVM::LLVMFunctionType::get(ptrType, {}));
+  b.setInsertionPointToStart(describe.addEntryBlock(b));
+  LLVM::ReturnOp::create(b, loc,
+                         Value(LLVM::AddressOfOp::create(b, loc, model)));
+}
+
+namespace {
+struct EmitModelAbiPass : ridge::impl::EmitModelAbiPassBase<EmitModelAbiPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+    auto main = module.lookupSymbol<LLVM::LLVMFuncOp>("main");
+    if (!main) {
+      module.emitError("ridge-emit-model-abi: no LLVM function @main; run it "
+                       "after lowering to the LLVM dialect");
+      return signalPassFailure();
+    }
+    StringRef target;
+    SmallVector<TensorAbi> tensors;
+    unsigned numInputs = 0;
+    if (failed(readModelAbi(module, target, tensors, numInputs)))
+      return signalPassFailure();
+    auto ptrType = LLVM::LLVMPointerType::get(ctx);
+    for (Type type : main.getFunctionType().getParams()) {
+      if (type != ptrType) {
+        main.emitError("ridge-emit-model-abi: @main must take one pointer per "
+                       "buffer (bare-pointer convention), found ")
+            << type;
+        return signalPassFailure();
+      }
+    }
+    if (!isa<LLVM::LLVMVoidType>(main.getFunctionType().getReturnType())) {
+      main.emitError("ridge-emit-model-abi: @main must return its results "
+                     "through out-parameters");
+      return signalPassFailure();
+    }
+
+    if (main.getNumArguments() != tensors.size()) {
+      main.emitError("ridge-emit-model-abi: @main takes ")
+          << main.getNumArguments() << " buffers but '" << ridge::kModelAbiAttr
+          << "' describes " << tensors.size() << " tensors";
+      return signalPassFailure();
+    }
+
+    // Only the two entry points are the model's interface; `main` must not
+    // clash with a host program's main.
+    main.setLinkage(LLVM::Linkage::Internal);
+    // ONNX names live on in the descriptor; LLVM IR has no use for them.
+    for (unsigned i = 0, e = main.getNumArguments(); i < e; ++i)
+      main.setArgAttrs(i, ArrayRef<NamedAttribute>{});
+
+    OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+    Location loc = module.getLoc();
+    auto voidType = LLVM::LLVMVoidType::get(ctx);
+
+    // void ridge_model_run(void **buffers)
+    auto run = LLVM::LLVMFuncOp::create(
+        b, loc, "ridge_model_run",
+        LLVM::LLVMFunctionType::get(voidType, ptrType));
+    Block *body = run.addEntryBlock(b);
+    b.setInsertionPointToStart(body);
+    SmallVector<Value> buffers;
+    for (unsigned i = 0, e = main.getNumArguments(); i < e; ++i) {
+      Value slot =
+          LLVM::GEPOp::create(b, loc, ptrType, ptrType, body->getArgument(0),
+                              ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(i)});
+      buffers.push_back(LLVM::LoadOp::create(b, loc, ptrType, slot));
+    }
+    LLVM::CallOp::create(b, loc, main, buffers);
+    LLVM::ReturnOp::create(b, loc, ValueRange{});
+
+    emitDescriptor(module, target, tensors, numInputs);
+    // The globals are the description from here on.
+    module->removeAttr(ridge::kModelAbiAttr);
+  }
+};
+
+} // namespace
