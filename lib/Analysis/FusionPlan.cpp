@@ -1,8 +1,9 @@
 //===- FusionPlan.cpp - Fusion groups of the ridge graph ------------------===//
 //
 // The planner: which merges of two groups the code generator can emit as one
-// kernel. Whether a legal merge is worth it is the control function's call
-// (FusionPolicy.cpp).
+// kernel. What each op can be in a kernel comes from FusionOpInterface
+// (RidgeInterfaces.td); whether a legal merge is worth it is the control
+// function's call (FusionPolicy.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,91 +20,19 @@
 using namespace mlir;
 using namespace mlir::ridge;
 
-StringRef mlir::ridge::stringifyFusionRole(FusionRole role) {
-  switch (role) {
-  case FusionRole::View:
-    return "view";
-  case FusionRole::Elementwise:
-    return "elementwise";
-  case FusionRole::Layout:
-    return "layout";
-  case FusionRole::Reduction:
-    return "reduction";
-  case FusionRole::Contraction:
-    return "contraction";
-  case FusionRole::Movement:
-    return "movement";
-  case FusionRole::Opaque:
-    return "opaque";
-  }
-  llvm_unreachable("unknown fusion role");
-}
-
-StringRef mlir::ridge::stringifyFusionKind(FusionKind kind) {
+StringRef mlir::ridge::stringifyFusionGroupKind(FusionRole kind) {
   switch (kind) {
-  case FusionKind::View:
-    return "view";
-  case FusionKind::Pointwise:
+  case FusionRole::Elementwise:
+  case FusionRole::Layout:
     return "pointwise";
-  case FusionKind::Reduction:
-    return "reduction";
-  case FusionKind::Contraction:
-    return "contraction";
-  case FusionKind::Movement:
-    return "movement";
-  case FusionKind::Opaque:
-    return "opaque";
+  default:
+    return stringifyFusionRole(kind);
   }
-  llvm_unreachable("unknown fusion kind");
-}
-
-/// A reduction the row-wise kernel can run: the reduced axes are the
-/// trailing ones, so that every output element owns one contiguous row.
-static bool reducesTrailingAxes(ArrayRef<int64_t> axes, int64_t rank) {
-  for (auto [i, axis] : llvm::enumerate(axes))
-    if (axis !=
-        rank - static_cast<int64_t>(axes.size()) + static_cast<int64_t>(i))
-      return false;
-  return !axes.empty();
 }
 
 FusionRole mlir::ridge::getFusionRole(Operation *op) {
-  if (isa<ReshapeOp, BitCastOp>(op))
-    return FusionRole::View;
-  if (isa<
-          // Arithmetic and math, with numpy broadcasting.
-          AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp, ModOp, ReluOp, NegOp,
-          AbsOp, SignOp, TanhOp, ExpOp, LogOp, SqrtOp, ErfOp, SigmoidOp,
-          ReciprocalOp, SinOp, CosOp, TanOp, AsinOp, AcosOp, AtanOp, SinhOp,
-          CoshOp, AsinhOp, AcoshOp, AtanhOp, FloorOp, CeilOp, RoundOp, GeluOp,
-          // Logic, compares, select, casts.
-          NotOp, AndOp, OrOp, XorOp, BitShiftOp, EqualOp, LessOp, LessEqualOp,
-          GreaterOp, GreaterEqualOp, IsNaNOp, IsInfOp, SelectOp, CastOp,
-          TriluOp>(op))
-    return FusionRole::Elementwise;
-  if (isa<TransposeOp, SliceOp, ExpandOp, GatherOp, GatherElementsOp, ConcatOp>(
-          op))
-    return FusionRole::Layout;
-  if (auto reduce = dyn_cast<ReduceOp>(op)) {
-    auto type = cast<RankedTensorType>(reduce.getInput().getType());
-    return reducesTrailingAxes(reduce.getAxes(), type.getRank())
-               ? FusionRole::Reduction
-               : FusionRole::Opaque;
-  }
-  if (auto softmax = dyn_cast<SoftmaxOp>(op))
-    return softmax.getAxis() == softmax.getType().getRank() - 1
-               ? FusionRole::Reduction
-               : FusionRole::Opaque;
-  if (auto softmax = dyn_cast<LogSoftmaxOp>(op))
-    return softmax.getAxis() == softmax.getType().getRank() - 1
-               ? FusionRole::Reduction
-               : FusionRole::Opaque;
-  if (isa<LayerNormOp, RMSNormOp>(op))
-    return FusionRole::Reduction;
-  if (isa<MatMulOp, GemmOp, ConvOp>(op))
-    return FusionRole::Contraction;
-  if (isa<PadOp, TileOp, PoolOp, ResizeOp>(op))
-    return FusionRole::Movement;
+  if (auto fusible = dyn_cast<FusionOpInterface>(op))
+    return fusible.getFusionRole();
   return FusionRole::Opaque;
 }
 
@@ -189,29 +118,22 @@ private:
 FusionGroup FusionPlanner::makeSingleton(Operation *op) {
   FusionGroup group;
   group.ops.push_back(op);
+  // A group's kind is its anchor's role; elementwise and layout ops make a
+  // pointwise group, views a view group, and neither is an anchor.
   FusionRole role = getFusionRole(op);
   switch (role) {
   case FusionRole::View:
-    group.kind = FusionKind::View;
-    break;
   case FusionRole::Elementwise:
+    group.kind = role;
+    break;
   case FusionRole::Layout:
-    group.kind = FusionKind::Pointwise;
+    group.kind = FusionRole::Elementwise;
     break;
   case FusionRole::Reduction:
-    group.kind = FusionKind::Reduction;
-    group.anchor = op;
-    break;
   case FusionRole::Contraction:
-    group.kind = FusionKind::Contraction;
-    group.anchor = op;
-    break;
   case FusionRole::Movement:
-    group.kind = FusionKind::Movement;
-    group.anchor = op;
-    break;
   case FusionRole::Opaque:
-    group.kind = FusionKind::Opaque;
+    group.kind = role;
     group.anchor = op;
     break;
   }
@@ -219,24 +141,12 @@ FusionGroup FusionPlanner::makeSingleton(Operation *op) {
   for (Value result : op->getResults())
     resultElements = std::max(resultElements, getNumElementsOf(result));
   group.domain = resultElements;
-  if (group.kind == FusionKind::Reduction) {
-    // The iteration space is the reduced input; rows are the reduced result
+  if (group.kind == FusionRole::Reduction) {
+    // The iteration space is the reduced input; the op states its rows
     // (softmax and the norms reduce their last axes in place).
-    int64_t input = getNumElementsOf(op->getOperand(0));
-    group.domain = input;
-    if (auto reduce = dyn_cast<ReduceOp>(op)) {
-      group.rows = resultElements;
-    } else if (auto norm = dyn_cast<LayerNormOp>(op)) {
-      group.rows = getNumElementsOf(norm.getMean());
-    } else {
-      auto type = cast<RankedTensorType>(op->getOperand(0).getType());
-      int64_t axis = isa<RMSNormOp>(op) ? cast<RMSNormOp>(op).getAxis()
-                                        : type.getRank() - 1;
-      int64_t rowLength = 1;
-      for (int64_t d = axis; d < type.getRank(); ++d)
-        rowLength *= type.getDimSize(d);
-      group.rows = rowLength > 0 ? input / rowLength : 0;
-    }
+    group.domain = getNumElementsOf(op->getOperand(0));
+    FailureOr<int64_t> rows = cast<FusionOpInterface>(op).getReductionRows();
+    group.rows = succeeded(rows) ? *rows : 0;
   }
   computeGroupCost(group);
   return group;
@@ -286,10 +196,10 @@ FusionPlanner::checkLegal(const FusionGroup &producer,
                           FusionGroup &merged, bool &isPrologue) {
   isPrologue = false;
   Value edge = operand.get();
-  FusionKind p = producer.kind, c = consumer.kind;
-  if (p == FusionKind::Opaque)
+  FusionRole p = producer.kind, c = consumer.kind;
+  if (p == FusionRole::Opaque)
     return describeFusionOp(producer.anchor) + " runs as a kernel of its own";
-  if (c == FusionKind::Opaque)
+  if (c == FusionRole::Opaque)
     return describeFusionOp(consumer.anchor) + " runs as a kernel of its own";
   if (edge.getDefiningOp() != producer.getSink())
     return "the producer's kernel already ends in " +
@@ -309,28 +219,28 @@ FusionPlanner::checkLegal(const FusionGroup &producer,
                                std::to_string(producer.domain) + " vs " +
                                std::to_string(consumer.domain) + " elements)";
 
-  if (p == FusionKind::View || c == FusionKind::View) {
-    if (c == FusionKind::View)
+  if (p == FusionRole::View || c == FusionRole::View) {
+    if (c == FusionRole::View)
       takeProducer();
-    if (p == FusionKind::View && c == FusionKind::View)
+    if (p == FusionRole::View && c == FusionRole::View)
       merged.domain = std::max(producer.domain, consumer.domain);
     return std::nullopt;
   }
   switch (p) {
-  case FusionKind::Pointwise:
+  case FusionRole::Elementwise:
     switch (c) {
-    case FusionKind::Pointwise:
+    case FusionRole::Elementwise:
       // Broadcast producers are recomputed per consumer element.
       if (producer.domain > consumer.domain ||
           consumer.domain % std::max<int64_t>(1, producer.domain) != 0)
         return differentSpace;
       return std::nullopt;
-    case FusionKind::Reduction:
+    case FusionRole::Reduction:
       if (producer.domain != consumer.domain &&
           producer.domain != consumer.rows)
         return differentSpace;
       return std::nullopt;
-    case FusionKind::Contraction: {
+    case FusionRole::Contraction: {
       // An input of an epilogue op is read like any pointwise operand.
       if (operand.getOwner() != consumer.anchor) {
         if (producer.domain > consumer.domain ||
@@ -351,44 +261,44 @@ FusionPlanner::checkLegal(const FusionGroup &producer,
       isPrologue = true;
       return std::nullopt;
     }
-    case FusionKind::Movement:
+    case FusionRole::Movement:
       return "only elementwise epilogues join " +
              describeFusionOp(consumer.anchor);
     default:
       break;
     }
     break;
-  case FusionKind::Reduction:
+  case FusionRole::Reduction:
     takeProducer();
     switch (c) {
-    case FusionKind::Pointwise:
+    case FusionRole::Elementwise:
       if (consumer.domain != producer.domain &&
           consumer.domain != producer.rows)
         return differentSpace;
       return std::nullopt;
-    case FusionKind::Reduction:
+    case FusionRole::Reduction:
       if (producer.domain != consumer.domain || producer.rows != consumer.rows)
         return "the reductions run over different rows";
       return std::nullopt;
-    case FusionKind::Contraction:
+    case FusionRole::Contraction:
       return "only elementwise prologues fold into a contraction";
-    case FusionKind::Movement:
+    case FusionRole::Movement:
       return "only elementwise epilogues join " +
              describeFusionOp(consumer.anchor);
     default:
       break;
     }
     break;
-  case FusionKind::Contraction:
+  case FusionRole::Contraction:
     takeProducer();
     switch (c) {
-    case FusionKind::Pointwise:
+    case FusionRole::Elementwise:
       if (consumer.domain != producer.domain)
         return differentSpace;
       return std::nullopt;
-    case FusionKind::Reduction:
+    case FusionRole::Reduction:
       return "a reduction over a contraction's output needs whole rows of it";
-    case FusionKind::Contraction:
+    case FusionRole::Contraction:
       // Two contractions summed in one epilogue (a residual block's
       // shortcut convolution) share the output tile: each output element
       // runs both dot products. Feeding one into the other's operand would
@@ -397,19 +307,19 @@ FusionPlanner::checkLegal(const FusionGroup &producer,
         return "a contraction cannot be the prologue of another";
       if (producer.domain != consumer.domain)
         return differentSpace;
-      merged.kind = FusionKind::Contraction;
+      merged.kind = FusionRole::Contraction;
       merged.anchor = consumer.anchor;
       return std::nullopt;
-    case FusionKind::Movement:
+    case FusionRole::Movement:
       return "only elementwise epilogues join " +
              describeFusionOp(consumer.anchor);
     default:
       break;
     }
     break;
-  case FusionKind::Movement:
+  case FusionRole::Movement:
     takeProducer();
-    if (c == FusionKind::Pointwise) {
+    if (c == FusionRole::Elementwise) {
       if (consumer.domain != producer.domain)
         return differentSpace;
       return std::nullopt;
@@ -458,12 +368,12 @@ std::optional<std::string> FusionPlanner::tryMerge(OpOperand &operand) {
         0, cast<CostOpInterface>(consumer.anchor).getFlops() / 2);
     int64_t elements = std::max<int64_t>(1, getNumElementsOf(operand.get()));
     candidate.recomputedFlops = producer.flops * (macs / elements - 1);
-  } else if (producer.kind == FusionKind::Pointwise &&
+  } else if (producer.kind == FusionRole::Elementwise &&
              merged.domain > producer.domain && producer.domain > 0) {
     candidate.recomputedFlops =
         producer.flops * (merged.domain / producer.domain - 1);
   }
-  if (merged.kind == FusionKind::Reduction && merged.rows > 0)
+  if (merged.kind == FusionRole::Reduction && merged.rows > 0)
     candidate.rowBytes =
         merged.domain / merged.rows *
         getElementByteWidth(
@@ -511,9 +421,9 @@ FusionPlan FusionPlanner::run() {
   for (FusionGroup &group : plan.groups) {
     for (Operation *op : group.ops)
       plan.groupOf[op] = group.id;
-    StringRef kind = stringifyFusionKind(group.kind);
-    if (group.anchor && group.kind != FusionKind::Reduction &&
-        group.kind != FusionKind::Pointwise)
+    StringRef kind = stringifyFusionGroupKind(group.kind);
+    if (group.anchor && group.kind != FusionRole::Reduction &&
+        group.kind != FusionRole::Elementwise)
       kind = group.anchor->getName().stripDialect();
     group.name = ("k" + Twine(group.id) + "_" + kind).str();
   }

@@ -1,10 +1,16 @@
 // RUN: ridge-opt %s -split-input-file -ridge-form-fusion-groups=remarks=true -verify-diagnostics | FileCheck %s
+// RUN: ridge-opt %s -split-input-file -ridge-form-fusion-groups="policy=all-legal record-unfused=true" | FileCheck %s --check-prefix=ALL
+// RUN: ridge-opt %s -split-input-file -ridge-form-fusion-groups="policy=roofline max-kernel-ops=2 record-unfused=true" | FileCheck %s --check-prefix=LIMIT
 // RUN: not ridge-opt %s -split-input-file -ridge-form-fusion-groups=gpu=Z100 2>&1 | FileCheck %s --check-prefix=BAD-GPU
 
 // BAD-GPU: unknown GPU 'Z100'
 
 // Fusion groups on the default GPU (H100-SXM): which ops share a kernel, and
-// the remark at every edge left between two kernels.
+// the remark at every edge left between two kernels. The ALL run takes every
+// merge the planner allows (policy=all-legal), so that its legality is
+// tested apart from the roofline policy; the LIMIT run is the roofline
+// policy with a kernel limit of 2 ops. Both record the reason of each edge
+// left unfused on its consumer (ridge.unfused).
 // A pointwise chain with a cast is one kernel: 4 ops, one read of x and y,
 // one write of the f16 result.
 // CHECK-LABEL: func @pointwise_chain
@@ -127,6 +133,14 @@ func.func @transpose_prologue(%q: tensor<1x128x4x64xf32>, %k: tensor<1x4x64x128x
 // CHECK-NEXT: ridge.cast
 // CHECK: ridge.fusion_group "k1_matmul" kind "contraction"
 // CHECK-NEXT: ridge.matmul
+// The planner allows the prologue; only the policy refuses it.
+// ALL-LABEL: func @prologue_into_compute_bound
+// ALL: ridge.fusion_group "k0_matmul" kind "contraction"
+// ALL-NEXT: ridge.cast
+// ALL-NEXT: %[[MM:.*]] = ridge.matmul
+// ALL-NEXT: ridge.yield %[[MM]]
+// ALL-NEXT: }
+// ALL-NEXT: return
 func.func @prologue_into_compute_bound(%x: tensor<4096x4096xf32>, %w: tensor<4096x4096xbf16>) -> tensor<4096x4096xbf16> {
   %0 = ridge.cast %x : tensor<4096x4096xf32> -> tensor<4096x4096xbf16>
   // expected-remark @+1 {{consumer is compute-bound: a prologue would be recomputed per tile}}
@@ -174,6 +188,11 @@ func.func @opaque_op(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
 // CHECK-LABEL: func @norm_after_matmul
 // CHECK: ridge.fusion_group "k0_matmul" kind "contraction"
 // CHECK: ridge.fusion_group "k1_reduction" kind "reduction"
+// The planner refuses it, whatever the policy.
+// ALL-LABEL: func @norm_after_matmul
+// ALL: ridge.fusion_group "k0_matmul" kind "contraction"
+// ALL: ridge.fusion_group "k1_reduction" kind "reduction"
+// ALL-NEXT: ridge.layer_norm {{.*}}ridge.unfused = [{operand = 0 : i64, reason = "a reduction over a contraction's output needs whole rows of it"}]
 func.func @norm_after_matmul(%x: tensor<128x256xf32>, %w: tensor<256x256xf32>, %s: tensor<256xf32>) -> tensor<128x256xf32> {
   %0 = ridge.matmul %x, %w : (tensor<128x256xf32>, tensor<256x256xf32>) -> tensor<128x256xf32>
   // expected-remark @+1 {{a reduction over a contraction's output needs whole rows of it}}
@@ -190,4 +209,61 @@ func.func @norm_after_matmul(%x: tensor<128x256xf32>, %w: tensor<256x256xf32>, %
 func.func @views_only(%x: tensor<2x3x4xf32>) -> tensor<6x4xf32> {
   %0 = ridge.reshape %x : tensor<2x3x4xf32> -> tensor<6x4xf32>
   return %0 : tensor<6x4xf32>
+}
+
+// -----
+
+// A chain of three ops is one kernel under the default limit of 64 ops and
+// under all-legal; with max-kernel-ops=2 the roofline policy refuses the
+// third op, a merge the planner allows.
+// CHECK-LABEL: func @chain_over_kernel_op_limit
+// CHECK: ridge.fusion_group "k0_pointwise" kind "pointwise"
+// CHECK-NEXT: ridge.add
+// CHECK-NEXT: ridge.tanh
+// CHECK-NEXT: ridge.mul
+// CHECK-NEXT: ridge.yield
+// CHECK-NOT: ridge.fusion_group
+// ALL-LABEL: func @chain_over_kernel_op_limit
+// ALL: ridge.fusion_group "k0_pointwise" kind "pointwise"
+// ALL-NEXT: ridge.add
+// ALL-NEXT: ridge.tanh
+// ALL-NEXT: ridge.mul
+// ALL-NEXT: ridge.yield
+// ALL-NOT: ridge.fusion_group
+// LIMIT-LABEL: func @chain_over_kernel_op_limit
+// LIMIT: ridge.fusion_group "k0_pointwise" kind "pointwise"
+// LIMIT-NEXT: ridge.add
+// LIMIT-NEXT: ridge.tanh
+// LIMIT-NEXT: ridge.yield
+// LIMIT: ridge.fusion_group "k1_pointwise" kind "pointwise"
+// LIMIT-NEXT: ridge.mul {{.*}}ridge.unfused = [{operand = 0 : i64, reason = "would exceed the register budget: 3 ops in one kernel (limit 2)"}]
+func.func @chain_over_kernel_op_limit(%x: tensor<1024xf32>, %y: tensor<1024xf32>) -> tensor<1024xf32> {
+  %0 = ridge.add %x, %y : (tensor<1024xf32>, tensor<1024xf32>) -> tensor<1024xf32>
+  %1 = ridge.tanh %0 : tensor<1024xf32>
+  %2 = ridge.mul %1, %x : (tensor<1024xf32>, tensor<1024xf32>) -> tensor<1024xf32>
+  return %2 : tensor<1024xf32>
+}
+
+// -----
+
+// Negative: attention's softmax is a row reduction, and only elementwise
+// prologues fold into a contraction (the matmul would recompute the row's
+// max and sum for every element it reads). The planner refuses the merge,
+// so even all-legal keeps two kernels.
+// TODO: a flash-attention style kernel would take it.
+// CHECK-LABEL: func @no_fuse_softmax_into_matmul
+// CHECK: ridge.fusion_group "k0_reduction" kind "reduction"
+// CHECK-NEXT: ridge.softmax
+// CHECK: ridge.fusion_group "k1_matmul" kind "contraction"
+// CHECK-NEXT: ridge.matmul
+// ALL-LABEL: func @no_fuse_softmax_into_matmul
+// ALL: ridge.fusion_group "k0_reduction" kind "reduction"
+// ALL-NEXT: ridge.softmax
+// ALL: ridge.fusion_group "k1_matmul" kind "contraction"
+// ALL-NEXT: ridge.matmul {{.*}}ridge.unfused = [{operand = 0 : i64, reason = "only elementwise prologues fold into a contraction"}]
+func.func @no_fuse_softmax_into_matmul(%s: tensor<1x4x128x128xf32>, %v: tensor<1x4x128x64xf32>) -> tensor<1x4x128x64xf32> {
+  %0 = ridge.softmax %s {axis = 3 : i64} : tensor<1x4x128x128xf32>
+  // expected-remark @+1 {{not fused with its producer ridge.softmax: only elementwise prologues fold into a contraction}}
+  %1 = ridge.matmul %0, %v : (tensor<1x4x128x128xf32>, tensor<1x4x128x64xf32>) -> tensor<1x4x128x64xf32>
+  return %1 : tensor<1x4x128x64xf32>
 }

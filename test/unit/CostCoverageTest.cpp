@@ -1,8 +1,10 @@
-//===- CostCoverageTest.cpp - Every graph op states its cost --------------===//
+//===- CostCoverageTest.cpp - Every graph op states its cost and role -----===//
 //
-// The roofline needs FLOPs and bytes for every op the importer can produce.
-// An op added without CostOpInterface would silently drop out of the report,
-// so this test lists every registered op of the ridge dialect that lacks it.
+// The roofline needs FLOPs and bytes for every op the importer can produce,
+// and the fusion planner needs every op's fusion role. An op added without
+// CostOpInterface would silently drop out of the report, and one without
+// FusionOpInterface would silently run alone, so this test lists every
+// registered op of the ridge dialect that lacks either.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,7 +16,7 @@
 int main() {
   mlir::MLIRContext context;
   context.loadDialect<mlir::ridge::RidgeDialect>();
-  unsigned ops = 0, missing = 0;
+  unsigned ops = 0, missingCost = 0, missingRole = 0;
   for (mlir::RegisteredOperationName name : context.getRegisteredOperations()) {
     // Terminators (ridge.yield) hand values on and are no graph ops.
     if (name.getDialectNamespace() != "ridge" ||
@@ -24,10 +26,18 @@ int main() {
     if (!name.hasInterface<mlir::ridge::CostOpInterface>()) {
       llvm::outs() << "FAIL: " << name.getStringRef()
                    << " does not implement CostOpInterface\n";
-      ++missing;
+      ++missingCost;
+    }
+    if (!name.hasInterface<mlir::ridge::FusionOpInterface>()) {
+      llvm::outs() << "FAIL: " << name.getStringRef()
+                   << " does not implement FusionOpInterface\n";
+      ++missingRole;
     }
   }
-  llvm::outs() << ops << " ridge ops, " << missing << " without a cost\n"
-               << (missing == 0 && ops > 0 ? "PASS" : "FAIL") << "\n";
-  return missing == 0 && ops > 0 ? 0 : 1;
+  bool pass = missingCost == 0 && missingRole == 0 && ops > 0;
+  llvm::outs() << ops << " ridge ops, " << missingCost << " without a cost\n"
+               << ops << " ridge ops, " << missingRole
+               << " without a fusion role\n"
+               << (pass ? "PASS" : "FAIL") << "\n";
+  return pass ? 0 : 1;
 }

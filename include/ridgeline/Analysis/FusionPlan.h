@@ -23,6 +23,7 @@
 #define RIDGELINE_ANALYSIS_FUSIONPLAN_H
 
 #include "ridgeline/Analysis/Roofline.h"
+#include "ridgeline/Dialect/Ridge/IR/Ridge.h"
 
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
@@ -39,53 +40,27 @@ namespace mlir::ridge {
 /// boundaries and why (ridge-form-fusion-groups{record-unfused}).
 inline constexpr llvm::StringLiteral kUnfusedAttr = "ridge.unfused";
 
-/// What an op can be inside a kernel.
-enum class FusionRole {
-  /// A view (reshape): no data of its own, joins either neighbour.
-  View,
-  /// Computes each output element from the matching (broadcast) input
-  /// elements: arithmetic, casts, compares, select, GELU.
-  Elementwise,
-  /// Re-indexes its input: transpose, slice, expand. Folds into the reads of
-  /// its consumer or the writes of its producer.
-  Layout,
-  /// Reduces trailing axes, possibly with the arithmetic around it: reduce,
-  /// softmax, log-softmax, LayerNorm, RMSNorm.
-  Reduction,
-  /// Matrix multiply-add: MatMul, Gemm, Conv. Takes epilogues and simple
-  /// prologues.
-  Contraction,
-  /// Data movement that computes its output elements independently and can
-  /// take an elementwise epilogue: gather, concat, pad, pool, resize.
-  Movement,
-  /// Anything else runs as a kernel of its own.
-  Opaque,
-};
-
-StringRef stringifyFusionRole(FusionRole role);
+/// What `op` can be inside a kernel: its FusionOpInterface role (the
+/// FusionRole enum and the roles are documented in RidgeInterfaces.td), or
+/// Opaque for an op without the interface.
 FusionRole getFusionRole(Operation *op);
 
 /// "ridge.matmul ('/h.0/c_fc/MatMul')": an op and the ONNX node behind it,
 /// for fusion remarks and reasons.
 std::string describeFusionOp(Operation *op);
 
-/// The kind of a group: the role of its anchor (its contraction, reduction
-/// or data-movement op) or Pointwise/View when it has none.
-enum class FusionKind {
-  View,
-  Pointwise,
-  Reduction,
-  Contraction,
-  Movement,
-  Opaque
-};
-
-StringRef stringifyFusionKind(FusionKind kind);
+/// The name of a group's kind, as `ridge.fusion_group ... kind` and the
+/// report print it: "pointwise" for Elementwise (a group of elementwise and
+/// layout ops), otherwise the role's name ("reduction", "view", ...).
+StringRef stringifyFusionGroupKind(FusionRole kind);
 
 /// One fusion group: the ops of one kernel.
 struct FusionGroup {
   unsigned id = 0;
-  FusionKind kind = FusionKind::Pointwise;
+  /// The role of the anchor (Reduction, Contraction, Movement, Opaque);
+  /// Elementwise for a pointwise group (elementwise and layout ops around
+  /// no anchor) and View for views only. Never Layout.
+  FusionRole kind = FusionRole::Elementwise;
   /// Member ops in program order; the last one is the sink.
   SmallVector<Operation *> ops;
   /// The contraction, reduction or movement op the group is built around.

@@ -402,5 +402,16 @@ int64_t SoftmaxOp::getFlops() {
   return rows * (5 * n - 2);
 }
 
+// Fusion: a row reduction when it runs along the last axis.
+FusionRole SoftmaxOp::getFusionRole() {
+  return static_cast<int64_t>(getAxis()) == getType().getRank() - 1
+             ? FusionRole::Reduction
+             : FusionRole::Opaque;
+}
+
+FailureOr<int64_t> SoftmaxOp::getReductionRows() {
+  return getRowsOfTrailingDims(getInput(), getType().getRank() - 1);
+}
+
 #define GET_OP_CLASSES
 #include "ridgeline/Dialect/Ridge/IR/RidgeOps.cpp.inc"

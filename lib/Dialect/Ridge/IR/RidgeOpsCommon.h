@@ -32,6 +32,17 @@ LogicalResult inferBinaryType(std::optional<Location> loc, Value lhs, Value rhs,
 /// null when `input` is not a splat or a small dense constant. Defined with
 /// the elementwise folders (RidgeElementwiseOps.cpp).
 OpFoldResult foldCastConstant(Attribute input, Type inputType, Type resultType);
+
+/// True when `axes` are the trailing `axes.size()` axes of a rank-`rank`
+/// tensor, in order: a reduction the fusion planner's row kernel can run,
+/// since every output element then owns one contiguous row.
+bool reducesTrailingAxes(ArrayRef<int64_t> axes, int64_t rank);
+
+/// Rows of `input` when each row is made of its dims from `axis` to the end
+/// (softmax, the norms): elements / row length. Failure when the shape is not
+/// static or a row is empty. Defined with the reductions
+/// (RidgeReductionOps.cpp).
+FailureOr<int64_t> getRowsOfTrailingDims(Value input, int64_t axis);
 } // namespace mlir::ridge::detail
 
 #endif // RIDGELINE_DIALECTS_RIDGE_RIDGEOPSCOMMON_H

@@ -35,6 +35,28 @@ static LogicalResult verifyAxis(Operation *op, int64_t axis, int64_t rank) {
   return success();
 }
 
+bool mlir::ridge::detail::reducesTrailingAxes(ArrayRef<int64_t> axes,
+                                              int64_t rank) {
+  for (auto [i, axis] : llvm::enumerate(axes))
+    if (axis !=
+        rank - static_cast<int64_t>(axes.size()) + static_cast<int64_t>(i))
+      return false;
+  return !axes.empty();
+}
+
+FailureOr<int64_t> mlir::ridge::detail::getRowsOfTrailingDims(Value input,
+                                                              int64_t axis) {
+  auto type = cast<RankedTensorType>(input.getType());
+  if (!type.hasStaticShape())
+    return failure();
+  int64_t rowLength = 1;
+  for (int64_t d = axis; d < type.getRank(); ++d)
+    rowLength *= type.getDimSize(d);
+  if (rowLength <= 0)
+    return failure();
+  return type.getNumElements() / rowLength;
+}
+
 //===----------------------------------------------------------------------===//
 // ReduceOp
 //===----------------------------------------------------------------------===//
@@ -92,6 +114,21 @@ int64_t ReduceOp::getFlops() {
     return -1;
   int64_t combines = std::max<int64_t>(in - out, 0);
   return getKind() == ReduceKind::Mean ? combines + out : combines;
+}
+
+// Fusion: a row reduction when the reduced axes are the trailing ones; its
+// rows are the result's elements.
+FusionRole ReduceOp::getFusionRole() {
+  return reducesTrailingAxes(getAxes(), getInput().getType().getRank())
+             ? FusionRole::Reduction
+             : FusionRole::Opaque;
+}
+
+FailureOr<int64_t> ReduceOp::getReductionRows() {
+  int64_t rows = getNumElements(getType());
+  if (rows < 0)
+    return failure();
+  return rows;
 }
 
 //===----------------------------------------------------------------------===//
@@ -496,6 +533,16 @@ int64_t LogSoftmaxOp::getFlops() {
   return rows * (5 * n - 1);
 }
 
+// Fusion: a row reduction when it runs along the last axis.
+FusionRole LogSoftmaxOp::getFusionRole() {
+  return getAxis() == getType().getRank() - 1 ? FusionRole::Reduction
+                                              : FusionRole::Opaque;
+}
+
+FailureOr<int64_t> LogSoftmaxOp::getReductionRows() {
+  return getRowsOfTrailingDims(getInput(), getType().getRank() - 1);
+}
+
 LogicalResult HardmaxOp::verify() {
   int64_t rank = getType().getRank();
   if (failed(verifyAxis(*this, getAxis(), rank)))
@@ -569,6 +616,17 @@ int64_t LayerNormOp::getFlops() {
   if (elements < 0 || rows < 0)
     return -1;
   return 8 * elements + 3 * rows;
+}
+
+// Fusion: always a row reduction over the dims from `axis`; its rows are the
+// elements of `mean`.
+FusionRole LayerNormOp::getFusionRole() { return FusionRole::Reduction; }
+
+FailureOr<int64_t> LayerNormOp::getReductionRows() {
+  int64_t rows = getNumElements(getMean().getType());
+  if (rows < 0)
+    return failure();
+  return rows;
 }
 
 //===----------------------------------------------------------------------===//

@@ -149,6 +149,13 @@ int64_t RMSNormOp::getFlops() {
   return 4 * elements + 3 * rows;
 }
 
+// Fusion: always a row reduction over the dims from `axis`.
+FusionRole RMSNormOp::getFusionRole() { return FusionRole::Reduction; }
+
+FailureOr<int64_t> RMSNormOp::getReductionRows() {
+  return getRowsOfTrailingDims(getInput(), getAxis());
+}
+
 //===----------------------------------------------------------------------===//
 // GeluOp
 //===----------------------------------------------------------------------===//

@@ -37,7 +37,7 @@ static void wrapGroup(const FusionGroup &group) {
   Location loc = builder.getFusedLoc(locations);
   auto fusionGroup =
       FusionGroupOp::create(builder, loc, ValueRange(group.outputs).getTypes(),
-                            group.name, stringifyFusionKind(group.kind));
+                            group.name, stringifyFusionGroupKind(group.kind));
   Block *body = builder.createBlock(&fusionGroup.getBody());
   for (Operation *op : group.ops)
     op->moveBefore(body, body->end());

@@ -1,8 +1,8 @@
 //===- Ridge.h - The ridge graph dialect --------------------------*- C++
 //-*-===//
 //
-// Public header of the `ridge` dialect: ops, the cost interface, and shape
-// helpers shared by the importer, the verifiers and the lowerings.
+// Public header of the `ridge` dialect: ops, the cost and fusion interfaces,
+// and shape helpers shared by the importer, the verifiers and the lowerings.
 //
 //===----------------------------------------------------------------------===//
 
@@ -83,6 +83,52 @@ OnnxNodeRef getOnnxNode(Location loc);
 } // namespace mlir::ridge
 
 #include "ridgeline/Dialect/Ridge/IR/RidgeEnums.h.inc"
+
+namespace mlir::ridge {
+/// Marker traits of the fusion roles that do not depend on an op's
+/// attributes. Each comes with FusionOpInterface in a trait list of
+/// RidgeInterfaces.td (Ridge_ViewFusion, ...); the interface's default
+/// getFusionRole() reads them.
+namespace FusionTrait {
+template <typename ConcreteType>
+class ViewFusion : public ::mlir::OpTrait::TraitBase<ConcreteType, ViewFusion> {
+};
+template <typename ConcreteType>
+class ElementwiseFusion
+    : public ::mlir::OpTrait::TraitBase<ConcreteType, ElementwiseFusion> {};
+template <typename ConcreteType>
+class LayoutFusion
+    : public ::mlir::OpTrait::TraitBase<ConcreteType, LayoutFusion> {};
+template <typename ConcreteType>
+class ContractionFusion
+    : public ::mlir::OpTrait::TraitBase<ConcreteType, ContractionFusion> {};
+template <typename ConcreteType>
+class MovementFusion
+    : public ::mlir::OpTrait::TraitBase<ConcreteType, MovementFusion> {};
+} // namespace FusionTrait
+
+namespace detail {
+/// The role `ConcreteOp`'s fusion role trait gives it; Opaque without one.
+template <typename ConcreteOp> constexpr FusionRole getFusionRoleFromTraits() {
+  if constexpr (ConcreteOp::template hasTrait<FusionTrait::ViewFusion>())
+    return FusionRole::View;
+  else if constexpr (ConcreteOp::template hasTrait<
+                         FusionTrait::ElementwiseFusion>())
+    return FusionRole::Elementwise;
+  else if constexpr (ConcreteOp::template hasTrait<FusionTrait::LayoutFusion>())
+    return FusionRole::Layout;
+  else if constexpr (ConcreteOp::template hasTrait<
+                         FusionTrait::ContractionFusion>())
+    return FusionRole::Contraction;
+  else if constexpr (ConcreteOp::template hasTrait<
+                         FusionTrait::MovementFusion>())
+    return FusionRole::Movement;
+  else
+    return FusionRole::Opaque;
+}
+} // namespace detail
+} // namespace mlir::ridge
+
 #include "ridgeline/Dialect/Ridge/IR/RidgeInterfaces.h.inc"
 #include "ridgeline/Dialect/Ridge/IR/RidgeOpsDialect.h.inc"
 

@@ -17,7 +17,8 @@ def Ridge_Dialect : Dialect {
 
     Ops work on ranked tensors with value semantics. Elementwise ops follow
     ONNX multidirectional (numpy) broadcasting. Every op implements
-    `CostOpInterface`, which reports FLOPs and minimum device-memory bytes.
+    `CostOpInterface`, which reports FLOPs and minimum device-memory bytes,
+    and `FusionOpInterface`, which tells the fusion planner its role.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
   let hasConstantMaterializer = 1;

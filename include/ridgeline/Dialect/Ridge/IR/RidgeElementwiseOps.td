@@ -69,6 +69,7 @@ def Ridge_NotOp : Ridge_UnaryOp<"not", "Not", Ridge_IntegerTensor> {
 }
 
 def Ridge_IsNaNOp : Ridge_Op<"is_nan", [InferTypeOpAdaptor,
+    Ridge_ElementwiseFusion,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
   let summary = "Elementwise NaN test (ONNX IsNaN)";
   let description = [{
@@ -82,6 +83,7 @@ def Ridge_IsNaNOp : Ridge_Op<"is_nan", [InferTypeOpAdaptor,
 }
 
 def Ridge_IsInfOp : Ridge_Op<"is_inf", [InferTypeOpAdaptor,
+    Ridge_ElementwiseFusion,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
   let summary = "Elementwise infinity test (ONNX IsInf)";
   let description = [{
@@ -102,6 +104,7 @@ def Ridge_IsInfOp : Ridge_Op<"is_inf", [InferTypeOpAdaptor,
 
 class Ridge_LogicalOp<string mnemonic, string onnxName>
     : Ridge_Op<mnemonic, [InferTypeOpAdaptor,
+        Ridge_ElementwiseFusion,
         DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
   let summary = "Elementwise bitwise " # onnxName # " with broadcasting";
   let description = [{
@@ -125,6 +128,7 @@ def Ridge_XorOp : Ridge_LogicalOp<"xor", "Xor">;
 
 class Ridge_CompareOp<string mnemonic, string onnxName>
     : Ridge_Op<mnemonic, [InferTypeOpAdaptor,
+        Ridge_ElementwiseFusion,
         DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
   let summary = "Elementwise " # onnxName # " comparison with broadcasting";
   let description = [{
@@ -148,6 +152,7 @@ def Ridge_GreaterOp : Ridge_CompareOp<"greater", "Greater">;
 def Ridge_GreaterEqualOp : Ridge_CompareOp<"greater_equal", "GreaterOrEqual">;
 
 def Ridge_ModOp : Ridge_Op<"mod", [InferTypeOpAdaptor,
+    Ridge_ElementwiseFusion,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
   let summary = "Elementwise remainder (ONNX Mod) with broadcasting";
   let description = [{
@@ -168,6 +173,7 @@ def Ridge_ModOp : Ridge_Op<"mod", [InferTypeOpAdaptor,
 }
 
 def Ridge_BitShiftOp : Ridge_Op<"bit_shift", [InferTypeOpAdaptor,
+    Ridge_ElementwiseFusion,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
   let summary = "Elementwise bit shift (ONNX BitShift)";
   let description = [{
@@ -190,6 +196,7 @@ def Ridge_BitShiftOp : Ridge_Op<"bit_shift", [InferTypeOpAdaptor,
 }
 
 def Ridge_SelectOp : Ridge_Op<"select", [InferTypeOpAdaptor,
+    Ridge_ElementwiseFusion,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
   let summary = "Elementwise choice by a bool condition (ONNX Where)";
   let description = [{
@@ -208,6 +215,7 @@ def Ridge_SelectOp : Ridge_Op<"select", [InferTypeOpAdaptor,
 }
 
 def Ridge_BitCastOp : Ridge_Op<"bitcast", [SameOperandsAndResultShape,
+    Ridge_ViewFusion,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface,
                               ["getFlops", "getMinBytes"]>]> {
   let summary = "Reinterprets the bits of each element (ONNX BitCast)";

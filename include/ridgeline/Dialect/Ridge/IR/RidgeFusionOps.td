@@ -8,6 +8,7 @@
 
 def Ridge_FusionGroupOp : Op<Ridge_Dialect, "fusion_group", [
     SingleBlock, RecursiveMemoryEffects, RecursivelySpeculatable,
+    Ridge_OpaqueFusion,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface,
                               ["getFlops", "getMinBytes", "isContraction"]>]> {
   let summary = "The graph ops one kernel computes";

@@ -1,14 +1,17 @@
-//===- RidgeInterfaces.td - Cost interface of the ridge dialect -*- tablegen -*-===//
+//===- RidgeInterfaces.td - Interfaces of the ridge dialect -*- tablegen -*-===//
 //
 // The cost interface is the contract between graph ops and the roofline
 // analysis: each op states its arithmetic work and the least device-memory
-// traffic any implementation of it must cause.
+// traffic any implementation of it must cause. The fusion interface is the
+// contract between graph ops and the fusion planner: each op states what it
+// can be inside a kernel.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef RIDGE_INTERFACES
 #define RIDGE_INTERFACES
 
+include "mlir/IR/EnumAttr.td"
 include "mlir/IR/OpBase.td"
 
 def Ridge_CostOpInterface : OpInterface<"CostOpInterface"> {
@@ -70,5 +73,108 @@ def Ridge_CostOpInterface : OpInterface<"CostOpInterface"> {
       /*defaultImplementation=*/"return false;">,
   ];
 }
+
+//===----------------------------------------------------------------------===//
+// Fusion
+//===----------------------------------------------------------------------===//
+
+def Ridge_FusionRole : I32Enum<"FusionRole",
+    "what a graph op can be inside a kernel (FusionOpInterface)", [
+      I32EnumCase<"View", 0, "view">,
+      I32EnumCase<"Elementwise", 1, "elementwise">,
+      I32EnumCase<"Layout", 2, "layout">,
+      I32EnumCase<"Reduction", 3, "reduction">,
+      I32EnumCase<"Contraction", 4, "contraction">,
+      I32EnumCase<"Movement", 5, "movement">,
+      I32EnumCase<"Opaque", 6, "opaque">
+    ]> {
+  let cppNamespace = "::mlir::ridge";
+}
+
+def Ridge_FusionOpInterface : OpInterface<"FusionOpInterface"> {
+  let description = [{
+    Tells the fusion planner (lib/Analysis/FusionPlan.cpp) what a graph op
+    can be inside a kernel. The planner only reads these methods; which
+    merges of two groups it offers for each pair of roles is its own rule
+    (docs/fusion.md).
+
+    Roles (`FusionRole`):
+    * `View`: no data of its own, joins either neighbour (reshape, bitcast);
+    * `Elementwise`: computes each output element from the matching
+      (broadcast) input elements: arithmetic, math, logic, compares, select,
+      casts, GELU, trilu;
+    * `Layout`: re-indexes what it reads and folds into the reads of its
+      consumer or the writes of its producer: transpose, slice, expand,
+      gather, gather_elements, concat;
+    * `Reduction`: reduces contiguous rows, the trailing axes of its first
+      operand, possibly with the arithmetic around it: reduce and
+      (log-)softmax over trailing axes, layer_norm, rms_norm. Such an op
+      also states its row count (`getReductionRows`);
+    * `Contraction`: matrix multiply-add that takes an elementwise epilogue
+      and simple prologues: matmul, gemm, conv;
+    * `Movement`: data movement that computes its output elements
+      independently and takes an elementwise epilogue: pad, tile, pool,
+      resize;
+    * `Opaque`: runs as a kernel of its own (everything else).
+
+    The default `getFusionRole` is fail-safe: `Opaque`, so an op that states
+    nothing is never fused. An op whose role is fixed states it with one of
+    the trait lists below instead of an implementation of its own:
+    `Ridge_ViewFusion`, `Ridge_ElementwiseFusion`, `Ridge_LayoutFusion`,
+    `Ridge_ContractionFusion`, `Ridge_MovementFusion`, or
+    `Ridge_OpaqueFusion` (the interface with its defaults). An op whose role
+    depends on its attributes (a reduction over trailing axes or not)
+    implements the methods with
+    `DeclareOpInterfaceMethods<Ridge_FusionOpInterface, [...]>`.
+
+    Every op of the dialect except terminators implements the interface;
+    `ridge-cost-coverage-test` fails when one does not.
+  }];
+  let cppNamespace = "::mlir::ridge";
+
+  let methods = [
+    InterfaceMethod<
+      /*desc=*/"Returns what the op can be inside a kernel. The default is "
+               "the role of the op's fusion role trait (Ridge_ViewFusion, "
+               "...), and Opaque for an op without one.",
+      /*retTy=*/"::mlir::ridge::FusionRole",
+      /*methodName=*/"getFusionRole",
+      /*args=*/(ins),
+      /*methodBody=*/"",
+      /*defaultImplementation=*/[{
+        return ::mlir::ridge::detail::getFusionRoleFromTraits<ConcreteOp>();
+      }]>,
+    InterfaceMethod<
+      /*desc=*/"Returns the number of rows a Reduction-role op reduces: the "
+               "elements of its reduced result, each owning one contiguous "
+               "row of its first operand. Returns failure when the shapes "
+               "are not static or the op reduces no rows.",
+      /*retTy=*/"::mlir::FailureOr<int64_t>",
+      /*methodName=*/"getReductionRows",
+      /*args=*/(ins),
+      /*methodBody=*/"",
+      /*defaultImplementation=*/"return ::mlir::failure();">,
+  ];
+}
+
+// The fusion role traits: an op takes its role from the default
+// getFusionRole() by carrying one of these lists, each the interface plus a
+// marker trait (ridgeline/Dialect/Ridge.h) that the default reads.
+class Ridge_FusionRoleTrait<string name>
+    : NativeOpTrait<name # "Fusion"> {
+  let cppNamespace = "::mlir::ridge::FusionTrait";
+}
+def Ridge_ViewFusion : TraitList<[Ridge_FusionOpInterface,
+                                  Ridge_FusionRoleTrait<"View">]>;
+def Ridge_ElementwiseFusion : TraitList<[Ridge_FusionOpInterface,
+                                         Ridge_FusionRoleTrait<"Elementwise">]>;
+def Ridge_LayoutFusion : TraitList<[Ridge_FusionOpInterface,
+                                    Ridge_FusionRoleTrait<"Layout">]>;
+def Ridge_ContractionFusion : TraitList<[Ridge_FusionOpInterface,
+                                         Ridge_FusionRoleTrait<"Contraction">]>;
+def Ridge_MovementFusion : TraitList<[Ridge_FusionOpInterface,
+                                      Ridge_FusionRoleTrait<"Movement">]>;
+// Opaque: the interface's defaults, stated so that the op is covered.
+def Ridge_OpaqueFusion : TraitList<[Ridge_FusionOpInterface]>;
 
 #endif // RIDGE_INTERFACES

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 def Ridge_ConvOp : Ridge_Op<"conv", [InferTypeOpAdaptor,
+    Ridge_ContractionFusion,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface,
                               ["getFlops", "isContraction"]>]> {
   let summary = "N-D grouped convolution (ONNX Conv)";
@@ -41,6 +42,7 @@ def Ridge_ConvOp : Ridge_Op<"conv", [InferTypeOpAdaptor,
 }
 
 def Ridge_DeformConvOp : Ridge_Op<"deform_conv", [
+    Ridge_OpaqueFusion,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface,
                               ["getFlops", "isContraction"]>]> {
   let summary = "2-D deformable convolution (ONNX DeformConv)";
@@ -72,6 +74,7 @@ def Ridge_DeformConvOp : Ridge_Op<"deform_conv", [
 }
 
 def Ridge_ConvTransposeOp : Ridge_Op<"conv_transpose", [InferTypeOpAdaptor,
+    Ridge_OpaqueFusion,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface,
                               ["getFlops", "isContraction"]>]> {
   let summary = "N-D grouped transposed convolution (ONNX ConvTranspose)";
@@ -104,6 +107,7 @@ def Ridge_ConvTransposeOp : Ridge_Op<"conv_transpose", [InferTypeOpAdaptor,
 //===----------------------------------------------------------------------===//
 
 def Ridge_PoolOp : Ridge_Op<"pool", [InferTypeOpAdaptor,
+    Ridge_MovementFusion,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
   let summary = "Max, average or Lp pooling over the spatial dims";
   let description = [{
@@ -137,6 +141,7 @@ def Ridge_PoolOp : Ridge_Op<"pool", [InferTypeOpAdaptor,
 }
 
 def Ridge_MaxUnpoolOp : Ridge_Op<"max_unpool", [
+    Ridge_OpaqueFusion,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
   let summary = "Partial inverse of max pooling (ONNX MaxUnpool)";
   let description = [{
@@ -161,6 +166,7 @@ def Ridge_MaxUnpoolOp : Ridge_Op<"max_unpool", [
 }
 
 def Ridge_Col2ImOp : Ridge_Op<"col2im", [
+    Ridge_OpaqueFusion,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
   let summary = "Rearranges sliding blocks into an image (ONNX Col2Im)";
   let description = [{
@@ -189,6 +195,7 @@ def Ridge_Col2ImOp : Ridge_Op<"col2im", [
 //===----------------------------------------------------------------------===//
 
 def Ridge_ResizeOp : Ridge_Op<"resize", [
+    Ridge_MovementFusion,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface,
                               ["getFlops", "getMinBytes"]>]> {
   let summary = "Nearest, n-linear or cubic resampling (ONNX Resize/Upsample)";
@@ -227,6 +234,7 @@ def Ridge_ResizeOp : Ridge_Op<"resize", [
 }
 
 def Ridge_GridSampleOp : Ridge_Op<"grid_sample", [InferTypeOpAdaptor,
+    Ridge_OpaqueFusion,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
   let summary = "Samples an image at normalized grid locations (GridSample)";
   let description = [{
@@ -251,6 +259,7 @@ def Ridge_GridSampleOp : Ridge_Op<"grid_sample", [InferTypeOpAdaptor,
 }
 
 def Ridge_RoiAlignOp : Ridge_Op<"roi_align", [InferTypeOpAdaptor,
+    Ridge_OpaqueFusion,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
   let summary = "Average or max of bilinear samples per region bin (RoiAlign)";
   let description = [{
@@ -282,6 +291,7 @@ def Ridge_RoiAlignOp : Ridge_Op<"roi_align", [InferTypeOpAdaptor,
 //===----------------------------------------------------------------------===//
 
 def Ridge_QuantizeLinearOp : Ridge_Op<"quantize_linear", [InferTypeOpAdaptor,
+    Ridge_OpaqueFusion,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
   let summary = "saturate(round_half_even(x / scale) + zero_point)";
   let description = [{
@@ -303,6 +313,7 @@ def Ridge_QuantizeLinearOp : Ridge_Op<"quantize_linear", [InferTypeOpAdaptor,
 
 def Ridge_DequantizeLinearOp : Ridge_Op<"dequantize_linear", [
     InferTypeOpAdaptor,
+    Ridge_OpaqueFusion,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
   let summary = "(x - zero_point) * scale";
   let description = [{
@@ -322,6 +333,7 @@ def Ridge_DequantizeLinearOp : Ridge_Op<"dequantize_linear", [
 
 def Ridge_DynamicQuantizeLinearOp : Ridge_Op<"dynamic_quantize_linear", [
     InferTypeOpAdaptor,
+    Ridge_OpaqueFusion,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
   let summary = "uint8 quantization with a scale and zero point from the data";
   let description = [{

@@ -24,6 +24,7 @@ class Ridge_Op<string mnemonic, list<Trait> traits = []>
 //===----------------------------------------------------------------------===//
 
 def Ridge_ConstantOp : Ridge_Op<"constant", [ConstantLike, InferTypeOpAdaptor,
+    Ridge_OpaqueFusion,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getMinBytes"]>]> {
   let summary = "A constant tensor: an ONNX initializer or Constant node";
   let description = [{
@@ -49,6 +50,7 @@ def Ridge_ConstantOp : Ridge_Op<"constant", [ConstantLike, InferTypeOpAdaptor,
 
 class Ridge_BinaryOp<string mnemonic, string onnxName>
     : Ridge_Op<mnemonic, [InferTypeOpAdaptor,
+        Ridge_ElementwiseFusion,
         DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
   let summary = "Elementwise " # onnxName # " with multidirectional broadcasting";
   let description = [{
@@ -74,6 +76,7 @@ def Ridge_MinOp : Ridge_BinaryOp<"min", "Min"> { let hasFolder = 1; }
 class Ridge_UnaryOp<string mnemonic, string onnxName,
                     Type operandType = Ridge_Tensor>
     : Ridge_Op<mnemonic, [SameOperandsAndResultType,
+        Ridge_ElementwiseFusion,
         DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
   let summary = "Elementwise " # onnxName;
   let description = [{
@@ -97,6 +100,7 @@ def Ridge_ReciprocalOp : Ridge_UnaryOp<"reciprocal", "Reciprocal",
                                        Ridge_FloatTensor>;
 
 def Ridge_CastOp : Ridge_Op<"cast", [SameOperandsAndResultShape,
+    Ridge_ElementwiseFusion,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface>]> {
   let summary = "Element type conversion (ONNX Cast)";
   let description = [{
@@ -116,6 +120,7 @@ def Ridge_CastOp : Ridge_Op<"cast", [SameOperandsAndResultShape,
 //===----------------------------------------------------------------------===//
 
 def Ridge_MatMulOp : Ridge_Op<"matmul", [InferTypeOpAdaptor,
+    Ridge_ContractionFusion,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface,
                               ["getFlops", "isContraction"]>]> {
   let summary = "Matrix product with numpy semantics (ONNX MatMul)";
@@ -132,6 +137,7 @@ def Ridge_MatMulOp : Ridge_Op<"matmul", [InferTypeOpAdaptor,
 }
 
 def Ridge_GemmOp : Ridge_Op<"gemm", [InferTypeOpAdaptor,
+    Ridge_ContractionFusion,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface,
                               ["getFlops", "isContraction"]>]> {
   let summary = "alpha * op(A) * op(B) + beta * C (ONNX Gemm)";
@@ -159,6 +165,7 @@ def Ridge_GemmOp : Ridge_Op<"gemm", [InferTypeOpAdaptor,
 //===----------------------------------------------------------------------===//
 
 def Ridge_ReshapeOp : Ridge_Op<"reshape", [
+    Ridge_ViewFusion,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getMinBytes"]>]> {
   let summary = "Reinterprets a tensor with a new static shape (a view)";
   let description = [{
@@ -173,6 +180,7 @@ def Ridge_ReshapeOp : Ridge_Op<"reshape", [
 }
 
 def Ridge_TransposeOp : Ridge_Op<"transpose", [InferTypeOpAdaptor,
+    Ridge_LayoutFusion,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface>]> {
   let summary = "Permutes dimensions (ONNX Transpose)";
   let description = [{
@@ -192,6 +200,8 @@ def Ridge_TransposeOp : Ridge_Op<"transpose", [InferTypeOpAdaptor,
 //===----------------------------------------------------------------------===//
 
 def Ridge_SoftmaxOp : Ridge_Op<"softmax", [SameOperandsAndResultType,
+    DeclareOpInterfaceMethods<Ridge_FusionOpInterface,
+                              ["getFusionRole", "getReductionRows"]>,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
   let summary = "Softmax along one axis (ONNX Softmax-13)";
   let description = [{

@@ -10,6 +10,7 @@
 
 def Ridge_RecurrentOp : Ridge_Op<"recurrent", [InferTypeOpAdaptor,
     AttrSizedOperandSegments,
+    Ridge_OpaqueFusion,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface,
                               ["getFlops", "isContraction"]>]> {
   let summary = "ONNX RNN, LSTM or GRU layer over a whole sequence";

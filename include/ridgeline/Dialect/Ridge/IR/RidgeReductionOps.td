@@ -38,6 +38,8 @@ def Ridge_ArgReduceKind : I32EnumAttr<"ArgReduceKind",
 //===----------------------------------------------------------------------===//
 
 def Ridge_ReduceOp : Ridge_Op<"reduce", [InferTypeOpAdaptor,
+    DeclareOpInterfaceMethods<Ridge_FusionOpInterface,
+                              ["getFusionRole", "getReductionRows"]>,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
   let summary = "Reduction over a set of axes (ONNX ReduceSum/Mean/Max/Min/Prod)";
   let description = [{
@@ -72,6 +74,7 @@ def Ridge_ReduceOp : Ridge_Op<"reduce", [InferTypeOpAdaptor,
 }
 
 def Ridge_ArgReduceOp : Ridge_Op<"arg_reduce", [InferTypeOpAdaptor,
+    Ridge_OpaqueFusion,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
   let summary = "Index of the maximum or minimum along an axis (ONNX ArgMax/ArgMin)";
   let description = [{
@@ -95,6 +98,7 @@ def Ridge_ArgReduceOp : Ridge_Op<"arg_reduce", [InferTypeOpAdaptor,
 }
 
 def Ridge_CumSumOp : Ridge_Op<"cumsum", [SameOperandsAndResultType,
+    Ridge_OpaqueFusion,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
   let summary = "Cumulative sum along an axis (ONNX CumSum)";
   let description = [{
@@ -111,6 +115,7 @@ def Ridge_CumSumOp : Ridge_Op<"cumsum", [SameOperandsAndResultType,
 }
 
 def Ridge_CumProdOp : Ridge_Op<"cumprod", [SameOperandsAndResultType,
+    Ridge_OpaqueFusion,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
   let summary = "Cumulative product along an axis (ONNX CumProd)";
   let description = [{
@@ -128,6 +133,7 @@ def Ridge_CumProdOp : Ridge_Op<"cumprod", [SameOperandsAndResultType,
 }
 
 def Ridge_TopKOp : Ridge_Op<"topk", [InferTypeOpAdaptor,
+    Ridge_OpaqueFusion,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
   let summary = "The k largest or smallest elements along an axis (ONNX TopK)";
   let description = [{
@@ -148,6 +154,7 @@ def Ridge_TopKOp : Ridge_Op<"topk", [InferTypeOpAdaptor,
 }
 
 def Ridge_EinsumOp : Ridge_Op<"einsum", [InferTypeOpAdaptor,
+    Ridge_OpaqueFusion,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface,
                               ["getFlops", "isContraction"]>]> {
   let summary = "Einstein summation (ONNX Einsum)";
@@ -189,6 +196,8 @@ def Ridge_EinsumOp : Ridge_Op<"einsum", [InferTypeOpAdaptor,
 //===----------------------------------------------------------------------===//
 
 def Ridge_LogSoftmaxOp : Ridge_Op<"log_softmax", [SameOperandsAndResultType,
+    DeclareOpInterfaceMethods<Ridge_FusionOpInterface,
+                              ["getFusionRole", "getReductionRows"]>,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
   let summary = "Log of softmax along one axis (ONNX LogSoftmax-13)";
   let description = [{
@@ -205,6 +214,7 @@ def Ridge_LogSoftmaxOp : Ridge_Op<"log_softmax", [SameOperandsAndResultType,
 }
 
 def Ridge_HardmaxOp : Ridge_Op<"hardmax", [SameOperandsAndResultType,
+    Ridge_OpaqueFusion,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
   let summary = "One-hot of the first maximum along an axis (ONNX Hardmax-13)";
   let description = [{
@@ -220,6 +230,8 @@ def Ridge_HardmaxOp : Ridge_Op<"hardmax", [SameOperandsAndResultType,
 
 def Ridge_LayerNormOp : Ridge_Op<"layer_norm", [
     InferTypeOpAdaptor,
+    DeclareOpInterfaceMethods<Ridge_FusionOpInterface,
+                              ["getFusionRole", "getReductionRows"]>,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
   let summary = "Layer normalization over the trailing dims (ONNX LayerNormalization)";
   let description = [{
@@ -246,6 +258,7 @@ def Ridge_LayerNormOp : Ridge_Op<"layer_norm", [
 }
 
 def Ridge_LRNOp : Ridge_Op<"lrn", [SameOperandsAndResultType,
+    Ridge_OpaqueFusion,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
   let summary = "Local response normalization across channels (ONNX LRN)";
   let description = [{

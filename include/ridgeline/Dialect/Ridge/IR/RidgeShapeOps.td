@@ -17,6 +17,7 @@
 def Ridge_IndexTensor : RankedTensorOf<[I32, I64]>;
 
 def Ridge_ConcatOp : Ridge_Op<"concat", [InferTypeOpAdaptor,
+    Ridge_LayoutFusion,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface>]> {
   let summary = "Joins tensors along one axis (ONNX Concat)";
   let description = [{
@@ -38,6 +39,7 @@ def Ridge_ConcatOp : Ridge_Op<"concat", [InferTypeOpAdaptor,
 }
 
 def Ridge_SliceOp : Ridge_Op<"slice", [InferTypeOpAdaptor,
+    Ridge_LayoutFusion,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getMinBytes"]>]> {
   let summary = "Strided window of a tensor (ONNX Slice)";
   let description = [{
@@ -60,6 +62,7 @@ def Ridge_SliceOp : Ridge_Op<"slice", [InferTypeOpAdaptor,
 }
 
 def Ridge_GatherOp : Ridge_Op<"gather", [InferTypeOpAdaptor,
+    Ridge_LayoutFusion,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getMinBytes"]>]> {
   let summary = "Takes entries along one axis by index (ONNX Gather)";
   let description = [{
@@ -79,6 +82,7 @@ def Ridge_GatherOp : Ridge_Op<"gather", [InferTypeOpAdaptor,
 }
 
 def Ridge_GatherElementsOp : Ridge_Op<"gather_elements", [InferTypeOpAdaptor,
+    Ridge_LayoutFusion,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getMinBytes"]>]> {
   let summary = "Elementwise indexed read along one axis (ONNX GatherElements)";
   let description = [{
@@ -96,6 +100,7 @@ def Ridge_GatherElementsOp : Ridge_Op<"gather_elements", [InferTypeOpAdaptor,
 }
 
 def Ridge_GatherNDOp : Ridge_Op<"gather_nd", [InferTypeOpAdaptor,
+    Ridge_OpaqueFusion,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getMinBytes"]>]> {
   let summary = "Gathers slices by index tuples (ONNX GatherND)";
   let description = [{
@@ -115,6 +120,7 @@ def Ridge_GatherNDOp : Ridge_Op<"gather_nd", [InferTypeOpAdaptor,
 
 def Ridge_ScatterElementsOp : Ridge_Op<"scatter_elements", [
     AllTypesMatch<["data", "result"]>,
+    Ridge_OpaqueFusion,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
   let summary = "Writes updates at indexed positions along one axis "
                 "(ONNX ScatterElements, Scatter)";
@@ -140,6 +146,7 @@ def Ridge_ScatterElementsOp : Ridge_Op<"scatter_elements", [
 
 def Ridge_ScatterNDOp : Ridge_Op<"scatter_nd", [
     AllTypesMatch<["data", "result"]>,
+    Ridge_OpaqueFusion,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
   let summary = "Writes slices at index tuples (ONNX ScatterND)";
   let description = [{
@@ -164,6 +171,7 @@ def Ridge_ScatterNDOp : Ridge_Op<"scatter_nd", [
 
 def Ridge_TensorScatterOp : Ridge_Op<"tensor_scatter", [
     AllTypesMatch<["past", "result"]>,
+    Ridge_OpaqueFusion,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
   let summary = "Writes a sequence into a cache per batch (ONNX TensorScatter)";
   let description = [{
@@ -188,6 +196,7 @@ def Ridge_TensorScatterOp : Ridge_Op<"tensor_scatter", [
 }
 
 def Ridge_ExpandOp : Ridge_Op<"expand", [
+    Ridge_LayoutFusion,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface>]> {
   let summary = "Broadcasts a tensor to a larger static shape (ONNX Expand)";
   let description = [{
@@ -204,6 +213,7 @@ def Ridge_ExpandOp : Ridge_Op<"expand", [
 }
 
 def Ridge_TileOp : Ridge_Op<"tile", [InferTypeOpAdaptor,
+    Ridge_MovementFusion,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface>]> {
   let summary = "Repeats a tensor along each dimension (ONNX Tile)";
   let description = [{
@@ -220,6 +230,7 @@ def Ridge_TileOp : Ridge_Op<"tile", [InferTypeOpAdaptor,
 }
 
 def Ridge_PadOp : Ridge_Op<"pad", [InferTypeOpAdaptor,
+    Ridge_MovementFusion,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface>]> {
   let summary = "Pads a tensor (ONNX Pad)";
   let description = [{
@@ -242,6 +253,7 @@ def Ridge_PadOp : Ridge_Op<"pad", [InferTypeOpAdaptor,
 }
 
 def Ridge_TriluOp : Ridge_Op<"trilu", [SameOperandsAndResultType,
+    Ridge_ElementwiseFusion,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
   let summary = "Keeps the upper or lower triangle of matrices (ONNX Trilu)";
   let description = [{
@@ -258,6 +270,7 @@ def Ridge_TriluOp : Ridge_Op<"trilu", [SameOperandsAndResultType,
 }
 
 def Ridge_OneHotOp : Ridge_Op<"one_hot", [InferTypeOpAdaptor,
+    Ridge_OpaqueFusion,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
   let summary = "One-hot encoding (ONNX OneHot)";
   let description = [{
@@ -276,6 +289,7 @@ def Ridge_OneHotOp : Ridge_Op<"one_hot", [InferTypeOpAdaptor,
 }
 
 def Ridge_EyeOp : Ridge_Op<"eye", [
+    Ridge_OpaqueFusion,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface>]> {
   let summary = "A 2-D matrix with ones on one diagonal (ONNX EyeLike)";
   let description = [{
@@ -291,6 +305,7 @@ def Ridge_EyeOp : Ridge_Op<"eye", [
 
 def Ridge_ReverseSequenceOp : Ridge_Op<"reverse_sequence", [
     AllTypesMatch<["input", "result"]>,
+    Ridge_OpaqueFusion,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface>]> {
   let summary = "Reverses the first sequence_lens[b] steps of each batch "
                 "entry (ONNX ReverseSequence)";

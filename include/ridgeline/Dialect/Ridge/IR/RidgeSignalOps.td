@@ -11,6 +11,7 @@
 #define RIDGE_SIGNAL_OPS
 
 def Ridge_DFTOp : Ridge_Op<"dft", [InferTypeOpAdaptor,
+    Ridge_OpaqueFusion,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
   let summary = "Discrete Fourier transform along one axis (ONNX DFT)";
   let description = [{
@@ -47,6 +48,7 @@ def Ridge_DFTOp : Ridge_Op<"dft", [InferTypeOpAdaptor,
 }
 
 def Ridge_DetOp : Ridge_Op<"det", [InferTypeOpAdaptor,
+    Ridge_OpaqueFusion,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
   let summary = "Determinants of square matrices (ONNX Det)";
   let description = [{

@@ -10,6 +10,7 @@
 
 def Ridge_AttentionOp : Ridge_Op<"attention", [AttrSizedOperandSegments,
     InferTypeOpAdaptor,
+    Ridge_OpaqueFusion,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface,
                               ["getFlops", "isContraction"]>]> {
   let summary = "Scaled dot-product attention (ONNX Attention-23/24)";
@@ -77,6 +78,8 @@ def Ridge_AttentionOp : Ridge_Op<"attention", [AttrSizedOperandSegments,
 
 def Ridge_RMSNormOp : Ridge_Op<"rms_norm", [
     InferTypeOpAdaptor,
+    DeclareOpInterfaceMethods<Ridge_FusionOpInterface,
+                              ["getFusionRole", "getReductionRows"]>,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
   let summary = "RMS normalization over the trailing dims (ONNX RMSNormalization-23)";
   let description = [{
@@ -99,6 +102,7 @@ def Ridge_RMSNormOp : Ridge_Op<"rms_norm", [
 }
 
 def Ridge_GeluOp : Ridge_Op<"gelu", [SameOperandsAndResultType,
+    Ridge_ElementwiseFusion,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
   let summary = "Gaussian error linear unit (ONNX Gelu-20)";
   let description = [{
@@ -115,6 +119,7 @@ def Ridge_GeluOp : Ridge_Op<"gelu", [SameOperandsAndResultType,
 
 def Ridge_RotaryEmbeddingOp : Ridge_Op<"rotary_embedding", [
     AllTypesMatch<["input", "result"]>,
+    Ridge_OpaqueFusion,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface,
                               ["getFlops", "getMinBytes"]>]> {
   let summary = "Rotary positional embedding (ONNX RotaryEmbedding-23)";
@@ -147,6 +152,7 @@ def Ridge_RotaryEmbeddingOp : Ridge_Op<"rotary_embedding", [
 
 def Ridge_LinearAttentionOp : Ridge_Op<"linear_attention", [
     AttrSizedOperandSegments, InferTypeOpAdaptor,
+    Ridge_OpaqueFusion,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface, ["getFlops"]>]> {
   let summary = "Recurrent linear attention (ONNX LinearAttention-27)";
   let description = [{
