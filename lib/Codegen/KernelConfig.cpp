@@ -156,19 +156,31 @@ KernelConfig mlir::ridge::selectKernelConfig(func::FuncOp kernel,
   // 16-byte lane accesses for 32-bit data; the mapping still checks that a
   // row loop fits (a multiple of 128 elements) and that buffers are aligned.
   config.vectorWidth = movesWords(kernel) ? kWideVector : 1;
-  // Rows: the iterations of the kernel's tiled loop (scf.forall). Enough
-  // blocks to give every SM one before blocks grow past a warp: 128 rows on
-  // 132 SMs run as 128 one-warp blocks, 8192 rows as 1024 blocks of 8.
+  // Rows: the iterations of the kernel's tiled loop (scf.forall), or of the
+  // parallel loops of a one-op kernel (a lone reduction runs one row per
+  // warp too). Enough blocks to give every SM one before blocks grow past a
+  // warp: 128 rows on 132 SMs run as 128 one-warp blocks, 8192 rows as 1024
+  // blocks of 8.
   int64_t rows = 0;
-  for (auto forall : kernel.front().getOps<scf::ForallOp>()) {
+  for (Operation &op : kernel.front()) {
     int64_t count = 1;
-    for (auto [lb, ub, step] :
-         llvm::zip(forall.getMixedLowerBound(), forall.getMixedUpperBound(),
-                   forall.getMixedStep())) {
-      std::optional<int64_t> l = getConstantIntValue(lb),
-                             u = getConstantIntValue(ub),
-                             s = getConstantIntValue(step);
-      count *= l && u && s && *s > 0 ? (*u - *l + *s - 1) / *s : 1;
+    if (auto forall = dyn_cast<scf::ForallOp>(op)) {
+      for (auto [lb, ub, step] :
+           llvm::zip(forall.getMixedLowerBound(), forall.getMixedUpperBound(),
+                     forall.getMixedStep())) {
+        std::optional<int64_t> l = getConstantIntValue(lb),
+                               u = getConstantIntValue(ub),
+                               s = getConstantIntValue(step);
+        count *= l && u && s && *s > 0 ? (*u - *l + *s - 1) / *s : 1;
+      }
+    } else if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+      for (auto [range, iterator] : llvm::zip(linalgOp.getStaticLoopRanges(),
+                                              linalgOp.getIteratorTypesArray()))
+        if (iterator == utils::IteratorType::parallel &&
+            !ShapedType::isDynamic(range))
+          count *= range;
+    } else {
+      continue;
     }
     rows = std::max(rows, count);
   }

@@ -45,10 +45,21 @@ module attributes {ridge.target = {bandwidth = 1.0e+11 : f64, chip = "sm_80", gp
 // CHECK-LABEL: func.func private @half_pointwise
 // CHECK-SAME: vector_width = 1 : i64
 // CHECK: linalg.generic
-// CHECK: ridge.kernel_config = {block_size = 256 : i64, vector_width = 1 : i64, warps_per_block = 1 : i64}
+// CHECK: ridge.kernel_config = {block_size = 256 : i64, vector_width = 1 : i64, warps_per_block = 8 : i64}
 func.func private @half_pointwise(%x: tensor<64x128xf16>) -> tensor<64x128xf16> attributes {ridge.kernel = "pointwise"} {
   %0 = ridge.tanh %x : tensor<64x128xf16>
   return %0 : tensor<64x128xf16>
+}
+
+// -----
+
+// A lone row reduction is one op, not tiled: its rows are the op's parallel
+// iterations (4096 on 132 SMs: 8 warps a block).
+// CHECK-LABEL: func.func private @lone_reduction
+// CHECK-SAME: warps_per_block = 8 : i64
+func.func private @lone_reduction(%x: tensor<4096x256xf32>) -> tensor<4096x1xf32> attributes {ridge.kernel = "reduction"} {
+  %0 = ridge.reduce sum %x {axes = array<i64: 1>} : tensor<4096x256xf32> -> tensor<4096x1xf32>
+  return %0 : tensor<4096x1xf32>
 }
 
 // -----
