@@ -28,13 +28,10 @@ struct AnnotateRooflinePass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    FailureOr<TargetSpec> target =
-        getTargetForPass(module, gpu, gpuSpec, precision);
-    if (failed(target))
+    FailureOr<RooflineModel> model =
+        getRooflineForPass(module, gpu, gpuSpec, precision);
+    if (failed(model))
       return signalPassFailure();
-    std::string error;
-    std::optional<RooflineModel> model =
-        RooflineModel::create(target->gpu, target->precision, error);
     const GpuSpec *spec = &model->getGpu();
     Precision parsedPrecision = model->getPrecision();
 

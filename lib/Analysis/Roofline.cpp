@@ -70,18 +70,3 @@ RooflinePoint RooflineModel::place(int64_t flops, int64_t bytes,
   point.memoryTime = static_cast<double>(bytes) / gpu.bandwidth;
   return point;
 }
-
-std::optional<RooflineModel>
-mlir::ridge::resolveRooflineModel(StringRef gpuName, StringRef gpuSpecFile,
-                                  StringRef precision, std::string &error) {
-  std::optional<Precision> parsed = parsePrecision(precision);
-  if (!parsed) {
-    error = "unknown precision '" + precision.str() +
-            "'; expected fp32, tf32, fp16, bf16 or fp8";
-    return std::nullopt;
-  }
-  std::optional<GpuSpec> spec = resolveGpuSpec(gpuName, gpuSpecFile, error);
-  if (!spec)
-    return std::nullopt;
-  return RooflineModel::create(*spec, *parsed, error);
-}

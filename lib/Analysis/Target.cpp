@@ -37,6 +37,34 @@ static StringRef getComputeCapability(StringRef chip) {
   return chip.drop_front(3).rtrim('a');
 }
 
+/// Replaces the GPU of `target` (a spec file wins over a name) and its
+/// precision where given, then checks that the roofline model can describe
+/// the result (tensor cores for the precision). Both the tools' resolution
+/// and the passes' override options go through here.
+static LogicalResult overrideTarget(TargetSpec &target, StringRef gpu,
+                                    StringRef gpuSpecFile, StringRef precision,
+                                    std::string &error) {
+  if (!gpu.empty() || !gpuSpecFile.empty()) {
+    std::optional<GpuSpec> spec = resolveGpuSpec(gpu, gpuSpecFile, error);
+    if (!spec)
+      return failure();
+    target.gpu = std::move(*spec);
+  }
+  if (!precision.empty()) {
+    std::optional<Precision> parsed = parsePrecision(precision);
+    if (!parsed) {
+      error = "unknown precision '" + precision.str() +
+              "'; expected fp32, tf32, fp16, bf16 or fp8";
+      return failure();
+    }
+    target.precision = *parsed;
+  }
+  // The roofline model is what every decision consults; a GPU it cannot
+  // describe (no tensor cores for the precision) is no usable target.
+  return success(
+      RooflineModel::create(target.gpu, target.precision, error).has_value());
+}
+
 FailureOr<TargetSpec>
 mlir::ridge::resolveTarget(const TargetRequest &request, std::string &error,
                            SmallVectorImpl<std::string> *warnings) {
@@ -49,23 +77,8 @@ mlir::ridge::resolveTarget(const TargetRequest &request, std::string &error,
   }
   StringRef gpuName =
       request.gpu.empty() ? getDefaultGpuName(target.chip) : request.gpu;
-  std::optional<GpuSpec> gpu =
-      resolveGpuSpec(gpuName, request.gpuSpecFile, error);
-  if (!gpu)
-    return failure();
-  target.gpu = std::move(*gpu);
-  if (!request.precision.empty()) {
-    std::optional<Precision> precision = parsePrecision(request.precision);
-    if (!precision) {
-      error = "unknown precision '" + request.precision +
-              "'; expected fp32, tf32, fp16, bf16 or fp8";
-      return failure();
-    }
-    target.precision = *precision;
-  }
-  // The roofline model is what every decision consults; a GPU it cannot
-  // describe (no tensor cores for the precision) is no usable target.
-  if (!RooflineModel::create(target.gpu, target.precision, error))
+  if (failed(overrideTarget(target, gpuName, request.gpuSpecFile,
+                            request.precision, error)))
     return failure();
   if (warnings && target.isGpu() && !target.gpu.chip.empty() &&
       getComputeCapability(target.chip) !=
@@ -176,31 +189,31 @@ FailureOr<TargetSpec> mlir::ridge::getTargetForPass(Operation *op,
   if (auto attr = module ? module->getAttrOfType<DictionaryAttr>(kTargetAttr)
                          : DictionaryAttr()) {
     target = parseTargetAttr(attr, error);
+    if (succeeded(target) &&
+        failed(overrideTarget(*target, gpu, gpuSpecFile, precision, error)))
+      target = failure();
   } else {
     TargetRequest request;
     request.chip = kDefaultChip.str();
+    request.gpu = gpu.str();
+    request.gpuSpecFile = gpuSpecFile.str();
+    request.precision = precision.str();
     target = resolveTarget(request, error, /*warnings=*/nullptr);
   }
-  if (succeeded(target) && (!gpu.empty() || !gpuSpecFile.empty())) {
-    std::optional<GpuSpec> spec = resolveGpuSpec(gpu, gpuSpecFile, error);
-    if (spec)
-      target->gpu = std::move(*spec);
-    else
-      target = failure();
-  }
-  if (succeeded(target) && !precision.empty()) {
-    if (std::optional<Precision> parsed = parsePrecision(precision)) {
-      target->precision = *parsed;
-    } else {
-      error = "unknown precision '" + precision.str() +
-              "'; expected fp32, tf32, fp16, bf16 or fp8";
-      target = failure();
-    }
-  }
-  if (succeeded(target) &&
-      !RooflineModel::create(target->gpu, target->precision, error))
-    target = failure();
   if (failed(target))
     (module ? module : op)->emitError() << error;
   return target;
+}
+
+FailureOr<RooflineModel> mlir::ridge::getRooflineForPass(Operation *op,
+                                                         StringRef gpu,
+                                                         StringRef gpuSpecFile,
+                                                         StringRef precision) {
+  FailureOr<TargetSpec> target =
+      getTargetForPass(op, gpu, gpuSpecFile, precision);
+  if (failed(target))
+    return failure();
+  // getTargetForPass checked that the model exists.
+  std::string unused;
+  return *RooflineModel::create(target->gpu, target->precision, unused);
 }

@@ -149,6 +149,12 @@ static bool movesWords(func::FuncOp kernel) {
       });
 }
 
+int64_t mlir::ridge::selectWarpsPerBlock(int64_t rows, int64_t smCount,
+                                         int64_t maxWarps) {
+  return std::clamp<int64_t>(rows / std::max<int64_t>(1, smCount), 1,
+                             std::max<int64_t>(1, maxWarps));
+}
+
 KernelConfig mlir::ridge::selectKernelConfig(func::FuncOp kernel,
                                              const TargetSpec &target) {
   KernelConfig config;
@@ -184,7 +190,7 @@ KernelConfig mlir::ridge::selectKernelConfig(func::FuncOp kernel,
     }
     rows = std::max(rows, count);
   }
-  int64_t sms = std::max<int64_t>(1, target.gpu.smCount);
-  config.warpsPerBlock = std::clamp<int64_t>(rows / sms, 1, kMaxWarpsPerBlock);
+  config.warpsPerBlock =
+      selectWarpsPerBlock(rows, target.gpu.smCount, kMaxWarpsPerBlock);
   return config;
 }

@@ -674,8 +674,8 @@ struct MapRowLoopsToWarpsPass
             return signalPassFailure();
           sms = target->gpu.smCount;
         }
-        config.warpsPerBlock = std::clamp<int64_t>(
-            getNumRows(root) / std::max<int64_t>(1, sms), 1, warpsPerBlock);
+        config.warpsPerBlock =
+            selectWarpsPerBlock(getNumRows(root), sms, warpsPerBlock);
       }
       LLVM_DEBUG(llvm::dbgs() << "one warp per row, " << config.warpsPerBlock
                               << " per block: " << root.getLoc() << "\n");

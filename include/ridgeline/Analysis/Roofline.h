@@ -112,13 +112,6 @@ private:
   Precision precision;
 };
 
-/// The model that tool options `--gpu`, `--gpu-spec` and `--precision`
-/// select; describes the problem in `error` on failure.
-std::optional<RooflineModel> resolveRooflineModel(StringRef gpuName,
-                                                  StringRef gpuSpecFile,
-                                                  StringRef precision,
-                                                  std::string &error);
-
 } // namespace mlir::ridge
 
 #endif // RIDGELINE_ANALYSIS_ROOFLINE_H

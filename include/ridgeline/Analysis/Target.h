@@ -15,6 +15,7 @@
 #define RIDGELINE_ANALYSIS_TARGET_H
 
 #include "ridgeline/Analysis/GpuSpec.h"
+#include "ridgeline/Analysis/Roofline.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Operation.h"
@@ -89,6 +90,11 @@ void setModuleTarget(Operation *module, const TargetSpec &target);
 FailureOr<TargetSpec> getTargetForPass(Operation *op, StringRef gpu = "",
                                        StringRef gpuSpecFile = "",
                                        StringRef precision = "");
+
+/// The roofline of getTargetForPass's target: the GPU at its precision.
+FailureOr<RooflineModel> getRooflineForPass(Operation *op, StringRef gpu = "",
+                                            StringRef gpuSpecFile = "",
+                                            StringRef precision = "");
 
 } // namespace mlir::ridge
 

@@ -62,6 +62,12 @@ bool isKernelResult(Value value);
 /// the row of a softmax or a norm, kept whole inside one iteration.
 llvm::SmallBitVector getRowDims(linalg::LinalgOp sink);
 
+/// Warps per block of a row kernel with `rows` rows: enough blocks to give
+/// every one of `smCount` SMs one before blocks grow past a warp, at most
+/// `maxWarps`.
+int64_t selectWarpsPerBlock(int64_t rows, int64_t smCount,
+                            int64_t maxWarps = 8);
+
 /// The decision (policy), on a kernel after ridge-fuse-kernel-bodies: give a
 /// row kernel as many warps per block (up to 8) as leave one block per SM of
 /// the target (rows: its scf.forall's iterations); the 4-wide lane layout for

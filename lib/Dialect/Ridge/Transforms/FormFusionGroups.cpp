@@ -87,13 +87,10 @@ struct FormFusionGroupsPass
                        << "'; expected roofline, all-legal or never";
       return failure();
     }
-    FailureOr<TargetSpec> target =
-        getTargetForPass(func, gpu, gpuSpec, precision);
-    if (failed(target))
+    FailureOr<RooflineModel> model =
+        getRooflineForPass(func, gpu, gpuSpec, precision);
+    if (failed(model))
       return failure();
-    std::string error;
-    std::optional<RooflineModel> model =
-        RooflineModel::create(target->gpu, target->precision, error);
     FusionLimits limits;
     limits.maxKernelOperands = maxKernelOperands;
     limits.maxKernelOps = maxKernelOps;
