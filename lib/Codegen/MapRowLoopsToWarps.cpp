@@ -526,15 +526,24 @@ static void distributeRowLoop(RewriterBase &rewriter, scf::ParallelOp loop,
   distributeLoopBounds(rewriter, forOp, lane, vectorLayout);
 }
 
-/// The rows of a row kernel: the product of its root's trip counts (static
-/// after tiling).
+/// The trip count of each dimension of a row kernel's root (static after
+/// tiling; the pass only takes roots with constant bounds).
+static SmallVector<int64_t> getRowExtents(scf::ParallelOp root) {
+  SmallVector<int64_t> extents;
+  for (auto [lb, ub, step] :
+       llvm::zip(root.getLowerBound(), root.getUpperBound(), root.getStep())) {
+    int64_t l = *getConstantIntValue(lb), u = *getConstantIntValue(ub),
+            s = *getConstantIntValue(step);
+    extents.push_back((u - l + s - 1) / s);
+  }
+  return extents;
+}
+
+/// The rows of a row kernel: the product of its root's trip counts.
 static int64_t getNumRows(scf::ParallelOp root) {
   int64_t rows = 1;
-  for (auto [lb, ub, step] :
-       llvm::zip(root.getLowerBound(), root.getUpperBound(), root.getStep()))
-    rows *= (*getConstantIntValue(ub) - *getConstantIntValue(lb) +
-             *getConstantIntValue(step) - 1) /
-            *getConstantIntValue(step);
+  for (int64_t extent : getRowExtents(root))
+    rows *= extent;
   return rows;
 }
 
@@ -549,18 +558,8 @@ static unsigned mapRowsToWarps(RewriterBase &rewriter, scf::ParallelOp root,
   auto constant = [&](int64_t v) {
     return arith::ConstantIndexOp::create(rewriter, loc, v).getResult();
   };
-  // Rows: the product of the root's trip counts (static after tiling).
-  SmallVector<int64_t> extents;
-  for (auto [lb, ub, step] :
-       llvm::zip(root.getLowerBound(), root.getUpperBound(), root.getStep())) {
-    std::optional<int64_t> l = getConstantIntValue(lb),
-                           u = getConstantIntValue(ub),
-                           s = getConstantIntValue(step);
-    extents.push_back((*u - *l + *s - 1) / *s);
-  }
-  int64_t rows = 1;
-  for (int64_t extent : extents)
-    rows *= extent;
+  SmallVector<int64_t> extents = getRowExtents(root);
+  int64_t rows = getNumRows(root);
   int64_t warpsPerBlock = config.warpsPerBlock;
   int64_t blocks = (rows + warpsPerBlock - 1) / warpsPerBlock;
   int64_t threads = warpsPerBlock * kWarpSize;
