@@ -1,20 +1,16 @@
-//===- FuseKernelBodies.cpp - One loop nest per kernel function -----------===//
+//===- FuseKernelBodies.cpp - Fold a kernel's producers into its consumers ===//
 //
 // A kernel function (outlined from a fusion group, then lowered to linalg)
 // must become exactly one loop nest, which the GPU mapping turns into one
-// kernel launch. Two mechanisms get it there:
-//
-//  1. Producer fusion inside the body: elementwise generics fold into their
-//     consumers (recomputed when several consumers read them), reshapes are
-//     propagated out of the way, and a `tensor.extract` from an elementwise
-//     generic (how slices, gathers and concats read) is replaced by the
-//     generic's scalar computation at that index.
-//  2. If more than one op remains (a contraction with its epilogue, a row
-//     reduction with the ops around it), the op producing the kernel's result
-//     is tiled by `scf.forall` and every producer is fused into the loop.
-//     Loop dimensions that a reduction's result is broadcast along (the row of
-//     a softmax or a norm) stay whole; all others are tiled by one, so that a
-//     reduction runs once per row and a contraction once per output element.
+// kernel launch. This pass is the first half: producer fusion inside the
+// body. Elementwise generics fold into their consumers (recomputed when
+// several consumers read them), reshapes are propagated out of the way, and
+// a `tensor.extract` from an elementwise generic (how slices, gathers and
+// concats read) is replaced by the generic's scalar computation at that
+// index. What remains is the kernel's result op (its sink) and the
+// reductions it reads (a contraction with its epilogue, a row reduction with
+// the ops around it); ridge-select-kernel-config decides its tile sizes from
+// that body and ridge-tile-kernel-bodies builds the loop.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,14 +19,10 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
-#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
-#include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
-#include "mlir/Interfaces/TilingInterface.h"
-#include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/Support/Debug.h"
 
@@ -220,132 +212,15 @@ static LogicalResult fuseProducers(func::FuncOp kernel) {
 }
 
 namespace {
-/// What tileAndFuseSink did with a kernel.
-enum class TilingOutcome { Tiled, SingleOp, Untileable };
-} // namespace
-
-static FailureOr<TilingOutcome>
-tileAndFuseSink(func::FuncOp kernel,
-                const std::optional<KernelConfig> &config) {
-  TilingInterface sink = getKernelSink(kernel);
-  if (!sink)
-    return TilingOutcome::SingleOp;
-
-  // Tiling needs each operand slice to follow from the tile: indices that
-  // are non-negative combinations of loops (a strided convolution's
-  // window) do; differences, divisions and modulos (a transposed
-  // convolution's) do not, and such kernels keep a loop nest per op.
-  bool tileable = true;
-  kernel.walk([&](linalg::LinalgOp op) {
-    for (AffineMap map : op.getIndexingMapsArray())
-      for (AffineExpr expr : map.getResults())
-        expr.walk([&](AffineExpr sub) {
-          if (auto binary = dyn_cast<AffineBinaryOpExpr>(sub)) {
-            if (sub.getKind() != AffineExprKind::Add &&
-                sub.getKind() != AffineExprKind::Mul)
-              tileable = false;
-            if (auto c = dyn_cast<AffineConstantExpr>(binary.getRHS()))
-              tileable &= c.getValue() >= 0;
-          }
-        });
-  });
-  if (!tileable) {
-    LLVM_DEBUG(llvm::dbgs() << kernel.getName()
-                            << ": operand slices do not follow from a tile; "
-                               "one loop nest per op\n");
-    return TilingOutcome::Untileable;
-  }
-
-  // Tile sizes set by hand (a test's ridge.kernel_config) or the row rule:
-  // loop dimensions that a reduction's result is broadcast along (rows) stay
-  // whole, every other parallel loop is tiled by one.
-  SmallVector<utils::IteratorType> iterators = sink.getLoopIteratorTypes();
-  SmallVector<int64_t> sizes;
-  if (config && !config->tileSizes.empty()) {
-    sizes = config->tileSizes;
-    if (iterators.size() != sizes.size())
-      return sink->emitError()
-             << "'" << kKernelConfigAttr << "' has " << sizes.size()
-             << " tile sizes for a kernel whose result op has "
-             << iterators.size() << " loops";
-  } else {
-    auto linalgSink = dyn_cast<linalg::LinalgOp>(sink.getOperation());
-    llvm::SmallBitVector rowDims = linalgSink
-                                       ? getRowDims(linalgSink)
-                                       : llvm::SmallBitVector(iterators.size());
-    for (auto [dim, iterator] : llvm::enumerate(iterators))
-      sizes.push_back(
-          iterator == utils::IteratorType::parallel && !rowDims.test(dim) ? 1
-                                                                          : 0);
-  }
-  OpBuilder builder(kernel.getContext());
-  SmallVector<OpFoldResult> tileSizes;
-  for (int64_t size : sizes)
-    tileSizes.push_back(builder.getIndexAttr(size));
-
-  scf::SCFTileAndFuseOptions options;
-  options.tilingOptions.setTileSizes(tileSizes).setLoopType(
-      scf::SCFTilingOptions::LoopType::ForallOp);
-  options.setFusionControlFn(
-      [](tensor::ExtractSliceOp, OpResult producer, bool isDestination)
-          -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
-        scf::SCFTileAndFuseOptions::ControlFnResult result;
-        result.yieldProducerReplacement =
-            !isDestination && isKernelResult(producer);
-        return result;
-      });
-  IRRewriter rewriter(kernel.getContext());
-  rewriter.setInsertionPoint(sink);
-  FailureOr<scf::SCFTileAndFuseResult> fused =
-      scf::tileConsumerAndFuseProducersUsingSCF(rewriter, sink, options);
-  if (failed(fused))
-    return sink->emitError("cannot tile the kernel's result op");
-  for (auto [original, replacement] : fused->replacements)
-    rewriter.replaceAllUsesWith(original, replacement);
-  LLVM_DEBUG({
-    llvm::dbgs() << "--- after tiling " << kernel.getName() << " (tile sizes";
-    for (OpFoldResult size : tileSizes)
-      llvm::dbgs() << " " << getConstantIntValue(size).value_or(-1);
-    llvm::dbgs() << ") ---\n" << kernel << "\n";
-  });
-  return TilingOutcome::Tiled;
-}
-
-namespace {
 struct FuseKernelBodiesPass
     : public ridge::impl::FuseKernelBodiesPassBase<FuseKernelBodiesPass> {
   void runOnOperation() override {
     func::FuncOp kernel = getOperation();
     if (!kernel->hasAttr(kKernelAttr) || kernel.isExternal())
       return;
-    // A config set by hand (lit tests) may fix the tile sizes.
-    FailureOr<std::optional<KernelConfig>> config = getKernelConfig(kernel);
-    if (failed(config))
-      return signalPassFailure();
     if (failed(fuseProducers(kernel)))
       return signalPassFailure();
-    FailureOr<TilingOutcome> outcome = tileAndFuseSink(kernel, *config);
-    if (failed(outcome))
-      return signalPassFailure();
-    if (*outcome == TilingOutcome::Tiled)
-      ++numTiledKernels;
-    else if (*outcome == TilingOutcome::Untileable)
-      ++numUntileableKernels;
-    // Fold what tiling left behind (dead producers, trivial slices).
-    RewritePatternSet cleanup(&getContext());
-    tensor::populateFoldTensorEmptyPatterns(cleanup);
-    for (Dialect *dialect : getContext().getLoadedDialects())
-      dialect->getCanonicalizationPatterns(cleanup);
-    for (RegisteredOperationName op : getContext().getRegisteredOperations())
-      op.getCanonicalizationPatterns(cleanup, &getContext());
-    if (failed(applyPatternsGreedily(kernel, std::move(cleanup))))
-      return signalPassFailure();
-    // A producer fused for two consumers (a softmax's row max, read by the
-    // sum and by the output) is computed twice in the loop; the copies are
-    // identical, and one pass over the row suffices.
-    IRRewriter rewriter(&getContext());
-    DominanceInfo dominance(kernel);
-    eliminateCommonSubExpressions(rewriter, dominance, kernel);
+    ++numFusedKernels;
   }
 };
 } // namespace

@@ -7,7 +7,6 @@
 
 #include "ridgeline/Codegen/KernelConfig.h"
 
-#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
@@ -62,8 +61,7 @@ FailureOr<KernelConfig> KernelConfig::fromAttr(DictionaryAttr attr,
                 .str();
     return failure();
   }
-  // Tile sizes are optional: without them the kernel is tiled by
-  // ridge-fuse-kernel-bodies' row rule.
+  // Tile sizes are optional: a kernel without them is not tiled.
   if (!attr.get("tile_sizes"))
     return config;
   auto tiles = attr.getAs<DenseI64ArrayAttr>("tile_sizes");
@@ -155,6 +153,77 @@ int64_t mlir::ridge::selectWarpsPerBlock(int64_t rows, int64_t smCount,
                              std::max<int64_t>(1, maxWarps));
 }
 
+bool mlir::ridge::hasTileableIndexing(func::FuncOp kernel) {
+  // Tiling needs each operand slice to follow from the tile: indices that
+  // are non-negative combinations of loops (a strided convolution's window)
+  // do; differences, divisions and modulos (a transposed convolution's) do
+  // not.
+  bool tileable = true;
+  kernel.walk([&](linalg::LinalgOp op) {
+    for (AffineMap map : op.getIndexingMapsArray())
+      for (AffineExpr expr : map.getResults())
+        expr.walk([&](AffineExpr sub) {
+          auto binary = dyn_cast<AffineBinaryOpExpr>(sub);
+          if (!binary)
+            return;
+          if (sub.getKind() != AffineExprKind::Add &&
+              sub.getKind() != AffineExprKind::Mul)
+            tileable = false;
+          if (auto c = dyn_cast<AffineConstantExpr>(binary.getRHS()))
+            tileable &= c.getValue() >= 0;
+        });
+  });
+  return tileable;
+}
+
+SmallVector<int64_t> mlir::ridge::selectTileSizes(TilingInterface sink) {
+  // The row rule: loop dimensions that a reduction's result is broadcast
+  // along (rows) stay whole, every other parallel loop is tiled by one, so
+  // that a reduction runs once per row and a contraction once per output
+  // element. Reductions stay whole.
+  SmallVector<utils::IteratorType> iterators = sink.getLoopIteratorTypes();
+  auto linalgSink = dyn_cast<linalg::LinalgOp>(sink.getOperation());
+  llvm::SmallBitVector rowDims = linalgSink
+                                     ? getRowDims(linalgSink)
+                                     : llvm::SmallBitVector(iterators.size());
+  SmallVector<int64_t> sizes;
+  for (auto [dim, iterator] : llvm::enumerate(iterators))
+    sizes.push_back(
+        iterator == utils::IteratorType::parallel && !rowDims.test(dim) ? 1
+                                                                        : 0);
+  return sizes;
+}
+
+/// Iterations of the loop that tiling `sink` by `tileSizes` makes (a dynamic
+/// extent counts one).
+static int64_t countTiles(TilingInterface sink, ArrayRef<int64_t> tileSizes) {
+  auto linalgSink = dyn_cast<linalg::LinalgOp>(sink.getOperation());
+  if (!linalgSink)
+    return 1;
+  int64_t count = 1;
+  for (auto [range, size] :
+       llvm::zip(linalgSink.getStaticLoopRanges(), tileSizes))
+    if (size > 0 && !ShapedType::isDynamic(range))
+      count *= (range + size - 1) / size;
+  return count;
+}
+
+/// Parallel iterations of the biggest linalg op of a kernel that is not
+/// tiled (one op, or ops whose slices do not follow from a tile).
+static int64_t countParallelIterations(func::FuncOp kernel) {
+  int64_t rows = 0;
+  for (auto linalgOp : kernel.front().getOps<linalg::LinalgOp>()) {
+    int64_t count = 1;
+    for (auto [range, iterator] : llvm::zip(linalgOp.getStaticLoopRanges(),
+                                            linalgOp.getIteratorTypesArray()))
+      if (iterator == utils::IteratorType::parallel &&
+          !ShapedType::isDynamic(range))
+        count *= range;
+    rows = std::max(rows, count);
+  }
+  return rows;
+}
+
 KernelConfig mlir::ridge::selectKernelConfig(func::FuncOp kernel,
                                              const TargetSpec &target) {
   KernelConfig config;
@@ -162,34 +231,17 @@ KernelConfig mlir::ridge::selectKernelConfig(func::FuncOp kernel,
   // 16-byte lane accesses for 32-bit data; the mapping still checks that a
   // row loop fits (a multiple of 128 elements) and that buffers are aligned.
   config.vectorWidth = movesWords(kernel) ? kWideVector : 1;
-  // Rows: the iterations of the kernel's tiled loop (scf.forall), or of the
-  // parallel loops of a one-op kernel (a lone reduction runs one row per
-  // warp too). Enough blocks to give every SM one before blocks grow past a
-  // warp: 128 rows on 132 SMs run as 128 one-warp blocks, 8192 rows as 1024
-  // blocks of 8.
-  int64_t rows = 0;
-  for (Operation &op : kernel.front()) {
-    int64_t count = 1;
-    if (auto forall = dyn_cast<scf::ForallOp>(op)) {
-      for (auto [lb, ub, step] :
-           llvm::zip(forall.getMixedLowerBound(), forall.getMixedUpperBound(),
-                     forall.getMixedStep())) {
-        std::optional<int64_t> l = getConstantIntValue(lb),
-                               u = getConstantIntValue(ub),
-                               s = getConstantIntValue(step);
-        count *= l && u && s && *s > 0 ? (*u - *l + *s - 1) / *s : 1;
-      }
-    } else if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
-      for (auto [range, iterator] : llvm::zip(linalgOp.getStaticLoopRanges(),
-                                              linalgOp.getIteratorTypesArray()))
-        if (iterator == utils::IteratorType::parallel &&
-            !ShapedType::isDynamic(range))
-          count *= range;
-    } else {
-      continue;
-    }
-    rows = std::max(rows, count);
-  }
+  // Tiles: a kernel of several ops becomes one loop around its result op
+  // (the sink), by the row rule, when its operand slices follow from a tile.
+  TilingInterface sink = getKernelSink(kernel);
+  if (sink && hasTileableIndexing(kernel))
+    config.tileSizes = selectTileSizes(sink);
+  // Rows: the iterations of that loop, or the parallel iterations of an
+  // untiled kernel (a lone reduction runs one row per warp too). Enough
+  // blocks to give every SM one before blocks grow past a warp: 128 rows on
+  // 132 SMs run as 128 one-warp blocks, 8192 rows as 1024 blocks of 8.
+  int64_t rows = config.tileSizes.empty() ? countParallelIterations(kernel)
+                                          : countTiles(sink, config.tileSizes);
   config.warpsPerBlock =
       selectWarpsPerBlock(rows, target.gpu.smCount, kMaxWarpsPerBlock);
   return config;

@@ -1,7 +1,8 @@
 //===- SelectKernelConfig.cpp - Decide each kernel's strategy once --------===//
 //
 // Mechanism only: selectKernelConfig (KernelConfig.cpp) decides, this pass
-// records the decision as the kernel function's `ridge.kernel_config`.
+// records the decision as the kernel function's `ridge.kernel_config`, which
+// ridge-tile-kernel-bodies builds the loop nest by.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,23 +35,27 @@ struct SelectKernelConfigPass
     FailureOr<std::optional<KernelConfig>> existing = getKernelConfig(kernel);
     if (failed(existing))
       return signalPassFailure();
-    DictionaryAttr attr;
-    if (*existing) {
-      attr = (*existing)->toAttr(&getContext());
+    KernelConfig config;
+    if (*existing && !(*existing)->tileSizes.empty()) {
+      config = **existing;
     } else {
       FailureOr<TargetSpec> target = getTargetForPass(kernel);
       if (failed(target))
         return signalPassFailure();
-      attr = selectKernelConfig(kernel, *target).toAttr(&getContext());
-      ++numConfiguredKernels;
+      KernelConfig selected = selectKernelConfig(kernel, *target);
+      // A hand-set config without tile sizes gets the decided ones.
+      if (*existing) {
+        config = **existing;
+        config.tileSizes = selected.tileSizes;
+      } else {
+        config = selected;
+        ++numConfiguredKernels;
+      }
     }
+    if (!config.tileSizes.empty())
+      ++numTiledKernels;
+    DictionaryAttr attr = config.toAttr(&getContext());
     kernel->setAttr(kKernelConfigAttr, attr);
-    // The kernel's loop nests (its tiled scf.forall, or its ops when it is
-    // one op) carry the config through inlining and bufferization to the
-    // mapping passes.
-    for (Operation &op : kernel.front())
-      if (isa<scf::ForallOp, linalg::LinalgOp>(op))
-        op.setAttr(kKernelConfigAttr, attr);
     LLVM_DEBUG(llvm::dbgs() << kernel.getName() << ": " << attr << "\n");
   }
 };

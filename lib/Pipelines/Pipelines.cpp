@@ -99,12 +99,15 @@ void mlir::ridge::buildGraphToLinalgPipeline(
   //    on its own, so no fusion crosses a kernel boundary, then inlined back.
   buildFusionGroupPipeline(pm, options.fusion);
   pm.addPass(createOutlineFusionGroupsPass());
-  // 4. Graph ops -> linalg on tensors, one loop nest per kernel.
+  // 4. Graph ops -> linalg on tensors; each kernel's producers fold into
+  //    their consumers.
   pm.addPass(createConvertGraphToLinalgPass());
   pm.addNestedPass<func::FuncOp>(createFuseKernelBodiesPass());
-  // 5. Each kernel's GPU mapping is decided once, from ridge.target and its
-  //    loop nest (ridge.kernel_config).
+  // 5. Each kernel's tiling and GPU mapping is decided once, from
+  //    ridge.target and its fused body (ridge.kernel_config), and the kernel
+  //    becomes one loop nest by it.
   pm.addNestedPass<func::FuncOp>(createSelectKernelConfigPass());
+  pm.addNestedPass<func::FuncOp>(createTileKernelBodiesPass());
   // 6. Kernels inlined back into @main.
   pm.addPass(createInlinerPass());
   pm.addPass(createCanonicalizerPass());
@@ -133,7 +136,7 @@ static void addBufferizationPasses(OpPassManager &pm, bool sequentialLoops) {
   pm.addNestedPass<func::FuncOp>(createPrivatizeLoopBuffersPass(privatize));
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createConvertBufferizationToMemRefPass());
-  // Kernel bodies tiled with scf.forall (ridge-fuse-kernel-bodies) become
+  // Kernel bodies tiled with scf.forall (ridge-tile-kernel-bodies) become
   // the parallel loops that the back ends map, keeping their config.
   KernelsToParallelLoopsPassOptions loops;
   loops.linalg = false;

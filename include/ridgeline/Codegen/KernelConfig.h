@@ -2,12 +2,12 @@
 //
 // The GPU mapping of each kernel is decided once, by
 // `ridge-select-kernel-config`, from the module's `ridge.target` and the
-// kernel's loop nest, and recorded as its `ridge.kernel_config`; the passes
-// that map the kernel (KernelsToParallelLoops carries it, MapRowLoopsToWarps
-// and MapParallelLoopsToGpu obey it), as IREE's lowering passes obey the
+// kernel's fused body, and recorded as its `ridge.kernel_config`; the passes
+// that build and map the loop nest (TileKernelBodies tiles by it,
+// KernelsToParallelLoops carries it, MapRowLoopsToWarps and
+// MapParallelLoopsToGpu obey it), as IREE's lowering passes obey the
 // strategy `LLVMGPUSelectLoweringStrategy` chose. The decision function
-// (selectKernelConfig) is the policy; docs/kernel-config.md states it. Tile
-// sizes are still FuseKernelBodies' row rule unless a config sets them.
+// (selectKernelConfig) is the policy; docs/kernel-config.md states it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,7 +30,8 @@ inline constexpr llvm::StringLiteral kKernelConfigAttr = "ridge.kernel_config";
 
 struct KernelConfig {
   /// Tile size per loop of the kernel's sink op (the op producing its
-  /// result); 0 keeps a loop whole. Empty: FuseKernelBodies' row rule.
+  /// result); 0 keeps a loop whole. Empty: the kernel is not tiled (one op,
+  /// or operand slices that do not follow from a tile).
   SmallVector<int64_t> tileSizes;
   /// Rows (warps) per thread block of a row kernel.
   int64_t warpsPerBlock = 8;
@@ -68,11 +69,21 @@ llvm::SmallBitVector getRowDims(linalg::LinalgOp sink);
 int64_t selectWarpsPerBlock(int64_t rows, int64_t smCount,
                             int64_t maxWarps = 8);
 
-/// The decision (policy), on a kernel after ridge-fuse-kernel-bodies: give a
-/// row kernel as many warps per block (up to 8) as leave one block per SM of
-/// the target (rows: its scf.forall's iterations); the 4-wide lane layout for
-/// kernels that move 32-bit data (the mapping checks that each row loop fits
-/// and each buffer is aligned); 256 threads per block for elementwise nests.
+/// Whether every operand slice of the kernel's linalg ops follows from a tile
+/// of its loops (indices that are non-negative combinations of loops).
+bool hasTileableIndexing(func::FuncOp kernel);
+
+/// The row rule: tile every parallel loop of `sink` by one except its row
+/// dimensions (getRowDims), which stay whole (0), as do reductions.
+SmallVector<int64_t> selectTileSizes(TilingInterface sink);
+
+/// The decision (policy), on a kernel after ridge-fuse-kernel-bodies (its
+/// producers fused, not yet tiled): tile sizes by the row rule for a kernel
+/// of several tileable ops; as many warps per block (up to 8) as leave one
+/// block per SM of the target (rows: the tiles, or an untiled kernel's
+/// parallel iterations); the 4-wide lane layout for kernels that move 32-bit
+/// data (the mapping checks that each row loop fits and each buffer is
+/// aligned); 256 threads per block for elementwise nests.
 KernelConfig selectKernelConfig(func::FuncOp kernel, const TargetSpec &target);
 
 } // namespace mlir::ridge

@@ -16,52 +16,83 @@ include "mlir/Pass/PassBase.td"
 
 def FuseKernelBodiesPass : Pass<"ridge-fuse-kernel-bodies",
                                 "::mlir::func::FuncOp"> {
-  let summary = "Lower each kernel function's linalg body to one loop nest";
+  let summary = "Fold each kernel function's linalg producers into their "
+                "consumers";
   let description = [{
     Runs on functions marked `ridge.kernel` after their graph ops became
     linalg on tensors. Elementwise producers fold into their consumers
     (recomputed for several consumers, except values the kernel returns),
     reshapes propagate out of the way and `tensor.extract`s from elementwise
-    generics (slices, gathers, concats) compute the element in place. If
-    more than one op remains, the op producing the kernel's result is tiled
-    with `scf.forall` and all producers are fused into the loop: dimensions
-    along which a reduction's result is broadcast (rows) stay whole, all
-    others are tiled by one. The body is then one loop nest: one GPU kernel.
+    generics (slices, gathers, concats) compute the element in place. What
+    is left is the op producing the kernel's result and the reductions it
+    reads; `ridge-select-kernel-config` decides their tiling from this body
+    and `ridge-tile-kernel-bodies` builds the one loop nest.
+  }];
+  let statistics = [
+    Statistic<"numFusedKernels", "num-fused-kernels",
+              "Kernel bodies whose producers were fused">,
+  ];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect"
+  ];
+}
+
+def SelectKernelConfigPass : Pass<"ridge-select-kernel-config",
+                                  "::mlir::func::FuncOp"> {
+  let summary = "Decide each kernel's tiling and GPU mapping once";
+  let description = [{
+    Runs on functions marked `ridge.kernel` after `ridge-fuse-kernel-bodies`
+    and records `ridge.kernel_config = {tile_sizes, warps_per_block,
+    vector_width, block_size}` on the function, from the module's
+    `ridge.target` and the fused body (selectKernelConfig,
+    docs/kernel-config.md). `tile_sizes` (absent for a kernel that is not
+    tiled) are the row rule over the op producing the kernel's result: row
+    dimensions along which a reduction's result is broadcast stay whole, the
+    other parallel loops are tiled by one. `ridge-tile-kernel-bodies` tiles
+    by them and stamps the config on the loop nest, which carries it through
+    inlining and bufferization to the mapping passes:
+    `ridge-map-row-loops-to-warps` takes `warps_per_block` and
+    `vector_width`, `ridge-map-parallel-loops-to-gpu` takes `block_size`. A
+    kernel that already has a config (set by hand in a test) keeps it; one
+    without `tile_sizes` gets the decided ones.
+  }];
+  let statistics = [
+    Statistic<"numConfiguredKernels", "num-configured-kernels",
+              "Kernels given a configuration">,
+    Statistic<"numTiledKernels", "num-tiled-kernels",
+              "Kernels given tile sizes">,
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def TileKernelBodiesPass : Pass<"ridge-tile-kernel-bodies",
+                                "::mlir::func::FuncOp"> {
+  let summary = "Tile each kernel's result op by its config and fuse its "
+                "producers into the loop";
+  let description = [{
+    Runs on functions marked `ridge.kernel` after
+    `ridge-select-kernel-config`. The op producing the kernel's result is
+    tiled with `scf.forall` by the config's `tile_sizes` and every producer
+    is fused into the loop (values the kernel also returns are yielded by
+    it): the body is then one loop nest, one GPU kernel. A kernel whose
+    config has no tile sizes is left as it is. The config is then stamped on
+    the kernel's top-level loop nests (the `scf.forall`, or the linalg ops
+    of an untiled kernel). A kernel of several ops without a config, or with
+    tile sizes that do not match its result op, is an error.
   }];
   let statistics = [
     Statistic<"numTiledKernels", "num-tiled-kernels",
               "Kernels tiled with their producers fused into one loop nest">,
-    Statistic<"numUntileableKernels", "num-untileable-kernels",
-              "Kernels left one loop nest per op (operand slices that do not "
-              "follow from a tile)">,
+    Statistic<"numUntiledKernels", "num-untiled-kernels",
+              "Kernels of several ops left one loop nest per op (operand "
+              "slices that do not follow from a tile)">,
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
     "::mlir::linalg::LinalgDialect", "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect"
   ];
-}
-
-def SelectKernelConfigPass : Pass<"ridge-select-kernel-config",
-                                  "::mlir::func::FuncOp"> {
-  let summary = "Decide each kernel's GPU mapping once";
-  let description = [{
-    Runs on functions marked `ridge.kernel` after `ridge-fuse-kernel-bodies`
-    (one loop nest each) and records `ridge.kernel_config = {warps_per_block,
-    vector_width, block_size}` from the module's `ridge.target` and the
-    kernel's loop nest (selectKernelConfig, docs/kernel-config.md), on the
-    function and on its top-level loop nest, which carries it through
-    inlining and bufferization. The mapping passes obey it:
-    `ridge-map-row-loops-to-warps` takes `warps_per_block` and
-    `vector_width`, `ridge-map-parallel-loops-to-gpu` takes `block_size`. A
-    kernel that already has a config (set by hand in a test) keeps it; its
-    optional `tile_sizes` fix `ridge-fuse-kernel-bodies`' tiling.
-  }];
-  let statistics = [
-    Statistic<"numConfiguredKernels", "num-configured-kernels",
-              "Kernels given a configuration">,
-  ];
-  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
 //===----------------------------------------------------------------------===//

@@ -1,6 +1,8 @@
 // RUN: ridge-opt %s -split-input-file -ridge-convert-graph-to-linalg -ridge-fuse-kernel-bodies | FileCheck %s
 
-// Each kernel function becomes one loop nest (one GPU kernel).
+// Each kernel function's producers fold into their consumers; what is left
+// is the op producing its result and the reductions it reads, not yet tiled
+// (ridge-tile-kernel-bodies builds the loop, by the kernel's config).
 
 // A pointwise kernel is one elementwise generic: no loop needed.
 // CHECK-LABEL: func.func private @k0_pointwise
@@ -22,18 +24,17 @@ func.func private @k0_pointwise(%x: tensor<64x128xf32>, %y: tensor<128xf32>) -> 
 
 // -----
 
-// Matmul + bias + GELU: one forall over the output elements; each computes
-// its dot product (the reduction) and the epilogue.
+// Matmul + bias + GELU: the bias add and the GELU fold into one epilogue
+// generic that reads the contraction; the zero fill stays its init.
 // CHECK-LABEL: func.func private @k1_matmul
-// CHECK: %[[F:.*]] = scf.forall (%[[I:.*]], %[[J:.*]]) in (16, 64)
-// CHECK: tensor.extract_slice %{{.*}}[%[[I]], 0] [1, 32] [1, 1]
-// CHECK: tensor.extract_slice %{{.*}}[0, %[[J]]] [32, 1] [1, 1]
-// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]
-// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]
+// CHECK-NOT: scf.forall
+// CHECK: %[[FILL:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]} outs(
+// CHECK: %[[MM:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]} ins(%arg0, %arg1 : {{.*}}) outs(%[[FILL]] :
+// CHECK: %[[E:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]} ins(%[[MM]], %arg2 :
+// CHECK: arith.addf
 // CHECK: math.erf
-// CHECK: tensor.parallel_insert_slice %{{.*}} into %{{.*}}[%[[I]], %[[J]]] [1, 1] [1, 1]
 // CHECK-NOT: linalg.generic
-// CHECK: return %[[F]]
+// CHECK: return %[[E]]
 func.func private @k1_matmul(%x: tensor<16x32xf32>, %w: tensor<32x64xf32>, %b: tensor<64xf32>) -> tensor<16x64xf32> attributes {ridge.kernel = "contraction"} {
   %0 = ridge.matmul %x, %w : (tensor<16x32xf32>, tensor<32x64xf32>) -> tensor<16x64xf32>
   %1 = ridge.add %0, %b : (tensor<16x64xf32>, tensor<64xf32>) -> tensor<16x64xf32>
@@ -43,16 +44,18 @@ func.func private @k1_matmul(%x: tensor<16x32xf32>, %w: tensor<32x64xf32>, %b: t
 
 // -----
 
-// Scaled softmax: one forall over rows; the row (reduced by max and sum and
-// broadcast back) stays whole.
+// Scaled softmax: the scale folds into both row reductions (max, then the
+// sum of exponentials) and into the output, which reads the two row values.
 // CHECK-LABEL: func.func private @k2_reduction
-// CHECK: %[[F:.*]] = scf.forall (%[[R:.*]]) in (8)
-// CHECK: tensor.extract_slice %{{.*}}[%[[R]], 0] [1, 128] [1, 1]
+// CHECK-NOT: scf.forall
+// CHECK: %[[MAX:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]} ins(%arg0 : tensor<8x128xf32>)
+// CHECK: arith.mulf
 // CHECK: arith.maximumf
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]} ins(%arg0, %[[MAX]] :
 // CHECK: math.exp
+// CHECK: %[[OUT:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]} ins(%arg0, %[[MAX]], %[[SUM]] :
 // CHECK: arith.divf
-// CHECK: tensor.parallel_insert_slice %{{.*}} into %{{.*}}[%[[R]], 0] [1, 128] [1, 1]
-// CHECK: return %[[F]]
+// CHECK: return %[[OUT]]
 func.func private @k2_reduction(%x: tensor<8x128xf32>) -> tensor<8x128xf32> attributes {ridge.kernel = "reduction"} {
   %c = ridge.constant dense<0.125> : tensor<f32>
   %0 = ridge.mul %x, %c : (tensor<8x128xf32>, tensor<f32>) -> tensor<8x128xf32>
@@ -62,12 +65,14 @@ func.func private @k2_reduction(%x: tensor<8x128xf32>) -> tensor<8x128xf32> attr
 
 // -----
 
-// Residual add + LayerNorm with both results returned: the forall over rows
-// yields the add's value too.
+// Residual add + LayerNorm with both results returned: the add, which the
+// kernel returns, stays whole instead of being recomputed in its readers.
 // CHECK-LABEL: func.func private @k3_reduction
-// CHECK: %[[F:.*]]:2 = scf.forall (%{{.*}}) in (4) shared_outs(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}})
-// CHECK-COUNT-2: tensor.parallel_insert_slice
-// CHECK: return %[[F]]#1, %[[F]]#0
+// CHECK: %[[ADD:.*]] = linalg.generic {{.*}} ins(%arg0, %arg1 :
+// CHECK: %[[MEAN:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]} ins(%[[ADD]] :
+// CHECK: %[[VAR:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]} ins(%[[ADD]], %[[MEAN]] :
+// CHECK: %[[NORM:.*]] = linalg.generic {{.*}} ins(%[[ADD]], %[[MEAN]], %[[VAR]], %arg2 :
+// CHECK: return %[[ADD]], %[[NORM]]
 func.func private @k3_reduction(%x: tensor<4x256xf32>, %h: tensor<4x256xf32>, %s: tensor<256xf32>) -> (tensor<4x256xf32>, tensor<4x256xf32>) attributes {ridge.kernel = "reduction"} {
   %0 = ridge.add %x, %h : (tensor<4x256xf32>, tensor<4x256xf32>) -> tensor<4x256xf32>
   %1:3 = ridge.layer_norm %0, %s {axis = 1 : i64, epsilon = 1.0e-5 : f32} : (tensor<4x256xf32>, tensor<256xf32>) -> (tensor<4x256xf32>, tensor<4x1xf32>, tensor<4x1xf32>)
@@ -78,10 +83,10 @@ func.func private @k3_reduction(%x: tensor<4x256xf32>, %h: tensor<4x256xf32>, %s
 
 // A sliced, reshaped and transposed operand is read in place by the matmul.
 // CHECK-LABEL: func.func private @k4_matmul
-// CHECK: %[[F:.*]] = scf.forall ({{.*}}) in (4, 8, 8)
 // CHECK-NOT: tensor.expand_shape
-// CHECK: tensor.extract %{{.*}} : tensor<1x8x96xf32>
-// CHECK: return %[[F]]
+// CHECK: %[[MM:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%arg1 :
+// CHECK: tensor.extract %arg0[{{.*}}] : tensor<1x8x96xf32>
+// CHECK: return %[[MM]]
 func.func private @k4_matmul(%qkv: tensor<1x8x96xf32>, %k: tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32> attributes {ridge.kernel = "contraction"} {
   %0 = ridge.slice %qkv starts [0, 0, 0] sizes [1, 8, 32] steps [1, 1, 1] : tensor<1x8x96xf32> -> tensor<1x8x32xf32>
   %1 = ridge.reshape %0 : tensor<1x8x32xf32> -> tensor<1x8x4x8xf32>

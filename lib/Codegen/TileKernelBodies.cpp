@@ -1,0 +1,142 @@
+//===- TileKernelBodies.cpp - One loop nest per kernel, by its config -----===//
+//
+// The second half of a kernel's loop nest (after ridge-fuse-kernel-bodies
+// and ridge-select-kernel-config): the kernel's result op (its sink) is
+// tiled by `scf.forall` with the config's `tile_sizes`, and every producer
+// (the reductions it reads and their inputs) is fused into the loop, as
+// upstream's tileConsumerAndFuseProducersUsingSCF does. The pass decides
+// nothing: a kernel whose config has no tile sizes stays as it is.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ridgeline/Codegen/KernelConfig.h"
+#include "ridgeline/Codegen/Passes.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/CSE.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "ridge-tile-kernel-bodies"
+
+namespace mlir::ridge {
+#define GEN_PASS_DEF_TILEKERNELBODIESPASS
+#include "ridgeline/Codegen/Passes.h.inc"
+} // namespace mlir::ridge
+
+using namespace mlir;
+using namespace mlir::ridge;
+
+/// Tiles `sink` by `sizes` with every producer fused into the loop.
+static LogicalResult tileAndFuseSink(TilingInterface sink,
+                                     ArrayRef<int64_t> sizes) {
+  size_t numLoops = sink.getLoopIteratorTypes().size();
+  if (numLoops != sizes.size())
+    return sink->emitError()
+           << "'" << kKernelConfigAttr << "' has " << sizes.size()
+           << " tile sizes for a kernel whose result op has " << numLoops
+           << " loops";
+  MLIRContext *context = sink->getContext();
+  Builder builder(context);
+  SmallVector<OpFoldResult> tileSizes;
+  for (int64_t size : sizes)
+    tileSizes.push_back(builder.getIndexAttr(size));
+
+  scf::SCFTileAndFuseOptions options;
+  options.tilingOptions.setTileSizes(tileSizes).setLoopType(
+      scf::SCFTilingOptions::LoopType::ForallOp);
+  // A producer the kernel also returns (a residual add before its norm) is
+  // yielded by the loop, so that its value leaves the kernel too.
+  options.setFusionControlFn(
+      [](tensor::ExtractSliceOp, OpResult producer, bool isDestination)
+          -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+        scf::SCFTileAndFuseOptions::ControlFnResult result;
+        result.yieldProducerReplacement =
+            !isDestination && isKernelResult(producer);
+        return result;
+      });
+  IRRewriter rewriter(context);
+  rewriter.setInsertionPoint(sink);
+  FailureOr<scf::SCFTileAndFuseResult> fused =
+      scf::tileConsumerAndFuseProducersUsingSCF(rewriter, sink, options);
+  if (failed(fused))
+    return sink->emitError("cannot tile the kernel's result op");
+  for (auto [original, replacement] : fused->replacements)
+    rewriter.replaceAllUsesWith(original, replacement);
+  return success();
+}
+
+/// Folds what tiling left behind (dead producers, trivial slices) and merges
+/// the copies of a producer fused for two consumers (a softmax's row max,
+/// read by the sum and by the output): one pass over the row suffices.
+static LogicalResult cleanUp(func::FuncOp kernel) {
+  MLIRContext *context = kernel.getContext();
+  RewritePatternSet cleanup(context);
+  tensor::populateFoldTensorEmptyPatterns(cleanup);
+  for (Dialect *dialect : context->getLoadedDialects())
+    dialect->getCanonicalizationPatterns(cleanup);
+  for (RegisteredOperationName op : context->getRegisteredOperations())
+    op.getCanonicalizationPatterns(cleanup, context);
+  if (failed(applyPatternsGreedily(kernel, std::move(cleanup))))
+    return failure();
+  IRRewriter rewriter(context);
+  DominanceInfo dominance(kernel);
+  eliminateCommonSubExpressions(rewriter, dominance, kernel);
+  return success();
+}
+
+namespace {
+struct TileKernelBodiesPass
+    : public ridge::impl::TileKernelBodiesPassBase<TileKernelBodiesPass> {
+  void runOnOperation() override {
+    func::FuncOp kernel = getOperation();
+    if (!kernel->hasAttr(kKernelAttr) || kernel.isExternal())
+      return;
+    FailureOr<std::optional<KernelConfig>> config = getKernelConfig(kernel);
+    if (failed(config))
+      return signalPassFailure();
+    TilingInterface sink = getKernelSink(kernel);
+    if (!*config) {
+      if (!sink)
+        return;
+      kernel.emitError() << "kernel of several ops has no '"
+                         << kKernelConfigAttr
+                         << "' to tile it by (run ridge-select-kernel-config)";
+      return signalPassFailure();
+    }
+    ArrayRef<int64_t> sizes = (*config)->tileSizes;
+    if (!sizes.empty()) {
+      if (!sink) {
+        kernel.emitError() << "'" << kKernelConfigAttr
+                           << "' has tile sizes for a kernel of one op";
+        return signalPassFailure();
+      }
+      if (failed(tileAndFuseSink(sink, sizes)))
+        return signalPassFailure();
+      ++numTiledKernels;
+      LLVM_DEBUG(llvm::dbgs()
+                 << "--- after tiling " << kernel.getName() << " ---\n"
+                 << kernel << "\n");
+    } else if (sink) {
+      LLVM_DEBUG(llvm::dbgs() << kernel.getName()
+                              << ": config has no tile sizes; one loop nest "
+                                 "per op\n");
+      ++numUntiledKernels;
+    }
+    if (failed(cleanUp(kernel)))
+      return signalPassFailure();
+    // The kernel's loop nests (its scf.forall, or its ops when it is not
+    // tiled) carry the config through inlining and bufferization to the
+    // mapping passes.
+    Attribute configAttr = kernel->getAttr(kKernelConfigAttr);
+    for (Operation &op : kernel.front())
+      if (isa<scf::ForallOp, linalg::LinalgOp>(op))
+        op.setAttr(kKernelConfigAttr, configAttr);
+  }
+};
+} // namespace

@@ -1,0 +1,148 @@
+// RUN: ridge-opt %s -split-input-file -ridge-convert-graph-to-linalg -ridge-fuse-kernel-bodies -ridge-select-kernel-config -verify-diagnostics | FileCheck %s
+
+// Each kernel's tiling and GPU mapping is decided once, from ridge.target
+// (the default target here: sm_90a planned for the H100, 132 SMs) and its
+// fused body, and recorded on the kernel; ridge-tile-kernel-bodies builds the
+// loop nest by it (tile-kernel-bodies.mlir).
+
+// A LayerNorm row kernel of 4 rows: the row stays whole (tile 0), the rows
+// are tiled by one; one warp per block (4 rows on 132 SMs), 16-byte lane
+// accesses for f32 data. Nothing is tiled yet.
+// CHECK-LABEL: func.func private @layer_norm
+// CHECK-SAME: ridge.kernel_config = {block_size = 256 : i64, tile_sizes = array<i64: 1, 0>, vector_width = 4 : i64, warps_per_block = 1 : i64}
+// CHECK-NOT: scf.forall
+// CHECK: return
+func.func private @layer_norm(%x: tensor<4x256xf32>, %s: tensor<256xf32>) -> tensor<4x256xf32> attributes {ridge.kernel = "reduction"} {
+  %0:3 = ridge.layer_norm %x, %s {axis = 1 : i64, epsilon = 1.0e-5 : f32} : (tensor<4x256xf32>, tensor<256xf32>) -> (tensor<4x256xf32>, tensor<4x1xf32>, tensor<4x1xf32>)
+  return %0#0 : tensor<4x256xf32>
+}
+
+// -----
+
+// Many rows: blocks grow to 8 warps once every SM has one (2048 / 132).
+// CHECK-LABEL: func.func private @softmax_many_rows
+// CHECK-SAME: tile_sizes = array<i64: 1, 0>
+// CHECK-SAME: warps_per_block = 8 : i64
+func.func private @softmax_many_rows(%x: tensor<2048x96xf32>) -> tensor<2048x96xf32> attributes {ridge.kernel = "reduction"} {
+  %0 = ridge.softmax %x {axis = 1 : i64} : tensor<2048x96xf32>
+  return %0 : tensor<2048x96xf32>
+}
+
+// -----
+
+// The target's SM count decides: on a 2-SM GPU, 8 rows give 4 warps a block.
+// CHECK-LABEL: func.func private @small_gpu
+// CHECK-SAME: warps_per_block = 4 : i64
+module attributes {ridge.target = {bandwidth = 1.0e+11 : f64, chip = "sm_80", gpu = "Tiny", l2_bytes = 1048576 : i64, peak_flops = {bf16 = 1.0e+13 : f64, fp16 = 1.0e+13 : f64, fp32 = 1.0e+12 : f64, fp8 = 0.0 : f64, tf32 = 5.0e+12 : f64}, precision = "bf16", registers_per_sm = 65536 : i64, sm_count = 2 : i64, smem_per_sm = 102400 : i64}} {
+  func.func private @small_gpu(%x: tensor<8x256xf32>) -> tensor<8x256xf32> attributes {ridge.kernel = "reduction"} {
+    %0 = ridge.softmax %x {axis = 1 : i64} : tensor<8x256xf32>
+    return %0 : tensor<8x256xf32>
+  }
+}
+
+// -----
+
+// f16 data: 4 elements are 8 bytes, no 16-byte access; one element a lane.
+// A single op is its own loop nest: no tile sizes.
+// CHECK-LABEL: func.func private @half_pointwise
+// CHECK-SAME: ridge.kernel_config = {block_size = 256 : i64, vector_width = 1 : i64, warps_per_block = 8 : i64}
+func.func private @half_pointwise(%x: tensor<64x128xf16>) -> tensor<64x128xf16> attributes {ridge.kernel = "pointwise"} {
+  %0 = ridge.tanh %x : tensor<64x128xf16>
+  return %0 : tensor<64x128xf16>
+}
+
+// -----
+
+// A lone row reduction and its init (the zero fill) are tiled by rows, the
+// reduced dim whole: 4096 rows on 132 SMs give 8 warps a block.
+// CHECK-LABEL: func.func private @lone_reduction
+// CHECK-SAME: ridge.kernel_config = {block_size = 256 : i64, tile_sizes = array<i64: 1, 0>, vector_width = 4 : i64, warps_per_block = 8 : i64}
+func.func private @lone_reduction(%x: tensor<4096x256xf32>) -> tensor<4096x1xf32> attributes {ridge.kernel = "reduction"} {
+  %0 = ridge.reduce sum %x {axes = array<i64: 1>} : tensor<4096x256xf32> -> tensor<4096x1xf32>
+  return %0 : tensor<4096x1xf32>
+}
+
+// -----
+
+// RMSNorm over the last of three dims: the decision is made after producer
+// fusion, where the mean of squares is visible as a reduction the output
+// reads, so both leading dims are rows (a decision on the unfused body saw
+// only the elementwise ops around it).
+// CHECK-LABEL: func.func private @rms_norm
+// CHECK-SAME: tile_sizes = array<i64: 1, 1, 0>
+func.func private @rms_norm(%x: tensor<2x3x128xf32>, %s: tensor<128xf32>) -> tensor<2x3x128xf32> attributes {ridge.kernel = "reduction"} {
+  %0 = ridge.rms_norm %x, %s {axis = 2 : i64} : (tensor<2x3x128xf32>, tensor<128xf32>) -> tensor<2x3x128xf32>
+  return %0 : tensor<2x3x128xf32>
+}
+
+// -----
+
+// Matmul + bias + GELU: the sink is the epilogue, tiled by one in both dims
+// (one dot product per output element); 1024 tiles on 132 SMs: 7 warps.
+// CHECK-LABEL: func.func private @matmul_epilogue
+// CHECK-SAME: ridge.kernel_config = {block_size = 256 : i64, tile_sizes = array<i64: 1, 1>, vector_width = 4 : i64, warps_per_block = 7 : i64}
+func.func private @matmul_epilogue(%x: tensor<16x32xf32>, %w: tensor<32x64xf32>, %b: tensor<64xf32>) -> tensor<16x64xf32> attributes {ridge.kernel = "contraction"} {
+  %0 = ridge.matmul %x, %w : (tensor<16x32xf32>, tensor<32x64xf32>) -> tensor<16x64xf32>
+  %1 = ridge.add %0, %b : (tensor<16x64xf32>, tensor<64xf32>) -> tensor<16x64xf32>
+  %2 = ridge.gelu %1 : tensor<16x64xf32>
+  return %2 : tensor<16x64xf32>
+}
+
+// -----
+
+// Attention heads split from a fused QKV (slice, reshape, transpose): after
+// reshape propagation the sink is the 4-d batched matmul, whose reduction
+// stays whole; the tile sizes have its rank, not the graph op's.
+// CHECK-LABEL: func.func private @heads
+// CHECK-SAME: tile_sizes = array<i64: 1, 1, 1, 1, 0>
+func.func private @heads(%qkv: tensor<1x8x96xf32>, %k: tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32> attributes {ridge.kernel = "contraction"} {
+  %0 = ridge.slice %qkv starts [0, 0, 0] sizes [1, 8, 32] steps [1, 1, 1] : tensor<1x8x96xf32> -> tensor<1x8x32xf32>
+  %1 = ridge.reshape %0 : tensor<1x8x32xf32> -> tensor<1x8x4x8xf32>
+  %2 = ridge.transpose %1, [0, 2, 1, 3] : tensor<1x8x4x8xf32> -> tensor<1x4x8x8xf32>
+  %3 = ridge.matmul %2, %k : (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  return %3 : tensor<1x4x8x8xf32>
+}
+
+// -----
+
+// A transposed convolution reads its input at differences and quotients of
+// loop indices, which no tile's slice follows from: no tile sizes, one loop
+// nest per op.
+// CHECK-LABEL: func.func private @transposed_conv
+// CHECK-SAME: ridge.kernel_config = {block_size = 256 : i64, vector_width = 4 : i64, warps_per_block = 1 : i64}
+func.func private @transposed_conv(%x: tensor<1x1x3xf32>, %w: tensor<1x2x3xf32>) -> tensor<1x2x7xf32> attributes {ridge.kernel = "contraction"} {
+  %0 = ridge.conv_transpose %x, %w {strides = array<i64: 2>, pads = array<i64: 0, 0>, dilations = array<i64: 1>, output_padding = array<i64: 0>} : (tensor<1x1x3xf32>, tensor<1x2x3xf32>) -> tensor<1x2x7xf32>
+  %1 = ridge.relu %0 : tensor<1x2x7xf32>
+  return %1 : tensor<1x2x7xf32>
+}
+
+// -----
+
+// A config set by hand is kept; one without tile sizes gets the decided ones
+// and keeps the rest; functions that are no kernels get none.
+// CHECK-LABEL: func.func private @by_hand
+// CHECK-SAME: ridge.kernel_config = {block_size = 64 : i64, tile_sizes = array<i64: 2, 0>, vector_width = 1 : i64, warps_per_block = 2 : i64}
+// CHECK-LABEL: func.func private @by_hand_without_tiles
+// CHECK-SAME: ridge.kernel_config = {block_size = 64 : i64, tile_sizes = array<i64: 1, 0>, vector_width = 1 : i64, warps_per_block = 2 : i64}
+// CHECK-LABEL: func.func @not_a_kernel
+// CHECK-NOT: ridge.kernel_config
+func.func private @by_hand(%x: tensor<8x128xf32>) -> tensor<8x128xf32> attributes {ridge.kernel = "reduction", ridge.kernel_config = {block_size = 64 : i64, tile_sizes = array<i64: 2, 0>, vector_width = 1 : i64, warps_per_block = 2 : i64}} {
+  %0 = ridge.softmax %x {axis = 1 : i64} : tensor<8x128xf32>
+  return %0 : tensor<8x128xf32>
+}
+func.func private @by_hand_without_tiles(%x: tensor<8x128xf32>) -> tensor<8x128xf32> attributes {ridge.kernel = "reduction", ridge.kernel_config = {block_size = 64 : i64, vector_width = 1 : i64, warps_per_block = 2 : i64}} {
+  %0 = ridge.softmax %x {axis = 1 : i64} : tensor<8x128xf32>
+  return %0 : tensor<8x128xf32>
+}
+func.func @not_a_kernel(%x: tensor<8x128xf32>) -> tensor<8x128xf32> {
+  %0 = ridge.softmax %x {axis = 1 : i64} : tensor<8x128xf32>
+  return %0 : tensor<8x128xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'ridge.kernel_config' has vector_width 2; expected 1 or 4}}
+func.func private @bad_vector_width(%x: tensor<8x128xf32>) -> tensor<8x128xf32> attributes {ridge.kernel = "reduction", ridge.kernel_config = {block_size = 64 : i64, vector_width = 2 : i64, warps_per_block = 2 : i64}} {
+  %0 = ridge.softmax %x {axis = 1 : i64} : tensor<8x128xf32>
+  return %0 : tensor<8x128xf32>
+}
