@@ -45,6 +45,26 @@ TargetCLOptions::TargetCLOptions(llvm::cl::OptionCategory &category)
                                "tf32, fp16, bf16 (default) or fp8"),
                 llvm::cl::init(""), llvm::cl::cat(category)) {}
 
+ImportCLOptions::ImportCLOptions(llvm::cl::OptionCategory &category)
+    : maxTensorBytes(
+          "max-tensor-bytes",
+          llvm::cl::desc("Largest tensor (graph input, weight or node result) "
+                         "accepted, in bytes; larger ones are errors naming "
+                         "the ONNX tensor (default 2^36, 64 GiB)"),
+          llvm::cl::value_desc("bytes"), llvm::cl::init(kDefaultMaxTensorBytes),
+          llvm::cl::cat(category)) {}
+
+LogicalResult ImportCLOptions::apply(OnnxImportOptions &options,
+                                     std::string &error) const {
+  if (maxTensorBytes <= 0) {
+    error = "--max-tensor-bytes must be positive, got " +
+            std::to_string(maxTensorBytes);
+    return failure();
+  }
+  options.maxTensorBytes = maxTensorBytes;
+  return success();
+}
+
 FailureOr<TargetSpec> TargetCLOptions::resolve(StringRef toolName,
                                                std::string &error) const {
   if (!precision.empty() && !parsePrecision(precision)) {

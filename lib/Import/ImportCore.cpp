@@ -70,7 +70,7 @@ static LogicalResult importConstant(NodeContext &n) {
   if (const auto *value = n.attr("value")) {
     TensorData data;
     std::string error;
-    if (!decodeTensorProto(value->t(), ".", data, error))
+    if (!n.decodeTensor(value->t(), data, error))
       return n.emitError() << error;
     if (!getElementType(ctx, data.dataType))
       return n.emitError() << "unsupported element type "

@@ -11,6 +11,7 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
 
@@ -426,6 +427,10 @@ FailureOr<SmallVector<double>> constantFloats(NodeContext &n, unsigned i,
 
 /// Builds ridge.resize from per-dim `scales` (the coordinate-mapping scales)
 /// and the output `shape`, which defaults to floor(in * scale) when empty.
+/// Output elements of a resized dim the Resize lowering tabulates at most:
+/// 2^24, 16 times a 1M-pixel side.
+static constexpr int64_t kMaxResizeTableEntries = int64_t(1) << 24;
+
 LogicalResult buildResize(NodeContext &n, Value x, ArrayRef<double> scales,
                           ArrayRef<int64_t> explicitShape, StringRef mode,
                           StringRef coordMode, StringRef nearestMode,
@@ -440,11 +445,28 @@ LogicalResult buildResize(NodeContext &n, Value x, ArrayRef<double> scales,
   for (int64_t i = 0; i < rank; ++i) {
     if (!(scales[i] > 0))
       return n.emitError() << "scales must be positive, got " << scales[i];
-    if (explicitShape.empty())
-      shape.push_back(static_cast<int64_t>(
-          std::floor(scales[i] * static_cast<double>(xType.getDimSize(i)))));
+    if (explicitShape.empty()) {
+      double size =
+          std::floor(scales[i] * static_cast<double>(xType.getDimSize(i)));
+      // Checked before the conversion, which is undefined out of range.
+      if (!(size < 0x1p62))
+        return n.emitError()
+               << "the output dim " << i << " (scale "
+               << llvm::formatv("{0:g}", scales[i]) << " times "
+               << xType.getDimSize(i) << ") does not fit in 64 bits";
+      shape.push_back(static_cast<int64_t>(size));
+    }
     if (shape[i] <= 0)
       return n.emitError() << "the output dim " << i << " would be empty";
+    // The lowering tabulates the source taps of every output index of a
+    // resized dim (ResizeLowering): bounded so that the tables stay a small
+    // part of the model, whatever the dims say.
+    if (shape[i] != xType.getDimSize(i) && shape[i] > kMaxResizeTableEntries)
+      return n.emitError() << "the output dim " << i << " has " << shape[i]
+                           << " elements; resizing a dim to more than "
+                           << kMaxResizeTableEntries
+                           << " is not supported (its tap tables would be as "
+                              "long)";
   }
   if (mode != "nearest" && mode != "linear" && mode != "cubic")
     return n.emitError() << "unsupported mode '" << mode << "'";

@@ -16,6 +16,7 @@
 
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 #include <cmath>
 
@@ -737,6 +738,12 @@ static LogicalResult importTile(NodeContext &n) {
                          << rank;
   if (llvm::any_of(*repeats, [](int64_t r) { return r < 0; }))
     return n.emitError() << "repeats must be non-negative";
+  // Checked before the op is built: its type inference would fail (and the
+  // builder abort) on a size that wraps around.
+  for (auto [dim, repeat] : llvm::zip(typeOf(*input).getShape(), *repeats))
+    if (!ShapedType::isDynamic(dim) && !llvm::checkedMul(dim, repeat))
+      return n.emitError() << "tile of a dim of " << dim << " by " << repeat
+                           << " overflows 64 bits";
   return setResult(
       n, buildOp<TileOp>(n, *input, n.builder.getDenseI64ArrayAttr(*repeats)));
 }
@@ -971,7 +978,7 @@ static LogicalResult importConstantOfShape(NodeContext &n) {
   if (const auto *value = n.attr("value")) {
     TensorData data;
     std::string error;
-    if (!decodeTensorProto(value->t(), ".", data, error))
+    if (!n.decodeTensor(value->t(), data, error))
       return n.emitError() << error;
     Type element = getElementType(n.builder.getContext(), data.dataType);
     if (!element)

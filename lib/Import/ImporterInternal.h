@@ -96,6 +96,10 @@ public:
   /// Builds a ridge.constant from decoded tensor data; large tensors become
   /// dense_resource blobs named after `hint`.
   Value createConstant(const TensorData &data, StringRef hint);
+  /// Decodes a TensorProto attribute of the node: external data from the
+  /// model's folder, within the importer's size limit.
+  bool decodeTensor(const onnx::TensorProto &proto, TensorData &data,
+                    std::string &error) const;
 
   void setResult(unsigned i, Value value);
   /// The node's name, or `OpType#index` for unnamed nodes (as in `loc`).

@@ -75,6 +75,14 @@ static bool parseModelFile(StringRef path, onnx::ModelProto &model,
     error = "cannot open '" + path.str() + "': it is a directory";
     return false;
   }
+  // A device (/dev/zero) would be read forever; a pipe (`<(...)`) ends.
+  llvm::sys::fs::file_status status;
+  if (!llvm::sys::fs::status(path, status) &&
+      status.type() != llvm::sys::fs::file_type::regular_file &&
+      status.type() != llvm::sys::fs::file_type::fifo_file) {
+    error = "cannot open '" + path.str() + "': it is not a regular file";
+    return false;
+  }
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                             /*RequiresNullTerminator=*/false);
   if (!buffer) {
@@ -297,6 +305,15 @@ public:
   /// Builds a ridge.constant from decoded data; large tensors become
   /// dense_resource blobs.
   Value createConstant(Location loc, const TensorData &data, StringRef hint);
+  /// Decodes a TensorProto of the model (an initializer, a Constant's value):
+  /// external data from the model's folder, within the size limit.
+  bool decodeTensor(const onnx::TensorProto &proto, TensorData &data,
+                    std::string &error) const {
+    return decodeTensorProto(proto, modelDir, data, error,
+                             options.maxTensorBytes);
+  }
+  /// Why a value of `type` is too big, or empty (describeOversizedTensor).
+  std::string describeOversized(RankedTensorType type) const;
   ElementsAttr createElementsAttr(RankedTensorType type,
                                   const std::vector<char> &bytes,
                                   StringRef hint);
@@ -450,6 +467,11 @@ NodeContext::constantInts(unsigned i) const {
                          ? static_cast<int64_t>(v.getZExtValue())
                          : v.getSExtValue());
   return values;
+}
+
+bool NodeContext::decodeTensor(const onnx::TensorProto &proto, TensorData &data,
+                               std::string &error) const {
+  return importer.decodeTensor(proto, data, error);
 }
 
 Value NodeContext::createConstant(const TensorData &data, StringRef hint) {
@@ -606,12 +628,37 @@ LogicalResult OnnxImporter::importNode(const onnx::NodeProto &node,
   }
   bool ok = true;
   for (const std::string &out : node.output()) {
-    if (!out.empty() && !lookup(out)) {
+    if (out.empty())
+      continue;
+    Value value = lookup(out);
+    if (!value) {
       context.emitError() << "output '" << out << "' was not produced";
+      ok = false;
+      continue;
+    }
+    // Checked here, on every result, so that no shape that wraps around or
+    // exceeds the limit reaches the lowering (where it would surface as an
+    // anonymous buffer).
+    auto type = dyn_cast<RankedTensorType>(value.getType());
+    std::string oversized = type ? describeOversized(type) : "";
+    if (!oversized.empty()) {
+      context.emitError() << "output '" << out << "' " << oversized;
       ok = false;
     }
   }
   return success(ok);
+}
+
+std::string OnnxImporter::describeOversized(RankedTensorType type) const {
+  if (!type.hasStaticShape())
+    return "";
+  Type element = type.getElementType();
+  int64_t bytes = std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
+  std::string name;
+  llvm::raw_string_ostream os(name);
+  os << element;
+  return describeOversizedTensor(type.getShape(), bytes, name,
+                                 options.maxTensorBytes);
 }
 
 LogicalResult OnnxImporter::expandFunction(const onnx::NodeProto &node,
@@ -974,6 +1021,13 @@ OwningOpRef<ModuleOp> OnnxImporter::run() {
       ok = false;
       continue;
     }
+    std::string oversized = describeOversized(*type);
+    if (!oversized.empty()) {
+      mlir::emitError(fileLoc())
+          << "graph input '" << input.name() << "' " << oversized;
+      ok = false;
+      continue;
+    }
     inputs.push_back(&input);
     inputTypes.push_back(*type);
   }
@@ -1006,7 +1060,7 @@ OwningOpRef<ModuleOp> OnnxImporter::run() {
     TensorData data;
     std::string error;
     Location loc = NameLoc::get(builder.getStringAttr(init.name()), fileLoc());
-    if (!decodeTensorProto(init, modelDir, data, error) ||
+    if (!decodeTensor(init, data, error) ||
         !getElementType(ctx, data.dataType)) {
       mlir::emitError(loc) << "initializer '" << init.name() << "': "
                            << (error.empty() ? "unsupported element type"

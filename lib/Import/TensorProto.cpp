@@ -3,6 +3,8 @@
 #include "ridgeline/Import/TensorProto.h"
 
 #include "onnx/onnx_pb.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -10,6 +12,7 @@
 #include <cstring>
 
 using namespace mlir::ridge;
+using llvm::ArrayRef;
 using llvm::StringRef;
 
 ridge_dtype mlir::ridge::getRidgeDType(int32_t dataType) {
@@ -55,6 +58,39 @@ StringRef mlir::ridge::getOnnxDataTypeName(int32_t dataType) {
   if (static_cast<OnnxDataType>(dataType) == OnnxDataType::String)
     return "string";
   return "unknown";
+}
+
+std::optional<int64_t> mlir::ridge::getDenseTensorBytes(ArrayRef<int64_t> dims,
+                                                        int64_t elementBytes) {
+  int64_t bytes = elementBytes;
+  for (int64_t d : dims) {
+    if (d < 0)
+      return std::nullopt;
+    std::optional<int64_t> product = llvm::checkedMul(bytes, d);
+    if (!product)
+      return std::nullopt;
+    bytes = *product;
+  }
+  return bytes;
+}
+
+std::string mlir::ridge::describeOversizedTensor(ArrayRef<int64_t> dims,
+                                                 int64_t elementBytes,
+                                                 StringRef typeName,
+                                                 int64_t maxBytes) {
+  std::optional<int64_t> bytes = getDenseTensorBytes(dims, elementBytes);
+  if (bytes && *bytes <= maxBytes)
+    return "";
+  std::string shape;
+  llvm::raw_string_ostream os(shape);
+  llvm::interleave(dims, os, " x ");
+  if (dims.empty())
+    os << "scalar";
+  std::string reason = "has shape " + shape + " of " + typeName.str() + ": ";
+  reason += bytes ? std::to_string(*bytes) + " bytes"
+                  : std::string("a size that overflows 64 bits");
+  return reason + ", more than the limit of " + std::to_string(maxBytes) +
+         " bytes (--max-tensor-bytes)";
 }
 
 int64_t TensorData::getNumElements() const {
@@ -117,30 +153,77 @@ static bool readExternalData(const onnx::TensorProto &proto, StringRef modelDir,
       return false;
     }
   }
+  // The text check above is not enough: a symbolic link (the file, or a
+  // folder on the way) may point anywhere. The real path must stay inside
+  // the model's real folder, and name a regular file: reading a FIFO or a
+  // device would block or never end.
   llvm::SmallString<256> path(modelDir);
   llvm::sys::path::append(path, location);
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                            /*RequiresNullTerminator=*/false);
-  if (!buffer) {
-    error = "cannot read external data '" + std::string(path) + "' of '" +
-            proto.name() + "': " + buffer.getError().message();
+  llvm::SmallString<256> realDir, realPath;
+  if (std::error_code ec = llvm::sys::fs::real_path(modelDir, realDir)) {
+    error = "cannot resolve the model's folder '" + modelDir.str() +
+            "': " + ec.message();
     return false;
   }
-  uint64_t size = (*buffer)->getBufferSize();
+  if (std::error_code ec = llvm::sys::fs::real_path(path, realPath)) {
+    error = "cannot read external data '" + std::string(path) + "' of '" +
+            proto.name() + "': " + ec.message();
+    return false;
+  }
+  StringRef inside = realPath.str();
+  bool contained = inside.consume_front(realDir) && !inside.empty() &&
+                   (llvm::sys::path::is_separator(realDir.back()) ||
+                    llvm::sys::path::is_separator(inside.front()));
+  if (!contained) {
+    // Name the first link on the way.
+    llvm::SmallString<256> link(modelDir);
+    for (StringRef component :
+         llvm::make_range(llvm::sys::path::begin(location),
+                          llvm::sys::path::end(location))) {
+      llvm::sys::path::append(link, component);
+      if (llvm::sys::fs::is_symlink_file(link))
+        break;
+    }
+    error = "external data '" + location + "' of '" + proto.name() +
+            "' leaves the model's folder through the symbolic link '" +
+            std::string(link) + "' (it resolves to '" + std::string(realPath) +
+            "')";
+    return false;
+  }
+  llvm::sys::fs::file_status status;
+  if (std::error_code ec = llvm::sys::fs::status(realPath, status)) {
+    error = "cannot read external data '" + std::string(path) + "' of '" +
+            proto.name() + "': " + ec.message();
+    return false;
+  }
+  if (status.type() != llvm::sys::fs::file_type::regular_file) {
+    error = "external data '" + std::string(path) + "' of '" + proto.name() +
+            "' is not a regular file";
+    return false;
+  }
+  uint64_t size = status.getSize();
   uint64_t count = length < 0 ? size - std::min(offset, size) : length;
   if (offset > size || count > size - offset) {
     error = "external data of '" + proto.name() +
             "' reaches past the end of '" + std::string(path) + "'";
     return false;
   }
-  const char *start = (*buffer)->getBufferStart() + offset;
-  out.assign(start, start + count);
+  // Only the tensor's bytes are mapped, not the whole side file.
+  auto buffer = llvm::MemoryBuffer::getFileSlice(realPath, count, offset,
+                                                 /*IsVolatile=*/false);
+  if (!buffer) {
+    error = "cannot read external data '" + std::string(path) + "' of '" +
+            proto.name() + "': " + buffer.getError().message();
+    return false;
+  }
+  const char *start = (*buffer)->getBufferStart();
+  out.assign(start, start + (*buffer)->getBufferSize());
   return true;
 }
 
 bool mlir::ridge::decodeTensorProto(const onnx::TensorProto &proto,
                                     StringRef modelDir, TensorData &out,
-                                    std::string &error) {
+                                    std::string &error, int64_t maxBytes) {
   out.name = proto.name();
   out.dataType = proto.data_type();
   out.dims.assign(proto.dims().begin(), proto.dims().end());
@@ -155,6 +238,14 @@ bool mlir::ridge::decodeTensorProto(const onnx::TensorProto &proto,
     error = "tensor '" + proto.name() + "' has unsupported element type " +
             getOnnxDataTypeName(out.dataType).str() + " (ONNX data_type " +
             std::to_string(out.dataType) + ")";
+    return false;
+  }
+  // Before any data is read or packed: the size must not wrap around and
+  // must stay within the limit.
+  std::string oversized = describeOversizedTensor(
+      out.dims, size, getOnnxDataTypeName(out.dataType), maxBytes);
+  if (!oversized.empty()) {
+    error = "tensor '" + proto.name() + "' " + oversized;
     return false;
   }
 
@@ -217,7 +308,7 @@ bool mlir::ridge::decodeTensorProto(const onnx::TensorProto &proto,
 }
 
 bool mlir::ridge::readTensorProtoFile(StringRef path, TensorData &out,
-                                      std::string &error) {
+                                      std::string &error, int64_t maxBytes) {
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                             /*RequiresNullTerminator=*/false);
   if (!buffer) {
@@ -230,8 +321,9 @@ bool mlir::ridge::readTensorProtoFile(StringRef path, TensorData &out,
     error = "'" + path.str() + "' is not a serialized ONNX TensorProto";
     return false;
   }
-  if (!decodeTensorProto(proto, llvm::sys::path::parent_path(path), out,
-                         error)) {
+  StringRef dir = llvm::sys::path::parent_path(path);
+  if (!decodeTensorProto(proto, dir.empty() ? StringRef(".") : dir, out, error,
+                         maxBytes)) {
     error = path.str() + ": " + error;
     return false;
   }

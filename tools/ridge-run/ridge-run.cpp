@@ -45,6 +45,7 @@ static cl::OptionCategory category("ridge-run options");
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<model.onnx>"),
                                       cl::Required, cl::cat(category));
 static TargetCLOptions targetOptions(category);
+static ImportCLOptions importCLOptions(category);
 /// The target, resolved once from targetOptions, and its chip.
 static TargetSpec resolvedTarget;
 static std::string target;
@@ -477,7 +478,8 @@ int main(int argc, char **argv) {
     return fail(error);
   std::vector<TensorData> inputs(inputFiles.size());
   for (size_t k = 0; k < inputFiles.size(); ++k)
-    if (!readTensorProtoFile(inputFiles[k], inputs[k], error))
+    if (!readTensorProtoFile(inputFiles[k], inputs[k], error,
+                             importCLOptions.maxTensorBytes))
       return fail(error);
 
   DialectRegistry registry;
@@ -488,6 +490,8 @@ int main(int argc, char **argv) {
 
   // input_K.pb binds to the K-th graph input (initializers excluded).
   OnnxImportOptions importOptions;
+  if (failed(importCLOptions.apply(importOptions, error)))
+    return fail(error);
   std::vector<std::string> graphInputs;
   if (!listOnnxGraphInputs(inputFile, graphInputs, error))
     return fail(error);
@@ -544,7 +548,8 @@ int main(int argc, char **argv) {
   for (size_t k = 0; k < outputs.size(); ++k) {
     const ::ridge::rt::TensorSpec &spec = model->outputs()[k];
     TensorData ref;
-    if (!readTensorProtoFile(refFiles[k], ref, error))
+    if (!readTensorProtoFile(refFiles[k], ref, error,
+                             importCLOptions.maxTensorBytes))
       return fail(error);
     if (getRidgeDType(ref.dataType) != spec.dtype ||
         ref.getNumElements() != spec.numElements())

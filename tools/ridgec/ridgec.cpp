@@ -49,6 +49,7 @@ static cl::opt<std::string> outputFile(
              "stdout for textual --emit stages"),
     cl::value_desc("file"), cl::init(""), cl::cat(category));
 static TargetCLOptions targetOptions(category);
+static ImportCLOptions importCLOptions(category);
 
 enum class Emit { SharedObject, Graph, Linalg, LLVM, Ptx, Cubin };
 static cl::opt<Emit> emit(
@@ -188,6 +189,9 @@ int main(int argc, char **argv) {
                 "sm_90a)");
 
   OnnxImportOptions importOptions;
+  std::string importError;
+  if (failed(importCLOptions.apply(importOptions, importError)))
+    return fail(importError);
   for (const std::string &spec : shapes) {
     auto [name, dims] = StringRef(spec).rsplit('=');
     FailureOr<SmallVector<int64_t>> parsed = parseShapeString(dims);

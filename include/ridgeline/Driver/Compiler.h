@@ -56,6 +56,16 @@ struct TargetCLOptions {
   FailureOr<TargetSpec> resolve(StringRef toolName, std::string &error) const;
 };
 
+/// The import options every tool shares: `--max-tensor-bytes`.
+struct ImportCLOptions {
+  explicit ImportCLOptions(llvm::cl::OptionCategory &category);
+
+  llvm::cl::opt<int64_t> maxTensorBytes;
+
+  /// Copies the options into `options`; fails with `error` on a bad value.
+  LogicalResult apply(OnnxImportOptions &options, std::string &error) const;
+};
+
 /// How far lowerGraphModule goes.
 enum class LoweringStage { Linalg, LLVMDialect };
 

@@ -36,6 +36,10 @@ struct OnnxImportOptions {
   /// specialized to, as input shapes are. Data operands never read them, and
   /// the inputs stay in the signature.
   llvm::StringMap<TensorData> inputValues;
+  /// The largest tensor (graph input, weight, node result) accepted, in
+  /// bytes; larger ones, and sizes that overflow 64 bits, are errors naming
+  /// the ONNX tensor.
+  int64_t maxTensorBytes = kDefaultMaxTensorBytes;
 };
 
 /// Imports the ONNX model at `path`. Returns null after emitting diagnostics

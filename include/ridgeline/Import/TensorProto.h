@@ -14,6 +14,7 @@
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,23 @@ ridge_dtype getRidgeDType(int32_t dataType);
 /// "string" or "unknown" for types without a ridge_dtype.
 llvm::StringRef getOnnxDataTypeName(int32_t dataType);
 
+/// The largest tensor the importer accepts by default: 64 GiB, more than any
+/// one tensor of a model that fits a GPU, far less than the sizes whose
+/// products wrap around. Tools override it with `--max-tensor-bytes`.
+inline constexpr int64_t kDefaultMaxTensorBytes = int64_t(1) << 36;
+
+/// Bytes of a dense tensor of `dims` with `elementBytes` bytes per element,
+/// or nullopt if a dimension is negative or the size does not fit in int64.
+std::optional<int64_t> getDenseTensorBytes(llvm::ArrayRef<int64_t> dims,
+                                           int64_t elementBytes);
+
+/// Why a tensor of `dims` with `elementBytes`-byte elements of type
+/// `typeName` is refused ("has shape 1099511627776 x 4 of f32: ... bytes,
+/// more than the limit of ..."), or empty when it fits in `maxBytes`.
+std::string describeOversizedTensor(llvm::ArrayRef<int64_t> dims,
+                                    int64_t elementBytes,
+                                    llvm::StringRef typeName, int64_t maxBytes);
+
 struct TensorData {
   std::string name;
   int32_t dataType = 0;
@@ -61,13 +79,17 @@ struct TensorData {
 };
 
 /// Decodes `proto`. External data is read relative to `modelDir` and must stay
-/// inside it. Returns false and sets `error` on failure.
+/// inside it (after symbolic links are resolved), from a regular file. A
+/// tensor over `maxBytes` is refused before any data is read. Returns false
+/// and sets `error` on failure.
 bool decodeTensorProto(const onnx::TensorProto &proto, llvm::StringRef modelDir,
-                       TensorData &out, std::string &error);
+                       TensorData &out, std::string &error,
+                       int64_t maxBytes = kDefaultMaxTensorBytes);
 
 /// Reads a serialized TensorProto file (input_0.pb, output_0.pb, ...).
 bool readTensorProtoFile(llvm::StringRef path, TensorData &out,
-                         std::string &error);
+                         std::string &error,
+                         int64_t maxBytes = kDefaultMaxTensorBytes);
 
 } // namespace mlir::ridge
 

@@ -133,26 +133,33 @@ struct ConcatLowering : OpConversionPattern<ConcatOp> {
     Value result = buildIndexedGeneric(
         rewriter, op.getLoc(), resultType, {}, {},
         [&](OpBuilder &b, Location l, ValueRange, ArrayRef<Value> ivs) {
-          // Inputs in order: the first whose range holds the position.
-          std::function<Value(OpBuilder &, Location, size_t)> pick =
-              [&](OpBuilder &nb, Location nl, size_t k) -> Value {
-            auto extract = [&](OpBuilder &eb, Location el) -> Value {
+          // A binary search over the inputs' ranges along `axis`: inputs
+          // [lo, hi) hold the position, split at mid. The scf.if nest is
+          // log2(#inputs) deep, so a Concat of thousands of inputs neither
+          // recurses once per input here nor nests that deep for the passes
+          // that walk the body.
+          std::function<Value(OpBuilder &, Location, size_t, size_t)> pick =
+              [&](OpBuilder &nb, Location nl, size_t lo, size_t hi) -> Value {
+            if (hi - lo == 1) {
               SmallVector<Value> coords(ivs);
               coords[axis] = arith::SubIOp::create(
-                  eb, el, ivs[axis], indexConstant(eb, el, offsets[k]));
-              return tensor::ExtractOp::create(eb, el, inputs[k], coords);
-            };
-            if (k + 1 == inputs.size())
-              return extract(nb, nl);
-            Value inside = arith::CmpIOp::create(
+                  nb, nl, ivs[axis], indexConstant(nb, nl, offsets[lo]));
+              return tensor::ExtractOp::create(nb, nl, inputs[lo], coords);
+            }
+            size_t mid = lo + (hi - lo) / 2;
+            Value below = arith::CmpIOp::create(
                 nb, nl, arith::CmpIPredicate::slt, ivs[axis],
-                indexConstant(nb, nl, offsets[k + 1]));
-            return buildIf(nb, nl, inside, extract,
-                           [&](OpBuilder &ob, Location ol) {
-                             return pick(ob, ol, k + 1);
-                           });
+                indexConstant(nb, nl, offsets[mid]));
+            return buildIf(
+                nb, nl, below,
+                [&](OpBuilder &tb, Location tl) {
+                  return pick(tb, tl, lo, mid);
+                },
+                [&](OpBuilder &ob, Location ol) {
+                  return pick(ob, ol, mid, hi);
+                });
           };
-          return pick(b, l, 0);
+          return pick(b, l, 0, inputs.size());
         });
     rewriter.replaceOp(op, result);
     return success();

@@ -9,6 +9,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 using namespace mlir;
 using namespace mlir::ridge;
@@ -508,7 +509,15 @@ LogicalResult TileOp::inferReturnTypes(MLIRContext *,
     if (repeat < 0)
       return inferenceError(loc,
                             "tile repeat " + Twine(repeat) + " is negative");
-    shape.push_back(ShapedType::isDynamic(dim) ? dim : dim * repeat);
+    if (ShapedType::isDynamic(dim)) {
+      shape.push_back(dim);
+      continue;
+    }
+    std::optional<int64_t> size = llvm::checkedMul(dim, repeat);
+    if (!size)
+      return inferenceError(loc, "tile of a dim of " + Twine(dim) + " by " +
+                                     Twine(repeat) + " overflows 64 bits");
+    shape.push_back(*size);
   }
   results.push_back(RankedTensorType::get(shape, type.getElementType()));
   return success();

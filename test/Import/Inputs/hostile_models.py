@@ -1,0 +1,123 @@
+"""Writes hostile ONNX models for test/Import/hostile-input.test into OUT_DIR.
+
+Sizes that wrap around 64 bits or exceed the tensor-size limit, external data
+that leaves the model's folder through symbolic links (the links themselves
+are made by the test), and a Concat of 10,000 inputs with its test data.
+
+    /usr/bin/python3 hostile_models.py OUT_DIR
+"""
+
+import os
+import sys
+
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
+
+F32 = TensorProto.FLOAT
+
+
+def save(out, name, graph):
+    model = helper.make_model(graph, producer_name="ridgeline-tests",
+                              opset_imports=[helper.make_opsetid("", 17)])
+    with open(os.path.join(out, name), "wb") as f:
+        f.write(model.SerializeToString())
+
+
+def vi(name, dims, elem=F32):
+    return helper.make_tensor_value_info(name, elem, dims)
+
+
+def external_weight(location):
+    w = TensorProto()
+    w.name = "w"
+    w.data_type = F32
+    w.dims.append(4)
+    w.data_location = TensorProto.EXTERNAL
+    for key, value in (("location", location), ("offset", "0"),
+                       ("length", "16")):
+        entry = w.external_data.add()
+        entry.key = key
+        entry.value = value
+    return w
+
+
+def main(out):
+    os.makedirs(out, exist_ok=True)
+    # A Constant of 2^32 x 2^32 floats and no data: the element count times 4
+    # wraps around 64 bits.
+    huge = TensorProto()
+    huge.name = "huge"
+    huge.data_type = F32
+    huge.dims.extend([2**32, 2**32])
+    save(out, "constant_overflow.onnx", helper.make_graph(
+        [helper.make_node("Constant", [], ["c"], name="big/Constant",
+                          value=huge),
+         helper.make_node("Add", ["x", "c"], ["y"], name="use/Add")],
+        "constant_overflow", [vi("x", [1])], [vi("y", [2**32, 2**32])]))
+    # The same as an initializer.
+    save(out, "initializer_overflow.onnx", helper.make_graph(
+        [helper.make_node("Add", ["x", "huge"], ["y"], name="use/Add")],
+        "initializer_overflow", [vi("x", [1])], [vi("y", [2**32, 2**32])],
+        initializer=[huge]))
+    # A graph input of INT64_MAX x 2 elements.
+    save(out, "input_overflow.onnx", helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y"], name="act/Relu")],
+        "input_overflow", [vi("x", [2**63 - 1, 2])],
+        [vi("y", [2**63 - 1, 2])]))
+    # Expand of one float to 2^40: 4 TiB, over the default limit.
+    shape = numpy_helper.from_array(np.array([2**40], dtype=np.int64), "shape")
+    save(out, "expand_huge.onnx", helper.make_graph(
+        [helper.make_node("Expand", ["x", "shape"], ["y"], name="grow/Expand")],
+        "expand_huge", [vi("x", [1])], [vi("y", [2**40])],
+        initializer=[shape]))
+    # Tile of 4 floats by 2^62: 2^64 elements, which wraps to 0.
+    repeats = numpy_helper.from_array(np.array([2**62], dtype=np.int64),
+                                      "repeats")
+    save(out, "tile_overflow.onnx", helper.make_graph(
+        [helper.make_node("Tile", ["x", "repeats"], ["y"], name="grow/Tile")],
+        "tile_overflow", [vi("x", [4])], [vi("y", [None])],
+        initializer=[repeats]))
+    # Resize of 2^30 floats (4 GiB, under the limit) by 2, and of 4 floats by
+    # 1e300: no tap table of 2^31 entries, no undefined float conversion.
+    for name, dims, scale in (("resize_long.onnx", [2**30], 2.0),
+                              ("resize_scale.onnx", [4], 1e300)):
+        scales = numpy_helper.from_array(np.array([scale], dtype=np.float32)
+                                         if scale < 1e38 else
+                                         np.array([np.inf], dtype=np.float32),
+                                         "scales")
+        save(out, name, helper.make_graph(
+            [helper.make_node("Resize", ["x", "", "scales"], ["y"],
+                              name="up/Resize", mode="linear")],
+            "resize", [vi("x", dims)], [vi("y", [None])],
+            initializer=[scales]))
+    # External data at weights.bin and at sub/weights.bin; the test makes
+    # them links out of the folder, a FIFO, or a plain file.
+    for name, location in (("external_file.onnx", "weights.bin"),
+                           ("external_folder.onnx", "sub/weights.bin")):
+        save(out, name, helper.make_graph(
+            [helper.make_node("Add", ["x", "w"], ["y"], name="bias/Add")],
+            "external", [vi("x", [4])], [vi("y", [4])],
+            initializer=[external_weight(location)]))
+    # Concat of 10,000 inputs alternating x (1 element) and z (2 elements),
+    # with test data: the output is x, z0, z1, x, z0, z1, ...
+    pairs = 5000
+    save(out, "concat_10k.onnx", helper.make_graph(
+        [helper.make_node("Concat", ["x", "z"] * pairs, ["y"],
+                          name="join/Concat", axis=0)],
+        "concat_10k", [vi("x", [1]), vi("z", [2])], [vi("y", [3 * pairs])]))
+    data = os.path.join(out, "concat_10k_data")
+    os.makedirs(data, exist_ok=True)
+    x = np.array([1.5], dtype=np.float32)
+    z = np.array([-2.0, 4.25], dtype=np.float32)
+    for k, (array, name) in enumerate(((x, "x"), (z, "z"))):
+        with open(os.path.join(data, "input_%d.pb" % k), "wb") as f:
+            f.write(numpy_helper.from_array(array, name).SerializeToString())
+    y = np.tile(np.concatenate([x, z]), pairs)
+    with open(os.path.join(data, "output_0.pb"), "wb") as f:
+        f.write(numpy_helper.from_array(y, "y").SerializeToString())
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2 or sys.argv[1].startswith("-"):
+        sys.exit("usage: hostile_models.py OUT_DIR")
+    main(sys.argv[1])
