@@ -108,8 +108,10 @@ void mlir::ridge::buildGraphToLinalgPipeline(
   //    becomes one loop nest by it.
   pm.addNestedPass<func::FuncOp>(createSelectKernelConfigPass());
   pm.addNestedPass<func::FuncOp>(createTileKernelBodiesPass());
-  // 6. Kernels inlined back into @main.
-  pm.addPass(createInlinerPass());
+  // Kernels stay functions that @main calls: one-shot bufferization and the
+  // later passes then analyze one kernel at a time, and compile time grows
+  // linearly with the graph. The GPU pipeline inlines the host side of each
+  // kernel (its launch) once the kernels are outlined.
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }
@@ -131,6 +133,8 @@ static void addBufferizationPasses(OpPassManager &pm, bool sequentialLoops) {
   outParams.modifyPublicFunctions = true;
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
   pm.addPass(createCanonicalizerPass());
+  // Constants are bufferized in an order that varies between runs.
+  pm.addPass(createNumberConstantGlobalsPass());
   PrivatizeLoopBuffersPassOptions privatize;
   privatize.sequential = sequentialLoops;
   pm.addNestedPass<func::FuncOp>(createPrivatizeLoopBuffersPass(privatize));
@@ -183,9 +187,10 @@ void mlir::ridge::buildCpuLoweringPipeline(OpPassManager &pm) {
   //    retyped.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createCanonicalizerPass());
-  pm.addNestedPass<func::FuncOp>(createRetypeEmptyBuffersPass());
+  pm.addPass(createRetypeEmptyBuffersPass());
   // 3. Math to libm calls (the rest to LLVM intrinsics in step 4), loops to
-  //    branches.
+  //    branches; LLVM keeps each kernel a function of its own.
+  pm.addPass(createMarkKernelsNoInlinePass());
   pm.addPass(createConvertMathToFuncs());
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createSCFToControlFlowPass());
@@ -202,7 +207,7 @@ void mlir::ridge::buildGpuLoweringPipeline(OpPassManager &pm,
   //    buffers fold away first.
   pm.addNestedPass<func::FuncOp>(createKernelsToParallelLoopsPass());
   pm.addPass(createCanonicalizerPass());
-  pm.addNestedPass<func::FuncOp>(createRetypeEmptyBuffersPass());
+  pm.addPass(createRetypeEmptyBuffersPass());
   // 3. GPU mapping. Row-kernel grids fill the SMs of the module's
   //    ridge.target GPU.
   pm.addNestedPass<func::FuncOp>(createMapRowLoopsToWarpsPass());
@@ -224,6 +229,10 @@ void mlir::ridge::buildGpuLoweringPipeline(OpPassManager &pm,
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createMergeGpuModulesPass());
+  // What is left of each kernel function on the host (its allocations and
+  // launches) is inlined into @main, so that the launches form one
+  // stream-ordered chain.
+  pm.addPass(createInlinerPass());
   // gpu-to-llvm lowers allocations, copies and launches only in their async
   // (stream-ordered) forms.
   pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());

@@ -126,6 +126,42 @@ def KernelsToParallelLoopsPass : Pass<"ridge-kernels-to-parallel-loops",
                            "::mlir::arith::ArithDialect"];
 }
 
+def MarkKernelsNoInlinePass : Pass<"ridge-mark-kernels-noinline",
+                                   "::mlir::ModuleOp"> {
+  let summary = "Keep each kernel function a function of its own in the host "
+                "object";
+  let description = [{
+    Adds `noinline` to the `passthrough` of every function marked
+    `ridge.kernel`, which func-to-llvm carries onto the llvm.func. On the
+    CPU the model function calls one function per kernel; without it, LLVM
+    inlines each private single-call kernel back into the model function,
+    and its optimization of that one huge function grows faster than the
+    graph.
+  }];
+  let statistics = [
+    Statistic<"numMarkedKernels", "num-marked-kernels",
+              "Kernel functions marked noinline">,
+  ];
+}
+
+def NumberConstantGlobalsPass : Pass<"ridge-number-constant-globals",
+                                     "::mlir::ModuleOp"> {
+  let summary = "Name the globals of bufferized constants by first use";
+  let description = [{
+    Renames the `memref.global @__constant_*` that one-shot bufferization
+    creates for tensor constants to `__constant_<K>`, K in the order of their
+    first `memref.get_global` in the module, and moves them to the front of
+    the module in that order. Upstream numbers them in the order it visits
+    functions, which varies from run to run for a module of many kernel
+    functions; after this pass two compilations give the same bytes.
+  }];
+  let statistics = [
+    Statistic<"numNumberedGlobals", "num-numbered-globals",
+              "Constant globals renamed">,
+  ];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def PrivatizeLoopBuffersPass : Pass<"ridge-privatize-loop-buffers",
                                     "::mlir::func::FuncOp"> {
   let summary = "Turn buffers allocated inside parallel loops into allocas";
@@ -147,16 +183,17 @@ def PrivatizeLoopBuffersPass : Pass<"ridge-privatize-loop-buffers",
 }
 
 def RetypeEmptyBuffersPass : Pass<"ridge-retype-empty-buffers",
-                                  "::mlir::func::FuncOp"> {
+                                  "::mlir::ModuleOp"> {
   let summary = "Give zero-element buffer arguments a bare-pointer type";
   let description = [{
     A tensor with a zero-sized dimension (an empty KV cache, an empty slice)
     becomes a `memref<3x0x5xf32>` argument, which the bare-pointer calling
     convention of the model ABI cannot express. Such buffers are never read or
     written: copies from and to them are erased, and each argument left
-    without uses is retyped to a one-element memref of its element type,
-    whose pointer the caller still passes. A zero-element argument that keeps
-    a use is reported.
+    without uses, or only passed on to calls, is retyped to a one-element
+    memref of its element type, whose pointer the caller still passes; the
+    model function and the kernel functions it calls are retyped together.
+    A zero-element argument that keeps another use is reported.
   }];
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
