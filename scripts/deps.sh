@@ -9,6 +9,7 @@ RIDGE_APT_PACKAGES=(
   clang-22 lld-22
   libonnx-dev libprotobuf-dev protobuf-compiler
   libonnx-testdata python3-onnx python3-numpy python3-matplotlib
+  python3-venv
 )
 
 ridge_missing_packages() {

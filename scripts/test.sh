@@ -2,10 +2,13 @@
 # Builds Ridgeline and runs the whole test suite:
 #  1. lit: FileCheck tests per pass, importer and bad-input tests, PTX/ptxas
 #     checks, CPU end-to-end runs, runtime unit test;
-#  2. the ONNX conformance runner: every in-scope node test of libonnx-testdata
+#  2. the ONNX conformance runner over the node tests of a pinned newer onnx
+#     wheel (scripts/node-suite.sh), against their own expected-failure list:
+#     `onnx <version> node suite: N passed, M failed`;
+#  3. the ONNX conformance runner: every in-scope node test of libonnx-testdata
 #     plus the model fixtures, import -> CPU compile -> run -> compare, against
 #     test/conformance/expected-failures.txt.
-# The last line is the conformance summary `N passed, M failed`.
+# The last line is the conformance summary of step 3, `N passed, M failed`.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 source "$root/scripts/deps.sh"
@@ -22,11 +25,17 @@ failed=$(grep -E '^\s*Failed' "$root/build/lit.log" | grep -oE '[0-9]+' | head -
 echo "lit: ${passed:-0} passed, ${failed:-0} failed"
 
 set +e
+bash "$root/scripts/node-suite.sh"
+node_suite=$?
+set -e
+
+set +e
 python3 "$root/python/ridgeline/conformance.py" --quiet \
   --models "$root/test/models" --models "$root/test/models/exporter" \
   --models "$root/test/models/onnx-export" \
   --op-table "$root/build/onnx-op-support.md"
 conformance=$?
 set -e
+[ "$status" -eq 0 ] && status=$node_suite
 [ "$status" -eq 0 ] && status=$conformance
 exit "$status"

@@ -103,6 +103,9 @@ private:
                                         OpOperand &edge, FusionGroup &merged,
                                         bool &isPrologue);
   bool createsCycle(const FusionGroup &producer, const FusionGroup &consumer);
+  /// Whether a path leads from an op of `from` to an op of `to` through
+  /// other groups (an op of one leads to every op of its group).
+  bool reachesThroughOthers(const FusionGroup &from, const FusionGroup &to);
 
   const FusionControlFn &control;
   SmallVector<Operation *> order;
@@ -152,34 +155,59 @@ FusionGroup FusionPlanner::makeSingleton(Operation *op) {
   return group;
 }
 
-bool FusionPlanner::createsCycle(const FusionGroup &producer,
-                                 const FusionGroup &consumer) {
-  // A path producer -> X -> consumer through an op X of neither group would
-  // make the merged group depend on itself.
+bool FusionPlanner::reachesThroughOthers(const FusionGroup &from,
+                                         const FusionGroup &to) {
   llvm::SmallPtrSet<Operation *, 32> inEither;
-  inEither.insert(producer.ops.begin(), producer.ops.end());
-  inEither.insert(consumer.ops.begin(), consumer.ops.end());
+  inEither.insert(from.ops.begin(), from.ops.end());
+  inEither.insert(to.ops.begin(), to.ops.end());
+  // Ops come in topological order: nothing after the last op of `to` leads
+  // into it (and such ops may not be planned yet).
   unsigned limit = 0;
-  for (Operation *op : consumer.ops)
+  for (Operation *op : to.ops)
     limit = std::max(limit, position.lookup(op));
+  auto isCandidate = [&](Operation *op) {
+    auto it = position.find(op);
+    return it != position.end() && it->second <= limit &&
+           !inEither.contains(op);
+  };
   SmallVector<Operation *> worklist;
+  for (Operation *op : from.ops)
+    llvm::append_range(worklist,
+                       llvm::make_filter_range(op->getUsers(), isCandidate));
+  // A group runs as one kernel: a path that enters it at one op leaves it at
+  // any other (from a reshape to the mul it feeds, although the mul reads
+  // nothing of the path).
   llvm::SmallPtrSet<Operation *, 32> visited;
-  for (Operation *op : producer.ops)
-    for (Operation *user : op->getUsers())
-      if (!inEither.contains(user) && position.count(user))
-        worklist.push_back(user);
   while (!worklist.empty()) {
-    Operation *op = worklist.pop_back_val();
-    if (!visited.insert(op).second || position.lookup(op) > limit)
+    Operation *entry = worklist.pop_back_val();
+    if (visited.contains(entry))
       continue;
-    for (Operation *user : op->getUsers()) {
-      if (llvm::is_contained(consumer.ops, user))
-        return true;
-      if (!inEither.contains(user) && position.count(user))
-        worklist.push_back(user);
+    ArrayRef<Operation *> members(entry);
+    auto group = groupOf.find(entry);
+    if (group != groupOf.end())
+      members = groups[group->second].ops;
+    for (Operation *op : members) {
+      if (!visited.insert(op).second)
+        continue;
+      for (Operation *user : op->getUsers()) {
+        if (llvm::is_contained(to.ops, user))
+          return true;
+        if (isCandidate(user) && !visited.contains(user))
+          worklist.push_back(user);
+      }
     }
   }
   return false;
+}
+
+bool FusionPlanner::createsCycle(const FusionGroup &producer,
+                                 const FusionGroup &consumer) {
+  // A path from one group to the other through a third group would make the
+  // merged group depend on itself. Both directions: the consumer's group may
+  // hold ops (earlier merged producers) that feed a group that feeds the
+  // producer's.
+  return reachesThroughOthers(producer, consumer) ||
+         reachesThroughOthers(consumer, producer);
 }
 
 std::string mlir::ridge::describeFusionOp(Operation *op) {

@@ -176,6 +176,14 @@ bool mlir::ridge::hasTileableIndexing(func::FuncOp kernel) {
   return tileable;
 }
 
+bool mlir::ridge::hasEmptyLoop(func::FuncOp kernel) {
+  bool empty = false;
+  kernel.walk([&](linalg::LinalgOp op) {
+    empty |= llvm::is_contained(op.getStaticLoopRanges(), 0);
+  });
+  return empty;
+}
+
 SmallVector<int64_t> mlir::ridge::selectTileSizes(TilingInterface sink) {
   // The row rule: loop dimensions that a reduction's result is broadcast
   // along (rows) stay whole, every other parallel loop is tiled by one, so
@@ -232,9 +240,10 @@ KernelConfig mlir::ridge::selectKernelConfig(func::FuncOp kernel,
   // row loop fits (a multiple of 128 elements) and that buffers are aligned.
   config.vectorWidth = movesWords(kernel) ? kWideVector : 1;
   // Tiles: a kernel of several ops becomes one loop around its result op
-  // (the sink), by the row rule, when its operand slices follow from a tile.
+  // (the sink), by the row rule, when its operand slices follow from a tile
+  // and no loop is empty (a reduction over an empty axis is its init).
   TilingInterface sink = getKernelSink(kernel);
-  if (sink && hasTileableIndexing(kernel))
+  if (sink && hasTileableIndexing(kernel) && !hasEmptyLoop(kernel))
     config.tileSizes = selectTileSizes(sink);
   // Rows: the iterations of that loop, or the parallel iterations of an
   // untiled kernel (a lone reduction runs one row per warp too). Enough

@@ -116,6 +116,12 @@ struct TileKernelBodiesPass
                            << "' has tile sizes for a kernel of one op";
         return signalPassFailure();
       }
+      if (hasEmptyLoop(kernel)) {
+        kernel.emitError() << "'" << kKernelConfigAttr
+                           << "' has tile sizes for a kernel with an empty "
+                              "loop (a zero-extent dimension)";
+        return signalPassFailure();
+      }
       if (failed(tileAndFuseSink(sink, sizes)))
         return signalPassFailure();
       ++numTiledKernels;

@@ -132,9 +132,10 @@ std::string mlir::ridge::getOnnxOutOfScopeReason(StringRef domain,
     add({"StringNormalizer", "TfIdfVectorizer", "RegexFullMatch",
          "StringConcat", "StringSplit"},
         "a string op");
-    add({"Adagrad", "Adam", "Momentum", "Gradient", "SoftmaxCrossEntropyLoss",
-         "NegativeLogLikelihoodLoss"},
-        "a training op");
+    // The loss ops (SoftmaxCrossEntropyLoss, NegativeLogLikelihoodLoss) are
+    // standard ops that inference runtimes run; they import through their
+    // function bodies.
+    add({"Adagrad", "Adam", "Momentum", "Gradient"}, "a training op");
     return reasons;
   }();
   auto it = kReasons.find(opType);

@@ -140,6 +140,10 @@ static void addBufferizationPasses(OpPassManager &pm, bool sequentialLoops) {
   pm.addNestedPass<func::FuncOp>(createPrivatizeLoopBuffersPass(privatize));
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createConvertBufferizationToMemRefPass());
+  // Copies into or out of strided subviews become linalg.copy: the back ends
+  // lower them to loops, where finalize-memref-to-llvm would call
+  // `memrefCopy`, which nothing links.
+  pm.addNestedPass<func::FuncOp>(createLowerStridedCopiesPass());
   // Kernel bodies tiled with scf.forall (ridge-tile-kernel-bodies) become
   // the parallel loops that the back ends map, keeping their config.
   KernelsToParallelLoopsPassOptions loops;

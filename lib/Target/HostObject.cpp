@@ -4,12 +4,14 @@
 
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
@@ -62,6 +64,9 @@ LogicalResult mlir::ridge::emitSharedLibrary(llvm::Module &module,
     return failure();
   }
   llvm::FileRemover removeObject(objectPath);
+  llvm::sys::RemoveFileOnSignal(objectPath);
+  llvm::scope_exit unregister(
+      [&] { llvm::sys::DontRemoveFileOnSignal(objectPath); });
   {
     std::error_code ec;
     llvm::raw_fd_ostream os(objectPath, ec, llvm::sys::fs::OF_None);

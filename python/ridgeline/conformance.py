@@ -249,6 +249,9 @@ def main(argv):
                              "--ridge-run-arg=--specialize-values=false")
     parser.add_argument("-q", "--quiet", action="store_true",
                         help="print only failures, regressions and the summary")
+    parser.add_argument("--label", default="",
+                        help="prefix of the summary lines (a second suite's "
+                             "name, e.g. 'onnx 1.23.0 node suite')")
     args = parser.parse_args(argv)
 
     ridge_run = os.path.join(args.bin, "ridge-run")
@@ -288,16 +291,17 @@ def main(argv):
     in_scope = len(tests) - counts["SKIP"]
     passed = counts["PASS"] + counts["XPASS"]
     failed = counts["FAIL"] + counts["XFAIL"]
+    prefix = args.label + ": " if args.label else ""
     print()
-    print("%d tests, %d in scope, %d out of scope; %.0f s" % (
-        len(tests), in_scope, counts["SKIP"], time.time() - start))
-    print("in-scope pass rate: %d / %d (%.1f%%); expected failures %d, "
+    print("%s%d tests, %d in scope, %d out of scope; %.0f s" % (
+        prefix, len(tests), in_scope, counts["SKIP"], time.time() - start))
+    print("%sin-scope pass rate: %d / %d (%.1f%%); expected failures %d, "
           "new failures %d, newly passing %d" % (
-              passed, in_scope, 100.0 * passed / max(in_scope, 1),
+              prefix, passed, in_scope, 100.0 * passed / max(in_scope, 1),
               counts["XFAIL"], counts["FAIL"], counts["XPASS"]))
     for name in stale:
         print("note: expected failure '%s' names no test" % name)
-    print("%d passed, %d failed" % (passed, failed))
+    print("%s%d passed, %d failed" % (prefix, passed, failed))
 
     if args.op_table:
         label = args.suite or "the model fixtures"

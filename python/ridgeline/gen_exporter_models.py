@@ -32,6 +32,7 @@ case rather than on a handful of files:
 Usage: /usr/bin/python3 python/ridgeline/gen_exporter_models.py test/models/exporter
 """
 
+import argparse
 import math
 import os
 import sys
@@ -651,10 +652,11 @@ BUILDERS = [build_kv_cache_gqa, build_conv1d_audio, build_mobile_se_block,
 
 
 def main(argv):
-    if len(argv) != 2:
-        sys.stderr.write(__doc__)
-        return 2
-    out_dir = argv[1]
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("out_dir", metavar="OUT_DIR",
+                        help="folder to write the models into")
+    out_dir = parser.parse_args(argv[1:]).out_dir
     for build in BUILDERS:
         name, graph, data_sets, ref = build()
         model = make_model(graph)

@@ -32,6 +32,7 @@ way (explicit loops, float32 arithmetic) and prints a summary. It exits
 non-zero if any of those checks fails.
 """
 
+import argparse
 import math
 import os
 import sys
@@ -871,10 +872,11 @@ def compare(got, want, what):
 
 
 def main(argv):
-    if len(argv) != 2:
-        sys.stderr.write(__doc__)
-        return 2
-    out_dir = argv[1]
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("out_dir", metavar="OUT_DIR",
+                        help="folder to write the models into")
+    out_dir = parser.parse_args(argv[1:]).out_dir
     os.makedirs(out_dir, exist_ok=True)
     failures = []
 

@@ -12,26 +12,32 @@ optional graph I/O get only their model (they are outside Ridgeline's scope).
     /tmp/onnx-venv/bin/python python/ridgeline/make_node_suite.py /tmp/node-1.23
 """
 
+import argparse
 import os
 import shutil
 import sys
 import warnings
 
-import onnx
-from onnx import TensorProto, numpy_helper
-from onnx.backend.test.case import node as node_cases
-
 
 def write_tensor(path, value, name):
+    from onnx import TensorProto, numpy_helper
+
     proto = value if isinstance(value, TensorProto) else numpy_helper.from_array(value, name)
     with open(path, "wb") as f:
         f.write(proto.SerializeToString())
 
 
 def main(argv):
-    if len(argv) != 2:
-        sys.exit("usage: make_node_suite.py OUT_DIR")
-    out = argv[1]
+    parser = argparse.ArgumentParser(
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("out", metavar="OUT_DIR",
+                        help="folder to write the suite into")
+    out = parser.parse_args(argv).out
+    # Imported after parsing, so that --help works without onnx.
+    import onnx
+    from onnx.backend.test.case import node as node_cases
+
     warnings.simplefilter("ignore")
     cases = node_cases.collect_testcases(None)
     written = 0
@@ -61,4 +67,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    main(sys.argv)
+    main(sys.argv[1:])

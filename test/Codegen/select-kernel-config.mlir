@@ -146,3 +146,16 @@ func.func private @bad_vector_width(%x: tensor<8x128xf32>) -> tensor<8x128xf32> 
   %0 = ridge.softmax %x {axis = 1 : i64} : tensor<8x128xf32>
   return %0 : tensor<8x128xf32>
 }
+
+// -----
+
+// A reduction over an empty axis (ReduceSum of a 2x0x4 tensor over axis 1,
+// the node suite's *_empty_set tests) gets no tile sizes: upstream
+// tile-and-fuse cannot slice the empty dimension (it crashed), and untiled
+// the kernel's loops leave the result its init, the zero fill.
+// CHECK-LABEL: func.func private @empty_axis_sum
+// CHECK-SAME: ridge.kernel_config = {block_size = 256 : i64, vector_width = 4 : i64, warps_per_block = 1 : i64}
+func.func private @empty_axis_sum(%x: tensor<2x0x4xf32>) -> tensor<2x1x4xf32> attributes {ridge.kernel = "reduction"} {
+  %0 = ridge.reduce sum %x {axes = array<i64: 1>} : tensor<2x0x4xf32> -> tensor<2x1x4xf32>
+  return %0 : tensor<2x1x4xf32>
+}

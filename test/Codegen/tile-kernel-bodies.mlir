@@ -128,3 +128,30 @@ func.func private @no_config(%x: tensor<8x128xf32>) -> tensor<8x128xf32> attribu
   %0 = ridge.softmax %x {axis = 1 : i64} : tensor<8x128xf32>
   return %0 : tensor<8x128xf32>
 }
+
+// -----
+
+// A kernel with an empty loop (a reduction over a zero-extent axis) is not
+// tiled by the selected config; its loops do nothing and its result is the
+// init.
+// CHECK-LABEL: func.func private @empty_axis_sum
+// CHECK-NOT: scf.forall
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]
+// CHECK-NOT: scf.forall
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction", "parallel"]
+// CHECK-NOT: scf.forall
+// CHECK: return
+func.func private @empty_axis_sum(%x: tensor<2x0x4xf32>) -> tensor<2x1x4xf32> attributes {ridge.kernel = "reduction", ridge.kernel_config = {block_size = 256 : i64, vector_width = 4 : i64, warps_per_block = 1 : i64}} {
+  %0 = ridge.reduce sum %x {axes = array<i64: 1>} : tensor<2x0x4xf32> -> tensor<2x1x4xf32>
+  return %0 : tensor<2x1x4xf32>
+}
+
+// -----
+
+// Tile sizes set by hand for such a kernel are refused (tile-and-fuse would
+// crash on the empty dimension).
+// expected-error @+1 {{'ridge.kernel_config' has tile sizes for a kernel with an empty loop (a zero-extent dimension)}}
+func.func private @empty_axis_tiled(%x: tensor<2x0x4xf32>) -> tensor<2x1x4xf32> attributes {ridge.kernel = "reduction", ridge.kernel_config = {block_size = 256 : i64, tile_sizes = array<i64: 1, 0, 1>, vector_width = 4 : i64, warps_per_block = 1 : i64}} {
+  %0 = ridge.reduce sum %x {axes = array<i64: 1>} : tensor<2x0x4xf32> -> tensor<2x1x4xf32>
+  return %0 : tensor<2x1x4xf32>
+}

@@ -24,6 +24,7 @@
 #include "TestPasses.h"
 
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -31,6 +32,7 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -255,12 +257,20 @@ static int compileAndRun(ModuleOp module, const CompileOptions &options,
   if (std::error_code ec =
           llvm::sys::fs::createTemporaryFile("ridge-run", "so", soPath))
     return fail("cannot create a temporary file: " + ec.message());
+  // Removed on every exit path: returns, and signals (a crash of the
+  // compiler or of the compiled model).
   llvm::FileRemover removeSo(soPath);
+  llvm::sys::RemoveFileOnSignal(soPath);
+  llvm::scope_exit unregister(
+      [&] { llvm::sys::DontRemoveFileOnSignal(soPath); });
   if (failed(compileGraphModule(module, options, soPath)))
     return kFailed;
   run.model = ::ridge::rt::Model::load(std::string(soPath), error);
   if (!run.model)
     return fail(error);
+  // The loaded mapping outlives the file: removing it now also covers a
+  // run killed by a signal no handler sees (SIGKILL on a timeout).
+  llvm::sys::fs::remove(soPath);
 
   std::vector<void *> buffers;
   if (int rc = bindInputs(*run.model, buffers))

@@ -73,6 +73,11 @@ int64_t selectWarpsPerBlock(int64_t rows, int64_t smCount,
 /// of its loops (indices that are non-negative combinations of loops).
 bool hasTileableIndexing(func::FuncOp kernel);
 
+/// Whether a linalg op of the kernel has a loop of zero iterations (a
+/// reduction over an empty axis). Such a kernel is not tiled: upstream
+/// tile-and-fuse cannot slice an empty dimension, and its loops do nothing.
+bool hasEmptyLoop(func::FuncOp kernel);
+
 /// The row rule: tile every parallel loop of `sink` by one except its row
 /// dimensions (getRowDims), which stay whole (0), as do reductions.
 SmallVector<int64_t> selectTileSizes(TilingInterface sink);

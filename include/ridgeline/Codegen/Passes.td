@@ -126,6 +126,27 @@ def KernelsToParallelLoopsPass : Pass<"ridge-kernels-to-parallel-loops",
                            "::mlir::arith::ArithDialect"];
 }
 
+def LowerStridedCopiesPass : Pass<"ridge-lower-strided-copies",
+                                  "::mlir::func::FuncOp"> {
+  let summary = "Turn copies between non-contiguous buffers into linalg.copy";
+  let description = [{
+    `finalize-memref-to-llvm` lowers a `memref.copy` between two contiguous
+    buffers to a memcpy, and any other copy (into or out of a strided
+    subview: a state update written into a slice of a bigger buffer) to a
+    call of `memrefCopy`, a function of MLIR's C runner utilities that no
+    compiled model links, so that the model cannot load. Such copies become
+    `linalg.copy`, which the back ends lower like any other linalg op: to
+    loops on the CPU, to a parallel loop nest (a GPU kernel, or the loops of
+    the kernel it is in) on the GPU. Contiguous copies stay.
+  }];
+  let statistics = [
+    Statistic<"numLoweredCopies", "num-lowered-copies",
+              "memref.copy ops between non-contiguous buffers rewritten to "
+              "linalg.copy">,
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def MarkKernelsNoInlinePass : Pass<"ridge-mark-kernels-noinline",
                                    "::mlir::ModuleOp"> {
   let summary = "Keep each kernel function a function of its own in the host "

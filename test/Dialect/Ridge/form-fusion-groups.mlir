@@ -267,3 +267,52 @@ func.func @no_fuse_softmax_into_matmul(%s: tensor<1x4x128x128xf32>, %v: tensor<1
   %1 = ridge.matmul %0, %v : (tensor<1x4x128x128xf32>, tensor<1x4x128x64xf32>) -> tensor<1x4x128x64xf32>
   return %1 : tensor<1x4x128x64xf32>
 }
+
+// -----
+
+// RotaryEmbedding's expanded form (the onnx 1.23 node suite's
+// rotary_embedding*_expanded): each half of x is multiplied by cos and by
+// sin. A group runs as one kernel, so a path that enters it at one op leaves
+// it at every other. With k2 = {x2, c*x2} and k3 = {x1, c*x1, s*x2, sub},
+// merging k2 into the add's group {s*x1, add} would close a cycle through
+// k3 (k2 -> s*x2 in k3, then x1 in k3 -> s*x1), and the concat taking the
+// sub one through the add's group (x1 -> s*x1 -> add -> concat). The planner
+// refuses both; before, its op-level search
+// followed s*x2's users only, missed the path out of k3 through x1, and the
+// pass failed with "fusion groups left the graph without a topological
+// order".
+// CHECK-LABEL: func @rotary_halves
+// CHECK: %[[G2:.*]]:2 = ridge.fusion_group "k2_pointwise"
+// CHECK-NEXT: %[[X2:.*]] = ridge.slice %arg0 starts [0, 0, 0, 4]
+// CHECK-NEXT: ridge.mul %{{.*}}, %[[X2]]
+// CHECK: %[[G3:.*]]:2 = ridge.fusion_group "k3_pointwise"
+// CHECK: ridge.mul %{{.*}}, %[[G2]]#0
+// CHECK: ridge.sub
+// CHECK: ridge.fusion_group "k4_pointwise"
+// CHECK-NEXT: ridge.mul %{{.*}}, %[[G3]]#0
+// CHECK-NEXT: ridge.add %{{.*}}, %[[G2]]#1
+// CHECK-NEXT: ridge.concat %[[G3]]#1
+// ALL-LABEL: func @rotary_halves
+// ALL: ridge.concat {{.*}}ridge.unfused = [{operand = 0 : i64, reason = "fusing would create a cycle through another kernel"}]
+func.func @rotary_halves(%x: tensor<2x3x4x8xf32>, %cos: tensor<2x3x4xf32>, %sin: tensor<2x3x4xf32>) -> tensor<2x3x4x8xf32> {
+  %x1 = ridge.slice %x starts [0, 0, 0, 0] sizes [2, 3, 4, 4] steps [1, 1, 1, 1] : tensor<2x3x4x8xf32> -> tensor<2x3x4x4xf32>
+  %x2 = ridge.slice %x starts [0, 0, 0, 4] sizes [2, 3, 4, 4] steps [1, 1, 1, 1] : tensor<2x3x4x8xf32> -> tensor<2x3x4x4xf32>
+  %c = ridge.reshape %cos : tensor<2x3x4xf32> -> tensor<2x3x1x4xf32>
+  %s = ridge.reshape %sin : tensor<2x3x4xf32> -> tensor<2x3x1x4xf32>
+  // expected-remark @+1 {{not fused with its producer ridge.reshape: saves no device-memory traffic}}
+  %0 = ridge.mul %c, %x1 : (tensor<2x3x1x4xf32>, tensor<2x3x4x4xf32>) -> tensor<2x3x4x4xf32>
+  // expected-remark @+1 {{not fused with its producer ridge.reshape: saves no device-memory traffic}}
+  %1 = ridge.mul %c, %x2 : (tensor<2x3x1x4xf32>, tensor<2x3x4x4xf32>) -> tensor<2x3x4x4xf32>
+  // expected-remark @+2 {{not fused with its producer ridge.reshape: saves no device-memory traffic}}
+  // expected-remark @+1 {{not fused with its producer ridge.slice: the producer's kernel already ends in ridge.mul}}
+  %2 = ridge.mul %s, %x2 : (tensor<2x3x1x4xf32>, tensor<2x3x4x4xf32>) -> tensor<2x3x4x4xf32>
+  // expected-remark @+2 {{not fused with its producer ridge.reshape: saves no device-memory traffic}}
+  // expected-remark @+1 {{not fused with its producer ridge.slice: the producer's kernel already ends in ridge.mul}}
+  %3 = ridge.mul %s, %x1 : (tensor<2x3x1x4xf32>, tensor<2x3x4x4xf32>) -> tensor<2x3x4x4xf32>
+  %4 = ridge.sub %0, %2 : (tensor<2x3x4x4xf32>, tensor<2x3x4x4xf32>) -> tensor<2x3x4x4xf32>
+  // expected-remark @+1 {{not fused with its producer ridge.mul: fusing would create a cycle through another kernel}}
+  %5 = ridge.add %3, %1 : (tensor<2x3x4x4xf32>, tensor<2x3x4x4xf32>) -> tensor<2x3x4x4xf32>
+  // expected-remark @+1 {{not fused with its producer ridge.sub: fusing would create a cycle through another kernel}}
+  %6 = ridge.concat %4, %5 {axis = 3 : i64} : (tensor<2x3x4x4xf32>, tensor<2x3x4x4xf32>) -> tensor<2x3x4x8xf32>
+  return %6 : tensor<2x3x4x8xf32>
+}
