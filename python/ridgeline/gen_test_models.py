@@ -624,6 +624,21 @@ def build_int_elementwise_int64():
 # ---------------------------------------------------------------------------
 
 
+def make_gather_empty_axis(bad):
+    """gather_empty_axis.onnx (found by ridge-fuzz-import): a Gather from the
+    shape of a scalar, an empty axis that no index is in range of. The
+    importer must report it, not fold it by reading past the empty shape."""
+    g = helper.make_graph(
+        [node("Shape", ["x"], ["s"], "dim/Shape"),
+         node("Gather", ["s", "zero"], ["y"], "dim/Gather", axis=0)],
+        "gather_empty_axis", [vi("x", F32, [])],
+        [vi("y", TensorProto.INT64, [])],
+        initializer=[init(np.array(0, dtype=np.int64), "zero")])
+    p = os.path.join(bad, "gather_empty_axis.onnx")
+    write_bytes(p, make_model(g).SerializeToString())
+    return p
+
+
 def make_bad_fixtures(out_dir, mlp_model_path):
     """Write <out>/bad/*. Returns list of (path, expect_checker_ok)."""
     bad = os.path.join(out_dir, "bad")
@@ -790,6 +805,9 @@ def make_bad_fixtures(out_dir, mlp_model_path):
         p = os.path.join(bad, "external_%s.onnx" % field)
         write_bytes(p, make_model(g).SerializeToString())
         written.append((p, False))
+
+    p = make_gather_empty_axis(bad)
+    written.append((p, True))
 
     # Test-data dirs meant to be used as `--test-data DIR` with mlp_small.
     x, w1, b1, w2, b2 = mlp_weights()
