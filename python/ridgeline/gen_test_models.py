@@ -639,6 +639,22 @@ def make_gather_empty_axis(bad):
     return p
 
 
+def make_rnn_state_rank(bad):
+    """rnn_state_rank.onnx (found by ridge-fuzz-import): a batch-major
+    (layout=1) RNN whose initial_h has rank 2. The importer must report it
+    before transposing the state, not abort in type inference."""
+    g = helper.make_graph(
+        [node("RNN", ["x", "w", "r", "", "", "h0"], ["y"], "cell/RNN",
+              hidden_size=2, layout=1)],
+        "rnn_state_rank",
+        [vi("x", F32, [1, 3, 4]), vi("w", F32, [1, 2, 4]),
+         vi("r", F32, [1, 2, 2]), vi("h0", F32, [1, 2])],
+        [vi("y", F32, [1, 3, 1, 2])])
+    p = os.path.join(bad, "rnn_state_rank.onnx")
+    write_bytes(p, make_model(g).SerializeToString())
+    return p
+
+
 def make_bad_fixtures(out_dir, mlp_model_path):
     """Write <out>/bad/*. Returns list of (path, expect_checker_ok)."""
     bad = os.path.join(out_dir, "bad")
@@ -808,6 +824,8 @@ def make_bad_fixtures(out_dir, mlp_model_path):
 
     p = make_gather_empty_axis(bad)
     written.append((p, True))
+    p = make_rnn_state_rank(bad)
+    written.append((p, False))
 
     # Test-data dirs meant to be used as `--test-data DIR` with mlp_small.
     x, w1, b1, w2, b2 = mlp_weights()
