@@ -94,8 +94,10 @@ extern "C" int LLVMFuzzerInitialize(int *argc, char ***argv) {
 // of a tensor without an overflow check (TensorData::getNumElements) and
 // sizes buffers from huge dims (main is adding --max-tensor-bytes). Inputs
 // that declare such a tensor are not run, so that the campaign reports new
-// bugs rather than this one again. Only declared shapes are screened: huge
-// shapes computed from values still run.
+// bugs rather than this one again. Screened: the dims of initializers, value
+// infos and tensor attributes, and the values of Constant `value_ints`
+// (shape operands of Reshape, Expand, ConstantOfShape, ...). Huge shapes
+// computed in other ways still run.
 //===----------------------------------------------------------------------===//
 
 /// Dims whose product exceeds this (2^32 elements) are "huge".
