@@ -6,6 +6,8 @@
 # build-fuzz/campaign): seeds/ (scripts/fuzz-corpus.sh), corpus/ (the inputs
 # the campaign adds), crashes/ (crash-*, timeout-*, oom-*, leak-*: each a
 # plain .onnx that `ridgec FILE --emit=linalg` replays) and campaign.log.
+# RIDGE_FUZZ_MAX_TIME=S stops it after S seconds instead (libFuzzer's
+# -max_total_time; it still ends with the DONE line).
 # Configures and builds build-fuzz/ first when it is missing
 # (scripts/deps.sh, ridge_fuzz_build). Per-input limit 10 s, 4 GiB RSS.
 # Ends with libFuzzer's final stats and its `DONE cov: ... ft: ...` line;
@@ -27,7 +29,8 @@ bash "$root/scripts/fuzz-corpus.sh" "$out/seeds"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 
 set +e
-nice -n 10 "$fuzzer" -runs="$runs" -timeout=10 -rss_limit_mb=4096 \
+nice -n 10 "$fuzzer" -runs="$runs" -max_total_time="${RIDGE_FUZZ_MAX_TIME:-0}" \
+  -timeout=10 -rss_limit_mb=4096 \
   -print_final_stats=1 -artifact_prefix="$out/crashes/" \
   "$out/corpus" "$out/seeds" 2>&1 | tee "$out/campaign.log"
 status=${PIPESTATUS[0]}
