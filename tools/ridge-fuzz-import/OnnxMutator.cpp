@@ -100,12 +100,15 @@ private:
   template <typename T, size_t N> const T &pick(const T (&array)[N]) {
     return array[below(N)];
   }
+  /// A value near `current`, its negation, or an interesting constant; the
+  /// arithmetic wraps (in uint64_t) instead of overflowing.
   int64_t interestingInt(int64_t current) {
     switch (below(4)) {
     case 0:
-      return current + static_cast<int64_t>(below(5)) - 2;
+      return static_cast<int64_t>(static_cast<uint64_t>(current) + below(5) -
+                                  2);
     case 1:
-      return -current;
+      return static_cast<int64_t>(uint64_t(0) - static_cast<uint64_t>(current));
     default:
       return pick(kInterestingInts);
     }
