@@ -655,6 +655,22 @@ def make_rnn_state_rank(bad):
     return p
 
 
+def make_rnn_huge_hidden(bad):
+    """rnn_huge_hidden.onnx (found by ridge-fuzz-import): an RNN whose
+    hidden_size is INT64_MAX. Checking its weight shapes multiplied it past
+    int64_t; it is an error instead."""
+    g = helper.make_graph(
+        [node("RNN", ["x", "w", "r"], ["y"], "cell/RNN",
+              hidden_size=2**63 - 1)],
+        "rnn_huge_hidden",
+        [vi("x", F32, [1, 1, 4]), vi("w", F32, [1, 2, 4]),
+         vi("r", F32, [1, 2, 2])],
+        [vi("y", F32, [1, 1, 1, 2])])
+    p = os.path.join(bad, "rnn_huge_hidden.onnx")
+    write_bytes(p, make_model(g).SerializeToString())
+    return p
+
+
 def make_bad_fixtures(out_dir, mlp_model_path):
     """Write <out>/bad/*. Returns list of (path, expect_checker_ok)."""
     bad = os.path.join(out_dir, "bad")
@@ -826,6 +842,8 @@ def make_bad_fixtures(out_dir, mlp_model_path):
     written.append((p, True))
     p = make_rnn_state_rank(bad)
     written.append((p, False))
+    p = make_rnn_huge_hidden(bad)
+    written.append((p, True))
 
     # Test-data dirs meant to be used as `--test-data DIR` with mlp_small.
     x, w1, b1, w2, b2 = mlp_weights()
