@@ -671,6 +671,21 @@ def make_rnn_huge_hidden(bad):
     return p
 
 
+def make_constant_no_output(bad):
+    """constant_no_output.onnx (found by ridge-fuzz-import): a Constant node
+    without outputs next to an Identity. The importer read its first output
+    name out of bounds; the node is now imported and unused."""
+    c = helper.make_node("Constant", [], [], "orphan/Constant",
+                         value=numpy_helper.from_array(
+                             np.array([1.0], dtype=np.float32)))
+    g = helper.make_graph(
+        [c, node("Identity", ["x"], ["y"], "pass/Identity")],
+        "constant_no_output", [vi("x", F32, [2])], [vi("y", F32, [2])])
+    p = os.path.join(bad, "constant_no_output.onnx")
+    write_bytes(p, make_model(g).SerializeToString())
+    return p
+
+
 def make_bad_fixtures(out_dir, mlp_model_path):
     """Write <out>/bad/*. Returns list of (path, expect_checker_ok)."""
     bad = os.path.join(out_dir, "bad")
@@ -844,6 +859,8 @@ def make_bad_fixtures(out_dir, mlp_model_path):
     written.append((p, False))
     p = make_rnn_huge_hidden(bad)
     written.append((p, True))
+    p = make_constant_no_output(bad)
+    written.append((p, False))
 
     # Test-data dirs meant to be used as `--test-data DIR` with mlp_small.
     x, w1, b1, w2, b2 = mlp_weights()
