@@ -48,3 +48,26 @@ ridge_build() {
   fi
   ninja -C "$root/build" -j"$(nproc)"
 }
+
+# The fuzz build (bench/fuzz-campaign.sh) only: libFuzzer and the sanitizer
+# runtimes of clang-22.
+RIDGE_FUZZ_APT_PACKAGES=(libclang-rt-22-dev)
+
+# Configures (once) and builds the libFuzzer target into build-fuzz/: every
+# project library with ASan, UBSan and coverage instrumentation, at -O1
+# (RIDGE_ENABLE_FUZZER, tools/ridge-fuzz-import).
+ridge_fuzz_build() {
+  local root
+  root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+  RIDGE_APT_PACKAGES+=("${RIDGE_FUZZ_APT_PACKAGES[@]}")
+  ridge_install_deps
+  if [[ ! -f "$root/build-fuzz/build.ninja" ]]; then
+    cmake -G Ninja -S "$root" -B "$root/build-fuzz" -DCMAKE_BUILD_TYPE=Release \
+      -DCMAKE_C_FLAGS_RELEASE="-O1 -DNDEBUG" \
+      -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG" \
+      -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
+      -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
+      -DLLVM_USE_LINKER=lld -DRIDGE_ENABLE_FUZZER=ON >/dev/null
+  fi
+  ninja -C "$root/build-fuzz" -j"$(nproc)" ridge-fuzz-import
+}

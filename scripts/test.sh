@@ -24,6 +24,25 @@ passed=$(grep -E '^\s*Passed' "$root/build/lit.log" | grep -oE '[0-9]+' | head -
 failed=$(grep -E '^\s*Failed' "$root/build/lit.log" | grep -oE '[0-9]+' | head -1 || true)
 echo "lit: ${passed:-0} passed, ${failed:-0} failed"
 
+# The fuzzer, only when build-fuzz/ has it (bench/fuzz-campaign.sh; the
+# default build does not): 2000 executions from the seed corpus, any crash,
+# sanitizer finding or 10 s timeout failing the suite.
+fuzzer="$root/build-fuzz/bin/ridge-fuzz-import"
+if [[ -x "$fuzzer" ]]; then
+  fuzz_dir=$(mktemp -d)
+  bash "$root/scripts/fuzz-corpus.sh" "$fuzz_dir/seeds" >/dev/null
+  mkdir -p "$fuzz_dir/corpus"
+  if "$fuzzer" -runs=2000 -seed=1 -timeout=10 -rss_limit_mb=4096 \
+      -artifact_prefix="$fuzz_dir/" "$fuzz_dir/corpus" "$fuzz_dir/seeds" \
+      >"$root/build-fuzz/fuzz-smoke.log" 2>&1; then
+    echo "fuzz: $(grep -E '^#[0-9]+\s+DONE' "$root/build-fuzz/fuzz-smoke.log")"
+    rm -rf "$fuzz_dir"
+  else
+    echo "fuzz: FAILED (build-fuzz/fuzz-smoke.log; input in $fuzz_dir)"
+    status=1
+  fi
+fi
+
 set +e
 bash "$root/scripts/node-suite.sh"
 node_suite=$?

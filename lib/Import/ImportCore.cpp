@@ -75,7 +75,9 @@ static LogicalResult importConstant(NodeContext &n) {
     if (!getElementType(ctx, data.dataType))
       return n.emitError() << "unsupported element type "
                            << getOnnxDataTypeName(data.dataType);
-    n.setResult(0, n.createConstant(data, n.node.output(0)));
+    // A Constant without outputs is legal protobuf; its name hint is empty.
+    StringRef hint = n.node.output_size() ? n.node.output(0) : "";
+    n.setResult(0, n.createConstant(data, hint));
     return success();
   }
   auto make = [&](Type elementType, ArrayRef<int64_t> shape, auto values) {

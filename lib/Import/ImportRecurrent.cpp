@@ -78,6 +78,10 @@ LogicalResult importRecurrent(NodeContext &n, const CellInfo &info) {
   for (Value v : {*x, *w, *r})
     if (cast<RankedTensorType>(v.getType()).getRank() != 3)
       return n.emitError() << "X, W and R must have rank 3";
+  // The layout transposes below need this before RecurrentOp's checks.
+  for (Value v : {initH, initC})
+    if (v && cast<RankedTensorType>(v.getType()).getRank() != 3)
+      return n.emitError() << "initial_h and initial_c must have rank 3";
 
   auto rType = cast<RankedTensorType>((*r).getType());
   int64_t hidden = n.attrInt("hidden_size", rType.getDimSize(2));

@@ -611,6 +611,13 @@ static LogicalResult importGather(NodeContext &n) {
       normalizeAxis(n, n.attrInt("axis", 0), typeOf(*data).getRank());
   if (failed(axis))
     return failure();
+  RankedTensorType indexType = typeOf(*indices);
+  if (typeOf(*data).getDimSize(*axis) == 0 && indexType.hasStaticShape() &&
+      indexType.getNumElements() != 0) {
+    n.emitError() << "gather axis " << *axis
+                  << " has size 0: no index is in range";
+    return failure();
+  }
   return setResult(n, buildOp<GatherOp>(n, *data, *indices,
                                         n.builder.getI64IntegerAttr(*axis)));
 }

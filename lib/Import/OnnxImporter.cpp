@@ -39,6 +39,7 @@
 
 #include <deque>
 #include <functional>
+#include <optional>
 
 #define DEBUG_TYPE "ridge-onnx-import"
 
@@ -60,6 +61,32 @@ FailureOr<SmallVector<int64_t>> mlir::ridge::parseShapeString(StringRef text) {
     dims.push_back(dim);
   }
   return dims;
+}
+
+/// Parses `bytes` as a ModelProto; `path` names the model in errors.
+static bool parseModelBytes(StringRef bytes, StringRef path,
+                            onnx::ModelProto &model, std::string &error) {
+  if (bytes.size() > static_cast<size_t>(INT32_MAX)) {
+    error = "'" + path.str() +
+            "' is not a valid ONNX model: larger than protobuf's 2 GiB limit";
+    return false;
+  }
+  google::protobuf::io::CodedInputStream stream(
+      reinterpret_cast<const uint8_t *>(bytes.data()),
+      static_cast<int>(bytes.size()));
+  stream.SetTotalBytesLimit(INT32_MAX);
+  if (!model.ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage()) {
+    error = "'" + path.str() +
+            "' is not a valid ONNX model: the protobuf does not parse (not an "
+            "ONNX file, or truncated)";
+    return false;
+  }
+  if (!model.has_graph() ||
+      (model.graph().node_size() == 0 && model.graph().output_size() == 0)) {
+    error = "'" + path.str() + "' is not a valid ONNX model: it has no graph";
+    return false;
+  }
+  return true;
 }
 
 /// Reads and parses the ModelProto at `path`. `opened` tells whether the file
@@ -90,22 +117,7 @@ static bool parseModelFile(StringRef path, onnx::ModelProto &model,
     return false;
   }
   opened = true;
-  google::protobuf::io::CodedInputStream stream(
-      reinterpret_cast<const uint8_t *>((*buffer)->getBufferStart()),
-      static_cast<int>((*buffer)->getBufferSize()));
-  stream.SetTotalBytesLimit(INT32_MAX);
-  if (!model.ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage()) {
-    error = "'" + path.str() +
-            "' is not a valid ONNX model: the protobuf does not parse (not an "
-            "ONNX file, or truncated)";
-    return false;
-  }
-  if (!model.has_graph() ||
-      (model.graph().node_size() == 0 && model.graph().output_size() == 0)) {
-    error = "'" + path.str() + "' is not a valid ONNX model: it has no graph";
-    return false;
-  }
-  return true;
+  return parseModelBytes((*buffer)->getBuffer(), path, model, error);
 }
 
 std::string mlir::ridge::getOnnxOutOfScopeReason(StringRef domain,
@@ -274,10 +286,13 @@ namespace mlir::ridge::onnx_import {
 
 class OnnxImporter {
 public:
+  /// Imports the model at `path`, or, given `contents`, the model those
+  /// bytes hold as if read from `path`.
   OnnxImporter(MLIRContext *ctx, StringRef path,
-               const OnnxImportOptions &options)
+               const OnnxImportOptions &options,
+               std::optional<StringRef> contents = std::nullopt)
       : ctx(ctx), path(path), modelDir(llvm::sys::path::parent_path(path)),
-        options(options), builder(ctx) {
+        contents(contents), options(options), builder(ctx) {
     if (modelDir.empty())
       modelDir = ".";
     registerHandlers();
@@ -366,6 +381,7 @@ private:
   MLIRContext *ctx;
   std::string path;
   std::string modelDir;
+  std::optional<StringRef> contents;
   const OnnxImportOptions &options;
   OpBuilder builder;
   int64_t defaultOpset = 1;
@@ -879,8 +895,9 @@ OnnxImporter::bindSymbolicDims(const onnx::GraphProto &graph,
 
 LogicalResult OnnxImporter::loadModel(onnx::ModelProto &model) {
   std::string error;
-  bool opened = false;
-  if (!parseModelFile(path, model, opened, error)) {
+  bool opened = contents.has_value();
+  if (contents ? !parseModelBytes(*contents, path, model, error)
+               : !parseModelFile(path, model, opened, error)) {
     // Unopenable files have no location to point at; the rest is the file's.
     mlir::emitError(opened ? fileLoc() : Location(UnknownLoc::get(ctx)))
         << error;
@@ -1135,6 +1152,14 @@ OwningOpRef<ModuleOp>
 mlir::ridge::importOnnxFile(MLIRContext *context, StringRef path,
                             const OnnxImportOptions &options) {
   OnnxImporter importer(context, path, options);
+  return importer.run();
+}
+
+OwningOpRef<ModuleOp>
+mlir::ridge::importOnnxBuffer(MLIRContext *context, StringRef contents,
+                              StringRef path,
+                              const OnnxImportOptions &options) {
+  OnnxImporter importer(context, path, options, contents);
   return importer.run();
 }
 

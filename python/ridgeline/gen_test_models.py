@@ -625,6 +625,68 @@ def build_int_elementwise_int64():
 # ---------------------------------------------------------------------------
 
 
+def make_gather_empty_axis(bad):
+    """gather_empty_axis.onnx (found by ridge-fuzz-import): a Gather from the
+    shape of a scalar, an empty axis that no index is in range of. The
+    importer must report it, not fold it by reading past the empty shape."""
+    g = helper.make_graph(
+        [node("Shape", ["x"], ["s"], "dim/Shape"),
+         node("Gather", ["s", "zero"], ["y"], "dim/Gather", axis=0)],
+        "gather_empty_axis", [vi("x", F32, [])],
+        [vi("y", TensorProto.INT64, [])],
+        initializer=[init(np.array(0, dtype=np.int64), "zero")])
+    p = os.path.join(bad, "gather_empty_axis.onnx")
+    write_bytes(p, make_model(g).SerializeToString())
+    return p
+
+
+def make_rnn_state_rank(bad):
+    """rnn_state_rank.onnx (found by ridge-fuzz-import): a batch-major
+    (layout=1) RNN whose initial_h has rank 2. The importer must report it
+    before transposing the state, not abort in type inference."""
+    g = helper.make_graph(
+        [node("RNN", ["x", "w", "r", "", "", "h0"], ["y"], "cell/RNN",
+              hidden_size=2, layout=1)],
+        "rnn_state_rank",
+        [vi("x", F32, [1, 3, 4]), vi("w", F32, [1, 2, 4]),
+         vi("r", F32, [1, 2, 2]), vi("h0", F32, [1, 2])],
+        [vi("y", F32, [1, 3, 1, 2])])
+    p = os.path.join(bad, "rnn_state_rank.onnx")
+    write_bytes(p, make_model(g).SerializeToString())
+    return p
+
+
+def make_rnn_huge_hidden(bad):
+    """rnn_huge_hidden.onnx (found by ridge-fuzz-import): an RNN whose
+    hidden_size is INT64_MAX. Checking its weight shapes multiplied it past
+    int64_t; it is an error instead."""
+    g = helper.make_graph(
+        [node("RNN", ["x", "w", "r"], ["y"], "cell/RNN",
+              hidden_size=2**63 - 1)],
+        "rnn_huge_hidden",
+        [vi("x", F32, [1, 1, 4]), vi("w", F32, [1, 2, 4]),
+         vi("r", F32, [1, 2, 2])],
+        [vi("y", F32, [1, 1, 1, 2])])
+    p = os.path.join(bad, "rnn_huge_hidden.onnx")
+    write_bytes(p, make_model(g).SerializeToString())
+    return p
+
+
+def make_constant_no_output(bad):
+    """constant_no_output.onnx (found by ridge-fuzz-import): a Constant node
+    without outputs next to an Identity. The importer read its first output
+    name out of bounds; the node is now imported and unused."""
+    c = helper.make_node("Constant", [], [], "orphan/Constant",
+                         value=numpy_helper.from_array(
+                             np.array([1.0], dtype=np.float32)))
+    g = helper.make_graph(
+        [c, node("Identity", ["x"], ["y"], "pass/Identity")],
+        "constant_no_output", [vi("x", F32, [2])], [vi("y", F32, [2])])
+    p = os.path.join(bad, "constant_no_output.onnx")
+    write_bytes(p, make_model(g).SerializeToString())
+    return p
+
+
 def make_bad_fixtures(out_dir, mlp_model_path):
     """Write <out>/bad/*. Returns list of (path, expect_checker_ok)."""
     bad = os.path.join(out_dir, "bad")
@@ -791,6 +853,15 @@ def make_bad_fixtures(out_dir, mlp_model_path):
         p = os.path.join(bad, "external_%s.onnx" % field)
         write_bytes(p, make_model(g).SerializeToString())
         written.append((p, False))
+
+    p = make_gather_empty_axis(bad)
+    written.append((p, True))
+    p = make_rnn_state_rank(bad)
+    written.append((p, False))
+    p = make_rnn_huge_hidden(bad)
+    written.append((p, True))
+    p = make_constant_no_output(bad)
+    written.append((p, False))
 
     # Test-data dirs meant to be used as `--test-data DIR` with mlp_small.
     x, w1, b1, w2, b2 = mlp_weights()

@@ -47,6 +47,14 @@ struct OnnxImportOptions {
 OwningOpRef<ModuleOp> importOnnxFile(MLIRContext *context, StringRef path,
                                      const OnnxImportOptions &options = {});
 
+/// Imports the model whose serialized ModelProto is `contents`, as if it
+/// were the file at `path`: diagnostics name `path`, and external data is
+/// resolved relative to its folder. Returns null after emitting diagnostics
+/// on failure.
+OwningOpRef<ModuleOp> importOnnxBuffer(MLIRContext *context, StringRef contents,
+                                       StringRef path,
+                                       const OnnxImportOptions &options = {});
+
 /// Parses "1x128" (or "scalar") into dimensions; failure on malformed text.
 FailureOr<SmallVector<int64_t>> parseShapeString(StringRef text);
 

@@ -11,6 +11,8 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/StringSwitch.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::ridge;
 using namespace mlir::ridge::detail;
@@ -77,6 +79,10 @@ LogicalResult RecurrentOp::inferReturnTypes(MLIRContext *,
   if (hidden <= 0)
     return inferenceError(loc,
                           "hidden_size must be positive, got " + Twine(hidden));
+  // The operand shapes below scale it by up to 2 * 4 gates.
+  if (hidden > std::numeric_limits<int64_t>::max() / 8)
+    return inferenceError(loc,
+                          "hidden_size " + Twine(hidden) + " is too large");
 
   ArrayAttr activations = adaptor.getActivations();
   int64_t numActs = getActivationCount(cell) * dirs;

@@ -50,19 +50,27 @@ static bool isFoldable(ShapedType type) {
 
 /// A constant of `type` whose element at each multi-index is the element of
 /// `source` at the linear position `sourceIndex(index)` returns. Returns null
-/// when the result is too large to fold.
+/// when the result is too large to fold, or when a position lies outside
+/// `source` (an empty source, or shapes the verifier has not checked yet).
 static DenseElementsAttr
 foldByIndexMap(DenseElementsAttr source, RankedTensorType type,
                function_ref<int64_t(ArrayRef<int64_t>)> sourceIndex) {
   if (!isFoldable(type))
+    return {};
+  int64_t numSource = source.getNumElements();
+  if (numSource == 0 && type.getNumElements() != 0)
     return {};
   if (source.isSplat())
     return DenseElementsAttr::get(type, source.getSplatValue<Attribute>());
   auto values = source.value_begin<Attribute>();
   SmallVector<Attribute> result;
   result.reserve(type.getNumElements());
-  for (int64_t i = 0, e = type.getNumElements(); i < e; ++i)
-    result.push_back(values[sourceIndex(delinearizeIndex(i, type.getShape()))]);
+  for (int64_t i = 0, e = type.getNumElements(); i < e; ++i) {
+    int64_t position = sourceIndex(delinearizeIndex(i, type.getShape()));
+    if (position < 0 || position >= numSource)
+      return {};
+    result.push_back(values[position]);
+  }
   return DenseElementsAttr::get(type, result);
 }
 
@@ -249,6 +257,11 @@ LogicalResult GatherOp::inferReturnTypes(MLIRContext *,
     return inferenceError(loc, "gather axis " + Twine(axis) +
                                    " out of range for rank " +
                                    Twine(data.getRank()));
+  // Every index is out of range on an empty axis.
+  if (data.getDimSize(axis) == 0 && indices.hasStaticShape() &&
+      indices.getNumElements() != 0)
+    return inferenceError(loc, "gather axis " + Twine(axis) +
+                                   " has size 0: no index is in range");
   SmallVector<int64_t> shape(data.getShape().take_front(axis));
   llvm::append_range(shape, indices.getShape());
   llvm::append_range(shape, data.getShape().drop_front(axis + 1));
