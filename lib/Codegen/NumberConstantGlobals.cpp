@@ -54,8 +54,8 @@ struct NumberConstantGlobalsPass
         order.insert({global, (kConstantPrefix + Twine(order.size())).str()});
 
     MLIRContext *context = &getContext();
-    // Temporary names first, so that a new name never collides with an old
-    // one still in the table.
+    // Uses first, then the definitions. The new names cannot collide with
+    // upstream's, which always spell a shape (`__constant_4xf32_1`).
     for (auto use : uses) {
       memref::GlobalOp global = globals.lookup(use.getName());
       use.setNameAttr(FlatSymbolRefAttr::get(context, order.lookup(global)));

@@ -31,24 +31,21 @@ struct SelectKernelConfigPass
     func::FuncOp kernel = getOperation();
     if (kernel.isExternal() || !kernel->hasAttr(kKernelAttr))
       return;
-    // A config set by hand (lit tests) is obeyed, once checked.
+    // A config set by hand (lit tests) is checked and kept; one without
+    // tile sizes gets the decided ones.
     FailureOr<std::optional<KernelConfig>> existing = getKernelConfig(kernel);
     if (failed(existing))
       return signalPassFailure();
-    KernelConfig config;
-    if (*existing && !(*existing)->tileSizes.empty()) {
-      config = **existing;
-    } else {
+    KernelConfig config = existing->value_or(KernelConfig());
+    if (!*existing || config.tileSizes.empty()) {
       FailureOr<TargetSpec> target = getTargetForPass(kernel);
       if (failed(target))
         return signalPassFailure();
       KernelConfig selected = selectKernelConfig(kernel, *target);
-      // A hand-set config without tile sizes gets the decided ones.
       if (*existing) {
-        config = **existing;
-        config.tileSizes = selected.tileSizes;
+        config.tileSizes = std::move(selected.tileSizes);
       } else {
-        config = selected;
+        config = std::move(selected);
         ++numConfiguredKernels;
       }
     }

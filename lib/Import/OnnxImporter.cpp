@@ -670,7 +670,8 @@ std::string OnnxImporter::describeOversized(RankedTensorType type) const {
   if (!type.hasStaticShape())
     return "";
   Type element = type.getElementType();
-  int64_t bytes = std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
+  // i1 takes a byte, as in the model ABI.
+  int64_t bytes = llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
   std::string name;
   llvm::raw_string_ostream os(name);
   os << element;

@@ -159,6 +159,11 @@ static bool readExternalData(const onnx::TensorProto &proto, StringRef modelDir,
   // device would block or never end.
   llvm::SmallString<256> path(modelDir);
   llvm::sys::path::append(path, location);
+  auto cannotRead = [&](const std::string &why) {
+    error = "cannot read external data '" + std::string(path) + "' of '" +
+            proto.name() + "': " + why;
+    return false;
+  };
   llvm::SmallString<256> realDir, realPath;
   if (std::error_code ec = llvm::sys::fs::real_path(modelDir, realDir)) {
     error = "cannot resolve the model's folder '" + modelDir.str() +
@@ -166,9 +171,7 @@ static bool readExternalData(const onnx::TensorProto &proto, StringRef modelDir,
     return false;
   }
   if (std::error_code ec = llvm::sys::fs::real_path(path, realPath)) {
-    error = "cannot read external data '" + std::string(path) + "' of '" +
-            proto.name() + "': " + ec.message();
-    return false;
+    return cannotRead(ec.message());
   }
   StringRef inside = realPath.str();
   bool contained = inside.consume_front(realDir) && !inside.empty() &&
@@ -192,9 +195,7 @@ static bool readExternalData(const onnx::TensorProto &proto, StringRef modelDir,
   }
   llvm::sys::fs::file_status status;
   if (std::error_code ec = llvm::sys::fs::status(realPath, status)) {
-    error = "cannot read external data '" + std::string(path) + "' of '" +
-            proto.name() + "': " + ec.message();
-    return false;
+    return cannotRead(ec.message());
   }
   if (status.type() != llvm::sys::fs::file_type::regular_file) {
     error = "external data '" + std::string(path) + "' of '" + proto.name() +
@@ -212,9 +213,7 @@ static bool readExternalData(const onnx::TensorProto &proto, StringRef modelDir,
   auto buffer = llvm::MemoryBuffer::getFileSlice(realPath, count, offset,
                                                  /*IsVolatile=*/false);
   if (!buffer) {
-    error = "cannot read external data '" + std::string(path) + "' of '" +
-            proto.name() + "': " + buffer.getError().message();
-    return false;
+    return cannotRead(buffer.getError().message());
   }
   const char *start = (*buffer)->getBufferStart();
   out.assign(start, start + (*buffer)->getBufferSize());
