@@ -427,10 +427,6 @@ FailureOr<SmallVector<double>> constantFloats(NodeContext &n, unsigned i,
 
 /// Builds ridge.resize from per-dim `scales` (the coordinate-mapping scales)
 /// and the output `shape`, which defaults to floor(in * scale) when empty.
-/// Output elements of a resized dim the Resize lowering tabulates at most:
-/// 2^24, 16 times a 1M-pixel side.
-static constexpr int64_t kMaxResizeTableEntries = int64_t(1) << 24;
-
 LogicalResult buildResize(NodeContext &n, Value x, ArrayRef<double> scales,
                           ArrayRef<int64_t> explicitShape, StringRef mode,
                           StringRef coordMode, StringRef nearestMode,
@@ -458,15 +454,6 @@ LogicalResult buildResize(NodeContext &n, Value x, ArrayRef<double> scales,
     }
     if (shape[i] <= 0)
       return n.emitError() << "the output dim " << i << " would be empty";
-    // The lowering tabulates the source taps of every output index of a
-    // resized dim (ResizeLowering): bounded so that the tables stay a small
-    // part of the model, whatever the dims say.
-    if (shape[i] != xType.getDimSize(i) && shape[i] > kMaxResizeTableEntries)
-      return n.emitError() << "the output dim " << i << " has " << shape[i]
-                           << " elements; resizing a dim to more than "
-                           << kMaxResizeTableEntries
-                           << " is not supported (its tap tables would be as "
-                              "long)";
   }
   if (mode != "nearest" && mode != "linear" && mode != "cubic")
     return n.emitError() << "unsupported mode '" << mode << "'";
@@ -483,6 +470,20 @@ LogicalResult buildResize(NodeContext &n, Value x, ArrayRef<double> scales,
           {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"},
           nearestMode))
     return n.emitError() << "unsupported nearest_mode '" << nearestMode << "'";
+  // The lowering unrolls the taps of one output element in the kernel body:
+  // 4 per resized dim for cubic, and countless for antialiased downscaling
+  // by a tiny scale.
+  double taps = 1;
+  for (int64_t i = 0; i < rank; ++i)
+    if (shape[i] != xType.getDimSize(i) || scales[i] != 1.0)
+      taps *= ResizeOp::getTapCount(mode, antialias, scales[i]);
+  if (!(taps <= ResizeOp::kMaxTapsPerElement))
+    return n.emitError() << "this resize reads "
+                         << (taps < 0x1p62
+                                 ? std::to_string(static_cast<int64_t>(taps))
+                                 : std::string("more than 2^62"))
+                         << " input elements per output element; at most "
+                         << ResizeOp::kMaxTapsPerElement << " are supported";
   Builder &b = n.builder;
   DenseF64ArrayAttr roiAttr;
   if (coordMode == "tf_crop_and_resize") {

@@ -5,10 +5,10 @@
 // Convolutions and pooling are single linalg.generic ops over the output and
 // the window (padding materialized with tensor.insert_slice into a filled
 // tensor), so that groups, dilations and any number of spatial dims share
-// one code path. Resize precomputes, per resized dim, the source indices and
-// weights of every output coordinate in double precision at compile time
-// (they only depend on static shapes and attributes), and gathers with
-// tensor.extract.
+// one code path. Resize computes, per resized dim, the source indices and
+// weights of each output coordinate in the kernel body from linalg.index, in
+// double precision as the ONNX reference does, and gathers with
+// tensor.extract; nothing is tabulated per output index.
 //
 //===----------------------------------------------------------------------===//
 
@@ -1009,135 +1009,201 @@ struct Col2ImLowering : OpConversionPattern<Col2ImOp> {
 // Resize
 //===----------------------------------------------------------------------===//
 
-/// Source taps of one output coordinate along one dim.
-struct Taps {
-  SmallVector<int64_t> indices;
-  SmallVector<double> weights;
-  bool valid = true; // false: tf_crop_and_resize extrapolates here
-};
+/// Source taps of one output coordinate along one dim, built in the Resize
+/// kernel body from the output index: the same double-precision arithmetic,
+/// in the same order, as the ONNX reference, so that the result does not
+/// depend on where it runs, and nothing is tabulated per output index (a dim
+/// of 2^40 costs what a dim of 4 does).
+struct ResizeTapBuilder {
+  OpBuilder &b;
+  Location loc;
+  ResizeOp op;
+  int64_t dim, in, out;
 
-/// ONNX Resize's per-dim source taps for output coordinate `o`.
-Taps computeTaps(ResizeOp op, int64_t dimIndex, int64_t in, int64_t out,
-                 int64_t o) {
-  double scale = op.getScales()[dimIndex];
-  StringRef coord = op.getCoordinateTransformationMode();
-  // As in the ONNX reference, align_corners and tf_crop_and_resize divide by
-  // the unrounded resized length scale * in (equal to `out` for sizes).
-  double resized = scale * static_cast<double>(in);
-  double x;
-  if (coord == "half_pixel") {
-    x = (o + 0.5) / scale - 0.5;
-  } else if (coord == "half_pixel_symmetric") {
-    // Centers the resized image on the input when out was rounded down
-    // from scale * in.
-    double adjustment = static_cast<double>(out) / resized;
-    double offset = 0.5 * static_cast<double>(in) * (1 - adjustment);
-    x = offset + (o + 0.5) / scale - 0.5;
-  } else if (coord == "pytorch_half_pixel") {
-    x = out > 1 ? (o + 0.5) / scale - 0.5 : 0.0;
-  } else if (coord == "align_corners") {
-    x = resized == 1 ? 0.0 : double(o) * double(in - 1) / (resized - 1);
-  } else if (coord == "asymmetric") {
-    x = o / scale;
-  } else if (coord == "tf_half_pixel_for_nn") {
-    x = (o + 0.5) / scale;
-  } else { // tf_crop_and_resize
+  struct Taps {
+    SmallVector<Value> indices; // index
+    SmallVector<Value> weights; // f64; empty for nearest
+    Value valid;                // i1; null unless tf_crop_and_resize
+  };
+
+  Value f64(double v) {
+    return arith::ConstantOp::create(b, loc, b.getF64FloatAttr(v));
+  }
+  Value i64(int64_t v) {
+    return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v));
+  }
+  Value add(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
+  Value div(Value x, Value y) { return arith::DivFOp::create(b, loc, x, y); }
+  Value cmp(arith::CmpFPredicate p, Value x, Value y) {
+    return arith::CmpFOp::create(b, loc, p, x, y);
+  }
+  Value select(Value c, Value x, Value y) {
+    return arith::SelectOp::create(b, loc, c, x, y);
+  }
+  /// An i64 source index clamped to the dim, as an index.
+  Value clampIndex(Value i) {
+    Value clamped = arith::MaxSIOp::create(
+        b, loc, arith::MinSIOp::create(b, loc, i, i64(in - 1)), i64(0));
+    return arith::IndexCastOp::create(b, loc, b.getIndexType(), clamped);
+  }
+  /// 0 where the i64 index `i` is outside the dim, `w` elsewhere.
+  Value zeroOutside(Value i, Value w) {
+    Value outside = arith::OrIOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, i64(0)),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, i, i64(in)));
+    return select(outside, f64(0), w);
+  }
+  /// Divides each weight by their sum unless it is 0.
+  void normalize(SmallVectorImpl<Value> &weights) {
+    Value total = weights.front();
+    for (Value w : ArrayRef<Value>(weights).drop_front())
+      total = add(total, w);
+    Value nonzero = cmp(arith::CmpFPredicate::UNE, total, f64(0));
+    for (Value &w : weights)
+      w = select(nonzero, div(w, total), w);
+  }
+
+  /// The source coordinate of output index `o` (f64).
+  Value sourceCoordinate(Value o) {
+    double scale = op.getScales()[dim];
+    StringRef coord = op.getCoordinateTransformationMode();
+    // As in the ONNX reference, align_corners and tf_crop_and_resize divide
+    // by the unrounded resized length scale * in (equal to `out` for sizes).
+    double resized = scale * static_cast<double>(in);
+    auto halfPixel = [&] {
+      return sub(div(add(o, f64(0.5)), f64(scale)), f64(0.5));
+    };
+    if (coord == "half_pixel")
+      return halfPixel();
+    if (coord == "half_pixel_symmetric") {
+      // Centers the resized image on the input when out was rounded down
+      // from scale * in.
+      double adjustment = static_cast<double>(out) / resized;
+      double offset = 0.5 * static_cast<double>(in) * (1 - adjustment);
+      return sub(add(f64(offset), div(add(o, f64(0.5)), f64(scale))), f64(0.5));
+    }
+    if (coord == "pytorch_half_pixel")
+      return out > 1 ? halfPixel() : f64(0);
+    if (coord == "align_corners")
+      return resized == 1 ? f64(0)
+                          : div(mul(o, f64(static_cast<double>(in - 1))),
+                                f64(resized - 1));
+    if (coord == "asymmetric")
+      return div(o, f64(scale));
+    if (coord == "tf_half_pixel_for_nn")
+      return div(add(o, f64(0.5)), f64(scale));
+    // tf_crop_and_resize
     ArrayRef<double> roi = *op.getRoi();
     int64_t rank = op.getScales().size();
-    double start = roi[dimIndex], end = roi[dimIndex + rank];
-    x = resized != 1
-            ? start * (in - 1) + o * (end - start) * (in - 1) / (resized - 1)
-            : 0.5 * (start + end) * (in - 1);
+    double start = roi[dim], end = roi[dim + rank];
+    double last = static_cast<double>(in - 1);
+    if (resized == 1)
+      return f64(0.5 * (start + end) * last);
+    return add(f64(start * last),
+               div(mul(mul(o, f64(end - start)), f64(last)), f64(resized - 1)));
   }
-  Taps taps;
-  if (coord == "tf_crop_and_resize" && (x < 0 || x > in - 1))
-    taps.valid = false;
-  auto clampIndex = [&](int64_t i) {
-    return std::clamp<int64_t>(i, 0, in - 1);
-  };
-  double base = std::floor(x);
-  double ratio = x - base;
-  int64_t x0 = static_cast<int64_t>(base);
-  StringRef mode = op.getMode();
-  if (mode == "nearest") {
-    StringRef rounding = op.getNearestMode();
-    int64_t index = x0;
-    if (ratio != 0) {
-      if (rounding == "round_prefer_floor")
-        index = ratio <= 0.5 ? x0 : x0 + 1;
-      else if (rounding == "round_prefer_ceil")
-        index = ratio < 0.5 ? x0 : x0 + 1;
-      else if (rounding == "ceil")
-        index = x0 + 1;
-    }
-    taps.indices.push_back(clampIndex(index));
-    taps.weights.push_back(1.0);
-    return taps;
-  }
-  if (op.getAntialias() && mode != "nearest" && scale < 1) {
-    // ONNX's antialiasing filters: the linear (triangle) or cubic kernel
-    // stretched by 1 / scale, taps x0 + i for i in [start, 2 - start),
-    // normalized to sum 1. As in the reference, an integral x counts as
-    // x0 = x - 1 with ratio 1.
-    if (ratio == 0) {
-      x0 -= 1;
-      ratio = 1;
-    }
-    bool linear = mode == "linear";
-    double a = op.getCubicCoeffA().convertToDouble();
-    auto kernel = [&](double t) {
-      t = std::abs(t);
-      if (linear)
-        return std::max(0.0, 1 - t);
-      if (t <= 1)
-        return ((a + 2) * t - (a + 3)) * t * t + 1;
-      if (t < 2)
-        return ((a * t - 5 * a) * t + 8 * a) * t - 4 * a;
-      return 0.0;
+
+  /// The taps of the output index `index` (an index value).
+  Taps build(Value index) {
+    double scale = op.getScales()[dim];
+    Value o = arith::SIToFPOp::create(
+        b, loc, b.getF64Type(),
+        arith::IndexCastOp::create(b, loc, b.getI64Type(), index));
+    Value x = sourceCoordinate(o);
+    Taps taps;
+    if (op.getCoordinateTransformationMode() == "tf_crop_and_resize")
+      taps.valid = arith::AndIOp::create(
+          b, loc, cmp(arith::CmpFPredicate::OGE, x, f64(0)),
+          cmp(arith::CmpFPredicate::OLE, x, f64(static_cast<double>(in - 1))));
+    Value base = math::FloorOp::create(b, loc, x);
+    Value ratio = sub(x, base);
+    Value x0 = arith::FPToSIOp::create(b, loc, b.getI64Type(), base);
+    auto plus = [&](Value i, int64_t k) {
+      return arith::AddIOp::create(b, loc, i, i64(k));
     };
-    int64_t start =
-        static_cast<int64_t>(std::floor((linear ? -1.0 : -2.0) / scale)) + 1;
-    double total = 0;
-    SmallVector<double> weights;
-    for (int64_t i = start; i < 2 - start; ++i) {
-      double w = kernel(scale * (static_cast<double>(i) - ratio));
-      int64_t index = x0 + i;
-      if (op.getExcludeOutside() && (index < 0 || index >= in))
-        w = 0;
-      weights.push_back(w);
-      total += w;
-      taps.indices.push_back(clampIndex(index));
+    StringRef mode = op.getMode();
+    if (mode == "nearest") {
+      StringRef rounding = op.getNearestMode();
+      Value up;
+      if (rounding == "round_prefer_floor")
+        up = cmp(arith::CmpFPredicate::OGT, ratio, f64(0.5));
+      else if (rounding == "round_prefer_ceil")
+        up = cmp(arith::CmpFPredicate::OGE, ratio, f64(0.5));
+      else if (rounding == "ceil")
+        up = cmp(arith::CmpFPredicate::ONE, ratio, f64(0));
+      taps.indices.push_back(clampIndex(up ? select(up, plus(x0, 1), x0) : x0));
+      return taps;
     }
-    for (double w : weights)
-      taps.weights.push_back(total != 0 ? w / total : w);
+    double a = op.getCubicCoeffA().convertToDouble();
+    // Keys' cubic convolution kernel, |t| <= 1 and 1 < |t| < 2.
+    auto near = [&](Value t) {
+      return add(mul(mul(sub(mul(f64(a + 2), t), f64(a + 3)), t), t), f64(1));
+    };
+    auto far = [&](Value t) {
+      return sub(
+          mul(add(mul(sub(mul(f64(a), t), f64(5 * a)), t), f64(8 * a)), t),
+          f64(4 * a));
+    };
+    bool linear = mode == "linear";
+    if (op.getAntialias() && scale < 1) {
+      // ONNX's antialiasing filters: the linear (triangle) or cubic kernel
+      // stretched by 1 / scale, taps x0 + i for i in [start, 2 - start),
+      // normalized to sum 1. As in the reference, an integral x counts as
+      // x0 = x - 1 with ratio 1.
+      Value integral = cmp(arith::CmpFPredicate::OEQ, ratio, f64(0));
+      x0 = select(integral, plus(x0, -1), x0);
+      ratio = select(integral, f64(1), ratio);
+      int64_t start = ResizeOp::getFirstAntialiasTap(linear, scale);
+      for (int64_t i = start; i < 2 - start; ++i) {
+        Value t = math::AbsFOp::create(
+            b, loc, mul(f64(scale), sub(f64(static_cast<double>(i)), ratio)));
+        Value w;
+        if (linear) {
+          w = arith::MaximumFOp::create(b, loc, f64(0), sub(f64(1), t));
+        } else {
+          w = select(cmp(arith::CmpFPredicate::OLE, t, f64(1)), near(t),
+                     select(cmp(arith::CmpFPredicate::OLT, t, f64(2)), far(t),
+                            f64(0)));
+        }
+        Value source = plus(x0, i);
+        if (op.getExcludeOutside())
+          w = zeroOutside(source, w);
+        taps.weights.push_back(w);
+        taps.indices.push_back(clampIndex(source));
+      }
+      normalize(taps.weights);
+      return taps;
+    }
+    if (linear) {
+      taps.indices = {clampIndex(x0), clampIndex(plus(x0, 1))};
+      taps.weights = {sub(f64(1), ratio), ratio};
+      return taps;
+    }
+    // Cubic convolution over x0 - 1 .. x0 + 2.
+    taps.weights = {far(add(ratio, f64(1))), near(ratio),
+                    near(sub(f64(1), ratio)), far(sub(f64(2), ratio))};
+    for (int64_t t = 0; t < 4; ++t) {
+      Value source = plus(x0, t - 1);
+      if (op.getExcludeOutside())
+        taps.weights[t] = zeroOutside(source, taps.weights[t]);
+      taps.indices.push_back(clampIndex(source));
+    }
+    if (op.getExcludeOutside())
+      normalize(taps.weights);
     return taps;
   }
-  if (mode == "linear") {
-    taps.indices = {clampIndex(x0), clampIndex(x0 + 1)};
-    taps.weights = {1.0 - ratio, ratio};
-    return taps;
-  }
-  // Cubic convolution (Keys) with coefficient A over x0 - 1 .. x0 + 2.
-  double a = op.getCubicCoeffA().convertToDouble();
-  auto near = [&](double t) { return ((a + 2) * t - (a + 3)) * t * t + 1; };
-  auto far = [&](double t) {
-    return ((a * t - 5 * a) * t + 8 * a) * t - 4 * a;
-  };
-  double weights[4] = {far(ratio + 1), near(ratio), near(1 - ratio),
-                       far(2 - ratio)};
-  double total = 0;
-  for (int64_t t = 0; t < 4; ++t) {
-    int64_t index = x0 - 1 + t;
-    if (op.getExcludeOutside() && (index < 0 || index >= in))
-      weights[t] = 0;
-    total += weights[t];
-  }
-  for (int64_t t = 0; t < 4; ++t) {
-    taps.indices.push_back(clampIndex(x0 - 1 + t));
-    taps.weights.push_back(
-        op.getExcludeOutside() && total != 0 ? weights[t] / total : weights[t]);
-  }
-  return taps;
+};
+
+/// Whether the taps of `dim` are the identity: every output index reads its
+/// own input index with weight 1. With scale 1 every coordinate mode but the
+/// two below maps o to exactly o, and each mode's weights are then 1 on it.
+bool isIdentityResize(ResizeOp op, int64_t dim, int64_t in, int64_t out) {
+  StringRef coord = op.getCoordinateTransformationMode();
+  return in == out && op.getScales()[dim] == 1.0 &&
+         coord != "tf_half_pixel_for_nn" && coord != "tf_crop_and_resize";
 }
 
 struct ResizeLowering : OpConversionPattern<ResizeOp> {
@@ -1146,7 +1212,6 @@ struct ResizeLowering : OpConversionPattern<ResizeOp> {
   matchAndRewrite(ResizeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    MLIRContext *ctx = getContext();
     OpBuilder &b = rewriter;
     auto resultType =
         cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
@@ -1156,126 +1221,58 @@ struct ResizeLowering : OpConversionPattern<ResizeOp> {
     Type element = inType.getElementType();
     bool nearest = op.getMode() == "nearest";
     Type compute = element.isF64() ? element : b.getF32Type();
-
-    // Per-dim tables: index and weight per tap, and a validity mask. Dims
-    // whose taps are the identity are read with linalg.index directly.
-    struct DimTables {
-      int64_t dim;
-      SmallVector<Value> indices, weights;
-      Value valid;
-    };
-    SmallVector<DimTables> tables;
-    SmallVector<Value> inputs;
-    SmallVector<AffineMap> maps;
-    for (int64_t d = 0; d < rank; ++d) {
-      int64_t in = inType.getDimSize(d), out = resultType.getDimSize(d);
-      SmallVector<Taps> all;
-      bool identity = in == out, anyInvalid = false;
-      for (int64_t o = 0; o < out; ++o) {
-        all.push_back(computeTaps(op, d, in, out, o));
-        const Taps &t = all.back();
-        anyInvalid |= !t.valid;
-        for (auto [index, weight] : llvm::zip(t.indices, t.weights))
-          if (weight != 0 && (index != o || weight != 1.0))
-            identity = false;
-      }
-      if (identity && !anyInvalid)
-        continue;
-      DimTables table;
-      table.dim = d;
-      AffineMap map = AffineMap::get(rank, 0, getAffineDimExpr(d, ctx), ctx);
-      auto indexTable = RankedTensorType::get({out}, b.getI32Type());
-      auto weightTable = RankedTensorType::get({out}, compute);
-      for (size_t t = 0; t < all.front().indices.size(); ++t) {
-        SmallVector<int32_t> indices;
-        SmallVector<double> weights;
-        for (const Taps &taps : all) {
-          indices.push_back(static_cast<int32_t>(taps.indices[t]));
-          weights.push_back(taps.weights[t]);
-        }
-        table.indices.push_back(arith::ConstantOp::create(
-            b, loc,
-            DenseElementsAttr::get(indexTable, ArrayRef<int32_t>(indices))));
-        inputs.push_back(table.indices.back());
-        maps.push_back(map);
-        if (nearest)
-          continue;
-        DenseElementsAttr weightAttr;
-        if (compute.isF64()) {
-          weightAttr =
-              DenseElementsAttr::get(weightTable, ArrayRef<double>(weights));
-        } else {
-          SmallVector<float> narrow(weights.begin(), weights.end());
-          weightAttr =
-              DenseElementsAttr::get(weightTable, ArrayRef<float>(narrow));
-        }
-        table.weights.push_back(arith::ConstantOp::create(b, loc, weightAttr));
-        inputs.push_back(table.weights.back());
-        maps.push_back(map);
-      }
-      if (anyInvalid) {
-        SmallVector<int8_t> valid;
-        for (const Taps &taps : all)
-          valid.push_back(taps.valid);
-        table.valid = arith::ConstantOp::create(
-            b, loc,
-            DenseElementsAttr::get(RankedTensorType::get({out}, b.getI8Type()),
-                                   ArrayRef<int8_t>(valid)));
-        inputs.push_back(table.valid);
-        maps.push_back(map);
-      }
-      tables.push_back(std::move(table));
-    }
-    maps.push_back(b.getMultiDimIdentityMap(rank));
+    // Dims whose taps are the identity are read with linalg.index directly.
+    SmallVector<int64_t> resized;
+    for (int64_t d = 0; d < rank; ++d)
+      if (!isIdentityResize(op, d, inType.getDimSize(d),
+                            resultType.getDimSize(d)))
+        resized.push_back(d);
     double extrapolation = op.getExtrapolationValue().convertToDouble();
 
     Value result =
         linalg::GenericOp::create(
-            b, loc, resultType, inputs, createEmpty(b, loc, resultType), maps,
+            b, loc, resultType, ValueRange(), createEmpty(b, loc, resultType),
+            b.getMultiDimIdentityMap(rank),
             SmallVector<utils::IteratorType>(rank,
                                              utils::IteratorType::parallel),
-            [&](OpBuilder &nb, Location nloc, ValueRange args) {
-              // Unpack the table values in the order they were added.
-              size_t next = 0;
-              SmallVector<SmallVector<Value>> idx(tables.size()),
-                  wts(tables.size());
-              Value valid;
-              for (auto [t, table] : llvm::enumerate(tables)) {
-                for (size_t k = 0; k < table.indices.size(); ++k) {
-                  idx[t].push_back(arith::IndexCastOp::create(
-                      nb, nloc, nb.getIndexType(), args[next++]));
-                  if (!nearest)
-                    wts[t].push_back(args[next++]);
-                }
-                if (table.valid) {
-                  Value ok = arith::CmpIOp::create(
-                      nb, nloc, arith::CmpIPredicate::ne, args[next++],
-                      arith::ConstantOp::create(nb, nloc,
-                                                nb.getI8IntegerAttr(0)));
-                  valid =
-                      valid ? arith::AndIOp::create(nb, nloc, valid, ok) : ok;
-                }
-              }
+            [&](OpBuilder &nb, Location nloc, ValueRange) {
               SmallVector<Value> position;
               for (int64_t d = 0; d < rank; ++d)
                 position.push_back(linalg::IndexOp::create(nb, nloc, d));
+              SmallVector<ResizeTapBuilder::Taps> taps;
+              Value valid;
+              for (int64_t d : resized) {
+                ResizeTapBuilder builder{nb,
+                                         nloc,
+                                         op,
+                                         d,
+                                         inType.getDimSize(d),
+                                         resultType.getDimSize(d)};
+                taps.push_back(builder.build(position[d]));
+                // The weights, as the tables held them, in the compute type.
+                for (Value &w : taps.back().weights)
+                  w = truncateTo(nb, nloc, w, compute);
+                if (Value ok = taps.back().valid)
+                  valid =
+                      valid ? arith::AndIOp::create(nb, nloc, valid, ok) : ok;
+              }
               // Sum over the cartesian product of the taps (antialiased
               // dims may have more taps than others).
               size_t combos = 1;
-              for (size_t t = 0; t < tables.size(); ++t)
-                combos *= idx[t].size();
+              for (const ResizeTapBuilder::Taps &t : taps)
+                combos *= t.indices.size();
               Value sum;
               for (size_t c = 0; c < combos; ++c) {
                 size_t rest = c;
                 Value weight;
-                for (auto [t, table] : llvm::enumerate(tables)) {
-                  size_t k = rest % idx[t].size();
-                  rest /= idx[t].size();
-                  position[table.dim] = idx[t][k];
+                for (auto [t, d] : llvm::enumerate(resized)) {
+                  size_t k = rest % taps[t].indices.size();
+                  rest /= taps[t].indices.size();
+                  position[d] = taps[t].indices[k];
                   if (!nearest)
                     weight = weight ? arith::MulFOp::create(nb, nloc, weight,
-                                                            wts[t][k])
-                                    : wts[t][k];
+                                                            taps[t].weights[k])
+                                    : taps[t].weights[k];
                 }
                 Value v = tensor::ExtractOp::create(nb, nloc, input, position);
                 if (nearest) {

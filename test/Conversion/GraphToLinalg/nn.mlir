@@ -68,12 +68,25 @@ func.func @max_pool_u8(%x: tensor<1x1x4x4xui8>) -> tensor<1x1x4x4xui8> {
 
 // -----
 
-// Linear resize: per-dim index/weight tables, gathered with tensor.extract.
+// Linear resize: the taps of each output index are computed in the body
+// from linalg.index in f64, as the ONNX reference does ((o + 0.5) / 2 - 0.5,
+// floor, clamped to [0, 1]), with no table per output index; 2 x 2 taps are
+// gathered with tensor.extract and weighted in f32.
 // CHECK-LABEL: func @resize_linear
-// CHECK-DAG: arith.constant dense<[0, 0, 0, 1]> : tensor<4xi32>
-// CHECK-DAG: arith.constant dense<[0, 1, 1, 1]> : tensor<4xi32>
-// CHECK: linalg.generic
-// CHECK-COUNT-4: tensor.extract
+// CHECK-NOT: dense<
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x1x4x4xf32>)
+// CHECK:   %[[H:.*]] = linalg.index 2
+// CHECK:   %[[HI:.*]] = arith.index_cast %[[H]] : index to i64
+// CHECK:   %[[HF:.*]] = arith.sitofp %[[HI]] : i64 to f64
+// CHECK:   %[[HALF:.*]] = arith.addf %[[HF]], %{{.*}} : f64
+// CHECK:   %[[SCALED:.*]] = arith.divf %[[HALF]], %{{.*}} : f64
+// CHECK:   %[[X:.*]] = arith.subf %[[SCALED]], %{{.*}} : f64
+// CHECK:   %[[BASE:.*]] = math.floor %[[X]] : f64
+// CHECK:   %[[RATIO:.*]] = arith.subf %[[X]], %[[BASE]] : f64
+// CHECK:   %[[X0:.*]] = arith.fptosi %[[BASE]] : f64 to i64
+// CHECK:   arith.minsi %[[X0]], %c1_i64
+// CHECK:   arith.truncf %[[RATIO]] : f64 to f32
+// CHECK-COUNT-4: tensor.extract %arg0
 func.func @resize_linear(%x: tensor<1x1x2x2xf32>) -> tensor<1x1x4x4xf32> {
   %0 = ridge.resize %x {mode = "linear", coordinate_transformation_mode = "half_pixel", scales = array<f64: 1.0, 1.0, 2.0, 2.0>} : tensor<1x1x2x2xf32> -> tensor<1x1x4x4xf32>
   return %0 : tensor<1x1x4x4xf32>
@@ -137,14 +150,19 @@ func.func @col2im(%x: tensor<1x5x5xf32>) -> tensor<1x1x5x5xf32> {
 // -----
 
 // Antialiased linear downscaling by 2: the triangle filter stretched to four
-// taps, weights 1/8, 3/8, 3/8, 1/8.
+// taps x0 - 1 .. x0 + 2 (an integral x counts as x0 = x - 1, ratio 1), each
+// weight max(0, 1 - |0.5 (i - ratio)|), normalized by their sum.
 // CHECK-LABEL: func @resize_antialias
-// CHECK-DAG: arith.constant dense<[0, 1, 3, 5]> : tensor<4xi32>
-// CHECK-DAG: arith.constant dense<[2, 4, 6, 7]> : tensor<4xi32>
-// CHECK-DAG: arith.constant dense<1.250000e-01> : tensor<4xf32>
-// CHECK-DAG: arith.constant dense<3.750000e-01> : tensor<4xf32>
 // CHECK: linalg.generic
-// CHECK-COUNT-4: tensor.extract
+// CHECK:   %[[INTEGRAL:.*]] = arith.cmpf oeq, %{{.*}}, %{{.*}} : f64
+// CHECK:   %[[RATIO:.*]] = arith.select %[[INTEGRAL]], %{{.*}}, %{{.*}} : f64
+// CHECK-COUNT-4: arith.maximumf
+// CHECK:   arith.addf
+// CHECK:   arith.addf
+// CHECK:   %[[SUM:.*]] = arith.addf
+// CHECK:   arith.cmpf une, %[[SUM]]
+// CHECK-COUNT-4: arith.divf %{{.*}}, %[[SUM]] : f64
+// CHECK-COUNT-4: tensor.extract %arg0
 func.func @resize_antialias(%x: tensor<1x1x1x8xf32>) -> tensor<1x1x1x4xf32> {
   %0 = ridge.resize %x {mode = "linear", coordinate_transformation_mode = "half_pixel", antialias = true, scales = array<f64: 1.0, 1.0, 1.0, 0.5>} : tensor<1x1x1x8xf32> -> tensor<1x1x1x4xf32>
   return %0 : tensor<1x1x1x4xf32>

@@ -16,9 +16,9 @@ from onnx import TensorProto, helper, numpy_helper
 F32 = TensorProto.FLOAT
 
 
-def save(out, name, graph):
+def save(out, name, graph, opset=17):
     model = helper.make_model(graph, producer_name="ridgeline-tests",
-                              opset_imports=[helper.make_opsetid("", 17)])
+                              opset_imports=[helper.make_opsetid("", opset)])
     with open(os.path.join(out, name), "wb") as f:
         f.write(model.SerializeToString())
 
@@ -77,19 +77,25 @@ def main(out):
         [helper.make_node("Tile", ["x", "repeats"], ["y"], name="grow/Tile")],
         "tile_overflow", [vi("x", [4])], [vi("y", [None])],
         initializer=[repeats]))
-    # Resize of 2^30 floats (4 GiB, under the limit) by 2, and of 4 floats by
-    # 1e300: no tap table of 2^31 entries, no undefined float conversion.
-    for name, dims, scale in (("resize_long.onnx", [2**30], 2.0),
-                              ("resize_scale.onnx", [4], 1e300)):
-        scales = numpy_helper.from_array(np.array([scale], dtype=np.float32)
-                                         if scale < 1e38 else
-                                         np.array([np.inf], dtype=np.float32),
+    # Resize of 2^30 floats (4 GiB, under the limit) by 2, of 2^40 bytes by 2
+    # (nearest), of 4 floats by 1e300, and antialiased downscaling of 2^20
+    # floats to 1: taps computed in the kernel whatever the dims, no
+    # undefined float conversion, and no 2^21 taps unrolled per element.
+    for name, dims, dtype, scale, attrs in (
+            ("resize_long.onnx", [2**30], F32, 2.0, {"mode": "linear"}),
+            ("resize_huge.onnx", [2**40], TensorProto.UINT8, 2.0,
+             {"mode": "nearest"}),
+            ("resize_scale.onnx", [4], F32, np.inf, {"mode": "linear"}),
+            ("resize_taps.onnx", [2**20], F32, 2.0**-20,
+             {"mode": "linear", "antialias": 1})):
+        scales = numpy_helper.from_array(np.array([scale], dtype=np.float32),
                                          "scales")
         save(out, name, helper.make_graph(
             [helper.make_node("Resize", ["x", "", "scales"], ["y"],
-                              name="up/Resize", mode="linear")],
-            "resize", [vi("x", dims)], [vi("y", [None])],
-            initializer=[scales]))
+                              name="up/Resize", **attrs)],
+            "resize", [helper.make_tensor_value_info("x", dtype, dims)],
+            [helper.make_tensor_value_info("y", dtype, [None])],
+            initializer=[scales]), opset=18)
     # External data at weights.bin and at sub/weights.bin; the test makes
     # them links out of the folder, a FIFO, or a plain file.
     for name, location in (("external_file.onnx", "weights.bin"),

@@ -11,6 +11,8 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/STLExtras.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::ridge;
 using namespace mlir::ridge::detail;
@@ -496,7 +498,36 @@ LogicalResult ResizeOp::verify() {
       return emitOpError("tf_crop_and_resize needs ")
              << 2 * input.getRank() << " roi values";
   }
+  if (!(getTapsPerElement() <= kMaxTapsPerElement))
+    return emitOpError("reads ")
+           << (getTapsPerElement() < 0x1p62
+                   ? std::to_string(static_cast<int64_t>(getTapsPerElement()))
+                   : std::string("more than 2^62"))
+           << " input elements per output element; at most "
+           << kMaxTapsPerElement << " are supported";
   return success();
+}
+
+double ResizeOp::getTapCount(StringRef mode, bool antialias, double scale) {
+  if (mode == "nearest")
+    return 1;
+  bool linear = mode == "linear";
+  if (!antialias || !(scale < 1))
+    return linear ? 2 : 4;
+  return 2 - 2 * (std::floor((linear ? -1.0 : -2.0) / scale) + 1);
+}
+
+int64_t ResizeOp::getFirstAntialiasTap(bool linear, double scale) {
+  return static_cast<int64_t>(std::floor((linear ? -1.0 : -2.0) / scale)) + 1;
+}
+
+double ResizeOp::getTapsPerElement() {
+  auto input = getTensorType(getInput());
+  double taps = 1;
+  for (int64_t i = 0; i < input.getRank(); ++i)
+    if (input.getDimSize(i) != getType().getDimSize(i) || getScales()[i] != 1.0)
+      taps *= getTapCount(getMode(), getAntialias(), getScales()[i]);
+  return taps;
 }
 
 // FLOPs: 0 for nearest (a gather: the coordinate is index arithmetic), else

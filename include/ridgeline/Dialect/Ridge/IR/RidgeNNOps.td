@@ -231,6 +231,21 @@ def Ridge_ResizeOp : Ridge_Op<"resize", [
   let results = (outs Ridge_Tensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Input elements one output element reads, at most: the lowering
+    /// unrolls the product of the per-dim taps in the kernel body.
+    static constexpr int64_t kMaxTapsPerElement = int64_t(1) << 16;
+    /// Taps per output element along a dim resized by `scale`: 1 (nearest),
+    /// 2 (linear) or 4 (cubic), or the antialias filter's 2 - 2 * first tap
+    /// when downscaling; a double, since a tiny scale makes it huge.
+    static double getTapCount(llvm::StringRef mode, bool antialias,
+                              double scale);
+    /// The antialias filter's first tap offset, floor(-support / scale) + 1
+    /// (support 1 for linear, 2 for cubic), for a bounded getTapCount.
+    static int64_t getFirstAntialiasTap(bool linear, double scale);
+    /// Product of getTapCount over the dims that are resized.
+    double getTapsPerElement();
+  }];
 }
 
 def Ridge_GridSampleOp : Ridge_Op<"grid_sample", [InferTypeOpAdaptor,
