@@ -117,11 +117,31 @@ TilingInterface mlir::ridge::getKernelSink(func::FuncOp kernel) {
   return numTileable > 1 ? sink : TilingInterface();
 }
 
+/// Whether `value` is computed in the kernel from a reduction's result:
+/// directly, or through elementwise ops and reshapes (a mean is a sum and a
+/// division, expanded back to the rank of its consumer).
+static bool derivesFromReduction(Value value) {
+  SmallVector<Value> worklist = {value};
+  llvm::SmallPtrSet<Operation *, 8> visited;
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val().getDefiningOp();
+    if (!op || !visited.insert(op).second)
+      continue;
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+      if (linalgOp.getNumReductionLoops() > 0)
+        return true;
+      llvm::append_range(worklist, linalgOp.getDpsInputs());
+    } else if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op)) {
+      worklist.push_back(op->getOperand(0));
+    }
+  }
+  return false;
+}
+
 llvm::SmallBitVector mlir::ridge::getRowDims(linalg::LinalgOp sink) {
   llvm::SmallBitVector rowDims(sink.getNumLoops());
   for (OpOperand &operand : sink->getOpOperands()) {
-    auto producer = operand.get().getDefiningOp<linalg::LinalgOp>();
-    if (!producer || producer.getNumReductionLoops() == 0)
+    if (!derivesFromReduction(operand.get()))
       continue;
     llvm::SmallBitVector used(sink.getNumLoops());
     for (AffineExpr expr : sink.getMatchingIndexingMap(&operand).getResults())

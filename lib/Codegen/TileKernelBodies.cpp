@@ -52,9 +52,17 @@ static LogicalResult tileAndFuseSink(TilingInterface sink,
       scf::SCFTilingOptions::LoopType::ForallOp);
   // A producer the kernel also returns (a residual add before its norm) is
   // yielded by the loop, so that its value leaves the kernel too.
+  // A value that every tile reads whole (a mean over all dims, rank 0, also
+  // when expanded to a broadcastable 1x1x1) is computed once, before the
+  // loop, not again in each tile.
   options.setFusionControlFn(
       [](tensor::ExtractSliceOp, OpResult producer, bool isDestination)
           -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+        Value whole = producer;
+        if (auto expand = producer.getDefiningOp<tensor::ExpandShapeOp>())
+          whole = expand.getSrc();
+        if (cast<ShapedType>(whole.getType()).getRank() == 0)
+          return std::nullopt;
         scf::SCFTileAndFuseOptions::ControlFnResult result;
         result.yieldProducerReplacement =
             !isDestination && isKernelResult(producer);
@@ -66,8 +74,13 @@ static LogicalResult tileAndFuseSink(TilingInterface sink,
       scf::tileConsumerAndFuseProducersUsingSCF(rewriter, sink, options);
   if (failed(fused))
     return sink->emitError("cannot tile the kernel's result op");
+  // Uses before the loop (a producer left out of it, such as a value every
+  // tile reads whole) keep the original, which stays to compute it.
+  DominanceInfo dominance(sink->getParentOp());
   for (auto [original, replacement] : fused->replacements)
-    rewriter.replaceAllUsesWith(original, replacement);
+    rewriter.replaceUsesWithIf(original, replacement, [&](OpOperand &use) {
+      return dominance.properlyDominates(replacement, use.getOwner());
+    });
   return success();
 }
 

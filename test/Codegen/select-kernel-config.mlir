@@ -77,6 +77,20 @@ func.func private @rms_norm(%x: tensor<2x3x128xf32>, %s: tensor<128xf32>) -> ten
 
 // -----
 
+// A reduction reaches the sink through a division and a reshape (a mean
+// over the last dim without keepdims, expanded back): its dim is still the
+// row, kept whole, so that the mean runs once per row, not per element.
+// CHECK-LABEL: func.func private @mean_through_reshape
+// CHECK-SAME: tile_sizes = array<i64: 1, 0>
+func.func private @mean_through_reshape(%x: tensor<8x128xf32>) -> tensor<8x128xf32> attributes {ridge.kernel = "reduction"} {
+  %0 = ridge.reduce mean %x {axes = array<i64: 1>, keepdims = false} : tensor<8x128xf32> -> tensor<8xf32>
+  %1 = ridge.reshape %0 : tensor<8xf32> -> tensor<8x1xf32>
+  %2 = ridge.sub %x, %1 : (tensor<8x128xf32>, tensor<8x1xf32>) -> tensor<8x128xf32>
+  return %2 : tensor<8x128xf32>
+}
+
+// -----
+
 // Matmul + bias + GELU: the sink is the epilogue, tiled by one in both dims
 // (one dot product per output element); 1024 tiles on 132 SMs: 7 warps.
 // CHECK-LABEL: func.func private @matmul_epilogue

@@ -155,3 +155,38 @@ func.func private @empty_axis_tiled(%x: tensor<2x0x4xf32>) -> tensor<2x1x4xf32> 
   %0 = ridge.reduce sum %x {axes = array<i64: 1>} : tensor<2x0x4xf32> -> tensor<2x1x4xf32>
   return %0 : tensor<2x1x4xf32>
 }
+
+// -----
+
+// A mean over every dim (rank 0, expanded to 1x1x1) is read whole by every
+// tile: it is computed once, before the loop, not fused into each tile.
+// CHECK-LABEL: func.func private @mean_of_all
+// CHECK:       linalg.generic {{.*}}iterator_types = ["reduction", "reduction", "reduction"]
+// CHECK:       tensor.expand_shape %{{.*}} [] output_shape [1, 1, 1] : tensor<f32> into tensor<1x1x1xf32>
+// CHECK:       scf.forall
+// CHECK-NOT:     iterator_types = ["reduction"
+// CHECK:       return
+func.func private @mean_of_all(%x: tensor<1x16x64xf32>) -> tensor<1x16x64xf32> attributes {ridge.kernel = "reduction", ridge.kernel_config = {block_size = 256 : i64, tile_sizes = array<i64: 1, 1, 1>, vector_width = 4 : i64, warps_per_block = 7 : i64}} {
+  %0 = ridge.reduce mean %x {axes = array<i64: 0, 1, 2>} : tensor<1x16x64xf32> -> tensor<1x1x1xf32>
+  %1 = ridge.sub %x, %0 : (tensor<1x16x64xf32>, tensor<1x1x1xf32>) -> tensor<1x16x64xf32>
+  return %1 : tensor<1x16x64xf32>
+}
+
+// -----
+
+// The same with a producer that is fused into the loop and also a kernel
+// result: the mean before the loop reads the producer computed whole (the
+// original op), not the loop's result, which it would precede.
+// CHECK-LABEL: func.func private @mean_of_all_kept
+// CHECK:       %[[E:.*]] = linalg.generic {{.*}}ins(%arg0 : tensor<1x16x64xf32>)
+// CHECK:         math.exp
+// CHECK:       linalg.generic {{.*}}iterator_types = ["reduction", "reduction", "reduction"]{{.*}} ins(%[[E]] :
+// CHECK:       %[[LOOP:.*]]:2 = scf.forall
+// CHECK:         math.exp
+// CHECK:       return %[[LOOP]]#{{[01]}}, %[[LOOP]]#{{[01]}}
+func.func private @mean_of_all_kept(%x: tensor<1x16x64xf32>) -> (tensor<1x16x64xf32>, tensor<1x16x64xf32>) attributes {ridge.kernel = "reduction", ridge.kernel_config = {block_size = 256 : i64, tile_sizes = array<i64: 1, 1, 1>, vector_width = 4 : i64, warps_per_block = 7 : i64}} {
+  %e = ridge.exp %x : tensor<1x16x64xf32>
+  %0 = ridge.reduce mean %e {axes = array<i64: 0, 1, 2>} : tensor<1x16x64xf32> -> tensor<1x1x1xf32>
+  %1 = ridge.sub %e, %0 : (tensor<1x16x64xf32>, tensor<1x1x1xf32>) -> tensor<1x16x64xf32>
+  return %1, %e : tensor<1x16x64xf32>, tensor<1x16x64xf32>
+}
