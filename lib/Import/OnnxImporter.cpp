@@ -39,6 +39,7 @@
 
 #include <deque>
 #include <functional>
+#include <limits>
 #include <optional>
 
 #define DEBUG_TYPE "ridge-onnx-import"
@@ -325,9 +326,14 @@ public:
   /// external data from the model's folder, within the size limit.
   bool decodeTensor(const onnx::TensorProto &proto, TensorData &data,
                     std::string &error) const {
+    if (proto.data_location() == onnx::TensorProto::EXTERNAL)
+      readExternalData = true;
     return decodeTensorProto(proto, modelDir, data, error,
                              options.maxTensorBytes);
   }
+  /// Fails, naming the node, when it has more or fewer inputs or outputs
+  /// than its ONNX schema allows at `opset`.
+  LogicalResult checkArity(NodeContext &context, int64_t opset) const;
   /// Why a value of `type` is too big, or empty (describeOversizedTensor).
   std::string describeOversized(RankedTensorType type) const;
   ElementsAttr createElementsAttr(RankedTensorType type,
@@ -382,6 +388,8 @@ private:
   std::string path;
   std::string modelDir;
   std::optional<StringRef> contents;
+  /// Whether any tensor came from external data (kExternalDataAttr).
+  mutable bool readExternalData = false;
   const OnnxImportOptions &options;
   OpBuilder builder;
   int64_t defaultOpset = 1;
@@ -633,6 +641,8 @@ LogicalResult OnnxImporter::importNode(const onnx::NodeProto &node,
   LLVM_DEBUG(llvm::dbgs() << "importing " << node.op_type() << " '"
                           << context.getDisplayName() << "' at opset " << opset
                           << "\n");
+  if (failed(checkArity(context, opset)))
+    return failure();
   if (const OnnxHandlerTable::Entry *entry = findHandler(node, opset)) {
     if (failed(entry->handler(context)))
       return failure();
@@ -664,6 +674,53 @@ LogicalResult OnnxImporter::importNode(const onnx::NodeProto &node,
     }
   }
   return success(ok);
+}
+
+LogicalResult OnnxImporter::checkArity(NodeContext &context,
+                                       int64_t opset) const {
+  const onnx::NodeProto &node = context.node;
+  if (!isDefaultDomain(node.domain()))
+    return success();
+  // Only where the linked ONNX library knows the model's opset: for a newer
+  // one its latest schema may predate an added input (ReduceMean-18's axes).
+  static const int knownOpset =
+      onnx::OpSchemaRegistry::DomainToVersionRange::Instance()
+          .Map()
+          .at(onnx::ONNX_DOMAIN)
+          .second;
+  if (opset > knownOpset)
+    return success();
+  const onnx::OpSchema *schema = onnx::OpSchemaRegistry::Schema(
+      node.op_type(), static_cast<int>(opset), "");
+  if (!schema)
+    return success();
+  // Trailing empty names are optional inputs or outputs left out.
+  auto count = [](const auto &names) {
+    int n = names.size();
+    while (n > 0 && names[n - 1].empty())
+      --n;
+    return n;
+  };
+  auto range = [](int min, int max, StringRef what) {
+    std::string text = max == std::numeric_limits<int>::max()
+                           ? "at least " + std::to_string(min)
+                       : min == max
+                           ? std::to_string(min)
+                           : std::to_string(min) + " to " + std::to_string(max);
+    return text + " " + what.str() + (max == 1 ? "" : "s");
+  };
+  int inputs = count(node.input()), outputs = count(node.output());
+  if (inputs < schema->min_input() || inputs > schema->max_input())
+    return context.emitError()
+           << node.op_type() << "-" << schema->SinceVersion() << " takes "
+           << range(schema->min_input(), schema->max_input(), "input")
+           << ", the node has " << inputs;
+  if (outputs < schema->min_output() || outputs > schema->max_output())
+    return context.emitError()
+           << node.op_type() << "-" << schema->SinceVersion() << " has "
+           << range(schema->min_output(), schema->max_output(), "output")
+           << ", the node names " << outputs;
+  return success();
 }
 
 std::string OnnxImporter::describeOversized(RankedTensorType type) const {
@@ -1125,6 +1182,8 @@ OwningOpRef<ModuleOp> OnnxImporter::run() {
   for (auto [i, out] : llvm::enumerate(graph.output()))
     func.setResultAttr(i, kOnnxNameAttr, builder.getStringAttr(out.name()));
 
+  if (readExternalData)
+    module->getOperation()->setAttr(kExternalDataAttr, builder.getUnitAttr());
   if (failed(verify(*module)))
     return nullptr;
   return module;

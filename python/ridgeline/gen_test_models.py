@@ -675,7 +675,8 @@ def make_rnn_huge_hidden(bad):
 def make_constant_no_output(bad):
     """constant_no_output.onnx (found by ridge-fuzz-import): a Constant node
     without outputs next to an Identity. The importer read its first output
-    name out of bounds; the node is now imported and unused."""
+    name out of bounds; the node is now an error naming it (Constant has one
+    output)."""
     c = helper.make_node("Constant", [], [], "orphan/Constant",
                          value=numpy_helper.from_array(
                              np.array([1.0], dtype=np.float32)))
@@ -683,6 +684,23 @@ def make_constant_no_output(bad):
         [c, node("Identity", ["x"], ["y"], "pass/Identity")],
         "constant_no_output", [vi("x", F32, [2])], [vi("y", F32, [2])])
     p = os.path.join(bad, "constant_no_output.onnx")
+    write_bytes(p, make_model(g).SerializeToString())
+    return p
+
+
+def make_reduce_extra_input(bad):
+    """reduce_extra_input.onnx: a ReduceMean at opset 17 given its axes as a
+    second input, as ReduceMean-18 takes them. ReduceMean-13 has one input;
+    the importer ignored the second, reduced every axis, and the graph
+    compiled to a wrong result (or failed in tiling). Now an error naming
+    the node."""
+    axes = numpy_helper.from_array(np.array([-1], dtype=np.int64), "axes")
+    g = helper.make_graph(
+        [helper.make_node("ReduceMean", ["x", "axes"], ["y"], "norm/Mean",
+                          keepdims=1)],
+        "reduce_extra_input", [vi("x", F32, [2, 4])], [vi("y", F32, [2, 1])],
+        initializer=[axes])
+    p = os.path.join(bad, "reduce_extra_input.onnx")
     write_bytes(p, make_model(g).SerializeToString())
     return p
 
@@ -861,6 +879,8 @@ def make_bad_fixtures(out_dir, mlp_model_path):
     p = make_rnn_huge_hidden(bad)
     written.append((p, True))
     p = make_constant_no_output(bad)
+    written.append((p, False))
+    p = make_reduce_extra_input(bad)
     written.append((p, False))
 
     # Test-data dirs meant to be used as `--test-data DIR` with mlp_small.

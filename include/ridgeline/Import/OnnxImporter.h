@@ -24,6 +24,11 @@
 
 namespace mlir::ridge {
 
+/// Unit module attribute: the ONNX model kept weights as external data (set
+/// by the importer; the driver then keeps them beside the artifact too).
+inline constexpr llvm::StringLiteral kExternalDataAttr =
+    "ridge.onnx_external_data";
+
 struct OnnxImportOptions {
   /// Static shapes for graph inputs, by input name. They specialize dynamic
   /// (symbolic) dimensions and must agree with static ones.
