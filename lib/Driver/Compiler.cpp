@@ -12,6 +12,7 @@
 #include "ridgeline/Pipelines/Pipelines.h"
 #include "ridgeline/Target/HostObject.h"
 #include "ridgeline/Target/Passes.h"
+#include "ridgeline/Target/WeightsFile.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinDialect.h"
@@ -19,6 +20,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -53,6 +55,28 @@ ImportCLOptions::ImportCLOptions(llvm::cl::OptionCategory &category)
                          "the ONNX tensor (default 2^36, 64 GiB)"),
           llvm::cl::value_desc("bytes"), llvm::cl::init(kDefaultMaxTensorBytes),
           llvm::cl::cat(category)) {}
+
+ArtifactCLOptions::ArtifactCLOptions(llvm::cl::OptionCategory &category)
+    : weights(
+          "weights",
+          llvm::cl::desc("Where the compiled model keeps its weights"),
+          llvm::cl::values(
+              clEnumValN(WeightStorage::Auto, "auto",
+                         "beside the shared object when the ONNX model keeps "
+                         "them as external data, inside it otherwise "
+                         "(default)"),
+              clEnumValN(WeightStorage::Embedded, "embed",
+                         "inside the shared object"),
+              clEnumValN(WeightStorage::External, "external",
+                         "in OUTPUT.weights beside the shared object, read "
+                         "when the runtime loads it")),
+          llvm::cl::init(WeightStorage::Auto), llvm::cl::cat(category)) {}
+
+std::string mlir::ridge::getWeightsFileName(StringRef outputPath) {
+  SmallString<128> name(llvm::sys::path::filename(outputPath));
+  llvm::sys::path::replace_extension(name, "weights");
+  return std::string(name);
+}
 
 LogicalResult ImportCLOptions::apply(OnnxImportOptions &options,
                                      std::string &error) const {
@@ -104,8 +128,10 @@ LogicalResult mlir::ridge::lowerGraphModule(ModuleOp module,
     } else {
       buildCpuLoweringPipeline(pm);
     }
-    // The model's C entry points and descriptor (Target), after either back
-    // end.
+    // The weights file's layout, then the model's C entry points and
+    // descriptor (Target), after either back end.
+    if (!options.weightsFile.empty())
+      pm.addPass(createExternalizeWeightsPass({options.weightsFile}));
     pm.addPass(createEmitModelAbiPass());
   }
   return pm.run(module);
@@ -214,10 +240,48 @@ mlir::ridge::compileModelFile(MLIRContext &context, StringRef modelPath,
   return compileGraphModule(*module, options, outputPath);
 }
 
+/// Writes the weights file that ridge-externalize-weights described next to
+/// the shared object `outputPath`, then drops the description: from here on
+/// the descriptor holds it.
+static LogicalResult writeExternalWeights(ModuleOp module, StringRef outputPath,
+                                          bool releaseBlobs) {
+  FailureOr<std::optional<ExternalWeights>> weights =
+      readExternalWeights(module);
+  if (failed(weights))
+    return failure();
+  if (!*weights)
+    return success();
+  SmallString<256> path(llvm::sys::path::parent_path(outputPath));
+  llvm::sys::path::append(path, (*weights)->file);
+  std::string error;
+  if (failed(writeWeightsFile(**weights, path, error)))
+    return emitError(module->getLoc(), error);
+  // The file has the bytes; code generation no longer needs them.
+  if (releaseBlobs)
+    for (Attribute entry :
+         module->getAttrOfType<DictionaryAttr>(kExternalWeightsAttr)
+             .getAs<ArrayAttr>("weights"))
+      if (auto data =
+              cast<DictionaryAttr>(entry).getAs<DenseResourceElementsAttr>(
+                  "data"))
+        if (auto *resource = data.getRawHandle().getResource())
+          resource->setBlob(AsmResourceBlob());
+  module->removeAttr(kExternalWeightsAttr);
+  return success();
+}
+
 LogicalResult mlir::ridge::compileGraphModule(ModuleOp module,
                                               const CompileOptions &options,
                                               StringRef outputPath) {
-  if (failed(lowerGraphModule(module, options, LoweringStage::LLVMDialect)))
+  CompileOptions resolved = options;
+  bool external = options.weights == WeightStorage::External ||
+                  (options.weights == WeightStorage::Auto &&
+                   module->hasAttr(kExternalDataAttr));
+  resolved.weightsFile = external ? getWeightsFileName(outputPath) : "";
+  if (failed(lowerGraphModule(module, resolved, LoweringStage::LLVMDialect)))
+    return failure();
+  if (external &&
+      failed(writeExternalWeights(module, outputPath, options.releaseWeights)))
     return failure();
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =

@@ -17,7 +17,12 @@
 
 #include <chrono>
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstddef>
 #include <cstring>
 #include <set>
@@ -34,13 +39,27 @@ static_assert(offsetof(ridge_tensor_desc, name) == 0 &&
                   offsetof(ridge_tensor_desc, dims) == 16 &&
                   sizeof(ridge_tensor_desc) == 24,
               "ridge_tensor_desc must be {ptr, i32, i32, ptr}");
+static_assert(offsetof(ridge_weight_desc, name) == 0 &&
+                  offsetof(ridge_weight_desc, address) == 8 &&
+                  offsetof(ridge_weight_desc, offset) == 16 &&
+                  offsetof(ridge_weight_desc, bytes) == 24 &&
+                  sizeof(ridge_weight_desc) == 32,
+              "ridge_weight_desc must be {ptr, ptr, i64, i64}");
+static_assert(sizeof(ridge_weights_header) == 32,
+              "ridge_weights_header must be 32 bytes");
 static_assert(offsetof(ridge_model_desc, abi_version) == 0 &&
                   offsetof(ridge_model_desc, target) == 8 &&
                   offsetof(ridge_model_desc, num_inputs) == 16 &&
                   offsetof(ridge_model_desc, num_outputs) == 20 &&
                   offsetof(ridge_model_desc, tensors) == 24 &&
-                  sizeof(ridge_model_desc) == 32,
-              "ridge_model_desc must be {i32, ptr, i32, i32, ptr}");
+                  offsetof(ridge_model_desc, weights_file) == 32 &&
+                  offsetof(ridge_model_desc, num_weights) == 40 &&
+                  offsetof(ridge_model_desc, weights) == 48 &&
+                  offsetof(ridge_model_desc, weights_fingerprint) == 56 &&
+                  offsetof(ridge_model_desc, weights_bytes) == 64 &&
+                  sizeof(ridge_model_desc) == 72,
+              "ridge_model_desc must be {i32, ptr, i32, i32, ptr, ptr, i32, "
+              "ptr, i64, i64}");
 
 //===----------------------------------------------------------------------===//
 // TensorSpec
@@ -255,8 +274,116 @@ bool ridge::rt::readModelDesc(const ridge_model_desc *desc, ModelInfo &out,
     }
     (isInput ? info.inputs : info.outputs).push_back(std::move(spec));
   }
+  if (desc->num_weights > kMaxTensors) {
+    error = "the model declares " + std::to_string(desc->num_weights) +
+            " weights (at most " + std::to_string(kMaxTensors) + ")";
+    return false;
+  }
+  if (desc->num_weights > 0) {
+    if (!desc->weights || !desc->weights_file) {
+      error = "the model declares weights but no weight table or file";
+      return false;
+    }
+    size_t fileLength = strnlen(desc->weights_file, kMaxNameBytes);
+    info.weightsFile.assign(desc->weights_file, fileLength);
+    if (fileLength == 0 || fileLength == kMaxNameBytes ||
+        info.weightsFile.find('/') != std::string::npos) {
+      error = "the weights file '" + info.weightsFile +
+              "' is not a file name in the model's folder";
+      return false;
+    }
+    info.weightsFingerprint = desc->weights_fingerprint;
+    info.weightsBytes = desc->weights_bytes;
+    uint64_t end = sizeof(ridge_weights_header);
+    for (uint32_t i = 0; i < desc->num_weights; ++i) {
+      const ridge_weight_desc &w = desc->weights[i];
+      std::string which = "weight " + std::to_string(i);
+      if (!w.name || !w.address) {
+        error = which + " has a null name or address slot";
+        return false;
+      }
+      WeightSpec spec;
+      spec.name.assign(w.name, strnlen(w.name, kMaxNameBytes));
+      spec.address = w.address;
+      spec.offset = w.offset;
+      spec.bytes = w.bytes;
+      // In order and inside the file, so that no region overlaps another.
+      if (w.offset < end || w.bytes > desc->weights_bytes ||
+          w.offset > desc->weights_bytes - w.bytes) {
+        error = which + " ('" + spec.name + "') at bytes [" +
+                std::to_string(w.offset) + ", +" + std::to_string(w.bytes) +
+                ") overlaps another or leaves the " +
+                std::to_string(desc->weights_bytes) + "-byte weights file";
+        return false;
+      }
+      end = w.offset + w.bytes;
+      info.weights.push_back(std::move(spec));
+    }
+  }
   out = std::move(info);
   return true;
+}
+
+bool ridge::rt::WeightsMapping::map(const ModelInfo &info,
+                                    const std::string &dir,
+                                    std::string &error) {
+  if (info.weights.empty())
+    return true;
+  std::string path = (dir.empty() ? "." : dir) + "/" + info.weightsFile;
+  auto fail = [&](const std::string &msg) {
+    error = "weights file '" + path + "': " + msg;
+    return false;
+  };
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return fail(std::strerror(errno));
+  struct Closer {
+    int fd;
+    ~Closer() { close(fd); }
+  } closer{fd};
+  struct stat st;
+  if (fstat(fd, &st) != 0)
+    return fail(std::strerror(errno));
+  if (!S_ISREG(st.st_mode))
+    return fail("not a regular file");
+  ridge_weights_header header;
+  if (static_cast<uint64_t>(st.st_size) < sizeof(header) ||
+      pread(fd, &header, sizeof(header), 0) !=
+          static_cast<ssize_t>(sizeof(header)) ||
+      std::memcmp(header.magic, RIDGE_WEIGHTS_MAGIC, sizeof(header.magic)) != 0)
+    return fail("not a Ridgeline weights file");
+  if (header.version != RIDGE_WEIGHTS_VERSION)
+    return fail("weights file version " + std::to_string(header.version) +
+                " (this runtime reads version " +
+                std::to_string(RIDGE_WEIGHTS_VERSION) + ")");
+  if (header.fingerprint != info.weightsFingerprint ||
+      header.data_bytes != info.weightsBytes)
+    return fail("it holds the weights of another compile (fingerprint or "
+                "size differs from the model's); recompile, or copy the "
+                "weights file written with this model");
+  if (static_cast<uint64_t>(st.st_size) != info.weightsBytes)
+    return fail("it has " + std::to_string(st.st_size) +
+                " bytes, the model expects " +
+                std::to_string(info.weightsBytes) + " (truncated or extended)");
+  // Mapped, not read: pages load on first use and are shared with every
+  // process that maps the same file; read-only, so that a stray write
+  // faults instead of changing a weight.
+  void *base = mmap(nullptr, info.weightsBytes, PROT_READ, MAP_PRIVATE, fd, 0);
+  if (base == MAP_FAILED)
+    return fail(std::string("cannot map it: ") + std::strerror(errno));
+  unmap();
+  data = base;
+  bytes = info.weightsBytes;
+  for (const WeightSpec &w : info.weights)
+    *w.address = static_cast<const char *>(base) + w.offset;
+  return true;
+}
+
+void ridge::rt::WeightsMapping::unmap() {
+  if (data)
+    munmap(const_cast<void *>(data), bytes);
+  data = nullptr;
+  bytes = 0;
 }
 
 //===----------------------------------------------------------------------===//
@@ -331,12 +458,20 @@ std::unique_ptr<Model> Model::load(const std::string &soPath,
   std::string descError;
   if (!readModelDesc(describeFn(), model->info, descError))
     return fail("invalid model descriptor: " + descError);
+  size_t slash = soPath.rfind('/');
+  if (!model->weights.map(model->info,
+                          slash == std::string::npos ? "."
+                                                     : soPath.substr(0, slash),
+                          descError))
+    return fail(descError);
   return model;
 }
 
 Model::~Model() {
   if (handle)
     dlclose(handle);
+  // After the model: nothing reads the weights any more.
+  weights.unmap();
 }
 
 bool Model::run(const std::vector<void *> &hostBuffers, std::string &error) {

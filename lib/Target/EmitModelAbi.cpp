@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ridgeline/Target/Passes.h"
+#include "ridgeline/Target/WeightsFile.h"
 
 #include "ridgeline/Dialect/Ridge/IR/Ridge.h"
 
@@ -23,6 +24,7 @@ namespace mlir::ridge {
 } // namespace mlir::ridge
 
 using namespace mlir;
+using namespace mlir::ridge;
 
 namespace {
 /// One tensor of the kModelAbiAttr description, checked.
@@ -92,7 +94,8 @@ static LogicalResult readModelAbi(ModuleOp module, StringRef &target,
 /// LLVM lays out non-packed structs with the host C ABI's alignment, which
 /// inserts the same padding (Model.cpp pins the offsets).
 static void emitDescriptor(ModuleOp module, StringRef target,
-                           ArrayRef<TensorAbi> tensors, unsigned numInputs) {
+                           ArrayRef<TensorAbi> tensors, unsigned numInputs,
+                           const std::optional<ExternalWeights> &weights) {
   MLIRContext *ctx = module.getContext();
   OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
   Location loc = module.getLoc();
@@ -104,11 +107,18 @@ static void emitDescriptor(ModuleOp module, StringRef target,
   //                            const int64_t *dims; }
   auto tensorType =
       LLVM::LLVMStructType::getLiteral(ctx, {ptrType, i32, i32, ptrType});
+  // struct ridge_weight_desc { const char *name; const void **address;
+  //                            uint64_t offset, bytes; }
+  auto weightType =
+      LLVM::LLVMStructType::getLiteral(ctx, {ptrType, ptrType, i64, i64});
   // struct ridge_model_desc { uint32_t abi_version; const char *target;
   //                           uint32_t num_inputs, num_outputs;
-  //                           const struct ridge_tensor_desc *tensors; }
-  auto modelType =
-      LLVM::LLVMStructType::getLiteral(ctx, {i32, ptrType, i32, i32, ptrType});
+  //                           const struct ridge_tensor_desc *tensors;
+  //                           const char *weights_file; uint32_t num_weights;
+  //                           const struct ridge_weight_desc *weights;
+  //                           uint64_t weights_fingerprint, weights_bytes; }
+  auto modelType = LLVM::LLVMStructType::getLiteral(
+      ctx, {i32, ptrType, i32, i32, ptrType, ptrType, i32, ptrType, i64, i64});
 
   auto addString = [&](const Twine &symbol, StringRef value) {
     std::string text = value.str();
@@ -169,6 +179,43 @@ static void emitDescriptor(ModuleOp module, StringRef target,
     return array;
   });
 
+  // The weight table: each entry points at the address slot the runtime
+  // fills.
+  LLVM::GlobalOp weightsFile, weightArray;
+  if (weights) {
+    weightsFile = addString("ridge_abi_weights_file", weights->file);
+    SmallVector<LLVM::GlobalOp> weightNames;
+    for (auto [k, weight] : llvm::enumerate(weights->weights))
+      weightNames.push_back(
+          addString("ridge_abi_weight_name_" + Twine(k), weight.name));
+    auto weightArrayType =
+        LLVM::LLVMArrayType::get(weightType, weights->weights.size());
+    weightArray = LLVM::GlobalOp::create(
+        b, loc, weightArrayType, /*isConstant=*/true, LLVM::Linkage::Internal,
+        "ridge_abi_weights", Attribute());
+    initialize(weightArray, [&]() -> Value {
+      Value array = LLVM::ZeroOp::create(b, loc, weightArrayType);
+      for (auto [k, weight] : llvm::enumerate(weights->weights)) {
+        Value fields[] = {
+            LLVM::AddressOfOp::create(b, loc, weightNames[k]),
+            LLVM::AddressOfOp::create(b, loc, ptrType, weight.global),
+            constant(i64, static_cast<int64_t>(weight.offset)),
+            constant(i64, static_cast<int64_t>(weight.bytes))};
+        Value desc = LLVM::ZeroOp::create(b, loc, weightType);
+        for (auto [field, value] : llvm::enumerate(fields))
+          desc = LLVM::InsertValueOp::create(b, loc, desc, value,
+                                             static_cast<int64_t>(field));
+        array = LLVM::InsertValueOp::create(b, loc, array, desc,
+                                            static_cast<int64_t>(k));
+      }
+      return array;
+    });
+  }
+  auto addressOrNull = [&](LLVM::GlobalOp global) -> Value {
+    return global ? Value(LLVM::AddressOfOp::create(b, loc, global))
+                  : Value(LLVM::ZeroOp::create(b, loc, ptrType));
+  };
+
   auto model = LLVM::GlobalOp::create(b, loc, modelType, /*isConstant=*/true,
                                       LLVM::Linkage::Internal,
                                       "ridge_abi_model", Attribute());
@@ -179,6 +226,11 @@ static void emitDescriptor(ModuleOp module, StringRef target,
         constant(i32, numInputs),
         constant(i32, tensors.size() - numInputs),
         LLVM::AddressOfOp::create(b, loc, tensorArray),
+        addressOrNull(weightsFile),
+        constant(i32, weights ? weights->weights.size() : 0),
+        addressOrNull(weightArray),
+        constant(i64, weights ? static_cast<int64_t>(weights->fingerprint) : 0),
+        constant(i64, weights ? static_cast<int64_t>(weights->bytes) : 0),
     };
     Value desc = LLVM::ZeroOp::create(b, loc, modelType);
     for (auto [field, value] : llvm::enumerate(fields))
@@ -211,6 +263,23 @@ struct EmitModelAbiPass : ridge::impl::EmitModelAbiPassBase<EmitModelAbiPass> {
     unsigned numInputs = 0;
     if (failed(readModelAbi(module, target, tensors, numInputs)))
       return signalPassFailure();
+    FailureOr<std::optional<ExternalWeights>> weights =
+        readExternalWeights(module);
+    if (failed(weights))
+      return signalPassFailure();
+    if (*weights) {
+      for (const ExternalWeight &weight : (*weights)->weights) {
+        auto global = module.lookupSymbol<LLVM::GlobalOp>(weight.global);
+        if (!global || global.getConstant() ||
+            !isa<LLVM::LLVMPointerType>(global.getGlobalType())) {
+          module.emitError("ridge-emit-model-abi: weight '")
+              << weight.name << "' names " << weight.global
+              << ", which is no writable pointer llvm.mlir.global (the "
+                 "weight's address slot)";
+          return signalPassFailure();
+        }
+      }
+    }
     auto ptrType = LLVM::LLVMPointerType::get(ctx);
     for (Type type : main.getFunctionType().getParams()) {
       if (type != ptrType) {
@@ -260,7 +329,7 @@ struct EmitModelAbiPass : ridge::impl::EmitModelAbiPassBase<EmitModelAbiPass> {
     LLVM::CallOp::create(b, loc, main, buffers);
     LLVM::ReturnOp::create(b, loc, ValueRange{});
 
-    emitDescriptor(module, target, tensors, numInputs);
+    emitDescriptor(module, target, tensors, numInputs, *weights);
     // The globals are the description from here on.
     module->removeAttr(ridge::kModelAbiAttr);
   }

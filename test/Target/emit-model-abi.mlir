@@ -3,7 +3,8 @@
 // The descriptor of ModelAbi.h as constant globals: one per name (verbatim,
 // NUL-terminated) and per dims array, the ridge_tensor_desc array
 // {name, dtype, rank, dims} and the ridge_model_desc
-// {abi_version, target, num_inputs, num_outputs, tensors}.
+// {abi_version, target, num_inputs, num_outputs, tensors, weights_file,
+// num_weights, weights, weights_fingerprint, weights_bytes}.
 
 // CHECK-LABEL: llvm.func internal @main
 // CHECK: llvm.func @ridge_model_run(%[[BUFS:.*]]: !llvm.ptr)
@@ -37,17 +38,29 @@
 // CHECK:        llvm.insertvalue %[[I1]], %{{.*}}[1]
 // CHECK:        llvm.insertvalue %[[NULL]], %{{.*}}[3]
 // CHECK:        llvm.return
-// CHECK:      llvm.mlir.global internal constant @ridge_abi_model() {{.*}} : !llvm.struct<(i32, ptr, i32, i32, ptr)> {
-// CHECK-NEXT:   %[[VERSION:.*]] = llvm.mlir.constant(2 : i32) : i32
+// Without a weights file: null file and table, no weights, zero fingerprint
+// and size.
+// CHECK:      llvm.mlir.global internal constant @ridge_abi_model() {{.*}} : !llvm.struct<(i32, ptr, i32, i32, ptr, ptr, i32, ptr, i64, i64)> {
+// CHECK-NEXT:   %[[VERSION:.*]] = llvm.mlir.constant(3 : i32) : i32
 // CHECK-NEXT:   %[[TARGET:.*]] = llvm.mlir.addressof @ridge_abi_target
 // CHECK-NEXT:   %[[NIN:.*]] = llvm.mlir.constant(2 : i32) : i32
 // CHECK-NEXT:   %[[NOUT:.*]] = llvm.mlir.constant(1 : i32) : i32
 // CHECK-NEXT:   %[[TENSORS:.*]] = llvm.mlir.addressof @ridge_abi_tensors
+// CHECK-NEXT:   %[[NOFILE:.*]] = llvm.mlir.zero : !llvm.ptr
+// CHECK-NEXT:   %[[NW:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-NEXT:   %[[NOTABLE:.*]] = llvm.mlir.zero : !llvm.ptr
+// CHECK-NEXT:   %[[FP:.*]] = llvm.mlir.constant(0 : i64) : i64
+// CHECK-NEXT:   %[[WB:.*]] = llvm.mlir.constant(0 : i64) : i64
 // CHECK:        llvm.insertvalue %[[VERSION]], %{{.*}}[0]
 // CHECK:        llvm.insertvalue %[[TARGET]], %{{.*}}[1]
 // CHECK:        llvm.insertvalue %[[NIN]], %{{.*}}[2]
 // CHECK:        llvm.insertvalue %[[NOUT]], %{{.*}}[3]
 // CHECK:        llvm.insertvalue %[[TENSORS]], %{{.*}}[4]
+// CHECK:        llvm.insertvalue %[[NOFILE]], %{{.*}}[5]
+// CHECK:        llvm.insertvalue %[[NW]], %{{.*}}[6]
+// CHECK:        llvm.insertvalue %[[NOTABLE]], %{{.*}}[7]
+// CHECK:        llvm.insertvalue %[[FP]], %{{.*}}[8]
+// CHECK:        llvm.insertvalue %[[WB]], %{{.*}}[9]
 // CHECK:      llvm.func @ridge_model_describe() -> !llvm.ptr {
 // CHECK:        %[[MODEL:.*]] = llvm.mlir.addressof @ridge_abi_model : !llvm.ptr
 // CHECK:        llvm.return %[[MODEL]]
@@ -57,6 +70,82 @@ module attributes {ridge.model_abi = {target = "cpu",
               {name = "flag", dtype = 5 : i32, shape = array<i64>}],
     outputs = [{name = "out\09put", dtype = 10 : i32, shape = array<i64: 4, 0>}]}} {
   llvm.func @main(%x: !llvm.ptr, %flag: !llvm.ptr, %out: !llvm.ptr) {
+    llvm.return
+  }
+}
+
+// -----
+
+// With ridge-externalize-weights' description: the file name, a
+// ridge_weight_desc {name, address, offset, bytes} per weight pointing at
+// its address slot, and the fingerprint and size the file must carry.
+// CHECK-LABEL: llvm.mlir.global internal @w0_address()
+// CHECK-DAG: llvm.mlir.global internal constant @ridge_abi_weights_file("m.weights\00")
+// CHECK-DAG: llvm.mlir.global internal constant @ridge_abi_weight_name_0("layer.w\00")
+// CHECK:      llvm.mlir.global internal constant @ridge_abi_weights() {{.*}} : !llvm.array<1 x struct<(ptr, ptr, i64, i64)>> {
+// CHECK-DAG:    %[[WN:.*]] = llvm.mlir.addressof @ridge_abi_weight_name_0
+// CHECK-DAG:    %[[WD:.*]] = llvm.mlir.addressof @w0_address
+// CHECK-DAG:    %[[WO:.*]] = llvm.mlir.constant(64 : i64) : i64
+// CHECK-DAG:    %[[WS:.*]] = llvm.mlir.constant(16 : i64) : i64
+// CHECK:        llvm.insertvalue %[[WN]], %{{.*}}[0]
+// CHECK:        llvm.insertvalue %[[WD]], %{{.*}}[1]
+// CHECK:        llvm.insertvalue %[[WO]], %{{.*}}[2]
+// CHECK:        llvm.insertvalue %[[WS]], %{{.*}}[3]
+// CHECK:      llvm.mlir.global internal constant @ridge_abi_model()
+// CHECK:        llvm.mlir.addressof @ridge_abi_tensors
+// CHECK-NEXT:   %[[FILE:.*]] = llvm.mlir.addressof @ridge_abi_weights_file
+// CHECK-NEXT:   %[[ONE:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-NEXT:   %[[TABLE:.*]] = llvm.mlir.addressof @ridge_abi_weights
+// CHECK-NEXT:   %[[FP:.*]] = llvm.mlir.constant(-42 : i64) : i64
+// CHECK-NEXT:   %[[BYTES:.*]] = llvm.mlir.constant(80 : i64) : i64
+// CHECK:        llvm.insertvalue %[[FILE]], %{{.*}}[5]
+// CHECK:        llvm.insertvalue %[[ONE]], %{{.*}}[6]
+// CHECK:        llvm.insertvalue %[[TABLE]], %{{.*}}[7]
+// CHECK:        llvm.insertvalue %[[FP]], %{{.*}}[8]
+// CHECK:        llvm.insertvalue %[[BYTES]], %{{.*}}[9]
+module attributes {ridge.model_abi = {target = "cpu", inputs = [],
+    outputs = [{name = "y", dtype = 3 : i32, shape = array<i64: 4>}]},
+    ridge.external_weights = {file = "m.weights", fingerprint = -42 : i64,
+      bytes = 80 : i64, weights = [{name = "layer.w", global = @w0_address,
+                                    offset = 64 : i64, bytes = 16 : i64}]}} {
+  llvm.mlir.global internal @w0_address() : !llvm.ptr {
+    %0 = llvm.mlir.zero : !llvm.ptr
+    llvm.return %0 : !llvm.ptr
+  }
+  llvm.func @main(%out: !llvm.ptr) {
+    llvm.return
+  }
+}
+
+// -----
+
+// A weight's slot must be a writable pointer: a constant one would be folded
+// by LLVM and never see the runtime's address.
+// expected-error @+1 {{weight 'w' names @w0, which is no writable pointer llvm.mlir.global (the weight's address slot)}}
+module attributes {ridge.model_abi = {target = "cpu", inputs = [],
+    outputs = [{name = "y", dtype = 3 : i32, shape = array<i64: 4>}]},
+    ridge.external_weights = {file = "m.weights", fingerprint = 1 : i64,
+      bytes = 80 : i64, weights = [{name = "w", global = @w0,
+                                    offset = 64 : i64, bytes = 16 : i64}]}} {
+  llvm.mlir.global internal constant @w0(dense<0.0> : tensor<4xf32>) : !llvm.array<4 x f32>
+  llvm.func @main(%out: !llvm.ptr) {
+    llvm.return
+  }
+}
+
+// -----
+
+// expected-error @+1 {{'ridge.external_weights' weight 0 ('w') does not fit the file after the previous one}}
+module attributes {ridge.model_abi = {target = "cpu", inputs = [],
+    outputs = [{name = "y", dtype = 3 : i32, shape = array<i64: 4>}]},
+    ridge.external_weights = {file = "m.weights", fingerprint = 1 : i64,
+      bytes = 70 : i64, weights = [{name = "w", global = @w0_address,
+                                    offset = 64 : i64, bytes = 16 : i64}]}} {
+  llvm.mlir.global internal @w0_address() : !llvm.ptr {
+    %0 = llvm.mlir.zero : !llvm.ptr
+    llvm.return %0 : !llvm.ptr
+  }
+  llvm.func @main(%out: !llvm.ptr) {
     llvm.return
   }
 }

@@ -360,6 +360,21 @@ static int describeModel(const char *path) {
       std::printf("%s %zu %s %s %s\n", kind, i, quoted(list[i].name).c_str(),
                   dtypeName(list[i].dtype), list[i].shapeString().c_str());
   }
+  // Weights as mapped from the weights file: the first 16 bytes in hex.
+  const ModelInfo &info = model->modelInfo();
+  if (!info.weights.empty())
+    std::printf("weights file %s, %llu bytes\n",
+                quoted(info.weightsFile).c_str(),
+                static_cast<unsigned long long>(info.weightsBytes));
+  for (size_t i = 0; i < info.weights.size(); ++i) {
+    const WeightSpec &w = info.weights[i];
+    std::printf("weight %zu %s %llu bytes at %llu:", i, quoted(w.name).c_str(),
+                static_cast<unsigned long long>(w.bytes),
+                static_cast<unsigned long long>(w.offset));
+    for (uint64_t k = 0; k < std::min<uint64_t>(w.bytes, 16); ++k)
+      std::printf(" %02x", static_cast<const unsigned char *>(*w.address)[k]);
+    std::printf("\n");
+  }
   return 0;
 }
 

@@ -48,6 +48,7 @@ static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<model.onnx>"),
                                       cl::Required, cl::cat(category));
 static TargetCLOptions targetOptions(category);
 static ImportCLOptions importCLOptions(category);
+static ArtifactCLOptions artifactOptions(category);
 /// The target, resolved once from targetOptions, and its chip.
 static TargetSpec resolvedTarget;
 static std::string target;
@@ -259,18 +260,26 @@ static int compileAndRun(ModuleOp module, const CompileOptions &options,
     return fail("cannot create a temporary file: " + ec.message());
   // Removed on every exit path: returns, and signals (a crash of the
   // compiler or of the compiled model).
-  llvm::FileRemover removeSo(soPath);
+  // The weights file, when the weights are kept beside the model.
+  llvm::SmallString<128> weightsPath(llvm::sys::path::parent_path(soPath));
+  llvm::sys::path::append(weightsPath, getWeightsFileName(soPath));
+  llvm::FileRemover removeSo(soPath), removeWeights(weightsPath);
   llvm::sys::RemoveFileOnSignal(soPath);
-  llvm::scope_exit unregister(
-      [&] { llvm::sys::DontRemoveFileOnSignal(soPath); });
+  llvm::sys::RemoveFileOnSignal(weightsPath);
+  llvm::scope_exit unregister([&] {
+    llvm::sys::DontRemoveFileOnSignal(soPath);
+    llvm::sys::DontRemoveFileOnSignal(weightsPath);
+  });
   if (failed(compileGraphModule(module, options, soPath)))
     return kFailed;
   run.model = ::ridge::rt::Model::load(std::string(soPath), error);
   if (!run.model)
     return fail(error);
-  // The loaded mapping outlives the file: removing it now also covers a
-  // run killed by a signal no handler sees (SIGKILL on a timeout).
+  // The loaded mapping outlives the file, and the weights are copied in:
+  // removing both now also covers a run killed by a signal no handler sees
+  // (SIGKILL on a timeout).
   llvm::sys::fs::remove(soPath);
+  llvm::sys::fs::remove(weightsPath);
 
   std::vector<void *> buffers;
   if (int rc = bindInputs(*run.model, buffers))
@@ -475,6 +484,7 @@ int main(int argc, char **argv) {
     options.target = resolvedTarget;
     options.cudaToolkit = cudaToolkit;
     options.fusion = fusion;
+    artifactOptions.apply(options);
     return runOnRandomInputs(context, options);
   }
   if (testData.empty())
@@ -523,6 +533,7 @@ int main(int argc, char **argv) {
   options.target = resolvedTarget;
   options.cudaToolkit = cudaToolkit;
   options.fusion = fusion;
+  artifactOptions.apply(options);
   OwningOpRef<ModuleOp> module =
       importOnnxFile(&context, inputFile, importOptions);
   if (!module)

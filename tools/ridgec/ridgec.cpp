@@ -50,6 +50,7 @@ static cl::opt<std::string> outputFile(
     cl::value_desc("file"), cl::init(""), cl::cat(category));
 static TargetCLOptions targetOptions(category);
 static ImportCLOptions importCLOptions(category);
+static ArtifactCLOptions artifactOptions(category);
 
 enum class Emit { SharedObject, Graph, Linalg, LLVM, Ptx, Cubin };
 static cl::opt<Emit> emit(
@@ -211,6 +212,7 @@ int main(int argc, char **argv) {
   CompileOptions options;
   options.target = *resolved;
   options.fusion = fusion;
+  artifactOptions.apply(options);
   options.cudaToolkit = cudaToolkit;
   options.gpuFormat = emit == Emit::Cubin ? "bin" : "isa";
 

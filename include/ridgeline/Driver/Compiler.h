@@ -23,6 +23,17 @@ namespace mlir::ridge {
 
 struct OnnxImportOptions;
 
+/// Where a compiled model keeps its weights (--weights).
+enum class WeightStorage {
+  /// Beside the shared object when the ONNX model kept them as external data
+  /// (kExternalDataAttr), inside it otherwise.
+  Auto,
+  /// Inside the shared object, as constant data.
+  Embedded,
+  /// In a weights file beside the shared object (ridge-externalize-weights).
+  External,
+};
+
 struct CompileOptions {
   /// The chip to generate code for and the GPU the kernels are planned for,
   /// resolved once (resolveTarget); stored on the module as `ridge.target`.
@@ -37,6 +48,11 @@ struct CompileOptions {
   /// Free the weight blobs once the LLVM module holds the weights; off when
   /// the context still has to compile another module that shares them.
   bool releaseWeights = true;
+  WeightStorage weights = WeightStorage::Auto;
+  /// The weights file's name (in the shared object's folder) when they are
+  /// kept beside it; compileGraphModule sets it from `weights`. Empty: the
+  /// weights are embedded.
+  std::string weightsFile;
 
   bool isGpu() const { return target.isGpu(); }
 };
@@ -66,11 +82,26 @@ struct ImportCLOptions {
   LogicalResult apply(OnnxImportOptions &options, std::string &error) const;
 };
 
+/// The artifact options every compiling tool shares: `--weights`.
+struct ArtifactCLOptions {
+  explicit ArtifactCLOptions(llvm::cl::OptionCategory &category);
+
+  llvm::cl::opt<WeightStorage> weights;
+
+  void apply(CompileOptions &options) const { options.weights = weights; }
+};
+
+/// The weights file kept beside the shared object `outputPath`: its name
+/// with the extension replaced by ".weights" ("model.so" ->
+/// "model.weights").
+std::string getWeightsFileName(StringRef outputPath);
+
 /// How far lowerGraphModule goes.
 enum class LoweringStage { Linalg, LLVMDialect };
 
-/// Runs the shared graph pipeline, then (LLVMDialect) the target's back end
-/// and ridge-emit-model-abi.
+/// Runs the shared graph pipeline, then (LLVMDialect) the target's back end,
+/// ridge-externalize-weights when `options.weightsFile` is set, and
+/// ridge-emit-model-abi.
 LogicalResult lowerGraphModule(ModuleOp module, const CompileOptions &options,
                                LoweringStage stage);
 
@@ -87,7 +118,8 @@ private:
 };
 
 /// Lowers a graph module whose model ABI is attached (attachModelAbi) for
-/// `options.target` and writes the shared object to `outputPath`.
+/// `options.target` and writes the shared object to `outputPath`, and the
+/// weights file beside it when `options.weights` keeps them there.
 LogicalResult compileGraphModule(ModuleOp module, const CompileOptions &options,
                                  StringRef outputPath);
 

@@ -14,8 +14,18 @@
  * `buffers` holds one pointer per tensor, in the descriptor's order (all
  * inputs, then all outputs), each to dense row-major data of the tensor's
  * dtype and dims: host memory for target "cpu", device memory for GPU
- * targets. Every pointer reachable from the descriptor refers to constant
- * data inside the model and stays valid until the model is unloaded.
+ * targets. Every pointer reachable from the descriptor refers to data
+ * inside the model and stays valid until the model is unloaded; all of it
+ * is constant except the weight regions below.
+ *
+ * A model compiled with its weights kept beside it (ridgec
+ * --weights=external) names a weights file in its folder. Whoever loads the
+ * model maps that file (read-only) and, before the first ridge_model_run,
+ * stores into each ridge_weight_desc's `address` slot a pointer to that
+ * weight's bytes in the file; the mapping must outlive the model's use. The
+ * file starts with a ridge_weights_header whose `fingerprint` and
+ * `data_bytes` must equal the descriptor's, so that a weights file of
+ * another compile is refused.
  *
  * The compiler emits these structs as LLVM globals with the same layout as
  * the C declarations on x86-64 (lib/Target/EmitModelAbi.cpp); the
@@ -35,8 +45,9 @@ extern "C" {
 
 /* Version of the descriptor layout below. Bumped on every incompatible
  * change; the runtime refuses any other version. (Version 1 was the text
- * manifest returned by the former `ridge_model_manifest()`.) */
-#define RIDGE_MODEL_ABI_VERSION 2
+ * manifest returned by the former `ridge_model_manifest()`; version 3 added
+ * the weights file.) */
+#define RIDGE_MODEL_ABI_VERSION 3
 
 /* The element types, as one table: X(ENUMERATOR, value, name, bytes).
  * `value` is the number stored in ridge_tensor_desc.dtype and never changes;
@@ -109,8 +120,39 @@ struct ridge_tensor_desc {
   const int64_t *dims;
 };
 
-/* The whole model. 32 bytes on x86-64: 4 bytes of padding follow
- * abi_version. */
+/* One weight kept in the weights file. 32 bytes on x86-64, no padding. */
+struct ridge_weight_desc {
+  /* The initializer's name (as the IR's dense_resource key), NUL
+   * terminated. Never NULL. */
+  const char *name;
+  /* The slot, inside the model, from which the model reads the weight's
+   * address: NULL until the loader stores a pointer to the weight's
+   * `bytes` bytes there (64-byte aligned when the file is mapped at a page
+   * boundary). */
+  const void **address;
+  /* The weight's bytes in the weights file: [offset, offset + bytes). */
+  uint64_t offset;
+  uint64_t bytes;
+};
+
+/* The first bytes of a weights file. 32 bytes. */
+#define RIDGE_WEIGHTS_MAGIC "RIDGEWTS"
+#define RIDGE_WEIGHTS_VERSION 1
+struct ridge_weights_header {
+  /* RIDGE_WEIGHTS_MAGIC, without its NUL. */
+  char magic[8];
+  /* RIDGE_WEIGHTS_VERSION. */
+  uint32_t version;
+  uint32_t reserved;
+  /* A hash of the weights' bytes and offsets (xxh3), the same number the
+   * model's descriptor holds. */
+  uint64_t fingerprint;
+  /* Bytes of the file, header included. */
+  uint64_t data_bytes;
+};
+
+/* The whole model. 72 bytes on x86-64: 4 bytes of padding follow
+ * abi_version and num_weights. */
 struct ridge_model_desc {
   /* RIDGE_MODEL_ABI_VERSION of the compiler that built the model. */
   uint32_t abi_version;
@@ -123,6 +165,15 @@ struct ridge_model_desc {
   /* num_inputs + num_outputs tensors: the inputs in graph order, then the
    * outputs in graph order, matching ridge_model_run's buffers. */
   const struct ridge_tensor_desc *tensors;
+  /* The weights file, a file name in the model's folder, NUL terminated;
+   * NULL when num_weights is 0. */
+  const char *weights_file;
+  /* Weights to copy from it before the first run (0: none). */
+  uint32_t num_weights;
+  const struct ridge_weight_desc *weights;
+  /* The ridge_weights_header fields the file must carry; 0 without one. */
+  uint64_t weights_fingerprint;
+  uint64_t weights_bytes;
 };
 
 /* Entry points a model exports. */

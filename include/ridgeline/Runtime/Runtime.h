@@ -60,6 +60,16 @@ struct TensorSpec {
   std::string shapeString() const;
 };
 
+/// One weight the model keeps in its weights file.
+struct WeightSpec {
+  std::string name;
+  /// The slot inside the loaded model that holds its address.
+  const void **address = nullptr;
+  /// Its bytes in the weights file.
+  uint64_t offset = 0;
+  uint64_t bytes = 0;
+};
+
 /// A validated copy of a model's `ridge_model_describe()` descriptor.
 struct ModelInfo {
   /// RIDGE_MODEL_ABI_VERSION.
@@ -68,6 +78,12 @@ struct ModelInfo {
   std::string target;
   std::vector<TensorSpec> inputs;
   std::vector<TensorSpec> outputs;
+  /// The weights file (a name in the model's folder) and what it must hold;
+  /// empty `weights` when the weights are inside the model.
+  std::string weightsFile;
+  uint64_t weightsFingerprint = 0;
+  uint64_t weightsBytes = 0;
+  std::vector<WeightSpec> weights;
 };
 
 /// Checks `desc` and copies it into `out`. The checks are strict (see
@@ -76,6 +92,29 @@ struct ModelInfo {
 /// false and sets `error` (naming the tensor concerned, if any).
 bool readModelDesc(const ridge_model_desc *desc, ModelInfo &out,
                    std::string &error);
+
+/// A model's weights file, mapped read-only.
+class WeightsMapping {
+public:
+  WeightsMapping() = default;
+  WeightsMapping(const WeightsMapping &) = delete;
+  WeightsMapping &operator=(const WeightsMapping &) = delete;
+  ~WeightsMapping() { unmap(); }
+
+  /// Maps `info`'s weights file from the folder `dir`, after checking its
+  /// header against the descriptor, and stores each weight's address in its
+  /// slot. Nothing to do for a model without one. On failure returns false
+  /// and sets `error`, naming the file.
+  bool map(const ModelInfo &info, const std::string &dir, std::string &error);
+  void unmap();
+  /// The mapping; null when nothing is mapped.
+  const void *getData() const { return data; }
+  size_t getBytes() const { return bytes; }
+
+private:
+  const void *data = nullptr;
+  size_t bytes = 0;
+};
 
 /// Splits an NVIDIA target name "sm_<major><minor>[a]" into its compute
 /// capability (major * 10 + minor) and whether it is an architecture-specific
@@ -91,7 +130,8 @@ bool parseGpuTarget(std::string_view target, int &computeCapability,
 class Model {
 public:
   /// dlopen()s `soPath` (RTLD_NOW | RTLD_LOCAL), resolves the two entry
-  /// points and reads the descriptor (readModelDesc). On failure returns
+  /// points, reads the descriptor (readModelDesc) and maps the weights file
+  /// beside it, if any (WeightsMapping). On failure returns
   /// nullptr and sets `error` to "<soPath>: <problem>". Loading a GPU model
   /// succeeds on a machine without a GPU (its descriptor can still be
   /// inspected); run() then fails with "no NVIDIA GPU available: <reason>".
@@ -131,6 +171,7 @@ private:
   void *handle = nullptr;
   RunFn entry = nullptr;
   ModelInfo info;
+  WeightsMapping weights;
   int timedRuns = 0;
   std::vector<double> runTimes;
   /// First GPU error raised by the model's static constructors (the MLIR

@@ -24,9 +24,37 @@ def EmitModelAbiPass : Pass<"ridge-emit-model-abi", "::mlir::ModuleOp"> {
     array and calls `@main`, and lowers the attribute to constant globals:
     one per name and per dims array, a `ridge_tensor_desc` array and a
     `ridge_model_desc`, laid out as the C structs of
-    `include/ridgeline/Runtime/ModelAbi.h`. `ridge_model_describe()` returns
-    the descriptor's address; the runtime reads it without parsing.
+    `include/ridgeline/Runtime/ModelAbi.h`. A module with
+    `ridge.external_weights` (ridge-externalize-weights) also gets the
+    weights file's name and a `ridge_weight_desc` array pointing at the
+    globals the runtime fills. `ridge_model_describe()` returns the
+    descriptor's address; the runtime reads it without parsing.
   }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+def ExternalizeWeightsPass
+    : Pass<"ridge-externalize-weights", "::mlir::ModuleOp"> {
+  let summary = "Keep a model's weights in a file beside its shared object";
+  let description = [{
+    Every top-level `llvm.mlir.global` initialized from a `dense_resource`
+    blob (the importer's weights) is replaced by a pointer slot,
+    `@<name>_address` (writable, null), and every `llvm.mlir.addressof` of
+    it by a load from the slot, so that the object file holds none of the
+    weight's bytes (and a model of over 2 GiB of weights links in the small
+    code model). The module's `ridge.external_weights` attribute records,
+    for each, its name, its slot, and its offset and size in the weights
+    file `file` (64-byte aligned, after a 32-byte header), keeping the blob
+    for the driver to write the file from, plus the file's size and a
+    fingerprint (xxh3 over every weight's offset, size and bytes).
+    ridge-emit-model-abi turns that attribute into the descriptor's weight
+    table; the runtime maps the file and fills the slots when it loads the
+    model. A module without such globals is left as it is.
+  }];
+  let options = [
+    Option<"file", "file", "std::string", "\"model.weights\"",
+           "Name of the weights file, in the shared object's folder">,
+  ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
