@@ -1,5 +1,6 @@
 # -*- Python -*- lit configuration for Ridgeline.
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -58,6 +59,10 @@ config.substitutions.append(
 if subprocess.run([sys.executable, "-c", "import matplotlib"],
                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0:
     config.available_features.add("matplotlib")
+
+# The host architecture, for tests of the host code's instructions.
+if platform.machine() == "x86_64":
+    config.available_features.add("x86_64")
 
 # A loadable NVIDIA driver decides what `ridge-run --target=sm_*` can do.
 if any(os.path.exists(os.path.join(d, "libcuda.so.1"))

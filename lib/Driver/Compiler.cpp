@@ -70,7 +70,14 @@ ArtifactCLOptions::ArtifactCLOptions(llvm::cl::OptionCategory &category)
               clEnumValN(WeightStorage::External, "external",
                          "in OUTPUT.weights beside the shared object, read "
                          "when the runtime loads it")),
-          llvm::cl::init(WeightStorage::Auto), llvm::cl::cat(category)) {}
+          llvm::cl::init(WeightStorage::Auto), llvm::cl::cat(category)),
+      hostCpu("host-cpu",
+              llvm::cl::desc("CPU the shared object's host code is compiled "
+                             "for: native (this machine's), a name such as "
+                             "x86-64-v3 or znver4, or (default) the "
+                             "architecture's baseline, x86-64-v2"),
+              llvm::cl::value_desc("cpu"), llvm::cl::init(""),
+              llvm::cl::cat(category)) {}
 
 std::string mlir::ridge::getWeightsFileName(StringRef outputPath) {
   SmallString<128> name(llvm::sys::path::filename(outputPath));
@@ -291,7 +298,8 @@ LogicalResult mlir::ridge::compileGraphModule(ModuleOp module,
   if (options.releaseWeights)
     releaseWeightBlobs(module);
   std::string error;
-  if (failed(emitSharedLibrary(*llvmModule, outputPath, error)))
+  if (failed(
+          emitSharedLibrary(*llvmModule, outputPath, options.hostCpu, error)))
     return emitError(module->getLoc(), error);
   return success();
 }

@@ -7,6 +7,7 @@
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
@@ -33,8 +34,20 @@ static std::string findLinkerDriver() {
   return {};
 }
 
+std::string mlir::ridge::getHostCpuName(StringRef requested) {
+  if (requested == "native")
+    return llvm::sys::getHostCPUName().str();
+  if (!requested.empty())
+    return requested.str();
+  // Compile time matters too: AVX-512 code for 100k fused ops takes the
+  // back end twice as long as SSE code (bench/compile-scaling.sh).
+  llvm::Triple triple(llvm::sys::getProcessTriple());
+  return triple.getArch() == llvm::Triple::x86_64 ? "x86-64-v2" : "generic";
+}
+
 LogicalResult mlir::ridge::emitSharedLibrary(llvm::Module &module,
                                              StringRef outputPath,
+                                             StringRef hostCpu,
                                              std::string &error) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
@@ -43,10 +56,17 @@ LogicalResult mlir::ridge::emitSharedLibrary(llvm::Module &module,
       llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target)
     return failure();
+  std::string cpu = getHostCpuName(hostCpu);
+  std::unique_ptr<llvm::MCSubtargetInfo> subtarget(
+      target->createMCSubtargetInfo(triple, "", ""));
+  if (!subtarget || !subtarget->isCPUStringValid(cpu)) {
+    error = "unknown host CPU '" + cpu + "' for " + triple.str() +
+            " (--host-cpu: a CPU name such as x86-64-v3 or znver4, or native)";
+    return failure();
+  }
   llvm::TargetOptions targetOptions;
-  std::unique_ptr<llvm::TargetMachine> machine(
-      target->createTargetMachine(triple, llvm::sys::getHostCPUName(), "",
-                                  targetOptions, llvm::Reloc::PIC_));
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      triple, cpu, "", targetOptions, llvm::Reloc::PIC_));
   module.setTargetTriple(triple);
   module.setDataLayout(machine->createDataLayout());
 

@@ -49,6 +49,9 @@ struct CompileOptions {
   /// the context still has to compile another module that shares them.
   bool releaseWeights = true;
   WeightStorage weights = WeightStorage::Auto;
+  /// The host CPU the shared object is compiled for (getHostCpuName): empty
+  /// for the architecture's baseline, "native", or a CPU name.
+  std::string hostCpu;
   /// The weights file's name (in the shared object's folder) when they are
   /// kept beside it; compileGraphModule sets it from `weights`. Empty: the
   /// weights are embedded.
@@ -82,13 +85,18 @@ struct ImportCLOptions {
   LogicalResult apply(OnnxImportOptions &options, std::string &error) const;
 };
 
-/// The artifact options every compiling tool shares: `--weights`.
+/// The artifact options every compiling tool shares: `--weights` and
+/// `--host-cpu`.
 struct ArtifactCLOptions {
   explicit ArtifactCLOptions(llvm::cl::OptionCategory &category);
 
   llvm::cl::opt<WeightStorage> weights;
+  llvm::cl::opt<std::string> hostCpu;
 
-  void apply(CompileOptions &options) const { options.weights = weights; }
+  void apply(CompileOptions &options) const {
+    options.weights = weights;
+    options.hostCpu = hostCpu;
+  }
 };
 
 /// The weights file kept beside the shared object `outputPath`: its name

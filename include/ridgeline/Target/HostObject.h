@@ -26,10 +26,18 @@ namespace mlir::ridge {
 std::unique_ptr<llvm::Module> translateToLLVMIR(ModuleOp module,
                                                 llvm::LLVMContext &context);
 
-/// Optimizes `module` for the host, emits an object file and links it into a
-/// shared library at `outputPath` with the system C compiler driver.
+/// The host CPU the shared object is compiled for when none is named: a
+/// baseline of the host's architecture (x86-64-v2 on x86-64: SSE4.2, every
+/// x86-64 server of the last 15 years), so that an artifact runs where it is
+/// deployed and not only where it was built; "native" names the compiling
+/// machine's own CPU.
+std::string getHostCpuName(StringRef requested);
+
+/// Optimizes `module` for the host CPU `hostCpu` (getHostCpuName), emits an
+/// object file and links it into a shared library at `outputPath` with the
+/// system C compiler driver.
 LogicalResult emitSharedLibrary(llvm::Module &module, StringRef outputPath,
-                                std::string &error);
+                                StringRef hostCpu, std::string &error);
 
 } // namespace mlir::ridge
 
