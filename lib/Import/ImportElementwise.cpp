@@ -556,6 +556,11 @@ static NodeHandler windowHandler(SmallVector<double, 3> coefficients) {
     int64_t count = (*size)[0];
     if (count < 0)
       return n.emitError() << "window size " << count << " is negative";
+    // Computed here, one element at a time: bounded before any is.
+    if (count > kMaxFoldedElements)
+      return n.emitError() << "window size " << count
+                           << " is too large (at most " << kMaxFoldedElements
+                           << " elements are computed at import)";
     int64_t dataType = n.attrInt("output_datatype", 1);
     Type element = getElementType(n.builder.getContext(), dataType);
     if (!element)
@@ -573,7 +578,12 @@ static NodeHandler windowHandler(SmallVector<double, 3> coefficients) {
     }
     auto type = RankedTensorType::get({count}, element);
     Attribute attr;
-    if (auto floatType = dyn_cast<FloatType>(element)) {
+    if (element.isF64()) {
+      attr = DenseElementsAttr::get(type, ArrayRef<double>(window));
+    } else if (element.isF32()) {
+      SmallVector<float> narrow(window.begin(), window.end());
+      attr = DenseElementsAttr::get(type, ArrayRef<float>(narrow));
+    } else if (auto floatType = dyn_cast<FloatType>(element)) {
       SmallVector<APFloat> values;
       for (double v : window) {
         APFloat f(v);

@@ -1026,9 +1026,8 @@ static LogicalResult importRange(NodeContext &n) {
     return failure();
   if (*delta == 0)
     return n.emitError() << "delta is zero";
-  constexpr int64_t kMaxRange = 1 << 24;
   double count = std::ceil((*limit - *start) / *delta);
-  if (count > kMaxRange)
+  if (count > kMaxFoldedElements)
     return n.emitError() << "range of " << count << " elements is too large";
   int64_t length = std::max<int64_t>(0, static_cast<int64_t>(count));
   SmallVector<Attribute> values;

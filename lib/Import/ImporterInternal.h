@@ -24,6 +24,11 @@
 
 namespace mlir::ridge::onnx_import {
 
+/// Elements an op whose output the importer computes itself (Range, the
+/// window functions) may have: the work and the constant grow with the
+/// count, whatever --max-tensor-bytes allows.
+inline constexpr int64_t kMaxFoldedElements = int64_t(1) << 24;
+
 class OnnxImporter;
 
 /// Maps an ONNX element type to the graph dialect's element type; null for

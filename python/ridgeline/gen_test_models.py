@@ -705,6 +705,20 @@ def make_reduce_extra_input(bad):
     return p
 
 
+def make_window_huge(bad):
+    """window_huge.onnx (found by ridge-fuzz-import): a HannWindow of 2^61
+    elements. The importer computes windows itself, one element at a time,
+    and ran out of memory (24 GB) before the size check of its output; the
+    size is now bounded before any element is computed."""
+    size = numpy_helper.from_array(np.array(2**61, dtype=np.int64), "size")
+    g = helper.make_graph(
+        [helper.make_node("HannWindow", ["size"], ["y"], "win/Hann")],
+        "window_huge", [], [vi("y", F32, [None])], initializer=[size])
+    p = os.path.join(bad, "window_huge.onnx")
+    write_bytes(p, make_model(g).SerializeToString())
+    return p
+
+
 def make_bad_fixtures(out_dir, mlp_model_path):
     """Write <out>/bad/*. Returns list of (path, expect_checker_ok)."""
     bad = os.path.join(out_dir, "bad")
@@ -882,6 +896,8 @@ def make_bad_fixtures(out_dir, mlp_model_path):
     written.append((p, False))
     p = make_reduce_extra_input(bad)
     written.append((p, False))
+    p = make_window_huge(bad)
+    written.append((p, True))
 
     # Test-data dirs meant to be used as `--test-data DIR` with mlp_small.
     x, w1, b1, w2, b2 = mlp_weights()
