@@ -17,6 +17,7 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/Support/CheckedArithmetic.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <cmath>
 
@@ -197,7 +198,9 @@ static LogicalResult importReshape(NodeContext &n) {
     }
     if (d < 0)
       return n.emitError() << "invalid target dimension " << d;
-    known *= d;
+    if (llvm::MulOverflow(known, d, known))
+      return n.emitError() << "the target shape's element count overflows "
+                              "64 bits";
     shape.push_back(d);
   }
   int64_t total = type.getNumElements();

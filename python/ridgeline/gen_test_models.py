@@ -719,6 +719,21 @@ def make_window_huge(bad):
     return p
 
 
+def make_reshape_overflow(bad):
+    """reshape_overflow.onnx (found by ridge-fuzz-import): a Reshape to
+    [2^61, 8]. The product of the target dims overflowed int64 (undefined
+    behaviour) before it was compared with the input's element count."""
+    shape = numpy_helper.from_array(np.array([2**61, 8], dtype=np.int64),
+                                    "shape")
+    g = helper.make_graph(
+        [helper.make_node("Reshape", ["x", "shape"], ["y"], "flat/Reshape")],
+        "reshape_overflow", [vi("x", F32, [2])], [vi("y", F32, [None, 8])],
+        initializer=[shape])
+    p = os.path.join(bad, "reshape_overflow.onnx")
+    write_bytes(p, make_model(g).SerializeToString())
+    return p
+
+
 def make_bad_fixtures(out_dir, mlp_model_path):
     """Write <out>/bad/*. Returns list of (path, expect_checker_ok)."""
     bad = os.path.join(out_dir, "bad")
@@ -897,6 +912,8 @@ def make_bad_fixtures(out_dir, mlp_model_path):
     p = make_reduce_extra_input(bad)
     written.append((p, False))
     p = make_window_huge(bad)
+    written.append((p, True))
+    p = make_reshape_overflow(bad)
     written.append((p, True))
 
     # Test-data dirs meant to be used as `--test-data DIR` with mlp_small.
