@@ -134,6 +134,14 @@ static void emitDescriptor(ModuleOp module, StringRef target,
     b.createBlock(&global.getInitializerRegion());
     LLVM::ReturnOp::create(b, loc, build());
   };
+  // A value of the struct or array `type` with `fields` in order.
+  auto aggregate = [&](Type type, ArrayRef<Value> fields) -> Value {
+    Value result = LLVM::ZeroOp::create(b, loc, type);
+    for (auto [field, value] : llvm::enumerate(fields))
+      result = LLVM::InsertValueOp::create(b, loc, result, value,
+                                           static_cast<int64_t>(field));
+    return result;
+  };
   auto constant = [&](Type type, int64_t value) -> Value {
     return LLVM::ConstantOp::create(b, loc, type,
                                     b.getIntegerAttr(type, value));
@@ -169,11 +177,8 @@ static void emitDescriptor(ModuleOp module, StringRef target,
       Value fields[] = {LLVM::AddressOfOp::create(b, loc, names[k]),
                         constant(i32, tensor.dtype),
                         constant(i32, tensor.shape.size()), dimsPtr};
-      Value desc = LLVM::ZeroOp::create(b, loc, tensorType);
-      for (auto [field, value] : llvm::enumerate(fields))
-        desc = LLVM::InsertValueOp::create(b, loc, desc, value,
-                                           static_cast<int64_t>(field));
-      array = LLVM::InsertValueOp::create(b, loc, array, desc,
+      array = LLVM::InsertValueOp::create(b, loc, array,
+                                          aggregate(tensorType, fields),
                                           static_cast<int64_t>(k));
     }
     return array;
@@ -201,11 +206,8 @@ static void emitDescriptor(ModuleOp module, StringRef target,
             LLVM::AddressOfOp::create(b, loc, ptrType, weight.global),
             constant(i64, static_cast<int64_t>(weight.offset)),
             constant(i64, static_cast<int64_t>(weight.bytes))};
-        Value desc = LLVM::ZeroOp::create(b, loc, weightType);
-        for (auto [field, value] : llvm::enumerate(fields))
-          desc = LLVM::InsertValueOp::create(b, loc, desc, value,
-                                             static_cast<int64_t>(field));
-        array = LLVM::InsertValueOp::create(b, loc, array, desc,
+        array = LLVM::InsertValueOp::create(b, loc, array,
+                                            aggregate(weightType, fields),
                                             static_cast<int64_t>(k));
       }
       return array;
@@ -232,11 +234,7 @@ static void emitDescriptor(ModuleOp module, StringRef target,
         constant(i64, weights ? static_cast<int64_t>(weights->fingerprint) : 0),
         constant(i64, weights ? static_cast<int64_t>(weights->bytes) : 0),
     };
-    Value desc = LLVM::ZeroOp::create(b, loc, modelType);
-    for (auto [field, value] : llvm::enumerate(fields))
-      desc = LLVM::InsertValueOp::create(b, loc, desc, value,
-                                         static_cast<int64_t>(field));
-    return desc;
+    return aggregate(modelType, fields);
   });
 
   // const struct ridge_model_desc *ridge_model_describe(void)
