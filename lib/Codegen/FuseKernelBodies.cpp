@@ -180,8 +180,11 @@ static void convertInternalReshapes(func::FuncOp kernel) {
   }
 }
 
-static LogicalResult applyFusionPatterns(func::FuncOp kernel) {
-  MLIRContext *context = kernel.getContext();
+/// The fusion patterns with the linalg/tensor canonicalizations that keep
+/// them applicable. Built once per pass instance (in `initialize`): collecting
+/// every op's canonicalization patterns costs more than fusing a small
+/// kernel, and a chain of 100k ops has thousands of kernels.
+static FrozenRewritePatternSet buildFusionPatterns(MLIRContext *context) {
   RewritePatternSet patterns(context);
   linalg::populateLinalgNamedOpsGeneralizationPatterns(patterns);
   // Everything in a kernel belongs together; a producer the kernel also
@@ -199,28 +202,36 @@ static LogicalResult applyFusionPatterns(func::FuncOp kernel) {
   for (RegisteredOperationName op : context->getRegisteredOperations())
     if (isa<linalg::LinalgDialect, tensor::TensorDialect>(op.getDialect()))
       op.getCanonicalizationPatterns(patterns, context);
-  return applyPatternsGreedily(kernel, std::move(patterns));
+  return FrozenRewritePatternSet(std::move(patterns));
 }
 
 /// Fuses producers into consumers; reshapes that propagation could not move
 /// out of the way are turned into reads and fused on a second round.
-static LogicalResult fuseProducers(func::FuncOp kernel) {
-  if (failed(applyFusionPatterns(kernel)))
+static LogicalResult fuseProducers(func::FuncOp kernel,
+                                   const FrozenRewritePatternSet &patterns) {
+  if (failed(applyPatternsGreedily(kernel, patterns)))
     return failure();
   convertInternalReshapes(kernel);
-  return applyFusionPatterns(kernel);
+  return applyPatternsGreedily(kernel, patterns);
 }
 
 namespace {
 struct FuseKernelBodiesPass
     : public ridge::impl::FuseKernelBodiesPassBase<FuseKernelBodiesPass> {
+  LogicalResult initialize(MLIRContext *context) override {
+    patterns = buildFusionPatterns(context);
+    return success();
+  }
+
   void runOnOperation() override {
     func::FuncOp kernel = getOperation();
     if (!kernel->hasAttr(kKernelAttr) || kernel.isExternal())
       return;
-    if (failed(fuseProducers(kernel)))
+    if (failed(fuseProducers(kernel, patterns)))
       return signalPassFailure();
     ++numFusedKernels;
   }
+
+  FrozenRewritePatternSet patterns;
 };
 } // namespace

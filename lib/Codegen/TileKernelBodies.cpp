@@ -77,27 +77,23 @@ static LogicalResult tileAndFuseSink(TilingInterface sink,
   // Uses before the loop (a producer left out of it, such as a value every
   // tile reads whole) keep the original, which stays to compute it.
   DominanceInfo dominance(sink->getParentOp());
-  for (auto [original, replacement] : fused->replacements)
-    rewriter.replaceUsesWithIf(original, replacement, [&](OpOperand &use) {
-      return dominance.properlyDominates(replacement, use.getOwner());
+  for (auto [original, replacement] : fused->replacements) {
+    Value tiled = replacement;
+    rewriter.replaceUsesWithIf(original, tiled, [&](OpOperand &use) {
+      return dominance.properlyDominates(tiled, use.getOwner());
     });
+  }
   return success();
 }
 
 /// Folds what tiling left behind (dead producers, trivial slices) and merges
 /// the copies of a producer fused for two consumers (a softmax's row max,
 /// read by the sum and by the output): one pass over the row suffices.
-static LogicalResult cleanUp(func::FuncOp kernel) {
-  MLIRContext *context = kernel.getContext();
-  RewritePatternSet cleanup(context);
-  tensor::populateFoldTensorEmptyPatterns(cleanup);
-  for (Dialect *dialect : context->getLoadedDialects())
-    dialect->getCanonicalizationPatterns(cleanup);
-  for (RegisteredOperationName op : context->getRegisteredOperations())
-    op.getCanonicalizationPatterns(cleanup, context);
-  if (failed(applyPatternsGreedily(kernel, std::move(cleanup))))
+static LogicalResult cleanUp(func::FuncOp kernel,
+                             const FrozenRewritePatternSet &cleanup) {
+  if (failed(applyPatternsGreedily(kernel, cleanup)))
     return failure();
-  IRRewriter rewriter(context);
+  IRRewriter rewriter(kernel.getContext());
   DominanceInfo dominance(kernel);
   eliminateCommonSubExpressions(rewriter, dominance, kernel);
   return success();
@@ -106,6 +102,19 @@ static LogicalResult cleanUp(func::FuncOp kernel) {
 namespace {
 struct TileKernelBodiesPass
     : public ridge::impl::TileKernelBodiesPassBase<TileKernelBodiesPass> {
+  /// The clean-up patterns (every canonicalization) are collected once, not
+  /// per kernel: collecting them costs more than tiling a small kernel.
+  LogicalResult initialize(MLIRContext *context) override {
+    RewritePatternSet patterns(context);
+    tensor::populateFoldTensorEmptyPatterns(patterns);
+    for (Dialect *dialect : context->getLoadedDialects())
+      dialect->getCanonicalizationPatterns(patterns);
+    for (RegisteredOperationName op : context->getRegisteredOperations())
+      op.getCanonicalizationPatterns(patterns, context);
+    cleanupPatterns = FrozenRewritePatternSet(std::move(patterns));
+    return success();
+  }
+
   void runOnOperation() override {
     func::FuncOp kernel = getOperation();
     if (!kernel->hasAttr(kKernelAttr) || kernel.isExternal())
@@ -147,7 +156,7 @@ struct TileKernelBodiesPass
                                  "per op\n");
       ++numUntiledKernels;
     }
-    if (failed(cleanUp(kernel)))
+    if (failed(cleanUp(kernel, cleanupPatterns)))
       return signalPassFailure();
     // The kernel's loop nests (its scf.forall, or its ops when it is not
     // tiled) carry the config through inlining and bufferization to the
@@ -157,5 +166,7 @@ struct TileKernelBodiesPass
       if (isa<scf::ForallOp, linalg::LinalgOp>(op))
         op.setAttr(kKernelConfigAttr, configAttr);
   }
+
+  FrozenRewritePatternSet cleanupPatterns;
 };
 } // namespace

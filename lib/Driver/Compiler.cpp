@@ -121,6 +121,14 @@ LogicalResult mlir::ridge::lowerGraphModule(ModuleOp module,
   // The target is resolved by the tool; every pass reads it from here.
   setModuleTarget(module, options.target);
   PassManager pm(module.getContext());
+  // The tools' --mlir-* pass manager options (IR printing, crash
+  // reproducers), where the tool registered them.
+  (void)applyPassManagerCLOptions(pm);
+  TimingScope passTime;
+  if (options.timing) {
+    passTime = options.timing->nest("MLIR passes");
+    pm.enableTiming(passTime);
+  }
   GraphToLinalgOptions graph;
   graph.fusion = options.fusion;
   buildGraphToLinalgPipeline(pm, graph);
@@ -240,8 +248,12 @@ mlir::ridge::compileModelFile(MLIRContext &context, StringRef modelPath,
                               const OnnxImportOptions &importOptions,
                               const CompileOptions &options,
                               StringRef outputPath) {
+  TimingScope importTime;
+  if (options.timing)
+    importTime = options.timing->nest("ONNX import");
   OwningOpRef<ModuleOp> module =
       importOnnxFile(&context, modelPath, importOptions);
+  importTime.stop();
   if (!module || failed(attachModelAbi(*module, options.target.chip)))
     return failure();
   return compileGraphModule(*module, options, outputPath);
@@ -290,16 +302,20 @@ LogicalResult mlir::ridge::compileGraphModule(ModuleOp module,
   if (external &&
       failed(writeExternalWeights(module, outputPath, options.releaseWeights)))
     return failure();
+  TimingScope noTiming;
+  TimingScope &timing = options.timing ? *options.timing : noTiming;
   llvm::LLVMContext llvmContext;
+  TimingScope translateTime = timing.nest("translation to LLVM IR");
   std::unique_ptr<llvm::Module> llvmModule =
       translateToLLVMIR(module, llvmContext);
+  translateTime.stop();
   if (!llvmModule)
     return emitError(module->getLoc(), "translation to LLVM IR failed");
   if (options.releaseWeights)
     releaseWeightBlobs(module);
   std::string error;
-  if (failed(
-          emitSharedLibrary(*llvmModule, outputPath, options.hostCpu, error)))
+  if (failed(emitSharedLibrary(*llvmModule, outputPath, options.hostCpu, error,
+                               timing)))
     return emitError(module->getLoc(), error);
   return success();
 }

@@ -138,7 +138,22 @@ static void addBufferizationPasses(OpPassManager &pm, bool sequentialLoops) {
   PrivatizeLoopBuffersPassOptions privatize;
   privatize.sequential = sequentialLoops;
   pm.addNestedPass<func::FuncOp>(createPrivatizeLoopBuffersPass(privatize));
-  bufferization::buildBufferDeallocationPipeline(pm);
+  // buffer-deallocation-pipeline, with each buffer of a straight-line block
+  // freed after its last use before the simplification (which is quadratic
+  // in the buffers of one dealloc).
+  memref::ExpandReallocPassOptions realloc;
+  realloc.emitDeallocs = false;
+  pm.addNestedPass<func::FuncOp>(memref::createExpandReallocPass(realloc));
+  pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(
+      bufferization::createOwnershipBasedBufferDeallocationPass());
+  pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createDeallocateAfterLastUsePass());
+  pm.addNestedPass<func::FuncOp>(
+      bufferization::createBufferDeallocationSimplificationPass());
+  pm.addPass(bufferization::createLowerDeallocationsPass());
+  pm.addNestedPass<func::FuncOp>(createCSEPass());
+  pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
   pm.addPass(createConvertBufferizationToMemRefPass());
   // Copies into or out of strided subviews become linalg.copy: the back ends
   // lower them to loops, where finalize-memref-to-llvm would call

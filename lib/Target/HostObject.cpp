@@ -48,7 +48,8 @@ std::string mlir::ridge::getHostCpuName(StringRef requested) {
 LogicalResult mlir::ridge::emitSharedLibrary(llvm::Module &module,
                                              StringRef outputPath,
                                              StringRef hostCpu,
-                                             std::string &error) {
+                                             std::string &error,
+                                             TimingScope &timing) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   llvm::Triple triple(llvm::sys::getProcessTriple());
@@ -72,10 +73,12 @@ LogicalResult mlir::ridge::emitSharedLibrary(llvm::Module &module,
 
   auto optimize =
       makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0, machine.get());
+  TimingScope optimizeTime = timing.nest("LLVM optimization (O3)");
   if (llvm::Error err = optimize(&module)) {
     error = "LLVM optimization failed: " + llvm::toString(std::move(err));
     return failure();
   }
+  optimizeTime.stop();
 
   llvm::SmallString<128> objectPath;
   if (std::error_code ec =
@@ -100,6 +103,7 @@ LogicalResult mlir::ridge::emitSharedLibrary(llvm::Module &module,
       error = "the host target cannot emit object files";
       return failure();
     }
+    TimingScope codegenTime = timing.nest("LLVM code generation");
     codegen.run(module);
   }
 
@@ -112,6 +116,7 @@ LogicalResult mlir::ridge::emitSharedLibrary(llvm::Module &module,
   std::string out = outputPath.str();
   SmallVector<StringRef> args{driver, "-shared", "-o", out, objectPath, "-lm"};
   std::string message;
+  TimingScope linkTime = timing.nest("link");
   int status =
       llvm::sys::ExecuteAndWait(driver, args, std::nullopt, {}, 0, 0, &message);
   if (status != 0) {

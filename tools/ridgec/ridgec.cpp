@@ -22,6 +22,7 @@
 #include "ridgeline/Target/KernelObjects.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/AsmState.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OperationSupport.h"
 #include "mlir/Pass/PassManager.h"
@@ -167,6 +168,13 @@ static int runReport(MLIRContext &context,
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  // --mlir-timing (with the LLVM phases of the back end), --mlir-print-ir-*
+  // and the other pass manager options of mlir-opt, for compiler engineers
+  // (README, "Compile time"; not in --help, which lists ridgec's own).
+  registerMLIRContextCLOptions();
+  registerAsmPrinterCLOptions();
+  registerPassManagerCLOptions();
+  registerDefaultTimingManagerCLOptions();
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(
       argc, argv,
@@ -209,7 +217,11 @@ int main(int argc, char **argv) {
   if (reporting && emit.getNumOccurrences() > 0)
     return fail("--report and --emit cannot be combined");
 
+  DefaultTimingManager timingManager;
+  applyDefaultTimingManagerCLOptions(timingManager);
+  TimingScope timing = timingManager.getRootScope();
   CompileOptions options;
+  options.timing = &timing;
   options.target = *resolved;
   options.fusion = fusion;
   artifactOptions.apply(options);

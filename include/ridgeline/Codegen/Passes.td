@@ -99,6 +99,32 @@ def TileKernelBodiesPass : Pass<"ridge-tile-kernel-bodies",
 // Buffers (memref level)
 //===----------------------------------------------------------------------===//
 
+def DeallocateAfterLastUsePass : Pass<"ridge-deallocate-after-last-use",
+                                      "::mlir::func::FuncOp"> {
+  let summary = "Free each buffer of a straight-line block after its last use";
+  let description = [{
+    Runs between `ownership-based-buffer-deallocation` and
+    `buffer-deallocation-simplification`. The ownership-based pass frees
+    every buffer of a block in one `bufferization.dealloc` at the block's
+    end. In a model function (a straight-line sequence of kernel calls) that
+    keeps every intermediate alive until the model returns, and the
+    simplification pass splits that op by pairwise alias queries: quadratic
+    in the number of kernels (8 s of a 100k-node chain's compile).
+
+    An unconditional `bufferization.dealloc` that retains nothing is split
+    into one dealloc per buffer, each placed right after the last op of the
+    block that reads or writes the buffer or a view of it. Only buffers
+    allocated with `memref.alloc` in the same block move; a buffer that may
+    escape (a use that is not a view, an access or a call operand) stays in
+    the block-end dealloc.
+  }];
+  let statistics = [
+    Statistic<"numMovedDeallocs", "num-moved-deallocs",
+              "Buffers freed after their last use instead of at block end">,
+  ];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
+}
+
 def KernelsToParallelLoopsPass : Pass<"ridge-kernels-to-parallel-loops",
                                       "::mlir::func::FuncOp"> {
   let summary = "Turn bufferized kernels into scf.parallel, keeping their "

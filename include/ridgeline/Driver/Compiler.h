@@ -16,6 +16,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/Support/Timing.h"
 #include "llvm/Support/CommandLine.h"
 #include <string>
 
@@ -56,6 +57,10 @@ struct CompileOptions {
   /// kept beside it; compileGraphModule sets it from `weights`. Empty: the
   /// weights are embedded.
   std::string weightsFile;
+  /// Where the phases report their wall time (ridgec --mlir-timing): the
+  /// import, each pass, LLVM IR translation, LLVM optimization, code
+  /// generation and linking. Null: nothing is timed.
+  TimingScope *timing = nullptr;
 
   bool isGpu() const { return target.isGpu(); }
 };

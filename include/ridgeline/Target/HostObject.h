@@ -11,6 +11,7 @@
 #define RIDGELINE_TARGET_HOSTOBJECT_H
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/Timing.h"
 #include <memory>
 #include <string>
 
@@ -35,9 +36,10 @@ std::string getHostCpuName(StringRef requested);
 
 /// Optimizes `module` for the host CPU `hostCpu` (getHostCpuName), emits an
 /// object file and links it into a shared library at `outputPath` with the
-/// system C compiler driver.
+/// system C compiler driver. The three phases are timed under `timing`.
 LogicalResult emitSharedLibrary(llvm::Module &module, StringRef outputPath,
-                                StringRef hostCpu, std::string &error);
+                                StringRef hostCpu, std::string &error,
+                                TimingScope &timing);
 
 } // namespace mlir::ridge
 
