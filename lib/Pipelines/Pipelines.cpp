@@ -208,8 +208,10 @@ void mlir::ridge::buildCpuLoweringPipeline(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createRetypeEmptyBuffersPass());
   // 3. Math to libm calls (the rest to LLVM intrinsics in step 4), loops to
-  //    branches; LLVM keeps each kernel a function of its own.
+  //    branches; LLVM keeps each kernel a function of its own and knows
+  //    which of its buffers cannot overlap.
   pm.addPass(createMarkKernelsNoInlinePass());
+  pm.addPass(createMarkKernelArgsNoAliasPass());
   pm.addPass(createConvertMathToFuncs());
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createSCFToControlFlowPass());

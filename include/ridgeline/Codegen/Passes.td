@@ -173,6 +173,27 @@ def LowerStridedCopiesPass : Pass<"ridge-lower-strided-copies",
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def MarkKernelArgsNoAliasPass : Pass<"ridge-mark-kernel-args-noalias",
+                                     "::mlir::ModuleOp"> {
+  let summary = "Mark kernel buffer arguments that cannot overlap noalias";
+  let description = [{
+    For each private function marked `ridge.kernel` whose symbol is used
+    only by direct calls, adds `llvm.noalias` (carried by func-to-llvm onto
+    the pointer) to a buffer argument when, at every call, its buffer and
+    each other buffer operand are views of distinct allocations (a
+    `memref.alloc`, a constant global, or the caller's argument against
+    either), or neither buffer is written by the kernel. Two arguments of the
+    caller may be one buffer and are never told apart. Without it LLVM's
+    vectorizer guards every kernel loop with a runtime overlap check and a
+    scalar fallback copy of the loop.
+  }];
+  let statistics = [
+    Statistic<"numNoAliasArgs", "num-noalias-args",
+              "Kernel buffer arguments marked noalias">,
+  ];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def MarkKernelsNoInlinePass : Pass<"ridge-mark-kernels-noinline",
                                    "::mlir::ModuleOp"> {
   let summary = "Keep each kernel function a function of its own in the host "
