@@ -24,15 +24,21 @@ struct ApproximateMathPass
     : ridge::impl::ApproximateMathPassBase<ApproximateMathPass> {
   void runOnOperation() override {
     // Expansion first (powf -> exp/log, sinh -> exp, ...), then the
-    // approximations of what remains.
+    // approximations of what remains. Folding and CFG simplification are
+    // left to the canonicalizer that follows: over a module of thousands of
+    // kernels, the driver's region simplification costs more than the
+    // rewrites.
+    GreedyRewriteConfig config;
+    config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
     RewritePatternSet expansions(&getContext());
     math::populateExpansionPatterns(expansions);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(expansions))))
+    if (failed(applyPatternsGreedily(getOperation(), std::move(expansions),
+                                     config)))
       return signalPassFailure();
     RewritePatternSet approximations(&getContext());
     populateMathPolynomialApproximationPatterns(approximations);
-    if (failed(
-            applyPatternsGreedily(getOperation(), std::move(approximations))))
+    if (failed(applyPatternsGreedily(getOperation(), std::move(approximations),
+                                     config)))
       return signalPassFailure();
   }
 };

@@ -2,13 +2,14 @@
 
 #include "ridgeline/Target/HostObject.h"
 
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/Program.h"
@@ -45,6 +46,99 @@ std::string mlir::ridge::getHostCpuName(StringRef requested) {
   return triple.getArch() == llvm::Triple::x86_64 ? "x86-64-v2" : "generic";
 }
 
+/// Whether the shared object can link glibc's vector math library (libmvec):
+/// an x86-64 GNU/Linux host with the library's development link.
+static bool hasGlibcVectorMath(const llvm::Triple &triple) {
+  if (triple.getArch() != llvm::Triple::x86_64 || !triple.isOSLinux() ||
+      !triple.isGNUEnvironment())
+    return false;
+  for (const char *dir : {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
+                          "/usr/lib64", "/lib64"}) {
+    llvm::SmallString<64> path(dir);
+    llvm::sys::path::append(path, "libmvec.so");
+    if (llvm::sys::fs::exists(path))
+      return true;
+  }
+  return false;
+}
+
+/// Tells the vectorizer about glibc's vector math functions (libmvec, glibc
+/// 2.35 or later: every function below in 4 x f32 and 2 x f64 with SSE, and
+/// 8 x f32 and 4 x f64 with AVX2). LLVM's own libmvec table has only sin, cos,
+/// tan, exp, log and pow; without the others a vectorized kernel loop calls
+/// the scalar tanhf or erff once per lane, with a spill of every live vector
+/// around each call, which is slower to run and, for a chain of GELUs or
+/// tanhs, the larger part of the back end's compile time.
+static void addGlibcVectorMath(llvm::TargetLibraryInfoImpl &library,
+                               bool avx2) {
+  struct MathFunction {
+    const char *name;
+    unsigned arity;
+  };
+  static const MathFunction functions[] = {
+      {"acos", 1},  {"acosh", 1}, {"asin", 1},  {"asinh", 1}, {"atan", 1},
+      {"atanh", 1}, {"cbrt", 1},  {"cos", 1},   {"cosh", 1},  {"erf", 1},
+      {"erfc", 1},  {"exp", 1},   {"exp10", 1}, {"exp2", 1},  {"expm1", 1},
+      {"log", 1},   {"log10", 1}, {"log1p", 1}, {"log2", 1},  {"sin", 1},
+      {"sinh", 1},  {"tan", 1},   {"tanh", 1},  {"atan2", 2}, {"hypot", 2},
+      {"pow", 2}};
+  // The descriptors refer to their names; they live as long as the process.
+  static llvm::StringSaver *names = [] {
+    static llvm::BumpPtrAllocator allocator;
+    return new llvm::StringSaver(allocator);
+  }();
+  SmallVector<llvm::VecDesc> descriptors;
+  for (const MathFunction &function : functions) {
+    std::string params(function.arity, 'v');
+    for (bool f32 : {true, false}) {
+      std::string scalar = std::string(function.name) + (f32 ? "f" : "");
+      std::string intrinsic =
+          std::string("llvm.") + function.name + (f32 ? ".f32" : ".f64");
+      for (auto [isa, lanes] :
+           {std::pair<char, unsigned>{'b', f32 ? 4u : 2u},
+            std::pair<char, unsigned>{'d', f32 ? 8u : 4u}}) {
+        if (isa == 'd' && !avx2)
+          continue;
+        std::string vector = "_ZGV" + std::string(1, isa) + "N" +
+                             std::to_string(lanes) + params + "_" + scalar;
+        std::string prefix = "_ZGV_LLVM_N" + std::to_string(lanes) + params;
+        for (const std::string &source : {scalar, intrinsic})
+          descriptors.emplace_back(names->save(source), names->save(vector),
+                                   llvm::ElementCount::getFixed(lanes),
+                                   /*Masked=*/false, names->save(prefix),
+                                   std::nullopt);
+      }
+    }
+  }
+  library.addVectorizableFunctions(descriptors);
+}
+
+/// LLVM's O3 pipeline for the host, with `library` as what it knows of the
+/// C library.
+static void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine,
+                           const llvm::TargetLibraryInfoImpl &library) {
+  llvm::LoopAnalysisManager loops;
+  llvm::FunctionAnalysisManager functions;
+  llvm::CGSCCAnalysisManager sccs;
+  llvm::ModuleAnalysisManager modules;
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopUnrolling = true;
+  tuning.LoopInterleaving = true;
+  tuning.LoopVectorization = true;
+  tuning.SLPVectorization = true;
+  llvm::PassBuilder builder(&machine, tuning);
+  // Registered first, so that registerFunctionAnalyses keeps this one.
+  functions.registerPass([&] { return llvm::TargetLibraryAnalysis(library); });
+  builder.registerModuleAnalyses(modules);
+  builder.registerCGSCCAnalyses(sccs);
+  builder.registerFunctionAnalyses(functions);
+  builder.registerLoopAnalyses(loops);
+  builder.crossRegisterProxies(loops, functions, sccs, modules);
+  llvm::ModulePassManager pipeline =
+      builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  pipeline.run(module, modules);
+}
+
 LogicalResult mlir::ridge::emitSharedLibrary(llvm::Module &module,
                                              StringRef outputPath,
                                              StringRef hostCpu,
@@ -71,13 +165,13 @@ LogicalResult mlir::ridge::emitSharedLibrary(llvm::Module &module,
   module.setTargetTriple(triple);
   module.setDataLayout(machine->createDataLayout());
 
-  auto optimize =
-      makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0, machine.get());
+  llvm::TargetLibraryInfoImpl library(triple);
+  bool vectorMath = hasGlibcVectorMath(triple);
+  if (vectorMath)
+    addGlibcVectorMath(library,
+                       machine->getMCSubtargetInfo()->checkFeatures("+avx2"));
   TimingScope optimizeTime = timing.nest("LLVM optimization (O3)");
-  if (llvm::Error err = optimize(&module)) {
-    error = "LLVM optimization failed: " + llvm::toString(std::move(err));
-    return failure();
-  }
+  optimizeModule(module, *machine, library);
   optimizeTime.stop();
 
   llvm::SmallString<128> objectPath;
@@ -98,6 +192,9 @@ LogicalResult mlir::ridge::emitSharedLibrary(llvm::Module &module,
       return failure();
     }
     llvm::legacy::PassManager codegen;
+    // Vector math intrinsics left after optimization become libmvec calls
+    // too (ReplaceWithVeclib).
+    codegen.add(new llvm::TargetLibraryInfoWrapperPass(library));
     if (machine->addPassesToEmitFile(codegen, os, nullptr,
                                      llvm::CodeGenFileType::ObjectFile)) {
       error = "the host target cannot emit object files";
@@ -115,6 +212,8 @@ LogicalResult mlir::ridge::emitSharedLibrary(llvm::Module &module,
   }
   std::string out = outputPath.str();
   SmallVector<StringRef> args{driver, "-shared", "-o", out, objectPath, "-lm"};
+  if (vectorMath)
+    args.append({"-Wl,--as-needed", "-lmvec"});
   std::string message;
   TimingScope linkTime = timing.nest("link");
   int status =

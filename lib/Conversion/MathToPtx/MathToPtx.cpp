@@ -8,7 +8,7 @@
 #include "ridgeline/Conversion/Passes.h"
 
 #include "mlir/IR/PatternMatch.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 namespace mlir::ridge {
 #define GEN_PASS_DEF_MATHTOPTXPASS
@@ -66,8 +66,10 @@ struct MathToPtxPass : ridge::impl::MathToPtxPassBase<MathToPtxPass> {
     patterns.add<PtxInstructionPattern<math::SqrtOp>>(ctx, "sqrt.rn");
     patterns.add<PtxInstructionPattern<math::AbsFOp>>(ctx, "abs");
     patterns.add<PtxInstructionPattern<math::FmaOp>>(ctx, "fma.rn");
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
-      return signalPassFailure();
+    // Each rewrite is one op for one instruction and creates nothing to
+    // rewrite further: one walk, without the greedy driver's folding and
+    // region simplification over the whole kernel module.
+    walkAndApplyPatterns(getOperation(), std::move(patterns));
   }
 };
 
