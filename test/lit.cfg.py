@@ -63,6 +63,11 @@ if subprocess.run([sys.executable, "-c", "import matplotlib"],
 # The host architecture, for tests of the host code's instructions.
 if platform.machine() == "x86_64":
     config.available_features.add("x86_64")
+    # glibc's vector math library, which CPU kernels call when it is there.
+    if any(os.path.exists(os.path.join(d, "libmvec.so"))
+           for d in ["/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
+                     "/usr/lib64", "/lib64"]):
+        config.available_features.add("libmvec")
 
 # A loadable NVIDIA driver decides what `ridge-run --target=sm_*` can do.
 if any(os.path.exists(os.path.join(d, "libcuda.so.1"))
