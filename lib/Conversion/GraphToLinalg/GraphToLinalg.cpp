@@ -390,6 +390,8 @@ void mlir::ridge::populateGraphToLinalgPatterns(const TypeConverter &converter,
   populateShapeToLinalgPatterns(converter, patterns);
   populateReductionToLinalgPatterns(converter, patterns);
   populateNNToLinalgPatterns(converter, patterns);
+  populateQuantizeToLinalgPatterns(converter, patterns);
+  populateResampleToLinalgPatterns(converter, patterns);
   populateRecurrentToLinalgPatterns(converter, patterns);
   populateSignalToLinalgPatterns(converter, patterns);
   populateTransformerToLinalgPatterns(converter, patterns);

@@ -18,6 +18,11 @@
 
 namespace mlir::ridge::linalg_lowering {
 
+/// The ranked tensor type of `v`.
+inline RankedTensorType getTensorType(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
 /// Element type used while reducing: narrow floats accumulate in f32.
 Type getAccumulatorType(Type element);
 
@@ -58,6 +63,10 @@ void populateReductionToLinalgPatterns(const TypeConverter &converter,
                                        RewritePatternSet &patterns);
 void populateNNToLinalgPatterns(const TypeConverter &converter,
                                 RewritePatternSet &patterns);
+void populateQuantizeToLinalgPatterns(const TypeConverter &converter,
+                                      RewritePatternSet &patterns);
+void populateResampleToLinalgPatterns(const TypeConverter &converter,
+                                      RewritePatternSet &patterns);
 void populateRecurrentToLinalgPatterns(const TypeConverter &converter,
                                        RewritePatternSet &patterns);
 void populateSignalToLinalgPatterns(const TypeConverter &converter,
