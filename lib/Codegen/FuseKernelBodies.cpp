@@ -180,6 +180,63 @@ static void convertInternalReshapes(func::FuncOp kernel) {
   }
 }
 
+/// Everything in a kernel belongs together; a producer the kernel also
+/// returns stays whole so that the tiled loop can hand its value out.
+static bool isFusionAllowed(OpOperand *operand) {
+  return !isKernelResult(operand->get());
+}
+
+/// Fuses elementwise producers with a single use into their consumers in
+/// rounds in which each op takes part in at most one fusion. Fusing one
+/// producer at a time into an ever larger consumer (what the greedy pattern
+/// driver does along a chain) clones the growing body once per op: quadratic
+/// in the kernel's size. In rounds, a chain of n ops is one op after
+/// log2(n) rounds that each clone every body once. Producers with several
+/// consumers (recomputed) and everything else are left to the patterns.
+static void fuseSingleUseProducersInRounds(func::FuncOp kernel) {
+  IRRewriter rewriter(kernel.getContext());
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    SmallVector<linalg::GenericOp> generics;
+    kernel.walk(
+        [&](linalg::GenericOp generic) { generics.push_back(generic); });
+    // Ops created or erased in this round.
+    DenseSet<Operation *> touched;
+    for (linalg::GenericOp consumer : generics) {
+      if (touched.contains(consumer))
+        continue;
+      for (OpOperand &operand : consumer->getOpOperands()) {
+        Operation *producer = operand.get().getDefiningOp();
+        if (!producer || touched.contains(producer) || !producer->hasOneUse() ||
+            !linalg::areElementwiseOpsFusable(&operand) ||
+            !isFusionAllowed(&operand))
+          continue;
+        // The fused op goes where the consumer is (the pattern driver's
+        // insertion point for the upstream pattern).
+        rewriter.setInsertionPoint(consumer);
+        FailureOr<linalg::ElementwiseOpFusionResult> fused =
+            linalg::fuseElementwiseOps(rewriter, &operand);
+        if (failed(fused))
+          continue;
+        for (auto [original, replacement] : fused->replacements)
+          rewriter.replaceUsesWithIf(
+              original, replacement, [&](OpOperand &use) {
+                return use.get().getDefiningOp() != producer;
+              });
+        touched.insert(consumer);
+        touched.insert(producer);
+        touched.insert(fused->fusedOp);
+        rewriter.eraseOp(consumer);
+        if (producer->use_empty())
+          rewriter.eraseOp(producer);
+        changed = true;
+        break;
+      }
+    }
+  }
+}
+
 /// The fusion patterns with the linalg/tensor canonicalizations that keep
 /// them applicable. Built once per pass instance (in `initialize`): collecting
 /// every op's canonicalization patterns costs more than fusing a small
@@ -187,11 +244,7 @@ static void convertInternalReshapes(func::FuncOp kernel) {
 static FrozenRewritePatternSet buildFusionPatterns(MLIRContext *context) {
   RewritePatternSet patterns(context);
   linalg::populateLinalgNamedOpsGeneralizationPatterns(patterns);
-  // Everything in a kernel belongs together; a producer the kernel also
-  // returns stays whole so that the tiled loop can hand its value out.
-  linalg::ControlFusionFn control = [](OpOperand *operand) {
-    return !isKernelResult(operand->get());
-  };
+  linalg::ControlFusionFn control = isFusionAllowed;
   linalg::populateElementwiseOpsFusionPatterns(patterns, control);
   linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, control);
   linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
@@ -209,6 +262,7 @@ static FrozenRewritePatternSet buildFusionPatterns(MLIRContext *context) {
 /// out of the way are turned into reads and fused on a second round.
 static LogicalResult fuseProducers(func::FuncOp kernel,
                                    const FrozenRewritePatternSet &patterns) {
+  fuseSingleUseProducersInRounds(kernel);
   if (failed(applyPatternsGreedily(kernel, patterns)))
     return failure();
   convertInternalReshapes(kernel);

@@ -108,3 +108,30 @@ func.func @not_a_kernel(%x: tensor<16x32xf32>, %w: tensor<32x64xf32>) -> tensor<
   %1 = ridge.relu %0 : tensor<16x64xf32>
   return %1 : tensor<16x64xf32>
 }
+
+// -----
+
+// A long chain becomes one generic whose body computes the ops in their
+// order, with each broadcast operand read once (the chain fuses pairwise in
+// rounds, then the patterns finish; the result is the same).
+// CHECK-LABEL: func.func private @k_chain
+// CHECK: %[[G:.*]] = linalg.generic
+// CHECK-SAME: ins(%arg0, %arg1, %arg2, %arg3 :
+// CHECK: arith.addf
+// CHECK-NEXT: arith.mulf
+// CHECK-NEXT: math.tanh
+// CHECK-NEXT: arith.subf
+// CHECK-NEXT: math.exp
+// CHECK-NEXT: arith.addf
+// CHECK-NEXT: linalg.yield
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[G]]
+func.func private @k_chain(%x: tensor<8x16xf32>, %a: tensor<16xf32>, %b: tensor<8x1xf32>, %c: tensor<1xf32>) -> tensor<8x16xf32> attributes {ridge.kernel = "pointwise"} {
+  %0 = ridge.add %x, %a : (tensor<8x16xf32>, tensor<16xf32>) -> tensor<8x16xf32>
+  %1 = ridge.mul %0, %b : (tensor<8x16xf32>, tensor<8x1xf32>) -> tensor<8x16xf32>
+  %2 = ridge.tanh %1 : tensor<8x16xf32>
+  %3 = ridge.sub %2, %c : (tensor<8x16xf32>, tensor<1xf32>) -> tensor<8x16xf32>
+  %4 = ridge.exp %3 : tensor<8x16xf32>
+  %5 = ridge.add %4, %x : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %5 : tensor<8x16xf32>
+}
