@@ -24,10 +24,9 @@ struct ApproximateMathPass
     : ridge::impl::ApproximateMathPassBase<ApproximateMathPass> {
   void runOnOperation() override {
     // Expansion first (powf -> exp/log, sinh -> exp, ...), then the
-    // approximations of what remains. Folding and CFG simplification are
-    // left to the canonicalizer that follows: over a module of thousands of
-    // kernels, the driver's region simplification costs more than the
-    // rewrites.
+    // approximations of what remains. CFG simplification is left to the
+    // canonicalizer that follows: over a module of thousands of kernels, the
+    // driver's region simplification costs more than the rewrites.
     GreedyRewriteConfig config;
     config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
     RewritePatternSet expansions(&getContext());

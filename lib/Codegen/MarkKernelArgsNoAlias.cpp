@@ -110,20 +110,19 @@ struct MarkKernelArgsNoAliasPass
     SymbolTable symbols(module);
     // Every use of a kernel's symbol, in one walk of the module: a use that
     // is not a direct call (an address taken) could pass anything.
+    std::optional<SymbolTable::UseRange> uses =
+        SymbolTable::getSymbolUses(&module.getBodyRegion());
+    if (!uses)
+      return;
     DenseMap<StringAttr, SmallVector<func::CallOp>> calls;
     DenseSet<StringAttr> escaping;
-    if (std::optional<SymbolTable::UseRange> uses =
-            SymbolTable::getSymbolUses(&module.getBodyRegion())) {
-      for (const SymbolTable::SymbolUse &use : *uses) {
-        StringAttr name = use.getSymbolRef().getRootReference();
-        auto call = dyn_cast<func::CallOp>(use.getUser());
-        if (call && call.getCalleeAttr() == use.getSymbolRef())
-          calls[name].push_back(call);
-        else
-          escaping.insert(name);
-      }
-    } else {
-      return;
+    for (const SymbolTable::SymbolUse &use : *uses) {
+      StringAttr name = use.getSymbolRef().getRootReference();
+      auto call = dyn_cast<func::CallOp>(use.getUser());
+      if (call && call.getCalleeAttr() == use.getSymbolRef())
+        calls[name].push_back(call);
+      else
+        escaping.insert(name);
     }
 
     for (auto kernel : module.getOps<func::FuncOp>()) {
@@ -167,9 +166,9 @@ struct MarkKernelArgsNoAliasPass
                         UnitAttr::get(&getContext()));
       ++numNoAliasArgs;
     }
-    LLVM_DEBUG(llvm::dbgs() << kernel.getName() << ": "
-                            << llvm::count(noAlias, true) << " of "
-                            << buffers.size() << " buffers noalias\n");
+    LLVM_DEBUG(llvm::dbgs()
+               << kernel.getName() << ": " << llvm::count(noAlias, true)
+               << " of " << buffers.size() << " buffers noalias\n");
   }
 };
 } // namespace

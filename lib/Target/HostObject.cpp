@@ -62,54 +62,59 @@ static bool hasGlibcVectorMath(const llvm::Triple &triple) {
   return false;
 }
 
-/// Tells the vectorizer about glibc's vector math functions (libmvec, glibc
-/// 2.35 or later: every function below in 4 x f32 and 2 x f64 with SSE, and
-/// 8 x f32 and 4 x f64 with AVX2). LLVM's own libmvec table has only sin, cos,
-/// tan, exp, log and pow; without the others a vectorized kernel loop calls
-/// the scalar tanhf or erff once per lane, with a spill of every live vector
+/// glibc's vector math functions (libmvec, glibc 2.35 or later), each with
+/// its ISA letter of the x86 vector ABI: 'b' (SSE: 4 x f32, 2 x f64) or 'd'
+/// (AVX2: 8 x f32, 4 x f64). LLVM's own libmvec table has only sin, cos, tan,
+/// exp, log and pow; without the others a vectorized kernel loop calls the
+/// scalar tanhf or erff once per lane, with a spill of every live vector
 /// around each call, which is slower to run and, for a chain of GELUs or
-/// tanhs, the larger part of the back end's compile time.
-static void addGlibcVectorMath(llvm::TargetLibraryInfoImpl &library,
-                               bool avx2) {
-  struct MathFunction {
-    const char *name;
-    unsigned arity;
-  };
-  static const MathFunction functions[] = {
-      {"acos", 1},  {"acosh", 1}, {"asin", 1},  {"asinh", 1}, {"atan", 1},
-      {"atanh", 1}, {"cbrt", 1},  {"cos", 1},   {"cosh", 1},  {"erf", 1},
-      {"erfc", 1},  {"exp", 1},   {"exp10", 1}, {"exp2", 1},  {"expm1", 1},
-      {"log", 1},   {"log10", 1}, {"log1p", 1}, {"log2", 1},  {"sin", 1},
-      {"sinh", 1},  {"tan", 1},   {"tanh", 1},  {"atan2", 2}, {"hypot", 2},
-      {"pow", 2}};
-  // The descriptors refer to their names; they live as long as the process.
-  static llvm::StringSaver *names = [] {
+/// tanhs, the larger part of the back end's compile time. Built once: the
+/// descriptors refer to the names it keeps.
+static ArrayRef<std::pair<char, llvm::VecDesc>> getGlibcVectorMath() {
+  static const auto *table = [] {
+    static const std::pair<const char *, unsigned> functions[] = {
+        {"acos", 1},  {"acosh", 1}, {"asin", 1},  {"asinh", 1}, {"atan", 1},
+        {"atanh", 1}, {"cbrt", 1},  {"cos", 1},   {"cosh", 1},  {"erf", 1},
+        {"erfc", 1},  {"exp", 1},   {"exp10", 1}, {"exp2", 1},  {"expm1", 1},
+        {"log", 1},   {"log10", 1}, {"log1p", 1}, {"log2", 1},  {"sin", 1},
+        {"sinh", 1},  {"tan", 1},   {"tanh", 1},  {"atan2", 2}, {"hypot", 2},
+        {"pow", 2}};
     static llvm::BumpPtrAllocator allocator;
-    return new llvm::StringSaver(allocator);
-  }();
-  SmallVector<llvm::VecDesc> descriptors;
-  for (const MathFunction &function : functions) {
-    std::string params(function.arity, 'v');
-    for (bool f32 : {true, false}) {
-      std::string scalar = std::string(function.name) + (f32 ? "f" : "");
-      std::string intrinsic =
-          std::string("llvm.") + function.name + (f32 ? ".f32" : ".f64");
-      for (auto [isa, lanes] :
-           {std::pair<char, unsigned>{'b', f32 ? 4u : 2u},
-            std::pair<char, unsigned>{'d', f32 ? 8u : 4u}}) {
-        if (isa == 'd' && !avx2)
-          continue;
-        std::string vector = "_ZGV" + std::string(1, isa) + "N" +
-                             std::to_string(lanes) + params + "_" + scalar;
-        std::string prefix = "_ZGV_LLVM_N" + std::to_string(lanes) + params;
-        for (const std::string &source : {scalar, intrinsic})
-          descriptors.emplace_back(names->save(source), names->save(vector),
+    static llvm::StringSaver names(allocator);
+    auto *descriptors = new std::vector<std::pair<char, llvm::VecDesc>>();
+    for (auto [name, arity] : functions) {
+      std::string params(arity, 'v');
+      for (bool f32 : {true, false}) {
+        std::string scalar = std::string(name) + (f32 ? "f" : "");
+        std::string intrinsic =
+            std::string("llvm.") + name + (f32 ? ".f32" : ".f64");
+        for (auto [isa, lanes] :
+             {std::pair<char, unsigned>{'b', f32 ? 4 : 2},
+              std::pair<char, unsigned>{'d', f32 ? 8 : 4}}) {
+          std::string width = std::to_string(lanes) + params;
+          StringRef vector = names.save(
+              ("_ZGV" + Twine(isa) + "N" + width + "_" + scalar).str());
+          StringRef prefix = names.save("_ZGV_LLVM_N" + width);
+          for (const std::string &source : {scalar, intrinsic})
+            descriptors->emplace_back(
+                isa, llvm::VecDesc(names.save(source), vector,
                                    llvm::ElementCount::getFixed(lanes),
-                                   /*Masked=*/false, names->save(prefix),
-                                   std::nullopt);
+                                   /*Masked=*/false, prefix, std::nullopt));
+        }
       }
     }
-  }
+    return descriptors;
+  }();
+  return *table;
+}
+
+/// Tells the vectorizer about libmvec's functions for the host's ISA.
+static void addGlibcVectorMath(llvm::TargetLibraryInfoImpl &library,
+                               bool avx2) {
+  SmallVector<llvm::VecDesc> descriptors;
+  for (const auto &[isa, descriptor] : getGlibcVectorMath())
+    if (isa == 'b' || avx2)
+      descriptors.push_back(descriptor);
   library.addVectorizableFunctions(descriptors);
 }
 
