@@ -25,6 +25,17 @@ static std::string formatBytes(int64_t bytes) {
   return text;
 }
 
+/// Whether `value` costs the kernel no parameter: a splat constant folds into
+/// the kernel body as an immediate (linalg's scalar-or-splat constant folding
+/// in FuseKernelBodies), so it takes neither an address register nor a slot
+/// in the kernel's parameter list.
+static bool isImmediate(Value value) {
+  auto constant = value.getDefiningOp<ConstantOp>();
+  auto dense = constant ? dyn_cast<DenseElementsAttr>(constant.getValue())
+                        : DenseElementsAttr();
+  return dense && dense.isSplat();
+}
+
 FusionControlFn mlir::ridge::makeAllLegalFusionControl() {
   return [](const FusionCandidate &) { return FusionDecision::accept(); };
 }
@@ -42,7 +53,10 @@ mlir::ridge::makeRooflineFusionControl(const RooflineModel &model,
     const FusionGroup &merged = candidate.merged;
 
     // Resources first: a merge that does not fit is no kernel at all.
-    int64_t operands = merged.inputs.size() + merged.outputs.size();
+    int64_t operands =
+        llvm::count_if(merged.inputs,
+                       [](Value input) { return !isImmediate(input); }) +
+        merged.outputs.size();
     if (operands > limits.maxKernelOperands)
       return FusionDecision::reject(
           "would exceed the register budget: " + std::to_string(operands) +

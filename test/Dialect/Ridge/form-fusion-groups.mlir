@@ -1,6 +1,7 @@
 // RUN: ridge-opt %s -split-input-file -ridge-form-fusion-groups=remarks=true -verify-diagnostics | FileCheck %s
 // RUN: ridge-opt %s -split-input-file -ridge-form-fusion-groups="policy=all-legal record-unfused=true" | FileCheck %s --check-prefix=ALL
 // RUN: ridge-opt %s -split-input-file -ridge-form-fusion-groups="policy=roofline max-kernel-ops=2 record-unfused=true" | FileCheck %s --check-prefix=LIMIT
+// RUN: ridge-opt %s -split-input-file -ridge-form-fusion-groups="policy=roofline max-kernel-operands=3 record-unfused=true" | FileCheck %s --check-prefix=OPERANDS
 // RUN: not ridge-opt %s -split-input-file -ridge-form-fusion-groups=gpu=Z100 2>&1 | FileCheck %s --check-prefix=BAD-GPU
 
 // BAD-GPU: unknown GPU 'Z100'
@@ -315,4 +316,29 @@ func.func @rotary_halves(%x: tensor<2x3x4x8xf32>, %cos: tensor<2x3x4xf32>, %sin:
   // expected-remark @+1 {{not fused with its producer ridge.sub: fusing would create a cycle through another kernel}}
   %6 = ridge.concat %4, %5 {axis = 3 : i64} : (tensor<2x3x4x4xf32>, tensor<2x3x4x4xf32>) -> tensor<2x3x4x8xf32>
   return %6 : tensor<2x3x4x8xf32>
+}
+
+// -----
+
+// Splat constants fold into the kernel as immediates and cost no kernel
+// operand: under a limit of 3 operands, x, y and the result fill the kernel,
+// and only the non-splat weight is one too many.
+// OPERANDS-LABEL: func @splat_constants_are_no_operands
+// OPERANDS: %[[G:.*]] = ridge.fusion_group "k0_pointwise" kind "pointwise" -> tensor<4xf32> {
+// OPERANDS-NEXT: ridge.add
+// OPERANDS-NEXT: ridge.mul
+// OPERANDS-NEXT: ridge.sub
+// OPERANDS-NEXT: ridge.yield
+// OPERANDS-NEXT: }
+// OPERANDS-NEXT: ridge.fusion_group "k1_pointwise" kind "pointwise" -> tensor<4xf32> {
+// OPERANDS-NEXT: ridge.add %[[G]], %{{.*}} {{.*}}ridge.unfused = [{operand = 0 : i64, reason = "would exceed the register budget: 4 tensors in one kernel (limit 3)"}]
+func.func @splat_constants_are_no_operands(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  %half = ridge.constant dense<0.5> : tensor<1xf32>
+  %one = ridge.constant dense<1.0> : tensor<4xf32>
+  %w = ridge.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  %0 = ridge.add %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %1 = ridge.mul %0, %half : (tensor<4xf32>, tensor<1xf32>) -> tensor<4xf32>
+  %2 = ridge.sub %1, %one : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %3 = ridge.add %2, %w : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %3 : tensor<4xf32>
 }
