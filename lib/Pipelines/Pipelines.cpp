@@ -266,10 +266,14 @@ void mlir::ridge::buildGpuLoweringPipeline(OpPassManager &pm,
   target.optLevel = 3;
   pm.addPass(createGpuNVVMAttachTarget(target));
 
-  // 6. Kernel bodies -> NVVM, with no libdevice calls.
-  pm.addPass(createLowerAffinePass());
+  // 6. Kernel bodies -> NVVM, with no libdevice calls. Views (subviews,
+  //    reshapes) are folded into their descriptors here, not left to the
+  //    host conversion: the kernel module is complete LLVM before it is
+  //    serialized.
   pm.addPass(createSCFToControlFlowPass());
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(memref::createExpandStridedMetadataPass());
+  kernels.addPass(createLowerAffinePass());
   kernels.addPass(createApproximateMathPass());
   kernels.addPass(createMathToPtxPass());
   kernels.addPass(createConvertGpuOpsToNVVMOps());
@@ -277,16 +281,16 @@ void mlir::ridge::buildGpuLoweringPipeline(OpPassManager &pm,
   kernels.addPass(createCSEPass());
   kernels.addPass(createReconcileUnrealizedCastsPass());
 
-  // 7. Host code -> LLVM dialect, launches -> mgpu* calls.
-  addHostToLLVMPasses(pm, HostCode::GpuLaunches);
-  // Kernel bodies may keep dead casts from the host conversion (notes, trap 3).
-  pm.addNestedPass<gpu::GPUModuleOp>(createCanonicalizerPass());
-
-  // 8. Kernel modules -> gpu.binary (PTX or cubin).
+  // 7. Kernel modules -> gpu.binary (PTX or cubin), before the host
+  //    conversions, so that those walk the host code only and not every
+  //    kernel's LLVM dialect again.
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = options.format;
   binary.toolkitPath = options.toolkit;
   pm.addPass(createGpuModuleToBinaryPass(binary));
+
+  // 8. Host code -> LLVM dialect, launches -> mgpu* calls.
+  addHostToLLVMPasses(pm, HostCode::GpuLaunches);
   pm.addPass(createCanonicalizerPass());
 }
 

@@ -38,10 +38,11 @@ def MathToPtxPass : Pass<"ridge-math-to-ptx"> {
   let description = [{
     `convert-gpu-to-nvvm` turns math ops and several LLVM intrinsics (floor,
     sqrt, fabs, ...) into libdevice calls, which a PTX file cannot resolve
-    without a CUDA install. After `ridge-approximate-math`, this pass emits
-    the few exact operations that remain as single PTX instructions
-    (`cvt.rmi`, `sqrt.rn`, `abs`, `fma.rn`, ...) through inline assembly.
-    Run it on `gpu.module`s only.
+    without a CUDA install. After `ridge-approximate-math`, this pass turns
+    the few exact operations that remain into `llvm.call_intrinsic`s of the
+    LLVM intrinsics that NVPTX selects as single PTX instructions
+    (`cvt.rmi`, `sqrt.rn`, `abs`, `fma.rn`, ...); the conversion leaves that
+    generic form alone. Run it on `gpu.module`s only.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
