@@ -11,6 +11,7 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
@@ -79,10 +80,23 @@ FailureOr<Window> resolveWindow(NodeContext &n, ArrayRef<int64_t> spatial,
   // SAME: the output has ceil(in / stride) elements; the odd pad element
   // goes to the end (SAME_UPPER) or the beginning (SAME_LOWER).
   for (size_t i = 0; i < rank; ++i) {
-    int64_t out = (spatial[i] + w.strides[i] - 1) / w.strides[i];
-    int64_t total = std::max<int64_t>(0, (out - 1) * w.strides[i] +
-                                             (kernel[i] - 1) * w.dilations[i] +
-                                             1 - spatial[i]);
+    // (out - 1) * stride + (kernel - 1) * dilation + 1 - in, checked: the
+    // attributes and dims may be hostile.
+    int64_t out =
+        spatial[i] / w.strides[i] + (spatial[i] % w.strides[i] != 0 ? 1 : 0);
+    std::optional<int64_t> covered = llvm::checkedMul(out - 1, w.strides[i]);
+    std::optional<int64_t> extent =
+        llvm::checkedMul(kernel[i] - 1, w.dilations[i]);
+    if (covered && extent)
+      covered = llvm::checkedAdd(*covered, *extent);
+    if (covered)
+      covered = llvm::checkedAdd(*covered, int64_t(1));
+    if (!covered || !extent) {
+      n.emitError() << "auto_pad " << autoPad << ": the window of spatial dim "
+                    << i << " overflows int64";
+      return failure();
+    }
+    int64_t total = std::max<int64_t>(0, *covered - spatial[i]);
     int64_t small = total / 2, large = total - small;
     w.pads[i] = autoPad == "SAME_UPPER" ? small : large;
     w.pads[i + rank] = autoPad == "SAME_UPPER" ? large : small;

@@ -521,15 +521,26 @@ normalizeSliceBounds(int64_t start, int64_t end, int64_t step, int64_t dim) {
     start += dim;
   if (end < 0)
     end += dim;
+  // The element count is ceil(distance / |step|), as (distance - 1) / |step|
+  // + 1 in unsigned arithmetic: |step| may be 2^63 and distance + |step|
+  // would overflow.
   int64_t size;
   if (step > 0) {
     start = std::clamp<int64_t>(start, 0, dim);
     end = std::clamp<int64_t>(end, 0, dim);
-    size = end > start ? (end - start + step - 1) / step : 0;
+    size = end > start
+               ? static_cast<int64_t>(static_cast<uint64_t>(end - start - 1) /
+                                          static_cast<uint64_t>(step) +
+                                      1)
+               : 0;
   } else {
     start = std::clamp<int64_t>(start, -1, dim - 1);
     end = std::clamp<int64_t>(end, -1, dim - 1);
-    size = start > end ? (start - end - step - 1) / -step : 0;
+    uint64_t stride = uint64_t(0) - static_cast<uint64_t>(step);
+    size = start > end
+               ? static_cast<int64_t>(
+                     static_cast<uint64_t>(start - end - 1) / stride + 1)
+               : 0;
   }
   return {size == 0 ? 0 : start, size};
 }

@@ -104,6 +104,34 @@ def main(out):
             [helper.make_node("Add", ["x", "w"], ["y"], name="bias/Add")],
             "external", [vi("x", [4])], [vi("y", [4])],
             initializer=[external_weight(location)]))
+    # Slices whose step is the largest int64 or the smallest: one element
+    # each, with no overflow in the element count (found by the fuzzer).
+    for name, start, end, step in (("slice_step_max.onnx", 0, 4, 2**63 - 1),
+                                   ("slice_step_min.onnx", 3, -5, -2**63)):
+        consts = [numpy_helper.from_array(np.array([v], dtype=np.int64), n)
+                  for v, n in ((start, "starts"), (end, "ends"), (0, "axes"),
+                               (step, "steps"))]
+        save(out, name, helper.make_graph(
+            [helper.make_node("Slice", ["x", "starts", "ends", "axes", "steps"],
+                              ["y"], name="cut/Slice")],
+            "slice_step", [vi("x", [4])], [vi("y", [1])], initializer=consts))
+    # Windows whose extent (kernel - 1) * dilation + 1 overflows int64 (found
+    # by the fuzzer), explicit and through auto_pad.
+    weight = numpy_helper.from_array(np.ones([1, 1, 3], dtype=np.float32), "w")
+    save(out, "conv_dilation_overflow.onnx", helper.make_graph(
+        [helper.make_node("Conv", ["x", "w"], ["y"], name="wide/Conv",
+                          dilations=[2**62])],
+        "conv_dilation", [vi("x", [1, 1, 8])], [vi("y", [1, 1, 6])],
+        initializer=[weight]))
+    save(out, "conv_same_overflow.onnx", helper.make_graph(
+        [helper.make_node("Conv", ["x", "w"], ["y"], name="same/Conv",
+                          dilations=[2**62], auto_pad="SAME_UPPER")],
+        "conv_same", [vi("x", [1, 1, 8])], [vi("y", [1, 1, 8])],
+        initializer=[weight]))
+    save(out, "pool_stride_ceil.onnx", helper.make_graph(
+        [helper.make_node("MaxPool", ["x"], ["y"], name="far/MaxPool",
+                          kernel_shape=[2], strides=[2**63 - 1], ceil_mode=1)],
+        "pool_stride", [vi("x", [1, 1, 8])], [vi("y", [1, 1, 1])]))
     # Concat of 10,000 inputs alternating x (1 element) and z (2 elements),
     # with test data: the output is x, z0, z1, x, z0, z1, ...
     pairs = 5000

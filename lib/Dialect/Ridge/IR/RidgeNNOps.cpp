@@ -10,6 +10,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 #include <cmath>
 
@@ -31,6 +32,37 @@ static int64_t product(ArrayRef<int64_t> values) {
 /// Checks the window attributes of an op with `spatialRank` spatial dims:
 /// per-dim strides and dilations (positive) and 2 * spatialRank pads
 /// (non-negative unless `allowNegativePads`).
+/// A window of `kernel` taps `dilation` apart over `size` elements padded by
+/// `padBegin` and `padEnd`: its extent, and the padded size minus the extent
+/// (the room the window slides in). Nothing when either overflows int64, as
+/// hostile attributes or dims make it.
+struct WindowSpan {
+  int64_t extent, span;
+};
+static std::optional<WindowSpan> getWindowSpan(int64_t size, int64_t kernel,
+                                               int64_t dilation,
+                                               int64_t padBegin,
+                                               int64_t padEnd) {
+  std::optional<int64_t> extent = llvm::checkedMul(kernel - 1, dilation);
+  if (extent)
+    extent = llvm::checkedAdd(*extent, int64_t(1));
+  std::optional<int64_t> padded = llvm::checkedAdd(size, padBegin);
+  if (padded)
+    padded = llvm::checkedAdd(*padded, padEnd);
+  if (!extent || !padded)
+    return std::nullopt;
+  std::optional<int64_t> span = llvm::checkedSub(*padded, *extent);
+  if (!span)
+    return std::nullopt;
+  return WindowSpan{*extent, *span};
+}
+
+static LogicalResult windowOverflow(std::optional<Location> loc, int64_t dim) {
+  return inferenceError(loc, "window of spatial dim " + Twine(dim) +
+                                 " overflows int64 (kernel, dilation, pads "
+                                 "or input size out of range)");
+}
+
 static LogicalResult checkWindow(std::optional<Location> loc,
                                  int64_t spatialRank, ArrayRef<int64_t> strides,
                                  ArrayRef<int64_t> pads,
@@ -97,9 +129,12 @@ static LogicalResult inferConv(std::optional<Location> loc,
                                    Twine(group));
   SmallVector<int64_t> shape{input.getDimSize(0), outChannels};
   for (int64_t i = 0; i < rank - 2; ++i) {
-    int64_t window = (weight.getDimSize(i + 2) - 1) * dilations[i] + 1;
-    int64_t span =
-        input.getDimSize(i + 2) + pads[i] + pads[i + rank - 2] - window;
+    std::optional<WindowSpan> window =
+        getWindowSpan(input.getDimSize(i + 2), weight.getDimSize(i + 2),
+                      dilations[i], pads[i], pads[i + rank - 2]);
+    if (!window)
+      return windowOverflow(loc, i);
+    int64_t span = window->span;
     if (span < 0)
       return inferenceError(loc, "conv window of spatial dim " + Twine(i) +
                                      " is larger than the padded input");
@@ -195,14 +230,24 @@ ConvTransposeOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                    Twine(group));
   SmallVector<int64_t> shape{input.getDimSize(0), weight.getDimSize(1) * group};
   for (int64_t i = 0; i < rank - 2; ++i) {
-    int64_t size = strides[i] * (input.getDimSize(i + 2) - 1) +
-                   outputPadding[i] +
-                   (weight.getDimSize(i + 2) - 1) * dilations[i] + 1 - pads[i] -
-                   pads[i + rank - 2];
-    if (size < 1)
+    // stride * (in - 1) + output_padding + extent - pads, checked.
+    std::optional<WindowSpan> window =
+        getWindowSpan(0, weight.getDimSize(i + 2), dilations[i], 0, 0);
+    std::optional<int64_t> size =
+        llvm::checkedMul(strides[i], input.getDimSize(i + 2) - 1);
+    for (int64_t term :
+         {outputPadding[i], window ? window->extent : int64_t(0)})
+      if (size)
+        size = llvm::checkedAdd(*size, term);
+    for (int64_t pad : {pads[i], pads[i + rank - 2]})
+      if (size)
+        size = llvm::checkedSub(*size, pad);
+    if (!window || !size)
+      return windowOverflow(loc, i);
+    if (*size < 1)
       return inferenceError(loc, "conv_transpose output spatial dim " +
-                                     Twine(i) + " would be " + Twine(size));
-    shape.push_back(size);
+                                     Twine(i) + " would be " + Twine(*size));
+    shape.push_back(*size);
   }
   results.push_back(RankedTensorType::get(shape, input.getElementType()));
   return success();
@@ -257,17 +302,24 @@ LogicalResult PoolOp::inferReturnTypes(MLIRContext *ctx,
   SmallVector<int64_t> shape(input.getShape().take_front(2));
   for (int64_t i = 0; i < rank - 2; ++i) {
     int64_t size = input.getDimSize(i + 2);
-    int64_t window = (kernel[i] - 1) * dilations[i] + 1;
-    int64_t span = size + pads[i] + pads[i + rank - 2] - window;
+    std::optional<WindowSpan> window = getWindowSpan(
+        size, kernel[i], dilations[i], pads[i], pads[i + rank - 2]);
+    if (!window)
+      return windowOverflow(loc, i);
+    int64_t span = window->span;
     if (span < 0)
       return inferenceError(loc, "pool window of spatial dim " + Twine(i) +
                                      " is larger than the padded input");
-    int64_t out = adaptor.getCeilMode()
-                      ? (span + strides[i] - 1) / strides[i] + 1
-                      : span / strides[i] + 1;
+    int64_t out = span / strides[i] + 1;
+    if (adaptor.getCeilMode() && span % strides[i] != 0)
+      ++out;
     // The last window must start inside the input or its begin padding.
-    if (adaptor.getCeilMode() && (out - 1) * strides[i] >= size + pads[i])
-      --out;
+    if (adaptor.getCeilMode()) {
+      std::optional<int64_t> start = llvm::checkedMul(out - 1, strides[i]);
+      std::optional<int64_t> limit = llvm::checkedAdd(size, pads[i]);
+      if (!start || !limit || *start >= *limit)
+        --out;
+    }
     shape.push_back(out);
   }
   results.push_back(RankedTensorType::get(shape, input.getElementType()));
@@ -438,21 +490,32 @@ LogicalResult Col2ImOp::verify() {
       llvm::any_of(pads, [](int64_t v) { return v < 0; }))
     return emitOpError("block_shape, strides and dilations must be positive "
                        "and pads non-negative");
-  int64_t blockSize = 1, blocks = 1;
+  std::optional<int64_t> blockSize = 1, blocks = 1;
   for (int64_t d = 0; d < spatial; ++d) {
-    blockSize *= block[d];
-    int64_t padded = result.getDimSize(2 + d) + pads[d] + pads[spatial + d];
-    int64_t extent = dilations[d] * (block[d] - 1) + 1;
-    if (padded < extent)
+    if (blockSize)
+      blockSize = llvm::checkedMul(*blockSize, block[d]);
+    std::optional<WindowSpan> window =
+        getWindowSpan(result.getDimSize(2 + d), block[d], dilations[d], pads[d],
+                      pads[spatial + d]);
+    if (!window)
+      return emitOpError("block dim ")
+             << d << " overflows int64 (block, dilation, pads or image size "
+             << "out of range)";
+    if (window->span < 0)
       return emitOpError("block dim ") << d << " does not fit the image";
-    blocks *= (padded - extent) / strides[d] + 1;
+    if (blocks)
+      blocks = llvm::checkedMul(*blocks, window->span / strides[d] + 1);
   }
+  std::optional<int64_t> channels =
+      blockSize ? llvm::checkedMul(result.getDimSize(1), *blockSize)
+                : std::nullopt;
+  if (!channels || !blocks)
+    return emitOpError("block count or size overflows int64");
   if (input.getDimSize(0) != result.getDimSize(0) ||
-      input.getDimSize(1) != result.getDimSize(1) * blockSize ||
-      input.getDimSize(2) != blocks)
+      input.getDimSize(1) != *channels || input.getDimSize(2) != *blocks)
     return emitOpError("input ")
            << input << " does not match the result " << result << " ("
-           << blockSize << " values per block, " << blocks << " blocks)";
+           << *blockSize << " values per block, " << *blocks << " blocks)";
   return success();
 }
 
