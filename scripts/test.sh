@@ -14,7 +14,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 source "$root/scripts/deps.sh"
 ridge_install_deps
 ridge_build
-ninja -C "$root/build" ridge-opt ridgec ridge-run ridge-runtime-test >/dev/null
+ninja -C "$root/build" ridge-opt ridgec ridge-run ridge-emu ridge-runtime-test >/dev/null
 
 set +e
 /usr/lib/llvm-22/bin/lit -sv "$root/build/test" | tee "$root/build/lit.log"

@@ -23,7 +23,7 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [os.path.join(config.ridge_obj_root, "bin"), config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(
-    ["ridge-opt", "ridgec", "ridge-run", "ridge-runtime-test",
+    ["ridge-opt", "ridgec", "ridge-run", "ridge-emu", "ridge-runtime-test",
      "ridge-cost-coverage-test"], tool_dirs)
 
 config.substitutions.append(
@@ -35,7 +35,7 @@ config.substitutions.append(
 # ptxas (CUDA) is optional: tests that assemble PTX say `REQUIRES: ptxas`.
 cuda_bins = [os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin"),
              "/usr/local/cuda/bin"]
-for tool in ["ptxas", "cuobjdump", "nvdisasm"]:
+for tool in ["ptxas", "cuobjdump", "nvdisasm", "nvcc"]:
     found = shutil.which(tool)
     if not found:
         for d in cuda_bins:
