@@ -193,6 +193,7 @@ static void addHostToLLVMPasses(OpPassManager &pm, HostCode host) {
   if (host == HostCode::GpuLaunches) {
     GpuToLLVMConversionPassOptions launches;
     launches.hostBarePtrCallConv = true;
+    launches.kernelBarePtrCallConv = true;
     pm.addPass(createGpuToLLVMConversionPass(launches));
   }
   pm.addPass(createReconcileUnrealizedCastsPass());
@@ -276,7 +277,12 @@ void mlir::ridge::buildGpuLoweringPipeline(OpPassManager &pm,
   kernels.addPass(createLowerAffinePass());
   kernels.addPass(createApproximateMathPass());
   kernels.addPass(createMathToPtxPass());
-  kernels.addPass(createConvertGpuOpsToNVVMOps());
+  // Kernels take each buffer as one bare pointer, as the host's launches
+  // pass them (gpu-to-llvm's kernel-bare-ptr-calling-convention below): the
+  // two sides must agree, and every kernel buffer has a static shape.
+  ConvertGpuOpsToNVVMOpsOptions nvvm;
+  nvvm.useBarePtrCallConv = true;
+  kernels.addPass(createConvertGpuOpsToNVVMOps(nvvm));
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
   kernels.addPass(createReconcileUnrealizedCastsPass());
