@@ -638,8 +638,12 @@ bool Parser::parseRegDecl(PtxFunction &function) {
     scopes.back().push_back(name);
   };
   do {
-    std::string name = next().text;
-    if (name.empty() || name[0] != '%')
+    // Register names are identifiers; '%' is only a convention (inline
+    // assembly declares "tmp").
+    const Token &token = next();
+    std::string name = token.text;
+    if (token.kind != Token::Word || name.empty() ||
+        std::isdigit(static_cast<unsigned char>(name[0])) || name[0] == '.')
       return fail("expected a register name, found '" + name + "'");
     if (consume("<")) {
       uint64_t count;
@@ -942,6 +946,11 @@ bool Parser::parseOperand(PtxFunction &function, RawOperand &raw) {
   }
   if (negative)
     return fail("bad operand '-" + word + "'");
+  if (auto reg = lookupReg(word)) {
+    op.kind = OperandKind::Reg;
+    op.reg = *reg;
+    return true;
+  }
   // A symbol (its address) or a label.
   raw.name = word;
   op.symbol = resolveSymbol(function, word);

@@ -11,6 +11,7 @@
 
 #include "CudaDriver.h"
 
+#include <cstdlib>
 #include <dlfcn.h>
 
 #include <mutex>
@@ -64,6 +65,40 @@ CudaDriver *CudaDriver::get(std::string &whyNot) {
 }
 
 bool CudaDriver::init(std::string &whyNot) {
+  // RIDGE_DEVICE=emulator[:sm_NN[a]] binds the PTX emulator's driver table
+  // (EmulatedDriver.cpp) instead of libcuda.so.1; everything else is the
+  // same code path.
+  const char *selected = std::getenv("RIDGE_DEVICE");
+  std::string device = selected ? selected : "";
+  if (device.rfind("emulator", 0) == 0) {
+    int cc = 90;
+    std::string chip = device.size() > 8 ? device.substr(8) : "";
+    if (!chip.empty()) {
+      char *end = nullptr;
+      long value = chip.rfind(":sm_", 0) == 0
+                       ? std::strtol(chip.c_str() + 4, &end, 10)
+                       : 0;
+      if (value < 50 || value > 200 || !end ||
+          !(*end == '\0' || (end[0] == 'a' && end[1] == '\0'))) {
+        whyNot = "RIDGE_DEVICE='" + device +
+                 "': expected emulator or emulator:sm_NN (sm_80, sm_90a, ...)";
+        return false;
+      }
+      cc = static_cast<int>(value);
+    }
+    fns = getEmulatedDriverApi(cc);
+    emulated = true;
+  } else if (!device.empty() && device != "gpu") {
+    whyNot =
+        "RIDGE_DEVICE='" + device + "' is neither 'gpu' nor 'emulator[:sm_NN]'";
+    return false;
+  } else if (!bindLibcuda(whyNot)) {
+    return false;
+  }
+  return initDevices(whyNot);
+}
+
+bool CudaDriver::bindLibcuda(std::string &whyNot) {
   dlerror();
   handle = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
@@ -123,7 +158,11 @@ bool CudaDriver::init(std::string &whyNot) {
              "' (NVIDIA driver too old?)";
     return false;
   }
+  return true;
+}
 
+bool CudaDriver::initDevices(std::string &whyNot) {
+  Api &a = fns;
   CUresult r = a.cuInit(0);
   if (r != CUDA_SUCCESS) {
     whyNot = "cuInit failed: " + errorString(r);

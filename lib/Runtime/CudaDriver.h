@@ -103,6 +103,8 @@ public:
   int maxSharedMemoryOptin(int ordinal = 0) const;
   /// Driver version as reported by cuDriverGetVersion (12040 = 12.4).
   int driverVersion() const { return version; }
+  /// Whether the driver is the PTX emulator (RIDGE_DEVICE=emulator).
+  bool isEmulated() const { return emulated; }
 
   /// Makes device `ordinal`'s primary context current on the calling thread,
   /// retaining it on first use. Returns false and sets `error` on failure.
@@ -179,6 +181,10 @@ private:
   CudaDriver() = default;
   ~CudaDriver() = default;
   bool init(std::string &whyNot);
+  /// dlopen()s libcuda.so.1 and resolves the entry points into `fns`.
+  bool bindLibcuda(std::string &whyNot);
+  /// cuInit and the device table, through whichever `fns` is bound.
+  bool initDevices(std::string &whyNot);
 
   struct DeviceInfo {
     cu::CUdevice device = 0;
@@ -189,10 +195,15 @@ private:
   };
 
   void *handle = nullptr;
+  bool emulated = false;
   Api fns{};
   int version = 0;
   std::vector<DeviceInfo> devices;
 };
+
+/// The driver API implemented on the PTX emulator (EmulatedDriver.cpp), for
+/// one emulated device of compute capability `computeCapability` (80, 90).
+CudaDriver::Api getEmulatedDriverApi(int computeCapability);
 
 //===----------------------------------------------------------------------===//
 // Sticky GPU errors

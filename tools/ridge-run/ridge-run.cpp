@@ -6,6 +6,8 @@
 // Compiles the model (input shapes taken from DIR/input_K.pb; small inputs
 // also lend their values to operands that decide shapes), runs it
 // through libridge_runtime and compares each output with DIR/output_K.pb.
+// With --target=sm_* --device=emulator, the PTX emulator stands in for the
+// CUDA driver under the runtime (lib/Runtime/EmulatedDriver.cpp).
 // Exit codes: 0 all outputs within tolerance, 1 mismatch or error,
 // 3 the GPU target was asked for but no NVIDIA GPU/driver is available.
 //
@@ -114,6 +116,16 @@ static cl::opt<bool> randomInputs(
     cl::desc("Run on uniform random inputs of the model's own static shapes "
              "instead of --test-data (for --repeat benchmarks)"),
     cl::init(false), cl::cat(category));
+
+enum class DeviceKind { Gpu, Emulator };
+static cl::opt<DeviceKind> device(
+    "device",
+    cl::desc("What runs a GPU target's kernels: the NVIDIA driver's GPU, or "
+             "the PTX emulator standing in for the driver (RIDGE_DEVICE)"),
+    cl::values(clEnumValN(DeviceKind::Gpu, "gpu", "the GPU (default)"),
+               clEnumValN(DeviceKind::Emulator, "emulator",
+                          "the PTX emulator, as the target's chip")),
+    cl::init(DeviceKind::Gpu), cl::cat(category));
 
 enum ExitCode { kOk = 0, kFailed = 1, kNoGpu = 3, kOutOfScope = 4 };
 
@@ -474,6 +486,16 @@ int main(int argc, char **argv) {
     return fail(error);
   resolvedTarget = *resolved;
   target = resolvedTarget.chip;
+  // The runtime binds its driver on first use, after this: the emulator
+  // stands in for it as the compiled chip.
+  if (device == DeviceKind::Emulator) {
+    if (target == "cpu")
+      return fail("--device=emulator runs GPU targets (--target=sm_80, "
+                  "sm_90a, ...), not the CPU");
+    setenv("RIDGE_DEVICE", ("emulator:" + target).c_str(), /*overwrite=*/1);
+  } else if (device.getNumOccurrences()) {
+    setenv("RIDGE_DEVICE", "gpu", /*overwrite=*/1);
+  }
   if (randomInputs) {
     DialectRegistry registry;
     registerCompilerDialects(registry);

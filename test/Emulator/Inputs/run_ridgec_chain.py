@@ -4,8 +4,8 @@ its kernel's PTX on the emulator and compares with NumPy.
     run_ridgec_chain.py RIDGEC RIDGE_EMU GEN_SCALING_MODELS TARGET WORK_DIR
 
 The chain (gen_scaling_models.py chain 40) is one pointwise kernel over a
-[64, 256] f32 tensor; it takes two memref descriptors and runs one thread
-per element, blocks of its .maxntid. Prints "TARGET: PASS" or the worst
+[64, 256] f32 tensor; it takes its two buffers as bare pointers and runs
+one thread per element, blocks of its .maxntid. Prints "TARGET: PASS" or the worst
 element.
 """
 
@@ -56,7 +56,7 @@ def main(ridgec, emu, generator, target, work):
                     "--grid", str(x.size // block), "--block", str(block),
                     "--buffer", "x:f32:%d:file=%s" % (x.size, x_path),
                     "--buffer", "y:f32:%d" % x.size,
-                    "--arg", "memref:x:64x256", "--arg", "memref:y:64x256",
+                    "--arg", "buf:x", "--arg", "buf:y",
                     "--write", "y=" + y_path], check=True)
     got = np.fromfile(y_path, dtype=np.float32).reshape(64, 256)
     want = reference(model, x)

@@ -1,0 +1,446 @@
+//===- EmulatedDriver.cpp - The CUDA driver API on the PTX emulator -------===//
+//
+// The subset of the driver API that the runtime calls (CudaDriver::Api),
+// implemented on lib/Emulator: device memory, module load from PTX text,
+// kernel launches, and streams and events that complete at once (every call
+// runs synchronously). With RIDGE_DEVICE=emulator[:sm_NN] the runtime binds
+// this table instead of libcuda.so.1, so everything above the driver (the
+// mgpu* wrappers, argument packing, buffer staging, launch configuration) is
+// the code a GPU would run.
+//
+// Errors carry the emulator's message (kernel, block, thread, PTX line)
+// through cuGetErrorString, so the runtime's usual "call failed: NAME
+// (description)" reports say what went wrong.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CudaDriver.h"
+
+#include "ridgeline/Emulator/Emulator.h"
+
+#include <cstring>
+#include <memory>
+#include <mutex>
+
+using namespace ridge::rt;
+using namespace ridge::rt::cu;
+
+namespace {
+
+// Result codes, as cuda.h numbers them.
+constexpr CUresult kInvalidValue = 1;
+constexpr CUresult kOutOfMemory = 2;
+constexpr CUresult kInvalidDevice = 101;
+constexpr CUresult kInvalidImage = 200;
+constexpr CUresult kNoBinaryForGpu = 209;
+constexpr CUresult kInvalidPtx = 218;
+constexpr CUresult kInvalidHandle = 400;
+constexpr CUresult kNotFound = 500;
+constexpr CUresult kLaunchFailed = 719;
+constexpr CUresult kNotSupported = 801;
+
+struct EmulatedFunction {
+  ridge::emu::LoadedModule *module = nullptr;
+  const ridge::emu::PtxFunction *kernel = nullptr;
+  int maxDynamicShared = 48 * 1024;
+};
+
+struct EmulatedModule {
+  ridge::emu::LoadedModule *loaded = nullptr;
+  std::vector<std::unique_ptr<EmulatedFunction>> functions;
+};
+
+/// The one emulated device. Heap-allocated and never freed, like the
+/// CudaDriver: model destructors unload modules at exit.
+struct EmulatorState {
+  ridge::emu::Device device;
+  int computeCapability = 90;
+  std::mutex mutex;
+  int context = 0, stream = 0, event = 0; // addresses serve as handles
+};
+
+EmulatorState *state = nullptr;
+
+/// The detailed message of this thread's last failure, and its code.
+thread_local std::string lastDetail;
+thread_local CUresult lastCode = 0;
+
+CUresult failWith(CUresult code, std::string detail) {
+  lastCode = code;
+  lastDetail = std::move(detail);
+  return code;
+}
+
+const char *getName(CUresult code) {
+  switch (code) {
+  case CUDA_SUCCESS:
+    return "CUDA_SUCCESS";
+  case kInvalidValue:
+    return "CUDA_ERROR_INVALID_VALUE";
+  case kOutOfMemory:
+    return "CUDA_ERROR_OUT_OF_MEMORY";
+  case CUDA_ERROR_DEINITIALIZED:
+    return "CUDA_ERROR_DEINITIALIZED";
+  case kInvalidDevice:
+    return "CUDA_ERROR_INVALID_DEVICE";
+  case kInvalidImage:
+    return "CUDA_ERROR_INVALID_IMAGE";
+  case kNoBinaryForGpu:
+    return "CUDA_ERROR_NO_BINARY_FOR_GPU";
+  case kInvalidPtx:
+    return "CUDA_ERROR_INVALID_PTX";
+  case kInvalidHandle:
+    return "CUDA_ERROR_INVALID_HANDLE";
+  case kNotFound:
+    return "CUDA_ERROR_NOT_FOUND";
+  case kLaunchFailed:
+    return "CUDA_ERROR_LAUNCH_FAILED";
+  case kNotSupported:
+    return "CUDA_ERROR_NOT_SUPPORTED";
+  default:
+    return nullptr;
+  }
+}
+
+CUresult emuInit(unsigned) { return CUDA_SUCCESS; }
+CUresult emuDriverGetVersion(int *version) {
+  *version = 13000;
+  return CUDA_SUCCESS;
+}
+CUresult emuGetErrorName(CUresult code, const char **name) {
+  *name = getName(code);
+  return *name ? CUDA_SUCCESS : kInvalidValue;
+}
+CUresult emuGetErrorString(CUresult code, const char **text) {
+  if (code == lastCode && !lastDetail.empty()) {
+    *text = lastDetail.c_str();
+    return CUDA_SUCCESS;
+  }
+  *text = code == CUDA_SUCCESS ? "no error" : "PTX emulator error";
+  return CUDA_SUCCESS;
+}
+CUresult emuDeviceGetCount(int *count) {
+  *count = 1;
+  return CUDA_SUCCESS;
+}
+CUresult emuDeviceGet(CUdevice *device, int ordinal) {
+  if (ordinal != 0)
+    return kInvalidDevice;
+  *device = 0;
+  return CUDA_SUCCESS;
+}
+CUresult emuDeviceGetName(char *name, int length, CUdevice) {
+  std::string text = "Ridgeline PTX emulator (sm_" +
+                     std::to_string(state->computeCapability) +
+                     (state->computeCapability >= 90 ? "a)" : ")");
+  std::strncpy(name, text.c_str(), static_cast<size_t>(length));
+  return CUDA_SUCCESS;
+}
+CUresult emuDeviceGetAttribute(int *value, int attribute, CUdevice) {
+  switch (attribute) {
+  case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR:
+    *value = state->computeCapability / 10;
+    return CUDA_SUCCESS;
+  case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR:
+    *value = state->computeCapability % 10;
+    return CUDA_SUCCESS;
+  case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN:
+    *value = static_cast<int>(state->device.getMaxSharedMemoryPerBlock());
+    return CUDA_SUCCESS;
+  default:
+    return failWith(kInvalidValue, "device attribute " +
+                                       std::to_string(attribute) +
+                                       " is not emulated");
+  }
+}
+CUresult emuPrimaryCtxRetain(CUcontext *context, CUdevice) {
+  *context = reinterpret_cast<CUcontext>(&state->context);
+  return CUDA_SUCCESS;
+}
+CUresult emuCtxSetCurrent(CUcontext) { return CUDA_SUCCESS; }
+CUresult emuCtxGetCurrent(CUcontext *context) {
+  *context = reinterpret_cast<CUcontext>(&state->context);
+  return CUDA_SUCCESS;
+}
+CUresult emuSynchronize() { return CUDA_SUCCESS; }
+
+CUresult emuMemAlloc(CUdeviceptr *pointer, size_t bytes) {
+  std::lock_guard<std::mutex> lock(state->mutex);
+  uint64_t address = state->device.getMemory().allocate(bytes, "");
+  if (!address)
+    return failWith(kOutOfMemory, "cannot allocate " + std::to_string(bytes) +
+                                      " bytes of emulated device memory");
+  *pointer = address;
+  return CUDA_SUCCESS;
+}
+CUresult emuMemAllocManaged(CUdeviceptr *pointer, size_t bytes, unsigned) {
+  return emuMemAlloc(pointer, bytes);
+}
+CUresult emuMemFree(CUdeviceptr pointer) {
+  std::lock_guard<std::mutex> lock(state->mutex);
+  if (!state->device.getMemory().free(pointer))
+    return failWith(kInvalidValue, "cuMemFree of an address that no "
+                                   "allocation starts at");
+  return CUDA_SUCCESS;
+}
+
+/// Checks that [address, address + bytes) is inside one device allocation.
+CUresult checkDeviceRange(const char *what, uint64_t address, size_t bytes) {
+  if (bytes == 0 || state->device.getMemory().find(address, bytes))
+    return CUDA_SUCCESS;
+  char text[160];
+  std::snprintf(text, sizeof(text),
+                "%s of %zu bytes at 0x%llx: not inside one device allocation",
+                what, bytes, static_cast<unsigned long long>(address));
+  return failWith(kInvalidValue, text);
+}
+
+CUresult emuMemcpyHtoD(CUdeviceptr dst, const void *src, size_t bytes) {
+  if (CUresult r = checkDeviceRange("cuMemcpyHtoD", dst, bytes))
+    return r;
+  std::memcpy(reinterpret_cast<void *>(dst), src, bytes);
+  return CUDA_SUCCESS;
+}
+CUresult emuMemcpyDtoH(void *dst, CUdeviceptr src, size_t bytes) {
+  if (CUresult r = checkDeviceRange("cuMemcpyDtoH", src, bytes))
+    return r;
+  std::memcpy(dst, reinterpret_cast<const void *>(src), bytes);
+  return CUDA_SUCCESS;
+}
+CUresult emuMemcpyDtoD(CUdeviceptr dst, CUdeviceptr src, size_t bytes) {
+  if (CUresult r = checkDeviceRange("cuMemcpyDtoD", dst, bytes))
+    return r;
+  if (CUresult r = checkDeviceRange("cuMemcpyDtoD", src, bytes))
+    return r;
+  std::memmove(reinterpret_cast<void *>(dst),
+               reinterpret_cast<const void *>(src), bytes);
+  return CUDA_SUCCESS;
+}
+/// Unified addressing: either side may be host or device memory.
+CUresult emuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes,
+                        CUstream) {
+  std::memmove(reinterpret_cast<void *>(dst),
+               reinterpret_cast<const void *>(src), bytes);
+  return CUDA_SUCCESS;
+}
+template <typename T>
+CUresult fill(const char *what, CUdeviceptr dst, T value, size_t count) {
+  if (CUresult r = checkDeviceRange(what, dst, count * sizeof(T)))
+    return r;
+  T *data = reinterpret_cast<T *>(dst);
+  for (size_t i = 0; i < count; ++i)
+    data[i] = value;
+  return CUDA_SUCCESS;
+}
+CUresult emuMemsetD8(CUdeviceptr dst, unsigned char value, size_t count) {
+  return fill("cuMemsetD8", dst, value, count);
+}
+CUresult emuMemsetD32(CUdeviceptr dst, unsigned value, size_t count) {
+  return fill("cuMemsetD32", dst, value, count);
+}
+CUresult emuMemsetD16Async(CUdeviceptr dst, unsigned short value, size_t count,
+                           CUstream) {
+  return fill("cuMemsetD16Async", dst, value, count);
+}
+CUresult emuMemsetD32Async(CUdeviceptr dst, unsigned value, size_t count,
+                           CUstream) {
+  return fill("cuMemsetD32Async", dst, value, count);
+}
+CUresult emuHostRegister(void *, size_t, unsigned) { return CUDA_SUCCESS; }
+CUresult emuHostUnregister(void *) { return CUDA_SUCCESS; }
+
+CUresult loadPtx(CUmodule *module, const void *image, std::string &detail) {
+  static const unsigned char kElf[4] = {0x7f, 'E', 'L', 'F'};
+  static const unsigned char kFatbin[4] = {0x50, 0xed, 0x55, 0xba};
+  if (std::memcmp(image, kElf, 4) == 0 || std::memcmp(image, kFatbin, 4) == 0) {
+    detail = "the PTX emulator runs PTX text, not cubin or fatbin images";
+    return kInvalidImage;
+  }
+  std::lock_guard<std::mutex> lock(state->mutex);
+  std::string error;
+  ridge::emu::LoadedModule *loaded =
+      state->device.loadModule(static_cast<const char *>(image), error);
+  if (!loaded) {
+    detail = "PTX line " + error;
+    return kInvalidPtx;
+  }
+  // PTX for a later chip does not run on an earlier one; sm_90a only on 9.0.
+  const std::string &target = loaded->ptx->target;
+  int chip = 0;
+  if (target.rfind("sm_", 0) == 0)
+    chip = std::atoi(target.c_str() + 3);
+  int have = state->computeCapability;
+  bool archSpecific = !target.empty() && target.back() == 'a';
+  if (chip > have || (archSpecific && chip != have)) {
+    detail = "PTX for " + target + " cannot run on the emulated sm_" +
+             std::to_string(have);
+    state->device.unloadModule(loaded);
+    return kNoBinaryForGpu;
+  }
+  auto *emulated = new EmulatedModule;
+  emulated->loaded = loaded;
+  *module = reinterpret_cast<CUmodule>(emulated);
+  return CUDA_SUCCESS;
+}
+
+CUresult emuModuleLoadData(CUmodule *module, const void *image) {
+  std::string detail;
+  CUresult result = loadPtx(module, image, detail);
+  return result == CUDA_SUCCESS ? result : failWith(result, detail);
+}
+CUresult emuModuleLoadDataEx(CUmodule *module, const void *image,
+                             unsigned numOptions, int *options, void **values) {
+  std::string detail;
+  CUresult result = loadPtx(module, image, detail);
+  if (result == CUDA_SUCCESS)
+    return result;
+  // The JIT's error log, as ptxas would fill it.
+  char *log = nullptr;
+  size_t logSize = 0;
+  for (unsigned i = 0; i < numOptions; ++i) {
+    if (options[i] == CU_JIT_ERROR_LOG_BUFFER)
+      log = static_cast<char *>(values[i]);
+    else if (options[i] == CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES)
+      logSize = reinterpret_cast<uintptr_t>(values[i]);
+  }
+  if (log && logSize) {
+    std::strncpy(log, detail.c_str(), logSize - 1);
+    log[logSize - 1] = '\0';
+  }
+  return failWith(result, detail);
+}
+CUresult emuModuleUnload(CUmodule module) {
+  auto *emulated = reinterpret_cast<EmulatedModule *>(module);
+  if (!emulated)
+    return kInvalidHandle;
+  std::lock_guard<std::mutex> lock(state->mutex);
+  state->device.unloadModule(emulated->loaded);
+  delete emulated;
+  return CUDA_SUCCESS;
+}
+CUresult emuModuleGetFunction(CUfunction *function, CUmodule module,
+                              const char *name) {
+  auto *emulated = reinterpret_cast<EmulatedModule *>(module);
+  if (!emulated)
+    return kInvalidHandle;
+  const ridge::emu::PtxFunction *kernel =
+      emulated->loaded->ptx->findFunction(name);
+  if (!kernel || !kernel->isEntry)
+    return failWith(kNotFound,
+                    std::string("no kernel '") + name + "' in the module");
+  auto entry = std::make_unique<EmulatedFunction>();
+  entry->module = emulated->loaded;
+  entry->kernel = kernel;
+  *function = reinterpret_cast<CUfunction>(entry.get());
+  emulated->functions.push_back(std::move(entry));
+  return CUDA_SUCCESS;
+}
+CUresult emuFuncSetAttribute(CUfunction function, int attribute, int value) {
+  auto *entry = reinterpret_cast<EmulatedFunction *>(function);
+  if (!entry)
+    return kInvalidHandle;
+  if (attribute == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) {
+    if (value < 0 ||
+        static_cast<uint64_t>(value) + entry->kernel->staticShared >
+            state->device.getMaxSharedMemoryPerBlock())
+      return failWith(kInvalidValue, "dynamic shared memory of " +
+                                         std::to_string(value) +
+                                         " bytes for '" + entry->kernel->name +
+                                         "' exceeds the device's limit");
+    entry->maxDynamicShared = value;
+    return CUDA_SUCCESS;
+  }
+  return CUDA_SUCCESS;
+}
+CUresult emuLaunchKernel(CUfunction function, unsigned gridX, unsigned gridY,
+                         unsigned gridZ, unsigned blockX, unsigned blockY,
+                         unsigned blockZ, unsigned sharedBytes, CUstream,
+                         void **params, void **extra) {
+  auto *entry = reinterpret_cast<EmulatedFunction *>(function);
+  if (!entry)
+    return kInvalidHandle;
+  if (extra)
+    return failWith(kNotSupported,
+                    "cuLaunchKernel's 'extra' parameter buffer is not "
+                    "emulated");
+  if (sharedBytes > static_cast<unsigned>(entry->maxDynamicShared))
+    return failWith(kInvalidValue,
+                    "kernel '" + entry->kernel->name + "' launched with " +
+                        std::to_string(sharedBytes) +
+                        " bytes of dynamic shared memory, above its " +
+                        std::to_string(entry->maxDynamicShared));
+  std::lock_guard<std::mutex> lock(state->mutex);
+  std::string error;
+  if (!state->device.launch(
+          *entry->module, *entry->kernel, ridge::emu::Dim3{gridX, gridY, gridZ},
+          ridge::emu::Dim3{blockX, blockY, blockZ}, sharedBytes, params, error))
+    return failWith(kLaunchFailed, error);
+  return CUDA_SUCCESS;
+}
+CUresult emuStreamCreate(CUstream *stream, unsigned) {
+  *stream = reinterpret_cast<CUstream>(&state->stream);
+  return CUDA_SUCCESS;
+}
+CUresult emuStreamDestroy(CUstream) { return CUDA_SUCCESS; }
+CUresult emuStreamSynchronize(CUstream) { return CUDA_SUCCESS; }
+CUresult emuStreamWaitEvent(CUstream, CUevent, unsigned) {
+  return CUDA_SUCCESS;
+}
+CUresult emuEventCreate(CUevent *event, unsigned) {
+  *event = reinterpret_cast<CUevent>(&state->event);
+  return CUDA_SUCCESS;
+}
+CUresult emuEventDestroy(CUevent) { return CUDA_SUCCESS; }
+CUresult emuEventRecord(CUevent, CUstream) { return CUDA_SUCCESS; }
+CUresult emuEventSynchronize(CUevent) { return CUDA_SUCCESS; }
+
+} // namespace
+
+CudaDriver::Api ridge::rt::getEmulatedDriverApi(int computeCapability) {
+  if (!state)
+    state = new EmulatorState();
+  state->computeCapability = computeCapability;
+  state->device.setComputeCapability(computeCapability);
+  CudaDriver::Api a{};
+  a.cuInit = emuInit;
+  a.cuDriverGetVersion = emuDriverGetVersion;
+  a.cuGetErrorName = emuGetErrorName;
+  a.cuGetErrorString = emuGetErrorString;
+  a.cuDeviceGetCount = emuDeviceGetCount;
+  a.cuDeviceGet = emuDeviceGet;
+  a.cuDeviceGetName = emuDeviceGetName;
+  a.cuDeviceGetAttribute = emuDeviceGetAttribute;
+  a.cuDevicePrimaryCtxRetain = emuPrimaryCtxRetain;
+  a.cuCtxSetCurrent = emuCtxSetCurrent;
+  a.cuCtxGetCurrent = emuCtxGetCurrent;
+  a.cuCtxSynchronize = emuSynchronize;
+  a.cuMemAlloc = emuMemAlloc;
+  a.cuMemAllocManaged = emuMemAllocManaged;
+  a.cuMemFree = emuMemFree;
+  a.cuMemcpyHtoD = emuMemcpyHtoD;
+  a.cuMemcpyDtoH = emuMemcpyDtoH;
+  a.cuMemcpyDtoD = emuMemcpyDtoD;
+  a.cuMemcpyAsync = emuMemcpyAsync;
+  a.cuMemsetD8 = emuMemsetD8;
+  a.cuMemsetD32 = emuMemsetD32;
+  a.cuMemsetD16Async = emuMemsetD16Async;
+  a.cuMemsetD32Async = emuMemsetD32Async;
+  a.cuMemHostRegister = emuHostRegister;
+  a.cuMemHostUnregister = emuHostUnregister;
+  a.cuModuleLoadData = emuModuleLoadData;
+  a.cuModuleLoadDataEx = emuModuleLoadDataEx;
+  a.cuModuleUnload = emuModuleUnload;
+  a.cuModuleGetFunction = emuModuleGetFunction;
+  a.cuFuncSetAttribute = emuFuncSetAttribute;
+  a.cuLaunchKernel = emuLaunchKernel;
+  a.cuLaunchKernelEx = nullptr; // thread-block clusters are not emulated
+  a.cuStreamCreate = emuStreamCreate;
+  a.cuStreamDestroy = emuStreamDestroy;
+  a.cuStreamSynchronize = emuStreamSynchronize;
+  a.cuStreamWaitEvent = emuStreamWaitEvent;
+  a.cuEventCreate = emuEventCreate;
+  a.cuEventDestroy = emuEventDestroy;
+  a.cuEventRecord = emuEventRecord;
+  a.cuEventSynchronize = emuEventSynchronize;
+  return a;
+}
