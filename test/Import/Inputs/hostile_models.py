@@ -132,6 +132,17 @@ def main(out):
         [helper.make_node("MaxPool", ["x"], ["y"], name="far/MaxPool",
                           kernel_shape=[2], strides=[2**63 - 1], ceil_mode=1)],
         "pool_stride", [vi("x", [1, 1, 8])], [vi("y", [1, 1, 1])]))
+    # Expand of a constant to INT64_MAX x 3 x 4: the element count wraps
+    # around, and constant folding must not try to build it (found by the
+    # fuzzer: a SmallVector reserve of -12 elements).
+    bias = numpy_helper.from_array(np.ones([3, 4], dtype=np.float32), "bias")
+    full = numpy_helper.from_array(np.array([2**63 - 1, 3, 4], dtype=np.int64),
+                                   "full")
+    save(out, "expand_fold_overflow.onnx", helper.make_graph(
+        [helper.make_node("Expand", ["bias", "full"], ["w"], name="wide/Expand"),
+         helper.make_node("Add", ["x", "w"], ["y"], name="use/Add")],
+        "expand_fold", [vi("x", [4])], [vi("y", [2**63 - 1, 3, 4])],
+        initializer=[bias, full]))
     # Concat of 10,000 inputs alternating x (1 element) and z (2 elements),
     # with test data: the output is x, z0, z1, x, z0, z1, ...
     pairs = 5000

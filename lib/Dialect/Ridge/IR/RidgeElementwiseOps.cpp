@@ -77,7 +77,8 @@ Attribute foldElementwise(ArrayRef<Attribute> operands, Type resultType,
     allSplat &= value.isSplat();
     dense.push_back(value);
   }
-  if (!allSplat && type.getNumElements() > kMaxFoldElements)
+  int64_t count = getNumElements(type);
+  if (count < 0 || (!allSplat && count > kMaxFoldElements))
     return {};
   // Splats keep one element.
   SmallVector<SmallVector<Element>> values(dense.size());

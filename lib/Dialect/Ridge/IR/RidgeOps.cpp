@@ -7,6 +7,7 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 using namespace mlir;
 using namespace mlir::ridge;
@@ -99,7 +100,16 @@ int64_t mlir::ridge::detail::getNumElements(Type type) {
   auto shaped = dyn_cast<RankedTensorType>(type);
   if (!shaped || !shaped.hasStaticShape())
     return -1;
-  return shaped.getNumElements();
+  // Checked: ShapedType::getNumElements wraps around for hostile shapes,
+  // and a folder must not reserve a negative count.
+  int64_t count = 1;
+  for (int64_t dim : shaped.getShape()) {
+    std::optional<int64_t> product = llvm::checkedMul(count, dim);
+    if (!product)
+      return -1;
+    count = *product;
+  }
+  return count;
 }
 
 std::string mlir::ridge::detail::typeToString(Type type) {

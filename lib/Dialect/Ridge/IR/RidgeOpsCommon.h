@@ -13,7 +13,8 @@
 #include <string>
 
 namespace mlir::ridge::detail {
-/// Element count of a static ranked tensor type, -1 otherwise.
+/// Element count of a static ranked tensor type; -1 for other types and
+/// when the count overflows int64.
 int64_t getNumElements(Type type);
 
 /// `type` printed as in the IR, for diagnostics.

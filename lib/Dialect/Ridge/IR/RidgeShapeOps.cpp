@@ -45,7 +45,8 @@ static int64_t linearizeIndex(ArrayRef<int64_t> index,
 
 /// Whether a fold may produce a constant of `type`.
 static bool isFoldable(ShapedType type) {
-  return type.hasStaticShape() && type.getNumElements() <= kFoldElementLimit;
+  int64_t count = getNumElements(type);
+  return count >= 0 && count <= kFoldElementLimit;
 }
 
 /// A constant of `type` whose element at each multi-index is the element of
