@@ -19,12 +19,80 @@
 #include "FloatFormats.h"
 
 #include <algorithm>
+#include <cfenv>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
 
 using namespace ridge::emu;
+
+// Directed rounding (.rz/.rm/.rp) runs the host operation under that
+// rounding mode. The helper is kept out of the optimizer's reach: without
+// strict floating-point semantics it may move an operation across the mode
+// switch.
+#if defined(__clang__)
+#define RIDGE_EMU_STRICT_FP __attribute__((noinline, optnone))
+#else
+#define RIDGE_EMU_STRICT_FP __attribute__((noinline, optimize("O0")))
+#endif
+
+/// Operation `op` (0 add, 1 sub, 2 mul, 3 fma, 4 div, 5 sqrt) in f32 or f64
+/// under the host rounding mode `mode`.
+RIDGE_EMU_STRICT_FP static double
+directedOp(int mode, int op, double x, double y, double z, bool isDouble) {
+  int saved = std::fegetround();
+  std::fesetround(mode);
+  double r;
+  if (isDouble) {
+    switch (op) {
+    case 0:
+      r = x + y;
+      break;
+    case 1:
+      r = x - y;
+      break;
+    case 2:
+      r = x * y;
+      break;
+    case 3:
+      r = std::fma(x, y, z);
+      break;
+    case 4:
+      r = x / y;
+      break;
+    default:
+      r = std::sqrt(x);
+      break;
+    }
+  } else {
+    float a = static_cast<float>(x), b = static_cast<float>(y),
+          c = static_cast<float>(z), f;
+    switch (op) {
+    case 0:
+      f = a + b;
+      break;
+    case 1:
+      f = a - b;
+      break;
+    case 2:
+      f = a * b;
+      break;
+    case 3:
+      f = std::fma(a, b, c);
+      break;
+    case 4:
+      f = a / b;
+      break;
+    default:
+      f = std::sqrt(a);
+      break;
+    }
+    r = f;
+  }
+  std::fesetround(saved);
+  return r;
+}
 
 namespace {
 
@@ -256,6 +324,15 @@ private:
     default:
       return 0;
     }
+  }
+  /// Element `e` of a vector operand: a register, an immediate, or 0 for '_'.
+  uint64_t readElement(const Warp &warp, const Operand &op, unsigned e,
+                       unsigned lane) const {
+    if ((op.immMask >> e) & 1)
+      return op.vectorImms[e];
+    return op.regs[e] == kNoReg
+               ? 0
+               : warp.regs[size_t(op.regs[e]) * kWarpSize + lane];
   }
   void write(Warp &warp, uint32_t reg, unsigned lane, uint64_t value) {
     if (reg != kNoReg)
@@ -593,6 +670,42 @@ bool BlockRun::execute(Warp &warp, uint32_t pc, uint32_t active) {
 bool BlockRun::floatOp(const Warp &warp, unsigned lane, const Instruction &inst,
                        Type type, uint64_t a, uint64_t b, uint64_t c,
                        uint64_t &result) {
+  if (inst.rounding == Rounding::Rz || inst.rounding == Rounding::Rm ||
+      inst.rounding == Rounding::Rp) {
+    int op = inst.opcode == Opcode::Add                                   ? 0
+             : inst.opcode == Opcode::Sub                                 ? 1
+             : inst.opcode == Opcode::Mul                                 ? 2
+             : (inst.opcode == Opcode::Fma || inst.opcode == Opcode::Mad) ? 3
+             : inst.opcode == Opcode::Div                                 ? 4
+             : inst.opcode == Opcode::Sqrt                                ? 5
+                                                                          : -1;
+    if (op < 0 || (type != Type::F32 && type != Type::F64))
+      return fail(warp, lane, inst,
+                  "directed rounding is supported for f32/f64 add, sub, "
+                  "mul, fma, div and sqrt");
+    int mode = inst.rounding == Rounding::Rz   ? FE_TOWARDZERO
+               : inst.rounding == Rounding::Rm ? FE_DOWNWARD
+                                               : FE_UPWARD;
+    bool isDouble = type == Type::F64;
+    auto value = [&](uint64_t bits) -> double {
+      if (isDouble)
+        return bitsToF64(bits);
+      float f = bitsToF32(bits);
+      return inst.ftz ? flushF32(f) : f;
+    };
+    double r = directedOp(mode, op, value(a), value(b), value(c), isDouble);
+    if (isDouble) {
+      result = f64ToBits(r);
+    } else {
+      float f = static_cast<float>(r); // exact: r holds an f32 value
+      if (inst.ftz)
+        f = flushF32(f);
+      if (inst.sat)
+        f = std::isnan(f) ? 0.0f : std::min(1.0f, std::max(0.0f, f));
+      result = f32ToBits(f);
+    }
+    return true;
+  }
   if (type == Type::F64) {
     double x = bitsToF64(a), y = bitsToF64(b), z = bitsToF64(c), r;
     switch (inst.opcode) {
@@ -1088,10 +1201,8 @@ bool BlockRun::convert(const Warp &warp, unsigned lane, const Instruction &inst,
   }
   case Type::F16:
   case Type::BF16:
-    if (from == Type::F64 && static_cast<double>(static_cast<float>(x)) != x)
-      return fail(warp, lane, inst,
-                  "f64 to a 16-bit float is not supported (double rounding)");
-    result = packFloat(to, static_cast<float>(x));
+    result = packFloat(to, from == Type::F64 ? f64ToF32RoundToOdd(x)
+                                             : static_cast<float>(x));
     return true;
   default:
     return fail(warp, lane, inst, "unsupported conversion target");
@@ -1127,9 +1238,7 @@ bool BlockRun::memoryOp(Warp &warp, const Instruction &inst, uint32_t exec) {
       } else {
         uint64_t value;
         if (data.kind == OperandKind::Vector)
-          value = data.regs[e] == kNoReg
-                      ? 0
-                      : warp.regs[size_t(data.regs[e]) * kWarpSize + lane];
+          value = readElement(warp, data, e, lane);
         else
           value = read(warp, data, lane);
         std::memcpy(element, &value, bytes);
@@ -1350,10 +1459,8 @@ bool BlockRun::executeLanes(Warp &warp, const Instruction &inst,
         unsigned part = bits / src.count;
         uint64_t value = 0;
         for (unsigned e = 0; e < src.count; ++e)
-          if (src.regs[e] != kNoReg)
-            value |= (warp.regs[size_t(src.regs[e]) * kWarpSize + lane] &
-                      maskOf(part))
-                     << (e * part);
+          value |= (readElement(warp, src, e, lane) & maskOf(part))
+                   << (e * part);
         write(warp, dest.reg, lane, value);
       } else {
         write(warp, dest.reg, lane, read(warp, src, lane) & maskOf(bits));
@@ -1440,10 +1547,6 @@ bool BlockRun::executeLanes(Warp &warp, const Instruction &inst,
   // Arithmetic: destination, then up to three sources.
   bool isFloat = isFloatType(inst.type) && inst.opcode != Opcode::And &&
                  inst.opcode != Opcode::Or && inst.opcode != Opcode::Xor;
-  if (isFloat && inst.rounding != Rounding::Default &&
-      inst.rounding != Rounding::Rn)
-    return fail(warp, __builtin_ctz(exec), inst,
-                "directed rounding of float arithmetic is not supported");
   size_t numSources = ops.size() - 1;
   for (uint32_t m = exec; m; m &= m - 1) {
     unsigned lane = __builtin_ctz(m);

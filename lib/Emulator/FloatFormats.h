@@ -9,6 +9,7 @@
 #ifndef RIDGELINE_LIB_EMULATOR_FLOATFORMATS_H
 #define RIDGELINE_LIB_EMULATOR_FLOATFORMATS_H
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 
@@ -104,6 +105,20 @@ inline uint16_t f32ToBf16(float value) {
     return static_cast<uint16_t>((bits >> 16) | 0x40);
   bits += 0x7fff + ((bits >> 16) & 1);
   return static_cast<uint16_t>(bits >> 16);
+}
+
+/// f64 -> f32 rounded to odd: truncated toward zero, the last bit set when
+/// inexact. Rounding that once more to a format of at most 22 bits (f16,
+/// bf16) gives the correctly rounded f64 -> f16 or bf16 conversion, which
+/// converting through a round-to-nearest f32 would not (double rounding).
+inline float f64ToF32RoundToOdd(double value) {
+  float narrow = static_cast<float>(value);
+  if (value != value || static_cast<double>(narrow) == value)
+    return narrow;
+  if (static_cast<double>(narrow < 0 ? -narrow : narrow) >
+      (value < 0 ? -value : value))
+    narrow = std::nextafter(narrow, 0.0f);
+  return bitsToF32(f32ToBits(narrow) | 1);
 }
 
 } // namespace ridge::emu

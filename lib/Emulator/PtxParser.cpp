@@ -816,13 +816,39 @@ bool Parser::parseOperand(PtxFunction &function, RawOperand &raw) {
     do {
       if (op.count == 8)
         return fail("vector operand with more than 8 elements");
+      bool negative = consume("-");
       std::string name = next().text;
       if (name == "_") {
         op.regs[op.count++] = kNoReg;
         continue;
       }
+      if (!name.empty() && std::isdigit(static_cast<unsigned char>(name[0]))) {
+        // An immediate element ({%r1, 0f00000000}): raw bits.
+        uint64_t bits = 0;
+        bool hexFloat = name.size() > 2 && name[0] == '0' &&
+                        (name[1] == 'f' || name[1] == 'F' || name[1] == 'd' ||
+                         name[1] == 'D');
+        if (hexFloat) {
+          char *end = nullptr;
+          bits = std::strtoull(name.c_str() + 2, &end, 16);
+          if (*end)
+            return fail("bad float literal '" + name + "'");
+          if (negative)
+            bits ^= (name[1] == 'f' || name[1] == 'F') ? 0x80000000ull
+                                                       : 0x8000000000000000ull;
+        } else {
+          if (!parseUnsigned(name, bits))
+            return false;
+          if (negative)
+            bits = ~bits + 1;
+        }
+        op.immMask |= 1u << op.count;
+        op.vectorImms[op.count] = bits;
+        op.regs[op.count++] = kNoReg;
+        continue;
+      }
       auto reg = lookupReg(name);
-      if (!reg)
+      if (!reg || negative)
         return fail("unknown register '" + name + "' in a vector operand");
       op.regs[op.count++] = *reg;
     } while (consume(","));

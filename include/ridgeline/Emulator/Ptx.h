@@ -186,6 +186,8 @@ struct Operand {
   uint32_t reg = kNoReg;
   int32_t symbol = -1; // Address/Symbol: index into PtxFunction::symbols
   int64_t imm = 0;
+  uint8_t immMask = 0; // Vector elements that are immediates (vectorImms)
+  uint64_t vectorImms[8] = {};
   uint32_t regs[8] = {kNoReg, kNoReg, kNoReg, kNoReg,
                       kNoReg, kNoReg, kNoReg, kNoReg};
 };
