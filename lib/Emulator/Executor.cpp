@@ -24,6 +24,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <optional>
 
 using namespace ridge::emu;
 
@@ -159,6 +160,48 @@ template <typename T> T ptxMax(T a, T b, bool nanMode) {
   if (a == b)
     return std::signbit(a) ? b : a;
   return a > b ? a : b;
+}
+
+/// The value of the float operation `op` of PTX on `x`, `y`, `z` in T
+/// (float or double), each one host operation; nothing for an opcode that
+/// is no such operation.
+template <typename T>
+std::optional<T> computeFloat(Opcode op, T x, T y, T z, bool nanMode) {
+  switch (op) {
+  case Opcode::Add:
+    return x + y;
+  case Opcode::Sub:
+    return x - y;
+  case Opcode::Mul:
+    return x * y;
+  case Opcode::Fma:
+  case Opcode::Mad:
+    return std::fma(x, y, z);
+  case Opcode::Div:
+    return x / y;
+  case Opcode::Min:
+    return ptxMin(x, y, nanMode);
+  case Opcode::Max:
+    return ptxMax(x, y, nanMode);
+  case Opcode::Sqrt:
+    return std::sqrt(x);
+  case Opcode::Rcp:
+    return T(1) / x;
+  case Opcode::Rsqrt:
+    return T(1) / std::sqrt(x);
+  case Opcode::Ex2:
+    return std::exp2(x);
+  case Opcode::Lg2:
+    return std::log2(x);
+  case Opcode::Sin:
+    return std::sin(x);
+  case Opcode::Cos:
+    return std::cos(x);
+  case Opcode::Tanh:
+    return std::tanh(x);
+  default:
+    return std::nullopt;
+  }
 }
 
 bool compareFloat(Compare compare, double a, double b) {
@@ -707,30 +750,7 @@ bool BlockRun::floatOp(const Warp &warp, unsigned lane, const Instruction &inst,
     return true;
   }
   if (type == Type::F64) {
-    double x = bitsToF64(a), y = bitsToF64(b), z = bitsToF64(c), r;
     switch (inst.opcode) {
-    case Opcode::Add:
-      r = x + y;
-      break;
-    case Opcode::Sub:
-      r = x - y;
-      break;
-    case Opcode::Mul:
-      r = x * y;
-      break;
-    case Opcode::Fma:
-    case Opcode::Mad:
-      r = std::fma(x, y, z);
-      break;
-    case Opcode::Div:
-      r = x / y;
-      break;
-    case Opcode::Min:
-      r = ptxMin(x, y, inst.nanMode);
-      break;
-    case Opcode::Max:
-      r = ptxMax(x, y, inst.nanMode);
-      break;
     case Opcode::Neg:
       result = a ^ 0x8000000000000000ull;
       return true;
@@ -740,21 +760,23 @@ bool BlockRun::floatOp(const Warp &warp, unsigned lane, const Instruction &inst,
     case Opcode::Copysign:
       result = (b & 0x7fffffffffffffffull) | (a & 0x8000000000000000ull);
       return true;
-    case Opcode::Sqrt:
-      r = std::sqrt(x);
-      break;
-    case Opcode::Rcp:
-      r = 1.0 / x;
-      break;
-    case Opcode::Rsqrt:
-      r = 1.0 / std::sqrt(x);
-      break;
-    default:
+    case Opcode::Ex2:
+    case Opcode::Lg2:
+    case Opcode::Sin:
+    case Opcode::Cos:
+    case Opcode::Tanh: // PTX has these in f32 only
       return fail(warp, lane, inst, "unsupported for .f64");
+    default:
+      break;
     }
+    std::optional<double> r = computeFloat(
+        inst.opcode, bitsToF64(a), bitsToF64(b), bitsToF64(c), inst.nanMode);
+    if (!r)
+      return fail(warp, lane, inst, "unsupported for .f64");
+    double value = *r;
     if (inst.sat)
-      r = std::isnan(r) ? 0.0 : std::min(1.0, std::max(0.0, r));
-    result = f64ToBits(r);
+      value = std::isnan(value) ? 0.0 : std::min(1.0, std::max(0.0, value));
+    result = f64ToBits(value);
     return true;
   }
   if (type == Type::F16x2 || type == Type::BF16x2) {
@@ -791,31 +813,6 @@ bool BlockRun::floatOp(const Warp &warp, unsigned lane, const Instruction &inst,
     z = flushF32(z);
   }
   switch (inst.opcode) {
-  case Opcode::Add:
-    r = x + y;
-    break;
-  case Opcode::Sub:
-    r = x - y;
-    break;
-  case Opcode::Mul:
-    r = x * y;
-    break;
-  case Opcode::Fma:
-  case Opcode::Mad:
-    // For the 16-bit formats the f32 fma of exact inputs is rounded once
-    // more to 16 bits; the double rounding cannot change an f16/bf16
-    // result, as f32 carries more than twice their precision plus two bits.
-    r = std::fma(x, y, z);
-    break;
-  case Opcode::Div:
-    r = x / y;
-    break;
-  case Opcode::Min:
-    r = ptxMin(x, y, inst.nanMode);
-    break;
-  case Opcode::Max:
-    r = ptxMax(x, y, inst.nanMode);
-    break;
   case Opcode::Neg:
     result = a ^ 0x80000000ull;
     if (ftz)
@@ -829,34 +826,17 @@ bool BlockRun::floatOp(const Warp &warp, unsigned lane, const Instruction &inst,
   case Opcode::Copysign:
     result = (b & 0x7fffffffull) | (a & 0x80000000ull);
     return true;
-  case Opcode::Sqrt:
-    r = std::sqrt(x);
-    break;
-  case Opcode::Rcp:
-    r = 1.0f / x;
-    break;
-  case Opcode::Rsqrt:
-    r = 1.0f / std::sqrt(x);
-    break;
-  case Opcode::Ex2:
-    r = std::exp2(x);
-    break;
-  case Opcode::Lg2:
-    r = std::log2(x);
-    break;
-  case Opcode::Sin:
-    r = std::sin(x);
-    break;
-  case Opcode::Cos:
-    r = std::cos(x);
-    break;
-  case Opcode::Tanh:
-    r = std::tanh(x);
-    break;
   default:
+    break;
+  }
+  // For the 16-bit formats the f32 result of exact inputs is rounded once
+  // more to 16 bits; that double rounding cannot change an f16/bf16 result
+  // of add, mul or fma, as f32 carries more than twice their precision.
+  std::optional<float> value = computeFloat(inst.opcode, x, y, z, inst.nanMode);
+  if (!value)
     return fail(warp, lane, inst,
                 std::string("unsupported for .") + getTypeName(type));
-  }
+  r = *value;
   if (ftz)
     r = flushF32(r);
   if (inst.sat)
@@ -1564,68 +1544,6 @@ bool BlockRun::executeLanes(Warp &warp, const Instruction &inst,
 }
 
 } // namespace
-
-//===----------------------------------------------------------------------===//
-// DeviceMemory
-//===----------------------------------------------------------------------===//
-
-DeviceMemory::~DeviceMemory() {
-  for (auto &[base, block] : blocks)
-    std::free(block);
-}
-
-uint64_t DeviceMemory::allocate(uint64_t bytes, std::string label) {
-  uint64_t size = std::max<uint64_t>(bytes, 1);
-  // Rounded up to the alignment, as aligned_alloc requires, plus a red zone
-  // of 256 bytes that belongs to no allocation: an access just past the end
-  // of one buffer is reported, never served from the next one.
-  uint64_t rounded = (size + 255) / 256 * 256 + 256;
-  if (rounded < size)
-    return 0;
-  void *block = std::aligned_alloc(256, rounded);
-  if (!block)
-    return 0;
-  uint64_t base = reinterpret_cast<uint64_t>(block);
-  blocks[base] = block;
-  allocations[base] = Allocation{base, bytes, std::move(label)};
-  return base;
-}
-
-bool DeviceMemory::free(uint64_t address) {
-  auto it = blocks.find(address);
-  if (it == blocks.end())
-    return false;
-  std::free(it->second);
-  blocks.erase(it);
-  allocations.erase(address);
-  return true;
-}
-
-const DeviceMemory::Allocation *DeviceMemory::find(uint64_t address,
-                                                   uint64_t bytes) const {
-  auto it = allocations.upper_bound(address);
-  if (it == allocations.begin())
-    return nullptr;
-  --it;
-  const Allocation &allocation = it->second;
-  if (address + bytes < address ||
-      address + bytes > allocation.base + allocation.size)
-    return nullptr;
-  return &allocation;
-}
-
-const DeviceMemory::Allocation *DeviceMemory::nearest(uint64_t address) const {
-  auto it = allocations.upper_bound(address);
-  if (it == allocations.begin())
-    return nullptr;
-  return &std::prev(it)->second;
-}
-
-void DeviceMemory::setLabel(uint64_t address, std::string label) {
-  auto it = allocations.find(address);
-  if (it != allocations.end())
-    it->second.label = std::move(label);
-}
 
 //===----------------------------------------------------------------------===//
 // Device
