@@ -27,18 +27,6 @@ using namespace ridge::rt::cu;
 
 namespace {
 
-// Result codes, as cuda.h numbers them.
-constexpr CUresult kInvalidValue = 1;
-constexpr CUresult kOutOfMemory = 2;
-constexpr CUresult kInvalidDevice = 101;
-constexpr CUresult kInvalidImage = 200;
-constexpr CUresult kNoBinaryForGpu = 209;
-constexpr CUresult kInvalidPtx = 218;
-constexpr CUresult kInvalidHandle = 400;
-constexpr CUresult kNotFound = 500;
-constexpr CUresult kLaunchFailed = 719;
-constexpr CUresult kNotSupported = 801;
-
 struct EmulatedFunction {
   ridge::emu::LoadedModule *module = nullptr;
   const ridge::emu::PtxFunction *kernel = nullptr;
@@ -75,27 +63,27 @@ const char *getName(CUresult code) {
   switch (code) {
   case CUDA_SUCCESS:
     return "CUDA_SUCCESS";
-  case kInvalidValue:
+  case CUDA_ERROR_INVALID_VALUE:
     return "CUDA_ERROR_INVALID_VALUE";
-  case kOutOfMemory:
+  case CUDA_ERROR_OUT_OF_MEMORY:
     return "CUDA_ERROR_OUT_OF_MEMORY";
   case CUDA_ERROR_DEINITIALIZED:
     return "CUDA_ERROR_DEINITIALIZED";
-  case kInvalidDevice:
+  case CUDA_ERROR_INVALID_DEVICE:
     return "CUDA_ERROR_INVALID_DEVICE";
-  case kInvalidImage:
+  case CUDA_ERROR_INVALID_IMAGE:
     return "CUDA_ERROR_INVALID_IMAGE";
-  case kNoBinaryForGpu:
+  case CUDA_ERROR_NO_BINARY_FOR_GPU:
     return "CUDA_ERROR_NO_BINARY_FOR_GPU";
-  case kInvalidPtx:
+  case CUDA_ERROR_INVALID_PTX:
     return "CUDA_ERROR_INVALID_PTX";
-  case kInvalidHandle:
+  case CUDA_ERROR_INVALID_HANDLE:
     return "CUDA_ERROR_INVALID_HANDLE";
-  case kNotFound:
+  case CUDA_ERROR_NOT_FOUND:
     return "CUDA_ERROR_NOT_FOUND";
-  case kLaunchFailed:
+  case CUDA_ERROR_LAUNCH_FAILED:
     return "CUDA_ERROR_LAUNCH_FAILED";
-  case kNotSupported:
+  case CUDA_ERROR_NOT_SUPPORTED:
     return "CUDA_ERROR_NOT_SUPPORTED";
   default:
     return nullptr;
@@ -109,7 +97,7 @@ CUresult emuDriverGetVersion(int *version) {
 }
 CUresult emuGetErrorName(CUresult code, const char **name) {
   *name = getName(code);
-  return *name ? CUDA_SUCCESS : kInvalidValue;
+  return *name ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 CUresult emuGetErrorString(CUresult code, const char **text) {
   if (code == lastCode && !lastDetail.empty()) {
@@ -125,7 +113,7 @@ CUresult emuDeviceGetCount(int *count) {
 }
 CUresult emuDeviceGet(CUdevice *device, int ordinal) {
   if (ordinal != 0)
-    return kInvalidDevice;
+    return CUDA_ERROR_INVALID_DEVICE;
   *device = 0;
   return CUDA_SUCCESS;
 }
@@ -148,9 +136,9 @@ CUresult emuDeviceGetAttribute(int *value, int attribute, CUdevice) {
     *value = static_cast<int>(state->device.getMaxSharedMemoryPerBlock());
     return CUDA_SUCCESS;
   default:
-    return failWith(kInvalidValue, "device attribute " +
-                                       std::to_string(attribute) +
-                                       " is not emulated");
+    return failWith(CUDA_ERROR_INVALID_VALUE, "device attribute " +
+                                                  std::to_string(attribute) +
+                                                  " is not emulated");
   }
 }
 CUresult emuPrimaryCtxRetain(CUcontext *context, CUdevice) {
@@ -168,8 +156,9 @@ CUresult emuMemAlloc(CUdeviceptr *pointer, size_t bytes) {
   std::lock_guard<std::mutex> lock(state->mutex);
   uint64_t address = state->device.getMemory().allocate(bytes, "");
   if (!address)
-    return failWith(kOutOfMemory, "cannot allocate " + std::to_string(bytes) +
-                                      " bytes of emulated device memory");
+    return failWith(CUDA_ERROR_OUT_OF_MEMORY,
+                    "cannot allocate " + std::to_string(bytes) +
+                        " bytes of emulated device memory");
   *pointer = address;
   return CUDA_SUCCESS;
 }
@@ -179,8 +168,8 @@ CUresult emuMemAllocManaged(CUdeviceptr *pointer, size_t bytes, unsigned) {
 CUresult emuMemFree(CUdeviceptr pointer) {
   std::lock_guard<std::mutex> lock(state->mutex);
   if (!state->device.getMemory().free(pointer))
-    return failWith(kInvalidValue, "cuMemFree of an address that no "
-                                   "allocation starts at");
+    return failWith(CUDA_ERROR_INVALID_VALUE, "cuMemFree of an address that no "
+                                              "allocation starts at");
   return CUDA_SUCCESS;
 }
 
@@ -192,7 +181,7 @@ CUresult checkDeviceRange(const char *what, uint64_t address, size_t bytes) {
   std::snprintf(text, sizeof(text),
                 "%s of %zu bytes at 0x%llx: not inside one device allocation",
                 what, bytes, static_cast<unsigned long long>(address));
-  return failWith(kInvalidValue, text);
+  return failWith(CUDA_ERROR_INVALID_VALUE, text);
 }
 
 CUresult emuMemcpyHtoD(CUdeviceptr dst, const void *src, size_t bytes) {
@@ -254,7 +243,7 @@ CUresult loadPtx(CUmodule *module, const void *image, std::string &detail) {
   static const unsigned char kFatbin[4] = {0x50, 0xed, 0x55, 0xba};
   if (std::memcmp(image, kElf, 4) == 0 || std::memcmp(image, kFatbin, 4) == 0) {
     detail = "the PTX emulator runs PTX text, not cubin or fatbin images";
-    return kInvalidImage;
+    return CUDA_ERROR_INVALID_IMAGE;
   }
   std::lock_guard<std::mutex> lock(state->mutex);
   std::string error;
@@ -262,7 +251,7 @@ CUresult loadPtx(CUmodule *module, const void *image, std::string &detail) {
       state->device.loadModule(static_cast<const char *>(image), error);
   if (!loaded) {
     detail = "PTX line " + error;
-    return kInvalidPtx;
+    return CUDA_ERROR_INVALID_PTX;
   }
   // PTX for a later chip does not run on an earlier one; sm_90a only on 9.0.
   const std::string &target = loaded->ptx->target;
@@ -275,7 +264,7 @@ CUresult loadPtx(CUmodule *module, const void *image, std::string &detail) {
     detail = "PTX for " + target + " cannot run on the emulated sm_" +
              std::to_string(have);
     state->device.unloadModule(loaded);
-    return kNoBinaryForGpu;
+    return CUDA_ERROR_NO_BINARY_FOR_GPU;
   }
   auto *emulated = new EmulatedModule;
   emulated->loaded = loaded;
@@ -312,7 +301,7 @@ CUresult emuModuleLoadDataEx(CUmodule *module, const void *image,
 CUresult emuModuleUnload(CUmodule module) {
   auto *emulated = reinterpret_cast<EmulatedModule *>(module);
   if (!emulated)
-    return kInvalidHandle;
+    return CUDA_ERROR_INVALID_HANDLE;
   std::lock_guard<std::mutex> lock(state->mutex);
   state->device.unloadModule(emulated->loaded);
   delete emulated;
@@ -322,11 +311,11 @@ CUresult emuModuleGetFunction(CUfunction *function, CUmodule module,
                               const char *name) {
   auto *emulated = reinterpret_cast<EmulatedModule *>(module);
   if (!emulated)
-    return kInvalidHandle;
+    return CUDA_ERROR_INVALID_HANDLE;
   const ridge::emu::PtxFunction *kernel =
       emulated->loaded->ptx->findFunction(name);
   if (!kernel || !kernel->isEntry)
-    return failWith(kNotFound,
+    return failWith(CUDA_ERROR_NOT_FOUND,
                     std::string("no kernel '") + name + "' in the module");
   auto entry = std::make_unique<EmulatedFunction>();
   entry->module = emulated->loaded;
@@ -338,15 +327,15 @@ CUresult emuModuleGetFunction(CUfunction *function, CUmodule module,
 CUresult emuFuncSetAttribute(CUfunction function, int attribute, int value) {
   auto *entry = reinterpret_cast<EmulatedFunction *>(function);
   if (!entry)
-    return kInvalidHandle;
+    return CUDA_ERROR_INVALID_HANDLE;
   if (attribute == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) {
     if (value < 0 ||
         static_cast<uint64_t>(value) + entry->kernel->staticShared >
             state->device.getMaxSharedMemoryPerBlock())
-      return failWith(kInvalidValue, "dynamic shared memory of " +
-                                         std::to_string(value) +
-                                         " bytes for '" + entry->kernel->name +
-                                         "' exceeds the device's limit");
+      return failWith(CUDA_ERROR_INVALID_VALUE,
+                      "dynamic shared memory of " + std::to_string(value) +
+                          " bytes for '" + entry->kernel->name +
+                          "' exceeds the device's limit");
     entry->maxDynamicShared = value;
     return CUDA_SUCCESS;
   }
@@ -358,13 +347,13 @@ CUresult emuLaunchKernel(CUfunction function, unsigned gridX, unsigned gridY,
                          void **params, void **extra) {
   auto *entry = reinterpret_cast<EmulatedFunction *>(function);
   if (!entry)
-    return kInvalidHandle;
+    return CUDA_ERROR_INVALID_HANDLE;
   if (extra)
-    return failWith(kNotSupported,
+    return failWith(CUDA_ERROR_NOT_SUPPORTED,
                     "cuLaunchKernel's 'extra' parameter buffer is not "
                     "emulated");
   if (sharedBytes > static_cast<unsigned>(entry->maxDynamicShared))
-    return failWith(kInvalidValue,
+    return failWith(CUDA_ERROR_INVALID_VALUE,
                     "kernel '" + entry->kernel->name + "' launched with " +
                         std::to_string(sharedBytes) +
                         " bytes of dynamic shared memory, above its " +
@@ -374,7 +363,7 @@ CUresult emuLaunchKernel(CUfunction function, unsigned gridX, unsigned gridY,
   if (!state->device.launch(
           *entry->module, *entry->kernel, ridge::emu::Dim3{gridX, gridY, gridZ},
           ridge::emu::Dim3{blockX, blockY, blockZ}, sharedBytes, params, error))
-    return failWith(kLaunchFailed, error);
+    return failWith(CUDA_ERROR_LAUNCH_FAILED, error);
   return CUDA_SUCCESS;
 }
 CUresult emuStreamCreate(CUstream *stream, unsigned) {
