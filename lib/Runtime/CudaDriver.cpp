@@ -13,6 +13,7 @@
 
 #include <cstdlib>
 #include <dlfcn.h>
+#include <string_view>
 
 #include <mutex>
 
@@ -72,19 +73,13 @@ bool CudaDriver::init(std::string &whyNot) {
   std::string device = selected ? selected : "";
   if (device.rfind("emulator", 0) == 0) {
     int cc = 90;
-    std::string chip = device.size() > 8 ? device.substr(8) : "";
-    if (!chip.empty()) {
-      char *end = nullptr;
-      long value = chip.rfind(":sm_", 0) == 0
-                       ? std::strtol(chip.c_str() + 4, &end, 10)
-                       : 0;
-      if (value < 50 || value > 200 || !end ||
-          !(*end == '\0' || (end[0] == 'a' && end[1] == '\0'))) {
-        whyNot = "RIDGE_DEVICE='" + device +
-                 "': expected emulator or emulator:sm_NN (sm_80, sm_90a, ...)";
-        return false;
-      }
-      cc = static_cast<int>(value);
+    bool archSpecific = false;
+    if (device != "emulator" &&
+        (device[8] != ':' || !parseGpuTarget(std::string_view(device).substr(9),
+                                             cc, archSpecific))) {
+      whyNot = "RIDGE_DEVICE='" + device +
+               "': expected emulator or emulator:sm_NN (sm_80, sm_90a, ...)";
+      return false;
     }
     fns = getEmulatedDriverApi(cc);
     emulated = true;

@@ -16,6 +16,8 @@
 
 #include "CudaDriver.h"
 
+#include "ridgeline/Runtime/Runtime.h"
+
 #include "ridgeline/Emulator/Emulator.h"
 
 #include <cstring>
@@ -256,11 +258,10 @@ CUresult loadPtx(CUmodule *module, const void *image, std::string &detail) {
   // PTX for a later chip does not run on an earlier one; sm_90a only on 9.0.
   const std::string &target = loaded->ptx->target;
   int chip = 0;
-  if (target.rfind("sm_", 0) == 0)
-    chip = std::atoi(target.c_str() + 3);
+  bool archSpecific = false;
   int have = state->computeCapability;
-  bool archSpecific = !target.empty() && target.back() == 'a';
-  if (chip > have || (archSpecific && chip != have)) {
+  if (!parseGpuTarget(target, chip, archSpecific) || chip > have ||
+      (archSpecific && chip != have)) {
     detail = "PTX for " + target + " cannot run on the emulated sm_" +
              std::to_string(have);
     state->device.unloadModule(loaded);
