@@ -16,8 +16,8 @@
 
 #include "ridgeline/Emulator/Emulator.h"
 
-#include "FloatFormats.h"
 #include "LaneArithmetic.h"
+#include "ridgeline/Emulator/FloatFormats.h"
 
 #include <algorithm>
 #include <cfenv>

@@ -10,7 +10,7 @@
 #ifndef RIDGELINE_LIB_EMULATOR_LANEARITHMETIC_H
 #define RIDGELINE_LIB_EMULATOR_LANEARITHMETIC_H
 
-#include "FloatFormats.h"
+#include "ridgeline/Emulator/FloatFormats.h"
 
 #include "ridgeline/Emulator/Ptx.h"
 

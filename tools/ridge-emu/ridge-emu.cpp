@@ -23,7 +23,7 @@
 
 #include "ridgeline/Emulator/Emulator.h"
 
-#include "../../lib/Emulator/FloatFormats.h"
+#include "ridgeline/Emulator/FloatFormats.h"
 
 #include <cerrno>
 #include <cinttypes>

@@ -1,13 +1,14 @@
 //===- FloatFormats.h - f16 and bf16 conversions, exactly ------*- C++ -*-===//
 //
-// Private to the emulator. Conversions between f32 and the 16-bit formats
-// with round-to-nearest-even, as PTX's cvt.rn defines them, written out
-// bit by bit so that they do not depend on the host compiler's _Float16.
+// Conversions between f32 and the 16-bit formats with round-to-nearest-even,
+// as PTX's cvt.rn defines them, written out bit by bit so that they do not
+// depend on the host compiler's _Float16. Shared by the emulator and the
+// tools that fill and print its buffers (ridge-emu).
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef RIDGELINE_LIB_EMULATOR_FLOATFORMATS_H
-#define RIDGELINE_LIB_EMULATOR_FLOATFORMATS_H
+#ifndef RIDGELINE_EMULATOR_FLOATFORMATS_H
+#define RIDGELINE_EMULATOR_FLOATFORMATS_H
 
 #include <cmath>
 #include <cstdint>
@@ -123,4 +124,4 @@ inline float f64ToF32RoundToOdd(double value) {
 
 } // namespace ridge::emu
 
-#endif // RIDGELINE_LIB_EMULATOR_FLOATFORMATS_H
+#endif // RIDGELINE_EMULATOR_FLOATFORMATS_H
