@@ -55,12 +55,25 @@ const char *getSpaceName(Space space) {
   return "";
 }
 
+/// What the shared-memory checks know of one byte of shared memory. Epochs
+/// number the barrier intervals of a launch (every block starts a new one and
+/// every completed barrier another), so that nothing is cleared between
+/// blocks or barriers: a field from an older epoch is simply stale.
+struct SharedByteShadow {
+  uint32_t writtenBlock = 0; // block serial of the last write (0: never)
+  uint32_t writeEpoch = 0, readEpoch = 0;
+  uint32_t writeLine = 0, readLine = 0;
+  uint16_t writer = 0, reader = 0; // thread index within the block
+  bool readByManyWarps = false;    // in readEpoch, by more than one warp
+};
+
 struct Warp {
   uint32_t pc[kWarpSize] = {};
   uint32_t live = 0;    // lanes that have not exited
   uint32_t waiting = 0; // lanes waiting at a block barrier
   uint32_t carry = 0;   // CC.CF per lane
   uint32_t index = 0;
+  uint32_t barrierPc[kWarpSize] = {}; // where each waiting lane waits
   std::vector<uint64_t> regs;
 };
 
@@ -70,9 +83,11 @@ public:
   BlockRun(Device &device, const LoadedModule &module,
            const PtxFunction &kernel, Dim3 grid, Dim3 block, Dim3 blockIdx,
            uint32_t dynamicShared, const std::vector<uint8_t> &params,
-           LaunchStats &stats)
+           LaunchStats &stats, std::vector<SharedByteShadow> &sharedShadow,
+           uint32_t &epoch, uint32_t blockSerial)
       : memory(device.getMemory()), module(module), kernel(kernel), grid(grid),
-        block(block), blockIdx(blockIdx), params(params), stats(stats) {
+        block(block), blockIdx(blockIdx), params(params), stats(stats),
+        sharedShadow(sharedShadow), epoch(epoch), blockSerial(blockSerial) {
     numThreads = static_cast<uint32_t>(block.count());
     uint64_t dynamicAlign = 16;
     for (const Symbol &symbol : kernel.symbols)
@@ -85,6 +100,9 @@ public:
     // float format), so that code reading what it never wrote is likely to
     // show it in its results.
     shared.assign(dynamicBase + dynamicShared, 0xff);
+    if (sharedShadow.size() < shared.size())
+      sharedShadow.resize(shared.size());
+    ++epoch;
     local.assign(kernel.localBytes * numThreads, 0xff);
     uint32_t numWarps = (numThreads + kWarpSize - 1) / kWarpSize;
     warps.resize(numWarps);
@@ -140,7 +158,8 @@ private:
   /// Host pointer for an access of `bytes` at `address` in `space`, or null
   /// after reporting why.
   uint8_t *resolve(const Warp &warp, unsigned lane, const Instruction &inst,
-                   Space space, uint64_t address, uint64_t bytes, bool store);
+                   Space space, uint64_t address, uint64_t bytes, bool store,
+                   bool atomic = false);
   uint64_t getAddress(const Warp &warp, const Operand &op, unsigned lane,
                       Space space) const {
     uint64_t address =
@@ -153,6 +172,16 @@ private:
   bool fail(const Warp &warp, unsigned lane, const Instruction &inst,
             const std::string &message);
   std::string describeThread(const Warp &warp, unsigned lane) const;
+  /// "(x,y,z)" of the thread with linear index `t` in the block.
+  std::string describeThreadIndex(uint32_t t) const;
+
+  /// Checks an access of [offset, offset + bytes) of shared memory by one
+  /// lane against what other threads did in this barrier interval (races)
+  /// and whether the block has written it before (uninitialized reads), and
+  /// records it. Atomics are ordered among themselves and record no access.
+  bool checkShared(const Warp &warp, unsigned lane, const Instruction &inst,
+                   uint64_t offset, uint64_t bytes, bool store, bool atomic);
+  bool completeBarrier();
 
   bool memoryOp(Warp &warp, const Instruction &inst, uint32_t exec);
   bool atomicOp(Warp &warp, const Instruction &inst, uint32_t exec);
@@ -169,16 +198,22 @@ private:
   uint64_t dynamicBase = 0, dynamicBytes = 0;
   std::vector<uint8_t> shared, local;
   std::vector<Warp> warps;
+  std::vector<SharedByteShadow> &sharedShadow;
+  uint32_t &epoch;
+  uint32_t blockSerial;
   std::string errorText;
 };
 
 std::string BlockRun::describeThread(const Warp &warp, unsigned lane) const {
-  uint32_t t = warp.index * kWarpSize + lane;
-  uint32_t x = t % block.x, y = (t / block.x) % block.y,
-           z = t / (block.x * block.y);
   return "block (" + std::to_string(blockIdx.x) + "," +
          std::to_string(blockIdx.y) + "," + std::to_string(blockIdx.z) +
-         "), thread (" + std::to_string(x) + "," + std::to_string(y) + "," +
+         "), thread " + describeThreadIndex(warp.index * kWarpSize + lane);
+}
+
+std::string BlockRun::describeThreadIndex(uint32_t t) const {
+  uint32_t x = t % block.x, y = (t / block.x) % block.y,
+           z = t / (block.x * block.y);
+  return "(" + std::to_string(x) + "," + std::to_string(y) + "," +
          std::to_string(z) + ")";
 }
 
@@ -255,7 +290,8 @@ uint64_t BlockRun::getSymbolAddress(int32_t index, bool generic) const {
 
 uint8_t *BlockRun::resolve(const Warp &warp, unsigned lane,
                            const Instruction &inst, Space space,
-                           uint64_t address, uint64_t bytes, bool store) {
+                           uint64_t address, uint64_t bytes, bool store,
+                           bool atomic) {
   const char *what = store ? "store" : "load";
   auto hex = [](uint64_t value) {
     char text[32];
@@ -292,6 +328,8 @@ uint8_t *BlockRun::resolve(const Warp &warp, unsigned lane,
                       std::to_string(address) + " (the block has " +
                       std::to_string(shared.size()) + " bytes)"),
              nullptr;
+    if (!checkShared(warp, lane, inst, address, bytes, store, atomic))
+      return nullptr;
     return shared.data() + address;
   case Space::Local: {
     uint64_t thread = warp.index * kWarpSize + lane;
@@ -344,6 +382,95 @@ uint8_t *BlockRun::resolve(const Warp &warp, unsigned lane,
   }
 }
 
+bool BlockRun::checkShared(const Warp &warp, unsigned lane,
+                           const Instruction &inst, uint64_t offset,
+                           uint64_t bytes, bool store, bool atomic) {
+  uint32_t thread = warp.index * kWarpSize + lane;
+  auto other = [&](uint16_t t, uint32_t line, const char *what) {
+    return std::string(what) + " by thread " + describeThreadIndex(t) +
+           " at PTX line " + std::to_string(line);
+  };
+  auto at = [&](uint64_t byte) {
+    return " at shared offset " + std::to_string(byte);
+  };
+  for (uint64_t byte = offset; byte < offset + bytes; ++byte) {
+    SharedByteShadow &cell = sharedShadow[byte];
+    bool written = cell.writtenBlock == blockSerial;
+    // Threads of one warp run in lockstep here and are not checked against
+    // each other; between warps only a barrier orders accesses.
+    if (!store || atomic) {
+      if (!written)
+        return fail(warp, lane, inst,
+                    "read of uninitialized shared memory" + at(byte) +
+                        " (no thread of the block has written it)");
+      if (cell.writeEpoch == epoch && cell.writer / kWarpSize != warp.index)
+        return fail(warp, lane, inst,
+                    "shared-memory race" + at(byte) + ": read after a " +
+                        other(cell.writer, cell.writeLine, "write") +
+                        " with no barrier between");
+    }
+    if (store && !atomic) {
+      if (written && cell.writeEpoch == epoch &&
+          cell.writer / kWarpSize != warp.index)
+        return fail(warp, lane, inst,
+                    "shared-memory race" + at(byte) + ": write after a " +
+                        other(cell.writer, cell.writeLine, "write") +
+                        " with no barrier between");
+      if (cell.readEpoch == epoch &&
+          (cell.readByManyWarps || cell.reader / kWarpSize != warp.index))
+        return fail(warp, lane, inst,
+                    "shared-memory race" + at(byte) + ": write after a " +
+                        other(cell.reader, cell.readLine, "read") +
+                        " with no barrier between");
+    }
+    if (atomic) {
+      cell.writtenBlock = blockSerial;
+    } else if (store) {
+      cell.writtenBlock = blockSerial;
+      cell.writeEpoch = epoch;
+      cell.writer = static_cast<uint16_t>(thread);
+      cell.writeLine = inst.line;
+    } else if (cell.readEpoch != epoch) {
+      cell.readEpoch = epoch;
+      cell.reader = static_cast<uint16_t>(thread);
+      cell.readLine = inst.line;
+      cell.readByManyWarps = false;
+    } else if (cell.reader / kWarpSize != warp.index) {
+      cell.readByManyWarps = true;
+    }
+  }
+  return true;
+}
+
+bool BlockRun::completeBarrier() {
+  // Every waiting thread must wait at the same bar.sync: threads of one block
+  // at two different barriers is barrier divergence, which deadlocks or
+  // silently splits the block on hardware.
+  const Warp *firstWarp = nullptr;
+  unsigned firstLane = 0;
+  for (Warp &warp : warps)
+    for (uint32_t m = warp.waiting; m; m &= m - 1) {
+      unsigned lane = __builtin_ctz(m);
+      if (!firstWarp) {
+        firstWarp = &warp;
+        firstLane = lane;
+        continue;
+      }
+      uint32_t pc = warp.barrierPc[lane];
+      uint32_t firstPc = firstWarp->barrierPc[firstLane];
+      if (pc != firstPc)
+        return fail(
+            warp, lane, kernel.code[pc],
+            "barrier divergence: this thread waits at PTX line " +
+                std::to_string(kernel.code[pc].line) + " while thread " +
+                describeThreadIndex(firstWarp->index * kWarpSize + firstLane) +
+                " waits at PTX line " +
+                std::to_string(kernel.code[firstPc].line));
+    }
+  ++epoch;
+  return true;
+}
+
 bool BlockRun::run(std::string &error) {
   while (true) {
     for (Warp &warp : warps)
@@ -354,12 +481,16 @@ bool BlockRun::run(std::string &error) {
     // Every warp waits at the barrier or has exited: the barrier completes
     // (exited threads count as arrived).
     bool anyWaiting = false;
-    for (Warp &warp : warps) {
+    for (Warp &warp : warps)
       anyWaiting |= warp.waiting != 0;
-      warp.waiting = 0;
-    }
     if (!anyWaiting)
       return true;
+    if (!completeBarrier()) {
+      error = errorText;
+      return false;
+    }
+    for (Warp &warp : warps)
+      warp.waiting = 0;
   }
 }
 
@@ -441,6 +572,8 @@ bool BlockRun::execute(Warp &warp, uint32_t pc, uint32_t active) {
                         " threads) are not supported");
     }
     warp.waiting |= exec;
+    for (uint32_t m = exec; m; m &= m - 1)
+      warp.barrierPc[__builtin_ctz(m)] = pc;
     advance(active);
     return true;
   }
@@ -507,7 +640,8 @@ bool BlockRun::atomicOp(Warp &warp, const Instruction &inst, uint32_t exec) {
   for (uint32_t m = exec; m; m &= m - 1) {
     unsigned lane = __builtin_ctz(m);
     uint64_t address = getAddress(warp, addressOp, lane, inst.space);
-    uint8_t *host = resolve(warp, lane, inst, inst.space, address, bytes, true);
+    uint8_t *host = resolve(warp, lane, inst, inst.space, address, bytes,
+                            /*store=*/true, /*atomic=*/true);
     if (!host)
       return false;
     uint64_t old = 0;
@@ -930,11 +1064,14 @@ bool Device::launchPacked(const LoadedModule &module, const PtxFunction &kernel,
   }
   LaunchStats local;
   LaunchStats &counts = stats ? *stats : local;
+  std::vector<SharedByteShadow> sharedShadow;
+  uint32_t epoch = 0, blockSerial = 0;
   for (uint32_t z = 0; z < grid.z; ++z)
     for (uint32_t y = 0; y < grid.y; ++y)
       for (uint32_t x = 0; x < grid.x; ++x) {
         BlockRun run(*this, module, kernel, grid, block, Dim3{x, y, z},
-                     dynamicSharedBytes, params, counts);
+                     dynamicSharedBytes, params, counts, sharedShadow, epoch,
+                     ++blockSerial);
         if (!run.run(error))
           return false;
         ++counts.blocks;
