@@ -12,6 +12,8 @@
 
 #include "ridgeline/Emulator/Ptx.h"
 
+#include "InlineCalls.h"
+
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
@@ -230,7 +232,12 @@ private:
   bool parseVariable(Space space, bool isExtern, PtxFunction *function);
   bool parseInitializer(GlobalVar &var, Type elementType);
   bool parseFunction(bool isExtern);
-  bool parseParamList(PtxFunction &function, bool isEntry);
+  /// A kernel's parameters live in the launch's parameter buffer; a .func's
+  /// parameters and return values (`isReturn`) are variables of its local
+  /// frame, which a call binds to the caller's (inlineCalls).
+  bool parseParamList(PtxFunction &function, bool isEntry, bool isReturn);
+  bool parseCall(PtxFunction &function, Instruction &inst,
+                 const std::string &opcodeText);
   bool parseBody(PtxFunction &function);
   bool parseRegDecl(PtxFunction &function);
   bool parseInstruction(PtxFunction &function);
@@ -278,6 +285,8 @@ std::unique_ptr<PtxModule> Parser::run(std::string &error) {
       error = errorText;
       return nullptr;
     }
+  if (!detail::inlineCalls(*module, error))
+    return nullptr;
   return std::move(module);
 }
 
@@ -505,15 +514,12 @@ bool Parser::parseFunction(bool isExtern) {
   labels.clear();
   pendingLabels.clear();
 
-  if (!function->isEntry && peek().text == "(") {
-    // Return parameters of a .func: parsed like parameters, then dropped;
-    // calls are not supported, so they are never read.
-    PtxFunction returns;
-    if (!parseParamList(returns, false))
-      return false;
-  }
+  if (!function->isEntry && peek().text == "(" &&
+      !parseParamList(*function, /*isEntry=*/false, /*isReturn=*/true))
+    return false;
   function->name = next().text;
-  if (peek().text == "(" && !parseParamList(*function, function->isEntry))
+  if (peek().text == "(" &&
+      !parseParamList(*function, function->isEntry, /*isReturn=*/false))
     return false;
   // Performance directives.
   while (peek().kind == Token::Word && peek().text[0] == '.') {
@@ -560,7 +566,8 @@ bool Parser::parseFunction(bool isExtern) {
   return true;
 }
 
-bool Parser::parseParamList(PtxFunction &function, bool isEntry) {
+bool Parser::parseParamList(PtxFunction &function, bool isEntry,
+                            bool isReturn) {
   if (!expect("("))
     return false;
   if (consume(")"))
@@ -598,22 +605,35 @@ bool Parser::parseParamList(PtxFunction &function, bool isEntry) {
     }
     param.size = elementBytes * count;
     param.align = align ? align : static_cast<uint32_t>(elementBytes);
-    function.paramBytes =
-        (function.paramBytes + param.align - 1) / param.align * param.align;
-    param.offset = function.paramBytes;
-    function.paramBytes += param.size;
     Symbol symbol;
     symbol.name = param.name;
-    symbol.space = Space::Param;
-    symbol.offset = param.offset;
     symbol.size = param.size;
     symbol.align = param.align;
-    function.symbolIndex[symbol.name] =
-        static_cast<int32_t>(function.symbols.size());
+    if (isEntry) {
+      function.paramBytes =
+          (function.paramBytes + param.align - 1) / param.align * param.align;
+      param.offset = function.paramBytes;
+      function.paramBytes += param.size;
+      symbol.space = Space::Param;
+      symbol.offset = param.offset;
+    } else {
+      function.localBytes =
+          (function.localBytes + param.align - 1) / param.align * param.align;
+      symbol.space = Space::Local;
+      symbol.offset = function.localBytes;
+      function.localBytes += param.size;
+    }
+    int32_t index = static_cast<int32_t>(function.symbols.size());
+    function.symbolIndex[symbol.name] = index;
     function.symbols.push_back(symbol);
+    if (isReturn) {
+      function.returnSymbols.push_back(index);
+      continue;
+    }
+    if (!isEntry)
+      function.paramSymbols.push_back(index);
     function.params.push_back(param);
   } while (consume(","));
-  (void)isEntry;
   return expect(")");
 }
 
@@ -742,9 +762,14 @@ bool Parser::parseBody(PtxFunction &function) {
       consume(";");
       continue;
     }
-    if (token.kind == Token::Word && token.text == ".param")
-      return fail("'.param' in the body of '" + function.name +
-                  "': function calls are not supported");
+    if (token.kind == Token::Word && token.text == ".param") {
+      // A call sequence's argument or return variable: per thread, in the
+      // function's local frame.
+      next();
+      if (!parseVariable(Space::Local, false, &function))
+        return false;
+      continue;
+    }
     if (token.kind == Token::Word && token.text[0] == '.')
       return fail("unsupported directive '" + token.text + "' in '" +
                   function.name + "'");
@@ -1001,9 +1026,8 @@ bool Parser::parseInstruction(PtxFunction &function) {
     return fail("expected an instruction, found '" + peek().text + "'");
   std::string opcodeText = next().text;
   std::vector<RawOperand> operands;
-  if (opcodeText.rfind("call", 0) == 0)
-    return fail("'" + opcodeText + "' in '" + function.name +
-                "': function calls are not supported");
+  if (opcodeText == "call" || opcodeText.rfind("call.", 0) == 0)
+    return parseCall(function, inst, opcodeText);
   if (peek().text != ";") {
     do {
       RawOperand raw;
@@ -1016,6 +1040,62 @@ bool Parser::parseInstruction(PtxFunction &function) {
     return false;
   if (!decode(function, inst, opcodeText, operands))
     return false;
+  function.code.push_back(std::move(inst));
+  return true;
+}
+
+/// `call[.uni] [(ret, ...),] name [, (arg, ...)];` with `.param` variables
+/// as returns and arguments. The callee is resolved when the module is
+/// complete (inlineCalls); indirect calls through a register are refused.
+bool Parser::parseCall(PtxFunction &function, Instruction &inst,
+                       const std::string &opcodeText) {
+  inst.opcode = Opcode::Call;
+  inst.text = opcodeText;
+  if (opcodeText != "call" && opcodeText != "call.uni")
+    return fail("unsupported call form '" + opcodeText + "' in '" +
+                function.name + "'");
+  auto parseList = [&](unsigned &count) -> bool {
+    if (!expect("("))
+      return false;
+    if (consume(")"))
+      return true;
+    do {
+      std::string name = next().text;
+      int32_t symbol = resolveSymbol(function, name);
+      if (symbol < 0 || function.symbols[symbol].space != Space::Local)
+        return fail("call argument '" + name +
+                    "' is not a .param variable of the call sequence");
+      Operand operand;
+      operand.kind = OperandKind::Symbol;
+      operand.symbol = symbol;
+      inst.operands.push_back(operand);
+      ++count;
+    } while (consume(","));
+    return expect(")");
+  };
+  unsigned numReturns = 0, numArgs = 0;
+  if (peek().text == "(") {
+    if (!parseList(numReturns) || !expect(","))
+      return false;
+  }
+  const Token &callee = next();
+  if (callee.kind != Token::Word || callee.text.empty() ||
+      callee.text[0] == '%')
+    return fail("indirect calls (through '" + callee.text +
+                "') are not supported");
+  inst.callee = callee.text;
+  inst.mode = static_cast<uint8_t>(numReturns);
+  if (consume(",")) {
+    if (peek().text != "(")
+      return fail("indirect calls with a prototype are not supported");
+    if (!parseList(numArgs))
+      return false;
+    if (peek().text == ",")
+      return fail("indirect calls with a prototype are not supported");
+  }
+  if (!expect(";"))
+    return false;
+  function.hasCalls = true;
   function.code.push_back(std::move(inst));
   return true;
 }
@@ -1330,6 +1410,19 @@ bool Parser::decode(PtxFunction &function, Instruction &inst,
       (inst.opcode == Opcode::Red &&
        inst.operands[0].kind != OperandKind::Address))
     return fail("'" + opcodeText + "' needs an address operand", inst.line);
+  // ld/st.param of a call sequence's variable or of a .func's own parameter
+  // address the thread's local frame.
+  if ((inst.opcode == Opcode::Ld || inst.opcode == Opcode::St) &&
+      inst.space == Space::Param) {
+    const Operand &address = inst.operands[inst.opcode == Opcode::Ld ? 1 : 0];
+    if (address.symbol >= 0 &&
+        function.symbols[address.symbol].space == Space::Local)
+      inst.space = Space::Local;
+    else if (!function.isEntry)
+      return fail("'" + opcodeText + "' in .func '" + function.name +
+                      "' addresses no parameter of it",
+                  inst.line);
+  }
   if ((inst.opcode == Opcode::Ld || inst.opcode == Opcode::St) &&
       inst.vector > 1) {
     const Operand &data = inst.operands[inst.opcode == Opcode::Ld ? 0 : 1];

@@ -63,6 +63,7 @@ enum class Opcode : uint8_t {
   Bfe,
   Bra,
   Brev,
+  Call, // inlined at load time (inlineCalls); never executed
   Clz,
   Cnot,
   Copysign,
@@ -212,6 +213,9 @@ struct Instruction {
   std::vector<Operand> operands;
   uint32_t line = 0; // 1-based line in the PTX text
   std::string text;  // the opcode as written, for messages
+  /// call: the callee's name; the operands are Symbol operands of the return
+  /// variables (`mode` of them), then of the arguments.
+  std::string callee;
 };
 
 /// A variable of a state space: a kernel parameter, a .shared/.local/.global
@@ -248,6 +252,11 @@ struct PtxFunction {
   uint32_t reqThreads[3] = {0, 0, 0}; // .reqntid
   std::vector<Instruction> code;
   uint32_t line = 0;
+  /// A .func's parameters and return values are per-thread variables (in its
+  /// local frame) that a call binds to the caller's call-site `.param`
+  /// variables: their symbol indices, in declaration order.
+  std::vector<int32_t> paramSymbols, returnSymbols;
+  bool hasCalls = false;
 };
 
 /// A module-scope variable (.global / .const), with its initial bytes.
