@@ -33,16 +33,31 @@ static bool isContiguousBuffer(Type type) {
                     memref::isStaticShapeAndContiguousRowMajor(memref));
 }
 
+/// Whether a buffer of `type` starts at a non-zero or dynamic offset from
+/// its allocation.
+static bool hasOffset(Type type) {
+  auto memref = dyn_cast<MemRefType>(type);
+  if (!memref)
+    return false;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  return failed(memref.getStridesAndOffset(strides, offset)) || offset != 0;
+}
+
 namespace {
 struct LowerStridedCopiesPass
     : ridge::impl::LowerStridedCopiesPassBase<LowerStridedCopiesPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     SmallVector<memref::CopyOp> copies;
     getOperation().walk([&](memref::CopyOp copy) {
-      if (isa<MemRefType>(copy.getSource().getType()) &&
-          isa<MemRefType>(copy.getTarget().getType()) &&
-          (!isContiguousBuffer(copy.getSource().getType()) ||
-           !isContiguousBuffer(copy.getTarget().getType())))
+      Type source = copy.getSource().getType();
+      Type target = copy.getTarget().getType();
+      if (!isa<MemRefType>(source) || !isa<MemRefType>(target))
+        return;
+      if (!isContiguousBuffer(source) || !isContiguousBuffer(target) ||
+          (offsetCopies && (hasOffset(source) || hasOffset(target))))
         copies.push_back(copy);
     });
     IRRewriter rewriter(&getContext());

@@ -157,7 +157,11 @@ static void addBufferizationPasses(OpPassManager &pm, bool sequentialLoops) {
   // Copies into or out of strided subviews become linalg.copy: the back ends
   // lower them to loops, where finalize-memref-to-llvm would call
   // `memrefCopy`, which nothing links.
-  pm.addNestedPass<func::FuncOp>(createLowerStridedCopiesPass());
+  // On the GPU, so do copies of buffers at an offset (gpu.memcpy would drop
+  // it).
+  LowerStridedCopiesPassOptions copies;
+  copies.offsetCopies = !sequentialLoops;
+  pm.addNestedPass<func::FuncOp>(createLowerStridedCopiesPass(copies));
   // Kernel bodies tiled with scf.forall (ridge-tile-kernel-bodies) become
   // the parallel loops that the back ends map, keeping their config.
   KernelsToParallelLoopsPassOptions loops;

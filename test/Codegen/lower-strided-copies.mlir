@@ -1,4 +1,5 @@
 // RUN: ridge-opt %s -split-input-file -ridge-lower-strided-copies | FileCheck %s
+// RUN: ridge-opt %s -split-input-file -ridge-lower-strided-copies=offset-copies | FileCheck %s --check-prefix=GPU
 // RUN: ridge-opt %s -split-input-file -ridge-lower-strided-copies -convert-linalg-to-loops -expand-strided-metadata -finalize-memref-to-llvm | FileCheck %s --check-prefix=LLVM
 
 // A state update written into a slice of a bigger buffer (LinearAttention's
@@ -39,6 +40,14 @@ func.func @from_strided_slice(%all: memref<4x8xf32>, %row: memref<4xf32>) {
 // CHECK-NOT: linalg.copy
 // CHECK: memref.copy %{{.*}}, %{{.*}} : memref<2x4x8xf32> to memref<2x4x8xf32>
 // CHECK: memref.copy %{{.*}}, %{{.*}} : memref<2x8xf32> to memref<2x8xf32, strided<[8, 1], offset: 16>>
+// On the GPU (offset-copies) the copy at offset 16 is a linalg.copy too:
+// the host's copies become gpu.memcpy, whose gpu-to-llvm lowering drops the
+// offset (an LSTM's cell state overwrote its hidden state, found on the PTX
+// emulator).
+// GPU-LABEL: func.func @contiguous
+// GPU: memref.copy %{{.*}}, %{{.*}} : memref<2x4x8xf32> to memref<2x4x8xf32>
+// GPU-NEXT: memref.subview
+// GPU-NEXT: linalg.copy ins(%{{.*}} : memref<2x8xf32>) outs(%{{.*}} : memref<2x8xf32, strided<[8, 1], offset: 16>>)
 // LLVM-LABEL: func.func @contiguous
 // LLVM-NOT: memrefCopy
 // LLVM: "llvm.intr.memcpy"

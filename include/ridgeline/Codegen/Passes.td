@@ -164,7 +164,18 @@ def LowerStridedCopiesPass : Pass<"ridge-lower-strided-copies",
     `linalg.copy`, which the back ends lower like any other linalg op: to
     loops on the CPU, to a parallel loop nest (a GPU kernel, or the loops of
     the kernel it is in) on the GPU. Contiguous copies stay.
+
+    With `offset-copies` (the GPU back end), so do copies of contiguous
+    buffers at a non-zero or dynamic offset (a state written into a slice
+    of a bigger buffer): the host's copies become `gpu.memcpy`, whose
+    gpu-to-llvm lowering copies from and to each buffer's aligned pointer
+    without its offset, so that such a copy would write the slice at
+    offset 0.
   }];
+  let options = [
+    Option<"offsetCopies", "offset-copies", "bool", "false",
+           "Also rewrite copies of buffers at a non-zero offset (GPU)">,
+  ];
   let statistics = [
     Statistic<"numLoweredCopies", "num-lowered-copies",
               "memref.copy ops between non-contiguous buffers rewritten to "
