@@ -139,6 +139,7 @@ LogicalResult mlir::ridge::lowerGraphModule(ModuleOp module,
       gpu.format = options.gpuFormat;
       gpu.toolkit = options.cudaToolkit;
       gpu.blockSize = options.blockSize;
+      gpu.kernelTestPasses = options.kernelTestPasses;
       buildGpuLoweringPipeline(pm, gpu);
     } else {
       buildCpuLoweringPipeline(pm);

@@ -277,6 +277,8 @@ void mlir::ridge::buildGpuLoweringPipeline(OpPassManager &pm,
   //    serialized.
   pm.addPass(createSCFToControlFlowPass());
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  if (options.kernelTestPasses)
+    options.kernelTestPasses(kernels);
   kernels.addPass(memref::createExpandStridedMetadataPass());
   kernels.addPass(createLowerAffinePass());
   kernels.addPass(createApproximateMathPass());

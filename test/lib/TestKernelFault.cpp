@@ -74,4 +74,5 @@ struct TestInjectKernelFaultPass
 
 void mlir::ridge::test::registerRidgeTestPasses() {
   PassRegistration<TestInjectKernelFaultPass>();
+  registerRidgeGpuTestPasses();
 }

@@ -11,6 +11,10 @@
 
 #include "mlir/IR/BuiltinOps.h"
 
+namespace mlir {
+class OpPassManager;
+} // namespace mlir
+
 namespace mlir::ridge {
 
 /// Adds 1 to the first result of fusion group `kernel`: a deliberately wrong
@@ -18,9 +22,15 @@ namespace mlir::ridge {
 /// that name holds a floating-point first result.
 LogicalResult injectKernelFault(ModuleOp module, StringRef kernel);
 
+/// Adds test-ridge-inject-gpu-fault for `spec`, FAULT[:KERNEL], to the pass
+/// manager of the GPU kernel modules; fails on an unknown FAULT.
+LogicalResult addGpuFaultPass(OpPassManager &kernels, StringRef spec);
+
 namespace test {
 /// Registers the test passes: test-ridge-inject-kernel-fault{kernel=NAME}.
 void registerRidgeTestPasses();
+/// Registers test-ridge-inject-gpu-fault{fault=KIND kernel=NAME}.
+void registerRidgeGpuTestPasses();
 } // namespace test
 
 } // namespace mlir::ridge

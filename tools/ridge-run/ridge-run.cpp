@@ -25,6 +25,7 @@
 // --inject-fault (hidden): the test library's deliberately wrong kernel.
 #include "TestPasses.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
@@ -103,6 +104,15 @@ static cl::opt<std::string> injectFault(
     cl::desc("With --verify: add 1 to this kernel's first result in the "
              "fused build (to test that verification finds a broken kernel)"),
     cl::value_desc("kernel"), cl::init(""), cl::cat(category), cl::Hidden);
+
+static cl::opt<std::string> injectGpuFault(
+    "inject-gpu-fault",
+    cl::desc("Test only: break one GPU kernel, FAULT[:KERNEL] with FAULT "
+             "thread-index, drop-barrier, shuffle-lane or misaligned-vector "
+             "(test-ridge-inject-gpu-fault); with --verify, the fused build "
+             "only"),
+    cl::value_desc("fault[:kernel]"), cl::init(""), cl::cat(category),
+    cl::Hidden);
 
 static cl::opt<int> repeat(
     "repeat",
@@ -399,6 +409,15 @@ static int runOnRandomInputs(MLIRContext &context, CompileOptions options) {
   return kOk;
 }
 
+/// The hidden test options' hooks into the compile.
+static void applyTestOptions(CompileOptions &options) {
+  if (injectGpuFault.empty())
+    return;
+  options.kernelTestPasses = [](OpPassManager &kernels) {
+    (void)addGpuFaultPass(kernels, injectGpuFault);
+  };
+}
+
 /// --verify: the fused plan against one kernel per op, kernel by kernel.
 static int verifyFusion(OwningOpRef<ModuleOp> module, CompileOptions options,
                         std::vector<TensorData> &inputs,
@@ -430,6 +449,9 @@ static int verifyFusion(OwningOpRef<ModuleOp> module, CompileOptions options,
     return rc;
   options.fusion = false;
   options.releaseWeights = true;
+  // The reference is built as it should be: --inject-gpu-fault breaks the
+  // fused build only.
+  options.kernelTestPasses = nullptr;
   if (int rc = compileAndRun(*reference, options, bind, unfused))
     return rc;
 
@@ -486,6 +508,16 @@ int main(int argc, char **argv) {
     return fail(error);
   resolvedTarget = *resolved;
   target = resolvedTarget.chip;
+  if (!injectGpuFault.empty()) {
+    if (target == "cpu")
+      return fail("--inject-gpu-fault breaks a GPU build (--target=sm_80, "
+                  "sm_90a, ...)");
+    OpPassManager probe(gpu::GPUModuleOp::getOperationName());
+    if (failed(addGpuFaultPass(probe, injectGpuFault)))
+      return fail("unknown --inject-gpu-fault '" + injectGpuFault +
+                  "' (thread-index, drop-barrier, shuffle-lane or "
+                  "misaligned-vector, then optionally :KERNEL)");
+  }
   // The runtime binds its driver on first use, after this: the emulator
   // stands in for it as the compiled chip.
   if (device == DeviceKind::Emulator) {
@@ -507,6 +539,7 @@ int main(int argc, char **argv) {
     options.cudaToolkit = cudaToolkit;
     options.fusion = fusion;
     artifactOptions.apply(options);
+    applyTestOptions(options);
     return runOnRandomInputs(context, options);
   }
   if (testData.empty())
@@ -556,6 +589,7 @@ int main(int argc, char **argv) {
   options.cudaToolkit = cudaToolkit;
   options.fusion = fusion;
   artifactOptions.apply(options);
+  applyTestOptions(options);
   OwningOpRef<ModuleOp> module =
       importOnnxFile(&context, inputFile, importOptions);
   if (!module)

@@ -16,8 +16,10 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Support/Timing.h"
 #include "llvm/Support/CommandLine.h"
+#include <functional>
 #include <string>
 
 namespace mlir::ridge {
@@ -44,6 +46,8 @@ struct CompileOptions {
   /// CUDA toolkit for ptxas; empty: $CUDA_HOME, then PATH.
   std::string cudaToolkit;
   int64_t blockSize = 256;
+  /// Test only: GpuPipelineOptions::kernelTestPasses of the GPU build.
+  std::function<void(OpPassManager &)> kernelTestPasses;
   /// Fuse memory-bound chains into kernels (the roofline-driven plan).
   bool fusion = true;
   /// Free the weight blobs once the LLVM module holds the weights; off when

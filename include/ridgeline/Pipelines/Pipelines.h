@@ -20,6 +20,8 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
+#include <functional>
+
 namespace mlir::ridge {
 
 struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
@@ -38,6 +40,9 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
   PassOptions::Option<int64_t> blockSize{*this, "block-size",
                                          llvm::cl::desc("Threads per block"),
                                          llvm::cl::init(256)};
+  /// Test only, and no textual option: adds passes to the start of the
+  /// kernel modules' pipeline (ridge-run's --inject-gpu-fault).
+  std::function<void(OpPassManager &)> kernelTestPasses;
 };
 
 struct GraphToLinalgOptions : public PassPipelineOptions<GraphToLinalgOptions> {
