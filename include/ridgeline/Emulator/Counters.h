@@ -59,6 +59,9 @@ const char *getInstructionClassName(InstructionClass kind);
 /// memory instruction's access went (its resolved state space; Generic is
 /// taken as global); other instructions ignore it. New opcodes get their
 /// class here: the switch has no default so that the compiler points at it.
+/// Tensor-core math (mma, wmma.mma, wgmma) is TensorCore; fragment loads and
+/// copies are memory by the space they read (ldmatrix a shared load, cp.async
+/// and TMA a global load), and mbarrier waits are Barrier.
 InstructionClass classify(const Instruction &inst, Space space);
 
 /// Requests, requested bytes and 32-byte sectors of one kind of global
