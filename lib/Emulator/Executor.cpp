@@ -183,6 +183,17 @@ private:
                    uint64_t offset, uint64_t bytes, bool store, bool atomic);
   bool completeBarrier();
 
+  /// The state space a resolved host pointer lies in.
+  Space getSpaceOf(const uint8_t *host) const;
+  /// Adds `lane`'s access at `host` to `access` if it reached `space`, the
+  /// space of the instruction's first lane (set here for a generic one).
+  void addLaneAccess(WarpAccess &access, const Instruction &inst, Space &space,
+                     unsigned lane, const uint8_t *host) const;
+  /// Counts one warp-level memory instruction whose active lanes reached
+  /// `space`: its class, and the sectors or wavefronts of its request.
+  void countAccess(const Instruction &inst, Space space,
+                   const WarpAccess &access);
+
   bool memoryOp(Warp &warp, const Instruction &inst, uint32_t exec);
   bool atomicOp(Warp &warp, const Instruction &inst, uint32_t exec);
   bool shuffle(Warp &warp, const Instruction &inst, uint32_t exec);
@@ -533,6 +544,13 @@ bool BlockRun::execute(Warp &warp, uint32_t pc, uint32_t active) {
     }
   }
   stats.threadInstructions += __builtin_popcount(exec);
+  // A memory instruction is counted once its lanes' addresses resolve: a
+  // generic address is a global or a shared access only at run time.
+  bool isMemoryAccess =
+      inst.opcode == Opcode::Ld || inst.opcode == Opcode::St ||
+      inst.opcode == Opcode::Atom || inst.opcode == Opcode::Red;
+  if (!exec || !isMemoryAccess)
+    stats.count(classify(inst, inst.space));
   auto advance = [&](uint32_t lanes) {
     for (uint32_t m = lanes; m; m &= m - 1)
       warp.pc[__builtin_ctz(m)] = pc + 1;
@@ -598,6 +616,9 @@ bool BlockRun::memoryOp(Warp &warp, const Instruction &inst, uint32_t exec) {
     return fail(warp, __builtin_ctz(exec), inst, "bad access type");
   unsigned bytes = bits / 8;
   unsigned count = inst.vector;
+  WarpAccess access;
+  access.bytes = bytes * count;
+  Space space = inst.space;
   for (uint32_t m = exec; m; m &= m - 1) {
     unsigned lane = __builtin_ctz(m);
     uint64_t address = getAddress(warp, addressOp, lane, inst.space);
@@ -605,6 +626,7 @@ bool BlockRun::memoryOp(Warp &warp, const Instruction &inst, uint32_t exec) {
                             uint64_t(bytes) * count, !isLoad);
     if (!host)
       return false;
+    addLaneAccess(access, inst, space, lane, host);
     for (unsigned e = 0; e < count; ++e) {
       uint8_t *element = host + e * bytes;
       if (isLoad) {
@@ -625,6 +647,7 @@ bool BlockRun::memoryOp(Warp &warp, const Instruction &inst, uint32_t exec) {
       }
     }
   }
+  countAccess(inst, space, access);
   return true;
 }
 
@@ -636,6 +659,9 @@ bool BlockRun::atomicOp(Warp &warp, const Instruction &inst, uint32_t exec) {
   if (bytes != 4 && bytes != 8)
     return fail(warp, __builtin_ctz(exec), inst,
                 "atomics on .b16/.f16 are not supported");
+  WarpAccess access;
+  access.bytes = bytes;
+  Space space = inst.space;
   // Lanes update in lane order, each atomically with respect to the others.
   for (uint32_t m = exec; m; m &= m - 1) {
     unsigned lane = __builtin_ctz(m);
@@ -644,6 +670,7 @@ bool BlockRun::atomicOp(Warp &warp, const Instruction &inst, uint32_t exec) {
                             /*store=*/true, /*atomic=*/true);
     if (!host)
       return false;
+    addLaneAccess(access, inst, space, lane, host);
     uint64_t old = 0;
     std::memcpy(&old, host, bytes);
     uint64_t b = read(warp, inst.operands[isAtom ? 2 : 1], lane);
@@ -703,7 +730,66 @@ bool BlockRun::atomicOp(Warp &warp, const Instruction &inst, uint32_t exec) {
     if (isAtom)
       write(warp, inst.operands[0].reg, lane, old);
   }
+  countAccess(inst, space, access);
   return true;
+}
+
+Space BlockRun::getSpaceOf(const uint8_t *host) const {
+  auto within = [&](const uint8_t *base, size_t size) {
+    auto at = reinterpret_cast<uintptr_t>(host);
+    auto begin = reinterpret_cast<uintptr_t>(base);
+    return at >= begin && at - begin < size;
+  };
+  if (within(shared.data(), shared.size()))
+    return Space::Shared;
+  if (within(local.data(), local.size()))
+    return Space::Local;
+  if (within(params.data(), params.size()))
+    return Space::Param;
+  return Space::Global;
+}
+
+void BlockRun::addLaneAccess(WarpAccess &access, const Instruction &inst,
+                             Space &space, unsigned lane,
+                             const uint8_t *host) const {
+  Space laneSpace =
+      inst.space == Space::Generic ? getSpaceOf(host) : inst.space;
+  if (space == Space::Generic)
+    space = laneSpace;
+  // Lanes of one generic access that reach another space than the first
+  // lane's are left out of its request rather than mixed into it.
+  if (laneSpace != space)
+    return;
+  access.lanes |= 1u << lane;
+  access.address[lane] =
+      space == Space::Shared
+          ? static_cast<uint64_t>(host - shared.data())
+          : static_cast<uint64_t>(reinterpret_cast<uintptr_t>(host));
+}
+
+void BlockRun::countAccess(const Instruction &inst, Space space,
+                           const WarpAccess &access) {
+  InstructionClass kind = classify(inst, space);
+  stats.count(kind);
+  switch (kind) {
+  case InstructionClass::GlobalLoad:
+    countGlobalAccess(stats.globalLoad, access);
+    break;
+  case InstructionClass::GlobalStore:
+    countGlobalAccess(stats.globalStore, access);
+    break;
+  case InstructionClass::GlobalAtomic:
+    countGlobalAccess(stats.globalAtomic, access);
+    break;
+  case InstructionClass::SharedLoad:
+    countSharedAccess(stats.sharedLoad, access);
+    break;
+  case InstructionClass::SharedStore:
+    countSharedAccess(stats.sharedStore, access);
+    break;
+  default:
+    break;
+  }
 }
 
 bool BlockRun::shuffle(Warp &warp, const Instruction &inst, uint32_t exec) {
@@ -1064,6 +1150,15 @@ bool Device::launchPacked(const LoadedModule &module, const PtxFunction &kernel,
   }
   LaunchStats local;
   LaunchStats &counts = stats ? *stats : local;
+  counts.kernel = kernel.name;
+  ++counts.launches;
+  counts.grid[0] = grid.x, counts.grid[1] = grid.y, counts.grid[2] = grid.z;
+  counts.block[0] = block.x, counts.block[1] = block.y,
+  counts.block[2] = block.z;
+  counts.registers = kernel.numRegs;
+  counts.staticSharedBytes = kernel.staticShared;
+  counts.dynamicSharedBytes = dynamicSharedBytes;
+  counts.localBytesPerThread = kernel.localBytes;
   std::vector<SharedByteShadow> sharedShadow;
   uint32_t epoch = 0, blockSerial = 0;
   for (uint32_t z = 0; z < grid.z; ++z)
@@ -1075,6 +1170,7 @@ bool Device::launchPacked(const LoadedModule &module, const PtxFunction &kernel,
         if (!run.run(error))
           return false;
         ++counts.blocks;
+        counts.threads += block.count();
       }
   return true;
 }

@@ -20,7 +20,9 @@
 
 #include "ridgeline/Emulator/Emulator.h"
 
+#include <algorithm>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <mutex>
 
@@ -47,6 +49,10 @@ struct EmulatorState {
   int computeCapability = 90;
   std::mutex mutex;
   int context = 0, stream = 0, event = 0; // addresses serve as handles
+  /// Per kernel name, summed over launches, in the order of first launches
+  /// (getEmulatorCounters); guarded by `mutex`.
+  std::vector<ridge::emu::KernelCounters> counters;
+  std::map<std::string, size_t> counterIndex;
 };
 
 EmulatorState *state = nullptr;
@@ -361,10 +367,17 @@ CUresult emuLaunchKernel(CUfunction function, unsigned gridX, unsigned gridY,
                         std::to_string(entry->maxDynamicShared));
   std::lock_guard<std::mutex> lock(state->mutex);
   std::string error;
-  if (!state->device.launch(
-          *entry->module, *entry->kernel, ridge::emu::Dim3{gridX, gridY, gridZ},
-          ridge::emu::Dim3{blockX, blockY, blockZ}, sharedBytes, params, error))
+  ridge::emu::KernelCounters launchCounters;
+  if (!state->device.launch(*entry->module, *entry->kernel,
+                            ridge::emu::Dim3{gridX, gridY, gridZ},
+                            ridge::emu::Dim3{blockX, blockY, blockZ},
+                            sharedBytes, params, error, &launchCounters))
     return failWith(CUDA_ERROR_LAUNCH_FAILED, error);
+  auto [it, inserted] = state->counterIndex.try_emplace(entry->kernel->name,
+                                                        state->counters.size());
+  if (inserted)
+    state->counters.emplace_back();
+  state->counters[it->second].accumulate(launchCounters);
   return CUDA_SUCCESS;
 }
 CUresult emuStreamCreate(CUstream *stream, unsigned) {
@@ -385,6 +398,35 @@ CUresult emuEventRecord(CUevent, CUstream) { return CUDA_SUCCESS; }
 CUresult emuEventSynchronize(CUevent) { return CUDA_SUCCESS; }
 
 } // namespace
+
+std::vector<ridge::emu::KernelCounters> ridge::rt::getEmulatorCounters() {
+  if (!state)
+    return {};
+  std::lock_guard<std::mutex> lock(state->mutex);
+  return state->counters;
+}
+
+std::string ridge::rt::getEmulatorCountersJson() {
+  return ridge::emu::formatCountersJson(getEmulatorCounters());
+}
+
+void ridge::rt::resetEmulatorCounters() {
+  if (!state)
+    return;
+  std::lock_guard<std::mutex> lock(state->mutex);
+  state->counters.clear();
+  state->counterIndex.clear();
+}
+
+extern "C" size_t ridge_emulator_counters_json(char *buffer, size_t size) {
+  std::string json = getEmulatorCountersJson();
+  if (buffer && size) {
+    size_t copied = std::min(json.size(), size - 1);
+    std::memcpy(buffer, json.data(), copied);
+    buffer[copied] = '\0';
+  }
+  return json.size();
+}
 
 CudaDriver::Api ridge::rt::getEmulatedDriverApi(int computeCapability) {
   if (!state)

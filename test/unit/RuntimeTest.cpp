@@ -13,6 +13,7 @@
 #include "Runtime/CudaDriver.h"
 
 #include <cstdio>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <vector>
@@ -317,6 +318,95 @@ void testModelLoadErrors() {
          "error names the file: '" + error + "'");
   end();
 }
+
+/// Two kernels for the emulated driver's counters: copy moves n floats
+/// (coalesced), touch reads one.
+const char kCounterPtx[] = R"(
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry copy(.param .u64 in, .param .u64 out)
+{
+	.reg .b32 %r<2>;
+	.reg .f32 %f<2>;
+	.reg .b64 %rd<6>;
+	ld.param.u64 %rd1, [in];
+	ld.param.u64 %rd2, [out];
+	mov.u32 %r1, %tid.x;
+	mul.wide.u32 %rd3, %r1, 4;
+	add.s64 %rd4, %rd1, %rd3;
+	add.s64 %rd5, %rd2, %rd3;
+	ld.global.f32 %f1, [%rd4];
+	st.global.f32 [%rd5], %f1;
+	ret;
+}
+.visible .entry touch(.param .u64 in)
+{
+	.reg .f32 %f<2>;
+	.reg .b64 %rd<2>;
+	ld.param.u64 %rd1, [in];
+	ld.global.f32 %f1, [%rd1];
+	ret;
+}
+)";
+
+void testEmulatorCounters() {
+  begin("emulator-counters");
+  CudaDriver::Api api = getEmulatedDriverApi(90);
+  resetEmulatorCounters();
+  cu::CUmodule module = nullptr;
+  cu::CUfunction copy = nullptr, touch = nullptr;
+  cu::CUdeviceptr in = 0, out = 0;
+  bool ok = api.cuModuleLoadData(&module, kCounterPtx) == 0 &&
+            api.cuModuleGetFunction(&copy, module, "copy") == 0 &&
+            api.cuModuleGetFunction(&touch, module, "touch") == 0 &&
+            api.cuMemAlloc(&in, 1024) == 0 && api.cuMemAlloc(&out, 1024) == 0;
+  expect(ok, "module, functions and buffers");
+  if (!ok)
+    return end();
+  void *copyArgs[] = {&in, &out};
+  void *touchArgs[] = {&in};
+  // copy twice (64 and 256 threads), touch once.
+  ok = api.cuLaunchKernel(copy, 1, 1, 1, 64, 1, 1, 0, nullptr, copyArgs,
+                          nullptr) == 0 &&
+       api.cuLaunchKernel(touch, 1, 1, 1, 32, 1, 1, 0, nullptr, touchArgs,
+                          nullptr) == 0 &&
+       api.cuLaunchKernel(copy, 1, 1, 1, 256, 1, 1, 0, nullptr, copyArgs,
+                          nullptr) == 0;
+  expect(ok, "launches");
+  std::vector<ridge::emu::KernelCounters> counters = getEmulatorCounters();
+  expect(counters.size() == 2, "one entry per kernel name");
+  if (counters.size() == 2) {
+    const ridge::emu::KernelCounters &c = counters[0], &t = counters[1];
+    expect(c.kernel == "copy" && t.kernel == "touch",
+           "in the order of first launches");
+    expect(c.launches == 2 && t.launches == 1, "launch counts");
+    expect(c.block[0] == 256, "the last launch's block");
+    expect(c.threads == 320 && c.globalLoad.bytes == 1280 &&
+               c.globalLoad.sectors == 40 && c.globalStore.bytes == 1280,
+           "copy's counts summed over its launches");
+    expect(t.globalLoad.requests == 1 && t.globalLoad.bytes == 128 &&
+               t.globalLoad.sectors == 1,
+           "touch's 32 lanes read one word: 1 request, 1 sector");
+  }
+  std::string json = getEmulatorCountersJson();
+  expect(json.find("\"launches\": 2,") != std::string::npos &&
+             json.find("\"name\": \"touch\"") != std::string::npos,
+         "JSON: " + json.substr(0, 200));
+  size_t length = ridge_emulator_counters_json(nullptr, 0);
+  expect(length == json.size(), "the C form's length");
+  char small[16];
+  expect(ridge_emulator_counters_json(small, sizeof(small)) == length &&
+             std::strlen(small) == sizeof(small) - 1 &&
+             json.compare(0, sizeof(small) - 1, small) == 0,
+         "the C form truncates and terminates");
+  resetEmulatorCounters();
+  expect(getEmulatorCounters().empty(), "reset forgets");
+  api.cuMemFree(in);
+  api.cuMemFree(out);
+  api.cuModuleUnload(module);
+  end();
+}
 } // namespace
 
 /// `name` in single quotes, with backslashes, quotes and bytes outside
@@ -392,6 +482,7 @@ int main(int argc, char **argv) {
   testDriverProbe();
   testStickyErrors();
   testModelLoadErrors();
+  testEmulatorCounters();
   if (failures)
     std::printf("%d test(s) FAILED\n", failures);
   return failures ? 1 : 0;

@@ -3,7 +3,8 @@
 //   ridge-emu FILE.ptx --kernel NAME --grid X[,Y[,Z]] --block X[,Y[,Z]]
 //             [--shared BYTES] [--buffer NAME:TYPE:COUNT[:INIT]]...
 //             [--arg SPEC]... [--print NAME[:FIRST[:COUNT]]]...
-//             [--write NAME=PATH]... [--stats]
+//             [--write NAME=PATH]... [--stats[=text|json]]
+//             [--stats-file=PATH]
 //
 // Buffers are device allocations of COUNT elements of TYPE (f16 bf16 f32 f64
 // s8 u8 s16 u16 s32 u32 s64 u64), initialized by INIT: zero (default), iota
@@ -14,7 +15,9 @@
 // memref descriptor as MLIR passes it: allocated and aligned pointer,
 // offset 0, sizes, strides). After the launch, --print writes the elements
 // as "NAME[i] = VALUE" lines, --write a buffer's raw bytes to PATH, and
-// --stats the dynamic counts.
+// --stats the launch's counters (docs/emulator.md, "Counters"): as a table,
+// or with --stats=json as the counters' JSON document. --stats-file=PATH
+// writes that JSON to PATH instead of standard output.
 //
 // Works on any PTX that the emulator implements, not only Ridgeline's: it is
 // how lit tests run nvcc's and LLVM's PTX without a GPU.
@@ -184,7 +187,8 @@ struct Buffer {
 int main(int argc, char **argv) {
   std::string file, kernelName;
   Dim3 grid, block;
-  bool haveGrid = false, haveBlock = false, printStats = false;
+  bool haveGrid = false, haveBlock = false;
+  std::string statsFormat, statsFile; // statsFormat "": no --stats
   uint64_t sharedBytes = 0;
   std::vector<std::string> bufferSpecs, argSpecs, printSpecs, writeSpecs;
   for (int i = 1; i < argc; ++i) {
@@ -214,14 +218,19 @@ int main(int argc, char **argv) {
       printSpecs.push_back(value());
     else if (option == "--write")
       writeSpecs.push_back(value());
-    else if (option == "--stats")
-      printStats = true;
+    else if (option == "--stats") {
+      // A bare --stats takes no value: the next argument is not its.
+      statsFormat = arg.find('=') == std::string::npos ? "text" : value();
+      if (statsFormat != "text" && statsFormat != "json")
+        die("bad --stats format '" + statsFormat + "' (text or json)");
+    } else if (option == "--stats-file")
+      statsFile = value();
     else if (option == "--help" || option == "-h") {
       std::printf("usage: ridge-emu FILE.ptx --kernel NAME --grid X[,Y[,Z]] "
                   "--block X[,Y[,Z]] [--shared BYTES] "
                   "[--buffer NAME:TYPE:COUNT[:INIT]]... [--arg SPEC]... "
                   "[--print NAME[:FIRST[:COUNT]]]... [--write NAME=PATH]... "
-                  "[--stats]\n");
+                  "[--stats[=text|json]] [--stats-file=PATH]\n");
       return 0;
     } else if (!arg.empty() && arg[0] == '-')
       die("unknown option '" + arg + "'");
@@ -404,9 +413,19 @@ int main(int argc, char **argv) {
     if (!output)
       die("cannot write '" + path + "': " + std::strerror(errno));
   }
-  if (printStats)
+  if (!statsFile.empty()) {
+    std::ofstream output(statsFile, std::ios::binary);
+    output << formatCountersJson({stats});
+    if (!output)
+      die("cannot write '" + statsFile + "': " + std::strerror(errno));
+  }
+  if (statsFormat == "json") {
+    std::fputs(formatCountersJson({stats}).c_str(), stdout);
+  } else if (statsFormat == "text") {
     std::printf("blocks: %" PRIu64 "\nwarp instructions: %" PRIu64
                 "\nthread instructions: %" PRIu64 "\n",
                 stats.blocks, stats.warpInstructions, stats.threadInstructions);
+    std::fputs(formatCountersText(stats).c_str(), stdout);
+  }
   return 0;
 }

@@ -16,6 +16,7 @@
 #ifndef RIDGELINE_EMULATOR_EMULATOR_H
 #define RIDGELINE_EMULATOR_EMULATOR_H
 
+#include "ridgeline/Emulator/Counters.h"
 #include "ridgeline/Emulator/Ptx.h"
 
 #include <cstddef>
@@ -71,12 +72,9 @@ struct LoadedModule {
   std::vector<uint64_t> globalAddresses; // PtxModule::globals order
 };
 
-/// Dynamic counts of one launch.
-struct LaunchStats {
-  uint64_t warpInstructions = 0; // decoded instructions issued per warp
-  uint64_t threadInstructions = 0;
-  uint64_t blocks = 0;
-};
+/// The counters of one launch (Counters.h): configuration, instructions by
+/// class, global sectors and shared-memory wavefronts.
+using LaunchStats = KernelCounters;
 
 class Device {
 public:
@@ -94,7 +92,8 @@ public:
 
   /// Launches `kernel` with cuLaunchKernel's argument convention: `args[i]`
   /// points at the value of parameter i. Runs to completion; false with
-  /// `error` (kernel, block, thread, PTX line) on the first failure.
+  /// `error` (kernel, block, thread, PTX line) on the first failure. The
+  /// launch's counters are added to `stats`, if given.
   bool launch(const LoadedModule &module, const PtxFunction &kernel, Dim3 grid,
               Dim3 block, uint32_t dynamicSharedBytes, void **args,
               std::string &error, LaunchStats *stats = nullptr);

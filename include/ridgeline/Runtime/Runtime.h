@@ -17,6 +17,7 @@
 #ifndef RIDGELINE_RUNTIME_RUNTIME_H
 #define RIDGELINE_RUNTIME_RUNTIME_H
 
+#include "ridgeline/Emulator/Counters.h"
 #include "ridgeline/Runtime/ModelAbi.h"
 
 #include <cstddef>
@@ -179,6 +180,31 @@ private:
   std::string loadGpuError;
 };
 
+//===----------------------------------------------------------------------===//
+// PTX emulator counters
+//===----------------------------------------------------------------------===//
+
+/// The counters (docs/emulator.md, "Counters") of every kernel that ran on
+/// the emulated driver (RIDGE_DEVICE=emulator) in this process so far, one
+/// entry per kernel name summed over its launches, in the order of their
+/// first launches. Failed launches are not counted. Empty when the emulator
+/// has run nothing (or the driver is a real GPU's).
+std::vector<ridge::emu::KernelCounters> getEmulatorCounters();
+/// The same as the counters' JSON document (schema "ridgeline-emulator-
+/// counters", docs/emulator.md), with an empty "kernels" list when empty.
+std::string getEmulatorCountersJson();
+/// Forgets the counters collected so far, e.g. after warm-up runs.
+void resetEmulatorCounters();
+
 } // namespace ridge::rt
+
+extern "C" {
+/// getEmulatorCountersJson for hosts that reach the runtime through dlsym:
+/// copies the JSON into `buffer` (at most `size` bytes, NUL-terminated when
+/// `size` > 0; `buffer` may be null when `size` is 0) and returns its full
+/// length without the NUL, as snprintf does, so that a first call with size
+/// 0 sizes the buffer.
+size_t ridge_emulator_counters_json(char *buffer, size_t size);
+}
 
 #endif // RIDGELINE_RUNTIME_RUNTIME_H
