@@ -245,3 +245,75 @@ extern "C" __global__ void cp_async_no_wait(const float *in, float *out) {
   out[i] = s[i];
   asm volatile("cp.async.wait_all;\n" ::);
 }
+
+// The other mma.sync shapes, one warp each: D[16,8] = A[16,K] * B[K,8] + C
+// with A row-major, B given as B^T ([8][K] row-major), C and D row-major,
+// every lane loading its elements where the PTX ISA's fragment figures
+// place them (g = lane / 4, t = lane % 4).
+__device__ unsigned bitsOf(float x) { return __float_as_uint(x); }
+__device__ unsigned pairAt(const void *p) { return *(const unsigned *)p; }
+
+extern "C" __global__ void mma_tf32_k8(const float *a, const float *bt,
+                                       const float *c, float *d) {
+  int lane = threadIdx.x, g = lane / 4, t = lane % 4;
+  float acc[4];
+  for (int e = 0; e < 4; ++e)
+    acc[e] = c[(g + 8 * (e / 2)) * 8 + 2 * t + e % 2];
+  asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
+               "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+               "{%0, %1, %2, %3};\n"
+               : "+f"(acc[0]), "+f"(acc[1]), "+f"(acc[2]), "+f"(acc[3])
+               : "r"(bitsOf(a[g * 8 + t])), "r"(bitsOf(a[(g + 8) * 8 + t])),
+                 "r"(bitsOf(a[g * 8 + t + 4])),
+                 "r"(bitsOf(a[(g + 8) * 8 + t + 4])),
+                 "r"(bitsOf(bt[g * 8 + t])), "r"(bitsOf(bt[g * 8 + t + 4])));
+  for (int e = 0; e < 4; ++e)
+    d[(g + 8 * (e / 2)) * 8 + 2 * t + e % 2] = acc[e];
+}
+
+extern "C" __global__ void mma_tf32_k4(const float *a, const float *bt,
+                                       const float *c, float *d) {
+  int lane = threadIdx.x, g = lane / 4, t = lane % 4;
+  float acc[4];
+  for (int e = 0; e < 4; ++e)
+    acc[e] = c[(g + 8 * (e / 2)) * 8 + 2 * t + e % 2];
+  asm volatile("mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32 "
+               "{%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};\n"
+               : "+f"(acc[0]), "+f"(acc[1]), "+f"(acc[2]), "+f"(acc[3])
+               : "r"(bitsOf(a[g * 4 + t])), "r"(bitsOf(a[(g + 8) * 4 + t])),
+                 "r"(bitsOf(bt[g * 4 + t])));
+  for (int e = 0; e < 4; ++e)
+    d[(g + 8 * (e / 2)) * 8 + 2 * t + e % 2] = acc[e];
+}
+
+// f16 inputs and an f16 accumulator: C and D are two registers of pairs.
+extern "C" __global__ void mma_f16_k8(const __half *a, const __half *bt,
+                                      const __half *c, __half *d) {
+  int lane = threadIdx.x, g = lane / 4, t = lane % 4;
+  unsigned acc[2] = {pairAt(c + g * 8 + 2 * t), pairAt(c + (g + 8) * 8 + 2 * t)};
+  asm volatile("mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16 "
+               "{%0, %1}, {%2, %3}, {%4}, {%0, %1};\n"
+               : "+r"(acc[0]), "+r"(acc[1])
+               : "r"(pairAt(a + g * 8 + 2 * t)),
+                 "r"(pairAt(a + (g + 8) * 8 + 2 * t)),
+                 "r"(pairAt(bt + g * 8 + 2 * t)));
+  *(unsigned *)(d + g * 8 + 2 * t) = acc[0];
+  *(unsigned *)(d + (g + 8) * 8 + 2 * t) = acc[1];
+}
+
+extern "C" __global__ void mma_s8_k16(const signed char *a,
+                                      const signed char *bt, const int *c,
+                                      int *d) {
+  int lane = threadIdx.x, g = lane / 4, t = lane % 4;
+  int acc[4];
+  for (int e = 0; e < 4; ++e)
+    acc[e] = c[(g + 8 * (e / 2)) * 8 + 2 * t + e % 2];
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.satfinite.s32.s8.s8.s32 "
+               "{%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};\n"
+               : "+r"(acc[0]), "+r"(acc[1]), "+r"(acc[2]), "+r"(acc[3])
+               : "r"(pairAt(a + g * 16 + 4 * t)),
+                 "r"(pairAt(a + (g + 8) * 16 + 4 * t)),
+                 "r"(pairAt(bt + g * 16 + 4 * t)));
+  for (int e = 0; e < 4; ++e)
+    d[(g + 8 * (e / 2)) * 8 + 2 * t + e % 2] = acc[e];
+}

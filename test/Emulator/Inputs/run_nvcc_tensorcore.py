@@ -192,6 +192,30 @@ def mma_int8(emu, ptx, work, rng, kernel, dtype):
     return report(kernel, out["d"], want.ravel())
 
 
+def mma_shape(emu, ptx, work, rng, kernel, k, dtype, acc_dtype):
+    """One warp's m16n8kK mma.sync with small integers: exact in every
+    format, so bit for bit. An s8 kernel saturates (.satfinite): two
+    accumulators start next to the ends of the s32 range."""
+    if dtype == np.int8:
+        a = rng.randint(-128, 128, size=(16, k)).astype(dtype)
+        b = rng.randint(-128, 128, size=(k, 8)).astype(dtype)
+        c = rng.randint(-1000, 1000, size=(16, 8)).astype(np.int64)
+        c[0, :] = 2**31 - 10
+        c[15, :] = -2**31 + 10
+    else:
+        a = rng.randint(-4, 5, size=(16, k)).astype(dtype)
+        b = rng.randint(-4, 5, size=(k, 8)).astype(dtype)
+        c = rng.randint(-64, 65, size=(16, 8)).astype(np.int64)
+    want = a.astype(np.int64) @ b.astype(np.int64) + c
+    want = np.clip(want, -2**31, 2**31 - 1).astype(acc_dtype)
+    out = emulate(emu, ptx, work, kernel, "1", "32",
+                  [("a", a.ravel()), ("bt", np.ascontiguousarray(b.T).ravel()),
+                   ("c", c.astype(acc_dtype).ravel()),
+                   ("d", np.zeros(128, acc_dtype))],
+                  ["buf:a", "buf:bt", "buf:c", "buf:d"], [("d", acc_dtype)])
+    return report(kernel, out["d"], want.ravel())
+
+
 def cp_async_zfill(emu, ptx, work, rng):
     x = rng.uniform(1, 2, size=128).astype(np.float32)
     out = emulate(emu, ptx, work, "cp_async_zfill", "1", "32",
@@ -220,6 +244,13 @@ def main(emu, ptx, work):
         ok &= mma_bf16(emu, ptx, work, rng, exact)
     ok &= mma_int8(emu, ptx, work, rng, "mma_s8", np.int8)
     ok &= mma_int8(emu, ptx, work, rng, "mma_u8", np.uint8)
+    ok &= mma_shape(emu, ptx, work, rng, "mma_tf32_k8", 8, np.float32,
+                    np.float32)
+    ok &= mma_shape(emu, ptx, work, rng, "mma_tf32_k4", 4, np.float32,
+                    np.float32)
+    ok &= mma_shape(emu, ptx, work, rng, "mma_f16_k8", 8, np.float16,
+                    np.float16)
+    ok &= mma_shape(emu, ptx, work, rng, "mma_s8_k16", 16, np.int8, np.int32)
     ok &= cp_async_zfill(emu, ptx, work, rng)
     return 0 if ok else 1
 
