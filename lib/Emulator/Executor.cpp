@@ -838,7 +838,7 @@ bool BlockRun::requireWholeWarp(const Warp &warp, const Instruction &inst,
   char mask[16];
   std::snprintf(mask, sizeof(mask), "%08x", exec);
   return fail(warp, __builtin_ctz(exec), inst,
-              std::string(inst.text.substr(0, inst.text.find(".sync"))) +
+              inst.text.substr(0, inst.text.find(".sync") + 5) +
                   ": the 32 lanes of the warp are not converged (active "
                   "lanes 0x" +
                   mask + ")");
