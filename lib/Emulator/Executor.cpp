@@ -1009,18 +1009,14 @@ bool BlockRun::asyncCopyOp(Warp &warp, const Instruction &inst, uint32_t exec) {
       return fail(warp, lane, inst,
                   "src-size " + std::to_string(sourceSize) +
                       " is larger than the cp-size " + std::to_string(size));
-    if (dest % size || source % size)
+    if (source % size)
       return fail(warp, lane, inst,
                   "misaligned cp.async of " + std::to_string(size) +
-                      " bytes from " + hex(source) + " to shared offset " +
-                      std::to_string(dest));
-    if (dest + size > shared.size() || dest + size < dest)
-      return fail(warp, lane, inst,
-                  "out-of-bounds shared store of " + std::to_string(size) +
-                      " bytes at offset " + std::to_string(dest) +
-                      " (the block has " + std::to_string(shared.size()) +
-                      " bytes)");
-    if (!checkAsyncCopies(warp, lane, inst, dest, size, /*store=*/true))
+                      " bytes from " + hex(source));
+    // The destination is checked as a store now, as well as when the copy
+    // lands: the copy may land any time after issue, so another warp's
+    // access to it in this barrier interval is a race on hardware.
+    if (!resolve(warp, lane, inst, Space::Shared, dest, size, /*store=*/true))
       return false;
     const uint8_t *host = nullptr;
     if (sourceSize == size) {
