@@ -1613,10 +1613,27 @@ bool Parser::decodeMatrixOrAsyncCopy(PtxFunction &function, Instruction &inst,
   default:
     break;
   }
-  for (RawOperand &raw : operands) {
+  for (size_t i = 0; i < operands.size(); ++i) {
+    RawOperand &raw = operands[i];
     if (raw.operand.kind == OperandKind::Label || raw.decimalFloat)
       return malformed("has a bad operand '" + raw.name + "'");
-    inst.operands.push_back(raw.operand);
+    // A one-register fragment may be written without braces; the executor
+    // sees every fragment as a vector.
+    bool isFragment =
+        inst.opcode == Opcode::Mma || inst.opcode == Opcode::WmmaMma ||
+        ((inst.opcode == Opcode::Ldmatrix || inst.opcode == Opcode::WmmaLoad) &&
+         i == 0) ||
+        ((inst.opcode == Opcode::Stmatrix ||
+          inst.opcode == Opcode::WmmaStore) &&
+         i == 1);
+    Operand &op = raw.operand;
+    if (op.kind == OperandKind::Reg && isFragment) {
+      op.kind = OperandKind::Vector;
+      op.count = 1;
+      op.regs[0] = op.reg;
+      op.reg = kNoReg;
+    }
+    inst.operands.push_back(op);
   }
   return true;
 }
