@@ -609,6 +609,25 @@ bool detail::computeConvert(const Instruction &inst, uint64_t value,
     }
     return true;
   }
+  if (to == Type::TF32) {
+    // cvt.rna.tf32.f32 (and sm_90's .rn/.rz): an f32 with the low 13
+    // mantissa bits rounded off, kept in a .b32 register.
+    if (from != Type::F32)
+      return failWith(error, "unsupported conversion source for .tf32");
+    uint32_t bits = static_cast<uint32_t>(value);
+    if (!std::isnan(x)) {
+      uint32_t low = bits & 0x1fffu;
+      bool up = inst.rounding == Rounding::Rna ? low >= 0x1000u
+                : inst.rounding == Rounding::Rz
+                    ? false
+                    : low > 0x1000u || (low == 0x1000u && (bits & 0x2000u));
+      // Sign and magnitude: rounding the magnitude up carries into the
+      // exponent, and past the largest finite value to infinity.
+      bits = (bits & ~0x1fffu) + (up ? 0x2000u : 0u);
+    }
+    result = bits;
+    return true;
+  }
   // float -> float.
   bool integral =
       inst.rounding == Rounding::Rni || inst.rounding == Rounding::Rzi ||

@@ -14,6 +14,7 @@
 
 #include "ridgeline/Emulator/Ptx.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -83,6 +84,20 @@ template <typename T> inline T ptxMax(T a, T b, bool nanMode) {
 
 /// setp's comparisons: of floats (ordered unless the name ends in 'u'), and
 /// of integers of `bits` bits.
+/// bfi: `b` with its bits [pos, pos + len) replaced by the low bits of `a`
+/// (pos and len are the low 8 bits of their operands; the field ends at
+/// the register's top bit).
+inline uint64_t insertBitField(uint64_t a, uint64_t b, uint64_t pos,
+                               uint64_t len, unsigned bits) {
+  unsigned start = static_cast<unsigned>(pos & 0xff);
+  unsigned width = static_cast<unsigned>(len & 0xff);
+  if (start >= bits || width == 0)
+    return b & maskOf(bits);
+  width = std::min(width, bits - start);
+  uint64_t field = maskOf(width) << start;
+  return ((b & ~field) | ((a << start) & field)) & maskOf(bits);
+}
+
 bool compareFloat(Compare compare, double a, double b);
 bool compareInt(Compare compare, uint64_t a, uint64_t b, bool isSigned,
                 unsigned bits);

@@ -13,14 +13,17 @@
 #include "ridgeline/Emulator/Ptx.h"
 
 #include "InlineCalls.h"
+#include "WarpMatrix.h"
 
 #include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
 
 using namespace ridge::emu;
+using ridge::emu::detail::FragmentRole;
 
 unsigned ridge::emu::getTypeBits(Type type) {
   switch (type) {
@@ -44,6 +47,7 @@ unsigned ridge::emu::getTypeBits(Type type) {
   case Type::F32:
   case Type::F16x2:
   case Type::BF16x2:
+  case Type::TF32:
     return 32;
   case Type::B64:
   case Type::U64:
@@ -58,7 +62,8 @@ unsigned ridge::emu::getTypeBits(Type type) {
 
 bool ridge::emu::isFloatType(Type type) {
   return type == Type::F16 || type == Type::F16x2 || type == Type::BF16 ||
-         type == Type::BF16x2 || type == Type::F32 || type == Type::F64;
+         type == Type::BF16x2 || type == Type::F32 || type == Type::F64 ||
+         type == Type::TF32;
 }
 
 bool ridge::emu::isSignedType(Type type) {
@@ -78,7 +83,7 @@ constexpr TypeName kTypeNames[] = {
     {"u64", Type::U64},     {"s8", Type::S8},     {"s16", Type::S16},
     {"s32", Type::S32},     {"s64", Type::S64},   {"f16", Type::F16},
     {"f16x2", Type::F16x2}, {"bf16", Type::BF16}, {"bf16x2", Type::BF16x2},
-    {"f32", Type::F32},     {"f64", Type::F64},
+    {"f32", Type::F32},     {"f64", Type::F64},   {"tf32", Type::TF32},
 };
 } // namespace
 
@@ -244,6 +249,9 @@ private:
   bool parseOperand(PtxFunction &function, RawOperand &raw);
   bool decode(PtxFunction &function, Instruction &inst,
               const std::string &opcodeText, std::vector<RawOperand> &operands);
+  bool decodeMatrixOrAsyncCopy(PtxFunction &function, Instruction &inst,
+                               const std::vector<std::string> &parts,
+                               std::vector<RawOperand> &operands);
   bool parseUnsigned(const std::string &text, uint64_t &value);
 
   std::optional<uint32_t> lookupReg(const std::string &name) const {
@@ -1120,12 +1128,14 @@ constexpr OpcodeName kOpcodes[] = {
     {"bar", Opcode::Bar, 0, 2},
     {"barrier", Opcode::Bar, 0, 2},
     {"bfe", Opcode::Bfe, 4, 4},
+    {"bfi", Opcode::Bfi, 5, 5},
     {"bra", Opcode::Bra, 1, 1},
     {"brev", Opcode::Brev, 2, 2},
     {"clz", Opcode::Clz, 2, 2},
     {"cnot", Opcode::Cnot, 2, 2},
     {"copysign", Opcode::Copysign, 3, 3},
     {"cos", Opcode::Cos, 2, 2},
+    {"cp", Opcode::CpAsync, 0, 0}, // decodeMatrixOrAsyncCopy
     {"cvt", Opcode::Cvt, 2, 2},
     {"cvta", Opcode::Cvta, 2, 2},
     {"div", Opcode::Div, 3, 3},
@@ -1134,12 +1144,14 @@ constexpr OpcodeName kOpcodes[] = {
     {"fence", Opcode::Membar, 0, 0},
     {"fma", Opcode::Fma, 4, 4},
     {"ld", Opcode::Ld, 2, 2},
+    {"ldmatrix", Opcode::Ldmatrix, 0, 0},
     {"lg2", Opcode::Lg2, 2, 2},
     {"mad", Opcode::Mad, 4, 4},
     {"madc", Opcode::Mad, 4, 4},
     {"max", Opcode::Max, 3, 3},
     {"membar", Opcode::Membar, 0, 0},
     {"min", Opcode::Min, 3, 3},
+    {"mma", Opcode::Mma, 0, 0},
     {"mov", Opcode::Mov, 2, 2},
     {"mul", Opcode::Mul, 3, 3},
     {"neg", Opcode::Neg, 2, 2},
@@ -1161,10 +1173,12 @@ constexpr OpcodeName kOpcodes[] = {
     {"sin", Opcode::Sin, 2, 2},
     {"sqrt", Opcode::Sqrt, 2, 2},
     {"st", Opcode::St, 2, 2},
+    {"stmatrix", Opcode::Stmatrix, 0, 0},
     {"sub", Opcode::Sub, 3, 3},
     {"subc", Opcode::Sub, 3, 3},
     {"tanh", Opcode::Tanh, 2, 2},
     {"vote", Opcode::Vote, 2, 3},
+    {"wmma", Opcode::WmmaLoad, 0, 0},
     {"xor", Opcode::Xor, 3, 3},
 };
 
@@ -1226,6 +1240,10 @@ bool Parser::decode(PtxFunction &function, Instruction &inst,
   inst.carryIn = parts[0] == "addc" || parts[0] == "subc" || parts[0] == "madc";
   if (parts[0] == "bra")
     inst.uni = false;
+  if (inst.opcode == Opcode::CpAsync || inst.opcode == Opcode::Ldmatrix ||
+      inst.opcode == Opcode::Mma || inst.opcode == Opcode::Stmatrix ||
+      inst.opcode == Opcode::WmmaLoad)
+    return decodeMatrixOrAsyncCopy(function, inst, parts, operands);
 
   int typesSeen = 0;
   for (size_t i = 1; i < parts.size(); ++i) {
@@ -1435,6 +1453,280 @@ bool Parser::decode(PtxFunction &function, Instruction &inst,
       inst.opcode != Opcode::Bar && inst.opcode != Opcode::Ret &&
       inst.opcode != Opcode::Exit && inst.opcode != Opcode::Membar)
     return fail("'" + opcodeText + "' has no type", inst.line);
+  return true;
+}
+
+/// cp.async, ldmatrix, stmatrix, mma.sync and wmma name a shape, layouts and
+/// up to four element types in their modifiers, so they are decoded here
+/// rather than by decode's one-type loop; WarpMatrix.cpp says which shapes
+/// and types the executor implements, so a form it cannot run fails here.
+bool Parser::decodeMatrixOrAsyncCopy(PtxFunction &function, Instruction &inst,
+                                     const std::vector<std::string> &parts,
+                                     std::vector<RawOperand> &operands) {
+  auto unsupported = [&](const std::string &what) {
+    return fail("unsupported " + what + " in '" + inst.text + "' (function '" +
+                    function.name + "')",
+                inst.line);
+  };
+  auto malformed = [&](const std::string &what) {
+    return fail("'" + inst.text + "' " + what, inst.line);
+  };
+  MatrixOperands &matrix = inst.matrix;
+  size_t first = 1;
+  if (inst.opcode == Opcode::CpAsync) {
+    std::string kind = parts.size() > 2 ? parts[2] : "";
+    if (parts.size() < 3 || parts[1] != "async" || kind == "bulk" ||
+        kind == "mbarrier")
+      return fail("unsupported instruction '" + inst.text + "' in '" +
+                      function.name + "'",
+                  inst.line);
+    if (kind == "commit_group" || kind == "wait_group" || kind == "wait_all") {
+      inst.opcode =
+          kind == "commit_group" ? Opcode::CpAsyncCommit : Opcode::CpAsyncWait;
+      inst.mode = kind == "wait_all" ? 1 : 0;
+      first = 3;
+    } else {
+      first = 2;
+    }
+  } else if (inst.opcode == Opcode::WmmaLoad) {
+    std::string kind = parts.size() > 1 ? parts[1] : "";
+    std::string which = parts.size() > 2 ? parts[2] : "";
+    if (kind == "load" && (which == "a" || which == "b" || which == "c")) {
+      matrix.fragment = which == "a" ? 0 : which == "b" ? 1 : 2;
+      first = 3;
+    } else if (kind == "store" && which == "d") {
+      inst.opcode = Opcode::WmmaStore;
+      matrix.fragment = 2;
+      first = 3;
+    } else if (kind == "mma") {
+      inst.opcode = Opcode::WmmaMma;
+      first = 2;
+    } else {
+      return fail("unsupported instruction '" + inst.text + "' in '" +
+                      function.name + "'",
+                  inst.line);
+    }
+  }
+  std::vector<Type> types;
+  bool sawLayout = false, cacheHint = false;
+  for (size_t i = first; i < parts.size(); ++i) {
+    const std::string &m = parts[i];
+    if (auto type = lookupType(m)) {
+      types.push_back(*type);
+      continue;
+    }
+    unsigned dm = 0, dn = 0, dk = 0;
+    char tail = 0;
+    if (m[0] == 'm' &&
+        (std::sscanf(m.c_str(), "m%un%uk%u%c", &dm, &dn, &dk, &tail) == 3 ||
+         std::sscanf(m.c_str(), "m%un%u%c", &dm, &dn, &tail) == 2)) {
+      matrix.m = static_cast<uint8_t>(dm);
+      matrix.n = static_cast<uint8_t>(dn);
+      matrix.k = static_cast<uint8_t>(dk);
+      continue;
+    }
+    if (m == "row" || m == "col") {
+      (sawLayout ? matrix.bColumn : matrix.aColumn) = m == "col";
+      sawLayout = true;
+      continue;
+    }
+    if (inst.opcode != Opcode::CpAsync &&
+        (m == "shared" || m == "shared::cta" || m == "global")) {
+      inst.space = m == "global" ? Space::Global : Space::Shared;
+      continue;
+    }
+    if (inst.opcode == Opcode::CpAsync &&
+        (m == "shared" || m == "shared::cta" || m == "global" || m == "ca" ||
+         m == "cg")) {
+      if (m == "cg")
+        inst.mode |= 1;
+      continue;
+    }
+    if (m == "x1" || m == "x2" || m == "x4") {
+      matrix.fragment = static_cast<uint8_t>(m[1] - '0');
+      continue;
+    }
+    if (m == "trans") {
+      matrix.transpose = true;
+      continue;
+    }
+    if (m == "satfinite") {
+      inst.sat = true;
+      continue;
+    }
+    if (m == "L2::cache_hint") {
+      cacheHint = true;
+      continue;
+    }
+    // Prefetch sizes (.L2::64B) and the rest only steer caches.
+    if (m == "sync" || m == "aligned" || m.rfind("L2::", 0) == 0)
+      continue;
+    return unsupported("modifier '." + m + "'");
+  }
+
+  // Operand kinds; every operand is pushed as parsed below.
+  auto isAddress = [&](size_t i) {
+    return i < operands.size() &&
+           operands[i].operand.kind == OperandKind::Address;
+  };
+  auto isVector = [&](size_t i, unsigned count) {
+    if (i >= operands.size())
+      return false;
+    const Operand &op = operands[i].operand;
+    return (op.kind == OperandKind::Vector && op.count == count) ||
+           (count == 1 && op.kind == OperandKind::Reg);
+  };
+  auto isValue = [&](size_t i) {
+    return i < operands.size() &&
+           (operands[i].operand.kind == OperandKind::Reg ||
+            operands[i].operand.kind == OperandKind::Imm);
+  };
+  auto fragmentRegs = [&](FragmentRole role, Type type,
+                          unsigned &regs) -> bool {
+    detail::FragmentShape shape;
+    std::string error =
+        detail::getFragmentShape(inst.opcode, matrix, role, type, shape);
+    if (!error.empty())
+      return unsupported(error);
+    regs = shape.regs;
+    return true;
+  };
+  switch (inst.opcode) {
+  case Opcode::CpAsync: {
+    // [dst], [src], cp-size {, src-size} {, cache-policy}
+    size_t count = operands.size() - (cacheHint ? 1 : 0);
+    if (!isAddress(0) || !isAddress(1) || count < 3 || count > 4 ||
+        operands[2].operand.kind != OperandKind::Imm ||
+        (count == 4 && !isValue(3)))
+      return malformed("takes [shared], [global], cp-size{, src-size}");
+    int64_t size = operands[2].operand.imm;
+    if (size != 4 && size != 8 && size != 16)
+      return malformed("copies 4, 8 or 16 bytes, not " + std::to_string(size));
+    if ((inst.mode & 1) && size != 16)
+      return malformed("(.cg) copies 16 bytes only");
+    if (count == 4)
+      inst.mode |= 2; // a src-size operand
+    break;
+  }
+  case Opcode::CpAsyncCommit:
+    if (!operands.empty())
+      return malformed("takes no operands");
+    break;
+  case Opcode::CpAsyncWait:
+    if (inst.mode == 1 ? !operands.empty()
+                       : operands.size() != 1 ||
+                             operands[0].operand.kind != OperandKind::Imm)
+      return malformed(inst.mode == 1 ? "takes no operands"
+                                      : "takes one immediate group count");
+    break;
+  case Opcode::Ldmatrix:
+  case Opcode::Stmatrix: {
+    if (matrix.m != 8 || matrix.n != 8 || matrix.k != 0)
+      return unsupported("shape (.m8n8 only)");
+    if (types.size() != 1 || types[0] != Type::B16)
+      return unsupported("type (.b16 only)");
+    if (!matrix.fragment)
+      return malformed("needs .x1, .x2 or .x4");
+    bool load = inst.opcode == Opcode::Ldmatrix;
+    if (operands.size() != 2 || !isAddress(load ? 1 : 0) ||
+        !isVector(load ? 0 : 1, matrix.fragment))
+      return malformed("takes " +
+                       std::string(load ? "{registers}, [address]"
+                                        : "[address], {registers}") +
+                       " with one register per matrix");
+    inst.type = Type::B16;
+    break;
+  }
+  case Opcode::Mma:
+  case Opcode::WmmaMma: {
+    if (inst.opcode == Opcode::WmmaMma && types.size() == 2) {
+      // wmma.mma's f16 form names only D's and C's types.
+      types = {types[0], Type::F16, Type::F16, types[1]};
+    }
+    if (types.size() != 4)
+      return malformed("needs the types of D, A, B and C");
+    matrix.d = types[0];
+    matrix.a = types[1];
+    matrix.b = types[2];
+    matrix.c = types[3];
+    if (inst.opcode == Opcode::Mma && (matrix.aColumn || !matrix.bColumn))
+      return unsupported("layout (.row.col only)");
+    bool isInteger = matrix.a == Type::S8 || matrix.a == Type::U8;
+    if (isInteger != (matrix.b == Type::S8 || matrix.b == Type::U8) ||
+        (!isInteger && matrix.a != matrix.b) ||
+        (isInteger != (matrix.d == Type::S32)) ||
+        (isInteger != (matrix.c == Type::S32)) ||
+        ((matrix.a == Type::BF16 || matrix.a == Type::TF32) &&
+         (matrix.d != Type::F32 || matrix.c != Type::F32)))
+      return unsupported("type combination");
+    if (inst.sat && !isInteger)
+      return unsupported("modifier '.satfinite' on floats");
+    unsigned regsD, regsA, regsB, regsC;
+    if (!fragmentRegs(FragmentRole::C, matrix.d, regsD) ||
+        !fragmentRegs(FragmentRole::A, matrix.a, regsA) ||
+        !fragmentRegs(FragmentRole::B, matrix.b, regsB) ||
+        !fragmentRegs(FragmentRole::C, matrix.c, regsC))
+      return false;
+    if (operands.size() != 4 || !isVector(0, regsD) || !isVector(1, regsA) ||
+        !isVector(2, regsB) || !isVector(3, regsC))
+      return malformed("takes {d}, {a}, {b}, {c} of " + std::to_string(regsD) +
+                       ", " + std::to_string(regsA) + ", " +
+                       std::to_string(regsB) + " and " + std::to_string(regsC) +
+                       " registers");
+    inst.type = matrix.d;
+    break;
+  }
+  case Opcode::WmmaLoad:
+  case Opcode::WmmaStore: {
+    if (types.size() != 1)
+      return malformed("needs one element type");
+    FragmentRole role = matrix.fragment == 0   ? FragmentRole::A
+                        : matrix.fragment == 1 ? FragmentRole::B
+                                               : FragmentRole::C;
+    (role == FragmentRole::A            ? matrix.a
+     : role == FragmentRole::B          ? matrix.b
+     : inst.opcode == Opcode::WmmaStore ? matrix.d
+                                        : matrix.c) = types[0];
+    if (role == FragmentRole::C && types[0] == Type::S32)
+      return unsupported("type .s32");
+    unsigned regs;
+    if (!fragmentRegs(role, types[0], regs))
+      return false;
+    bool load = inst.opcode == Opcode::WmmaLoad;
+    if (operands.size() < 2 || operands.size() > 3 ||
+        !isAddress(load ? 1 : 0) || !isVector(load ? 0 : 1, regs) ||
+        (operands.size() == 3 && !isValue(2)))
+      return malformed(
+          "takes " + std::string(load ? "{d}, [address]" : "[address], {d}") +
+          "{, stride} with " + std::to_string(regs) + " registers");
+    inst.type = types[0];
+    break;
+  }
+  default:
+    break;
+  }
+  for (size_t i = 0; i < operands.size(); ++i) {
+    RawOperand &raw = operands[i];
+    if (raw.operand.kind == OperandKind::Label || raw.decimalFloat)
+      return malformed("has a bad operand '" + raw.name + "'");
+    // A one-register fragment may be written without braces; the executor
+    // sees every fragment as a vector.
+    bool isFragment =
+        inst.opcode == Opcode::Mma || inst.opcode == Opcode::WmmaMma ||
+        ((inst.opcode == Opcode::Ldmatrix || inst.opcode == Opcode::WmmaLoad) &&
+         i == 0) ||
+        ((inst.opcode == Opcode::Stmatrix ||
+          inst.opcode == Opcode::WmmaStore) &&
+         i == 1);
+    Operand &op = raw.operand;
+    if (op.kind == OperandKind::Reg && isFragment) {
+      op.kind = OperandKind::Vector;
+      op.count = 1;
+      op.regs[0] = op.reg;
+      op.reg = kNoReg;
+    }
+    inst.operands.push_back(op);
+  }
   return true;
 }
 

@@ -45,6 +45,7 @@ enum class Type : uint8_t {
   BF16x2,
   F32,
   F64,
+  TF32, // a .b32 register holding an f32 whose low 13 mantissa bits are 0
 };
 
 /// Width of `type` in bits (1 for .pred, 0 for None).
@@ -61,6 +62,7 @@ enum class Opcode : uint8_t {
   Atom,
   Bar,
   Bfe,
+  Bfi,
   Bra,
   Brev,
   Call, // inlined at load time (inlineCalls); never executed
@@ -68,6 +70,9 @@ enum class Opcode : uint8_t {
   Cnot,
   Copysign,
   Cos,
+  CpAsync,       // cp.async.{ca,cg}.shared.global
+  CpAsyncCommit, // cp.async.commit_group
+  CpAsyncWait,   // cp.async.wait_group N, cp.async.wait_all (mode 1)
   Cvt,
   Cvta,
   Div,
@@ -76,10 +81,12 @@ enum class Opcode : uint8_t {
   Fma,
   Lg2,
   Ld,
+  Ldmatrix,
   Mad,
   Max,
   Membar,
   Min,
+  Mma, // mma.sync.aligned
   Mov,
   Mul,
   Neg,
@@ -101,9 +108,13 @@ enum class Opcode : uint8_t {
   Sin,
   Sqrt,
   St,
+  Stmatrix,
   Sub,
   Tanh,
   Vote,
+  WmmaLoad,
+  WmmaMma,
+  WmmaStore,
   Xor,
 };
 
@@ -193,6 +204,19 @@ struct Operand {
                       kNoReg, kNoReg, kNoReg, kNoReg};
 };
 
+/// The fragments of a tensor-core instruction (mma.sync, wmma, ldmatrix,
+/// stmatrix) as its modifiers name them.
+struct MatrixOperands {
+  uint8_t m = 0, n = 0, k = 0; // the shape (ldmatrix/stmatrix: m8n8)
+  /// Element types of D, A, B and C (wmma.load/store: the loaded one in a).
+  Type d = Type::None, a = Type::None, b = Type::None, c = Type::None;
+  /// .col layouts of A and B (wmma.load/store: the memory layout in aColumn).
+  bool aColumn = false, bColumn = false;
+  /// wmma.load: 0, 1, 2 for .a, .b, .c; ldmatrix/stmatrix: .x1/.x2/.x4.
+  uint8_t fragment = 0;
+  bool transpose = false; // ldmatrix/stmatrix .trans
+};
+
 /// One decoded instruction.
 struct Instruction {
   Opcode opcode = Opcode::Mov;
@@ -211,6 +235,7 @@ struct Instruction {
   bool guardNegate = false;
   uint32_t guard = kNoReg; // @%p / @!%p
   std::vector<Operand> operands;
+  MatrixOperands matrix;
   uint32_t line = 0; // 1-based line in the PTX text
   std::string text;  // the opcode as written, for messages
   /// call: the callee's name; the operands are Symbol operands of the return
