@@ -16,6 +16,7 @@
 
 #include "ridgeline/Emulator/Emulator.h"
 
+#include "Hopper.h"
 #include "LaneArithmetic.h"
 #include "ridgeline/Emulator/FloatFormats.h"
 
@@ -36,6 +37,11 @@ constexpr unsigned kWarpSize = 32;
 /// A launch that issues more warp instructions than this is reported as not
 /// terminating instead of hanging the host.
 constexpr uint64_t kMaxWarpInstructionsPerLaunch = uint64_t(1) << 36;
+/// Rounds of the block's warps in which some warp polls an mbarrier with
+/// test_wait and no barrier or copy changes before the block is reported as
+/// deadlocked. (A warp suspended in try_wait is a deadlock at once when a
+/// round changes nothing.)
+constexpr uint64_t kMaxIdlePollingRounds = uint64_t(1) << 16;
 
 const char *getSpaceName(Space space) {
   switch (space) {
@@ -74,11 +80,13 @@ struct Warp {
   uint32_t carry = 0;   // CC.CF per lane
   uint32_t index = 0;
   uint32_t barrierPc[kWarpSize] = {}; // where each waiting lane waits
+  uint32_t suspended = 0; // lanes suspended in mbarrier.try_wait
+  bool polled = false;    // stopped after a failed mbarrier.test_wait
   std::vector<uint64_t> regs;
 };
 
 /// Executes one block of a launch.
-class BlockRun {
+class BlockRun : public HopperHost {
 public:
   BlockRun(Device &device, const LoadedModule &module,
            const PtxFunction &kernel, Dim3 grid, Dim3 block, Dim3 blockIdx,
@@ -117,8 +125,59 @@ public:
 
   bool run(std::string &error);
 
+  // HopperHost: what mbarrier, bulk copies and wgmma use (Hopper.cpp).
+  uint32_t getNumWarps() const override {
+    return static_cast<uint32_t>(warps.size());
+  }
+  uint32_t getLiveLanes(uint32_t w) const override { return warps[w].live; }
+  uint64_t readOperand(uint32_t w, const Operand &op,
+                       unsigned lane) const override {
+    return read(warps[w], op, lane);
+  }
+  uint64_t readReg(uint32_t w, uint32_t reg, unsigned lane) const override {
+    return reg == kNoReg ? 0 : warps[w].regs[size_t(reg) * kWarpSize + lane];
+  }
+  void writeReg(uint32_t w, uint32_t reg, unsigned lane,
+                uint64_t value) override {
+    write(warps[w], reg, lane, value);
+  }
+  uint64_t getAddress(uint32_t w, const Operand &op, unsigned lane,
+                      Space space) const override {
+    return getAddress(warps[w], op, lane, space);
+  }
+  uint8_t *access(uint32_t w, unsigned lane, const Instruction &inst,
+                  Space space, uint64_t address, uint64_t bytes, bool store,
+                  bool atomic) override {
+    return resolve(warps[w], lane, inst, space, address, bytes, store, atomic);
+  }
+  uint8_t *accessSharedAsync(uint64_t offset, uint64_t bytes, bool store,
+                             std::string &error) override;
+  uint8_t *accessGlobalAsync(uint64_t address, uint64_t bytes,
+                             std::string &error) override;
+  const uint8_t *accessParam(uint64_t offset, uint64_t bytes) override {
+    if (offset + bytes > params.size() || offset + bytes < offset)
+      return nullptr;
+    return params.data() + offset;
+  }
+  std::string getRegName(uint32_t reg) const override {
+    return kernel.regNames[reg];
+  }
+  const Instruction &getInstruction(uint32_t pc) const override {
+    return kernel.code[pc];
+  }
+  bool fail(uint32_t w, unsigned lane, const Instruction &inst,
+            const std::string &message) override {
+    return fail(warps[w], lane, inst, message);
+  }
+  void synchronizeShared() override { ++epoch; }
+
 private:
   bool runWarp(Warp &warp);
+  /// Runs the Hopper unit's side of a round: performs the copies in flight,
+  /// lets suspended waits retry, and reports a deadlock when nothing can
+  /// change any more. Sets `again` when the warps must run another round
+  /// before a bar.sync can complete.
+  bool finishRound(uint64_t versionBefore, bool &again);
   bool execute(Warp &warp, uint32_t pc, uint32_t active);
   bool executeLanes(Warp &warp, const Instruction &inst, uint32_t exec);
 
@@ -202,6 +261,8 @@ private:
   uint32_t &epoch;
   uint32_t blockSerial;
   std::string errorText;
+  std::unique_ptr<HopperUnit> hopper; // created by the first Hopper instruction
+  uint64_t idleRounds = 0;
 };
 
 std::string BlockRun::describeThread(const Warp &warp, unsigned lane) const {
@@ -315,6 +376,11 @@ uint8_t *BlockRun::resolve(const Warp &warp, unsigned lane,
                    DeviceMemory::kLocalWindow + DeviceMemory::kWindowSize) {
       space = Space::Local;
       address -= DeviceMemory::kLocalWindow;
+    } else if (address >= DeviceMemory::kParamWindow &&
+               address <
+                   DeviceMemory::kParamWindow + DeviceMemory::kWindowSize) {
+      space = Space::Param;
+      address -= DeviceMemory::kParamWindow;
     } else {
       space = Space::Global;
     }
@@ -442,6 +508,43 @@ bool BlockRun::checkShared(const Warp &warp, unsigned lane,
   return true;
 }
 
+uint8_t *BlockRun::accessSharedAsync(uint64_t offset, uint64_t bytes,
+                                     bool store, std::string &error) {
+  if (offset + bytes > shared.size() || offset + bytes < offset) {
+    error = "shared bytes [" + std::to_string(offset) + ", " +
+            std::to_string(offset + bytes) + ") are out of bounds (the " +
+            "block has " + std::to_string(shared.size()) + " bytes)";
+    return nullptr;
+  }
+  for (uint64_t byte = offset; byte < offset + bytes; ++byte) {
+    SharedByteShadow &cell = sharedShadow[byte];
+    if (store) {
+      // Written by the async proxy: initialized, with no writer a thread
+      // could race with (the mbarrier orders it).
+      cell.writtenBlock = blockSerial;
+      cell.writeEpoch = 0;
+    } else if (cell.writtenBlock != blockSerial) {
+      error = "read of uninitialized shared memory at shared offset " +
+              std::to_string(byte) + " (no thread or copy of the block has " +
+              "written it)";
+      return nullptr;
+    }
+  }
+  return shared.data() + offset;
+}
+
+uint8_t *BlockRun::accessGlobalAsync(uint64_t address, uint64_t bytes,
+                                     std::string &error) {
+  if (memory.find(address, bytes))
+    return reinterpret_cast<uint8_t *>(address);
+  char text[32];
+  std::snprintf(text, sizeof(text), "0x%llx",
+                static_cast<unsigned long long>(address));
+  error = "global access of " + std::to_string(bytes) + " bytes at " + text +
+          " is not in any device allocation";
+  return nullptr;
+}
+
 bool BlockRun::completeBarrier() {
   // Every waiting thread must wait at the same bar.sync: threads of one block
   // at two different barriers is barrier divergence, which deadlocks or
@@ -473,18 +576,33 @@ bool BlockRun::completeBarrier() {
 
 bool BlockRun::run(std::string &error) {
   while (true) {
+    uint64_t versionBefore = hopper ? hopper->getVersion() : 0;
     for (Warp &warp : warps)
       if (!runWarp(warp)) {
         error = errorText;
         return false;
       }
+    if (hopper) {
+      bool again = false;
+      if (!finishRound(versionBefore, again)) {
+        error = errorText;
+        return false;
+      }
+      if (again)
+        continue;
+    }
     // Every warp waits at the barrier or has exited: the barrier completes
     // (exited threads count as arrived).
     bool anyWaiting = false;
     for (Warp &warp : warps)
       anyWaiting |= warp.waiting != 0;
-    if (!anyWaiting)
+    if (!anyWaiting) {
+      if (hopper && !hopper->finish()) {
+        error = errorText;
+        return false;
+      }
       return true;
+    }
     if (!completeBarrier()) {
       error = errorText;
       return false;
@@ -494,9 +612,52 @@ bool BlockRun::run(std::string &error) {
   }
 }
 
+bool BlockRun::finishRound(uint64_t versionBefore, bool &again) {
+  const Warp *suspendedWarp = nullptr;
+  bool polled = false;
+  for (Warp &warp : warps) {
+    if (warp.suspended && !suspendedWarp)
+      suspendedWarp = &warp;
+    polled |= warp.polled;
+  }
+  bool copied = hopper->hasCopiesInFlight();
+  std::string ignored;
+  if (!hopper->drain(ignored))
+    return false;
+  again = suspendedWarp || polled;
+  if (!again) {
+    idleRounds = 0;
+    return true;
+  }
+  bool changed = copied || hopper->getVersion() != versionBefore;
+  idleRounds = changed ? 0 : idleRounds + 1;
+  if (idleRounds > (polled ? kMaxIdlePollingRounds : 0)) {
+    // No arrival, transaction or copy happened in a whole round: nothing
+    // can complete the phases the warps wait for.
+    const Warp &warp = suspendedWarp ? *suspendedWarp : warps[0];
+    unsigned lane =
+        suspendedWarp ? __builtin_ctz(warp.suspended) : __builtin_ctz(warp.live);
+    const Instruction &inst = kernel.code[warp.pc[lane]];
+    std::string what = inst.opcode == Opcode::Mbarrier
+                           ? hopper->describeWait(warp.index, inst, lane)
+                           : "an mbarrier";
+    return fail(warp, lane, inst,
+                "deadlock: the thread waits for " + what +
+                    ", and no thread or copy in flight can complete the "
+                    "phase (every live warp of the block waits)");
+  }
+  for (Warp &warp : warps) {
+    warp.suspended = 0;
+    warp.polled = false;
+  }
+  return true;
+}
+
 bool BlockRun::runWarp(Warp &warp) {
   while (true) {
-    uint32_t ready = warp.live & ~warp.waiting;
+    if (warp.polled)
+      return true;
+    uint32_t ready = warp.live & ~warp.waiting & ~warp.suspended;
     if (!ready)
       return true;
     uint32_t pc = ~0u;
@@ -580,9 +741,27 @@ bool BlockRun::execute(Warp &warp, uint32_t pc, uint32_t active) {
   case Opcode::Membar:
     advance(active);
     return true;
+  case Opcode::Mbarrier:
+  case Opcode::CpAsyncBulk:
+  case Opcode::Wgmma:
+  case Opcode::Elect: {
+    if (!hopper)
+      hopper = std::make_unique<HopperUnit>(*this);
+    HopperStep step;
+    if (exec && !hopper->execute(warp.index, inst, pc, exec, step))
+      return false;
+    // Suspended lanes stay at the wait and retry in the next round.
+    advance(active & ~step.suspended);
+    warp.suspended |= step.suspended;
+    warp.polled |= step.yield;
+    return true;
+  }
   default:
     break;
   }
+  if (hopper && hopper->hasRegistersInFlight(warp.index) &&
+      !hopper->checkOperands(warp.index, inst, exec))
+    return false;
   if (exec && !executeLanes(warp, inst, exec))
     return false;
   advance(active);
@@ -855,6 +1034,7 @@ bool BlockRun::executeLanes(Warp &warp, const Instruction &inst,
       uint64_t value = read(warp, ops[1], lane);
       uint64_t base = inst.space == Space::Shared  ? DeviceMemory::kSharedWindow
                       : inst.space == Space::Local ? DeviceMemory::kLocalWindow
+                      : inst.space == Space::Param ? DeviceMemory::kParamWindow
                                                    : 0;
       write(warp, ops[0].reg, lane,
             inst.mode == 1 ? value - base : value + base);

@@ -12,6 +12,8 @@
 
 #include "ridgeline/Emulator/Ptx.h"
 
+#include "Hopper.h"
+
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
@@ -189,6 +191,10 @@ struct RawOperand {
   std::string name;          // symbol or label name
   bool decimalFloat = false; // "1.5": converted by the instruction's type
   double floatValue = 0;
+  std::vector<uint32_t> extraRegs; // a long vector's elements past the 8th
+  /// "[tensorMap, {c0, c1}]" (cp.async.bulk.tensor): the coordinates, as a
+  /// Vector operand that follows the address.
+  std::optional<Operand> coordinates;
 };
 
 class Parser {
@@ -809,15 +815,28 @@ bool Parser::parseOperand(PtxFunction &function, RawOperand &raw) {
       op.imm +=
           negative ? -static_cast<int64_t>(value) : static_cast<int64_t>(value);
     }
+    if (consume(",")) {
+      RawOperand coordinates;
+      if (peek().text != "{" || !parseOperand(function, coordinates))
+        return fail("expected tensor coordinates '{...}'");
+      raw.coordinates = coordinates.operand;
+    }
     return expect("]");
   }
   if (consume("{")) {
     op.kind = OperandKind::Vector;
     do {
-      if (op.count == 8)
-        return fail("vector operand with more than 8 elements");
       bool negative = consume("-");
       std::string name = next().text;
+      if (op.count == 8) {
+        // wgmma's accumulators: the elements past the eighth are kept
+        // aside; decodeHopper refuses them for other instructions.
+        auto reg = lookupReg(name);
+        if (!reg || negative)
+          return fail("unknown register '" + name + "' in a vector operand");
+        raw.extraRegs.push_back(*reg);
+        continue;
+      }
       if (name == "_") {
         op.regs[op.count++] = kNoReg;
         continue;
@@ -1009,7 +1028,13 @@ bool Parser::parseInstruction(PtxFunction &function) {
       RawOperand raw;
       if (!parseOperand(function, raw))
         return false;
+      std::optional<Operand> coordinates = raw.coordinates;
       operands.push_back(raw);
+      if (coordinates) {
+        RawOperand vector;
+        vector.operand = *coordinates;
+        operands.push_back(vector);
+      }
     } while (consume(","));
   }
   if (!expect(";"))
@@ -1129,6 +1154,28 @@ bool Parser::decode(PtxFunction &function, Instruction &inst,
       break;
     start = dot + 1;
   }
+  if (detail::isHopperOpcode(parts)) {
+    // mbarrier, cp.async.bulk, wgmma and their kin decode in Hopper.cpp.
+    std::vector<Operand> decoded;
+    std::vector<std::vector<uint32_t>> extraRegs;
+    for (RawOperand &raw : operands) {
+      if (raw.decimalFloat || raw.operand.kind == OperandKind::Label)
+        return fail("bad operand '" + raw.name + "' of '" + opcodeText + "'",
+                    inst.line);
+      decoded.push_back(raw.operand);
+      extraRegs.push_back(raw.extraRegs);
+    }
+    std::string error;
+    if (!detail::decodeHopper(inst, parts, std::move(decoded), extraRegs,
+                              error))
+      return fail(error + " (function '" + function.name + "')", inst.line);
+    return true;
+  }
+  for (const RawOperand &raw : operands)
+    if (!raw.extraRegs.empty() || raw.coordinates)
+      return fail("unsupported operand form in '" + opcodeText +
+                      "' (function '" + function.name + "')",
+                  inst.line);
   const OpcodeName *entry = nullptr;
   for (const OpcodeName &candidate : kOpcodes)
     if (parts[0] == candidate.name)

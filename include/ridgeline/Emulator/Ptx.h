@@ -63,6 +63,7 @@ enum class Opcode : uint8_t {
   Bfe,
   Bra,
   Brev,
+  CpAsyncBulk, // cp.async.bulk[.tensor], .commit_group, .wait_group (Hopper.cpp)
   Clz,
   Cnot,
   Copysign,
@@ -70,6 +71,7 @@ enum class Opcode : uint8_t {
   Cvt,
   Cvta,
   Div,
+  Elect,
   Ex2,
   Exit,
   Fma,
@@ -77,6 +79,7 @@ enum class Opcode : uint8_t {
   Ld,
   Mad,
   Max,
+  Mbarrier,
   Membar,
   Min,
   Mov,
@@ -103,6 +106,7 @@ enum class Opcode : uint8_t {
   Sub,
   Tanh,
   Vote,
+  Wgmma, // wgmma.fence, .mma_async, .commit_group, .wait_group (Hopper.cpp)
   Xor,
 };
 
@@ -209,7 +213,14 @@ struct Instruction {
   bool uni = false;
   bool guardNegate = false;
   uint32_t guard = kNoReg; // @%p / @!%p
+  /// Hopper instructions (Hopper.cpp): the variant's shape and flags, as
+  /// decodeHopper() packs them.
+  uint32_t variant = 0;
   std::vector<Operand> operands;
+  /// Elements past the eighth of a long vector operand (wgmma's
+  /// accumulators, up to 128 registers): the operand holds the first eight
+  /// and its `imm` is where the rest start here.
+  std::vector<uint32_t> longVector;
   uint32_t line = 0; // 1-based line in the PTX text
   std::string text;  // the opcode as written, for messages
 };
