@@ -80,8 +80,8 @@ struct Warp {
   uint32_t carry = 0;   // CC.CF per lane
   uint32_t index = 0;
   uint32_t barrierPc[kWarpSize] = {}; // where each waiting lane waits
-  uint32_t suspended = 0; // lanes suspended in mbarrier.try_wait
-  bool polled = false;    // stopped after a failed mbarrier.test_wait
+  uint32_t suspended = 0;             // lanes suspended in mbarrier.try_wait
+  bool polled = false; // stopped after a failed mbarrier.test_wait
   std::vector<uint64_t> regs;
 };
 
@@ -635,8 +635,8 @@ bool BlockRun::finishRound(uint64_t versionBefore, bool &again) {
     // No arrival, transaction or copy happened in a whole round: nothing
     // can complete the phases the warps wait for.
     const Warp &warp = suspendedWarp ? *suspendedWarp : warps[0];
-    unsigned lane =
-        suspendedWarp ? __builtin_ctz(warp.suspended) : __builtin_ctz(warp.live);
+    unsigned lane = suspendedWarp ? __builtin_ctz(warp.suspended)
+                                  : __builtin_ctz(warp.live);
     const Instruction &inst = kernel.code[warp.pc[lane]];
     std::string what = inst.opcode == Opcode::Mbarrier
                            ? hopper->describeWait(warp.index, inst, lane)

@@ -170,7 +170,7 @@ bool ridge::emu::detail::decodeHopper(
     if (parts.size() < 2)
       return unsupported("form");
     static const char *const kOps[] = {
-        "init",     "inval",       "arrive",    "arrive_drop",  "expect_tx",
+        "init",        "inval",     "arrive",   "arrive_drop",  "expect_tx",
         "complete_tx", "test_wait", "try_wait", "pending_count"};
     bool found = false;
     for (uint8_t k = 0; k < 9; ++k)
@@ -254,8 +254,8 @@ bool ridge::emu::detail::decodeHopper(
     if (parts.size() < i + 2)
       return unsupported("form");
     const std::string &dst = parts[i], &src = parts[i + 1];
-    bool load = (dst == "shared::cluster" || dst == "shared::cta") &&
-                src == "global";
+    bool load =
+        (dst == "shared::cluster" || dst == "shared::cta") && src == "global";
     bool store = dst == "global" && src == "shared::cta";
     if (!load && !store)
       return unsupported("direction ." + dst + "." + src);
@@ -279,8 +279,7 @@ bool ridge::emu::detail::decodeHopper(
     inst.operands = operands;
     switch (inst.mode) {
     case BulkLoad:
-      return operandCount(4, 4) && isAddress(0) && isAddress(1) &&
-             isAddress(3);
+      return operandCount(4, 4) && isAddress(0) && isAddress(1) && isAddress(3);
     case BulkStore:
       return operandCount(3, 3) && isAddress(0) && isAddress(1);
     case BulkTensorLoad:
@@ -315,8 +314,9 @@ bool ridge::emu::detail::decodeHopper(
     return unsupported("form");
   const std::string &op = parts[1];
   if (op == "fence" || op == "commit_group" || op == "wait_group") {
-    inst.mode = op == "fence" ? WgFence : op == "commit_group" ? WgCommit
-                                                               : WgWait;
+    inst.mode = op == "fence"          ? WgFence
+                : op == "commit_group" ? WgCommit
+                                       : WgWait;
     inst.type = Type::B32;
     for (size_t k = 2; k < parts.size(); ++k)
       if (!isNoEffect(parts[k]))
@@ -351,8 +351,8 @@ bool ridge::emu::detail::decodeHopper(
       continue;
     }
     if (m == "f32" || m == "f16" || m == "bf16" || m == "tf32") {
-      types.push_back(m == "f32"   ? Type::F32
-                      : m == "f16" ? Type::F16
+      types.push_back(m == "f32"    ? Type::F32
+                      : m == "f16"  ? Type::F16
                       : m == "bf16" ? Type::BF16
                                     : Type::B32); // tf32
       continue;
@@ -466,11 +466,11 @@ bool HopperUnit::mbarrierOp(uint32_t warp, const Instruction &inst,
       continue;
     }
     bool init = inst.mode == MbInit;
-    size_t addressIndex =
-        inst.mode == MbArrive || inst.mode == MbArriveDrop ||
-                inst.mode == MbTestWait || inst.mode == MbTryWait
-            ? 1
-            : 0;
+    size_t addressIndex = inst.mode == MbArrive || inst.mode == MbArriveDrop ||
+                                  inst.mode == MbTestWait ||
+                                  inst.mode == MbTryWait
+                              ? 1
+                              : 0;
     uint64_t offset;
     if (!getMbarrier(warp, lane, inst, ops[addressIndex], offset, init))
       return false;
@@ -503,13 +503,13 @@ bool HopperUnit::mbarrierOp(uint32_t warp, const Instruction &inst,
         count = static_cast<uint32_t>(host.readOperand(warp, ops[2], lane));
       }
       if (count > barrier.pending)
-        return host.fail(
-            warp, lane, inst,
-            "mbarrier at shared offset " + std::to_string(offset) + ": " +
-                std::to_string(count) + " arrivals, but only " +
-                std::to_string(barrier.pending) + " of " +
-                std::to_string(barrier.expected) +
-                " are pending in this phase");
+        return host.fail(warp, lane, inst,
+                         "mbarrier at shared offset " + std::to_string(offset) +
+                             ": " + std::to_string(count) +
+                             " arrivals, but only " +
+                             std::to_string(barrier.pending) + " of " +
+                             std::to_string(barrier.expected) +
+                             " are pending in this phase");
       if (inst.mode == MbArriveDrop)
         barrier.expected -= count;
       if (inst.variant & kMbNoComplete) {
@@ -528,9 +528,9 @@ bool HopperUnit::mbarrierOp(uint32_t warp, const Instruction &inst,
       ++version;
       break;
     case MbCompleteTx:
-      completeTx(mbarriers[offset], static_cast<int64_t>(host.readOperand(
-                                        warp, ops[1], lane) &
-                                    0xffffffffull));
+      completeTx(mbarriers[offset],
+                 static_cast<int64_t>(host.readOperand(warp, ops[1], lane) &
+                                      0xffffffffull));
       break;
     default: { // test_wait, try_wait
       const Mbarrier &barrier = mbarriers[offset];
@@ -606,9 +606,8 @@ bool HopperUnit::bulkOp(uint32_t warp, const Instruction &inst, uint32_t exec) {
     // lane's group. The groups older than the N most recent are performed
     // now, in order.
     uint64_t keep = static_cast<uint64_t>(ops[0].imm);
-    uint64_t upTo = state.committedBulkGroups > keep
-                        ? state.committedBulkGroups - keep
-                        : 0;
+    uint64_t upTo =
+        state.committedBulkGroups > keep ? state.committedBulkGroups - keep : 0;
     for (auto it = copies.begin(); it != copies.end();) {
       if (it->warp == warp && it->group != 0 && it->group <= upTo) {
         Copy copy = *it;
@@ -630,7 +629,7 @@ bool HopperUnit::bulkOp(uint32_t warp, const Instruction &inst, uint32_t exec) {
     copy.inst = &inst;
     bool tensorLoad = inst.mode == BulkTensorLoad;
     bool tensor = tensorLoad || inst.mode == BulkTensorStore;
-    const Operand &sharedOp = ops[inst.mode == BulkStore        ? 1
+    const Operand &sharedOp = ops[inst.mode == BulkStore         ? 1
                                   : inst.mode == BulkTensorStore ? 2
                                                                  : 0];
     copy.shared = toSharedOffset(
@@ -644,11 +643,11 @@ bool HopperUnit::bulkOp(uint32_t warp, const Instruction &inst, uint32_t exec) {
         bytes = host.accessParam(mapAddress - DeviceMemory::kParamWindow,
                                  kTensorMapBytes);
         if (!bytes)
-          return host.fail(warp, lane, inst,
-                           "the tensor map at parameter offset " +
-                               std::to_string(mapAddress -
-                                              DeviceMemory::kParamWindow) +
-                               " is past the kernel's parameters");
+          return host.fail(
+              warp, lane, inst,
+              "the tensor map at parameter offset " +
+                  std::to_string(mapAddress - DeviceMemory::kParamWindow) +
+                  " is past the kernel's parameters");
       } else {
         std::string error;
         bytes = host.accessGlobalAsync(mapAddress, kTensorMapBytes, error);
@@ -740,8 +739,8 @@ bool HopperUnit::performCopy(const Copy &copy, std::string &error) {
     uint64_t counts[5] = {1, 1, 1, 1, 1};
     uint64_t total = 1;
     for (unsigned d = 0; d < map.rank; ++d) {
-      counts[d] = (map.boxDim[d] + map.elementStrides[d] - 1) /
-                  map.elementStrides[d];
+      counts[d] =
+          (map.boxDim[d] + map.elementStrides[d] - 1) / map.elementStrides[d];
       total *= counts[d];
     }
     bool load = copy.kind == Copy::TensorLoad;
@@ -764,13 +763,14 @@ bool HopperUnit::performCopy(const Copy &copy, std::string &error) {
         uint64_t index = rest % counts[d];
         rest /= counts[d];
         int64_t coordinate =
-            copy.coords[d] + static_cast<int64_t>(index * map.elementStrides[d]);
+            copy.coords[d] +
+            static_cast<int64_t>(index * map.elementStrides[d]);
         if (coordinate < 0 ||
             static_cast<uint64_t>(coordinate) >= map.globalDim[d])
           inBounds = false;
         else
-          globalOffset += static_cast<uint64_t>(coordinate) *
-                          map.globalStrides[d];
+          globalOffset +=
+              static_cast<uint64_t>(coordinate) * map.globalStrides[d];
       }
       uint64_t sharedOffset =
           swizzleAddress(copy.shared + linear * elementBytes, map.swizzle);
@@ -785,8 +785,8 @@ bool HopperUnit::performCopy(const Copy &copy, std::string &error) {
           std::memset(shared, map.oobFill ? 0xff : 0, elementBytes);
         continue;
       }
-      uint8_t *global = host.accessGlobalAsync(
-          map.globalAddress + globalOffset, elementBytes, why);
+      uint8_t *global = host.accessGlobalAsync(map.globalAddress + globalOffset,
+                                               elementBytes, why);
       if (!global)
         return failCopy("tensor copy: " + why);
       if (load)
@@ -861,7 +861,7 @@ namespace {
 uint64_t operandOffset(unsigned mn, unsigned k, unsigned elementBytes,
                        bool mnMajor, unsigned swizzle, uint64_t lbo,
                        uint64_t sbo) {
-  unsigned perChunk = 16 / elementBytes; // elements in 16 bytes
+  unsigned perChunk = 16 / elementBytes;            // elements in 16 bytes
   unsigned width = swizzle ? (16u << swizzle) : 16; // bytes of a row
   if (!mnMajor) {
     uint64_t offset = (mn % 8) * uint64_t(width) + (mn / 8) * sbo;
@@ -906,8 +906,8 @@ bool HopperUnit::mma(uint32_t warp, const Instruction &inst, uint32_t exec) {
     scaleD = ops[3].imm != 0;
   double scaleA = ops[4].imm < 0 ? -1 : 1, scaleB = ops[5].imm < 0 ? -1 : 1;
   bool transA = !aRegs && !tf32 && ops.size() > 6 && ops[6].imm != 0;
-  bool transB = !tf32 && ops.size() > (aRegs ? 6u : 7u) &&
-                ops[aRegs ? 6 : 7].imm != 0;
+  bool transB =
+      !tf32 && ops.size() > (aRegs ? 6u : 7u) && ops[aRegs ? 6 : 7].imm != 0;
 
   struct Descriptor {
     uint64_t start, lbo, sbo;
@@ -939,17 +939,17 @@ bool HopperUnit::mma(uint32_t warp, const Instruction &inst, uint32_t exec) {
   auto readShared = [&](const Descriptor &desc, unsigned mn, unsigned kk,
                         bool mnMajor, uint64_t &bits, const char *which) {
     uint64_t logical =
-        desc.start + operandOffset(mn, kk, elementBytes, mnMajor,
-                                   desc.swizzle, desc.lbo, desc.sbo);
+        desc.start + operandOffset(mn, kk, elementBytes, mnMajor, desc.swizzle,
+                                   desc.lbo, desc.sbo);
     uint64_t offset =
         swizzleAddress(logical, static_cast<TensorSwizzle>(desc.swizzle));
     std::string why;
     uint8_t *data = host.accessSharedAsync(offset, elementBytes, false, why);
     if (!data)
       return host.fail(warp, first, inst,
-                       std::string("wgmma ") + which +
-                           " descriptor (start " + std::to_string(desc.start) +
-                           ", LBO " + std::to_string(desc.lbo) + ", SBO " +
+                       std::string("wgmma ") + which + " descriptor (start " +
+                           std::to_string(desc.start) + ", LBO " +
+                           std::to_string(desc.lbo) + ", SBO " +
                            std::to_string(desc.sbo) + "): " + why);
     bits = 0;
     std::memcpy(&bits, data, elementBytes);
@@ -1023,8 +1023,8 @@ bool HopperUnit::mma(uint32_t warp, const Instruction &inst, uint32_t exec) {
       uint64_t old = host.readReg(warp, reg, lane);
       if (f16Acc) {
         unsigned shift = (i % 2) * 16;
-        double acc = scaleD ? halfToF32(static_cast<uint16_t>(old >> shift))
-                            : 0.0;
+        double acc =
+            scaleD ? halfToF32(static_cast<uint16_t>(old >> shift)) : 0.0;
         uint64_t half = f32ToHalf(static_cast<float>(acc + sum));
         old = (old & ~(0xffffull << shift)) | (half << shift);
         host.writeReg(warp, reg, lane, old & 0xffffffffull);
@@ -1059,10 +1059,11 @@ bool HopperUnit::wgmmaOp(uint32_t warp, const Instruction &inst, uint32_t pc,
                      "(a warpgroup instruction needs all 128 threads)");
   uint32_t group = warp / 4;
   if (host.getNumWarps() < group * 4 + 4)
-    return host.fail(warp, first, inst,
-                     "wgmma: warp " + std::to_string(warp) +
-                         " is not part of a complete warpgroup (the block has " +
-                         std::to_string(host.getNumWarps()) + " warps)");
+    return host.fail(
+        warp, first, inst,
+        "wgmma: warp " + std::to_string(warp) +
+            " is not part of a complete warpgroup (the block has " +
+            std::to_string(host.getNumWarps()) + " warps)");
   size_t index = state.wgmmaPcs.size();
   for (uint32_t other = group * 4; other < group * 4 + 4; ++other) {
     if (other == warp || warps.size() <= other)
@@ -1164,14 +1165,13 @@ bool HopperUnit::finish() {
         continue;
       const Instruction &inst =
           host.getInstruction(warps[longest].wgmmaPcs[count]);
-      return host.fail(longest, 0, inst,
-                       "wgmma: the warpgroup is not converged: warp " +
-                           std::to_string(w) + " never issues this " +
-                           "instruction (it issued " + std::to_string(count) +
-                           " wgmma instructions, warp " +
-                           std::to_string(longest) + " " +
-                           std::to_string(warps[longest].wgmmaPcs.size()) +
-                           ")");
+      return host.fail(
+          longest, 0, inst,
+          "wgmma: the warpgroup is not converged: warp " + std::to_string(w) +
+              " never issues this " + "instruction (it issued " +
+              std::to_string(count) + " wgmma instructions, warp " +
+              std::to_string(longest) + " " +
+              std::to_string(warps[longest].wgmmaPcs.size()) + ")");
     }
   }
   return true;

@@ -144,10 +144,10 @@ private:
     uint32_t line = 0;  // the latest wgmma.mma_async writing it
   };
   struct WarpState {
-    std::vector<uint32_t> uncommitted;    // accumulators of the open group
-    std::deque<WgmmaGroup> groups;        // committed, oldest first
+    std::vector<uint32_t> uncommitted; // accumulators of the open group
+    std::deque<WgmmaGroup> groups;     // committed, oldest first
     std::map<uint32_t, InFlight> inflightRegs;
-    std::vector<uint32_t> wgmmaPcs;       // warpgroup-convergence record
+    std::vector<uint32_t> wgmmaPcs; // warpgroup-convergence record
     uint64_t committedBulkGroups = 0;
     bool fenced = false; // a wgmma.fence since the last full wait
   };

@@ -199,12 +199,12 @@ std::vector<uint8_t> makeTensorMap(const std::string &spec,
     die("bad --arg '" + spec + "' (tmap:NAME:TYPE:DIMS:BOX[:OPTION]...)");
   const Buffer &buffer = lookup(parts[0]);
   static const std::map<std::string, TensorDataType> kTypes = {
-      {"u8", TensorDataType::UInt8},    {"s8", TensorDataType::UInt8},
-      {"u16", TensorDataType::UInt16},  {"s16", TensorDataType::UInt16},
-      {"u32", TensorDataType::UInt32},  {"s32", TensorDataType::Int32},
-      {"u64", TensorDataType::UInt64},  {"s64", TensorDataType::Int64},
-      {"f16", TensorDataType::Float16}, {"bf16", TensorDataType::BFloat16},
-      {"f32", TensorDataType::Float32}, {"f64", TensorDataType::Float64},
+      {"u8", TensorDataType::UInt8},      {"s8", TensorDataType::UInt8},
+      {"u16", TensorDataType::UInt16},    {"s16", TensorDataType::UInt16},
+      {"u32", TensorDataType::UInt32},    {"s32", TensorDataType::Int32},
+      {"u64", TensorDataType::UInt64},    {"s64", TensorDataType::Int64},
+      {"f16", TensorDataType::Float16},   {"bf16", TensorDataType::BFloat16},
+      {"f32", TensorDataType::Float32},   {"f64", TensorDataType::Float64},
       {"tf32", TensorDataType::TFloat32},
   };
   auto type = kTypes.find(parts[1]);
@@ -245,8 +245,8 @@ std::vector<uint8_t> makeTensorMap(const std::string &spec,
     } else if (option.rfind("strides=", 0) == 0) {
       std::vector<uint64_t> given = list(option.substr(8), "stride");
       if (given.size() + 1 != rank)
-        die("--arg '" + spec + "': strides= needs " +
-            std::to_string(rank - 1) + " byte strides");
+        die("--arg '" + spec + "': strides= needs " + std::to_string(rank - 1) +
+            " byte strides");
       for (unsigned d = 0; d + 1 < rank; ++d)
         strides[d] = given[d];
     } else if (option.rfind("estrides=", 0) == 0) {

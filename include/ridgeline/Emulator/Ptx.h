@@ -63,7 +63,8 @@ enum class Opcode : uint8_t {
   Bfe,
   Bra,
   Brev,
-  CpAsyncBulk, // cp.async.bulk[.tensor], .commit_group, .wait_group (Hopper.cpp)
+  CpAsyncBulk, // cp.async.bulk[.tensor], .commit_group, .wait_group
+               // (Hopper.cpp)
   Clz,
   Cnot,
   Copysign,

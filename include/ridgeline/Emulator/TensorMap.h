@@ -76,14 +76,11 @@ unsigned getTensorElementBytes(TensorDataType type);
 /// documents them and writes the 128 bytes of `out`. `globalStrides` holds
 /// rank - 1 byte strides (dimension 0 is dense). Returns "" on success, else
 /// what is wrong.
-std::string encodeTiledTensorMap(void *out, TensorDataType dataType,
-                                 unsigned rank, uint64_t globalAddress,
-                                 const uint64_t *globalDim,
-                                 const uint64_t *globalStrides,
-                                 const uint32_t *boxDim,
-                                 const uint32_t *elementStrides,
-                                 unsigned interleave, TensorSwizzle swizzle,
-                                 unsigned l2Promotion, unsigned oobFill);
+std::string encodeTiledTensorMap(
+    void *out, TensorDataType dataType, unsigned rank, uint64_t globalAddress,
+    const uint64_t *globalDim, const uint64_t *globalStrides,
+    const uint32_t *boxDim, const uint32_t *elementStrides, unsigned interleave,
+    TensorSwizzle swizzle, unsigned l2Promotion, unsigned oobFill);
 
 /// Reads 128 bytes written by encodeTiledTensorMap; false with `error` if
 /// they are not a tensor map.
