@@ -261,8 +261,14 @@ private:
   // Per function.
   std::map<std::string, std::vector<uint32_t>> regScope;
   std::vector<std::vector<std::string>> scopes;
-  std::map<std::string, uint32_t> labels;
-  std::vector<std::pair<size_t, std::string>> pendingLabels; // inst, label
+  /// Labels are scoped by { } blocks, as ptxas scopes them: inline assembly
+  /// that nvcc inlines many times (CUTLASS's "LAB_WAIT:" loops) defines one
+  /// label per copy. A branch resolves to the innermost enclosing block that
+  /// defines its label, when that block closes.
+  std::vector<std::map<std::string, uint32_t>> labels;
+  std::vector<std::vector<std::pair<size_t, std::string>>>
+      pendingLabels; // per block: inst, label
+  bool resolveLabels(PtxFunction &function, bool outermost);
 };
 } // namespace
 
@@ -508,8 +514,8 @@ bool Parser::parseFunction(bool isExtern) {
   function->line = peek().line;
   regScope.clear();
   scopes.assign(1, {});
-  labels.clear();
-  pendingLabels.clear();
+  labels.assign(1, {});
+  pendingLabels.assign(1, {});
 
   if (!function->isEntry && peek().text == "(") {
     // Return parameters of a .func: parsed like parameters, then dropped;
@@ -717,11 +723,15 @@ bool Parser::parseBody(PtxFunction &function) {
       for (const std::string &name : scopes.back())
         regScope[name].pop_back();
       scopes.pop_back();
+      if (!resolveLabels(function, false))
+        return false;
       continue;
     }
     if (token.text == "{") {
       next();
       scopes.emplace_back();
+      labels.emplace_back();
+      pendingLabels.emplace_back();
       continue;
     }
     if (token.kind == Token::Word && token.text == ".reg") {
@@ -756,7 +766,7 @@ bool Parser::parseBody(PtxFunction &function) {
                   function.name + "'");
     // A label?
     if (token.kind == Token::Word && peek(1).text == ":") {
-      labels[token.text] = static_cast<uint32_t>(function.code.size());
+      labels.back()[token.text] = static_cast<uint32_t>(function.code.size());
       next();
       next();
       continue;
@@ -764,21 +774,38 @@ bool Parser::parseBody(PtxFunction &function) {
     if (!parseInstruction(function))
       return false;
   }
-  for (auto &[index, name] : pendingLabels) {
-    auto it = labels.find(name);
-    Instruction &inst = function.code[index];
-    if (it == labels.end())
-      return fail("branch to unknown label '" + name + "'", inst.line);
-    for (Operand &operand : inst.operands)
-      if (operand.kind == OperandKind::Label && operand.imm < 0)
-        operand.imm = it->second;
-  }
+  if (!resolveLabels(function, true))
+    return false;
   // A body must not fall off its end.
   Instruction ret;
   ret.opcode = Opcode::Ret;
   ret.text = "ret";
   ret.line = peek().line;
   function.code.push_back(ret);
+  return true;
+}
+
+bool Parser::resolveLabels(PtxFunction &function, bool outermost) {
+  std::vector<std::pair<size_t, std::string>> unresolved;
+  for (auto &[index, name] : pendingLabels.back()) {
+    auto it = labels.back().find(name);
+    Instruction &inst = function.code[index];
+    if (it == labels.back().end()) {
+      if (outermost)
+        return fail("branch to unknown label '" + name + "'", inst.line);
+      unresolved.emplace_back(index, name);
+      continue;
+    }
+    for (Operand &operand : inst.operands)
+      if (operand.kind == OperandKind::Label && operand.imm < 0)
+        operand.imm = it->second;
+  }
+  if (outermost)
+    return true;
+  labels.pop_back();
+  pendingLabels.pop_back();
+  pendingLabels.back().insert(pendingLabels.back().end(), unresolved.begin(),
+                              unresolved.end());
   return true;
 }
 
@@ -1352,7 +1379,7 @@ bool Parser::decode(PtxFunction &function, Instruction &inst,
     if (raw.operand.kind == OperandKind::Label) {
       if (inst.opcode != Opcode::Bra)
         return fail("unknown symbol '" + raw.name + "'", inst.line);
-      pendingLabels.emplace_back(function.code.size(), raw.name);
+      pendingLabels.back().emplace_back(function.code.size(), raw.name);
     }
     inst.operands.push_back(raw.operand);
   }
