@@ -118,18 +118,51 @@ extern "C" __global__ void tma_tile(const __grid_constant__ CUtensorMap in,
 }
 
 // (c) C[128x128] = A[128x64] * B[64x128] in bf16 with f32 accumulation: TMA
-// loads A (row-major, K contiguous) and B^T (N x K, K contiguous) with the
-// 128B swizzle, and each of the two warpgroups issues 4 wgmma m64n128k16 for
-// its 64 rows, both operands from shared-memory descriptors.
-__device__ uint64_t descriptor(uint32_t address) {
-  // K-major, 128B swizzle: 8-row groups 1024 bytes apart (SBO), LBO unused.
-  return uint64_t((address & 0x3ffff) >> 4) | (uint64_t(1) << 16) |
-         (uint64_t(1024 >> 4) << 32) | (uint64_t(1) << 62);
+// loads A (row-major, K contiguous) and B with the 128B swizzle, and each of
+// the two warpgroups issues 4 wgmma m64n128k16 for its 64 rows, both
+// operands from shared-memory descriptors. B is K-major (B^T stored N x K,
+// imm-trans-b 0) in wgmma_gemm and N-major (B stored K x N, imm-trans-b 1)
+// in wgmma_gemm_kn.
+__device__ uint64_t descriptor(uint32_t address, uint32_t lbo, uint32_t sbo) {
+  // Start address, leading and stride byte offsets (all in 16-byte units)
+  // and layout type 1, the 128B swizzle.
+  return uint64_t((address & 0x3ffff) >> 4) | (uint64_t(lbo >> 4) << 16) |
+         (uint64_t(sbo >> 4) << 32) | (uint64_t(1) << 62);
 }
 
-extern "C" __global__ void __launch_bounds__(256)
-    wgmma_gemm(const __grid_constant__ CUtensorMap mapA,
-               const __grid_constant__ CUtensorMap mapB, float *c) {
+template <int TransB>
+__device__ void wgmmaStep(float (&d)[64], uint64_t descA, uint64_t descB,
+                          uint32_t scaleD) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {"
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, "
+      "%30, %31, "
+      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, "
+      "%46, %47, "
+      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, "
+      "%62, %63"
+      "}, %64, %65, p, 1, 1, 0, %67;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]),
+        "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]),
+        "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]),
+        "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]),
+        "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]),
+        "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]),
+        "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]),
+        "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]),
+        "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]),
+        "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]),
+        "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+      : "l"(descA), "l"(descB), "r"(scaleD), "n"(TransB));
+}
+
+template <int TransB>
+__device__ void gemm(const CUtensorMap *mapA, const CUtensorMap *mapB,
+                     float *c) {
   __shared__ alignas(1024) uint16_t a[128 * 64];
   __shared__ alignas(1024) uint16_t b[128 * 64];
   __shared__ uint64_t bar;
@@ -140,8 +173,14 @@ extern "C" __global__ void __launch_bounds__(256)
   __syncthreads();
   if (threadIdx.x == 0) {
     mbarrierArriveExpectTx(smem(&bar), sizeof(a) + sizeof(b));
-    tmaLoad2d(smem(a), &mapA, 0, 0, smem(&bar));
-    tmaLoad2d(smem(b), &mapB, 0, 0, smem(&bar));
+    tmaLoad2d(smem(a), mapA, 0, 0, smem(&bar));
+    if (TransB) {
+      // 64 columns of B (128 bytes, the swizzle span) per box.
+      tmaLoad2d(smem(b), mapB, 0, 0, smem(&bar));
+      tmaLoad2d(smem(b + 64 * 64), mapB, 64, 0, smem(&bar));
+    } else {
+      tmaLoad2d(smem(b), mapB, 0, 0, smem(&bar));
+    }
   }
   mbarrierWait(smem(&bar), 0);
 
@@ -151,35 +190,14 @@ extern "C" __global__ void __launch_bounds__(256)
     d[i] = 0.f;
   asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
   for (int k = 0; k < 4; ++k) {
-    // Each k-step of 16 bf16 is 32 bytes further along the swizzled rows.
-    uint64_t descA = descriptor(smem(a + group * 64 * 64) + k * 32);
-    uint64_t descB = descriptor(smem(b) + k * 32);
-    uint32_t scaleD = k > 0;
-    asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {"
-        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
-        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, "
-        "%30, %31, "
-        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, "
-        "%46, %47, "
-        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, "
-        "%62, %63"
-        "}, %64, %65, p, 1, 1, 0, 0;\n}\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]),
-          "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]),
-          "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),
-          "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),
-          "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),
-          "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]),
-          "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]),
-          "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
-          "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]),
-          "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]),
-          "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]),
-          "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]),
-          "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-        : "l"(descA), "l"(descB), "r"(scaleD));
+    // K-major: 8-row groups 1024 bytes apart (SBO), and each k-step of 16
+    // bf16 is 32 bytes further along the swizzled 128-byte rows.
+    uint64_t descA = descriptor(smem(a + group * 64 * 64) + k * 32, 16, 1024);
+    // N-major: 8-k groups 1024 bytes apart (SBO), the next 64 columns 8192
+    // bytes on (LBO), and a k-step is 16 rows of 128 bytes.
+    uint64_t descB = TransB ? descriptor(smem(b) + k * 16 * 128, 8192, 1024)
+                            : descriptor(smem(b) + k * 32, 16, 1024);
+    wgmmaStep<TransB>(d, descA, descB, k > 0);
   }
   asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
   asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
@@ -189,4 +207,16 @@ extern "C" __global__ void __launch_bounds__(256)
     int col = (i / 4) * 8 + (lane % 4) * 2 + (i % 2);
     c[row * 128 + col] = d[i];
   }
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+    wgmma_gemm(const __grid_constant__ CUtensorMap mapA,
+               const __grid_constant__ CUtensorMap mapBt, float *c) {
+  gemm<0>(&mapA, &mapBt, c);
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+    wgmma_gemm_kn(const __grid_constant__ CUtensorMap mapA,
+                  const __grid_constant__ CUtensorMap mapB, float *c) {
+  gemm<1>(&mapA, &mapB, c);
 }

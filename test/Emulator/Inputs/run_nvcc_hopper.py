@@ -102,23 +102,29 @@ def main(emu, ptx, work):
     stored[oy:oy + 32, ox:ox + 64] = box[:rows - oy, :cols - ox]
     ok &= report("tma_store_clipped", out["b"], stored.ravel())
 
-    # (c) wgmma + TMA GEMM, C = A @ B with A 128 x 64 and B^T 128 x 64 in
-    # bf16. Small integers: every product and partial sum is exact, so the
-    # result is bit-exact whatever the order of accumulation.
-    for case, lo, hi, rtol in [("wgmma_gemm_integers", -4, 5, 0.0),
-                               ("wgmma_gemm_random", None, None, 1e-5)]:
+    # (c) wgmma + TMA GEMM, C = A @ B with A 128 x 64 in bf16, and B given
+    # as B^T (128 x 64, K-major) or as B (64 x 128, N-major). Small
+    # integers: every product and partial sum is exact, so the result is
+    # bit-exact whatever the order of accumulation.
+    for case, lo, hi, rtol, kernel in [
+            ("wgmma_gemm_integers", -4, 5, 0.0, "wgmma_gemm"),
+            ("wgmma_gemm_random", None, None, 1e-5, "wgmma_gemm"),
+            ("wgmma_gemm_kn_integers", -4, 5, 0.0, "wgmma_gemm_kn")]:
         if lo is None:
             am = rng.uniform(-1, 1, size=(128, 64)).astype(np.float32)
             bm = rng.uniform(-1, 1, size=(128, 64)).astype(np.float32)
         else:
             am = rng.randint(lo, hi, size=(128, 64)).astype(np.float32)
             bm = rng.randint(lo, hi, size=(128, 64)).astype(np.float32)
-        abits, bbits = to_bf16(am), to_bf16(bm)
-        out = emulate(emu, ptx, work, "wgmma_gemm", "1", "256",
-                      [("a", abits.ravel()), ("bt", bbits.ravel()),
+        abits, bbits = to_bf16(am), to_bf16(bm)  # bm is B^T, N x K
+        if kernel == "wgmma_gemm":
+            bbuf, bmap = bbits, "tmap:b:bf16:64x128:64x128:swizzle128"
+        else:
+            bbuf, bmap = bbits.T.copy(), "tmap:b:bf16:128x64:64x64:swizzle128"
+        out = emulate(emu, ptx, work, kernel, "1", "256",
+                      [("a", abits.ravel()), ("b", bbuf.ravel()),
                        ("c", np.zeros(128 * 128, np.float32))],
-                      ["tmap:a:bf16:64x128:64x128:swizzle128",
-                       "tmap:bt:bf16:64x128:64x128:swizzle128", "buf:c"],
+                      ["tmap:a:bf16:64x128:64x128:swizzle128", bmap, "buf:c"],
                       [("c", np.float32)])
         want = from_bf16(abits).astype(np.float64) @ \
             from_bf16(bbits).astype(np.float64).T
