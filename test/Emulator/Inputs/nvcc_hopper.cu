@@ -220,3 +220,81 @@ extern "C" __global__ void __launch_bounds__(256)
                   const __grid_constant__ CUtensorMap mapB, float *c) {
   gemm<1>(&mapA, &mapB, c);
 }
+
+// (d) A warp-specialized, pipelined GEMM as CUTLASS's sm90 kernels run one:
+// C[128x128] = A[128x256] * B[256x128], B given as B^T (K-major). Warpgroup
+// 0 is the producer: one elected thread streams 64-wide k-tiles of A and B
+// by TMA into a 2-stage ring, each stage with a "full" barrier (transaction
+// bytes) and an "empty" one that both consumers arrive at. Warpgroups 1
+// and 2 consume, 64 rows each, keeping one wgmma group in flight
+// (wait_group 1) before releasing the stage the group before it read.
+__device__ bool electOne() {
+  uint32_t elected = 0;
+  asm volatile("{\n.reg .b32 %%rx;\n.reg .pred %%px;\n"
+               "elect.sync %%rx|%%px, %1;\n"
+               "@%%px mov.s32 %0, 1;\n}"
+               : "+r"(elected)
+               : "r"(0xffffffffu));
+  return elected != 0;
+}
+
+extern "C" __global__ void __launch_bounds__(384)
+    wgmma_pipeline(const __grid_constant__ CUtensorMap mapA,
+                   const __grid_constant__ CUtensorMap mapBt, float *c) {
+  constexpr int kStages = 2, kTiles = 4;
+  constexpr uint32_t kTileBytes = 128 * 64 * 2;
+  extern __shared__ __align__(1024) uint8_t buffer[];
+  uint8_t *a = buffer, *b = buffer + kStages * kTileBytes;
+  __shared__ uint64_t full[kStages], empty[kStages];
+  int warpgroup = threadIdx.x / 128;
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kStages; ++s) {
+      mbarrierInit(smem(&full[s]), 1);
+      mbarrierInit(smem(&empty[s]), 2);
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;");
+  }
+  __syncthreads();
+
+  if (warpgroup == 0) {
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
+    if (threadIdx.x / 32 == 0 && electOne()) {
+      for (int kt = 0; kt < kTiles; ++kt) {
+        int s = kt % kStages;
+        if (kt >= kStages)
+          mbarrierWait(smem(&empty[s]), (kt / kStages - 1) & 1);
+        mbarrierArriveExpectTx(smem(&full[s]), 2 * kTileBytes);
+        tmaLoad2d(smem(a + s * kTileBytes), &mapA, kt * 64, 0, smem(&full[s]));
+        tmaLoad2d(smem(b + s * kTileBytes), &mapBt, kt * 64, 0, smem(&full[s]));
+      }
+    }
+    return;
+  }
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
+  int group = warpgroup - 1;
+  float d[64];
+  for (int i = 0; i < 64; ++i)
+    d[i] = 0.f;
+  for (int kt = 0; kt < kTiles; ++kt) {
+    int s = kt % kStages;
+    mbarrierWait(smem(&full[s]), (kt / kStages) & 1);
+    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+    for (int k = 0; k < 4; ++k) {
+      uint32_t aTile = smem(a + s * kTileBytes + group * 64 * 128);
+      uint64_t descA = descriptor(aTile + k * 32, 16, 1024);
+      uint64_t descB = descriptor(smem(b + s * kTileBytes) + k * 32, 16, 1024);
+      wgmmaStep<0>(d, descA, descB, kt > 0 || k > 0);
+    }
+    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+    asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+    if (kt > 0 && threadIdx.x % 128 == 0)
+      mbarrierArrive(smem(&empty[(kt - 1) % kStages]));
+  }
+  asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+  int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
+  for (int i = 0; i < 64; ++i) {
+    int row = group * 64 + warp * 16 + lane / 4 + 8 * ((i >> 1) & 1);
+    int col = (i / 4) * 8 + (lane % 4) * 2 + (i % 2);
+    c[row * 128 + col] = d[i];
+  }
+}

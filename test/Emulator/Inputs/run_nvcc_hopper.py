@@ -14,8 +14,10 @@ import sys
 import numpy as np
 
 
-def emulate(emu, ptx, work, kernel, grid, block, buffers, args, outputs):
-    command = [emu, ptx, "--kernel", kernel, "--grid", grid, "--block", block]
+def emulate(emu, ptx, work, kernel, grid, block, buffers, args, outputs,
+            shared=0):
+    command = [emu, ptx, "--kernel", kernel, "--grid", grid, "--block", block,
+               "--shared", str(shared)]
     for name, array in buffers:
         path = os.path.join(work, "%s_%s.bin" % (kernel, name))
         array.tofile(path)
@@ -131,6 +133,28 @@ def main(emu, ptx, work):
         # With random inputs the hardware's accumulation order is not
         # documented; f32 sums of 64 products agree to about 1e-6 relative
         # to the largest term.
+        ok &= report(case, out["c"], want, rtol=rtol,
+                     atol=0.0 if rtol == 0 else 1e-5)
+
+    # (d) the warp-specialized pipeline: K = 256 in 4 k-tiles through a
+    # 2-stage ring, so each stage is refilled once its consumers release it.
+    for case, lo, hi, rtol in [("wgmma_pipeline_integers", -4, 5, 0.0),
+                               ("wgmma_pipeline_random", None, None, 1e-5)]:
+        if lo is None:
+            am = rng.uniform(-1, 1, size=(128, 256)).astype(np.float32)
+            bm = rng.uniform(-1, 1, size=(128, 256)).astype(np.float32)
+        else:
+            am = rng.randint(lo, hi, size=(128, 256)).astype(np.float32)
+            bm = rng.randint(lo, hi, size=(128, 256)).astype(np.float32)
+        abits, bbits = to_bf16(am), to_bf16(bm)
+        out = emulate(emu, ptx, work, "wgmma_pipeline", "1", "384",
+                      [("a", abits.ravel()), ("b", bbits.ravel()),
+                       ("c", np.zeros(128 * 128, np.float32))],
+                      ["tmap:a:bf16:256x128:64x128:swizzle128",
+                       "tmap:b:bf16:256x128:64x128:swizzle128", "buf:c"],
+                      [("c", np.float32)], shared=4 * 128 * 64 * 2)
+        want = from_bf16(abits).astype(np.float64) @ \
+            from_bf16(bbits).astype(np.float64).T
         ok &= report(case, out["c"], want, rtol=rtol,
                      atol=0.0 if rtol == 0 else 1e-5)
     return 0 if ok else 1
