@@ -82,6 +82,7 @@ struct Warp {
   uint32_t barrierPc[kWarpSize] = {}; // where each waiting lane waits
   uint32_t suspended = 0;             // lanes suspended in mbarrier.try_wait
   bool polled = false; // stopped after a failed mbarrier.test_wait
+  uint32_t polledPc = 0, polledLane = 0; // that test_wait
   std::vector<uint64_t> regs;
 };
 
@@ -613,13 +614,14 @@ bool BlockRun::run(std::string &error) {
 }
 
 bool BlockRun::finishRound(uint64_t versionBefore, bool &again) {
-  const Warp *suspendedWarp = nullptr;
-  bool polled = false;
+  const Warp *suspendedWarp = nullptr, *polledWarp = nullptr;
   for (Warp &warp : warps) {
     if (warp.suspended && !suspendedWarp)
       suspendedWarp = &warp;
-    polled |= warp.polled;
+    if (warp.polled && !polledWarp)
+      polledWarp = &warp;
   }
+  bool polled = polledWarp != nullptr;
   bool copied = hopper->hasCopiesInFlight();
   std::string ignored;
   if (!hopper->drain(ignored))
@@ -634,10 +636,11 @@ bool BlockRun::finishRound(uint64_t versionBefore, bool &again) {
   if (idleRounds > (polled ? kMaxIdlePollingRounds : 0)) {
     // No arrival, transaction or copy happened in a whole round: nothing
     // can complete the phases the warps wait for.
-    const Warp &warp = suspendedWarp ? *suspendedWarp : warps[0];
-    unsigned lane = suspendedWarp ? __builtin_ctz(warp.suspended)
-                                  : __builtin_ctz(warp.live);
-    const Instruction &inst = kernel.code[warp.pc[lane]];
+    const Warp &warp = suspendedWarp ? *suspendedWarp : *polledWarp;
+    unsigned lane =
+        suspendedWarp ? __builtin_ctz(warp.suspended) : warp.polledLane;
+    const Instruction &inst =
+        kernel.code[suspendedWarp ? warp.pc[lane] : warp.polledPc];
     std::string what = inst.opcode == Opcode::Mbarrier
                            ? hopper->describeWait(warp.index, inst, lane)
                            : "an mbarrier";
@@ -753,7 +756,11 @@ bool BlockRun::execute(Warp &warp, uint32_t pc, uint32_t active) {
     // Suspended lanes stay at the wait and retry in the next round.
     advance(active & ~step.suspended);
     warp.suspended |= step.suspended;
-    warp.polled |= step.yield;
+    if (step.yield) {
+      warp.polled = true;
+      warp.polledPc = pc;
+      warp.polledLane = __builtin_ctz(exec);
+    }
     return true;
   }
   default:

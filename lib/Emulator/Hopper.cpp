@@ -460,9 +460,9 @@ bool HopperUnit::mbarrierOp(uint32_t warp, const Instruction &inst,
   for (uint32_t m = exec; m; m &= m - 1) {
     unsigned lane = __builtin_ctz(m);
     if (inst.mode == MbPendingCount) {
-      // The token says which phase; the count is not kept per phase, so
-      // this reports the current phase's pending arrivals.
-      host.writeReg(warp, ops[0].reg, lane, 0);
+      // The token carries the arrivals still pending after its arrival.
+      uint64_t token = host.readOperand(warp, ops[1], lane);
+      host.writeReg(warp, ops[0].reg, lane, token >> 32);
       continue;
     }
     bool init = inst.mode == MbInit;
@@ -494,7 +494,7 @@ bool HopperUnit::mbarrierOp(uint32_t warp, const Instruction &inst,
     case MbArrive:
     case MbArriveDrop: {
       Mbarrier &barrier = mbarriers[offset];
-      uint64_t token = barrier.phase;
+      uint64_t phase = barrier.phase;
       uint32_t count = 1;
       if (inst.variant & kMbExpectTx) {
         barrier.tx += static_cast<int64_t>(
@@ -518,8 +518,13 @@ bool HopperUnit::mbarrierOp(uint32_t warp, const Instruction &inst,
       } else {
         arrive(barrier, count);
       }
+      // The state token: the phase of the arrival in its low 32 bits (a
+      // wait on it succeeds once that phase has completed), and the
+      // arrivals still pending after it (mbarrier.pending_count) above.
+      uint64_t pending = barrier.phase == phase ? barrier.pending : 0;
       if (ops[0].kind == OperandKind::Reg)
-        host.writeReg(warp, ops[0].reg, lane, token);
+        host.writeReg(warp, ops[0].reg, lane,
+                      (phase & 0xffffffffull) | (uint64_t(pending) << 32));
       break;
     }
     case MbExpectTx:
@@ -537,7 +542,7 @@ bool HopperUnit::mbarrierOp(uint32_t warp, const Instruction &inst,
       uint64_t operand = host.readOperand(warp, ops[2], lane);
       bool complete = inst.variant & kMbParity
                           ? (barrier.phase & 1) != (operand & 1)
-                          : barrier.phase > operand;
+                          : barrier.phase > (operand & 0xffffffffull);
       if (complete) {
         host.writeReg(warp, ops[0].reg, lane, 1);
       } else if (inst.mode == MbTryWait) {
@@ -745,16 +750,13 @@ bool HopperUnit::performCopy(const Copy &copy, std::string &error) {
     }
     bool load = copy.kind == Copy::TensorLoad;
     // The whole box lands in (or leaves) shared memory, out-of-bounds
-    // elements included, so check it once.
+    // elements included; the swizzle permutes 16-byte chunks within each
+    // 1024-byte-aligned block, so checking the box's extent once bounds
+    // every element when the box ends at such a boundary, and each element
+    // is checked again below anyway.
     uint64_t boxBytes = total * elementBytes;
-    uint64_t span = 16u << static_cast<unsigned>(map.swizzle);
-    uint64_t checked = map.swizzle == TensorSwizzle::None
-                           ? boxBytes
-                           : (boxBytes + span * 8 - 1) / (span * 8) * span * 8;
-    checked = std::min(checked, boxBytes + 1024);
     if (!host.accessSharedAsync(copy.shared, boxBytes, load, why))
       return failCopy("tensor copy: " + why);
-    (void)checked;
     for (uint64_t linear = 0; linear < total; ++linear) {
       uint64_t rest = linear;
       bool inBounds = true;
