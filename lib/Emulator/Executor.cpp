@@ -622,15 +622,20 @@ bool BlockRun::finishRound(uint64_t versionBefore, bool &again) {
       polledWarp = &warp;
   }
   bool polled = polledWarp != nullptr;
+  again = suspendedWarp || polled;
+  if (!again) {
+    // Copies stay in flight across a bar.sync: only an mbarrier (or
+    // cp.async.bulk.wait_group, or the end of the block) waits for them, so
+    // a thread that reads a copy's destination after a bar.sync alone reads
+    // memory nobody wrote.
+    idleRounds = 0;
+    return true;
+  }
+  // Every warp waits: the async proxy performs the copies in flight.
   bool copied = hopper->hasCopiesInFlight();
   std::string ignored;
   if (!hopper->drain(ignored))
     return false;
-  again = suspendedWarp || polled;
-  if (!again) {
-    idleRounds = 0;
-    return true;
-  }
   bool changed = copied || hopper->getVersion() != versionBefore;
   idleRounds = changed ? 0 : idleRounds + 1;
   if (idleRounds > (polled ? kMaxIdlePollingRounds : 0)) {
