@@ -771,7 +771,7 @@ bool BlockRun::execute(Warp &warp, uint32_t pc, uint32_t active) {
   default:
     break;
   }
-  if (hopper && hopper->hasRegistersInFlight(warp.index) &&
+  if (hopper && hopper->needsOperandCheck(warp.index) &&
       !hopper->checkOperands(warp.index, inst, exec))
     return false;
   if (exec && !executeLanes(warp, inst, exec))

@@ -828,15 +828,20 @@ bool HopperUnit::checkOperands(uint32_t warp, const Instruction &inst,
                                uint32_t exec) {
   if (inst.opcode == Opcode::Wgmma || !exec)
     return true;
-  const WarpState &state = warps[warp];
+  WarpState &state = warps[warp];
   auto check = [&](uint32_t reg) {
     if (reg == kNoReg)
       return true;
     auto it = state.inflightRegs.find(reg);
-    if (it == state.inflightRegs.end())
+    if (it == state.inflightRegs.end()) {
+      // PTX requires a wgmma.fence between this access and the next
+      // wgmma.mma_async that uses the register.
+      if (state.fenced && state.wgmmaRegs.count(reg))
+        state.fenced = false;
       return true;
+    }
     return host.fail(warp, __builtin_ctz(exec), inst,
-                     "accumulator register " + host.getRegName(reg) +
+                     "register " + host.getRegName(reg) +
                          " of the wgmma.mma_async at PTX line " +
                          std::to_string(it->second.line) +
                          " is accessed before a wgmma.wait_group retires it");
@@ -1036,9 +1041,16 @@ bool HopperUnit::mma(uint32_t warp, const Instruction &inst, uint32_t exec) {
                       f32ToBits(static_cast<float>(acc + sum)));
       }
     }
-  for (unsigned e = 0; e < (f16Acc ? n / 4 : n / 2); ++e) {
-    uint32_t reg = dReg(e);
+  // The accumulators, and A's registers, stay in flight until the
+  // wgmma.wait_group that retires this group.
+  std::vector<uint32_t> regs;
+  for (unsigned e = 0; e < (f16Acc ? n / 4 : n / 2); ++e)
+    regs.push_back(dReg(e));
+  if (aRegs)
+    regs.insert(regs.end(), ops[1].regs, ops[1].regs + 4);
+  for (uint32_t reg : regs) {
     state.uncommitted.push_back(reg);
+    state.wgmmaRegs.insert(reg);
     InFlight &entry = state.inflightRegs[reg];
     ++entry.count;
     entry.line = inst.line;
@@ -1096,8 +1108,6 @@ bool HopperUnit::wgmmaOp(uint32_t warp, const Instruction &inst, uint32_t pc,
       }
       state.groups.pop_front();
     }
-    if (state.inflightRegs.empty())
-      state.fenced = false;
     return true;
   }
   default:
@@ -1105,7 +1115,7 @@ bool HopperUnit::wgmmaOp(uint32_t warp, const Instruction &inst, uint32_t pc,
       return host.fail(warp, first, inst,
                        "wgmma.mma_async without a wgmma.fence before it "
                        "(needed before the first wgmma.mma_async and after "
-                       "the accumulators are written by other instructions)");
+                       "other instructions access wgmma registers)");
     return mma(warp, inst, exec);
   }
 }

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -96,12 +97,18 @@ public:
 
   bool execute(uint32_t warp, const Instruction &inst, uint32_t pc,
                uint32_t exec, HopperStep &step);
-  /// Whether `warp` has wgmma accumulators in flight (checkOperands needed).
-  bool hasRegistersInFlight(uint32_t warp) const {
-    return warp < warps.size() && !warps[warp].inflightRegs.empty();
+  /// Whether the instructions of `warp` need checkOperands: it has wgmma
+  /// registers in flight, or a wgmma.fence that an access to a wgmma
+  /// register would make stale.
+  bool needsOperandCheck(uint32_t warp) const {
+    return warp < warps.size() &&
+           (!warps[warp].inflightRegs.empty() ||
+            (warps[warp].fenced && !warps[warp].wgmmaRegs.empty()));
   }
-  /// Refuses an instruction other than wgmma.mma_async that names an
-  /// accumulator register of a wgmma not yet retired by wgmma.wait_group.
+  /// Refuses an instruction other than wgmma that names an accumulator or A
+  /// register of a wgmma.mma_async not yet retired by wgmma.wait_group, and
+  /// notes an access to a retired one: the next wgmma.mma_async then needs
+  /// a wgmma.fence.
   bool checkOperands(uint32_t warp, const Instruction &inst, uint32_t exec);
   /// Performs the bulk copies in flight, as the async proxy would while the
   /// warps wait; returns false with `error` on a bad access.
@@ -149,7 +156,11 @@ private:
     std::map<uint32_t, InFlight> inflightRegs;
     std::vector<uint32_t> wgmmaPcs; // warpgroup-convergence record
     uint64_t committedBulkGroups = 0;
-    bool fenced = false; // a wgmma.fence since the last full wait
+    /// Registers that wgmma.mma_async has used (accumulators, A fragments).
+    std::set<uint32_t> wgmmaRegs;
+    /// A wgmma.fence with no access to those registers by other
+    /// instructions since.
+    bool fenced = false;
   };
 
   WarpState &getWarp(uint32_t warp) {
