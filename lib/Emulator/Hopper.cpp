@@ -6,17 +6,20 @@
 // - An mbarrier is a side record keyed by its shared offset (its 8 bytes in
 //   shared memory only carry the checks for initialization and races): the
 //   expected arrival count, the arrivals and transaction bytes still pending
-//   and the number of completed phases. A state token is the phase number
-//   at the arrival; a wait on it succeeds once that phase has completed.
+//   and the number of completed phases. A state token holds the phase of its
+//   arrival; a wait on it succeeds once that phase has completed. A
+//   try_wait on an incomplete phase suspends the thread, so that the
+//   scheduler runs the other warps and can tell a deadlock.
 // - Bulk and tensor copies (the async proxy) are queued at issue and
-//   performed when every warp of the block waits, so a thread that reads
-//   the destination before waiting on the mbarrier reads memory nobody
-//   wrote, which the shared-memory checks report. A copy completes its
-//   transaction bytes on the mbarrier when it is performed.
+//   performed when the warps wait on mbarriers (not at a bar.sync), so a
+//   thread that reads the destination before waiting on the mbarrier reads
+//   memory nobody wrote, which the shared-memory checks report. A copy
+//   completes its transaction bytes on the mbarrier when it is performed.
 // - wgmma.mma_async computes at issue, each warp the 16 accumulator rows its
 //   fragment holds (rows 16w..16w+15 of the warpgroup's 64), but its
-//   accumulator registers stay in flight until a wgmma.wait_group retires
-//   the group: any other instruction naming one of them is an error.
+//   accumulator and A registers stay in flight until a wgmma.wait_group
+//   retires the group: any other instruction naming one of them is an
+//   error.
 //
 //===----------------------------------------------------------------------===//
 
