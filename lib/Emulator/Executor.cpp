@@ -71,6 +71,10 @@ struct SharedByteShadow {
   uint32_t writeLine = 0, readLine = 0;
   uint16_t writer = 0, reader = 0; // thread index within the block
   bool readByManyWarps = false;    // in readEpoch, by more than one warp
+  /// BlockRun::proxyFences at the last write by a thread (0: written by the
+  /// async proxy), to tell async-proxy reads of it that no
+  /// fence.proxy.async came between.
+  uint32_t proxyFence = 0;
 };
 
 struct Warp {
@@ -263,6 +267,7 @@ private:
   uint32_t blockSerial;
   std::string errorText;
   std::unique_ptr<HopperUnit> hopper; // created by the first Hopper instruction
+  uint32_t proxyFences = 1; // fence.proxy.async executed in the block, + 1
   uint64_t idleRounds = 0;
 };
 
@@ -497,6 +502,7 @@ bool BlockRun::checkShared(const Warp &warp, unsigned lane,
       cell.writeEpoch = epoch;
       cell.writer = static_cast<uint16_t>(thread);
       cell.writeLine = inst.line;
+      cell.proxyFence = proxyFences;
     } else if (cell.readEpoch != epoch) {
       cell.readEpoch = epoch;
       cell.reader = static_cast<uint16_t>(thread);
@@ -524,10 +530,20 @@ uint8_t *BlockRun::accessSharedAsync(uint64_t offset, uint64_t bytes,
       // could race with (the mbarrier orders it).
       cell.writtenBlock = blockSerial;
       cell.writeEpoch = 0;
+      cell.proxyFence = 0;
     } else if (cell.writtenBlock != blockSerial) {
       error = "read of uninitialized shared memory at shared offset " +
               std::to_string(byte) + " (no thread or copy of the block has " +
               "written it)";
+      return nullptr;
+    } else if (cell.proxyFence == proxyFences) {
+      // PTX orders a thread's shared-memory writes before reads by the
+      // async proxy (wgmma operands, TMA stores) only through
+      // fence.proxy.async.
+      error = "shared offset " + std::to_string(byte) +
+              " was written by thread " + describeThreadIndex(cell.writer) +
+              " at PTX line " + std::to_string(cell.writeLine) +
+              " with no fence.proxy.async before the async proxy reads it";
       return nullptr;
     }
   }
@@ -747,6 +763,8 @@ bool BlockRun::execute(Warp &warp, uint32_t pc, uint32_t active) {
     return true;
   }
   case Opcode::Membar:
+    if (inst.mode == 1 && exec) // fence.proxy.async
+      ++proxyFences;
     advance(active);
     return true;
   case Opcode::Mbarrier:

@@ -145,12 +145,19 @@ bool ridge::emu::detail::decodeHopper(
   if (head == "fence" || head == "setmaxnreg" || head == "griddepcontrol") {
     // fence.proxy.async and fence.mbarrier_init order the generic and async
     // proxies, which the emulator performs in program order at well-defined
-    // points (copies when all warps wait), so they have no effect here.
+    // points (copies when all warps wait); only the checks need them.
     // setmaxnreg only moves registers between warpgroups, and
     // griddepcontrol concerns overlapping launches, which run one after the
     // other here: both are no-ops without any effect on results.
     inst.opcode = Opcode::Membar;
     inst.operands.clear();
+    // fence.proxy.async (for shared memory): mode 1, which the shared-memory
+    // checks count (a thread's writes must be fenced before the async proxy
+    // reads them).
+    if (head == "fence" && parts[1] == "proxy" && parts.size() > 2 &&
+        parts[2] == "async" &&
+        (parts.size() == 3 || parts[3].rfind("shared", 0) == 0))
+      inst.mode = 1;
     return true;
   }
   if (hasLong && head != "wgmma")
