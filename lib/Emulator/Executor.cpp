@@ -61,6 +61,13 @@ const char *getSpaceName(Space space) {
   return "";
 }
 
+/// Instructions that all lanes of their member mask execute together.
+bool isWarpCollective(const Instruction &inst) {
+  return inst.opcode == Opcode::Shfl || inst.opcode == Opcode::Vote ||
+         inst.opcode == Opcode::Elect || inst.opcode == Opcode::Wgmma ||
+         (inst.opcode == Opcode::Bar && inst.mode == 1);
+}
+
 /// What the shared-memory checks know of one byte of shared memory. Epochs
 /// number the barrier intervals of a launch (every block starts a new one and
 /// every completed barrier another), so that nothing is cleared between
@@ -693,6 +700,11 @@ bool BlockRun::runWarp(Warp &warp) {
       if (warp.pc[lane] == pc)
         active |= 1u << lane;
     }
+    // Lanes of a warp whose other lanes are suspended in mbarrier.try_wait
+    // run on, but a warp-collective instruction waits for the suspended
+    // lanes, as it would on hardware: the warp ends its turn there.
+    if (warp.suspended && isWarpCollective(kernel.code[pc]))
+      return true;
     if (++stats.warpInstructions > kMaxWarpInstructionsPerLaunch) {
       const Instruction &inst = kernel.code[pc];
       return fail(warp, __builtin_ctz(active), inst,
