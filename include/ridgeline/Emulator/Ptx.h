@@ -207,7 +207,8 @@ struct Instruction {
   Compare compare = Compare::Eq;
   uint8_t boolOp = 0; // setp .and/.or/.xor: 1/2/3
   uint8_t vector = 1; // .v2/.v4 loads and stores
-  uint8_t mode = 0;   // shfl/vote/atom/shf/mul sub-operation
+  uint8_t mode = 0;   // shfl/vote/atom/shf/mul sub-operation; the Hopper
+                      // ops' (Hopper.cpp); 1 on Membar: fence.proxy.async
   bool ftz = false, sat = false, approx = false, nanMode = false;
   bool carryOut = false, carryIn = false;
   bool wide = false, hi = false; // mul/mad .wide and .hi
