@@ -916,8 +916,23 @@ bool HopperUnit::mma(uint32_t warp, const Instruction &inst, uint32_t exec) {
   unsigned elementBytes = tf32 ? 4 : 2;
   unsigned first = __builtin_ctz(exec);
   unsigned slice = warp % 4; // this warp's 16 rows of the 64
-  // Descriptors and immediates must be uniform across the warpgroup; the
-  // first lane's stand for all.
+  // Descriptors and scale-d must be uniform across the warpgroup; the first
+  // lane's stand for all, once the warp's lanes are seen to agree.
+  for (size_t index : {size_t(1), size_t(2), size_t(3)}) {
+    if (index == 1 && aRegs)
+      continue;
+    uint64_t value = host.readOperand(warp, ops[index], first);
+    for (unsigned lane = first + 1; lane < kWarpSize; ++lane)
+      if (host.readOperand(warp, ops[index], lane) != value)
+        return host.fail(warp, lane, inst,
+                         std::string("wgmma: the ") +
+                             (index == 1   ? "A descriptor"
+                              : index == 2 ? "B descriptor"
+                                           : "scale-d predicate") +
+                             " differs between lanes " + std::to_string(first) +
+                             " and " + std::to_string(lane) +
+                             " (it must be uniform across the warpgroup)");
+  }
   bool scaleD = host.readOperand(warp, ops[3], first) != 0;
   if (ops[3].kind == OperandKind::Imm)
     scaleD = ops[3].imm != 0;
