@@ -356,7 +356,7 @@ uint64_t BlockRun::getSymbolAddress(int32_t index, bool generic) const {
   case Space::Local:
     return symbol.offset + (generic ? DeviceMemory::kLocalWindow : 0);
   case Space::Param:
-    return symbol.offset;
+    return symbol.offset + (generic ? DeviceMemory::kParamWindow : 0);
   default:
     return symbol.global >= 0 ? module.globalAddresses[symbol.global] : 0;
   }
