@@ -114,6 +114,7 @@ InstructionClass ridge::emu::classify(const Instruction &inst, Space space) {
     return classifyArithmetic(inst.type);
   case Opcode::And:
   case Opcode::Bfe:
+  case Opcode::Bfi:
   case Opcode::Brev:
   case Opcode::Clz:
   case Opcode::Cnot:
@@ -143,10 +144,34 @@ InstructionClass ridge::emu::classify(const Instruction &inst, Space space) {
                        : classifyArithmetic(inst.type);
   case Opcode::Cvt:
     return InstructionClass::Conversion;
+  case Opcode::Elect:
   case Opcode::Shfl:
   case Opcode::Vote:
     return InstructionClass::ShuffleVote;
+  case Opcode::Mma:
+  case Opcode::Wgmma:
+  case Opcode::WmmaMma:
+    return InstructionClass::TensorCore;
+  // Matrix fragments move through shared memory (ldmatrix, stmatrix) or
+  // either space (wmma.load/store); asynchronous copies read global memory
+  // into shared memory.
+  case Opcode::Ldmatrix:
+    return InstructionClass::SharedLoad;
+  case Opcode::Stmatrix:
+    return InstructionClass::SharedStore;
+  case Opcode::WmmaLoad:
+    return classifyMemory(space, InstructionClass::GlobalLoad,
+                          InstructionClass::SharedLoad);
+  case Opcode::WmmaStore:
+    return classifyMemory(space, InstructionClass::GlobalStore,
+                          InstructionClass::SharedStore);
+  case Opcode::CpAsync:
+  case Opcode::CpAsyncBulk:
+    return InstructionClass::GlobalLoad;
   case Opcode::Bar:
+  case Opcode::CpAsyncCommit:
+  case Opcode::CpAsyncWait:
+  case Opcode::Mbarrier:
   case Opcode::Membar:
     return InstructionClass::Barrier;
   case Opcode::Bra:
@@ -163,6 +188,7 @@ InstructionClass ridge::emu::classify(const Instruction &inst, Space space) {
   case Opcode::Red:
     return classifyMemory(space, InstructionClass::GlobalAtomic,
                           InstructionClass::SharedAtomic);
+  case Opcode::Call: // inlined when the module loads; never issued
   case Opcode::Mov:
     return InstructionClass::Other;
   }

@@ -17,6 +17,7 @@
 #include "ridgeline/Emulator/Emulator.h"
 
 #include "AsyncCopy.h"
+#include "Hopper.h"
 #include "LaneArithmetic.h"
 #include "WarpMatrix.h"
 #include "ridgeline/Emulator/FloatFormats.h"
@@ -38,6 +39,11 @@ constexpr unsigned kWarpSize = 32;
 /// A launch that issues more warp instructions than this is reported as not
 /// terminating instead of hanging the host.
 constexpr uint64_t kMaxWarpInstructionsPerLaunch = uint64_t(1) << 36;
+/// Rounds of the block's warps in which some warp polls an mbarrier with
+/// test_wait and no barrier or copy changes before the block is reported as
+/// deadlocked. (A warp suspended in try_wait is a deadlock at once when a
+/// round changes nothing.)
+constexpr uint64_t kMaxIdlePollingRounds = uint64_t(1) << 16;
 
 const char *getSpaceName(Space space) {
   switch (space) {
@@ -57,6 +63,13 @@ const char *getSpaceName(Space space) {
   return "";
 }
 
+/// Instructions that all lanes of their member mask execute together.
+bool isWarpCollective(const Instruction &inst) {
+  return inst.opcode == Opcode::Shfl || inst.opcode == Opcode::Vote ||
+         inst.opcode == Opcode::Elect || inst.opcode == Opcode::Wgmma ||
+         (inst.opcode == Opcode::Bar && inst.mode == 1);
+}
+
 /// What the shared-memory checks know of one byte of shared memory. Epochs
 /// number the barrier intervals of a launch (every block starts a new one and
 /// every completed barrier another), so that nothing is cleared between
@@ -67,6 +80,10 @@ struct SharedByteShadow {
   uint32_t writeLine = 0, readLine = 0;
   uint16_t writer = 0, reader = 0; // thread index within the block
   bool readByManyWarps = false;    // in readEpoch, by more than one warp
+  /// BlockRun::proxyFences at the last write by a thread (0: written by the
+  /// async proxy), to tell async-proxy reads of it that no
+  /// fence.proxy.async came between.
+  uint32_t proxyFence = 0;
 };
 
 struct Warp {
@@ -76,11 +93,14 @@ struct Warp {
   uint32_t carry = 0;   // CC.CF per lane
   uint32_t index = 0;
   uint32_t barrierPc[kWarpSize] = {}; // where each waiting lane waits
+  uint32_t suspended = 0;             // lanes suspended in mbarrier.try_wait
+  bool polled = false; // stopped after a failed mbarrier.test_wait
+  uint32_t polledPc = 0, polledLane = 0; // that test_wait
   std::vector<uint64_t> regs;
 };
 
 /// Executes one block of a launch.
-class BlockRun {
+class BlockRun : public HopperHost {
 public:
   BlockRun(Device &device, const LoadedModule &module,
            const PtxFunction &kernel, Dim3 grid, Dim3 block, Dim3 blockIdx,
@@ -119,8 +139,59 @@ public:
 
   bool run(std::string &error);
 
+  // HopperHost: what mbarrier, bulk copies and wgmma use (Hopper.cpp).
+  uint32_t getNumWarps() const override {
+    return static_cast<uint32_t>(warps.size());
+  }
+  uint32_t getLiveLanes(uint32_t w) const override { return warps[w].live; }
+  uint64_t readOperand(uint32_t w, const Operand &op,
+                       unsigned lane) const override {
+    return read(warps[w], op, lane);
+  }
+  uint64_t readReg(uint32_t w, uint32_t reg, unsigned lane) const override {
+    return reg == kNoReg ? 0 : warps[w].regs[size_t(reg) * kWarpSize + lane];
+  }
+  void writeReg(uint32_t w, uint32_t reg, unsigned lane,
+                uint64_t value) override {
+    write(warps[w], reg, lane, value);
+  }
+  uint64_t getAddress(uint32_t w, const Operand &op, unsigned lane,
+                      Space space) const override {
+    return getAddress(warps[w], op, lane, space);
+  }
+  uint8_t *access(uint32_t w, unsigned lane, const Instruction &inst,
+                  Space space, uint64_t address, uint64_t bytes, bool store,
+                  bool atomic) override {
+    return resolve(warps[w], lane, inst, space, address, bytes, store, atomic);
+  }
+  uint8_t *accessSharedAsync(uint64_t offset, uint64_t bytes, bool store,
+                             std::string &error) override;
+  uint8_t *accessGlobalAsync(uint64_t address, uint64_t bytes,
+                             std::string &error) override;
+  const uint8_t *accessParam(uint64_t offset, uint64_t bytes) override {
+    if (offset + bytes > params.size() || offset + bytes < offset)
+      return nullptr;
+    return params.data() + offset;
+  }
+  std::string getRegName(uint32_t reg) const override {
+    return kernel.regNames[reg];
+  }
+  const Instruction &getInstruction(uint32_t pc) const override {
+    return kernel.code[pc];
+  }
+  bool fail(uint32_t w, unsigned lane, const Instruction &inst,
+            const std::string &message) override {
+    return fail(warps[w], lane, inst, message);
+  }
+  void synchronizeShared() override { ++epoch; }
+
 private:
   bool runWarp(Warp &warp);
+  /// Runs the Hopper unit's side of a round: performs the copies in flight,
+  /// lets suspended waits retry, and reports a deadlock when nothing can
+  /// change any more. Sets `again` when the warps must run another round
+  /// before a bar.sync can complete.
+  bool finishRound(uint64_t versionBefore, bool &again);
   bool execute(Warp &warp, uint32_t pc, uint32_t active);
   bool executeLanes(Warp &warp, const Instruction &inst, uint32_t exec);
 
@@ -227,6 +298,9 @@ private:
   uint32_t blockSerial;
   AsyncCopyTracker asyncCopies;
   std::string errorText;
+  std::unique_ptr<HopperUnit> hopper; // created by the first Hopper instruction
+  uint32_t proxyFences = 1; // fence.proxy.async executed in the block, + 1
+  uint64_t idleRounds = 0;
 };
 
 std::string BlockRun::describeThread(const Warp &warp, unsigned lane) const {
@@ -307,7 +381,7 @@ uint64_t BlockRun::getSymbolAddress(int32_t index, bool generic) const {
   case Space::Local:
     return symbol.offset + (generic ? DeviceMemory::kLocalWindow : 0);
   case Space::Param:
-    return symbol.offset;
+    return symbol.offset + (generic ? DeviceMemory::kParamWindow : 0);
   default:
     return symbol.global >= 0 ? module.globalAddresses[symbol.global] : 0;
   }
@@ -340,6 +414,11 @@ uint8_t *BlockRun::resolve(const Warp &warp, unsigned lane,
                    DeviceMemory::kLocalWindow + DeviceMemory::kWindowSize) {
       space = Space::Local;
       address -= DeviceMemory::kLocalWindow;
+    } else if (address >= DeviceMemory::kParamWindow &&
+               address <
+                   DeviceMemory::kParamWindow + DeviceMemory::kWindowSize) {
+      space = Space::Param;
+      address -= DeviceMemory::kParamWindow;
     } else {
       space = Space::Global;
     }
@@ -458,6 +537,7 @@ bool BlockRun::checkShared(const Warp &warp, unsigned lane,
       cell.writeEpoch = epoch;
       cell.writer = static_cast<uint16_t>(thread);
       cell.writeLine = inst.line;
+      cell.proxyFence = proxyFences;
     } else if (cell.readEpoch != epoch) {
       cell.readEpoch = epoch;
       cell.reader = static_cast<uint16_t>(thread);
@@ -468,6 +548,53 @@ bool BlockRun::checkShared(const Warp &warp, unsigned lane,
     }
   }
   return true;
+}
+
+uint8_t *BlockRun::accessSharedAsync(uint64_t offset, uint64_t bytes,
+                                     bool store, std::string &error) {
+  if (offset + bytes > shared.size() || offset + bytes < offset) {
+    error = "shared bytes [" + std::to_string(offset) + ", " +
+            std::to_string(offset + bytes) + ") are out of bounds (the " +
+            "block has " + std::to_string(shared.size()) + " bytes)";
+    return nullptr;
+  }
+  for (uint64_t byte = offset; byte < offset + bytes; ++byte) {
+    SharedByteShadow &cell = sharedShadow[byte];
+    if (store) {
+      // Written by the async proxy: initialized, with no writer a thread
+      // could race with (the mbarrier orders it).
+      cell.writtenBlock = blockSerial;
+      cell.writeEpoch = 0;
+      cell.proxyFence = 0;
+    } else if (cell.writtenBlock != blockSerial) {
+      error = "read of uninitialized shared memory at shared offset " +
+              std::to_string(byte) + " (no thread or copy of the block has " +
+              "written it)";
+      return nullptr;
+    } else if (cell.proxyFence == proxyFences) {
+      // PTX orders a thread's shared-memory writes before reads by the
+      // async proxy (wgmma operands, TMA stores) only through
+      // fence.proxy.async.
+      error = "shared offset " + std::to_string(byte) +
+              " was written by thread " + describeThreadIndex(cell.writer) +
+              " at PTX line " + std::to_string(cell.writeLine) +
+              " with no fence.proxy.async before the async proxy reads it";
+      return nullptr;
+    }
+  }
+  return shared.data() + offset;
+}
+
+uint8_t *BlockRun::accessGlobalAsync(uint64_t address, uint64_t bytes,
+                                     std::string &error) {
+  if (memory.find(address, bytes))
+    return reinterpret_cast<uint8_t *>(address);
+  char text[32];
+  std::snprintf(text, sizeof(text), "0x%llx",
+                static_cast<unsigned long long>(address));
+  error = "global access of " + std::to_string(bytes) + " bytes at " + text +
+          " is not in any device allocation";
+  return nullptr;
 }
 
 bool BlockRun::completeBarrier() {
@@ -501,18 +628,33 @@ bool BlockRun::completeBarrier() {
 
 bool BlockRun::run(std::string &error) {
   while (true) {
+    uint64_t versionBefore = hopper ? hopper->getVersion() : 0;
     for (Warp &warp : warps)
       if (!runWarp(warp)) {
         error = errorText;
         return false;
       }
+    if (hopper) {
+      bool again = false;
+      if (!finishRound(versionBefore, again)) {
+        error = errorText;
+        return false;
+      }
+      if (again)
+        continue;
+    }
     // Every warp waits at the barrier or has exited: the barrier completes
     // (exited threads count as arrived).
     bool anyWaiting = false;
     for (Warp &warp : warps)
       anyWaiting |= warp.waiting != 0;
-    if (!anyWaiting)
+    if (!anyWaiting) {
+      if (hopper && !hopper->finish()) {
+        error = errorText;
+        return false;
+      }
       return true;
+    }
     if (!completeBarrier()) {
       error = errorText;
       return false;
@@ -522,9 +664,59 @@ bool BlockRun::run(std::string &error) {
   }
 }
 
+bool BlockRun::finishRound(uint64_t versionBefore, bool &again) {
+  const Warp *suspendedWarp = nullptr, *polledWarp = nullptr;
+  for (Warp &warp : warps) {
+    if (warp.suspended && !suspendedWarp)
+      suspendedWarp = &warp;
+    if (warp.polled && !polledWarp)
+      polledWarp = &warp;
+  }
+  bool polled = polledWarp != nullptr;
+  again = suspendedWarp || polled;
+  if (!again) {
+    // Copies stay in flight across a bar.sync: only an mbarrier (or
+    // cp.async.bulk.wait_group, or the end of the block) waits for them, so
+    // a thread that reads a copy's destination after a bar.sync alone reads
+    // memory nobody wrote.
+    idleRounds = 0;
+    return true;
+  }
+  // Every warp waits: the async proxy performs the copies in flight.
+  bool copied = hopper->hasCopiesInFlight();
+  std::string ignored;
+  if (!hopper->drain(ignored))
+    return false;
+  bool changed = copied || hopper->getVersion() != versionBefore;
+  idleRounds = changed ? 0 : idleRounds + 1;
+  if (idleRounds > (polled ? kMaxIdlePollingRounds : 0)) {
+    // No arrival, transaction or copy happened in a whole round: nothing
+    // can complete the phases the warps wait for.
+    const Warp &warp = suspendedWarp ? *suspendedWarp : *polledWarp;
+    unsigned lane =
+        suspendedWarp ? __builtin_ctz(warp.suspended) : warp.polledLane;
+    const Instruction &inst =
+        kernel.code[suspendedWarp ? warp.pc[lane] : warp.polledPc];
+    std::string what = inst.opcode == Opcode::Mbarrier
+                           ? hopper->describeWait(warp.index, inst, lane)
+                           : "an mbarrier";
+    return fail(warp, lane, inst,
+                "deadlock: the thread waits for " + what +
+                    ", and no thread or copy in flight can complete the "
+                    "phase (every live warp of the block waits)");
+  }
+  for (Warp &warp : warps) {
+    warp.suspended = 0;
+    warp.polled = false;
+  }
+  return true;
+}
+
 bool BlockRun::runWarp(Warp &warp) {
   while (true) {
-    uint32_t ready = warp.live & ~warp.waiting;
+    if (warp.polled)
+      return true;
+    uint32_t ready = warp.live & ~warp.waiting & ~warp.suspended;
     if (!ready)
       return true;
     uint32_t pc = ~0u;
@@ -536,6 +728,11 @@ bool BlockRun::runWarp(Warp &warp) {
       if (warp.pc[lane] == pc)
         active |= 1u << lane;
     }
+    // Lanes of a warp whose other lanes are suspended in mbarrier.try_wait
+    // run on, but a warp-collective instruction waits for the suspended
+    // lanes, as it would on hardware: the warp ends its turn there.
+    if (warp.suspended && isWarpCollective(kernel.code[pc]))
+      return true;
     if (++stats.warpInstructions > kMaxWarpInstructionsPerLaunch) {
       const Instruction &inst = kernel.code[pc];
       return fail(warp, __builtin_ctz(active), inst,
@@ -613,11 +810,35 @@ bool BlockRun::execute(Warp &warp, uint32_t pc, uint32_t active) {
     return true;
   }
   case Opcode::Membar:
+    if (inst.mode == 1 && exec) // fence.proxy.async
+      ++proxyFences;
     advance(active);
     return true;
+  case Opcode::Mbarrier:
+  case Opcode::CpAsyncBulk:
+  case Opcode::Wgmma:
+  case Opcode::Elect: {
+    if (!hopper)
+      hopper = std::make_unique<HopperUnit>(*this);
+    HopperStep step;
+    if (exec && !hopper->execute(warp.index, inst, pc, exec, step))
+      return false;
+    // Suspended lanes stay at the wait and retry in the next round.
+    advance(active & ~step.suspended);
+    warp.suspended |= step.suspended;
+    if (step.yield) {
+      warp.polled = true;
+      warp.polledPc = pc;
+      warp.polledLane = __builtin_ctz(exec);
+    }
+    return true;
+  }
   default:
     break;
   }
+  if (hopper && hopper->needsOperandCheck(warp.index) &&
+      !hopper->checkOperands(warp.index, inst, exec))
+    return false;
   if (exec && !executeLanes(warp, inst, exec))
     return false;
   advance(active);
@@ -1216,6 +1437,7 @@ bool BlockRun::executeLanes(Warp &warp, const Instruction &inst,
       uint64_t value = read(warp, ops[1], lane);
       uint64_t base = inst.space == Space::Shared  ? DeviceMemory::kSharedWindow
                       : inst.space == Space::Local ? DeviceMemory::kLocalWindow
+                      : inst.space == Space::Param ? DeviceMemory::kParamWindow
                                                    : 0;
       write(warp, ops[0].reg, lane,
             inst.mode == 1 ? value - base : value + base);

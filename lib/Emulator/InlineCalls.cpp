@@ -200,6 +200,8 @@ bool Inliner::emitCall(PtxFunction &caller, const Instruction &call,
     }
     Instruction inst = original;
     remapReg(inst.guard);
+    for (uint32_t &reg : inst.longVector)
+      remapReg(reg);
     for (Operand &operand : inst.operands) {
       remapReg(operand.reg);
       for (uint32_t &reg : operand.regs)

@@ -12,6 +12,7 @@
 
 #include "ridgeline/Emulator/Ptx.h"
 
+#include "Hopper.h"
 #include "InlineCalls.h"
 #include "WarpMatrix.h"
 
@@ -196,6 +197,10 @@ struct RawOperand {
   std::string name;          // symbol or label name
   bool decimalFloat = false; // "1.5": converted by the instruction's type
   double floatValue = 0;
+  std::vector<uint32_t> extraRegs; // a long vector's elements past the 8th
+  /// "[tensorMap, {c0, c1}]" (cp.async.bulk.tensor): the coordinates, as a
+  /// Vector operand that follows the address.
+  std::optional<Operand> coordinates;
 };
 
 class Parser {
@@ -270,8 +275,14 @@ private:
   // Per function.
   std::map<std::string, std::vector<uint32_t>> regScope;
   std::vector<std::vector<std::string>> scopes;
-  std::map<std::string, uint32_t> labels;
-  std::vector<std::pair<size_t, std::string>> pendingLabels; // inst, label
+  /// Labels are scoped by { } blocks, as ptxas scopes them: inline assembly
+  /// that nvcc inlines many times (CUTLASS's "LAB_WAIT:" loops) defines one
+  /// label per copy. A branch resolves to the innermost enclosing block that
+  /// defines its label, when that block closes.
+  std::vector<std::map<std::string, uint32_t>> labels;
+  std::vector<std::vector<std::pair<size_t, std::string>>>
+      pendingLabels; // per block: inst, label
+  bool resolveLabels(PtxFunction &function, bool outermost);
 };
 } // namespace
 
@@ -519,8 +530,8 @@ bool Parser::parseFunction(bool isExtern) {
   function->line = peek().line;
   regScope.clear();
   scopes.assign(1, {});
-  labels.clear();
-  pendingLabels.clear();
+  labels.assign(1, {});
+  pendingLabels.assign(1, {});
 
   if (!function->isEntry && peek().text == "(" &&
       !parseParamList(*function, /*isEntry=*/false, /*isReturn=*/true))
@@ -739,11 +750,15 @@ bool Parser::parseBody(PtxFunction &function) {
       for (const std::string &name : scopes.back())
         regScope[name].pop_back();
       scopes.pop_back();
+      if (!resolveLabels(function, false))
+        return false;
       continue;
     }
     if (token.text == "{") {
       next();
       scopes.emplace_back();
+      labels.emplace_back();
+      pendingLabels.emplace_back();
       continue;
     }
     if (token.kind == Token::Word && token.text == ".reg") {
@@ -783,7 +798,7 @@ bool Parser::parseBody(PtxFunction &function) {
                   function.name + "'");
     // A label?
     if (token.kind == Token::Word && peek(1).text == ":") {
-      labels[token.text] = static_cast<uint32_t>(function.code.size());
+      labels.back()[token.text] = static_cast<uint32_t>(function.code.size());
       next();
       next();
       continue;
@@ -791,21 +806,38 @@ bool Parser::parseBody(PtxFunction &function) {
     if (!parseInstruction(function))
       return false;
   }
-  for (auto &[index, name] : pendingLabels) {
-    auto it = labels.find(name);
-    Instruction &inst = function.code[index];
-    if (it == labels.end())
-      return fail("branch to unknown label '" + name + "'", inst.line);
-    for (Operand &operand : inst.operands)
-      if (operand.kind == OperandKind::Label && operand.imm < 0)
-        operand.imm = it->second;
-  }
+  if (!resolveLabels(function, true))
+    return false;
   // A body must not fall off its end.
   Instruction ret;
   ret.opcode = Opcode::Ret;
   ret.text = "ret";
   ret.line = peek().line;
   function.code.push_back(ret);
+  return true;
+}
+
+bool Parser::resolveLabels(PtxFunction &function, bool outermost) {
+  std::vector<std::pair<size_t, std::string>> unresolved;
+  for (auto &[index, name] : pendingLabels.back()) {
+    auto it = labels.back().find(name);
+    Instruction &inst = function.code[index];
+    if (it == labels.back().end()) {
+      if (outermost)
+        return fail("branch to unknown label '" + name + "'", inst.line);
+      unresolved.emplace_back(index, name);
+      continue;
+    }
+    for (Operand &operand : inst.operands)
+      if (operand.kind == OperandKind::Label && operand.imm < 0)
+        operand.imm = it->second;
+  }
+  if (outermost)
+    return true;
+  labels.pop_back();
+  pendingLabels.pop_back();
+  pendingLabels.back().insert(pendingLabels.back().end(), unresolved.begin(),
+                              unresolved.end());
   return true;
 }
 
@@ -842,15 +874,28 @@ bool Parser::parseOperand(PtxFunction &function, RawOperand &raw) {
       op.imm +=
           negative ? -static_cast<int64_t>(value) : static_cast<int64_t>(value);
     }
+    if (consume(",")) {
+      RawOperand coordinates;
+      if (peek().text != "{" || !parseOperand(function, coordinates))
+        return fail("expected tensor coordinates '{...}'");
+      raw.coordinates = coordinates.operand;
+    }
     return expect("]");
   }
   if (consume("{")) {
     op.kind = OperandKind::Vector;
     do {
-      if (op.count == 8)
-        return fail("vector operand with more than 8 elements");
       bool negative = consume("-");
       std::string name = next().text;
+      if (op.count == 8) {
+        // wgmma's accumulators: the elements past the eighth are kept
+        // aside; decodeHopper refuses them for other instructions.
+        auto reg = lookupReg(name);
+        if (!reg || negative)
+          return fail("unknown register '" + name + "' in a vector operand");
+        raw.extraRegs.push_back(*reg);
+        continue;
+      }
       if (name == "_") {
         op.regs[op.count++] = kNoReg;
         continue;
@@ -1041,7 +1086,13 @@ bool Parser::parseInstruction(PtxFunction &function) {
       RawOperand raw;
       if (!parseOperand(function, raw))
         return false;
+      std::optional<Operand> coordinates = raw.coordinates;
       operands.push_back(raw);
+      if (coordinates) {
+        RawOperand vector;
+        vector.operand = *coordinates;
+        operands.push_back(vector);
+      }
     } while (consume(","));
   }
   if (!expect(";"))
@@ -1223,6 +1274,28 @@ bool Parser::decode(PtxFunction &function, Instruction &inst,
       break;
     start = dot + 1;
   }
+  if (detail::isHopperOpcode(parts)) {
+    // mbarrier, cp.async.bulk, wgmma and their kin decode in Hopper.cpp.
+    std::vector<Operand> decoded;
+    std::vector<std::vector<uint32_t>> extraRegs;
+    for (RawOperand &raw : operands) {
+      if (raw.decimalFloat || raw.operand.kind == OperandKind::Label)
+        return fail("bad operand '" + raw.name + "' of '" + opcodeText + "'",
+                    inst.line);
+      decoded.push_back(raw.operand);
+      extraRegs.push_back(raw.extraRegs);
+    }
+    std::string error;
+    if (!detail::decodeHopper(inst, parts, std::move(decoded), extraRegs,
+                              error))
+      return fail(error + " (function '" + function.name + "')", inst.line);
+    return true;
+  }
+  for (const RawOperand &raw : operands)
+    if (!raw.extraRegs.empty() || raw.coordinates)
+      return fail("unsupported operand form in '" + opcodeText +
+                      "' (function '" + function.name + "')",
+                  inst.line);
   const OpcodeName *entry = nullptr;
   for (const OpcodeName &candidate : kOpcodes)
     if (parts[0] == candidate.name)
@@ -1403,7 +1476,7 @@ bool Parser::decode(PtxFunction &function, Instruction &inst,
     if (raw.operand.kind == OperandKind::Label) {
       if (inst.opcode != Opcode::Bra)
         return fail("unknown symbol '" + raw.name + "'", inst.line);
-      pendingLabels.emplace_back(function.code.size(), raw.name);
+      pendingLabels.back().emplace_back(function.code.size(), raw.name);
     }
     inst.operands.push_back(raw.operand);
   }

@@ -90,6 +90,25 @@ struct CUlaunchConfig {
   unsigned numAttrs;
 };
 static_assert(sizeof(CUlaunchAttribute) == 72, "must match cuda.h");
+/// Mirror of cuda.h's CUtensorMap (CUDA 12): 128 opaque bytes, 64-byte
+/// aligned, which cuTensorMapEncodeTiled writes and kernels pass by value
+/// to TMA (cp.async.bulk.tensor). The enums are plain ints here
+/// (CUtensorMapDataType, CUtensorMapInterleave, CUtensorMapSwizzle,
+/// CUtensorMapL2promotion, CUtensorMapFloatOOBfill).
+struct alignas(64) CUtensorMap {
+  uint64_t opaque[16];
+};
+static_assert(sizeof(CUtensorMap) == 128, "must match cuda.h");
+constexpr int CU_TENSOR_MAP_DATA_TYPE_FLOAT16 = 6;
+constexpr int CU_TENSOR_MAP_DATA_TYPE_FLOAT32 = 7;
+constexpr int CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 = 9;
+constexpr int CU_TENSOR_MAP_INTERLEAVE_NONE = 0;
+constexpr int CU_TENSOR_MAP_SWIZZLE_NONE = 0;
+constexpr int CU_TENSOR_MAP_SWIZZLE_32B = 1;
+constexpr int CU_TENSOR_MAP_SWIZZLE_64B = 2;
+constexpr int CU_TENSOR_MAP_SWIZZLE_128B = 3;
+constexpr int CU_TENSOR_MAP_L2_PROMOTION_NONE = 0;
+constexpr int CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0;
 static_assert(sizeof(CUlaunchConfig) == 56, "must match cuda.h");
 } // namespace cu
 
@@ -181,6 +200,13 @@ public:
     cu::CUresult (*cuEventDestroy)(cu::CUevent);
     cu::CUresult (*cuEventRecord)(cu::CUevent, cu::CUstream);
     cu::CUresult (*cuEventSynchronize)(cu::CUevent);
+    /// Optional (CUDA 12.0+): TMA tensor maps for sm_90 kernels. The
+    /// emulated driver writes the emulator's own encoding (TensorMap.h).
+    cu::CUresult (*cuTensorMapEncodeTiled)(cu::CUtensorMap *, int, unsigned,
+                                           void *, const uint64_t *,
+                                           const uint64_t *, const unsigned *,
+                                           const unsigned *, int, int, int,
+                                           int);
   };
   const Api &api() const { return fns; }
 

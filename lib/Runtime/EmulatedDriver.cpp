@@ -19,6 +19,7 @@
 #include "ridgeline/Runtime/Runtime.h"
 
 #include "ridgeline/Emulator/Emulator.h"
+#include "ridgeline/Emulator/TensorMap.h"
 
 #include <algorithm>
 #include <cstring>
@@ -397,6 +398,33 @@ CUresult emuEventDestroy(CUevent) { return CUDA_SUCCESS; }
 CUresult emuEventRecord(CUevent, CUstream) { return CUDA_SUCCESS; }
 CUresult emuEventSynchronize(CUevent) { return CUDA_SUCCESS; }
 
+/// cuTensorMapEncodeTiled: the emulator's encoding (TensorMap.h), which its
+/// TMA reads; what the real driver refuses is refused with the reason.
+CUresult emuTensorMapEncodeTiled(CUtensorMap *map, int dataType, unsigned rank,
+                                 void *globalAddress, const uint64_t *globalDim,
+                                 const uint64_t *globalStrides,
+                                 const unsigned *boxDim,
+                                 const unsigned *elementStrides, int interleave,
+                                 int swizzle, int l2Promotion, int oobFill) {
+  if (!map || !globalDim || !boxDim || !elementStrides ||
+      (rank > 1 && !globalStrides))
+    return failWith(CUDA_ERROR_INVALID_VALUE,
+                    "cuTensorMapEncodeTiled: a null argument");
+  if (dataType < 0 || dataType > 12 || swizzle < 0 || swizzle > 3)
+    return failWith(CUDA_ERROR_INVALID_VALUE,
+                    "cuTensorMapEncodeTiled: unknown data type or swizzle");
+  std::string error = ridge::emu::encodeTiledTensorMap(
+      map, static_cast<ridge::emu::TensorDataType>(dataType), rank,
+      reinterpret_cast<uint64_t>(globalAddress), globalDim, globalStrides,
+      boxDim, elementStrides, static_cast<unsigned>(interleave),
+      static_cast<ridge::emu::TensorSwizzle>(swizzle),
+      static_cast<unsigned>(l2Promotion), static_cast<unsigned>(oobFill));
+  if (!error.empty())
+    return failWith(CUDA_ERROR_INVALID_VALUE,
+                    "cuTensorMapEncodeTiled: " + error);
+  return CUDA_SUCCESS;
+}
+
 } // namespace
 
 std::vector<ridge::emu::KernelCounters> ridge::rt::getEmulatorCounters() {
@@ -474,5 +502,6 @@ CudaDriver::Api ridge::rt::getEmulatedDriverApi(int computeCapability) {
   a.cuEventDestroy = emuEventDestroy;
   a.cuEventRecord = emuEventRecord;
   a.cuEventSynchronize = emuEventSynchronize;
+  a.cuTensorMapEncodeTiled = emuTensorMapEncodeTiled;
   return a;
 }

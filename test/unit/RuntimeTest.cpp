@@ -282,6 +282,41 @@ void testDriverProbe() {
   end();
 }
 
+void testEmulatedTensorMap() {
+  begin("emulated-cuTensorMapEncodeTiled");
+  CudaDriver::Api api = getEmulatedDriverApi(90);
+  expect(api.cuTensorMapEncodeTiled != nullptr, "the entry point is bound");
+  if (!api.cuTensorMapEncodeTiled) {
+    end();
+    return;
+  }
+  alignas(256) static uint16_t matrix[128 * 64];
+  cu::CUtensorMap map;
+  uint64_t dims[2] = {64, 128}, strides[1] = {64 * 2};
+  unsigned box[2] = {64, 32}, elementStrides[2] = {1, 1};
+  expect(api.cuTensorMapEncodeTiled(
+             &map, cu::CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, matrix, dims,
+             strides, box, elementStrides, cu::CU_TENSOR_MAP_INTERLEAVE_NONE,
+             cu::CU_TENSOR_MAP_SWIZZLE_128B,
+             cu::CU_TENSOR_MAP_L2_PROMOTION_NONE,
+             cu::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == cu::CUDA_SUCCESS,
+         "a 64 x 32 box of a bf16 matrix with the 128B swizzle encodes");
+  // 128 bf16 are 256 bytes, wider than the 128B swizzle span: the driver
+  // refuses that box, and so does the emulated one, saying why.
+  unsigned wide[2] = {128, 32};
+  cu::CUresult result = api.cuTensorMapEncodeTiled(
+      &map, cu::CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, matrix, dims, strides,
+      wide, elementStrides, cu::CU_TENSOR_MAP_INTERLEAVE_NONE,
+      cu::CU_TENSOR_MAP_SWIZZLE_128B, cu::CU_TENSOR_MAP_L2_PROMOTION_NONE,
+      cu::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  const char *text = "";
+  api.cuGetErrorString(result, &text);
+  expect(result == cu::CUDA_ERROR_INVALID_VALUE &&
+             std::string(text).find("swizzle span") != std::string::npos,
+         std::string("a box wider than the swizzle span: ") + text);
+  end();
+}
+
 void testStickyErrors() {
   begin("gpu-sticky-error");
   takeGpuError();
@@ -480,6 +515,7 @@ int main(int argc, char **argv) {
   testDTypes();
   testGpuTargets();
   testDriverProbe();
+  testEmulatedTensorMap();
   testStickyErrors();
   testModelLoadErrors();
   testEmulatorCounters();

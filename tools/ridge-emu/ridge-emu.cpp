@@ -13,7 +13,16 @@
 // Each --arg is one kernel parameter, in order: buf:NAME[+BYTES] (a device
 // pointer), TYPE:VALUE (a scalar), or memref:NAME:D0xD1x... (a row-major
 // memref descriptor as MLIR passes it: allocated and aligned pointer,
-// offset 0, sizes, strides). After the launch, --print writes the elements
+// offset 0, sizes, strides), or tmap:NAME:TYPE:DIMS:BOX[:OPTION]... (a
+// 128-byte TMA tensor map over buffer NAME, as cuTensorMapEncodeTiled makes
+// it, passed by value like a __grid_constant__ CUtensorMap). DIMS and BOX
+// list the global and box sizes innermost (contiguous) dimension first, as
+// cuTensorMapEncodeTiled does: tmap:a:bf16:64x128:64x32:swizzle128 is a
+// row-major 128 x 64 bf16 matrix read in boxes of 32 rows of 64. The global
+// strides are dense unless strides=S1xS2... (bytes, dimensions 1 and up)
+// says otherwise; the options are swizzle32, swizzle64, swizzle128,
+// estrides=E0xE1... (element strides) and nanfill (out-of-bounds elements
+// read as NaN instead of zero). After the launch, --print writes the elements
 // as "NAME[i] = VALUE" lines, --write a buffer's raw bytes to PATH, and
 // --stats the launch's counters (docs/emulator.md, "Counters"): as a table,
 // or with --stats=json as the counters' JSON document. --stats-file=PATH
@@ -27,6 +36,7 @@
 #include "ridgeline/Emulator/Emulator.h"
 
 #include "ridgeline/Emulator/FloatFormats.h"
+#include "ridgeline/Emulator/TensorMap.h"
 
 #include <cerrno>
 #include <cinttypes>
@@ -182,6 +192,95 @@ struct Buffer {
   uint64_t address = 0;
 };
 
+/// The 128 bytes of the tensor map that `spec` (tmap:NAME:TYPE:DIMS:BOX
+/// [:OPTION]...) describes.
+template <typename Lookup>
+std::vector<uint8_t> makeTensorMap(const std::string &spec,
+                                   const std::string &rest, Lookup &lookup) {
+  std::vector<std::string> parts = split(rest, ':');
+  if (parts.size() < 4)
+    die("bad --arg '" + spec + "' (tmap:NAME:TYPE:DIMS:BOX[:OPTION]...)");
+  const Buffer &buffer = lookup(parts[0]);
+  static const std::map<std::string, TensorDataType> kTypes = {
+      {"u8", TensorDataType::UInt8},      {"s8", TensorDataType::UInt8},
+      {"u16", TensorDataType::UInt16},    {"s16", TensorDataType::UInt16},
+      {"u32", TensorDataType::UInt32},    {"s32", TensorDataType::Int32},
+      {"u64", TensorDataType::UInt64},    {"s64", TensorDataType::Int64},
+      {"f16", TensorDataType::Float16},   {"bf16", TensorDataType::BFloat16},
+      {"f32", TensorDataType::Float32},   {"f64", TensorDataType::Float64},
+      {"tf32", TensorDataType::TFloat32},
+  };
+  auto type = kTypes.find(parts[1]);
+  if (type == kTypes.end())
+    die("unknown tensor map element type '" + parts[1] + "'");
+  auto list = [&](const std::string &text, const char *what) {
+    std::vector<uint64_t> items;
+    for (const std::string &item : split(text, 'x'))
+      items.push_back(parseCount(item, what));
+    return items;
+  };
+  std::vector<uint64_t> dims = list(parts[2], "tensor size");
+  std::vector<uint64_t> box = list(parts[3], "box size");
+  unsigned rank = static_cast<unsigned>(dims.size());
+  if (box.size() != rank || rank < 1 || rank > 5)
+    die("--arg '" + spec + "': DIMS and BOX need the same rank, 1 to 5");
+  uint64_t strides[5] = {}, globalDim[5] = {};
+  uint32_t boxDim[5] = {}, elementStrides[5] = {1, 1, 1, 1, 1};
+  uint64_t stride = getTensorElementBytes(type->second);
+  for (unsigned d = 0; d < rank; ++d) {
+    globalDim[d] = dims[d];
+    boxDim[d] = static_cast<uint32_t>(box[d]);
+    stride *= dims[d];
+    if (d + 1 < rank)
+      strides[d] = stride;
+  }
+  TensorSwizzle swizzle = TensorSwizzle::None;
+  unsigned oobFill = 0;
+  for (size_t k = 4; k < parts.size(); ++k) {
+    const std::string &option = parts[k];
+    if (option == "swizzle32" || option == "swizzle64" ||
+        option == "swizzle128") {
+      swizzle = option == "swizzle32"   ? TensorSwizzle::B32
+                : option == "swizzle64" ? TensorSwizzle::B64
+                                        : TensorSwizzle::B128;
+    } else if (option == "nanfill") {
+      oobFill = 1;
+    } else if (option.rfind("strides=", 0) == 0) {
+      std::vector<uint64_t> given = list(option.substr(8), "stride");
+      if (given.size() + 1 != rank)
+        die("--arg '" + spec + "': strides= needs " + std::to_string(rank - 1) +
+            " byte strides");
+      for (unsigned d = 0; d + 1 < rank; ++d)
+        strides[d] = given[d];
+    } else if (option.rfind("estrides=", 0) == 0) {
+      std::vector<uint64_t> given = list(option.substr(9), "element stride");
+      if (given.size() != rank)
+        die("--arg '" + spec + "': estrides= needs " + std::to_string(rank) +
+            " element strides");
+      for (unsigned d = 0; d < rank; ++d)
+        elementStrides[d] = static_cast<uint32_t>(given[d]);
+    } else {
+      die("--arg '" + spec + "': unknown option '" + option + "'");
+    }
+  }
+  // The map may describe less than the buffer, never more.
+  uint64_t extent = getTensorElementBytes(type->second);
+  for (unsigned d = 0; d < rank; ++d)
+    extent += (globalDim[d] - 1) *
+              (d == 0 ? getTensorElementBytes(type->second) : strides[d - 1]);
+  if (extent > buffer.count * buffer.element.bytes)
+    die("--arg '" + spec + "': the tensor spans " + std::to_string(extent) +
+        " bytes, more than buffer '" + parts[0] + "' holds");
+  std::vector<uint8_t> bytes(kTensorMapBytes);
+  std::string error = encodeTiledTensorMap(
+      bytes.data(), type->second, rank, buffer.address, globalDim, strides,
+      boxDim, elementStrides, /*interleave=*/0, swizzle, /*l2Promotion=*/0,
+      oobFill);
+  if (!error.empty())
+    die("--arg '" + spec + "': " + error);
+  return bytes;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -229,6 +328,10 @@ int main(int argc, char **argv) {
       std::printf("usage: ridge-emu FILE.ptx --kernel NAME --grid X[,Y[,Z]] "
                   "--block X[,Y[,Z]] [--shared BYTES] "
                   "[--buffer NAME:TYPE:COUNT[:INIT]]... [--arg SPEC]... "
+                  "(SPEC: buf:NAME[+BYTES], TYPE:VALUE, memref:NAME:D0xD1..., "
+                  "tmap:NAME:TYPE:DIMS:BOX[:swizzle32|swizzle64|swizzle128]"
+                  "[:strides=S1x...][:estrides=E0x...][:nanfill], DIMS and "
+                  "BOX innermost first) "
                   "[--print NAME[:FIRST[:COUNT]]]... [--write NAME=PATH]... "
                   "[--stats[=text|json]] [--stats-file=PATH]\n");
       return 0;
@@ -328,8 +431,13 @@ int main(int argc, char **argv) {
     return it->second;
   };
 
-  // Parameters, packed by the kernel's own layout.
-  std::vector<uint64_t> values;
+  // Parameters, packed by the kernel's own layout: each value's bytes.
+  std::vector<std::vector<uint8_t>> values;
+  auto pushScalar = [&](uint64_t value) {
+    std::vector<uint8_t> bytes(8);
+    std::memcpy(bytes.data(), &value, 8);
+    values.push_back(std::move(bytes));
+  };
   for (const std::string &spec : argSpecs) {
     size_t colon = spec.find(':');
     if (colon == std::string::npos)
@@ -340,7 +448,7 @@ int main(int argc, char **argv) {
       uint64_t offset = plus == std::string::npos
                             ? 0
                             : parseCount(rest.substr(plus + 1), "offset");
-      values.push_back(lookup(rest.substr(0, plus)).address + offset);
+      pushScalar(lookup(rest.substr(0, plus)).address + offset);
     } else if (kind == "memref") {
       std::vector<std::string> parts = split(rest, ':');
       if (parts.size() != 2)
@@ -349,18 +457,20 @@ int main(int argc, char **argv) {
       std::vector<uint64_t> sizes;
       for (const std::string &dim : split(parts[1], 'x'))
         sizes.push_back(parseCount(dim, "memref size"));
-      values.push_back(buffer.address);
-      values.push_back(buffer.address);
-      values.push_back(0);
+      pushScalar(buffer.address);
+      pushScalar(buffer.address);
+      pushScalar(0);
       for (uint64_t size : sizes)
-        values.push_back(size);
+        pushScalar(size);
       std::vector<uint64_t> strides(sizes.size(), 1);
       for (size_t d = sizes.size(); d-- > 1;)
         strides[d - 1] = strides[d] * sizes[d];
       for (uint64_t stride : strides)
-        values.push_back(stride);
+        pushScalar(stride);
+    } else if (kind == "tmap") {
+      values.push_back(makeTensorMap(spec, rest, lookup));
     } else {
-      values.push_back(parseScalar(parseElementType(kind).type, rest));
+      pushScalar(parseScalar(parseElementType(kind).type, rest));
     }
   }
   if (values.size() != kernel->params.size())
@@ -369,11 +479,11 @@ int main(int argc, char **argv) {
         std::to_string(values.size()));
   std::vector<uint8_t> params(kernel->paramBytes, 0);
   for (size_t i = 0; i < values.size(); ++i) {
-    if (kernel->params[i].size > 8)
+    if (kernel->params[i].size > values[i].size())
       die("parameter " + std::to_string(i) + " of '" + kernelName +
           "' is an aggregate of " + std::to_string(kernel->params[i].size) +
-          " bytes; --arg passes scalars only");
-    std::memcpy(params.data() + kernel->params[i].offset, &values[i],
+          " bytes; --arg gives " + std::to_string(values[i].size()));
+    std::memcpy(params.data() + kernel->params[i].offset, values[i].data(),
                 kernel->params[i].size);
   }
 

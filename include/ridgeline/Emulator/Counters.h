@@ -36,7 +36,7 @@ enum class InstructionClass : uint8_t {
   Integer,         // integer and bitwise arithmetic, selp, cvta
   SpecialFunction, // ex2, lg2, rsqrt, sin, cos, tanh, rcp/sqrt .approx
   Conversion,      // cvt
-  TensorCore,      // mma, wgmma and their fragment moves
+  TensorCore,      // mma.sync, wmma.mma, wgmma
   ShuffleVote,     // shfl, vote
   Barrier,         // bar, bar.warp.sync, membar/fence
   GlobalLoad,

@@ -41,6 +41,9 @@ class DeviceMemory {
 public:
   static constexpr uint64_t kSharedWindow = 1ull << 48;
   static constexpr uint64_t kLocalWindow = 2ull << 48;
+  /// Generic addresses of kernel parameters (cvta.param, as nvcc emits for
+  /// a __grid_constant__ CUtensorMap).
+  static constexpr uint64_t kParamWindow = 3ull << 48;
   static constexpr uint64_t kWindowSize = 1ull << 40;
 
   ~DeviceMemory();

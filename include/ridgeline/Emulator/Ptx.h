@@ -71,11 +71,14 @@ enum class Opcode : uint8_t {
   Copysign,
   Cos,
   CpAsync,       // cp.async.{ca,cg}.shared.global
+  CpAsyncBulk,   // cp.async.bulk[.tensor], .commit_group, .wait_group
+                 // (Hopper.cpp)
   CpAsyncCommit, // cp.async.commit_group
   CpAsyncWait,   // cp.async.wait_group N, cp.async.wait_all (mode 1)
   Cvt,
   Cvta,
   Div,
+  Elect,
   Ex2,
   Exit,
   Fma,
@@ -84,6 +87,7 @@ enum class Opcode : uint8_t {
   Ldmatrix,
   Mad,
   Max,
+  Mbarrier,
   Membar,
   Min,
   Mma, // mma.sync.aligned
@@ -115,6 +119,7 @@ enum class Opcode : uint8_t {
   WmmaLoad,
   WmmaMma,
   WmmaStore,
+  Wgmma, // wgmma.fence, .mma_async, .commit_group, .wait_group (Hopper.cpp)
   Xor,
 };
 
@@ -227,15 +232,23 @@ struct Instruction {
   Compare compare = Compare::Eq;
   uint8_t boolOp = 0; // setp .and/.or/.xor: 1/2/3
   uint8_t vector = 1; // .v2/.v4 loads and stores
-  uint8_t mode = 0;   // shfl/vote/atom/shf/mul sub-operation
+  uint8_t mode = 0;   // shfl/vote/atom/shf/mul sub-operation; the Hopper
+                      // ops' (Hopper.cpp); 1 on Membar: fence.proxy.async
   bool ftz = false, sat = false, approx = false, nanMode = false;
   bool carryOut = false, carryIn = false;
   bool wide = false, hi = false; // mul/mad .wide and .hi
   bool uni = false;
   bool guardNegate = false;
   uint32_t guard = kNoReg; // @%p / @!%p
+  /// Hopper instructions (Hopper.cpp): the variant's shape and flags, as
+  /// decodeHopper() packs them.
+  uint32_t variant = 0;
   std::vector<Operand> operands;
   MatrixOperands matrix;
+  /// Elements past the eighth of a long vector operand (wgmma's
+  /// accumulators, up to 128 registers): the operand holds the first eight
+  /// and its `imm` is where the rest start here.
+  std::vector<uint32_t> longVector;
   uint32_t line = 0; // 1-based line in the PTX text
   std::string text;  // the opcode as written, for messages
   /// call: the callee's name; the operands are Symbol operands of the return
