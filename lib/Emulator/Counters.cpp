@@ -216,6 +216,7 @@ void KernelCounters::accumulate(const KernelCounters &other) {
     to.requests += from.requests;
     to.bytes += from.bytes;
     to.sectors += from.sectors;
+    to.footprintSectors += from.footprintSectors;
   };
   addGlobal(globalLoad, other.globalLoad);
   addGlobal(globalStore, other.globalStore);
@@ -231,8 +232,38 @@ void KernelCounters::accumulate(const KernelCounters &other) {
   addShared(sharedStore, other.sharedStore);
 }
 
+void SectorSet::grow() {
+  std::vector<uint64_t> old = std::move(slots);
+  slots.assign(std::max<size_t>(1024, old.size() * 2), kEmpty);
+  count = 0;
+  for (uint64_t sector : old)
+    if (sector != kEmpty)
+      insert(sector);
+}
+
+void SectorSet::insert(uint64_t sector) {
+  if (sector == last)
+    return;
+  last = sector;
+  if ((count + 1) * 2 > slots.size())
+    grow();
+  uint64_t mask = slots.size() - 1;
+  // Fibonacci hashing spreads the consecutive indices of one buffer.
+  for (uint64_t i = (sector * 0x9E3779B97F4A7C15ull) >> 20 & mask;;
+       i = (i + 1) & mask) {
+    if (slots[i] == sector)
+      return;
+    if (slots[i] == kEmpty) {
+      slots[i] = sector;
+      ++count;
+      return;
+    }
+  }
+}
+
 void ridge::emu::countGlobalAccess(GlobalAccessCounters &counters,
-                                   const WarpAccess &access) {
+                                   const WarpAccess &access,
+                                   SectorSet *footprint) {
   if (!access.lanes)
     return;
   // Each lane's access is naturally aligned, so it spans one sector unless
@@ -254,8 +285,13 @@ void ridge::emu::countGlobalAccess(GlobalAccessCounters &counters,
   if (!sorted)
     std::sort(sectors, sectors + count);
   uint64_t distinct = 0;
-  for (unsigned i = 0; i < count; ++i)
-    distinct += i == 0 || sectors[i] != sectors[i - 1];
+  for (unsigned i = 0; i < count; ++i) {
+    if (i != 0 && sectors[i] == sectors[i - 1])
+      continue;
+    ++distinct;
+    if (footprint)
+      footprint->insert(sectors[i]);
+  }
   ++counters.requests;
   counters.bytes +=
       uint64_t(__builtin_popcount(access.lanes)) * uint64_t(access.bytes);
@@ -347,9 +383,11 @@ void appendGlobal(std::string &out, const char *name,
                   const GlobalAccessCounters &c, bool last) {
   appendf(out,
           "        \"%s\": {\"requests\": %" PRIu64 ", \"bytes\": %" PRIu64
-          ", \"sectors\": %" PRIu64 ", \"efficiency\": %s}%s\n",
+          ", \"sectors\": %" PRIu64 ", \"efficiency\": %s"
+          ", \"footprint_bytes\": %" PRIu64 "}%s\n",
           name, c.requests, c.bytes, c.sectors,
-          formatEfficiency(c.bytes, c.sectors).c_str(), last ? "" : ",");
+          formatEfficiency(c.bytes, c.sectors).c_str(),
+          c.footprintSectors * kSectorBytes, last ? "" : ",");
 }
 
 void appendShared(std::string &out, const char *name,
@@ -428,12 +466,15 @@ std::string ridge::emu::formatCountersText(const KernelCounters &c) {
     appendf(out, "  %-18s %14" PRIu64 "\n",
             getInstructionClassName(static_cast<InstructionClass>(i)),
             c.instructions[i]);
-  appendf(out, "  %-18s %14s %14s %14s %10s\n", "global memory", "requests",
-          "bytes", "sectors", "efficiency");
+  appendf(out, "  %-18s %14s %14s %14s %10s %14s\n", "global memory",
+          "requests", "bytes", "sectors", "efficiency", "footprint");
   auto global = [&](const char *name, const GlobalAccessCounters &g) {
-    appendf(out, "  %-18s %14" PRIu64 " %14" PRIu64 " %14" PRIu64 " %10s\n",
+    appendf(out,
+            "  %-18s %14" PRIu64 " %14" PRIu64 " %14" PRIu64 " %10s %14" PRIu64
+            "\n",
             name, g.requests, g.bytes, g.sectors,
-            g.sectors ? formatEfficiency(g.bytes, g.sectors).c_str() : "-");
+            g.sectors ? formatEfficiency(g.bytes, g.sectors).c_str() : "-",
+            g.footprintSectors * kSectorBytes);
   };
   global("load", c.globalLoad);
   global("store", c.globalStore);

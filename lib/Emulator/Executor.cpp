@@ -99,17 +99,25 @@ struct Warp {
   std::vector<uint64_t> regs;
 };
 
+/// The distinct global sectors a launch loads, stores and updates
+/// atomically (GlobalAccessCounters::footprintSectors).
+struct LaunchFootprint {
+  SectorSet load, store, atomic;
+};
+
 /// Executes one block of a launch.
 class BlockRun : public HopperHost {
 public:
   BlockRun(Device &device, const LoadedModule &module,
            const PtxFunction &kernel, Dim3 grid, Dim3 block, Dim3 blockIdx,
            uint32_t dynamicShared, const std::vector<uint8_t> &params,
-           LaunchStats &stats, std::vector<SharedByteShadow> &sharedShadow,
-           uint32_t &epoch, uint32_t blockSerial)
+           LaunchStats &stats, LaunchFootprint &footprint,
+           std::vector<SharedByteShadow> &sharedShadow, uint32_t &epoch,
+           uint32_t blockSerial)
       : memory(device.getMemory()), module(module), kernel(kernel), grid(grid),
         block(block), blockIdx(blockIdx), params(params), stats(stats),
-        sharedShadow(sharedShadow), epoch(epoch), blockSerial(blockSerial) {
+        footprint(footprint), sharedShadow(sharedShadow), epoch(epoch),
+        blockSerial(blockSerial) {
     numThreads = static_cast<uint32_t>(block.count());
     uint64_t dynamicAlign = 16;
     for (const Symbol &symbol : kernel.symbols)
@@ -289,6 +297,7 @@ private:
   Dim3 grid, block, blockIdx;
   const std::vector<uint8_t> &params;
   LaunchStats &stats;
+  LaunchFootprint &footprint;
   uint32_t numThreads = 0;
   uint64_t dynamicBase = 0, dynamicBytes = 0;
   std::vector<uint8_t> shared, local;
@@ -1011,13 +1020,13 @@ void BlockRun::countAccess(const Instruction &inst, Space space,
   stats.count(kind);
   switch (kind) {
   case InstructionClass::GlobalLoad:
-    countGlobalAccess(stats.globalLoad, access);
+    countGlobalAccess(stats.globalLoad, access, &footprint.load);
     break;
   case InstructionClass::GlobalStore:
-    countGlobalAccess(stats.globalStore, access);
+    countGlobalAccess(stats.globalStore, access, &footprint.store);
     break;
   case InstructionClass::GlobalAtomic:
-    countGlobalAccess(stats.globalAtomic, access);
+    countGlobalAccess(stats.globalAtomic, access, &footprint.atomic);
     break;
   case InstructionClass::SharedLoad:
     countSharedAccess(stats.sharedLoad, access);
@@ -1657,17 +1666,21 @@ bool Device::launchPacked(const LoadedModule &module, const PtxFunction &kernel,
   counts.dynamicSharedBytes = dynamicSharedBytes;
   counts.localBytesPerThread = kernel.localBytes;
   std::vector<SharedByteShadow> sharedShadow;
+  LaunchFootprint footprint;
   uint32_t epoch = 0, blockSerial = 0;
   for (uint32_t z = 0; z < grid.z; ++z)
     for (uint32_t y = 0; y < grid.y; ++y)
       for (uint32_t x = 0; x < grid.x; ++x) {
         BlockRun run(*this, module, kernel, grid, block, Dim3{x, y, z},
-                     dynamicSharedBytes, params, counts, sharedShadow, epoch,
-                     ++blockSerial);
+                     dynamicSharedBytes, params, counts, footprint,
+                     sharedShadow, epoch, ++blockSerial);
         if (!run.run(error))
           return false;
         ++counts.blocks;
         counts.threads += block.count();
       }
+  counts.globalLoad.footprintSectors += footprint.load.size();
+  counts.globalStore.footprintSectors += footprint.store.size();
+  counts.globalAtomic.footprintSectors += footprint.atomic.size();
   return true;
 }

@@ -25,7 +25,7 @@ namespace ridge::emu {
 
 /// Version of the counters' JSON schema; bump it when a field changes
 /// meaning or disappears (adding a field does not bump it).
-constexpr int kCountersSchemaVersion = 1;
+constexpr int kCountersSchemaVersion = 2;
 
 /// What kind of work a warp instruction is, as a profiler groups them. Memory
 /// instructions are classed by the state space they reach, which for a
@@ -70,6 +70,25 @@ struct GlobalAccessCounters {
   uint64_t requests = 0;
   uint64_t bytes = 0;   // requested bytes, active lanes only
   uint64_t sectors = 0; // distinct 32-byte sectors per request, summed
+  /// Distinct 32-byte sectors of the whole launch, summed over launches:
+  /// what DRAM must move at least once with an ideal cache, the traffic a
+  /// fusion plan predicts (a sector read by many requests counts once).
+  uint64_t footprintSectors = 0;
+};
+
+/// The set of 32-byte sectors one launch touches, for the footprint: open
+/// addressing over sector indices, cheap enough to feed every request.
+class SectorSet {
+public:
+  void insert(uint64_t sector);
+  uint64_t size() const { return count; }
+
+private:
+  void grow();
+  static constexpr uint64_t kEmpty = ~0ull;
+  std::vector<uint64_t> slots;
+  uint64_t count = 0;
+  uint64_t last = kEmpty; // lanes of consecutive requests share sectors
 };
 
 /// Requests and wavefronts of one kind of shared access under the 32-bank,
@@ -122,9 +141,10 @@ struct WarpAccess {
   uint64_t address[32];
 };
 
-/// Counts one warp-level global request: its bytes and distinct sectors.
-void countGlobalAccess(GlobalAccessCounters &counters,
-                       const WarpAccess &access);
+/// Counts one warp-level global request: its bytes and distinct sectors,
+/// which also go into the launch's `footprint` when given.
+void countGlobalAccess(GlobalAccessCounters &counters, const WarpAccess &access,
+                       SectorSet *footprint = nullptr);
 /// Counts one warp-level shared request: its wavefronts under the 32-bank
 /// model (8-byte accesses in two half-warp phases, 16-byte ones in four
 /// quarter-warp phases; lanes reading one 4-byte word share it).
