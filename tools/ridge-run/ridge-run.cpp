@@ -16,6 +16,7 @@
 #include "ridgeline/Analysis/GpuSpec.h"
 #include "ridgeline/Dialect/Ridge/Transforms/Passes.h"
 #include "ridgeline/Driver/Compiler.h"
+#include "ridgeline/Driver/EmulatorReport.h"
 #include "ridgeline/Driver/Verify.h"
 #include "ridgeline/Import/OnnxImporter.h"
 #include "ridgeline/Import/TensorProto.h"
@@ -27,6 +28,7 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
@@ -36,6 +38,7 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Signals.h"
+#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -136,6 +139,18 @@ static cl::opt<DeviceKind> device(
                clEnumValN(DeviceKind::Emulator, "emulator",
                           "the PTX emulator, as the target's chip")),
     cl::init(DeviceKind::Gpu), cl::cat(category));
+
+static cl::opt<std::string> emulatorReport(
+    "emulator-report",
+    cl::desc("With --device=emulator: print each kernel's measured counters "
+             "(instructions, global bytes and sectors, footprint, bank "
+             "conflicts) next to the bytes the fusion plan predicted, as a "
+             "table (--emulator-report) or JSON (--emulator-report=json)"),
+    cl::value_desc("text|json"), cl::ValueOptional, cl::init(""),
+    cl::cat(category));
+static cl::opt<std::string>
+    reportFile("o", cl::desc("Where --emulator-report writes (default: -)"),
+               cl::value_desc("file"), cl::init("-"), cl::cat(category));
 
 enum ExitCode { kOk = 0, kFailed = 1, kNoGpu = 3, kOutOfScope = 4 };
 
@@ -391,6 +406,37 @@ static void printTimes(std::vector<double> times) {
 
 /// --random-inputs: compile the model at its own shapes and run it on random
 /// data.
+/// --emulator-report: the kernels the fusion plan forms for `module` (the
+/// imported graph), before it is compiled.
+static std::optional<RooflineReport> planKernels(ModuleOp module,
+                                                 const CompileOptions &options) {
+  std::string error;
+  std::optional<RooflineModel> model = RooflineModel::create(
+      options.target.gpu, options.target.precision, error);
+  if (!model) {
+    fail(error);
+    return std::nullopt;
+  }
+  return buildPlannedReport(module, options.target, options.fusion, *model,
+                            inputFile);
+}
+
+/// --emulator-report: what the emulator measured for the run, per kernel of
+/// `plan`.
+static int writeEmulatorReport(const RooflineReport &plan) {
+  std::string error;
+  std::unique_ptr<llvm::ToolOutputFile> out =
+      openOutputFile(reportFile, &error);
+  if (!out)
+    return fail(error);
+  if (failed(printEmulatorReport(plan, ::ridge::rt::getEmulatorCountersJson(),
+                                 target, resolvedTarget.gpu.name,
+                                 emulatorReport == "json", out->os(), error)))
+    return fail(error);
+  out->keep();
+  return kOk;
+}
+
 static int runOnRandomInputs(MLIRContext &context, CompileOptions options) {
   OwningOpRef<ModuleOp> module = importOnnxFile(&context, inputFile, {});
   if (!module || failed(attachModelAbi(*module, target)))
@@ -401,11 +447,17 @@ static int runOnRandomInputs(MLIRContext &context, CompileOptions options) {
                   std::vector<void *> &buffers) {
     return bindRandomInputs(model, buffers, storage);
   };
+  std::optional<RooflineReport> plan;
+  if (emulatorReport.getNumOccurrences() &&
+      !(plan = planKernels(*module, options)))
+    return kFailed;
   if (int rc = compileAndRun(*module, options, bind, run))
     return rc;
   llvm::outs() << "ridge-run: ran '" << inputFile << "' on " << target
                << " with random inputs\n";
   printTimes(run.model->getRunTimes());
+  if (plan)
+    return writeEmulatorReport(*plan);
   return kOk;
 }
 
@@ -508,6 +560,17 @@ int main(int argc, char **argv) {
     return fail(error);
   resolvedTarget = *resolved;
   target = resolvedTarget.chip;
+  if (emulatorReport.getNumOccurrences()) {
+    if (device != DeviceKind::Emulator)
+      return fail("--emulator-report needs --device=emulator");
+    if (emulatorReport != "" && emulatorReport != "text" &&
+        emulatorReport != "json")
+      return fail("unknown --emulator-report format '" + emulatorReport +
+                  "'; expected --emulator-report (a table) or "
+                  "--emulator-report=json");
+    if (verify)
+      return fail("--emulator-report and --verify cannot be combined");
+  }
   if (!injectGpuFault.empty()) {
     if (target == "cpu")
       return fail("--inject-gpu-fault breaks a GPU build (--target=sm_80, "
@@ -603,9 +666,16 @@ int main(int argc, char **argv) {
                   std::vector<void *> &buffers) {
     return bindTestData(model, buffers, inputs, inputFiles);
   };
+  std::optional<RooflineReport> plan;
+  if (emulatorReport.getNumOccurrences() &&
+      !(plan = planKernels(*module, options)))
+    return kFailed;
   if (int rc = compileAndRun(*module, options, bind, run))
     return rc;
   printTimes(run.model->getRunTimes());
+  if (plan)
+    if (int rc = writeEmulatorReport(*plan))
+      return rc;
   std::unique_ptr<::ridge::rt::Model> &model = run.model;
   std::vector<std::vector<char>> &outputs = run.outputs;
 

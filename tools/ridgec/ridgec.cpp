@@ -16,6 +16,7 @@
 #include "ridgeline/Analysis/RooflineReport.h"
 #include "ridgeline/Dialect/Ridge/Transforms/Passes.h"
 #include "ridgeline/Driver/Compiler.h"
+#include "ridgeline/Driver/EmulatorReport.h"
 #include "ridgeline/Import/OnnxImporter.h"
 #include "ridgeline/Pipelines/Pipelines.h"
 #include "ridgeline/Target/HostObject.h"
@@ -139,29 +140,18 @@ static int runReport(MLIRContext &context,
       importOnnxFile(&context, inputFile, importOptions);
   if (!module)
     return 1;
-  setModuleTarget(*module, target);
-  PassManager pm(&context);
-  buildGraphOptimizationPipeline(pm);
-  if (failed(pm.run(*module)))
+  std::optional<RooflineReport> report =
+      buildPlannedReport(*module, target, fusion, *model, inputFile);
+  if (!report)
     return 1;
-  CostAnalysis costs(*module);
-  RooflineReport report = buildRooflineReport(costs, *model, inputFile);
-
-  PassManager groups(&context);
-  buildFusionGroupPipeline(groups, fusion, /*recordUnfused=*/true);
-  if (failed(groups.run(*module)))
-    return 1;
-  auto main = module->lookupSymbol<func::FuncOp>("main");
-  if (main && !main.isExternal())
-    addFusionGroups(report, main, *model);
 
   auto out = openOutputFile(output, &error);
   if (!out)
     return fail(error);
   if (json)
-    printRooflineJson(report, *model, out->os());
+    printRooflineJson(*report, *model, out->os());
   else
-    printRooflineTable(report, *model, out->os());
+    printRooflineTable(*report, *model, out->os());
   out->keep();
   return 0;
 }
