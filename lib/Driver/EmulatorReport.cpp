@@ -60,9 +60,8 @@ std::string mlir::ridge::getKernelGroupName(StringRef kernelName) {
   if (at == StringRef::npos)
     return "";
   StringRef rest = kernelName.drop_front(at + strlen("_kernel"));
-  if (!rest.empty() &&
-      !(rest.consume_front("_") && !rest.empty() &&
-        llvm::all_of(rest, llvm::isDigit)))
+  if (!rest.empty() && !(rest.consume_front("_") && !rest.empty() &&
+                         llvm::all_of(rest, llvm::isDigit)))
     return "";
   return kernelName.take_front(at).str();
 }
@@ -79,6 +78,7 @@ struct Measured {
   int64_t sectors = 0;
   int64_t footprintBytes = 0;
   int64_t sharedConflicts = 0;
+  double hostSeconds = 0;
 
   void add(const Measured &other) {
     kernels.insert(kernels.end(), other.kernels.begin(), other.kernels.end());
@@ -89,6 +89,7 @@ struct Measured {
     sectors += other.sectors;
     footprintBytes += other.footprintBytes;
     sharedConflicts += other.sharedConflicts;
+    hostSeconds += other.hostSeconds;
   }
   /// Requested bytes per byte of the sectors fetched.
   std::optional<double> getCoalescing() const {
@@ -113,8 +114,8 @@ std::optional<Measured> readKernel(const llvm::json::Object &kernel) {
   measured.kernels.push_back(name->str());
   measured.launches = getInt(&kernel, "launches");
   measured.warpInstructions = getInt(&kernel, "warp_instructions");
-  measured.tensorCore =
-      getInt(kernel.getObject("instructions"), "tensor_core");
+  measured.hostSeconds = kernel.getNumber("host_seconds").value_or(0);
+  measured.tensorCore = getInt(kernel.getObject("instructions"), "tensor_core");
   if (const llvm::json::Object *global = kernel.getObject("global"))
     for (StringRef kind : {"load", "store", "atomic"}) {
       const llvm::json::Object *access = global->getObject(kind);
@@ -171,8 +172,7 @@ LogicalResult mlir::ridge::printEmulatorReport(
     return failure();
   }
   const llvm::json::Object *root = document->getAsObject();
-  const llvm::json::Array *kernels =
-      root ? root->getArray("kernels") : nullptr;
+  const llvm::json::Array *kernels = root ? root->getArray("kernels") : nullptr;
   if (!kernels) {
     error = "the emulator's counters have no 'kernels' list";
     return failure();
@@ -185,13 +185,13 @@ LogicalResult mlir::ridge::printEmulatorReport(
   std::vector<const RooflineKernelRow *> planned;
   for (const RooflineKernelRow &kernel : plan.kernels)
     planned.push_back(&kernel);
-  llvm::sort(planned, [](const RooflineKernelRow *a,
-                         const RooflineKernelRow *b) {
-    unsigned x = 0, y = 0;
-    StringRef(a->name).drop_front().consumeInteger(10, x);
-    StringRef(b->name).drop_front().consumeInteger(10, y);
-    return x != y ? x < y : a->name < b->name;
-  });
+  llvm::sort(planned,
+             [](const RooflineKernelRow *a, const RooflineKernelRow *b) {
+               unsigned x = 0, y = 0;
+               StringRef(a->name).drop_front().consumeInteger(10, x);
+               StringRef(b->name).drop_front().consumeInteger(10, y);
+               return x != y ? x < y : a->name < b->name;
+             });
   for (const RooflineKernelRow *kernel : planned) {
     rowOf[kernel->name] = rows.size();
     rows.push_back(Row{kernel->name, kernel, {}});
@@ -275,15 +275,22 @@ LogicalResult mlir::ridge::printEmulatorReport(
       out.attribute("predicted_bytes", predictedTotal);
       out.attribute("footprint_bytes", total.footprintBytes);
       out.attribute("requested_bytes", total.requestedBytes);
+      out.attribute("warp_instructions", total.warpInstructions);
+      out.attribute("emulated_seconds", total.hostSeconds);
     });
     os << "\n";
     return success();
   }
 
-  os << "emulator report: " << rows.size() << " kernels of '"
-     << plan.modelName << "' on " << chip << " (planned for " << gpuName
-     << "), " << total.launches << " launches, " << total.warpInstructions
-     << " warp instructions\n";
+  os << "emulator report: " << rows.size() << " kernels of '" << plan.modelName
+     << "' on " << chip << " (planned for " << gpuName << "), "
+     << total.launches << " launches, " << total.warpInstructions
+     << " warp instructions emulated in "
+     << llvm::formatv("{0:F2}", total.hostSeconds) << " s";
+  if (total.hostSeconds > 0)
+    os << llvm::formatv(" ({0:F1} M/s)",
+                        total.warpInstructions / total.hostSeconds / 1e6);
+  os << "\n";
   size_t nameWidth = 6;
   for (const Row &row : rows)
     nameWidth = std::max(nameWidth, row.name.size());
@@ -294,8 +301,8 @@ LogicalResult mlir::ridge::printEmulatorReport(
       os << ' ' << llvm::right_justify(cell, width);
     os << '\n';
   };
-  printRow({"kernel", "launches", "warp instrs", "tensor", "requested",
-            "coal.", "footprint", "predicted", "ratio", "bank cfl."});
+  printRow({"kernel", "launches", "warp instrs", "tensor", "requested", "coal.",
+            "footprint", "predicted", "ratio", "bank cfl."});
   for (const Row &row : rows) {
     const Measured &m = row.measured;
     std::optional<double> coalescing = m.getCoalescing();
@@ -309,10 +316,10 @@ LogicalResult mlir::ridge::printEmulatorReport(
   }
   os << "total: footprint " << formatBytes(total.footprintBytes)
      << ", predicted " << formatBytes(predictedTotal) << " (ratio "
-     << formatRatio(predictedTotal ? std::optional<double>(
-                                         double(total.footprintBytes) /
-                                         double(predictedTotal))
-                                   : std::nullopt)
+     << formatRatio(predictedTotal
+                        ? std::optional<double>(double(total.footprintBytes) /
+                                                double(predictedTotal))
+                        : std::nullopt)
      << "), requested " << formatBytes(total.requestedBytes) << "\n";
   for (const Row &row : rows) {
     if (!excess(row))

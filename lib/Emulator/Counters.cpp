@@ -209,6 +209,7 @@ void KernelCounters::accumulate(const KernelCounters &other) {
   threads += other.threads;
   warpInstructions += other.warpInstructions;
   threadInstructions += other.threadInstructions;
+  hostSeconds += other.hostSeconds;
   for (unsigned i = 0; i < kNumInstructionClasses; ++i)
     instructions[i] += other.instructions[i];
   auto addGlobal = [](GlobalAccessCounters &to,
@@ -431,6 +432,7 @@ ridge::emu::formatCountersJson(const std::vector<KernelCounters> &kernels) {
             c.warpInstructions);
     appendf(out, "      \"thread_instructions\": %" PRIu64 ",\n",
             c.threadInstructions);
+    appendf(out, "      \"host_seconds\": %.6f,\n", c.hostSeconds);
     out += "      \"instructions\": {\n";
     for (unsigned i = 0; i < kNumInstructionClasses; ++i)
       appendf(out, "        \"%s\": %" PRIu64 "%s\n",

@@ -40,21 +40,31 @@ bool DeviceMemory::free(uint64_t address) {
     return false;
   std::free(it->second);
   blocks.erase(it);
+  auto allocation = allocations.find(address);
+  if (allocation != allocations.end() && &allocation->second == lastFound)
+    lastFound = nullptr;
   allocations.erase(address);
   return true;
 }
 
 const DeviceMemory::Allocation *DeviceMemory::find(uint64_t address,
                                                    uint64_t bytes) const {
+  auto within = [&](const Allocation &allocation) {
+    return address >= allocation.base && address + bytes >= address &&
+           address + bytes <= allocation.base + allocation.size;
+  };
+  // A warp's lanes, and the next instructions, mostly access the buffer
+  // the last access did.
+  if (lastFound && within(*lastFound))
+    return lastFound;
   auto it = allocations.upper_bound(address);
   if (it == allocations.begin())
     return nullptr;
   --it;
-  const Allocation &allocation = it->second;
-  if (address + bytes < address ||
-      address + bytes > allocation.base + allocation.size)
+  if (!within(it->second))
     return nullptr;
-  return &allocation;
+  lastFound = &it->second;
+  return lastFound;
 }
 
 const DeviceMemory::Allocation *DeviceMemory::nearest(uint64_t address) const {

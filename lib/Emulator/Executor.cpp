@@ -24,6 +24,7 @@
 
 #include <algorithm>
 #include <cfenv>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -98,6 +99,55 @@ struct Warp {
   uint32_t polledPc = 0, polledLane = 0; // that test_wait
   std::vector<uint64_t> regs;
 };
+
+/// `bytes` (1, 2, 4 or 8) little-endian bytes at `at`, zero-extended: a
+/// fixed-size copy per width, which compiles to one move where a memcpy of
+/// a variable size is a call.
+uint64_t loadBytes(const uint8_t *at, unsigned bytes) {
+  switch (bytes) {
+  case 4: {
+    uint32_t v;
+    std::memcpy(&v, at, 4);
+    return v;
+  }
+  case 8: {
+    uint64_t v;
+    std::memcpy(&v, at, 8);
+    return v;
+  }
+  case 2: {
+    uint16_t v;
+    std::memcpy(&v, at, 2);
+    return v;
+  }
+  default: {
+    uint64_t v = 0;
+    std::memcpy(&v, at, bytes);
+    return v;
+  }
+  }
+}
+
+void storeBytes(uint8_t *at, uint64_t value, unsigned bytes) {
+  switch (bytes) {
+  case 4: {
+    uint32_t v = static_cast<uint32_t>(value);
+    std::memcpy(at, &v, 4);
+    return;
+  }
+  case 8:
+    std::memcpy(at, &value, 8);
+    return;
+  case 2: {
+    uint16_t v = static_cast<uint16_t>(value);
+    std::memcpy(at, &v, 2);
+    return;
+  }
+  default:
+    std::memcpy(at, &value, bytes);
+    return;
+  }
+}
 
 /// The distinct global sectors a launch loads, stores and updates
 /// atomically (GlobalAccessCounters::footprintSectors).
@@ -202,6 +252,24 @@ private:
   bool finishRound(uint64_t versionBefore, bool &again);
   bool execute(Warp &warp, uint32_t pc, uint32_t active);
   bool executeLanes(Warp &warp, const Instruction &inst, uint32_t exec);
+  bool executeFastArithmetic(Warp &warp, const Instruction &inst,
+                             uint32_t exec);
+  /// The 32 lanes of a source operand: its register row, or `scratch`
+  /// filled with an immediate or other operand's lanes.
+  const uint64_t *getLanes(const Warp &warp, const Operand &op, uint32_t exec,
+                           uint64_t (&scratch)[kWarpSize]) const {
+    if (op.kind == OperandKind::Reg && !op.negate)
+      return &warp.regs[size_t(op.reg) * kWarpSize];
+    if (op.kind == OperandKind::Imm) {
+      std::fill(scratch, scratch + kWarpSize, static_cast<uint64_t>(op.imm));
+      return scratch;
+    }
+    for (uint32_t m = exec; m; m &= m - 1) {
+      unsigned lane = __builtin_ctz(m);
+      scratch[lane] = read(warp, op, lane);
+    }
+    return scratch;
+  }
 
   uint64_t read(const Warp &warp, const Operand &op, unsigned lane) const {
     switch (op.kind) {
@@ -877,8 +945,7 @@ bool BlockRun::memoryOp(Warp &warp, const Instruction &inst, uint32_t exec) {
     for (unsigned e = 0; e < count; ++e) {
       uint8_t *element = host + e * bytes;
       if (isLoad) {
-        uint64_t value = 0;
-        std::memcpy(&value, element, bytes);
+        uint64_t value = loadBytes(element, bytes);
         if (isSignedType(inst.type))
           value = static_cast<uint64_t>(signExtend(value, bits));
         uint32_t reg =
@@ -890,7 +957,7 @@ bool BlockRun::memoryOp(Warp &warp, const Instruction &inst, uint32_t exec) {
           value = readElement(warp, data, e, lane);
         else
           value = read(warp, data, lane);
-        std::memcpy(element, &value, bytes);
+        storeBytes(element, value, bytes);
       }
     }
   }
@@ -1381,6 +1448,102 @@ bool BlockRun::checkAsyncCopies(const Warp &warp, unsigned lane,
                   "cp.async.wait_all of that thread");
 }
 
+/// The arithmetic that compiled kernels spend most of their time in, over
+/// the active lanes at once instead of a call per lane: f32 add, sub, mul,
+/// fma and mad rounded to nearest (no .ftz, .sat), and integer add, sub,
+/// mul.lo, and, or and xor of 32 or 64 bits (no carry, .sat, .wide, .hi).
+/// Each computes exactly what computeFloatOp and computeIntOp compute for
+/// the same operands (the same host operations, masked alike); false for
+/// every other form, which takes the general path.
+bool BlockRun::executeFastArithmetic(Warp &warp, const Instruction &inst,
+                                     uint32_t exec) {
+  const std::vector<Operand> &ops = inst.operands;
+  if (ops.empty() || ops[0].kind != OperandKind::Reg || ops[0].reg == kNoReg ||
+      inst.sat)
+    return false;
+  uint64_t *dest = &warp.regs[size_t(ops[0].reg) * kWarpSize];
+  uint64_t scratchA[kWarpSize], scratchB[kWarpSize], scratchC[kWarpSize];
+  if (inst.type == Type::F32) {
+    if (inst.ftz ||
+        (inst.rounding != Rounding::Default && inst.rounding != Rounding::Rn))
+      return false;
+    bool ternary = inst.opcode == Opcode::Fma || inst.opcode == Opcode::Mad;
+    if (!ternary && inst.opcode != Opcode::Add && inst.opcode != Opcode::Sub &&
+        inst.opcode != Opcode::Mul)
+      return false;
+    if (ops.size() != (ternary ? 4u : 3u))
+      return false;
+    const uint64_t *a = getLanes(warp, ops[1], exec, scratchA);
+    const uint64_t *b = getLanes(warp, ops[2], exec, scratchB);
+    const uint64_t *c = ternary ? getLanes(warp, ops[3], exec, scratchC) : a;
+    for (uint32_t m = exec; m; m &= m - 1) {
+      unsigned lane = __builtin_ctz(m);
+      float x = bitsToF32(a[lane]), y = bitsToF32(b[lane]);
+      float r;
+      switch (inst.opcode) {
+      case Opcode::Add:
+        r = x + y;
+        break;
+      case Opcode::Sub:
+        r = x - y;
+        break;
+      case Opcode::Mul:
+        r = x * y;
+        break;
+      default:
+        r = std::fma(x, y, bitsToF32(c[lane]));
+        break;
+      }
+      dest[lane] = f32ToBits(r);
+    }
+    return true;
+  }
+  unsigned bits = getTypeBits(inst.type);
+  if ((bits != 32 && bits != 64) || isFloatType(inst.type) || inst.carryIn ||
+      inst.carryOut || inst.wide || inst.hi || ops.size() != 3)
+    return false;
+  switch (inst.opcode) {
+  case Opcode::Add:
+  case Opcode::Sub:
+  case Opcode::Mul:
+  case Opcode::And:
+  case Opcode::Or:
+  case Opcode::Xor:
+    break;
+  default:
+    return false;
+  }
+  uint64_t mask = maskOf(bits);
+  const uint64_t *a = getLanes(warp, ops[1], exec, scratchA);
+  const uint64_t *b = getLanes(warp, ops[2], exec, scratchB);
+  for (uint32_t m = exec; m; m &= m - 1) {
+    unsigned lane = __builtin_ctz(m);
+    uint64_t x = a[lane], y = b[lane], r;
+    switch (inst.opcode) {
+    case Opcode::Add:
+      r = x + y;
+      break;
+    case Opcode::Sub:
+      r = x - y;
+      break;
+    case Opcode::Mul: // the low half of the product, signed or not
+      r = x * y;
+      break;
+    case Opcode::And:
+      r = x & y;
+      break;
+    case Opcode::Or:
+      r = x | y;
+      break;
+    default:
+      r = x ^ y;
+      break;
+    }
+    dest[lane] = r & mask;
+  }
+  return true;
+}
+
 bool BlockRun::executeLanes(Warp &warp, const Instruction &inst,
                             uint32_t exec) {
   const std::vector<Operand> &ops = inst.operands;
@@ -1518,6 +1681,8 @@ bool BlockRun::executeLanes(Warp &warp, const Instruction &inst,
   default:
     break;
   }
+  if (executeFastArithmetic(warp, inst, exec))
+    return true;
   // Arithmetic: destination, then up to three sources.
   bool isFloat = isFloatType(inst.type) && inst.opcode != Opcode::And &&
                  inst.opcode != Opcode::Or && inst.opcode != Opcode::Xor;
@@ -1665,6 +1830,7 @@ bool Device::launchPacked(const LoadedModule &module, const PtxFunction &kernel,
   counts.staticSharedBytes = kernel.staticShared;
   counts.dynamicSharedBytes = dynamicSharedBytes;
   counts.localBytesPerThread = kernel.localBytes;
+  auto start = std::chrono::steady_clock::now();
   std::vector<SharedByteShadow> sharedShadow;
   LaunchFootprint footprint;
   uint32_t epoch = 0, blockSerial = 0;
@@ -1679,6 +1845,9 @@ bool Device::launchPacked(const LoadedModule &module, const PtxFunction &kernel,
         ++counts.blocks;
         counts.threads += block.count();
       }
+  counts.hostSeconds +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   counts.globalLoad.footprintSectors += footprint.load.size();
   counts.globalStore.footprintSectors += footprint.store.size();
   counts.globalAtomic.footprintSectors += footprint.atomic.size();

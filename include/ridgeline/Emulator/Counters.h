@@ -120,6 +120,9 @@ struct KernelCounters {
   uint64_t threads = 0;
   uint64_t warpInstructions = 0;   // issued, predicated-off ones included
   uint64_t threadInstructions = 0; // lanes whose guard held
+  /// Host time the emulator spent in the launches (not a GPU time; for the
+  /// emulator's own speed, warp instructions per second).
+  double hostSeconds = 0;
   uint64_t instructions[kNumInstructionClasses] = {}; // warp instructions
 
   GlobalAccessCounters globalLoad, globalStore, globalAtomic;

@@ -66,6 +66,8 @@ public:
 private:
   std::map<uint64_t, Allocation> allocations;
   std::map<uint64_t, void *> blocks; // base -> what to free
+  /// The allocation find() returned last (map nodes do not move).
+  mutable const Allocation *lastFound = nullptr;
 };
 
 /// A PTX module on the device: its decoded form and the device addresses of
