@@ -37,6 +37,7 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Regex.h"
 #include "llvm/Support/Signals.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
@@ -279,7 +280,29 @@ static size_t compareElements(const ::ridge::rt::TensorSpec &spec,
 struct Run {
   std::unique_ptr<::ridge::rt::Model> model;
   std::vector<std::vector<char>> outputs;
+  /// On the emulator: the kernels of the fusion plan, for the emulator
+  /// report and for naming a failing kernel's ONNX nodes.
+  std::optional<RooflineReport> plan;
 };
+
+static std::optional<RooflineReport> planKernels(ModuleOp module,
+                                                 const CompileOptions &options);
+
+/// `error` with the ONNX nodes of the kernel it names ("kernel
+/// 'k18_reduction_kernel', block ..."), from the plan of the build.
+static std::string addKernelNodes(const std::string &error,
+                                  const std::optional<RooflineReport> &plan) {
+  static const llvm::Regex kernelName("kernel '([A-Za-z0-9_$.]+)'");
+  SmallVector<StringRef> match;
+  if (!plan || !kernelName.match(error, &match))
+    return error;
+  std::string group = getKernelGroupName(match[1]);
+  for (const RooflineKernelRow &kernel : plan->kernels)
+    if (kernel.name == group && !kernel.nodes.empty())
+      return error + " [kernel " + group +
+             " computes ONNX nodes: " + llvm::join(kernel.nodes, ", ") + "]";
+  return error;
+}
 
 /// Appends the input pointers for `model` to `buffers`; returns an exit
 /// code (kOk to go on).
@@ -307,6 +330,9 @@ static int compileAndRun(ModuleOp module, const CompileOptions &options,
     llvm::sys::DontRemoveFileOnSignal(soPath);
     llvm::sys::DontRemoveFileOnSignal(weightsPath);
   });
+  if (device == DeviceKind::Emulator && options.target.isGpu() &&
+      !(run.plan = planKernels(module, options)))
+    return kFailed;
   if (failed(compileGraphModule(module, options, soPath)))
     return kFailed;
   run.model = ::ridge::rt::Model::load(std::string(soPath), error);
@@ -329,7 +355,7 @@ static int compileAndRun(ModuleOp module, const CompileOptions &options,
 
   if (!run.model->run(buffers, error)) {
     bool noGpu = error.rfind("no NVIDIA GPU available", 0) == 0;
-    fail(error);
+    fail(addKernelNodes(error, run.plan));
     return noGpu ? kNoGpu : kFailed;
   }
   return kOk;
@@ -408,8 +434,8 @@ static void printTimes(std::vector<double> times) {
 /// data.
 /// --emulator-report: the kernels the fusion plan forms for `module` (the
 /// imported graph), before it is compiled.
-static std::optional<RooflineReport> planKernels(ModuleOp module,
-                                                 const CompileOptions &options) {
+static std::optional<RooflineReport>
+planKernels(ModuleOp module, const CompileOptions &options) {
   std::string error;
   std::optional<RooflineModel> model = RooflineModel::create(
       options.target.gpu, options.target.precision, error);
@@ -447,17 +473,13 @@ static int runOnRandomInputs(MLIRContext &context, CompileOptions options) {
                   std::vector<void *> &buffers) {
     return bindRandomInputs(model, buffers, storage);
   };
-  std::optional<RooflineReport> plan;
-  if (emulatorReport.getNumOccurrences() &&
-      !(plan = planKernels(*module, options)))
-    return kFailed;
   if (int rc = compileAndRun(*module, options, bind, run))
     return rc;
   llvm::outs() << "ridge-run: ran '" << inputFile << "' on " << target
                << " with random inputs\n";
   printTimes(run.model->getRunTimes());
-  if (plan)
-    return writeEmulatorReport(*plan);
+  if (emulatorReport.getNumOccurrences())
+    return writeEmulatorReport(*run.plan);
   return kOk;
 }
 
@@ -666,15 +688,11 @@ int main(int argc, char **argv) {
                   std::vector<void *> &buffers) {
     return bindTestData(model, buffers, inputs, inputFiles);
   };
-  std::optional<RooflineReport> plan;
-  if (emulatorReport.getNumOccurrences() &&
-      !(plan = planKernels(*module, options)))
-    return kFailed;
   if (int rc = compileAndRun(*module, options, bind, run))
     return rc;
   printTimes(run.model->getRunTimes());
-  if (plan)
-    if (int rc = writeEmulatorReport(*plan))
+  if (emulatorReport.getNumOccurrences())
+    if (int rc = writeEmulatorReport(*run.plan))
       return rc;
   std::unique_ptr<::ridge::rt::Model> &model = run.model;
   std::vector<std::vector<char>> &outputs = run.outputs;
