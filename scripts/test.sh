@@ -5,10 +5,14 @@
 #  2. the ONNX conformance runner over the node tests of a pinned newer onnx
 #     wheel (scripts/node-suite.sh), against their own expected-failure list:
 #     `onnx <version> node suite: N passed, M failed`;
-#  3. the ONNX conformance runner: every in-scope node test of libonnx-testdata
+#  3. the GPU builds (sm_80 and sm_90a) of the model fixtures and of a
+#     sample of the same node suite (every op family, two tests each:
+#     conformance.py --per-op 2), run on the PTX emulator, against the CPU's
+#     expected failures plus test/conformance/expected-failures-emulator.txt;
+#  4. the ONNX conformance runner: every in-scope node test of libonnx-testdata
 #     plus the model fixtures, import -> CPU compile -> run -> compare, against
 #     test/conformance/expected-failures.txt.
-# The last line is the conformance summary of step 3, `N passed, M failed`.
+# The last line is the conformance summary of step 4, `N passed, M failed`.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 source "$root/scripts/deps.sh"
@@ -48,6 +52,29 @@ bash "$root/scripts/node-suite.sh"
 node_suite=$?
 set -e
 
+# The GPU build of the model fixtures and of two node tests per op family,
+# run on the PTX emulator for both chips: what passes on the CPU must pass
+# there too (the CPU's expected failures plus test/conformance/
+# expected-failures-emulator.txt, the GPU build's own). The whole node suite
+# on the emulator: scripts/node-suite.sh --target=CHIP --device=emulator.
+emulator_failures="$root/test/conformance/expected-failures-emulator.txt"
+set +e
+emulator=0
+for chip in sm_80 sm_90a; do
+  bash "$root/scripts/node-suite.sh" --target="$chip" --device=emulator --per-op 2 \
+    --label "onnx 1.23.0 node suite, $chip on the emulator" \
+    --expected-failures "$root/test/conformance/expected-failures-onnx-1.23.0.txt" \
+    --expected-failures "$emulator_failures" || emulator=1
+  python3 "$root/python/ridgeline/conformance.py" --quiet \
+    --target="$chip" --device=emulator \
+    --label "model fixtures, $chip on the emulator" \
+    --models "$root/test/models" --models "$root/test/models/exporter" \
+    --models "$root/test/models/onnx-export" \
+    --expected-failures "$root/test/conformance/expected-failures.txt" \
+    --expected-failures "$emulator_failures" || emulator=1
+done
+set -e
+
 set +e
 python3 "$root/python/ridgeline/conformance.py" --quiet \
   --models "$root/test/models" --models "$root/test/models/exporter" \
@@ -56,5 +83,6 @@ python3 "$root/python/ridgeline/conformance.py" --quiet \
 conformance=$?
 set -e
 [ "$status" -eq 0 ] && status=$node_suite
+[ "$status" -eq 0 ] && status=$emulator
 [ "$status" -eq 0 ] && status=$conformance
 exit "$status"

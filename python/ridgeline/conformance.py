@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""ONNX conformance runner: import -> CPU compile -> run -> compare.
+"""ONNX conformance runner: import -> compile -> run -> compare.
 
 Runs every test of an ONNX backend node-test suite (Debian's libonnx-testdata,
 or the newer one inside PyPI's `onnx` wheel: onnx/backend/test/data/node) and
@@ -17,6 +17,10 @@ set, and prints one line per test plus a summary:
 The exit status is non-zero on any regression: a failure not listed in the
 expected-failure file, or a listed test that now passes (remove it from the
 list). `--op-table FILE` writes the per-op support table (Markdown).
+
+`--target=sm_80 --device=emulator` runs the GPU build of every test on the
+PTX emulator instead of the CPU build (judged against its own expected-failure
+list, `--expected-failures`).
 
 Only the Python standard library is needed; model classification (opset, op
 types, scope) comes from `ridge-run --describe`.
@@ -49,6 +53,7 @@ class Test:
         self.ops = []
         self.scope = None  # None = in scope, else the reason
         self.passed = False
+        self.described = False
         self.error = ""
         self.seconds = 0.0
 
@@ -110,8 +115,11 @@ def first_error(text):
     return lines[-1] if lines else "no output"
 
 
-def run_test(test, ridge_run, timeout, extra_args=()):
-    start = time.time()
+def describe_test(test, ridge_run):
+    """Fills in the test's opset, op types and scope; False on an error."""
+    if test.described:
+        return not test.error
+    test.described = True
     model = os.path.join(test.model_dir, "model.onnx")
     describe = subprocess.run([ridge_run, "--describe", model],
                               capture_output=True, text=True)
@@ -125,6 +133,34 @@ def run_test(test, ridge_run, timeout, extra_args=()):
             test.scope = value[len("out ("):-1] if value.startswith("out (") else value
     if describe.returncode not in (0, OUT_OF_SCOPE):
         test.error = first_error(describe.stderr)
+        return False
+    return True
+
+
+def sample_per_op(tests, per_op):
+    """The in-scope tests, in name order, that bring some op type (Constant
+    aside) to `per_op` tests: every op family covered at most `per_op`
+    times over, plus the model fixtures."""
+    counts = collections.Counter()
+    chosen = []
+    for test in sorted(tests, key=lambda t: t.name):
+        if test.name.startswith("model_"):
+            chosen.append(test)
+            continue
+        if test.scope is not None or test.error:
+            continue
+        ops = [op for op in test.ops if op != "Constant"] or test.ops
+        if any(counts[op] < per_op for op in ops):
+            chosen.append(test)
+            counts.update(set(ops))
+    return chosen
+
+
+def run_test(test, ridge_run, timeout, extra_args=()):
+    start = time.time()
+    model = os.path.join(test.model_dir, "model.onnx")
+    if not describe_test(test, ridge_run):
+        pass
     elif test.scope is None:
         data_sets = sorted(d for d in os.listdir(test.model_dir)
                            if d.startswith("test_data_set_"))
@@ -231,9 +267,11 @@ def main(argv):
                              "test_data_set_*); repeatable")
     parser.add_argument("--bin", default=os.path.join(REPO, "build", "bin"),
                         help="folder holding ridge-run")
-    parser.add_argument("--expected-failures",
-                        default=os.path.join(REPO, "test", "conformance",
-                                             "expected-failures.txt"))
+    parser.add_argument("--expected-failures", action="append",
+                        help="file of tests expected to fail; repeatable: "
+                             "the lists add up (a GPU run adds the failures "
+                             "of its own to the CPU's list). Default: "
+                             "test/conformance/expected-failures.txt")
     parser.add_argument("--tolerances",
                         default=os.path.join(REPO, "test", "conformance",
                                              "tolerances.txt"))
@@ -241,9 +279,19 @@ def main(argv):
     parser.add_argument("--update-expected", action="store_true",
                         help="rewrite the expected-failure list from this run")
     parser.add_argument("--filter", help="only tests whose name matches")
+    parser.add_argument("--per-op", type=int, metavar="N",
+                        help="only a sample of the node tests: in name order, "
+                             "each test that brings one of its op types to N "
+                             "tests (every op family covered)")
     parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--timeout", type=int, default=300,
                         help="seconds per ridge-run")
+    parser.add_argument("--target", default="cpu",
+                        help="the code ridge-run builds: cpu (default), "
+                             "sm_80, sm_90a, ...")
+    parser.add_argument("--device", choices=["gpu", "emulator"],
+                        help="where a GPU target's build runs (ridge-run "
+                             "--device): the GPU, or the PTX emulator")
     parser.add_argument("--ridge-run-arg", action="append", default=[],
                         help="extra ridge-run argument, e.g. "
                              "--ridge-run-arg=--specialize-values=false")
@@ -254,18 +302,42 @@ def main(argv):
                              "name, e.g. 'onnx 1.23.0 node suite')")
     args = parser.parse_args(argv)
 
+    if args.update_expected and (args.per_op or args.filter):
+        sys.exit("conformance: --update-expected needs the whole suite "
+                 "(no --filter, no --per-op)")
+    if args.device and args.target == "cpu":
+        sys.exit("conformance: --device needs a GPU --target (sm_80, sm_90a)")
+    run_args = list(args.ridge_run_arg)
+    if args.target != "cpu":
+        run_args.append("--target=" + args.target)
+    if args.device:
+        run_args.append("--device=" + args.device)
     ridge_run = os.path.join(args.bin, "ridge-run")
     if not os.access(ridge_run, os.X_OK):
         sys.exit("conformance: %s not found; build first" % ridge_run)
     if not args.suite and not args.models:
         sys.exit("conformance: no node-test suite found and no --models given")
-    expected = read_list(args.expected_failures)
+    if not args.expected_failures:
+        args.expected_failures = [os.path.join(REPO, "test", "conformance",
+                                               "expected-failures.txt")]
+    expected = collections.OrderedDict()
+    for path in args.expected_failures:
+        expected.update(read_list(path))
+    # --update-expected rewrites the last list with what the others do not
+    # already expect.
+    inherited = collections.OrderedDict()
+    for path in args.expected_failures[:-1]:
+        inherited.update(read_list(path))
     tests = discover(args.suite, args.models, read_tolerances(args.tolerances),
                      args.filter)
     start = time.time()
+    if args.per_op:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+            list(pool.map(lambda t: describe_test(t, ridge_run), tests))
+        tests = sample_per_op(tests, args.per_op)
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
         futures = [pool.submit(run_test, t, ridge_run, args.timeout,
-                               args.ridge_run_arg)
+                               run_args)
                    for t in tests]
         for future in futures:
             future.result()
@@ -285,7 +357,7 @@ def main(argv):
             print("%s: %s%s" % (status, test.name, ": " + detail if detail else ""))
     stale = [name for name in expected
              if name not in {t.name for t in tests}]
-    if args.filter:
+    if args.filter or args.per_op:
         stale = []
 
     in_scope = len(tests) - counts["SKIP"]
@@ -307,12 +379,13 @@ def main(argv):
         label = args.suite or "the model fixtures"
         write_op_table(args.op_table, tests, label)
     if args.update_expected:
-        with open(args.expected_failures, "w") as f:
+        with open(args.expected_failures[-1], "w") as f:
             f.write("# In-scope conformance tests that fail today, with the first\n"
                     "# error line. The runner fails on a failure not listed here and\n"
                     "# on a listed test that passes. Regenerate with --update-expected.\n")
             for test in sorted(tests, key=lambda t: t.name):
-                if test.scope is None and not test.passed:
+                if test.scope is None and not test.passed and \
+                        test.name not in inherited:
                     f.write("%s  # %s\n" % (test.name, shorten(test.error, 200)))
     regressions = counts["FAIL"] + counts["XPASS"]
     return 1 if regressions and not args.update_expected else 0
