@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # GPU check: on a machine with an NVIDIA GPU and CUDA, build Ridgeline, run
 # every bundled end-to-end model on the GPU target and print pass/fail with
-# the max error per model. Needs no network if the packages are installed.
+# the max error per model; then each shared model on the GPU and on the PTX
+# emulator, their outputs compared, with the measured time per kernel next
+# to the roofline and the emulator's counters next to the fusion plan.
+# Needs no network if the packages are installed.
 # Usage: bench/gpu-check.sh [sm_XX]   (default: detected from nvidia-smi)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -59,6 +62,49 @@ for dir in "$root"/test/models/onnx-export/*/ "$root"/test/models/exporter/*/; d
   [[ -f "$dir/model.onnx" && -d "$dir/test_data_set_0" ]] || continue
   run_one "models/$name" "$dir/model.onnx" "$dir/test_data_set_0" --atol 1e-4
 done
+
+# Each shared model on the GPU and on the PTX emulator (issue 13): both
+# against the ONNX Runtime reference, their outputs against each other, and
+# per kernel the measured GPU time next to the roofline prediction
+# (--kernel-times) and the emulator's counters next to the plan's bytes
+# (--emulator-report).
+work=$(mktemp -d)
+for dir in "$root"/test/models/onnx-export/*/; do
+  name=$(basename "$dir")
+  [[ -f "$dir/model.onnx" && -d "$dir/test_data_set_0" ]] || continue
+  echo
+  echo "== $name: GPU ($arch) against the emulator"
+  common=("$dir/model.onnx" --test-data "$dir/test_data_set_0" --compare
+          --atol 1e-4 --target="$arch")
+  timeout 300 "$root/build/bin/ridge-run" "${common[@]}" --kernel-times \
+    --save-outputs "$work/$name/gpu" 2>&1 | grep -v "^output " | sed 's/^/  /'
+  gpu=${PIPESTATUS[0]}
+  timeout 600 "$root/build/bin/ridge-run" "${common[@]}" --device=emulator \
+    --emulator-report --save-outputs "$work/$name/emulator" 2>&1 \
+    | grep -v "^output " | sed 's/^/  /'
+  emu=${PIPESTATUS[0]}
+  same=1
+  if [[ $gpu -eq 0 && $emu -eq 0 ]]; then
+    /usr/bin/python3 - "$work/$name" <<'PY' || same=0
+import glob, os, sys
+import numpy as np
+worst = 0.0
+for gpu in sorted(glob.glob(os.path.join(sys.argv[1], "gpu", "*.npy"))):
+    a = np.load(gpu).astype(np.float64)
+    b = np.load(gpu.replace(os.sep + "gpu" + os.sep,
+                            os.sep + "emulator" + os.sep)).astype(np.float64)
+    worst = max(worst, float(np.max(np.abs(a - b))) if a.size else 0.0)
+print("  GPU against emulator: max abs difference %.3e" % worst)
+sys.exit(0 if worst <= 1e-4 else 1)
+PY
+  fi
+  if [[ $gpu -eq 0 && $emu -eq 0 && $same -eq 1 ]]; then
+    pass=$((pass + 1)); echo "  $name: PASS"
+  else
+    fail=$((fail + 1)); echo "  $name: FAIL (gpu $gpu, emulator $emu, same $same)"
+  fi
+done
+rm -rf "$work"
 echo "$pass passed, $fail failed"
 
 # Fused memory-bound kernels against a copy-like kernel (and PyTorch when

@@ -332,3 +332,69 @@ LogicalResult mlir::ridge::printEmulatorReport(
   }
   return success();
 }
+
+void mlir::ridge::printKernelTimes(const RooflineReport &plan,
+                                   ArrayRef<MeasuredKernelTime> times,
+                                   StringRef chip, StringRef gpuName,
+                                   StringRef what, llvm::raw_ostream &os) {
+  struct Group {
+    std::string name;
+    const RooflineKernelRow *planned = nullptr;
+    uint64_t launches = 0;
+    double milliseconds = 0;
+  };
+  std::vector<Group> groups;
+  std::map<std::string, size_t> groupOf;
+  for (const MeasuredKernelTime &time : times) {
+    std::string name = getKernelGroupName(time.name);
+    if (name.empty())
+      name = time.name;
+    auto [it, inserted] = groupOf.try_emplace(name, groups.size());
+    if (inserted) {
+      Group group{name, nullptr, 0, 0};
+      for (const RooflineKernelRow &kernel : plan.kernels)
+        if (kernel.name == name)
+          group.planned = &kernel;
+      groups.push_back(group);
+    }
+    groups[it->second].launches += time.launches;
+    groups[it->second].milliseconds += time.milliseconds;
+  }
+  double measuredTotal = 0, predictedTotal = 0;
+  size_t nameWidth = 6;
+  for (const Group &group : groups) {
+    measuredTotal += group.milliseconds * 1e3;
+    if (group.planned)
+      predictedTotal += group.planned->point.getTime() * 1e6;
+    nameWidth = std::max(nameWidth, group.name.size());
+  }
+  os << "kernel times: " << groups.size() << " kernels of '" << plan.modelName
+     << "' on " << chip << " (" << what << "), roofline of " << gpuName << "\n";
+  auto printRow = [&](ArrayRef<std::string> cells) {
+    os << llvm::left_justify(cells[0], nameWidth);
+    const unsigned widths[] = {8, 12, 12, 9, 10};
+    for (auto [cell, width] : llvm::zip(cells.drop_front(), widths))
+      os << ' ' << llvm::right_justify(cell, width);
+    os << '\n';
+  };
+  printRow(
+      {"kernel", "launches", "measured us", "roofline us", "ratio", "bound"});
+  for (const Group &group : groups) {
+    double measured = group.milliseconds * 1e3;
+    double predicted = group.planned ? group.planned->point.getTime() * 1e6 : 0;
+    bool memoryBound = group.planned && group.planned->point.memoryTime >=
+                                            group.planned->point.computeTime;
+    printRow({group.name, std::to_string(group.launches),
+              llvm::formatv("{0:F2}", measured).str(),
+              group.planned ? llvm::formatv("{0:F3}", predicted).str() : "-",
+              predicted > 0
+                  ? llvm::formatv("{0:F2}", measured / predicted).str()
+                  : "-",
+              group.planned ? (memoryBound ? "memory" : "compute") : "-"});
+  }
+  os << llvm::formatv("total: measured {0:F2} us, roofline {1:F3} us",
+                      measuredTotal, predictedTotal);
+  if (predictedTotal > 0)
+    os << llvm::formatv(" (ratio {0:F2})", measuredTotal / predictedTotal);
+  os << "\n";
+}

@@ -148,6 +148,8 @@ bool CudaDriver::bindLibcuda(std::string &whyNot) {
   ok &= bind(handle, "cuEventDestroy_v2", a.cuEventDestroy, missing);
   ok &= bind(handle, "cuEventRecord", a.cuEventRecord, missing);
   ok &= bind(handle, "cuEventSynchronize", a.cuEventSynchronize, missing);
+  ok &= bind(handle, "cuEventElapsedTime", a.cuEventElapsedTime, missing,
+             /*required=*/false);
   ok &= bind(handle, "cuTensorMapEncodeTiled", a.cuTensorMapEncodeTiled,
              missing, /*required=*/false);
   if (!ok) {

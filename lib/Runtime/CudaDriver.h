@@ -200,6 +200,8 @@ public:
     cu::CUresult (*cuEventDestroy)(cu::CUevent);
     cu::CUresult (*cuEventRecord)(cu::CUevent, cu::CUstream);
     cu::CUresult (*cuEventSynchronize)(cu::CUevent);
+    /// Optional: needed only to time kernels (setKernelProfiling).
+    cu::CUresult (*cuEventElapsedTime)(float *, cu::CUevent, cu::CUevent);
     /// Optional (CUDA 12.0+): TMA tensor maps for sm_90 kernels. The
     /// emulated driver writes the emulator's own encoding (TensorMap.h).
     cu::CUresult (*cuTensorMapEncodeTiled)(cu::CUtensorMap *, int, unsigned,

@@ -22,6 +22,7 @@
 #include "ridgeline/Emulator/TensorMap.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -49,7 +50,7 @@ struct EmulatorState {
   ridge::emu::Device device;
   int computeCapability = 90;
   std::mutex mutex;
-  int context = 0, stream = 0, event = 0; // addresses serve as handles
+  int context = 0, stream = 0; // addresses serve as handles
   /// Per kernel name, summed over launches, in the order of first launches
   /// (getEmulatorCounters); guarded by `mutex`.
   std::vector<ridge::emu::KernelCounters> counters;
@@ -390,13 +391,41 @@ CUresult emuStreamSynchronize(CUstream) { return CUDA_SUCCESS; }
 CUresult emuStreamWaitEvent(CUstream, CUevent, unsigned) {
   return CUDA_SUCCESS;
 }
+/// An event records the host time of its last cuEventRecord: every call
+/// runs synchronously here, so the time between two records around a
+/// launch is the time its emulation took (not a GPU time).
+struct EmulatedEvent {
+  std::chrono::steady_clock::time_point recorded;
+  bool wasRecorded = false;
+};
 CUresult emuEventCreate(CUevent *event, unsigned) {
-  *event = reinterpret_cast<CUevent>(&state->event);
+  *event = reinterpret_cast<CUevent>(new EmulatedEvent());
   return CUDA_SUCCESS;
 }
-CUresult emuEventDestroy(CUevent) { return CUDA_SUCCESS; }
-CUresult emuEventRecord(CUevent, CUstream) { return CUDA_SUCCESS; }
+CUresult emuEventDestroy(CUevent event) {
+  delete reinterpret_cast<EmulatedEvent *>(event);
+  return CUDA_SUCCESS;
+}
+CUresult emuEventRecord(CUevent event, CUstream) {
+  if (!event)
+    return failWith(CUDA_ERROR_INVALID_VALUE, "cuEventRecord: null event");
+  auto *emulated = reinterpret_cast<EmulatedEvent *>(event);
+  emulated->recorded = std::chrono::steady_clock::now();
+  emulated->wasRecorded = true;
+  return CUDA_SUCCESS;
+}
 CUresult emuEventSynchronize(CUevent) { return CUDA_SUCCESS; }
+CUresult emuEventElapsedTime(float *milliseconds, CUevent start, CUevent end) {
+  auto *from = reinterpret_cast<EmulatedEvent *>(start);
+  auto *to = reinterpret_cast<EmulatedEvent *>(end);
+  if (!milliseconds || !from || !to || !from->wasRecorded || !to->wasRecorded)
+    return failWith(CUDA_ERROR_INVALID_VALUE,
+                    "cuEventElapsedTime: an event that was not recorded");
+  *milliseconds =
+      std::chrono::duration<float, std::milli>(to->recorded - from->recorded)
+          .count();
+  return CUDA_SUCCESS;
+}
 
 /// cuTensorMapEncodeTiled: the emulator's encoding (TensorMap.h), which its
 /// TMA reads; what the real driver refuses is refused with the reason.
@@ -502,6 +531,7 @@ CudaDriver::Api ridge::rt::getEmulatedDriverApi(int computeCapability) {
   a.cuEventDestroy = emuEventDestroy;
   a.cuEventRecord = emuEventRecord;
   a.cuEventSynchronize = emuEventSynchronize;
+  a.cuEventElapsedTime = emuEventElapsedTime;
   a.cuTensorMapEncodeTiled = emuTensorMapEncodeTiled;
   return a;
 }

@@ -37,6 +37,8 @@
 #include <climits>
 #include <cstdio>
 #include <cstring>
+#include <map>
+#include <mutex>
 
 using namespace ridge::rt;
 using namespace ridge::rt::cu;
@@ -260,6 +262,110 @@ RIDGE_MGPU_EXPORT void mgpuModuleUnload(CUmodule module) {
                driver->api().cuModuleUnload(module));
 }
 
+//===----------------------------------------------------------------------===//
+// Kernel times (setKernelProfiling)
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Kernel names by function handle, and the times collected per name.
+struct KernelTimes {
+  std::mutex mutex;
+  bool enabled = false;
+  std::map<CUfunction, std::string> names;
+  std::vector<KernelTime> times;
+  std::map<std::string, size_t> index;
+};
+KernelTimes &getTimes() {
+  // Never destroyed: module unloads run from static destructors at exit.
+  static KernelTimes *times = new KernelTimes();
+  return *times;
+}
+
+void nameKernel(CUfunction function, const char *name) {
+  KernelTimes &times = getTimes();
+  std::lock_guard<std::mutex> lock(times.mutex);
+  times.names[function] = name ? name : "";
+}
+
+/// Times one launch when profiling is on: an event before it, one after,
+/// and a wait for the second when the launch has been issued.
+class KernelTimer {
+public:
+  KernelTimer(CudaDriver *driver, const char *fn, CUfunction function,
+              CUstream stream)
+      : driver(driver), fn(fn), function(function) {
+    KernelTimes &times = getTimes();
+    {
+      std::lock_guard<std::mutex> lock(times.mutex);
+      if (!times.enabled)
+        return;
+    }
+    const CudaDriver::Api &api = driver->api();
+    if (!api.cuEventElapsedTime) {
+      report(fn, "timing kernels needs cuEventElapsedTime");
+      return;
+    }
+    if (!ok(driver, fn, "cuEventCreate", api.cuEventCreate(&start, 0)) ||
+        !ok(driver, fn, "cuEventCreate", api.cuEventCreate(&stop, 0)) ||
+        !ok(driver, fn, "cuEventRecord", api.cuEventRecord(start, stream)))
+      return;
+    this->stream = stream;
+    active = true;
+  }
+  ~KernelTimer() {
+    const CudaDriver::Api &api = driver->api();
+    float milliseconds = 0;
+    if (active &&
+        ok(driver, fn, "cuEventRecord", api.cuEventRecord(stop, stream)) &&
+        ok(driver, fn, "cuEventSynchronize", api.cuEventSynchronize(stop)) &&
+        ok(driver, fn, "cuEventElapsedTime",
+           api.cuEventElapsedTime(&milliseconds, start, stop))) {
+      KernelTimes &times = getTimes();
+      std::lock_guard<std::mutex> lock(times.mutex);
+      std::string name = times.names.count(function) ? times.names[function]
+                                                     : std::string("?");
+      auto [it, inserted] = times.index.try_emplace(name, times.times.size());
+      if (inserted)
+        times.times.push_back(KernelTime{name, 0, 0});
+      KernelTime &entry = times.times[it->second];
+      ++entry.launches;
+      entry.milliseconds += milliseconds;
+    }
+    if (start)
+      api.cuEventDestroy(start);
+    if (stop)
+      api.cuEventDestroy(stop);
+  }
+
+private:
+  CudaDriver *driver;
+  const char *fn;
+  CUfunction function;
+  CUstream stream = nullptr;
+  CUevent start = nullptr, stop = nullptr;
+  bool active = false;
+};
+} // namespace
+
+void ridge::rt::setKernelProfiling(bool enabled) {
+  KernelTimes &times = getTimes();
+  std::lock_guard<std::mutex> lock(times.mutex);
+  times.enabled = enabled;
+}
+
+std::vector<KernelTime> ridge::rt::getKernelTimes() {
+  KernelTimes &times = getTimes();
+  std::lock_guard<std::mutex> lock(times.mutex);
+  return times.times;
+}
+
+void ridge::rt::resetKernelTimes() {
+  KernelTimes &times = getTimes();
+  std::lock_guard<std::mutex> lock(times.mutex);
+  times.times.clear();
+  times.index.clear();
+}
+
 RIDGE_MGPU_EXPORT CUfunction mgpuModuleGetFunction(CUmodule module,
                                                    const char *name) {
   const char *fn = "mgpuModuleGetFunction";
@@ -276,6 +382,7 @@ RIDGE_MGPU_EXPORT CUfunction mgpuModuleGetFunction(CUmodule module,
   if (!ok(driver, fn, "cuModuleGetFunction",
           driver->api().cuModuleGetFunction(&function, module, name)))
     return nullptr;
+  nameKernel(function, name);
   return function;
 }
 
@@ -302,6 +409,7 @@ RIDGE_MGPU_EXPORT void mgpuLaunchKernel(CUfunction function, intptr_t gridX,
   if (!launchDims(fn, dims, 6, u) ||
       !prepareSharedMemory(driver, fn, function, smem))
     return;
+  KernelTimer timer(driver, fn, function, stream);
   ok(driver, fn, "cuLaunchKernel",
      driver->api().cuLaunchKernel(function, u[0], u[1], u[2], u[3], u[4], u[5],
                                   static_cast<unsigned>(smem), stream, params,

@@ -149,6 +149,17 @@ static cl::opt<std::string> emulatorReport(
              "table (--emulator-report) or JSON (--emulator-report=json)"),
     cl::value_desc("text|json"), cl::ValueOptional, cl::init(""),
     cl::cat(category));
+static cl::opt<bool> kernelTimes(
+    "kernel-times",
+    cl::desc("Time every kernel launch (CUDA events around each; on the "
+             "emulator, the host time of its emulation) and print each "
+             "kernel's time next to its roofline prediction"),
+    cl::init(false), cl::cat(category));
+static cl::opt<std::string> saveOutputs(
+    "save-outputs",
+    cl::desc("Write each output to DIR/output_K.npy (NumPy's format; bf16 as "
+             "uint16), e.g. to compare a GPU run with an emulated one"),
+    cl::value_desc("dir"), cl::init(""), cl::cat(category));
 static cl::opt<std::string>
     reportFile("o", cl::desc("Where --emulator-report writes (default: -)"),
                cl::value_desc("file"), cl::init("-"), cl::cat(category));
@@ -330,8 +341,8 @@ static int compileAndRun(ModuleOp module, const CompileOptions &options,
     llvm::sys::DontRemoveFileOnSignal(soPath);
     llvm::sys::DontRemoveFileOnSignal(weightsPath);
   });
-  if (device == DeviceKind::Emulator && options.target.isGpu() &&
-      !(run.plan = planKernels(module, options)))
+  if ((device == DeviceKind::Emulator || kernelTimes) &&
+      options.target.isGpu() && !(run.plan = planKernels(module, options)))
     return kFailed;
   if (failed(compileGraphModule(module, options, soPath)))
     return kFailed;
@@ -352,6 +363,12 @@ static int compileAndRun(ModuleOp module, const CompileOptions &options,
   for (auto &out : run.outputs)
     buffers.push_back(out.data());
   run.model->setTimedRuns(repeat);
+  if (kernelTimes) {
+    ::ridge::rt::resetKernelTimes();
+    ::ridge::rt::setKernelProfiling(true);
+  }
+  llvm::scope_exit stopProfiling(
+      [] { ::ridge::rt::setKernelProfiling(false); });
 
   if (!run.model->run(buffers, error)) {
     bool noGpu = error.rfind("no NVIDIA GPU available", 0) == 0;
@@ -447,6 +464,92 @@ planKernels(ModuleOp module, const CompileOptions &options) {
                             inputFile);
 }
 
+/// --save-outputs: `outputs` as DIR/output_K.npy.
+static int writeOutputs(const ::ridge::rt::Model &model,
+                        const std::vector<std::vector<char>> &outputs) {
+  if (std::error_code ec = llvm::sys::fs::create_directories(saveOutputs))
+    return fail("cannot create '" + saveOutputs + "': " + ec.message());
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    const ::ridge::rt::TensorSpec &spec = model.outputs()[k];
+    const char *descr = "";
+    switch (spec.dtype) {
+    case RIDGE_DTYPE_F16:
+      descr = "<f2";
+      break;
+    case RIDGE_DTYPE_BF16: // NumPy has no bfloat16: its bits
+    case RIDGE_DTYPE_U16:
+      descr = "<u2";
+      break;
+    case RIDGE_DTYPE_F32:
+      descr = "<f4";
+      break;
+    case RIDGE_DTYPE_F64:
+      descr = "<f8";
+      break;
+    case RIDGE_DTYPE_I1:
+      descr = "|b1";
+      break;
+    case RIDGE_DTYPE_I8:
+      descr = "|i1";
+      break;
+    case RIDGE_DTYPE_I16:
+      descr = "<i2";
+      break;
+    case RIDGE_DTYPE_I32:
+      descr = "<i4";
+      break;
+    case RIDGE_DTYPE_I64:
+      descr = "<i8";
+      break;
+    case RIDGE_DTYPE_U8:
+      descr = "|u1";
+      break;
+    case RIDGE_DTYPE_U32:
+      descr = "<u4";
+      break;
+    case RIDGE_DTYPE_U64:
+      descr = "<u8";
+      break;
+    default:
+      return fail("output '" + spec.name + "' has no NumPy type");
+    }
+    std::string shape;
+    for (int64_t dim : spec.shape)
+      shape += std::to_string(dim) + ", ";
+    if (spec.shape.size() > 1)
+      shape.resize(shape.size() - 2);
+    std::string header = std::string("{'descr': '") + descr +
+                         "', 'fortran_order': False, 'shape': (" + shape +
+                         "), }";
+    // Version 1.0: magic, version, a 16-bit header length, and the header
+    // padded with spaces to a multiple of 64 bytes, ending in a newline.
+    size_t total = 10 + header.size() + 1;
+    header.append((64 - total % 64) % 64, ' ');
+    header += '\n';
+    std::string path = (saveOutputs + "/output_" + std::to_string(k) + ".npy");
+    std::error_code ec;
+    llvm::raw_fd_ostream out(path, ec);
+    if (ec)
+      return fail("cannot write '" + path + "': " + ec.message());
+    out << "\x93NUMPY" << '\x01' << '\x00';
+    out << static_cast<char>(header.size() & 0xff)
+        << static_cast<char>(header.size() >> 8) << header;
+    out.write(outputs[k].data(), spec.byteSize());
+  }
+  return kOk;
+}
+
+/// --kernel-times: each kernel's measured time next to its roofline.
+static void printMeasuredKernelTimes(const RooflineReport &plan) {
+  std::vector<MeasuredKernelTime> times;
+  for (const ::ridge::rt::KernelTime &time : ::ridge::rt::getKernelTimes())
+    times.push_back({time.name, time.launches, time.milliseconds});
+  printKernelTimes(plan, times, target, resolvedTarget.gpu.name,
+                   device == DeviceKind::Emulator ? "host time of emulation"
+                                                  : "GPU time",
+                   llvm::outs());
+}
+
 /// --emulator-report: what the emulator measured for the run, per kernel of
 /// `plan`.
 static int writeEmulatorReport(const RooflineReport &plan) {
@@ -478,6 +581,8 @@ static int runOnRandomInputs(MLIRContext &context, CompileOptions options) {
   llvm::outs() << "ridge-run: ran '" << inputFile << "' on " << target
                << " with random inputs\n";
   printTimes(run.model->getRunTimes());
+  if (kernelTimes)
+    printMeasuredKernelTimes(*run.plan);
   if (emulatorReport.getNumOccurrences())
     return writeEmulatorReport(*run.plan);
   return kOk;
@@ -582,6 +687,9 @@ int main(int argc, char **argv) {
     return fail(error);
   resolvedTarget = *resolved;
   target = resolvedTarget.chip;
+  if (kernelTimes && (target == "cpu" || verify))
+    return fail("--kernel-times times the kernels of a GPU target's run "
+                "(--target=sm_80, sm_90a, ...; not with --verify)");
   if (emulatorReport.getNumOccurrences()) {
     if (device != DeviceKind::Emulator)
       return fail("--emulator-report needs --device=emulator");
@@ -691,6 +799,8 @@ int main(int argc, char **argv) {
   if (int rc = compileAndRun(*module, options, bind, run))
     return rc;
   printTimes(run.model->getRunTimes());
+  if (kernelTimes)
+    printMeasuredKernelTimes(*run.plan);
   if (emulatorReport.getNumOccurrences())
     if (int rc = writeEmulatorReport(*run.plan))
       return rc;
@@ -698,6 +808,9 @@ int main(int argc, char **argv) {
   std::vector<std::vector<char>> &outputs = run.outputs;
 
   llvm::outs() << "ridge-run: ran '" << inputFile << "' on " << target << "\n";
+  if (!saveOutputs.empty())
+    if (int rc = writeOutputs(*model, outputs))
+      return rc;
   if (!compare)
     return kOk;
 

@@ -196,6 +196,25 @@ std::string getEmulatorCountersJson();
 /// Forgets the counters collected so far, e.g. after warm-up runs.
 void resetEmulatorCounters();
 
+//===----------------------------------------------------------------------===//
+// Kernel times
+//===----------------------------------------------------------------------===//
+
+/// The time of one kernel's launches: on a GPU, measured with CUDA events
+/// around each launch; on the emulated driver, the host time its emulation
+/// took.
+struct KernelTime {
+  std::string name;
+  uint64_t launches = 0;
+  double milliseconds = 0;
+};
+/// Times every kernel launch from now on (a pair of events around each and
+/// a wait for the second, so launches no longer overlap) until turned off.
+void setKernelProfiling(bool enabled);
+/// The kernels timed so far, per name in the order of first launches.
+std::vector<KernelTime> getKernelTimes();
+void resetKernelTimes();
+
 } // namespace ridge::rt
 
 extern "C" {
