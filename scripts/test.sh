@@ -65,7 +65,7 @@ for chip in sm_80 sm_90a; do
     --label "onnx 1.23.0 node suite, $chip on the emulator" \
     --expected-failures "$root/test/conformance/expected-failures-onnx-1.23.0.txt" \
     --expected-failures "$emulator_failures" || emulator=1
-  python3 "$root/python/ridgeline/conformance.py" --quiet \
+  python3 "$root/python/ridgeline/conformance.py" --quiet --suite "" \
     --target="$chip" --device=emulator \
     --label "model fixtures, $chip on the emulator" \
     --models "$root/test/models" --models "$root/test/models/exporter" \
