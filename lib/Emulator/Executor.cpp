@@ -94,6 +94,7 @@ struct Warp {
   uint32_t carry = 0;   // CC.CF per lane
   uint32_t index = 0;
   uint32_t barrierPc[kWarpSize] = {}; // where each waiting lane waits
+  uint8_t barrierId[kWarpSize] = {};  // and at which of the 16 barriers
   uint32_t suspended = 0;             // lanes suspended in mbarrier.try_wait
   bool polled = false; // stopped after a failed mbarrier.test_wait
   uint32_t polledPc = 0, polledLane = 0; // that test_wait
@@ -330,7 +331,11 @@ private:
   /// records it. Atomics are ordered among themselves and record no access.
   bool checkShared(const Warp &warp, unsigned lane, const Instruction &inst,
                    uint64_t offset, uint64_t bytes, bool store, bool atomic);
-  bool completeBarrier();
+  /// Completes the barriers whose threads have all arrived; `released`
+  /// says whether one did.
+  bool completeBarriers(bool &released);
+  /// Every live thread waits at a barrier that cannot complete.
+  bool reportBarrierDeadlock(std::string &error);
 
   /// The state space a resolved host pointer lies in.
   Space getSpaceOf(const uint8_t *host) const;
@@ -373,6 +378,13 @@ private:
   std::vector<SharedByteShadow> &sharedShadow;
   uint32_t &epoch;
   uint32_t blockSerial;
+  /// The 16 named barriers of the block (bar.sync/bar.arrive a, b): the
+  /// threads each expects in its current phase (0: every thread of the
+  /// block, exited ones counting as arrived) and the threads that arrived
+  /// without waiting (bar.arrive).
+  static constexpr unsigned kNumBarriers = 16;
+  uint32_t barrierExpected[kNumBarriers] = {};
+  uint32_t barrierArrived[kNumBarriers] = {};
   AsyncCopyTracker asyncCopies;
   std::string errorText;
   std::unique_ptr<HopperUnit> hopper; // created by the first Hopper instruction
@@ -674,32 +686,66 @@ uint8_t *BlockRun::accessGlobalAsync(uint64_t address, uint64_t bytes,
   return nullptr;
 }
 
-bool BlockRun::completeBarrier() {
-  // Every waiting thread must wait at the same bar.sync: threads of one block
-  // at two different barriers is barrier divergence, which deadlocks or
-  // silently splits the block on hardware.
-  const Warp *firstWarp = nullptr;
-  unsigned firstLane = 0;
-  for (Warp &warp : warps)
+bool BlockRun::completeBarriers(bool &released) {
+  released = false;
+  uint32_t waitingAt[kNumBarriers] = {};
+  const Warp *firstWarp[kNumBarriers] = {};
+  unsigned firstLane[kNumBarriers] = {};
+  uint32_t exited = 0;
+  for (Warp &warp : warps) {
+    uint32_t lanes = std::min(kWarpSize, numThreads - warp.index * kWarpSize);
+    uint32_t all = lanes == 32 ? ~0u : ((1u << lanes) - 1);
+    exited += __builtin_popcount(all & ~warp.live);
     for (uint32_t m = warp.waiting; m; m &= m - 1) {
       unsigned lane = __builtin_ctz(m);
-      if (!firstWarp) {
-        firstWarp = &warp;
-        firstLane = lane;
+      unsigned id = warp.barrierId[lane];
+      ++waitingAt[id];
+      if (!firstWarp[id]) {
+        firstWarp[id] = &warp;
+        firstLane[id] = lane;
         continue;
       }
+      // Threads of a block waiting for barrier 0 as a whole at two
+      // different bar.sync instructions is barrier divergence, which
+      // deadlocks or silently splits the block on hardware. Named barriers
+      // with a count are waited for at different places on purpose
+      // (producer and consumer warps).
       uint32_t pc = warp.barrierPc[lane];
-      uint32_t firstPc = firstWarp->barrierPc[firstLane];
-      if (pc != firstPc)
-        return fail(
-            warp, lane, kernel.code[pc],
-            "barrier divergence: this thread waits at PTX line " +
-                std::to_string(kernel.code[pc].line) + " while thread " +
-                describeThreadIndex(firstWarp->index * kWarpSize + firstLane) +
-                " waits at PTX line " +
-                std::to_string(kernel.code[firstPc].line));
+      uint32_t firstPc = firstWarp[id]->barrierPc[firstLane[id]];
+      if (barrierExpected[id] == 0 && pc != firstPc)
+        return fail(warp, lane, kernel.code[pc],
+                    "barrier divergence: this thread waits at PTX line " +
+                        std::to_string(kernel.code[pc].line) +
+                        " while thread " +
+                        describeThreadIndex(firstWarp[id]->index * kWarpSize +
+                                            firstLane[id]) +
+                        " waits at PTX line " +
+                        std::to_string(kernel.code[firstPc].line));
     }
-  ++epoch;
+  }
+  for (unsigned id = 0; id < kNumBarriers; ++id) {
+    if (!waitingAt[id])
+      continue;
+    uint32_t arrived = waitingAt[id] + barrierArrived[id];
+    bool complete = barrierExpected[id] == 0 ? arrived + exited >= numThreads
+                                             : arrived >= barrierExpected[id];
+    if (!complete)
+      continue;
+    for (Warp &warp : warps)
+      for (uint32_t m = warp.waiting; m; m &= m - 1) {
+        unsigned lane = __builtin_ctz(m);
+        if (warp.barrierId[lane] == id)
+          warp.waiting &= ~(1u << lane);
+      }
+    barrierExpected[id] = barrierArrived[id] = 0;
+    released = true;
+  }
+  // A barrier orders what its threads did before it against what they do
+  // after; the race checks start a new interval (which may hide a race
+  // between threads that a named barrier over part of the block does not
+  // order, never report one that is not there).
+  if (released)
+    ++epoch;
   return true;
 }
 
@@ -732,13 +778,38 @@ bool BlockRun::run(std::string &error) {
       }
       return true;
     }
-    if (!completeBarrier()) {
+    bool released = false;
+    if (!completeBarriers(released)) {
       error = errorText;
       return false;
     }
-    for (Warp &warp : warps)
-      warp.waiting = 0;
+    if (!released)
+      return reportBarrierDeadlock(error);
   }
+}
+
+bool BlockRun::reportBarrierDeadlock(std::string &error) {
+  for (Warp &warp : warps)
+    if (warp.waiting) {
+      unsigned lane = __builtin_ctz(warp.waiting);
+      unsigned id = warp.barrierId[lane];
+      uint32_t waiting = 0;
+      for (Warp &other : warps)
+        for (uint32_t m = other.waiting; m; m &= m - 1)
+          waiting += other.barrierId[__builtin_ctz(m)] == id;
+      std::string expected = barrierExpected[id]
+                                 ? std::to_string(barrierExpected[id])
+                                 : "all " + std::to_string(numThreads);
+      fail(warp, lane, kernel.code[warp.barrierPc[lane]],
+           "deadlock: the thread waits at barrier " + std::to_string(id) +
+               " for " + expected + " threads, and " +
+               std::to_string(waiting + barrierArrived[id]) +
+               " have arrived; no other thread can arrive (every live thread "
+               "waits or has exited)");
+      break;
+    }
+  error = errorText;
+  return false;
 }
 
 bool BlockRun::finishRound(uint64_t versionBefore, bool &again) {
@@ -870,19 +941,63 @@ bool BlockRun::execute(Warp &warp, uint32_t pc, uint32_t active) {
       advance(active);
       return true;
     }
-    if (inst.operands.size() > 1 && exec) {
-      uint64_t count = read(warp, inst.operands[1], __builtin_ctz(exec));
-      if (count != numThreads &&
-          count != (numThreads + kWarpSize - 1) / kWarpSize * kWarpSize)
-        return fail(warp, __builtin_ctz(exec), inst,
-                    "barriers over part of the block (" +
-                        std::to_string(count) + " of " +
-                        std::to_string(numThreads) +
-                        " threads) are not supported");
+    // bar.sync/bar.arrive a{, b}: barrier a (0 to 15) for b threads, a
+    // multiple of the warp size; without b (or with the whole block's
+    // count), every thread of the block.
+    if (!exec) {
+      advance(active);
+      return true;
+    }
+    unsigned first = __builtin_ctz(exec);
+    uint64_t id =
+        inst.operands.empty() ? 0 : read(warp, inst.operands[0], first);
+    if (id >= kNumBarriers)
+      return fail(warp, first, inst,
+                  "barrier " + std::to_string(id) + " (there are " +
+                      std::to_string(kNumBarriers) + ")");
+    uint32_t roundedThreads =
+        (numThreads + kWarpSize - 1) / kWarpSize * kWarpSize;
+    uint64_t count = 0;
+    if (inst.operands.size() > 1) {
+      count = read(warp, inst.operands[1], first);
+      if (count == numThreads || count == roundedThreads)
+        count = 0;
+      else if (count == 0 || count % kWarpSize || count > roundedThreads)
+        return fail(warp, first, inst,
+                    "barrier " + std::to_string(id) + " for " +
+                        std::to_string(count) +
+                        " threads: the count must be a nonzero multiple of "
+                        "the warp size, at most the block's " +
+                        std::to_string(roundedThreads));
+    }
+    bool arriveOnly = inst.mode == 2;
+    if (arriveOnly && inst.operands.size() < 2)
+      return fail(warp, first, inst, "bar.arrive needs a thread count");
+    if (barrierExpected[id] != count && (barrierArrived[id] || [&] {
+          for (const Warp &other : warps)
+            for (uint32_t m = other.waiting; m; m &= m - 1)
+              if (other.barrierId[__builtin_ctz(m)] == id)
+                return true;
+          return false;
+        }()))
+      return fail(warp, first, inst,
+                  "barrier " + std::to_string(id) + " for " +
+                      (count ? std::to_string(count) : std::string("all")) +
+                      " threads, while other threads wait at it for " +
+                      (barrierExpected[id] ? std::to_string(barrierExpected[id])
+                                           : std::string("all")));
+    barrierExpected[id] = static_cast<uint32_t>(count);
+    if (arriveOnly) {
+      barrierArrived[id] += __builtin_popcount(exec);
+      advance(active);
+      return true;
     }
     warp.waiting |= exec;
-    for (uint32_t m = exec; m; m &= m - 1)
-      warp.barrierPc[__builtin_ctz(m)] = pc;
+    for (uint32_t m = exec; m; m &= m - 1) {
+      unsigned lane = __builtin_ctz(m);
+      warp.barrierPc[lane] = pc;
+      warp.barrierId[lane] = static_cast<uint8_t>(id);
+    }
     advance(active);
     return true;
   }

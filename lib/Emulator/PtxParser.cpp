@@ -1430,10 +1430,12 @@ bool Parser::decode(PtxFunction &function, Instruction &inst,
     }
     if (inst.opcode == Opcode::Bar &&
         (m == "sync" || m == "warp" || m == "arrive" || m == "red")) {
-      if (m == "arrive" || m == "red")
+      if (m == "red")
         return unsupported("barrier mode ." + m);
       if (m == "warp")
         inst.mode = 1;
+      if (m == "arrive")
+        inst.mode = 2;
       continue;
     }
     if (inst.opcode == Opcode::Cvta && m == "to") {
