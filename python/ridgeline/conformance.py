@@ -357,7 +357,7 @@ def main(argv):
             print("%s: %s%s" % (status, test.name, ": " + detail if detail else ""))
     stale = [name for name in expected
              if name not in {t.name for t in tests}]
-    if args.filter or args.per_op:
+    if args.filter or args.per_op or not args.suite:
         stale = []
 
     in_scope = len(tests) - counts["SKIP"]
