@@ -129,6 +129,15 @@ bool ridge::emu::detail::decodeHopper(
             " must be an address";
     return false;
   };
+  // A tensor copy's coordinates: a vector of as many as its dimensions.
+  auto areCoordinates = [&](size_t i) {
+    if (operands[i].kind == OperandKind::Vector &&
+        operands[i].count == inst.variant)
+      return true;
+    error = "'" + inst.text + "' needs " + std::to_string(inst.variant) +
+            " tensor coordinates";
+    return false;
+  };
   auto setSpace = [&](const std::string &m) {
     // A CTA's own shared memory is the whole cluster's for a launch without
     // clusters (which the emulator refuses), so ::cluster is ::cta here.
@@ -295,26 +304,11 @@ bool ridge::emu::detail::decodeHopper(
     case BulkTensorLoad:
       // [dst], [tensorMap, {coords}], [mbar]: the parser splits the tensor
       // operand into the address and the coordinate vector.
-      if (!operandCount(4, 4) || !isAddress(0) || !isAddress(1) ||
-          !isAddress(3))
-        return false;
-      if (operands[2].kind != OperandKind::Vector ||
-          operands[2].count != inst.variant) {
-        error = "'" + inst.text + "' needs " + std::to_string(inst.variant) +
-                " tensor coordinates";
-        return false;
-      }
-      return true;
+      return operandCount(4, 4) && isAddress(0) && isAddress(1) &&
+             isAddress(3) && areCoordinates(2);
     default:
-      if (!operandCount(3, 3) || !isAddress(0) || !isAddress(2))
-        return false;
-      if (operands[1].kind != OperandKind::Vector ||
-          operands[1].count != inst.variant) {
-        error = "'" + inst.text + "' needs " + std::to_string(inst.variant) +
-                " tensor coordinates";
-        return false;
-      }
-      return true;
+      return operandCount(3, 3) && isAddress(0) && isAddress(2) &&
+             areCoordinates(1);
     }
   }
 
