@@ -55,3 +55,22 @@ func.func @log_not_one_plus(%y: f32, %d: f64) -> (f32, f64) {
   %3 = math.log %2 : f64
   return %1, %3 : f32, f64
 }
+
+// An f32 tanh takes its rational polynomial, which returns x itself for
+// |x| < 4e-4, not the expansion through exp, whose 1 - exp(-2|x|) cancels
+// for small |x|. An f64 tanh, which has no polynomial, keeps the expansion.
+// CHECK-LABEL: func @tanh_small_argument
+// CHECK-SAME: (%[[X:.*]]: f32, %[[D:.*]]: f64)
+// CHECK-DAG: %[[TINY:.*]] = arith.constant 4.000000e-04 : f32
+// CHECK: %[[ABS:.*]] = math.absf %[[X]] : f32
+// CHECK: %[[SMALL:.*]] = arith.cmpf olt, %[[ABS]], %[[TINY]] : f32
+// CHECK-NOT: math.floor {{.*}} : f32
+// CHECK: arith.select %[[SMALL]], %{{.*}}, %{{.*}} : f32
+// CHECK-NOT: math.floor {{.*}} : f32
+// CHECK: math.exp %{{.*}} : f64
+// CHECK: return
+func.func @tanh_small_argument(%x: f32, %d: f64) -> (f32, f64) {
+  %0 = math.tanh %x : f32
+  %1 = math.tanh %d : f64
+  return %0, %1 : f32, f64
+}
