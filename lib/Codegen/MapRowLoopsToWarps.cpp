@@ -630,6 +630,48 @@ static unsigned mapRowsToWarps(RewriterBase &rewriter, scf::ParallelOp root,
 }
 
 namespace {
+/// Splits a 64-bit `gpu.shuffle` (f64, i64) into two 32-bit shuffles of its
+/// halves: `shfl.sync` moves 32 bits, and convert-gpu-to-nvvm lowers no wider
+/// shuffle. Both halves go through the same lane, so either's `valid` flag
+/// serves.
+struct SplitWideShuffle : OpRewritePattern<gpu::ShuffleOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(gpu::ShuffleOp op,
+                                PatternRewriter &rewriter) const override {
+    Type type = op.getValue().getType();
+    if (!type.isIntOrFloat() || type.getIntOrFloatBitWidth() != 64)
+      return rewriter.notifyMatchFailure(op, "not a 64-bit scalar");
+    Location loc = op.getLoc();
+    Type i32 = rewriter.getI32Type();
+    Type i64 = rewriter.getI64Type();
+    Value bits = op.getValue();
+    if (type != i64)
+      bits = arith::BitcastOp::create(rewriter, loc, i64, bits);
+    Value c32 = arith::ConstantIntOp::create(rewriter, loc, i64, 32);
+    Value lo = arith::TruncIOp::create(rewriter, loc, i32, bits);
+    Value hi = arith::TruncIOp::create(
+        rewriter, loc, i32, arith::ShRUIOp::create(rewriter, loc, bits, c32));
+    auto shuffleLo = gpu::ShuffleOp::create(rewriter, loc, lo, op.getOffset(),
+                                            op.getWidth(), op.getMode());
+    auto shuffleHi = gpu::ShuffleOp::create(rewriter, loc, hi, op.getOffset(),
+                                            op.getWidth(), op.getMode());
+    Value joined = arith::OrIOp::create(
+        rewriter, loc,
+        arith::ExtUIOp::create(rewriter, loc, i64,
+                               shuffleLo.getShuffleResult()),
+        arith::ShLIOp::create(
+            rewriter, loc,
+            arith::ExtUIOp::create(rewriter, loc, i64,
+                                   shuffleHi.getShuffleResult()),
+            c32));
+    if (type != i64)
+      joined = arith::BitcastOp::create(rewriter, loc, type, joined);
+    rewriter.replaceOp(op, {joined, shuffleLo.getValid()});
+    return success();
+  }
+};
+
 struct MapRowLoopsToWarpsPass
     : public ridge::impl::MapRowLoopsToWarpsPassBase<MapRowLoopsToWarpsPass> {
   using Base::Base;
@@ -681,8 +723,15 @@ struct MapRowLoopsToWarpsPass
       numVectorizedLoops += mapRowsToWarps(rewriter, root, config);
       ++numRowKernels;
     }
+    // Values of up to 32 bits (vectors packed into 32-bit chunks) shuffle
+    // as one i32; the 64-bit shuffles the fallback (lower benefit) emits for
+    // f64/i64 are then split into two 32-bit halves.
     RewritePatternSet shuffles(&getContext());
-    populateGpuLowerSubgroupReduceToShufflePatterns(shuffles, kWarpSize);
+    populateGpuLowerSubgroupReduceToShufflePatterns(
+        shuffles, kWarpSize, /*shuffleBitwidth=*/32, /*benefit=*/2);
+    populateGpuLowerSubgroupReduceToShufflePatterns(
+        shuffles, kWarpSize, /*shuffleBitwidth=*/64, /*benefit=*/1);
+    shuffles.add<SplitWideShuffle>(&getContext());
     // Only the reductions change; the rest of the IR keeps its form.
     GreedyRewriteConfig config;
     config.enableFolding(false)

@@ -289,3 +289,64 @@ func.func @configured_row_kernel(%x: memref<16x256xf32>, %y: memref<16x256xf32>)
   } {ridge.kernel_config = {block_size = 256 : i64, vector_width = 1 : i64, warps_per_block = 2 : i64}}
   return
 }
+
+// -----
+
+// 64-bit reductions (an f64 softmax's max, an i64 sum): shfl.sync moves 32
+// bits, so each butterfly step shuffles the value's two halves and joins
+// them again.
+// CHECK-LABEL: func @row_reduce_64bit
+// CHECK:       %[[BITS:.*]] = arith.bitcast %[[P:.*]] : f64 to i64
+// CHECK:       %[[LO:.*]] = arith.trunci %[[BITS]] : i64 to i32
+// CHECK:       %[[HI64:.*]] = arith.shrui %[[BITS]], %[[C32:.*]] : i64
+// CHECK:       %[[HI:.*]] = arith.trunci %[[HI64]] : i64 to i32
+// CHECK:       %[[SLO:.*]], %{{.*}} = gpu.shuffle xor %[[LO]], %c1_i32, %c32_i32 : i32
+// CHECK:       %[[SHI:.*]], %{{.*}} = gpu.shuffle xor %[[HI]], %c1_i32, %c32_i32 : i32
+// CHECK:       %[[ELO:.*]] = arith.extui %[[SLO]] : i32 to i64
+// CHECK:       %[[EHI:.*]] = arith.extui %[[SHI]] : i32 to i64
+// CHECK:       %[[UP:.*]] = arith.shli %[[EHI]], %[[C32]] : i64
+// CHECK:       %[[JOINED:.*]] = arith.ori %[[ELO]], %[[UP]] : i64
+// CHECK:       %[[S1:.*]] = arith.bitcast %[[JOINED]] : i64 to f64
+// CHECK:       arith.maximumf %[[P]], %[[S1]] : f64
+// CHECK-COUNT-8: gpu.shuffle xor {{.*}} : i32
+// CHECK:       %[[QLO:.*]] = arith.trunci %{{.*}} : i64 to i32
+// CHECK:       gpu.shuffle xor %[[QLO]], %c1_i32{{.*}}, %c32_i32{{.*}} : i32
+// CHECK-NOT:   gpu.shuffle {{.*}} : {{i64|f64}}
+// CHECK-NOT:   gpu.subgroup_reduce
+func.func @row_reduce_64bit(%x: memref<20x64xf64>, %k: memref<20x64xi64>,
+                            %y: memref<20x64xf64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c20 = arith.constant 20 : index
+  %c64 = arith.constant 64 : index
+  %ninf = arith.constant 0xFFF0000000000000 : f64
+  %zero = arith.constant 0 : i64
+  scf.parallel (%i) = (%c0) to (%c20) step (%c1) {
+    %acc = memref.alloca() : memref<1xf64>
+    memref.store %ninf, %acc[%c0] : memref<1xf64>
+    scf.for %j = %c0 to %c64 step %c1 {
+      %v = memref.load %x[%i, %j] : memref<20x64xf64>
+      %a = memref.load %acc[%c0] : memref<1xf64>
+      %m = arith.maximumf %a, %v : f64
+      memref.store %m, %acc[%c0] : memref<1xf64>
+    }
+    %count = memref.alloca() : memref<1xi64>
+    memref.store %zero, %count[%c0] : memref<1xi64>
+    scf.for %j = %c0 to %c64 step %c1 {
+      %v = memref.load %k[%i, %j] : memref<20x64xi64>
+      %a = memref.load %count[%c0] : memref<1xi64>
+      %s = arith.addi %a, %v : i64
+      memref.store %s, %count[%c0] : memref<1xi64>
+    }
+    scf.parallel (%j) = (%c0) to (%c64) step (%c1) {
+      %v = memref.load %x[%i, %j] : memref<20x64xf64>
+      %m = memref.load %acc[%c0] : memref<1xf64>
+      %n = memref.load %count[%c0] : memref<1xi64>
+      %f = arith.sitofp %n : i64 to f64
+      %d = arith.subf %v, %m : f64
+      %e = arith.mulf %d, %f : f64
+      memref.store %e, %y[%i, %j] : memref<20x64xf64>
+    }
+  }
+  return
+}
