@@ -7,43 +7,11 @@ Prints "KERNEL: PASS" per kernel, or "KERNEL: FAIL ..." with the worst
 element; exits non-zero on a failure.
 """
 
-import os
-import subprocess
 import sys
 
 import numpy as np
 
-
-def emulate(emu, ptx, work, kernel, grid, block, buffers, args, outputs):
-    command = [emu, ptx, "--kernel", kernel, "--grid", grid, "--block", block]
-    for name, array in buffers:
-        path = os.path.join(work, "%s_%s.bin" % (kernel, name))
-        array.tofile(path)
-        kind = {np.float32: "f32", np.int32: "s32", np.uint32: "u32",
-                np.float16: "f16"}[array.dtype.type]
-        command += ["--buffer", "%s:%s:%d:file=%s" % (name, kind, array.size,
-                                                      path)]
-    command += ["--arg=" + a for a in args]
-    results = {}
-    for name, dtype in outputs:
-        path = os.path.join(work, "%s_%s.out" % (kernel, name))
-        command += ["--write", "%s=%s" % (name, path)]
-        results[name] = (path, dtype)
-    subprocess.run(command, check=True)
-    return {name: np.fromfile(path, dtype=dtype)
-            for name, (path, dtype) in results.items()}
-
-
-def report(kernel, got, want, rtol=0.0, atol=0.0):
-    error = np.abs(got.astype(np.float64) - want.astype(np.float64))
-    bound = atol + rtol * np.abs(want.astype(np.float64))
-    worst = int(np.argmax(error - bound))
-    if error[worst] <= bound[worst]:
-        print("%s: PASS" % kernel)
-        return True
-    print("%s: FAIL at %d: %r, expected %r" % (kernel, worst, got[worst],
-                                              want[worst]))
-    return False
+from emu_harness import emulate, report
 
 
 def main(emu, ptx, work):

@@ -13,22 +13,12 @@ and sums are exact in f32 in any order, compared bit for bit. Integer
 GEMMs are always bit-exact.
 """
 
-import os
-import subprocess
 import sys
 
 import numpy as np
 
-
-def to_bf16_bits(x):
-    """float32 -> bf16 bits, round to nearest even (as __float2bfloat16)."""
-    bits = np.asarray(x, np.float32).view(np.uint32).astype(np.uint64)
-    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
-    return bits.astype(np.uint16)
-
-
-def from_bf16_bits(bits):
-    return (bits.astype(np.uint32) << 16).view(np.float32)
+from emu_harness import (emulate, from_bf16_bits, operands, report,
+                         to_bf16_bits)
 
 
 def to_tf32(x):
@@ -38,65 +28,12 @@ def to_tf32(x):
         np.float32)
 
 
-KINDS = {np.float32: "f32", np.int32: "s32", np.uint32: "u32",
-         np.float16: "f16", np.int8: "s8", np.uint8: "u8"}
-
-
-def emulate(emu, ptx, work, kernel, grid, block, buffers, args, outputs):
-    """buffers: (name, array) or (name, kind, array) for raw bf16 bits."""
-    command = [emu, ptx, "--kernel", kernel, "--grid", grid, "--block", block]
-    for buffer in buffers:
-        name, array = buffer[0], buffer[-1]
-        kind = buffer[1] if len(buffer) == 3 else KINDS[array.dtype.type]
-        path = os.path.join(work, "%s_%s.bin" % (kernel, name))
-        array.tofile(path)
-        command += ["--buffer", "%s:%s:%d:file=%s" % (name, kind, array.size,
-                                                      path)]
-    command += ["--arg=" + a for a in args]
-    results = {}
-    for name, dtype in outputs:
-        path = os.path.join(work, "%s_%s.out" % (kernel, name))
-        command += ["--write", "%s=%s" % (name, path)]
-        results[name] = (path, dtype)
-    subprocess.run(command, check=True)
-    return {name: np.fromfile(path, dtype=dtype)
-            for name, (path, dtype) in results.items()}
-
-
-def report(check, got, want, bound=None):
-    """Exact unless `bound` (per element) is given."""
-    got = got.astype(np.float64).ravel()
-    want = want.astype(np.float64).ravel()
-    error = np.abs(got - want)
-    if bound is None:
-        bad = np.flatnonzero(got != want)
-        worst = int(bad[0]) if bad.size else 0
-        ok = bad.size == 0
-    else:
-        bound = np.asarray(bound, np.float64).ravel()
-        worst = int(np.argmax(error - bound))
-        ok = error[worst] <= bound[worst]
-    if ok:
-        print("%s: PASS" % check)
-        return True
-    print("%s: FAIL at %d: %r, expected %r" % (check, worst, got[worst],
-                                              want[worst]))
-    return False
-
-
 def wmma_gemm(emu, ptx, work, kernel, rng, m, n, k, exact):
     """C = alpha * A * B + beta * C, C column-major, A row-major; B
     column-major for *_rowcol kernels, row-major for *_rowrow."""
-    if exact:
-        a = rng.randint(-4, 5, size=(m, k)).astype(np.float32)
-        b = rng.randint(-4, 5, size=(k, n)).astype(np.float32)
-        c = rng.randint(-64, 65, size=(m, n)).astype(np.float32)
-        alpha, beta = 2.0, -1.0
-    else:
-        a = rng.uniform(-1, 1, size=(m, k)).astype(np.float32)
-        b = rng.uniform(-1, 1, size=(k, n)).astype(np.float32)
-        c = rng.uniform(-1, 1, size=(m, n)).astype(np.float32)
-        alpha, beta = 1.5, -0.5
+    a, b = operands(rng, exact, [(m, k), (k, n)], 4)
+    c, = operands(rng, exact, [(m, n)], 64)
+    alpha, beta = (2.0, -1.0) if exact else (1.5, -0.5)
     b_stored = b.T if kernel.endswith("rowcol") else b
     if "bf16" in kernel:
         abits, bbits = to_bf16_bits(a), to_bf16_bits(b_stored)
@@ -123,18 +60,13 @@ def wmma_gemm(emu, ptx, work, kernel, rng, m, n, k, exact):
                   [("c", np.float32)])
     got = out["c"].reshape(n, m).T
     return report(kernel + (" exact" if exact else ""), got, want,
-                  None if exact else 1e-5 * size + 1e-30)
+                  bound=None if exact else 1e-5 * size + 1e-30)
 
 
 def wmma_f16_acc(emu, ptx, work, rng, exact):
     m = n = 32
     k = 64
-    if exact:
-        a = rng.randint(-3, 4, size=(m, k)).astype(np.float16)
-        b = rng.randint(-3, 4, size=(k, n)).astype(np.float16)
-    else:
-        a = rng.uniform(-1, 1, size=(m, k)).astype(np.float16)
-        b = rng.uniform(-1, 1, size=(k, n)).astype(np.float16)
+    a, b = operands(rng, exact, [(m, k), (k, n)], 3, np.float16)
     # One mma_sync per 16 of k: each accumulates in f32 from the f16 C and
     # rounds its D to f16 once.
     acc = np.zeros((m, n), np.float16)
@@ -151,18 +83,13 @@ def wmma_f16_acc(emu, ptx, work, rng, exact):
     # Random inputs: within an f16 ulp of each partial result.
     size = np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64))
     return report("wmma_f16_acc_shared" + (" exact" if exact else ""), got,
-                  acc, None if exact else 2.0 ** -10 * (size + 1))
+                  acc, bound=None if exact else 2.0 ** -10 * (size + 1))
 
 
 def mma_bf16(emu, ptx, work, rng, exact):
     m = n = 32
     k = 128
-    if exact:
-        a = rng.randint(-8, 9, size=(m, k)).astype(np.float32)
-        b = rng.randint(-8, 9, size=(k, n)).astype(np.float32)
-    else:
-        a = rng.uniform(-1, 1, size=(m, k)).astype(np.float32)
-        b = rng.uniform(-1, 1, size=(k, n)).astype(np.float32)
+    a, b = operands(rng, exact, [(m, k), (k, n)], 8)
     abits, bbits = to_bf16_bits(a), to_bf16_bits(b)
     a64 = from_bf16_bits(abits).astype(np.float64)
     b64 = from_bf16_bits(bbits).astype(np.float64)
@@ -173,7 +100,7 @@ def mma_bf16(emu, ptx, work, rng, exact):
                   [("c", np.float32)])
     return report("mma_bf16_ldmatrix" + (" exact" if exact else ""),
                   out["c"].reshape(m, n), a64 @ b64,
-                  None if exact else 1e-5 * (np.abs(a64) @ np.abs(b64)))
+                  bound=None if exact else 1e-5 * (np.abs(a64) @ np.abs(b64)))
 
 
 def mma_int8(emu, ptx, work, rng, kernel, dtype):
