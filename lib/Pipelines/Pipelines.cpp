@@ -282,6 +282,7 @@ void mlir::ridge::buildGpuLoweringPipeline(OpPassManager &pm,
   kernels.addPass(memref::createExpandStridedMetadataPass());
   kernels.addPass(createLowerAffinePass());
   kernels.addPass(createApproximateMathPass());
+  kernels.addPass(createContractMultiplyAddPass());
   kernels.addPass(createMathToPtxPass());
   // Kernels take each buffer as one bare pointer, as the host's launches
   // pass them (gpu-to-llvm's kernel-bare-ptr-calling-convention below): the

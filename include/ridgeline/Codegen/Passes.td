@@ -368,6 +368,23 @@ def MergeGpuModulesPass : Pass<"ridge-merge-gpu-modules", "::mlir::ModuleOp"> {
 // GPU kernels (math)
 //===----------------------------------------------------------------------===//
 
+def ContractMultiplyAddPass : Pass<"ridge-contract-multiply-add"> {
+  let summary = "Contract a single-use multiply feeding an add into math.fma";
+  let description = [{
+    `arith.addf`/`arith.subf` of an `arith.mulf` that has no other use
+    becomes `math.fma` (f32 and f64, scalar or vector), as CUDA compilers
+    contract by default. Run on GPU kernels only: the NVPTX backend's
+    explicitly rounded `mul.rn` + `add.rn` keep ptxas from fusing them, and
+    the CPU build, which keeps both roundings, is the numerics oracle.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
+  let statistics = [
+    Statistic<"numContracted", "num-contracted",
+              "Multiply-adds contracted into math.fma">,
+  ];
+}
+
 def ApproximateMathPass : Pass<"ridge-approximate-math"> {
   let summary = "Replace transcendental math ops by polynomial approximations";
   let description = [{
