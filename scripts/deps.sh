@@ -49,6 +49,26 @@ ridge_build() {
   ninja -C "$root/build" -j"$(nproc)"
 }
 
+# NVIDIA's SASS disassembler from PyPI, into build/tools-venv (once): the
+# lit tests that check the instructions ptxas makes of the PTX (FFMA, HMMA,
+# spills) need it. Optional: those tests are skipped when it cannot be had.
+RIDGE_NVDISASM_PIN=13.2.78
+ridge_install_nvdisasm() {
+  local root venv
+  root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+  venv="$root/build/tools-venv"
+  if ! "$venv/bin/python" -c "import importlib.metadata as m, sys; \
+      sys.exit(m.version('nvidia-cuda-nvdisasm') != '$RIDGE_NVDISASM_PIN')" \
+      2>/dev/null; then
+    rm -rf "$venv"
+    if ! /usr/bin/python3 -m venv "$venv" ||
+       ! "$venv/bin/pip" install -q "nvidia-cuda-nvdisasm==$RIDGE_NVDISASM_PIN"; then
+      echo "warning: cannot install nvidia-cuda-nvdisasm; SASS tests are skipped"
+      return 0
+    fi
+  fi
+}
+
 # The fuzz build (bench/fuzz-campaign.sh) only: libFuzzer and the sanitizer
 # runtimes of clang-22.
 RIDGE_FUZZ_APT_PACKAGES=(libclang-rt-22-dev)

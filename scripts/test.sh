@@ -18,6 +18,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 source "$root/scripts/deps.sh"
 ridge_install_deps
 ridge_build
+ridge_install_nvdisasm
 ninja -C "$root/build" ridge-opt ridgec ridge-run ridge-emu ridge-runtime-test >/dev/null
 
 set +e

@@ -35,6 +35,12 @@ config.substitutions.append(
 # ptxas (CUDA) is optional: tests that assemble PTX say `REQUIRES: ptxas`.
 cuda_bins = [os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin"),
              "/usr/local/cuda/bin"]
+# nvdisasm also comes from PyPI (nvidia-cuda-nvdisasm), into build/tools-venv
+# (scripts/deps.sh, ridge_install_nvdisasm).
+import glob
+cuda_bins += sorted(glob.glob(os.path.join(
+    config.ridge_obj_root, "tools-venv", "lib", "python*", "site-packages",
+    "nvidia", "*", "bin")))
 for tool in ["ptxas", "cuobjdump", "nvdisasm", "nvcc"]:
     found = shutil.which(tool)
     if not found:
