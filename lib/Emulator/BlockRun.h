@@ -2,10 +2,12 @@
 //
 // BlockRun, the executor's state for one block of a launch (its warps'
 // registers, shared and local memory, barriers and asynchronous state), is
-// declared here so that its members can be defined in more than one file,
-// Executor.cpp keeping the scheduling of lanes and warps. Everything stays
-// non-virtual: the per-lane helpers below are inline, and the hot path
-// (execute, executeLanes, memoryOp, resolve) is defined in Executor.cpp.
+// declared here so that its members can be defined in more than one file:
+// Executor.cpp schedules the lanes and warps and executes the plain
+// instructions, MatrixInstructions.cpp the sm_80 tensor-core and cp.async
+// ones. Everything stays non-virtual: the per-lane helpers below are
+// inline, and the hot path (execute, executeLanes, memoryOp, resolve) is
+// defined in Executor.cpp.
 //
 //===----------------------------------------------------------------------===//
 
