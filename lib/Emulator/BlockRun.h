@@ -5,9 +5,10 @@
 // declared here so that its members can be defined in more than one file:
 // Executor.cpp schedules the lanes and warps and executes the plain
 // instructions, MatrixInstructions.cpp the sm_80 tensor-core and cp.async
-// ones. Everything stays non-virtual: the per-lane helpers below are
-// inline, and the hot path (execute, executeLanes, memoryOp, resolve) is
-// defined in Executor.cpp.
+// ones, and SharedChecks.cpp checks shared memory for races and
+// uninitialized reads. Everything stays non-virtual: the per-lane helpers
+// below are inline, and the hot path (execute, executeLanes, memoryOp,
+// resolve) is defined in Executor.cpp.
 //
 //===----------------------------------------------------------------------===//
 
