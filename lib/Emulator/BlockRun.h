@@ -26,6 +26,17 @@
 #include <string>
 #include <vector>
 
+/// Marks the BlockRun members that Executor.cpp defines and alone calls. They
+/// keep the internal linkage they had while BlockRun was local to that file,
+/// so that the optimizer inlines the per-instruction path as it did then
+/// (execute into runWarp, memoryOp into executeLanes, ...): it inlines a
+/// large function with one caller only when its linkage is internal.
+#if defined(__clang__)
+#define RIDGE_EXECUTOR_LOCAL [[clang::internal_linkage]]
+#else
+#define RIDGE_EXECUTOR_LOCAL
+#endif
+
 namespace ridge::emu::detail {
 
 constexpr unsigned kWarpSize = 32;
@@ -155,16 +166,17 @@ public:
   void synchronizeShared() override { ++epoch; }
 
 private:
-  bool runWarp(Warp &warp);
+  RIDGE_EXECUTOR_LOCAL bool runWarp(Warp &warp);
   /// Runs the Hopper unit's side of a round: performs the copies in flight,
   /// lets suspended waits retry, and reports a deadlock when nothing can
   /// change any more. Sets `again` when the warps must run another round
   /// before a bar.sync can complete.
-  bool finishRound(uint64_t versionBefore, bool &again);
-  bool execute(Warp &warp, uint32_t pc, uint32_t active);
-  bool executeLanes(Warp &warp, const Instruction &inst, uint32_t exec);
-  bool executeFastArithmetic(Warp &warp, const Instruction &inst,
-                             uint32_t exec);
+  RIDGE_EXECUTOR_LOCAL bool finishRound(uint64_t versionBefore, bool &again);
+  RIDGE_EXECUTOR_LOCAL bool execute(Warp &warp, uint32_t pc, uint32_t active);
+  RIDGE_EXECUTOR_LOCAL bool executeLanes(Warp &warp, const Instruction &inst,
+                                         uint32_t exec);
+  RIDGE_EXECUTOR_LOCAL bool
+  executeFastArithmetic(Warp &warp, const Instruction &inst, uint32_t exec);
   /// The 32 lanes of a source operand: its register row, or `scratch`
   /// filled with an immediate or other operand's lanes.
   const uint64_t *getLanes(const Warp &warp, const Operand &op, uint32_t exec,
@@ -231,7 +243,8 @@ private:
 
   bool fail(const Warp &warp, unsigned lane, const Instruction &inst,
             const std::string &message);
-  std::string describeThread(const Warp &warp, unsigned lane) const;
+  RIDGE_EXECUTOR_LOCAL std::string describeThread(const Warp &warp,
+                                                  unsigned lane) const;
   /// "(x,y,z)" of the thread with linear index `t` in the block.
   std::string describeThreadIndex(uint32_t t) const;
 
@@ -243,25 +256,31 @@ private:
                    uint64_t offset, uint64_t bytes, bool store, bool atomic);
   /// Completes the barriers whose threads have all arrived; `released`
   /// says whether one did.
-  bool completeBarriers(bool &released);
+  RIDGE_EXECUTOR_LOCAL bool completeBarriers(bool &released);
   /// Every live thread waits at a barrier that cannot complete.
-  bool reportBarrierDeadlock(std::string &error);
+  RIDGE_EXECUTOR_LOCAL bool reportBarrierDeadlock(std::string &error);
 
   /// The state space a resolved host pointer lies in.
-  Space getSpaceOf(const uint8_t *host) const;
+  RIDGE_EXECUTOR_LOCAL Space getSpaceOf(const uint8_t *host) const;
   /// Adds `lane`'s access at `host` to `access` if it reached `space`, the
   /// space of the instruction's first lane (set here for a generic one).
-  void addLaneAccess(WarpAccess &access, const Instruction &inst, Space &space,
-                     unsigned lane, const uint8_t *host) const;
+  RIDGE_EXECUTOR_LOCAL void addLaneAccess(WarpAccess &access,
+                                          const Instruction &inst, Space &space,
+                                          unsigned lane,
+                                          const uint8_t *host) const;
   /// Counts one warp-level memory instruction whose active lanes reached
   /// `space`: its class, and the sectors or wavefronts of its request.
-  void countAccess(const Instruction &inst, Space space,
-                   const WarpAccess &access);
+  RIDGE_EXECUTOR_LOCAL void countAccess(const Instruction &inst, Space space,
+                                        const WarpAccess &access);
 
-  bool memoryOp(Warp &warp, const Instruction &inst, uint32_t exec);
-  bool atomicOp(Warp &warp, const Instruction &inst, uint32_t exec);
-  bool shuffle(Warp &warp, const Instruction &inst, uint32_t exec);
-  bool vote(Warp &warp, const Instruction &inst, uint32_t exec);
+  RIDGE_EXECUTOR_LOCAL bool memoryOp(Warp &warp, const Instruction &inst,
+                                     uint32_t exec);
+  RIDGE_EXECUTOR_LOCAL bool atomicOp(Warp &warp, const Instruction &inst,
+                                     uint32_t exec);
+  RIDGE_EXECUTOR_LOCAL bool shuffle(Warp &warp, const Instruction &inst,
+                                    uint32_t exec);
+  RIDGE_EXECUTOR_LOCAL bool vote(Warp &warp, const Instruction &inst,
+                                 uint32_t exec);
   // Tensor-core and cp.async instructions (semantics in WarpMatrix.cpp and
   // AsyncCopy.cpp).
   bool requireWholeWarp(const Warp &warp, const Instruction &inst,
