@@ -5,10 +5,10 @@
 // declared here so that its members can be defined in more than one file:
 // Executor.cpp schedules the lanes and warps and executes the plain
 // instructions, MatrixInstructions.cpp the sm_80 tensor-core and cp.async
-// ones, and SharedChecks.cpp checks shared memory for races and
-// uninitialized reads. Everything stays non-virtual: the per-lane helpers
-// below are inline, and the hot path (execute, executeLanes, memoryOp,
-// resolve) is defined in Executor.cpp.
+// ones, WarpCollectives.cpp shfl.sync and vote.sync, and SharedChecks.cpp
+// checks shared memory for races and uninitialized reads. Everything stays
+// non-virtual: the per-lane helpers below are inline, and the hot path
+// (execute, executeLanes, memoryOp, resolve) is defined in Executor.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -252,6 +252,7 @@ private:
   /// lane against what other threads did in this barrier interval (races)
   /// and whether the block has written it before (uninitialized reads), and
   /// records it. Atomics are ordered among themselves and record no access.
+  /// (SharedChecks.cpp)
   bool checkShared(const Warp &warp, unsigned lane, const Instruction &inst,
                    uint64_t offset, uint64_t bytes, bool store, bool atomic);
   /// Completes the barriers whose threads have all arrived; `released`
@@ -277,12 +278,11 @@ private:
                                      uint32_t exec);
   RIDGE_EXECUTOR_LOCAL bool atomicOp(Warp &warp, const Instruction &inst,
                                      uint32_t exec);
-  RIDGE_EXECUTOR_LOCAL bool shuffle(Warp &warp, const Instruction &inst,
-                                    uint32_t exec);
-  RIDGE_EXECUTOR_LOCAL bool vote(Warp &warp, const Instruction &inst,
-                                 uint32_t exec);
-  // Tensor-core and cp.async instructions (semantics in WarpMatrix.cpp and
-  // AsyncCopy.cpp).
+  // Warp-collective instructions (WarpCollectives.cpp).
+  bool shuffle(Warp &warp, const Instruction &inst, uint32_t exec);
+  bool vote(Warp &warp, const Instruction &inst, uint32_t exec);
+  // Tensor-core and cp.async instructions (MatrixInstructions.cpp; semantics
+  // in WarpMatrix.cpp and AsyncCopy.cpp).
   bool requireWholeWarp(const Warp &warp, const Instruction &inst,
                         uint32_t exec);
   bool matrixOp(Warp &warp, const Instruction &inst, uint32_t exec);
