@@ -77,6 +77,7 @@ struct Measured {
   int64_t requestedBytes = 0; // global load + store + atomic
   int64_t sectors = 0;
   int64_t footprintBytes = 0;
+  int64_t footprintLoadBytes = 0, footprintStoreBytes = 0;
   int64_t sharedConflicts = 0;
   double hostSeconds = 0;
 
@@ -88,6 +89,8 @@ struct Measured {
     requestedBytes += other.requestedBytes;
     sectors += other.sectors;
     footprintBytes += other.footprintBytes;
+    footprintLoadBytes += other.footprintLoadBytes;
+    footprintStoreBytes += other.footprintStoreBytes;
     sharedConflicts += other.sharedConflicts;
     hostSeconds += other.hostSeconds;
   }
@@ -119,9 +122,12 @@ std::optional<Measured> readKernel(const llvm::json::Object &kernel) {
   if (const llvm::json::Object *global = kernel.getObject("global"))
     for (StringRef kind : {"load", "store", "atomic"}) {
       const llvm::json::Object *access = global->getObject(kind);
+      int64_t footprint = getInt(access, "footprint_bytes");
       measured.requestedBytes += getInt(access, "bytes");
       measured.sectors += getInt(access, "sectors");
-      measured.footprintBytes += getInt(access, "footprint_bytes");
+      measured.footprintBytes += footprint;
+      (kind == "load" ? measured.footprintLoadBytes
+                      : measured.footprintStoreBytes) += footprint;
     }
   if (const llvm::json::Object *shared = kernel.getObject("shared"))
     for (StringRef kind : {"load", "store"})
@@ -264,6 +270,10 @@ LogicalResult mlir::ridge::printEmulatorReport(
             else
               out.attribute("coalescing", nullptr);
             out.attribute("footprint_bytes", row.measured.footprintBytes);
+            out.attribute("footprint_load_bytes",
+                          row.measured.footprintLoadBytes);
+            out.attribute("footprint_store_bytes",
+                          row.measured.footprintStoreBytes);
             if (std::optional<double> ratio = row.getRatio())
               out.attribute("measured_over_predicted", *ratio);
             else

@@ -262,9 +262,23 @@ void SectorSet::insert(uint64_t sector) {
   }
 }
 
+bool SectorSet::contains(uint64_t sector) const {
+  if (slots.empty())
+    return false;
+  uint64_t mask = slots.size() - 1;
+  for (uint64_t i = (sector * 0x9E3779B97F4A7C15ull) >> 20 & mask;;
+       i = (i + 1) & mask) {
+    if (slots[i] == sector)
+      return true;
+    if (slots[i] == kEmpty)
+      return false;
+  }
+}
+
 void ridge::emu::countGlobalAccess(GlobalAccessCounters &counters,
                                    const WarpAccess &access,
-                                   SectorSet *footprint) {
+                                   SectorSet *footprint,
+                                   const SectorSet *cached) {
   if (!access.lanes)
     return;
   // Each lane's access is naturally aligned, so it spans one sector unless
@@ -290,7 +304,7 @@ void ridge::emu::countGlobalAccess(GlobalAccessCounters &counters,
     if (i != 0 && sectors[i] == sectors[i - 1])
       continue;
     ++distinct;
-    if (footprint)
+    if (footprint && !(cached && cached->contains(sectors[i])))
       footprint->insert(sectors[i]);
   }
   ++counters.requests;

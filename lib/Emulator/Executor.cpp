@@ -839,7 +839,8 @@ void BlockRun::countAccess(const Instruction &inst, Space space,
   stats.count(kind);
   switch (kind) {
   case InstructionClass::GlobalLoad:
-    countGlobalAccess(stats.globalLoad, access, &footprint.load);
+    countGlobalAccess(stats.globalLoad, access, &footprint.load,
+                      &footprint.store);
     break;
   case InstructionClass::GlobalStore:
     countGlobalAccess(stats.globalStore, access, &footprint.store);

@@ -81,6 +81,7 @@ struct GlobalAccessCounters {
 class SectorSet {
 public:
   void insert(uint64_t sector);
+  bool contains(uint64_t sector) const;
   uint64_t size() const { return count; }
 
 private:
@@ -145,9 +146,12 @@ struct WarpAccess {
 };
 
 /// Counts one warp-level global request: its bytes and distinct sectors,
-/// which also go into the launch's `footprint` when given.
+/// which also go into the launch's `footprint` when given, except those in
+/// `cached` (a load of what the launch stored before is served by the
+/// cache, not DRAM).
 void countGlobalAccess(GlobalAccessCounters &counters, const WarpAccess &access,
-                       SectorSet *footprint = nullptr);
+                       SectorSet *footprint = nullptr,
+                       const SectorSet *cached = nullptr);
 /// Counts one warp-level shared request: its wavefronts under the 32-bank
 /// model (8-byte accesses in two half-warp phases, 16-byte ones in four
 /// quarter-warp phases; lanes reading one 4-byte word share it).
