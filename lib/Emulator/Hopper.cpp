@@ -122,6 +122,15 @@ bool ridge::emu::detail::decodeHopper(
             " operands, found " + std::to_string(operands.size());
     return false;
   };
+  // The one operand of a wait_group: how many groups may stay in flight.
+  auto isGroupCount = [&] {
+    if (!operandCount(1, 1))
+      return false;
+    if (operands[0].kind == OperandKind::Imm)
+      return true;
+    error = "'" + inst.text + "' takes an immediate group count";
+    return false;
+  };
   auto isAddress = [&](size_t i) {
     if (i < operands.size() && operands[i].kind == OperandKind::Address)
       return true;
@@ -254,13 +263,7 @@ bool ridge::emu::detail::decodeHopper(
         if (parts[k] != "read")
           return unsupported("modifier '." + parts[k] + "'");
       inst.operands = operands;
-      if (!operandCount(1, 1))
-        return false;
-      if (operands[0].kind != OperandKind::Imm) {
-        error = "'" + inst.text + "' takes an immediate group count";
-        return false;
-      }
-      return true;
+      return isGroupCount();
     }
     if (parts.size() > 4 && parts[3] == "tensor") {
       tensor = true;
@@ -328,13 +331,7 @@ bool ridge::emu::detail::decodeHopper(
     inst.operands = operands;
     if (inst.mode != WgWait)
       return operandCount(0, 0);
-    if (!operandCount(1, 1))
-      return false;
-    if (operands[0].kind != OperandKind::Imm) {
-      error = "'" + inst.text + "' takes an immediate group count";
-      return false;
-    }
-    return true;
+    return isGroupCount();
   }
   if (op != "mma_async")
     return unsupported("operation '." + op + "'");
