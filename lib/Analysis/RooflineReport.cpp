@@ -162,8 +162,7 @@ void mlir::ridge::addFusionGroups(RooflineReport &report, func::FuncOp func,
 // Text table
 //===----------------------------------------------------------------------===//
 
-/// `value` with an SI prefix and three significant digits: "67.1 M".
-static std::string formatSI(double value, StringRef unit) {
+std::string mlir::ridge::formatSI(double value, StringRef unit) {
   static const char *prefixes[] = {"", "k", "M", "G", "T", "P", "E"};
   unsigned index = 0;
   while (std::abs(value) >= 999.95 && index + 1 < std::size(prefixes)) {

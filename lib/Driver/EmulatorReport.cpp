@@ -150,17 +150,7 @@ struct Row {
   }
 };
 
-std::string formatBytes(int64_t bytes) {
-  const char *units[] = {"B", "KB", "MB", "GB"};
-  double value = double(bytes);
-  int unit = 0;
-  while (value >= 1000 && unit < 3) {
-    value /= 1000;
-    ++unit;
-  }
-  return llvm::formatv(unit ? "{0:F1} {1}" : "{0:F0} {1}", value, units[unit])
-      .str();
-}
+std::string formatBytes(int64_t bytes) { return formatSI(bytes, "B"); }
 
 std::string formatRatio(std::optional<double> ratio) {
   return ratio ? llvm::formatv("{0:F2}", *ratio).str() : std::string("-");

@@ -83,6 +83,10 @@ RooflineReport buildRooflineReport(const CostAnalysis &costs,
 void addFusionGroups(RooflineReport &report, func::FuncOp func,
                      const RooflineModel &model);
 
+/// `value` with an SI prefix and three significant digits: "67.1 MB" for
+/// (67.1e6, "B").
+std::string formatSI(double value, StringRef unit);
+
 /// The human-readable table with a header naming the GPU and a totals line.
 void printRooflineTable(const RooflineReport &report,
                         const RooflineModel &model, llvm::raw_ostream &os);
