@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ridgeline/Codegen/KernelConfig.h"
+#include "ridgeline/Codegen/MmaContraction.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -32,6 +33,12 @@ DictionaryAttr KernelConfig::toAttr(MLIRContext *context) const {
   if (!tileSizes.empty())
     fields.push_back(
         b.getNamedAttr("tile_sizes", b.getDenseI64ArrayAttr(tileSizes)));
+  if (usesTensorCores()) {
+    fields.push_back(
+        b.getNamedAttr("mma_tile", b.getDenseI64ArrayAttr(mmaTile)));
+    fields.push_back(
+        b.getNamedAttr("mma_warps", b.getDenseI64ArrayAttr(mmaWarps)));
+  }
   return b.getDictionaryAttr(fields);
 }
 
@@ -60,6 +67,29 @@ FailureOr<KernelConfig> KernelConfig::fromAttr(DictionaryAttr attr,
              Twine(config.vectorWidth) + "; expected 1 or 4")
                 .str();
     return failure();
+  }
+  // A tensor-core tile: {m, n, k} with m and n split evenly by the warps
+  // into 16 x 16 warp tiles or larger, k a multiple of the k16 instruction.
+  if (attr.get("mma_tile") || attr.get("mma_warps")) {
+    auto tile = attr.getAs<DenseI64ArrayAttr>("mma_tile");
+    auto warps = attr.getAs<DenseI64ArrayAttr>("mma_warps");
+    bool valid =
+        tile && warps && tile.size() == 3 && warps.size() == 2 && tile[2] > 0 &&
+        tile[2] % 16 == 0 && tile[2] <= 64 && warps[0] > 0 && warps[1] > 0 &&
+        warps[0] * warps[1] * kWarpSize <= 1024 &&
+        tile[0] % (16 * warps[0]) == 0 && tile[1] % (16 * warps[1]) == 0 &&
+        tile[0] <= 256 && tile[1] <= 256;
+    if (!valid) {
+      error = ("'" + kKernelConfigAttr +
+               "' needs 'mma_tile' as {m, n, k} and 'mma_warps' as {m, n}, "
+               "with m and n multiples of 16 per warp (at most 256) and k a "
+               "multiple of 16 (at most 64)")
+                  .str();
+      return failure();
+    }
+    config.mmaTile.assign(tile.asArrayRef().begin(), tile.asArrayRef().end());
+    config.mmaWarps.assign(warps.asArrayRef().begin(),
+                           warps.asArrayRef().end());
   }
   // Tile sizes are optional: a kernel without them is not tiled.
   if (!attr.get("tile_sizes"))
@@ -252,10 +282,53 @@ static int64_t countParallelIterations(func::FuncOp kernel) {
   return rows;
 }
 
+void mlir::ridge::selectMmaTile(int64_t batch, int64_t m, int64_t n, int64_t k,
+                                const TargetSpec &target,
+                                SmallVector<int64_t> &tile,
+                                SmallVector<int64_t> &warps) {
+  // Bigger tiles reuse each staged operand element more (a 128 x 128 tile
+  // reads 1/64 of an element per FLOP pair, a 32 x 32 one 1/16) but make
+  // fewer blocks; a GPU with idle SMs loses more than the reuse gains.
+  struct Candidate {
+    int64_t m, n, warpsM, warpsN;
+  };
+  static constexpr Candidate kCandidates[] = {
+      {128, 128, 2, 4}, {64, 64, 2, 2}, {32, 32, 2, 2}};
+  const Candidate *chosen = &kCandidates[std::size(kCandidates) - 1];
+  for (const Candidate &candidate : kCandidates) {
+    int64_t blocks = batch * llvm::divideCeil(m, candidate.m) *
+                     llvm::divideCeil(n, candidate.n);
+    if (blocks >= target.gpu.smCount) {
+      chosen = &candidate;
+      break;
+    }
+  }
+  tile = {chosen->m, chosen->n, 32};
+  warps = {chosen->warpsM, chosen->warpsN};
+}
+
 KernelConfig mlir::ridge::selectKernelConfig(func::FuncOp kernel,
                                              const TargetSpec &target) {
   KernelConfig config;
   config.blockSize = kDefaultBlockSize;
+  // Tensor cores: a contraction whose operands the precision policy rounded
+  // to bf16/f16 (or that are stored so), with its epilogue, is one
+  // tensor-core kernel and is not tiled by the row rule.
+  std::string reason;
+  if (target.isGpu()) {
+    FailureOr<MmaContraction> mma = matchMmaContraction(kernel, reason);
+    if (succeeded(mma)) {
+      int64_t batch = 1;
+      for (int64_t extent : mma->batch)
+        batch *= extent;
+      selectMmaTile(batch, mma->m, mma->n, mma->k, target, config.mmaTile,
+                    config.mmaWarps);
+      config.blockSize = config.mmaWarps[0] * config.mmaWarps[1] * kWarpSize;
+      config.warpsPerBlock = config.mmaWarps[0] * config.mmaWarps[1];
+      config.vectorWidth = 1;
+      return config;
+    }
+  }
   // 16-byte lane accesses for 32-bit data; the mapping still checks that a
   // row loop fits (a multiple of 128 elements) and that buffers are aligned.
   config.vectorWidth = movesWords(kernel) ? kWideVector : 1;

@@ -1079,6 +1079,22 @@ bool BlockRun::executeLanes(Warp &warp, const Instruction &inst,
     return true;
   }
   case Opcode::Cvt: {
+    if (ops.size() == 3) {
+      // Two f32 sources packed into one f16x2/bf16x2: a in the upper half,
+      // b in the lower.
+      Instruction half = inst;
+      half.type = inst.type == Type::BF16x2 ? Type::BF16 : Type::F16;
+      for (uint32_t m = exec; m; m &= m - 1) {
+        unsigned lane = __builtin_ctz(m);
+        uint64_t high, low;
+        std::string error;
+        if (!computeConvert(half, read(warp, ops[1], lane), high, error) ||
+            !computeConvert(half, read(warp, ops[2], lane), low, error))
+          return fail(warp, lane, inst, error);
+        write(warp, ops[0].reg, lane, (high & 0xffff) << 16 | (low & 0xffff));
+      }
+      return true;
+    }
     for (uint32_t m = exec; m; m &= m - 1) {
       unsigned lane = __builtin_ctz(m);
       uint64_t result;

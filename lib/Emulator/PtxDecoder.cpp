@@ -72,7 +72,7 @@ constexpr OpcodeName kOpcodes[] = {
     {"copysign", Opcode::Copysign, 3, 3},
     {"cos", Opcode::Cos, 2, 2},
     {"cp", Opcode::CpAsync, 0, 0}, // decodeMatrixOrAsyncCopy
-    {"cvt", Opcode::Cvt, 2, 2},
+    {"cvt", Opcode::Cvt, 2, 3},
     {"cvta", Opcode::Cvta, 2, 2},
     {"div", Opcode::Div, 3, 3},
     {"ex2", Opcode::Ex2, 2, 2},
@@ -338,6 +338,12 @@ bool Decoder::decode(Instruction &inst, const std::string &opcodeText,
                      ? "-" + std::to_string(entry->maxOperands)
                      : "") +
                 " operands, found " + std::to_string(count));
+  // cvt.{f16x2,bf16x2}.f32 d, a, b packs two conversions; every other cvt
+  // has one source.
+  if (inst.opcode == Opcode::Cvt && count == 3 &&
+      !((inst.type == Type::F16x2 || inst.type == Type::BF16x2) &&
+        inst.srcType == Type::F32))
+    return fail("'" + opcodeText + "' takes 2 operands, found 3");
   if (inst.opcode == Opcode::Shfl && inst.type != Type::B32)
     return unsupported("shuffle type (b32 only)");
 

@@ -30,6 +30,7 @@
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MathToLibm/MathToLibm.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Conversion/SCFToGPU/SCFToGPUPass.h"
@@ -228,8 +229,10 @@ void mlir::ridge::buildGpuLoweringPipeline(OpPassManager &pm,
                                            const GpuPipelineOptions &options) {
   // 1. Bufferization; every parallel iteration gets its own buffers.
   addBufferizationPasses(pm, /*sequentialLoops=*/false);
-  // 2. Parallel loops, keeping each kernel's config; loops over empty
-  //    buffers fold away first.
+  // 2. Tensor-core kernels (an `mma_tile` in their config) become their
+  //    gpu.launch; the other kernels' ops become parallel loops, keeping each
+  //    kernel's config; loops over empty buffers fold away first.
+  pm.addNestedPass<func::FuncOp>(createLowerMmaContractionsPass());
   pm.addNestedPass<func::FuncOp>(createKernelsToParallelLoopsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createRetypeEmptyBuffersPass());
@@ -254,6 +257,7 @@ void mlir::ridge::buildGpuLoweringPipeline(OpPassManager &pm,
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createMergeGpuModulesPass());
+  pm.addNestedPass<gpu::GPUModuleOp>(createAlignWorkgroupMemoryPass());
   // What is left of each kernel function on the host (its allocations and
   // launches) is inlined into @main, so that the launches form one
   // stream-ordered chain.
@@ -284,6 +288,8 @@ void mlir::ridge::buildGpuLoweringPipeline(OpPassManager &pm,
   kernels.addPass(createApproximateMathPass());
   kernels.addPass(createContractMultiplyAddPass());
   kernels.addPass(createMathToPtxPass());
+  // ldmatrix (tensor-core kernels) -> NVVM.
+  kernels.addPass(createConvertNVGPUToNVVMPass());
   // Kernels take each buffer as one bare pointer, as the host's launches
   // pass them (gpu-to-llvm's kernel-bare-ptr-calling-convention below): the
   // two sides must agree, and every kernel buffer has a static shape.

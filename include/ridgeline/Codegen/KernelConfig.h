@@ -40,6 +40,13 @@ struct KernelConfig {
   int64_t vectorWidth = 4;
   /// Threads per block of an elementwise loop nest.
   int64_t blockSize = 256;
+  /// Tensor-core kernels (ridge-lower-mma-contractions): the block tile
+  /// {m, n, k} and the warps along {m, n} that split it. Empty: the kernel
+  /// is not built on tensor cores.
+  SmallVector<int64_t> mmaTile;
+  SmallVector<int64_t> mmaWarps;
+
+  bool usesTensorCores() const { return !mmaTile.empty(); }
 
   DictionaryAttr toAttr(MLIRContext *context) const;
   /// Reads a `ridge.kernel_config`; `error` names a missing or out-of-range
@@ -81,6 +88,14 @@ bool hasEmptyLoop(func::FuncOp kernel);
 /// The row rule: tile every parallel loop of `sink` by one except its row
 /// dimensions (getRowDims), which stay whole (0), as do reductions.
 SmallVector<int64_t> selectTileSizes(TilingInterface sink);
+
+/// The tensor-core block tile {m, n, k} and warps {m, n} for a contraction of
+/// `batch` x m x n x k on `target` (the shape policy; docs/kernel-config.md):
+/// the largest of 128x128 (8 warps), 64x64 and 32x32 (4 warps) that still
+/// gives every SM a block, else the smallest; k steps of 32.
+void selectMmaTile(int64_t batch, int64_t m, int64_t n, int64_t k,
+                   const TargetSpec &target, SmallVector<int64_t> &tile,
+                   SmallVector<int64_t> &warps);
 
 /// The decision (policy), on a kernel after ridge-fuse-kernel-bodies (its
 /// producers fused, not yet tiled): tile sizes by the row rule for a kernel

@@ -353,6 +353,49 @@ def MapRowLoopsToWarpsPass : Pass<"ridge-map-row-loops-to-warps",
   ];
 }
 
+def LowerMmaContractionsPass : Pass<"ridge-lower-mma-contractions",
+                                    "::mlir::func::FuncOp"> {
+  let summary = "Build tensor-core GEMM kernels (mma.sync) from their config";
+  let description = [{
+    A kernel whose `ridge.kernel_config` has an `mma_tile` (chosen by
+    ridge-select-kernel-config for a contraction whose operands are
+    multiplied in bf16 or f16) becomes one `gpu.launch` on buffers: block
+    tiles staged through XOR-swizzled shared memory two stages deep,
+    `ldmatrix` fragments, `mma.sync.m16n8k16` with f32 accumulators in
+    registers, and the kernel's elementwise epilogue applied to the
+    accumulators before the one store. Runs after bufferization, before the
+    kernels' remaining linalg ops become loops. The mechanism decides
+    nothing: the tile, the warps and the rounding are the config's and the
+    contraction body's.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::nvgpu::NVGPUDialect",
+                           "::mlir::NVVM::NVVMDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::memref::MemRefDialect"];
+  let statistics = [
+    Statistic<"numTensorCoreKernels", "num-tensor-core-kernels",
+              "Kernels built on tensor cores">,
+  ];
+}
+
+def AlignWorkgroupMemoryPass : Pass<"ridge-align-workgroup-memory",
+                                    "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Align every kernel's shared-memory buffers to 16 bytes";
+  let description = [{
+    Sets `llvm.align = 16` on the workgroup attributions of every
+    `gpu.func` that has none. convert-gpu-to-nvvm otherwise places them at
+    their element type's alignment (2 bytes for bf16), while the 16-byte
+    vector stores and the `ldmatrix` row reads of the tensor-core kernels
+    need 16. Runs after kernel outlining, which does not carry attribution
+    attributes over from `gpu.launch`.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::LLVM::LLVMDialect"];
+}
+
 def MergeGpuModulesPass : Pass<"ridge-merge-gpu-modules", "::mlir::ModuleOp"> {
   let summary = "Move every outlined kernel into one gpu.module";
   let description = [{

@@ -1,0 +1,642 @@
+//===- LowerMmaContractions.cpp - Tensor-core GEMM kernels (sm_80) --------===//
+//
+// The mechanism of the tensor-core path: a kernel whose `ridge.kernel_config`
+// carries an `mma_tile` (decided by ridge-select-kernel-config from the
+// kernel's shape and the target) is rebuilt, on buffers, as one gpu.launch
+// in the structure CUTLASS's and Triton's sm_80 GEMMs share:
+//
+//   - one block per {m, n} tile of the output (and batch index), its warps
+//     splitting the tile into warp tiles of 16 x 8 `mma.sync` tiles;
+//   - each k step stages the A and B tiles in shared memory, two stages
+//     deep: the next tile's global loads (16 bytes a thread, rounded to the
+//     multiply type in registers when the operand is stored as f32) are in
+//     flight while the warps multiply the current one;
+//   - shared memory is XOR-swizzled in 16-byte chunks, so that the 16-byte
+//     stores and the `ldmatrix` row reads of a quarter warp hit 8 distinct
+//     chunks of a 128-byte line: no bank conflicts, without padding;
+//   - fragments are loaded with `ldmatrix` (`.trans` for an operand stored
+//     the other way round: the mma's B is "column-major") and multiplied by
+//     `mma.sync.m16n8k16` (bf16 or f16 in, f32 accumulators in registers);
+//   - the epilogue (the kernel's elementwise op: bias, activation, residual,
+//     cast) is applied to the accumulators in registers and stored once.
+//
+// The rounding of f32 operands is the one the contraction's body spells
+// (`extf(truncf(x))`, placed by ridge-select-precision), so the CPU build
+// of the same linalg computes the same products: it is the oracle.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ridgeline/Codegen/KernelConfig.h"
+#include "ridgeline/Codegen/MmaContraction.h"
+#include "ridgeline/Codegen/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/Statistic.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "ridge-lower-mma-contractions"
+
+namespace mlir::ridge {
+#define GEN_PASS_DEF_LOWERMMACONTRACTIONSPASS
+#include "ridgeline/Codegen/Passes.h.inc"
+} // namespace mlir::ridge
+
+using namespace mlir;
+using namespace mlir::ridge;
+
+namespace {
+
+/// Elements of a 16-byte chunk of a 16-bit type: the unit of staging and of
+/// the shared-memory swizzle.
+constexpr int64_t kChunk = 8;
+constexpr int64_t kStages = 2;
+
+/// One operand's tile in shared memory: rows of `innerLen` elements along
+/// the operand's contiguous dimension, `outerLen` rows.
+struct StagedOperand {
+  const MmaOperand *operand;
+  /// Whether the operand is A (rows m) or B (rows n).
+  bool isLhs;
+  int64_t outerLen, innerLen;
+  int64_t outerExtent, innerExtent;
+  /// The shared buffer: kStages tiles of outerLen x innerLen.
+  Value smem;
+
+  int64_t stageElements() const { return outerLen * innerLen; }
+  int64_t chunksPerRow() const { return innerLen / kChunk; }
+};
+
+class MmaKernelBuilder {
+public:
+  MmaKernelBuilder(OpBuilder &b, Location loc, const MmaContraction &mma,
+                   const KernelConfig &config)
+      : b(b), loc(loc), mma(mma) {
+    tileM = config.mmaTile[0];
+    tileN = config.mmaTile[1];
+    tileK = config.mmaTile[2];
+    warpsM = config.mmaWarps[0];
+    warpsN = config.mmaWarps[1];
+    warpTileM = tileM / warpsM;
+    warpTileN = tileN / warpsN;
+    fragsM = warpTileM / 16;
+    fragsN = warpTileN / 8;
+    threads = warpsM * warpsN * kWarpSize;
+    numBatch = mma.batch.size();
+  }
+
+  LogicalResult build();
+
+private:
+  Value index(int64_t value) {
+    return arith::ConstantIndexOp::create(b, loc, value);
+  }
+  Value add(Value lhs, Value rhs) {
+    return arith::AddIOp::create(b, loc, lhs, rhs);
+  }
+  Value add(Value lhs, int64_t rhs) { return rhs ? add(lhs, index(rhs)) : lhs; }
+  Value mul(Value lhs, int64_t rhs) {
+    return arith::MulIOp::create(b, loc, lhs, index(rhs));
+  }
+  Value div(Value lhs, int64_t rhs) {
+    return arith::DivUIOp::create(b, loc, lhs, index(rhs));
+  }
+  Value rem(Value lhs, int64_t rhs) {
+    return arith::RemUIOp::create(b, loc, lhs, index(rhs));
+  }
+  Value lessThan(Value lhs, int64_t rhs) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, lhs,
+                                 index(rhs));
+  }
+  Value minimum(Value lhs, int64_t rhs) {
+    return arith::MinUIOp::create(b, loc, lhs, index(rhs));
+  }
+
+  /// The element offset in one stage of row `row`'s chunk `chunk`, after the
+  /// swizzle: chunk c of row r lands in chunk c ^ f(r), where f spreads the 8
+  /// rows an `ldmatrix` quarter warp reads (and the rows 8 consecutive
+  /// chunks are stored to) over the 8 chunk slots of a 128-byte line.
+  Value swizzledOffset(const StagedOperand &staged, Value row, Value chunk);
+
+  /// Indices into `operand` of the element at (batch, m|n, k) coordinates.
+  SmallVector<Value> operandIndices(const MmaOperand &operand, Value rowCoord,
+                                    Value kCoord);
+  /// Indices of element (batch, m, n) through `map` over the result loops.
+  SmallVector<Value> resultIndices(AffineMap map, Value m, Value n);
+
+  /// Global loads of k tile `kTile` of `staged` into registers: one vector
+  /// of 8 multiply-type elements per chunk the thread stages, zero outside
+  /// the operand.
+  SmallVector<Value> loadTile(const StagedOperand &staged, Value kTile);
+  /// Stores what loadTile returned into stage `stage`.
+  void storeTile(const StagedOperand &staged, ArrayRef<Value> chunks,
+                 Value stage);
+
+  /// The `ldmatrix` x4 of A fragment `fragM` at k16 step `kStep`, as 4 i32.
+  SmallVector<Value> loadFragmentA(Value stageOffset, int64_t fragM,
+                                   int64_t kStep);
+  /// The `ldmatrix` x4 of the B fragments `pair*2` and `pair*2+1`, as 4 i32
+  /// (b0, b1 of the first, then of the second).
+  SmallVector<Value> loadFragmentsB(Value stageOffset, int64_t pair,
+                                    int64_t kStep);
+  SmallVector<Value> loadMatrix(const StagedOperand &staged, Value offset,
+                                bool transpose);
+
+  /// Applies the epilogue to accumulator `value` of element (m, n) and
+  /// stores the result.
+  void storeResult(Value value, Value m, Value n);
+
+  OpBuilder &b;
+  Location loc;
+  MmaContraction mma;
+  int64_t tileM, tileN, tileK, warpsM, warpsN, warpTileM, warpTileN;
+  int64_t fragsM, fragsN, threads;
+  unsigned numBatch;
+
+  StagedOperand lhs, rhs;
+  Value tid, lane, warpM, warpN;
+  Value mBase, nBase;
+  SmallVector<Value> batchIndices;
+};
+
+} // namespace
+
+Value MmaKernelBuilder::swizzledOffset(const StagedOperand &staged, Value row,
+                                       Value chunk) {
+  int64_t chunks = staged.chunksPerRow();
+  Value pattern;
+  if (chunks >= 8)
+    pattern = rem(row, 8);
+  else if (chunks == 4)
+    pattern = rem(div(row, 2), 4);
+  else if (chunks == 2)
+    pattern = rem(div(row, 4), 2);
+  Value physical =
+      pattern ? arith::XOrIOp::create(b, loc, chunk, pattern).getResult()
+              : chunk;
+  return add(mul(row, staged.innerLen), mul(physical, kChunk));
+}
+
+SmallVector<Value> MmaKernelBuilder::operandIndices(const MmaOperand &operand,
+                                                    Value rowCoord,
+                                                    Value kCoord) {
+  unsigned rowDim = &operand == &mma.lhs ? numBatch : numBatch + 1;
+  SmallVector<Value> indices;
+  for (AffineExpr expr : operand.map.getResults()) {
+    if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
+      unsigned position = dim.getPosition();
+      if (position < numBatch)
+        indices.push_back(batchIndices[position]);
+      else if (position == rowDim)
+        indices.push_back(rowCoord);
+      else
+        indices.push_back(kCoord);
+    } else {
+      indices.push_back(index(cast<AffineConstantExpr>(expr).getValue()));
+    }
+  }
+  return indices;
+}
+
+SmallVector<Value> MmaKernelBuilder::resultIndices(AffineMap map, Value m,
+                                                   Value n) {
+  SmallVector<Value> indices;
+  for (AffineExpr expr : map.getResults()) {
+    if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
+      unsigned position = dim.getPosition();
+      indices.push_back(position < numBatch    ? batchIndices[position]
+                        : position == numBatch ? m
+                                               : n);
+    } else {
+      indices.push_back(index(cast<AffineConstantExpr>(expr).getValue()));
+    }
+  }
+  return indices;
+}
+
+SmallVector<Value> MmaKernelBuilder::loadTile(const StagedOperand &staged,
+                                              Value kTile) {
+  const MmaOperand &operand = *staged.operand;
+  Type mmaType = operand.mmaType;
+  auto chunkType = VectorType::get({kChunk}, mmaType);
+  Type stored = getElementTypeOrSelf(operand.value.getType());
+  Value kBase = mul(kTile, tileK);
+  Value rowBase = staged.isLhs ? mBase : nBase;
+  // Outer and inner coordinates of the tile's origin: the operand's rows
+  // are m|n and its row elements k, or the other way round.
+  bool kInner = operand.kContiguous;
+  Value outerBase = kInner ? rowBase : kBase;
+  Value innerBase = kInner ? kBase : rowBase;
+  int64_t numChunks = staged.outerLen * staged.chunksPerRow();
+  Value zero =
+      arith::ConstantOp::create(b, loc, chunkType, b.getZeroAttr(chunkType));
+  SmallVector<Value> chunks;
+  for (int64_t first = 0; first < numChunks; first += threads) {
+    Value q = add(tid, first);
+    Value row = div(q, staged.chunksPerRow());
+    Value chunk = rem(q, staged.chunksPerRow());
+    Value outer = add(outerBase, row);
+    Value inner = add(innerBase, mul(chunk, kChunk));
+    Value inBounds =
+        arith::AndIOp::create(b, loc, lessThan(outer, staged.outerExtent),
+                              lessThan(inner, staged.innerExtent));
+    // Clamped coordinates keep the load inside the buffer; the select
+    // zeroes what lies outside the operand (the k tail, the m|n edge).
+    Value safeOuter = minimum(outer, staged.outerExtent - 1);
+    Value safeInner = minimum(inner, staged.innerExtent - kChunk);
+    Value rowCoord = kInner ? safeOuter : safeInner;
+    Value kCoord = kInner ? safeInner : safeOuter;
+    SmallVector<Value> indices = operandIndices(operand, rowCoord, kCoord);
+    Value value;
+    if (stored == mmaType) {
+      value =
+          vector::LoadOp::create(b, loc, chunkType, operand.value, indices,
+                                 /*nontemporal=*/false, llvm::MaybeAlign(16));
+    } else {
+      // An f32 operand: two 16-byte loads, rounded to the multiply type as
+      // the contraction's body rounds it.
+      auto halfType = VectorType::get({kChunk / 2}, stored);
+      Value low =
+          vector::LoadOp::create(b, loc, halfType, operand.value, indices,
+                                 /*nontemporal=*/false, llvm::MaybeAlign(16));
+      indices.back() = add(indices.back(), kChunk / 2);
+      Value high =
+          vector::LoadOp::create(b, loc, halfType, operand.value, indices,
+                                 /*nontemporal=*/false, llvm::MaybeAlign(16));
+      Value wide = vector::ShuffleOp::create(
+          b, loc, low, high, ArrayRef<int64_t>{0, 1, 2, 3, 4, 5, 6, 7});
+      value = arith::TruncFOp::create(b, loc, chunkType, wide);
+    }
+    chunks.push_back(arith::SelectOp::create(b, loc, inBounds, value, zero));
+  }
+  return chunks;
+}
+
+void MmaKernelBuilder::storeTile(const StagedOperand &staged,
+                                 ArrayRef<Value> chunks, Value stage) {
+  Value stageOffset =
+      arith::MulIOp::create(b, loc, stage, index(staged.stageElements()));
+  for (auto [i, value] : llvm::enumerate(chunks)) {
+    Value q = add(tid, static_cast<int64_t>(i) * threads);
+    Value row = div(q, staged.chunksPerRow());
+    Value chunk = rem(q, staged.chunksPerRow());
+    Value offset = add(stageOffset, swizzledOffset(staged, row, chunk));
+    vector::StoreOp::create(b, loc, value, staged.smem, offset,
+                            /*nontemporal=*/false, llvm::MaybeAlign(16));
+  }
+}
+
+SmallVector<Value> MmaKernelBuilder::loadMatrix(const StagedOperand &staged,
+                                                Value offset, bool transpose) {
+  Type mmaType = staged.operand->mmaType;
+  auto resultType = VectorType::get({4, 2}, mmaType);
+  Value matrix = nvgpu::LdMatrixOp::create(
+      b, loc, resultType, staged.smem, ValueRange{offset},
+      b.getBoolAttr(transpose), b.getI32IntegerAttr(4));
+  // NVVM's mma.sync takes f16 fragments as vector<2xf16> registers and bf16
+  // ones as the i32 that holds the pair.
+  SmallVector<Value> registers;
+  auto wordType = VectorType::get({1}, b.getI32Type());
+  for (int64_t i = 0; i < 4; ++i) {
+    Value pair = vector::ExtractOp::create(b, loc, matrix, i);
+    if (mmaType.isF16()) {
+      registers.push_back(pair);
+      continue;
+    }
+    Value word = vector::BitCastOp::create(b, loc, wordType, pair);
+    registers.push_back(vector::ExtractOp::create(b, loc, word, 0));
+  }
+  return registers;
+}
+
+SmallVector<Value> MmaKernelBuilder::loadFragmentA(Value stageOffset,
+                                                   int64_t fragM,
+                                                   int64_t kStep) {
+  // ldmatrix x4: lanes 8i..8i+7 give the row addresses of matrix i; matrix
+  // i is the (m half i % 2, k half i / 2) 8 x 8 block of the 16 x 16 A
+  // fragment, which makes the 4 registers a0..a3 of mma.sync.
+  Value quarter = div(lane, 8), rowInMatrix = rem(lane, 8);
+  Value mHalf = rem(quarter, 2), kHalf = div(quarter, 2);
+  Value mOffset = add(mul(warpM, warpTileM), fragM * 16);
+  Value row, chunk;
+  if (mma.lhs.kContiguous) {
+    // Stored m x k: rows m, chunks along k.
+    row = add(add(mOffset, mul(mHalf, 8)), rowInMatrix);
+    chunk = add(kHalf, kStep * 2);
+  } else {
+    // Stored k x m: rows k, chunks along m; the transposing ldmatrix.
+    row = add(add(mul(kHalf, 8), rowInMatrix), kStep * 16);
+    chunk = add(div(mOffset, 8), mHalf);
+  }
+  return loadMatrix(lhs, add(stageOffset, swizzledOffset(lhs, row, chunk)),
+                    /*transpose=*/!mma.lhs.kContiguous);
+}
+
+SmallVector<Value> MmaKernelBuilder::loadFragmentsB(Value stageOffset,
+                                                    int64_t pair,
+                                                    int64_t kStep) {
+  // Matrix i is the (k half i % 2, n block i / 2) 8 x 8 block: registers
+  // b0, b1 of fragment 2*pair, then b0, b1 of fragment 2*pair + 1.
+  Value quarter = div(lane, 8), rowInMatrix = rem(lane, 8);
+  Value kHalf = rem(quarter, 2), nBlock = div(quarter, 2);
+  Value nOffset = add(mul(warpN, warpTileN), pair * 16);
+  Value row, chunk;
+  if (mma.rhs.kContiguous) {
+    // Stored n x k ("column-major" B, as mma.sync takes it).
+    row = add(add(nOffset, mul(nBlock, 8)), rowInMatrix);
+    chunk = add(kHalf, kStep * 2);
+  } else {
+    // Stored k x n: the transposing ldmatrix.
+    row = add(add(mul(kHalf, 8), rowInMatrix), kStep * 16);
+    chunk = add(div(nOffset, 8), nBlock);
+  }
+  return loadMatrix(rhs, add(stageOffset, swizzledOffset(rhs, row, chunk)),
+                    /*transpose=*/!mma.rhs.kContiguous);
+}
+
+void MmaKernelBuilder::storeResult(Value value, Value m, Value n) {
+  linalg::GenericOp epilogue = mma.epilogue;
+  if (!epilogue) {
+    Value result = mma.contraction.getDpsInitOperand(0)->get();
+    auto map = AffineMap::getMultiDimIdentityMap(numBatch + 2, b.getContext());
+    memref::StoreOp::create(b, loc, value, result, resultIndices(map, m, n));
+    return;
+  }
+  IRMapping mapping;
+  Block *body = epilogue.getBody();
+  Value acc = mma.contraction.getDpsInitOperand(0)->get();
+  for (OpOperand &operand : epilogue->getOpOperands()) {
+    BlockArgument arg = body->getArgument(operand.getOperandNumber());
+    if (operand.get() == acc && epilogue.isDpsInput(&operand)) {
+      mapping.map(arg, value);
+      continue;
+    }
+    if (arg.use_empty())
+      continue;
+    AffineMap map = epilogue.getMatchingIndexingMap(&operand);
+    mapping.map(arg, memref::LoadOp::create(b, loc, operand.get(),
+                                            resultIndices(map, m, n)));
+  }
+  for (Operation &op : body->without_terminator())
+    b.clone(op, mapping);
+  auto yield = cast<linalg::YieldOp>(body->getTerminator());
+  OpOperand *init = epilogue.getDpsInitOperand(0);
+  memref::StoreOp::create(
+      b, loc, mapping.lookup(yield.getOperand(0)), init->get(),
+      resultIndices(epilogue.getMatchingIndexingMap(init), m, n));
+}
+
+LogicalResult MmaKernelBuilder::build() {
+  MLIRContext *context = b.getContext();
+  int64_t batchCount = 1;
+  for (int64_t extent : mma.batch)
+    batchCount *= extent;
+  auto stage = [&](const MmaOperand &operand, bool isLhs) {
+    StagedOperand staged;
+    staged.operand = &operand;
+    staged.isLhs = isLhs;
+    int64_t rowLen = isLhs ? tileM : tileN;
+    int64_t rowExtent = isLhs ? mma.m : mma.n;
+    if (operand.kContiguous) {
+      staged.outerLen = rowLen;
+      staged.innerLen = tileK;
+      staged.outerExtent = rowExtent;
+      staged.innerExtent = mma.k;
+    } else {
+      staged.outerLen = tileK;
+      staged.innerLen = rowLen;
+      staged.outerExtent = mma.k;
+      staged.innerExtent = rowExtent;
+    }
+    return staged;
+  };
+  lhs = stage(mma.lhs, /*isLhs=*/true);
+  rhs = stage(mma.rhs, /*isLhs=*/false);
+  for (StagedOperand *staged : {&lhs, &rhs})
+    if ((staged->outerLen * staged->chunksPerRow()) % threads != 0)
+      return mma.contraction->emitError()
+             << "tensor-core tile " << tileM << "x" << tileN << "x" << tileK
+             << " does not split evenly over " << threads << " threads";
+
+  auto workgroup = gpu::AddressSpaceAttr::get(
+      context, gpu::GPUDialect::getWorkgroupAddressSpace());
+  auto smemType = [&](const StagedOperand &staged) {
+    return MemRefType::get({kStages * staged.stageElements()},
+                           staged.operand->mmaType, MemRefLayoutAttrInterface(),
+                           workgroup);
+  };
+  Value gridX = index(llvm::divideCeil(mma.n, tileN));
+  Value gridY = index(llvm::divideCeil(mma.m, tileM));
+  Value gridZ = index(batchCount);
+  Value one = index(1);
+  auto launch = gpu::LaunchOp::create(
+      b, loc, gridX, gridY, gridZ, index(threads), one, one,
+      /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
+      /*asyncDependencies=*/ValueRange(),
+      TypeRange{smemType(lhs), smemType(rhs)});
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&launch.getBody().front());
+  lhs.smem = launch.getWorkgroupAttributions()[0];
+  rhs.smem = launch.getWorkgroupAttributions()[1];
+  gpu::KernelDim3 blockIds = launch.getBlockIds();
+  gpu::KernelDim3 threadIds = launch.getThreadIds();
+  tid = threadIds.x;
+  lane = rem(tid, kWarpSize);
+  Value warp = div(tid, kWarpSize);
+  warpM = div(warp, warpsN);
+  warpN = rem(warp, warpsN);
+  mBase = mul(blockIds.y, tileM);
+  nBase = mul(blockIds.x, tileN);
+  // The batch index, row-major over the batch dims.
+  Value linear = blockIds.z;
+  batchIndices.assign(numBatch, Value());
+  for (int64_t i = static_cast<int64_t>(numBatch) - 1; i >= 0; --i) {
+    batchIndices[i] = rem(linear, mma.batch[i]);
+    linear = div(linear, mma.batch[i]);
+  }
+
+  int64_t numKTiles = llvm::divideCeil(mma.k, tileK);
+  // Prologue: k tile 0 into stage 0.
+  Value zeroIndex = index(0);
+  {
+    SmallVector<Value> a = loadTile(lhs, zeroIndex);
+    SmallVector<Value> bTile = loadTile(rhs, zeroIndex);
+    storeTile(lhs, a, zeroIndex);
+    storeTile(rhs, bTile, zeroIndex);
+    gpu::BarrierOp::create(b, loc);
+  }
+
+  // The main loop carries the accumulators: fragsM x fragsN fragments of 4.
+  Type f32 = b.getF32Type();
+  Value zeroF32 = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
+  SmallVector<Value> init(fragsM * fragsN * 4, zeroF32);
+  auto loop =
+      scf::ForOp::create(b, loc, zeroIndex, index(numKTiles), one, init);
+  {
+    OpBuilder::InsertionGuard loopGuard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value kTile = loop.getInductionVar();
+    Value next = add(kTile, 1);
+    Value hasNext = lessThan(next, numKTiles);
+    Value current = rem(kTile, kStages);
+    Value nextStage = rem(next, kStages);
+    // 1. The next tile's global loads, in flight during the multiplies.
+    SmallVector<Type> chunkTypes;
+    for (StagedOperand *staged : {&lhs, &rhs}) {
+      int64_t count = staged->outerLen * staged->chunksPerRow() / threads;
+      chunkTypes.append(count,
+                        VectorType::get({kChunk}, staged->operand->mmaType));
+    }
+    auto prefetch = scf::IfOp::create(b, loc, chunkTypes, hasNext,
+                                      /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard ifGuard(b);
+      b.setInsertionPointToStart(prefetch.thenBlock());
+      SmallVector<Value> loaded = loadTile(lhs, next);
+      llvm::append_range(loaded, loadTile(rhs, next));
+      scf::YieldOp::create(b, loc, loaded);
+      b.setInsertionPointToStart(prefetch.elseBlock());
+      SmallVector<Value> zeros;
+      for (Type type : chunkTypes)
+        zeros.push_back(arith::ConstantOp::create(
+            b, loc, type, b.getZeroAttr(cast<ShapedType>(type))));
+      scf::YieldOp::create(b, loc, zeros);
+    }
+    // 2. The multiplies of the current stage.
+    SmallVector<Value> acc(loop.getRegionIterArgs().begin(),
+                           loop.getRegionIterArgs().end());
+    Value lhsStage = mul(current, lhs.stageElements());
+    Value rhsStage = mul(current, rhs.stageElements());
+    auto mmaTypeAttr =
+        mma.lhs.mmaType.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+    auto resultType =
+        LLVM::LLVMStructType::getLiteral(context, SmallVector<Type>(4, f32));
+    for (int64_t kStep = 0; kStep < tileK / 16; ++kStep) {
+      SmallVector<SmallVector<Value>> aFrags, bFrags;
+      for (int64_t fragM = 0; fragM < fragsM; ++fragM)
+        aFrags.push_back(loadFragmentA(lhsStage, fragM, kStep));
+      for (int64_t pair = 0; pair < fragsN / 2; ++pair) {
+        SmallVector<Value> regs = loadFragmentsB(rhsStage, pair, kStep);
+        bFrags.push_back({regs[0], regs[1]});
+        bFrags.push_back({regs[2], regs[3]});
+      }
+      for (int64_t fragM = 0; fragM < fragsM; ++fragM) {
+        for (int64_t fragN = 0; fragN < fragsN; ++fragN) {
+          int64_t base = (fragM * fragsN + fragN) * 4;
+          ArrayRef<Value> c = ArrayRef<Value>(acc).slice(base, 4);
+          auto op = NVVM::MmaOp::create(
+              b, loc, resultType, aFrags[fragM], bFrags[fragN], c,
+              ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
+              std::array<NVVM::MMATypes, 2>{mmaTypeAttr, mmaTypeAttr},
+              std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                             NVVM::MMALayout::col});
+          for (int64_t i = 0; i < 4; ++i)
+            acc[base + i] = LLVM::ExtractValueOp::create(b, loc, op, i);
+        }
+      }
+    }
+    // 3. The next tile into the other stage, which every warp finished
+    //    reading before the previous iteration's barrier.
+    auto store = scf::IfOp::create(b, loc, hasNext, /*withElseRegion=*/false);
+    {
+      OpBuilder::InsertionGuard ifGuard(b);
+      b.setInsertionPoint(store.thenBlock()->getTerminator());
+      ResultRange loaded = prefetch.getResults();
+      int64_t lhsCount = lhs.outerLen * lhs.chunksPerRow() / threads;
+      storeTile(lhs, SmallVector<Value>(loaded.take_front(lhsCount)),
+                nextStage);
+      storeTile(rhs, SmallVector<Value>(loaded.drop_front(lhsCount)),
+                nextStage);
+    }
+    gpu::BarrierOp::create(b, loc);
+    scf::YieldOp::create(b, loc, acc);
+  }
+
+  // Epilogue: accumulator (fragM, fragN, i) is element (group + 8 (i / 2),
+  // 2 * (lane % 4) + i % 2) of its 16 x 8 fragment.
+  Value group = div(lane, 4);
+  Value pairColumn = mul(rem(lane, 4), 2);
+  Value warpRow = add(mBase, mul(warpM, warpTileM));
+  Value warpColumn = add(nBase, mul(warpN, warpTileN));
+  for (int64_t fragM = 0; fragM < fragsM; ++fragM) {
+    for (int64_t fragN = 0; fragN < fragsN; ++fragN) {
+      for (int64_t half = 0; half < 2; ++half) {
+        Value m = add(add(warpRow, group), fragM * 16 + half * 8);
+        Value n = add(add(warpColumn, pairColumn), fragN * 8);
+        Value inside = arith::AndIOp::create(b, loc, lessThan(m, mma.m),
+                                             lessThan(n, mma.n));
+        auto guardIf = scf::IfOp::create(b, loc, inside,
+                                         /*withElseRegion=*/false);
+        OpBuilder::InsertionGuard ifGuard(b);
+        b.setInsertionPoint(guardIf.thenBlock()->getTerminator());
+        int64_t base = (fragM * fragsN + fragN) * 4 + half * 2;
+        storeResult(loop.getResult(base), m, n);
+        storeResult(loop.getResult(base + 1), m, add(n, 1));
+      }
+    }
+  }
+  gpu::TerminatorOp::create(b, loc);
+  return success();
+}
+
+namespace {
+struct LowerMmaContractionsPass
+    : public ridge::impl::LowerMmaContractionsPassBase<
+          LowerMmaContractionsPass> {
+  void runOnOperation() override {
+    func::FuncOp kernel = getOperation();
+    if (kernel.isExternal() || !kernel->hasAttr(kKernelAttr))
+      return;
+    FailureOr<std::optional<KernelConfig>> config = getKernelConfig(kernel);
+    if (failed(config))
+      return signalPassFailure();
+    if (!*config || !(*config)->usesTensorCores())
+      return;
+    std::string reason;
+    FailureOr<MmaContraction> mma = matchMmaContraction(kernel, reason);
+    if (failed(mma)) {
+      kernel.emitError() << "kernel configured for tensor cores is not a "
+                            "tensor-core contraction on buffers: "
+                         << reason;
+      return signalPassFailure();
+    }
+    if (!mma->contraction.hasPureBufferSemantics()) {
+      kernel.emitError() << "ridge-lower-mma-contractions runs on buffers "
+                            "(after bufferization)";
+      return signalPassFailure();
+    }
+    OpBuilder builder(mma->contraction);
+    MmaKernelBuilder kernelBuilder(builder, mma->contraction.getLoc(), *mma,
+                                   **config);
+    if (failed(kernelBuilder.build()))
+      return signalPassFailure();
+    // The linalg ops are now the launch; the accumulator buffer of an
+    // epilogue kernel is no longer needed.
+    Value acc = mma->contraction.getDpsInitOperand(0)->get();
+    if (mma->epilogue)
+      mma->epilogue->erase();
+    mma->contraction->erase();
+    mma->fill->erase();
+    if (auto alloc = acc.getDefiningOp<memref::AllocOp>()) {
+      for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
+        if (isa<memref::DeallocOp>(user))
+          user->erase();
+      if (alloc->use_empty())
+        alloc->erase();
+    }
+    ++numTensorCoreKernels;
+    LLVM_DEBUG(llvm::dbgs()
+               << kernel.getName() << ": tensor-core kernel "
+               << (*config)->mmaTile[0] << "x" << (*config)->mmaTile[1] << "x"
+               << (*config)->mmaTile[2] << "\n");
+  }
+};
+} // namespace
