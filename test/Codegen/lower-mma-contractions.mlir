@@ -1,0 +1,116 @@
+// RUN: ridge-opt %s -split-input-file -ridge-lower-mma-contractions -canonicalize -cse -verify-diagnostics | FileCheck %s
+
+// A kernel configured for tensor cores (ridge-select-kernel-config) becomes
+// one gpu.launch: operand tiles staged in swizzled shared memory two stages
+// deep, ldmatrix fragments, mma.sync with f32 accumulators carried by the k
+// loop, and the epilogue applied to the accumulators before the one store.
+
+// A 64x96 x 96x128 product with bias and tanh, f32 operands rounded to bf16
+// by the body (ridge-select-precision), 32x64 block tiles: a 2x2 grid of
+// 128 threads; A staged m x k (non-transposing ldmatrix), B k x n
+// (transposing ldmatrix); 96 = 3 k steps of 32; 1 x 4 mma tiles per warp,
+// 16 accumulators.
+// CHECK-LABEL: func.func private @bias_tanh
+// CHECK-NOT: linalg.generic
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c2, {{.*}} = %c2, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c128, {{.*}} = %c1, {{.*}} = %c1) workgroup(%[[A:.*]] : memref<2048xbf16, #gpu.address_space<workgroup>>, %[[B:.*]] : memref<4096xbf16, #gpu.address_space<workgroup>>)
+// CHECK: vector.load %arg0{{.*}} {alignment = 16 : i64} : memref<64x96xf32>, vector<4xf32>
+// CHECK: arith.truncf {{.*}} : vector<8xf32> to vector<8xbf16>
+// CHECK: vector.store {{.*}}, %[[A]]{{.*}} {alignment = 16 : i64} : memref<2048xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+// CHECK: gpu.barrier
+// CHECK: %[[ACC:.*]]:16 = scf.for {{.*}} = %c0 to %c3 step %c1 iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32)
+// CHECK: scf.if {{.*}} -> (vector<8xbf16>, vector<8xbf16>, vector<8xbf16>)
+// CHECK: nvgpu.ldmatrix %[[A]]{{.*}} {numTiles = 4 : i32, transpose = false}
+// CHECK: nvgpu.ldmatrix %[[B]]{{.*}} {numTiles = 4 : i32, transpose = true}
+// CHECK: nvvm.mma.sync {{.*}} multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>
+// CHECK-COUNT-7: nvvm.mma.sync
+// CHECK-NOT: nvvm.mma.sync
+// CHECK: vector.store {{.*}}, %[[A]]
+// CHECK: gpu.barrier
+// CHECK: scf.yield
+// CHECK: memref.load %arg2
+// CHECK: math.tanh
+// CHECK: memref.store {{.*}}, %arg3
+// CHECK: gpu.terminator
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+func.func private @bias_tanh(%x: memref<64x96xf32>, %w: memref<96x128xf32>, %bias: memref<128xf32>, %out: memref<64x128xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 128 : i64, mma_tile = array<i64: 32, 64, 32>, mma_warps = array<i64: 2, 2>, vector_width = 1 : i64, warps_per_block = 4 : i64}} {
+  %zero = arith.constant 0.0 : f32
+  linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]} outs(%out : memref<64x128xf32>) {
+  ^bb0(%o: f32):
+    linalg.yield %zero : f32
+  }
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : memref<64x96xf32>, memref<96x128xf32>) outs(%out : memref<64x128xf32>) {
+  ^bb0(%l: f32, %r: f32, %acc: f32):
+    %lt = arith.truncf %l : f32 to bf16
+    %rt = arith.truncf %r : f32 to bf16
+    %le = arith.extf %lt : bf16 to f32
+    %re = arith.extf %rt : bf16 to f32
+    %p = arith.mulf %le, %re : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%out, %bias : memref<64x128xf32>, memref<128xf32>) outs(%out : memref<64x128xf32>) {
+  ^bb0(%v: f32, %bv: f32, %o: f32):
+    %t = arith.addf %v, %bv : f32
+    %h = math.tanh %t : f32
+    linalg.yield %h : f32
+  }
+  return
+}
+
+// -----
+
+// f16 operands stored as f16 (16-byte loads, no rounding), a batch of 3 with
+// the weight broadcast along it, B stored n x k (a transposed Gemm's B: the
+// mma's own "col" layout, read by the non-transposing ldmatrix), and no
+// epilogue: the accumulators are the kernel's result.
+// CHECK-LABEL: func.func private @batched_f16
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c2, {{.*}} = %c1, {{.*}} = %c3)
+// CHECK: vector.load %arg0{{.*}} : memref<3x32x64xf16>, vector<8xf16>
+// CHECK-NOT: arith.truncf
+// CHECK: vector.load %arg1{{.*}} : memref<48x64xf16>, vector<8xf16>
+// CHECK: nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false}
+// CHECK: nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false}
+// CHECK: nvvm.mma.sync {{.*}} : (vector<2xf16>, vector<2xf16>, f32)
+// CHECK: memref.store {{.*}}, %arg2[{{.*}}] : memref<3x32x48xf32>
+#a3 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+#b3 = affine_map<(d0, d1, d2, d3) -> (d2, d3)>
+#c3 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+func.func private @batched_f16(%x: memref<3x32x64xf16>, %w: memref<48x64xf16>, %out: memref<3x32x48xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 128 : i64, mma_tile = array<i64: 32, 32, 32>, mma_warps = array<i64: 2, 2>, vector_width = 1 : i64, warps_per_block = 4 : i64}} {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%out : memref<3x32x48xf32>)
+  linalg.generic {indexing_maps = [#a3, #b3, #c3], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%x, %w : memref<3x32x64xf16>, memref<48x64xf16>) outs(%out : memref<3x32x48xf32>) {
+  ^bb0(%l: f16, %r: f16, %acc: f32):
+    %le = arith.extf %l : f16 to f32
+    %re = arith.extf %r : f16 to f32
+    %p = arith.mulf %le, %re : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// The config asks for tensor cores, but the body multiplies in f32: the
+// mechanism reports the mismatch instead of building something else.
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+// expected-error @+1 {{kernel configured for tensor cores is not a tensor-core contraction on buffers: operands are not multiplied in bf16 or f16}}
+func.func private @fp32_body(%x: memref<32x32xf32>, %w: memref<32x32xf32>, %out: memref<32x32xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 128 : i64, mma_tile = array<i64: 32, 32, 32>, mma_warps = array<i64: 2, 2>, vector_width = 1 : i64, warps_per_block = 4 : i64}} {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%out : memref<32x32xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : memref<32x32xf32>, memref<32x32xf32>) outs(%out : memref<32x32xf32>) {
+  ^bb0(%l: f32, %r: f32, %acc: f32):
+    %p = arith.mulf %l, %r : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
