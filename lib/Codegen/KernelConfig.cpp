@@ -38,6 +38,8 @@ DictionaryAttr KernelConfig::toAttr(MLIRContext *context) const {
         b.getNamedAttr("mma_tile", b.getDenseI64ArrayAttr(mmaTile)));
     fields.push_back(
         b.getNamedAttr("mma_warps", b.getDenseI64ArrayAttr(mmaWarps)));
+    fields.push_back(
+        b.getNamedAttr("mma_stages", b.getI64IntegerAttr(mmaStages)));
   }
   return b.getDictionaryAttr(fields);
 }
@@ -70,7 +72,7 @@ FailureOr<KernelConfig> KernelConfig::fromAttr(DictionaryAttr attr,
   }
   // A tensor-core tile: {m, n, k} with m and n split evenly by the warps
   // into 16 x 16 warp tiles or larger, k a multiple of the k16 instruction.
-  if (attr.get("mma_tile") || attr.get("mma_warps")) {
+  if (attr.get("mma_tile") || attr.get("mma_warps") || attr.get("mma_stages")) {
     auto tile = attr.getAs<DenseI64ArrayAttr>("mma_tile");
     auto warps = attr.getAs<DenseI64ArrayAttr>("mma_warps");
     bool valid =
@@ -84,6 +86,16 @@ FailureOr<KernelConfig> KernelConfig::fromAttr(DictionaryAttr attr,
                "' needs 'mma_tile' as {m, n, k} and 'mma_warps' as {m, n}, "
                "with m and n multiples of 16 per warp (at most 256) and k a "
                "multiple of 16 (at most 64)")
+                  .str();
+      return failure();
+    }
+    if (failed(integer("mma_stages", config.mmaStages, 2, 4)))
+      return failure();
+    // Static shared memory: 48 KiB a block.
+    if (config.mmaStages * (tile[0] + tile[1]) * tile[2] * 2 > 48 * 1024) {
+      error = ("'" + kKernelConfigAttr + "' has " + Twine(config.mmaStages) +
+               " stages of a " + Twine(tile[0]) + "x" + Twine(tile[1]) + "x" +
+               Twine(tile[2]) + " tile: more than 48 KiB of shared memory")
                   .str();
       return failure();
     }
@@ -283,9 +295,8 @@ static int64_t countParallelIterations(func::FuncOp kernel) {
 }
 
 void mlir::ridge::selectMmaTile(int64_t batch, int64_t m, int64_t n, int64_t k,
-                                const TargetSpec &target,
-                                SmallVector<int64_t> &tile,
-                                SmallVector<int64_t> &warps) {
+                                bool asyncCopies, const TargetSpec &target,
+                                KernelConfig &config) {
   // Bigger tiles reuse each staged operand element more (a 128 x 128 tile
   // reads 1/64 of an element per FLOP pair, a 32 x 32 one 1/16) but make
   // fewer blocks; a GPU with idle SMs loses more than the reuse gains.
@@ -303,8 +314,21 @@ void mlir::ridge::selectMmaTile(int64_t batch, int64_t m, int64_t n, int64_t k,
       break;
     }
   }
-  tile = {chosen->m, chosen->n, 32};
-  warps = {chosen->warpsM, chosen->warpsN};
+  constexpr int64_t tileK = 32;
+  config.mmaTile = {chosen->m, chosen->n, tileK};
+  config.mmaWarps = {chosen->warpsM, chosen->warpsN};
+  // cp.async stages: as many as hide a global load's latency behind the
+  // multiplies of the stages before it (3 is CUTLASS's sm_80 default, 4
+  // where 48 KiB of static shared memory holds them); k loops shorter than
+  // the pipeline gain nothing from more.
+  int64_t stageBytes = (chosen->m + chosen->n) * tileK * 2;
+  int64_t stages = 2;
+  if (asyncCopies)
+    stages =
+        std::clamp<int64_t>(std::min<int64_t>(48 * 1024 / stageBytes,
+                                              llvm::divideCeil(k, tileK) + 1),
+                            3, 4);
+  config.mmaStages = stages;
 }
 
 KernelConfig mlir::ridge::selectKernelConfig(func::FuncOp kernel,
@@ -321,8 +345,13 @@ KernelConfig mlir::ridge::selectKernelConfig(func::FuncOp kernel,
       int64_t batch = 1;
       for (int64_t extent : mma->batch)
         batch *= extent;
-      selectMmaTile(batch, mma->m, mma->n, mma->k, target, config.mmaTile,
-                    config.mmaWarps);
+      auto storedAsMultiplied = [](const MmaOperand &operand) {
+        return getElementTypeOrSelf(operand.value.getType()) == operand.mmaType;
+      };
+      selectMmaTile(batch, mma->m, mma->n, mma->k,
+                    storedAsMultiplied(mma->lhs) &&
+                        storedAsMultiplied(mma->rhs),
+                    target, config);
       config.blockSize = config.mmaWarps[0] * config.mmaWarps[1] * kWarpSize;
       config.warpsPerBlock = config.mmaWarps[0] * config.mmaWarps[1];
       config.vectorWidth = 1;

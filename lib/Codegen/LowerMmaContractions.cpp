@@ -58,7 +58,6 @@ namespace {
 /// Elements of a 16-byte chunk of a 16-bit type: the unit of staging and of
 /// the shared-memory swizzle.
 constexpr int64_t kChunk = 8;
-constexpr int64_t kStages = 2;
 
 /// One operand's tile in shared memory: rows of `innerLen` elements along
 /// the operand's contiguous dimension, `outerLen` rows.
@@ -68,7 +67,7 @@ struct StagedOperand {
   bool isLhs;
   int64_t outerLen, innerLen;
   int64_t outerExtent, innerExtent;
-  /// The shared buffer: kStages tiles of outerLen x innerLen.
+  /// The shared buffer: one tile of outerLen x innerLen per stage.
   Value smem;
 
   int64_t stageElements() const { return outerLen * innerLen; }
@@ -91,6 +90,7 @@ public:
     fragsN = warpTileN / 8;
     threads = warpsM * warpsN * kWarpSize;
     numBatch = mma.batch.size();
+    stages = config.mmaStages;
   }
 
   LogicalResult build();
@@ -139,6 +139,23 @@ private:
   /// Stores what loadTile returned into stage `stage`.
   void storeTile(const StagedOperand &staged, ArrayRef<Value> chunks,
                  Value stage);
+  /// The cp.async copies of k tile `kTile` of `staged` into stage `stage`:
+  /// 16 bytes a chunk, zero-filled (a source size of 0) outside the operand.
+  void copyTileAsync(const StagedOperand &staged, Value kTile, Value stage);
+  /// The multiplies of the tile in stage `stage` into the accumulators.
+  void multiplyStage(Value stage, SmallVectorImpl<Value> &acc);
+  /// The k loop staged through registers (2 stages), or filled by cp.async
+  /// (3 or 4 stages); returns the final accumulators.
+  SmallVector<Value> buildRegisterStagedLoop(int64_t numKTiles);
+  SmallVector<Value> buildAsyncCopyLoop(int64_t numKTiles);
+  /// The chunk (row, chunk-in-row) and operand coordinates of the
+  /// `first`-th chunk the thread stages of k tile `kTile`.
+  struct ChunkCoordinates {
+    Value row, chunk, inBounds;
+    SmallVector<Value> indices;
+  };
+  ChunkCoordinates getChunk(const StagedOperand &staged, Value kTile,
+                            int64_t first);
 
   /// The `ldmatrix` x4 of A fragment `fragM` at k16 step `kStep`, as 4 i32.
   SmallVector<Value> loadFragmentA(Value stageOffset, int64_t fragM,
@@ -158,7 +175,7 @@ private:
   Location loc;
   MmaContraction mma;
   int64_t tileM, tileN, tileK, warpsM, warpsN, warpTileM, warpTileN;
-  int64_t fragsM, fragsN, threads;
+  int64_t fragsM, fragsN, threads, stages;
   unsigned numBatch;
 
   StagedOperand lhs, rhs;
@@ -222,12 +239,10 @@ SmallVector<Value> MmaKernelBuilder::resultIndices(AffineMap map, Value m,
   return indices;
 }
 
-SmallVector<Value> MmaKernelBuilder::loadTile(const StagedOperand &staged,
-                                              Value kTile) {
+MmaKernelBuilder::ChunkCoordinates
+MmaKernelBuilder::getChunk(const StagedOperand &staged, Value kTile,
+                           int64_t first) {
   const MmaOperand &operand = *staged.operand;
-  Type mmaType = operand.mmaType;
-  auto chunkType = VectorType::get({kChunk}, mmaType);
-  Type stored = getElementTypeOrSelf(operand.value.getType());
   Value kBase = mul(kTile, tileK);
   Value rowBase = staged.isLhs ? mBase : nBase;
   // Outer and inner coordinates of the tile's origin: the operand's rows
@@ -235,26 +250,38 @@ SmallVector<Value> MmaKernelBuilder::loadTile(const StagedOperand &staged,
   bool kInner = operand.kContiguous;
   Value outerBase = kInner ? rowBase : kBase;
   Value innerBase = kInner ? kBase : rowBase;
+  ChunkCoordinates result;
+  Value q = add(tid, first);
+  result.row = div(q, staged.chunksPerRow());
+  result.chunk = rem(q, staged.chunksPerRow());
+  Value outer = add(outerBase, result.row);
+  Value inner = add(innerBase, mul(result.chunk, kChunk));
+  result.inBounds =
+      arith::AndIOp::create(b, loc, lessThan(outer, staged.outerExtent),
+                            lessThan(inner, staged.innerExtent));
+  // Clamped coordinates keep the access inside the buffer; what lies
+  // outside the operand (the k tail, the m|n edge) is zeroed.
+  Value safeOuter = minimum(outer, staged.outerExtent - 1);
+  Value safeInner = minimum(inner, staged.innerExtent - kChunk);
+  Value rowCoord = kInner ? safeOuter : safeInner;
+  Value kCoord = kInner ? safeInner : safeOuter;
+  result.indices = operandIndices(operand, rowCoord, kCoord);
+  return result;
+}
+
+SmallVector<Value> MmaKernelBuilder::loadTile(const StagedOperand &staged,
+                                              Value kTile) {
+  const MmaOperand &operand = *staged.operand;
+  Type mmaType = operand.mmaType;
+  auto chunkType = VectorType::get({kChunk}, mmaType);
+  Type stored = getElementTypeOrSelf(operand.value.getType());
   int64_t numChunks = staged.outerLen * staged.chunksPerRow();
   Value zero =
       arith::ConstantOp::create(b, loc, chunkType, b.getZeroAttr(chunkType));
   SmallVector<Value> chunks;
   for (int64_t first = 0; first < numChunks; first += threads) {
-    Value q = add(tid, first);
-    Value row = div(q, staged.chunksPerRow());
-    Value chunk = rem(q, staged.chunksPerRow());
-    Value outer = add(outerBase, row);
-    Value inner = add(innerBase, mul(chunk, kChunk));
-    Value inBounds =
-        arith::AndIOp::create(b, loc, lessThan(outer, staged.outerExtent),
-                              lessThan(inner, staged.innerExtent));
-    // Clamped coordinates keep the load inside the buffer; the select
-    // zeroes what lies outside the operand (the k tail, the m|n edge).
-    Value safeOuter = minimum(outer, staged.outerExtent - 1);
-    Value safeInner = minimum(inner, staged.innerExtent - kChunk);
-    Value rowCoord = kInner ? safeOuter : safeInner;
-    Value kCoord = kInner ? safeInner : safeOuter;
-    SmallVector<Value> indices = operandIndices(operand, rowCoord, kCoord);
+    ChunkCoordinates chunk = getChunk(staged, kTile, first);
+    SmallVector<Value> &indices = chunk.indices;
     Value value;
     if (stored == mmaType) {
       value =
@@ -275,9 +302,29 @@ SmallVector<Value> MmaKernelBuilder::loadTile(const StagedOperand &staged,
           b, loc, low, high, ArrayRef<int64_t>{0, 1, 2, 3, 4, 5, 6, 7});
       value = arith::TruncFOp::create(b, loc, chunkType, wide);
     }
-    chunks.push_back(arith::SelectOp::create(b, loc, inBounds, value, zero));
+    chunks.push_back(
+        arith::SelectOp::create(b, loc, chunk.inBounds, value, zero));
   }
   return chunks;
+}
+
+void MmaKernelBuilder::copyTileAsync(const StagedOperand &staged, Value kTile,
+                                     Value stage) {
+  Value stageOffset =
+      arith::MulIOp::create(b, loc, stage, index(staged.stageElements()));
+  int64_t numChunks = staged.outerLen * staged.chunksPerRow();
+  auto tokenType = nvgpu::DeviceAsyncTokenType::get(b.getContext());
+  for (int64_t first = 0; first < numChunks; first += threads) {
+    ChunkCoordinates chunk = getChunk(staged, kTile, first);
+    Value offset =
+        add(stageOffset, swizzledOffset(staged, chunk.row, chunk.chunk));
+    Value sourceElements = arith::SelectOp::create(b, loc, chunk.inBounds,
+                                                   index(kChunk), index(0));
+    nvgpu::DeviceAsyncCopyOp::create(b, loc, tokenType, staged.smem,
+                                     ValueRange{offset}, staged.operand->value,
+                                     chunk.indices, b.getIndexAttr(kChunk),
+                                     sourceElements, b.getUnitAttr());
+  }
 }
 
 void MmaKernelBuilder::storeTile(const StagedOperand &staged,
@@ -394,6 +441,147 @@ void MmaKernelBuilder::storeResult(Value value, Value m, Value n) {
       resultIndices(epilogue.getMatchingIndexingMap(init), m, n));
 }
 
+void MmaKernelBuilder::multiplyStage(Value stage, SmallVectorImpl<Value> &acc) {
+  MLIRContext *context = b.getContext();
+  Type f32 = b.getF32Type();
+  Value lhsStage = mul(stage, lhs.stageElements());
+  Value rhsStage = mul(stage, rhs.stageElements());
+  auto mmaType =
+      mma.lhs.mmaType.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+  auto resultType =
+      LLVM::LLVMStructType::getLiteral(context, SmallVector<Type>(4, f32));
+  for (int64_t kStep = 0; kStep < tileK / 16; ++kStep) {
+    SmallVector<SmallVector<Value>> aFrags, bFrags;
+    for (int64_t fragM = 0; fragM < fragsM; ++fragM)
+      aFrags.push_back(loadFragmentA(lhsStage, fragM, kStep));
+    for (int64_t pair = 0; pair < fragsN / 2; ++pair) {
+      SmallVector<Value> regs = loadFragmentsB(rhsStage, pair, kStep);
+      bFrags.push_back({regs[0], regs[1]});
+      bFrags.push_back({regs[2], regs[3]});
+    }
+    for (int64_t fragM = 0; fragM < fragsM; ++fragM) {
+      for (int64_t fragN = 0; fragN < fragsN; ++fragN) {
+        int64_t base = (fragM * fragsN + fragN) * 4;
+        SmallVector<Value> c(ArrayRef<Value>(acc).slice(base, 4));
+        auto op = NVVM::MmaOp::create(
+            b, loc, resultType, aFrags[fragM], bFrags[fragN], c,
+            ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
+            std::array<NVVM::MMATypes, 2>{mmaType, mmaType},
+            std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                           NVVM::MMALayout::col});
+        for (int64_t i = 0; i < 4; ++i)
+          acc[base + i] = LLVM::ExtractValueOp::create(b, loc, op, i);
+      }
+    }
+  }
+}
+
+SmallVector<Value>
+MmaKernelBuilder::buildRegisterStagedLoop(int64_t numKTiles) {
+  Value zeroIndex = index(0), one = index(1);
+  // Prologue: k tile 0 into stage 0.
+  SmallVector<Value> a = loadTile(lhs, zeroIndex);
+  SmallVector<Value> bTile = loadTile(rhs, zeroIndex);
+  storeTile(lhs, a, zeroIndex);
+  storeTile(rhs, bTile, zeroIndex);
+  gpu::BarrierOp::create(b, loc);
+
+  // The loop carries the accumulators: fragsM x fragsN fragments of 4.
+  Value zeroF32 = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
+  SmallVector<Value> init(fragsM * fragsN * 4, zeroF32);
+  auto loop =
+      scf::ForOp::create(b, loc, zeroIndex, index(numKTiles), one, init);
+  OpBuilder::InsertionGuard loopGuard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value kTile = loop.getInductionVar();
+  Value next = add(kTile, 1);
+  Value hasNext = lessThan(next, numKTiles);
+  Value current = rem(kTile, 2);
+  Value nextStage = rem(next, 2);
+  // 1. The next tile's global loads, in flight during the multiplies.
+  SmallVector<Type> chunkTypes;
+  int64_t lhsCount = lhs.outerLen * lhs.chunksPerRow() / threads;
+  int64_t rhsCount = rhs.outerLen * rhs.chunksPerRow() / threads;
+  chunkTypes.append(lhsCount, VectorType::get({kChunk}, mma.lhs.mmaType));
+  chunkTypes.append(rhsCount, VectorType::get({kChunk}, mma.rhs.mmaType));
+  auto prefetch = scf::IfOp::create(b, loc, chunkTypes, hasNext,
+                                    /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard ifGuard(b);
+    b.setInsertionPointToStart(prefetch.thenBlock());
+    SmallVector<Value> loaded = loadTile(lhs, next);
+    llvm::append_range(loaded, loadTile(rhs, next));
+    scf::YieldOp::create(b, loc, loaded);
+    b.setInsertionPointToStart(prefetch.elseBlock());
+    SmallVector<Value> zeros;
+    for (Type type : chunkTypes)
+      zeros.push_back(arith::ConstantOp::create(
+          b, loc, type, b.getZeroAttr(cast<ShapedType>(type))));
+    scf::YieldOp::create(b, loc, zeros);
+  }
+  // 2. The multiplies of the current stage.
+  SmallVector<Value> acc(loop.getRegionIterArgs().begin(),
+                         loop.getRegionIterArgs().end());
+  multiplyStage(current, acc);
+  // 3. The next tile into the other stage, which every warp finished
+  //    reading before the previous iteration's barrier.
+  auto store = scf::IfOp::create(b, loc, hasNext, /*withElseRegion=*/false);
+  {
+    OpBuilder::InsertionGuard ifGuard(b);
+    b.setInsertionPoint(store.thenBlock()->getTerminator());
+    ResultRange loaded = prefetch.getResults();
+    storeTile(lhs, SmallVector<Value>(loaded.take_front(lhsCount)), nextStage);
+    storeTile(rhs, SmallVector<Value>(loaded.drop_front(lhsCount)), nextStage);
+  }
+  gpu::BarrierOp::create(b, loc);
+  scf::YieldOp::create(b, loc, acc);
+  return SmallVector<Value>(loop.getResults());
+}
+
+SmallVector<Value> MmaKernelBuilder::buildAsyncCopyLoop(int64_t numKTiles) {
+  Value zeroIndex = index(0), one = index(1);
+  // Prologue: k tiles 0 .. stages-2 in flight, one commit group each (an
+  // empty group past the last tile keeps the wait counts uniform).
+  for (int64_t tile = 0; tile < stages - 1; ++tile) {
+    if (tile < numKTiles) {
+      copyTileAsync(lhs, index(tile), index(tile));
+      copyTileAsync(rhs, index(tile), index(tile));
+    }
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+  }
+  Value zeroF32 = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
+  SmallVector<Value> init(fragsM * fragsN * 4, zeroF32);
+  auto loop =
+      scf::ForOp::create(b, loc, zeroIndex, index(numKTiles), one, init);
+  OpBuilder::InsertionGuard loopGuard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value kTile = loop.getInductionVar();
+  // 1. Tile kTile has landed once at most stages-2 younger groups are in
+  //    flight; the barrier makes every thread's copies visible, and
+  //    guarantees every warp finished multiplying tile kTile-1, whose stage
+  //    the copies issued next overwrite.
+  NVVM::CpAsyncWaitGroupOp::create(b, loc, stages - 2);
+  gpu::BarrierOp::create(b, loc);
+  // 2. Tile kTile + stages - 1 into the stage tile kTile - 1 used.
+  Value ahead = add(kTile, stages - 1);
+  auto issue = scf::IfOp::create(b, loc, lessThan(ahead, numKTiles),
+                                 /*withElseRegion=*/false);
+  {
+    OpBuilder::InsertionGuard ifGuard(b);
+    b.setInsertionPoint(issue.thenBlock()->getTerminator());
+    Value stage = rem(ahead, stages);
+    copyTileAsync(lhs, ahead, stage);
+    copyTileAsync(rhs, ahead, stage);
+  }
+  NVVM::CpAsyncCommitGroupOp::create(b, loc);
+  // 3. The multiplies of tile kTile.
+  SmallVector<Value> acc(loop.getRegionIterArgs().begin(),
+                         loop.getRegionIterArgs().end());
+  multiplyStage(rem(kTile, stages), acc);
+  scf::YieldOp::create(b, loc, acc);
+  return SmallVector<Value>(loop.getResults());
+}
+
 LogicalResult MmaKernelBuilder::build() {
   MLIRContext *context = b.getContext();
   int64_t batchCount = 1;
@@ -426,10 +614,21 @@ LogicalResult MmaKernelBuilder::build() {
              << "tensor-core tile " << tileM << "x" << tileN << "x" << tileK
              << " does not split evenly over " << threads << " threads";
 
+  if (stages > 2)
+    for (const MmaOperand *operand : {&mma.lhs, &mma.rhs})
+      if (getElementTypeOrSelf(operand->value.getType()) != operand->mmaType)
+        return mma.contraction->emitError()
+               << "'mma_stages' " << stages
+               << " fills shared memory with cp.async, which copies bytes: "
+                  "an operand stored as "
+               << getElementTypeOrSelf(operand->value.getType())
+               << " and multiplied in " << operand->mmaType
+               << " needs 2 (register-staged) stages";
+
   auto workgroup = gpu::AddressSpaceAttr::get(
       context, gpu::GPUDialect::getWorkgroupAddressSpace());
   auto smemType = [&](const StagedOperand &staged) {
-    return MemRefType::get({kStages * staged.stageElements()},
+    return MemRefType::get({stages * staged.stageElements()},
                            staged.operand->mmaType, MemRefLayoutAttrInterface(),
                            workgroup);
   };
@@ -464,101 +663,8 @@ LogicalResult MmaKernelBuilder::build() {
   }
 
   int64_t numKTiles = llvm::divideCeil(mma.k, tileK);
-  // Prologue: k tile 0 into stage 0.
-  Value zeroIndex = index(0);
-  {
-    SmallVector<Value> a = loadTile(lhs, zeroIndex);
-    SmallVector<Value> bTile = loadTile(rhs, zeroIndex);
-    storeTile(lhs, a, zeroIndex);
-    storeTile(rhs, bTile, zeroIndex);
-    gpu::BarrierOp::create(b, loc);
-  }
-
-  // The main loop carries the accumulators: fragsM x fragsN fragments of 4.
-  Type f32 = b.getF32Type();
-  Value zeroF32 = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
-  SmallVector<Value> init(fragsM * fragsN * 4, zeroF32);
-  auto loop =
-      scf::ForOp::create(b, loc, zeroIndex, index(numKTiles), one, init);
-  {
-    OpBuilder::InsertionGuard loopGuard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    Value kTile = loop.getInductionVar();
-    Value next = add(kTile, 1);
-    Value hasNext = lessThan(next, numKTiles);
-    Value current = rem(kTile, kStages);
-    Value nextStage = rem(next, kStages);
-    // 1. The next tile's global loads, in flight during the multiplies.
-    SmallVector<Type> chunkTypes;
-    for (StagedOperand *staged : {&lhs, &rhs}) {
-      int64_t count = staged->outerLen * staged->chunksPerRow() / threads;
-      chunkTypes.append(count,
-                        VectorType::get({kChunk}, staged->operand->mmaType));
-    }
-    auto prefetch = scf::IfOp::create(b, loc, chunkTypes, hasNext,
-                                      /*withElseRegion=*/true);
-    {
-      OpBuilder::InsertionGuard ifGuard(b);
-      b.setInsertionPointToStart(prefetch.thenBlock());
-      SmallVector<Value> loaded = loadTile(lhs, next);
-      llvm::append_range(loaded, loadTile(rhs, next));
-      scf::YieldOp::create(b, loc, loaded);
-      b.setInsertionPointToStart(prefetch.elseBlock());
-      SmallVector<Value> zeros;
-      for (Type type : chunkTypes)
-        zeros.push_back(arith::ConstantOp::create(
-            b, loc, type, b.getZeroAttr(cast<ShapedType>(type))));
-      scf::YieldOp::create(b, loc, zeros);
-    }
-    // 2. The multiplies of the current stage.
-    SmallVector<Value> acc(loop.getRegionIterArgs().begin(),
-                           loop.getRegionIterArgs().end());
-    Value lhsStage = mul(current, lhs.stageElements());
-    Value rhsStage = mul(current, rhs.stageElements());
-    auto mmaTypeAttr =
-        mma.lhs.mmaType.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
-    auto resultType =
-        LLVM::LLVMStructType::getLiteral(context, SmallVector<Type>(4, f32));
-    for (int64_t kStep = 0; kStep < tileK / 16; ++kStep) {
-      SmallVector<SmallVector<Value>> aFrags, bFrags;
-      for (int64_t fragM = 0; fragM < fragsM; ++fragM)
-        aFrags.push_back(loadFragmentA(lhsStage, fragM, kStep));
-      for (int64_t pair = 0; pair < fragsN / 2; ++pair) {
-        SmallVector<Value> regs = loadFragmentsB(rhsStage, pair, kStep);
-        bFrags.push_back({regs[0], regs[1]});
-        bFrags.push_back({regs[2], regs[3]});
-      }
-      for (int64_t fragM = 0; fragM < fragsM; ++fragM) {
-        for (int64_t fragN = 0; fragN < fragsN; ++fragN) {
-          int64_t base = (fragM * fragsN + fragN) * 4;
-          ArrayRef<Value> c = ArrayRef<Value>(acc).slice(base, 4);
-          auto op = NVVM::MmaOp::create(
-              b, loc, resultType, aFrags[fragM], bFrags[fragN], c,
-              ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
-              std::array<NVVM::MMATypes, 2>{mmaTypeAttr, mmaTypeAttr},
-              std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                             NVVM::MMALayout::col});
-          for (int64_t i = 0; i < 4; ++i)
-            acc[base + i] = LLVM::ExtractValueOp::create(b, loc, op, i);
-        }
-      }
-    }
-    // 3. The next tile into the other stage, which every warp finished
-    //    reading before the previous iteration's barrier.
-    auto store = scf::IfOp::create(b, loc, hasNext, /*withElseRegion=*/false);
-    {
-      OpBuilder::InsertionGuard ifGuard(b);
-      b.setInsertionPoint(store.thenBlock()->getTerminator());
-      ResultRange loaded = prefetch.getResults();
-      int64_t lhsCount = lhs.outerLen * lhs.chunksPerRow() / threads;
-      storeTile(lhs, SmallVector<Value>(loaded.take_front(lhsCount)),
-                nextStage);
-      storeTile(rhs, SmallVector<Value>(loaded.drop_front(lhsCount)),
-                nextStage);
-    }
-    gpu::BarrierOp::create(b, loc);
-    scf::YieldOp::create(b, loc, acc);
-  }
+  SmallVector<Value> results = stages > 2 ? buildAsyncCopyLoop(numKTiles)
+                                          : buildRegisterStagedLoop(numKTiles);
 
   // Epilogue: accumulator (fragM, fragN, i) is element (group + 8 (i / 2),
   // 2 * (lane % 4) + i % 2) of its 16 x 8 fragment.
@@ -578,8 +684,8 @@ LogicalResult MmaKernelBuilder::build() {
         OpBuilder::InsertionGuard ifGuard(b);
         b.setInsertionPoint(guardIf.thenBlock()->getTerminator());
         int64_t base = (fragM * fragsN + fragN) * 4 + half * 2;
-        storeResult(loop.getResult(base), m, n);
-        storeResult(loop.getResult(base + 1), m, add(n, 1));
+        storeResult(results[base], m, n);
+        storeResult(results[base + 1], m, add(n, 1));
       }
     }
   }

@@ -39,7 +39,6 @@ namespace mlir::ridge {
 using namespace mlir;
 using namespace mlir::ridge;
 
-
 namespace {
 /// One accumulator of a reduction loop: `store(combine(load(acc), v), acc)`.
 struct Accumulator {

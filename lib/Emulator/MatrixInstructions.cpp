@@ -155,6 +155,13 @@ bool BlockRun::matrixRowsOp(Warp &warp, const Instruction &inst,
 }
 
 bool BlockRun::asyncCopyOp(Warp &warp, const Instruction &inst, uint32_t exec) {
+  // A cp.async is a global load and a shared store of its lanes' bytes: its
+  // requests, sectors and footprint, and the bank conflicts of its shared
+  // writes, count as those of ld.global and st.shared would.
+  WarpAccess globalAccess, sharedAccess;
+  if (inst.opcode == Opcode::CpAsync)
+    globalAccess.bytes = sharedAccess.bytes =
+        static_cast<unsigned>(inst.operands[2].imm);
   for (uint32_t m = exec; m; m &= m - 1) {
     unsigned lane = __builtin_ctz(m);
     uint32_t thread = warp.index * kWarpSize + lane;
@@ -223,6 +230,13 @@ bool BlockRun::asyncCopyOp(Warp &warp, const Instruction &inst, uint32_t exec) {
           host = at;
       }
     }
+    sharedAccess.lanes |= 1u << lane;
+    sharedAccess.address[lane] = dest;
+    if (sourceSize) {
+      globalAccess.lanes |= 1u << lane;
+      globalAccess.address[lane] =
+          static_cast<uint64_t>(reinterpret_cast<uintptr_t>(host));
+    }
     PendingCopy copy;
     copy.sharedOffset = dest;
     copy.source = host;
@@ -231,6 +245,11 @@ bool BlockRun::asyncCopyOp(Warp &warp, const Instruction &inst, uint32_t exec) {
     copy.thread = thread;
     copy.pc = static_cast<uint32_t>(&inst - kernel.code.data());
     asyncCopies.issue(copy, numThreads, shared.size());
+  }
+  if (inst.opcode == Opcode::CpAsync) {
+    countGlobalAccess(stats.globalLoad, globalAccess, &footprint.load,
+                      &footprint.store);
+    countSharedAccess(stats.sharedStore, sharedAccess);
   }
   return true;
 }

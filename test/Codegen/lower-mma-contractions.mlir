@@ -37,7 +37,7 @@
 #b = affine_map<(d0, d1, d2) -> (d2, d1)>
 #c = affine_map<(d0, d1, d2) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d1)>
-func.func private @bias_tanh(%x: memref<64x96xf32>, %w: memref<96x128xf32>, %bias: memref<128xf32>, %out: memref<64x128xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 128 : i64, mma_tile = array<i64: 32, 64, 32>, mma_warps = array<i64: 2, 2>, vector_width = 1 : i64, warps_per_block = 4 : i64}} {
+func.func private @bias_tanh(%x: memref<64x96xf32>, %w: memref<96x128xf32>, %bias: memref<128xf32>, %out: memref<64x128xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 128 : i64, mma_stages = 2 : i64, mma_tile = array<i64: 32, 64, 32>, mma_warps = array<i64: 2, 2>, vector_width = 1 : i64, warps_per_block = 4 : i64}} {
   %zero = arith.constant 0.0 : f32
   linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]} outs(%out : memref<64x128xf32>) {
   ^bb0(%o: f32):
@@ -64,24 +64,37 @@ func.func private @bias_tanh(%x: memref<64x96xf32>, %w: memref<96x128xf32>, %bia
 
 // -----
 
-// f16 operands stored as f16 (16-byte loads, no rounding), a batch of 3 with
+// f16 operands stored as f16 (copied as they are, no rounding), a batch of 3 with
 // the weight broadcast along it, B stored n x k (a transposed Gemm's B: the
 // mma's own "col" layout, read by the non-transposing ldmatrix), and no
 // epilogue: the accumulators are the kernel's result.
+// With 3 stages the operands, stored in the multiply type, fill shared
+// memory by cp.async (16 bytes a copy, zero-filled past the operand): tiles
+// 0 and 1 in flight before the loop, one commit group each; each iteration
+// waits for its tile (at most 1 younger group pending), syncs, issues the
+// tile 2 ahead, commits, and multiplies.
 // CHECK-LABEL: func.func private @batched_f16
-// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c2, {{.*}} = %c1, {{.*}} = %c3)
-// CHECK: vector.load %arg0{{.*}} : memref<3x32x64xf16>, vector<8xf16>
-// CHECK-NOT: arith.truncf
-// CHECK: vector.load %arg1{{.*}} : memref<48x64xf16>, vector<8xf16>
-// CHECK: nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false}
-// CHECK: nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false}
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c2, {{.*}} = %c1, {{.*}} = %c3) {{.*}} workgroup(%[[A:.*]] : memref<3072xf16, #gpu.address_space<workgroup>>, %[[B:.*]] : memref<3072xf16, #gpu.address_space<workgroup>>)
+// CHECK: nvgpu.device_async_copy %arg0[{{.*}}], %[[A]][{{.*}}], 8, %{{.*}} {bypassL1} : memref<3x32x64xf16> to memref<3072xf16, #gpu.address_space<workgroup>>
+// CHECK: nvgpu.device_async_copy %arg1[{{.*}}], %[[B]][{{.*}}], 8, %{{.*}} {bypassL1}
+// CHECK-NEXT: nvvm.cp.async.commit.group
+// CHECK: nvgpu.device_async_copy %arg0
+// CHECK: nvvm.cp.async.commit.group
+// CHECK: scf.for {{.*}} = %c0 to %c2 step %c1 iter_args
+// CHECK-NEXT: nvvm.cp.async.wait.group 1
+// CHECK-NEXT: gpu.barrier
+// CHECK: scf.if
+// CHECK: nvgpu.device_async_copy
+// CHECK: nvvm.cp.async.commit.group
+// CHECK: nvgpu.ldmatrix %[[A]]{{.*}} {numTiles = 4 : i32, transpose = false}
+// CHECK: nvgpu.ldmatrix %[[B]]{{.*}} {numTiles = 4 : i32, transpose = false}
 // CHECK: nvvm.mma.sync {{.*}} : (vector<2xf16>, vector<2xf16>, f32)
 // CHECK: memref.store {{.*}}, %arg2[{{.*}}] : memref<3x32x48xf32>
 #a3 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
 #b3 = affine_map<(d0, d1, d2, d3) -> (d2, d3)>
 #c3 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
 #id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
-func.func private @batched_f16(%x: memref<3x32x64xf16>, %w: memref<48x64xf16>, %out: memref<3x32x48xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 128 : i64, mma_tile = array<i64: 32, 32, 32>, mma_warps = array<i64: 2, 2>, vector_width = 1 : i64, warps_per_block = 4 : i64}} {
+func.func private @batched_f16(%x: memref<3x32x64xf16>, %w: memref<48x64xf16>, %out: memref<3x32x48xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 128 : i64, mma_stages = 3 : i64, mma_tile = array<i64: 32, 32, 32>, mma_warps = array<i64: 2, 2>, vector_width = 1 : i64, warps_per_block = 4 : i64}} {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%out : memref<3x32x48xf32>)
   linalg.generic {indexing_maps = [#a3, #b3, #c3], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%x, %w : memref<3x32x64xf16>, memref<48x64xf16>) outs(%out : memref<3x32x48xf32>) {
@@ -103,7 +116,7 @@ func.func private @batched_f16(%x: memref<3x32x64xf16>, %w: memref<48x64xf16>, %
 #b = affine_map<(d0, d1, d2) -> (d2, d1)>
 #c = affine_map<(d0, d1, d2) -> (d0, d1)>
 // expected-error @+1 {{kernel configured for tensor cores is not a tensor-core contraction on buffers: operands are not multiplied in bf16 or f16}}
-func.func private @fp32_body(%x: memref<32x32xf32>, %w: memref<32x32xf32>, %out: memref<32x32xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 128 : i64, mma_tile = array<i64: 32, 32, 32>, mma_warps = array<i64: 2, 2>, vector_width = 1 : i64, warps_per_block = 4 : i64}} {
+func.func private @fp32_body(%x: memref<32x32xf32>, %w: memref<32x32xf32>, %out: memref<32x32xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 128 : i64, mma_stages = 2 : i64, mma_tile = array<i64: 32, 32, 32>, mma_warps = array<i64: 2, 2>, vector_width = 1 : i64, warps_per_block = 4 : i64}} {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%out : memref<32x32xf32>)
   linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : memref<32x32xf32>, memref<32x32xf32>) outs(%out : memref<32x32xf32>) {

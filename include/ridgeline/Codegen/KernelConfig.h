@@ -45,6 +45,10 @@ struct KernelConfig {
   /// is not built on tensor cores.
   SmallVector<int64_t> mmaTile;
   SmallVector<int64_t> mmaWarps;
+  /// Shared-memory stages of the tensor-core pipeline: 2 stages staged
+  /// through registers (operands converted on the way), 3 or 4 filled by
+  /// cp.async (operands already in the multiply type).
+  int64_t mmaStages = 0;
 
   bool usesTensorCores() const { return !mmaTile.empty(); }
 
@@ -92,10 +96,12 @@ SmallVector<int64_t> selectTileSizes(TilingInterface sink);
 /// The tensor-core block tile {m, n, k} and warps {m, n} for a contraction of
 /// `batch` x m x n x k on `target` (the shape policy; docs/kernel-config.md):
 /// the largest of 128x128 (8 warps), 64x64 and 32x32 (4 warps) that still
-/// gives every SM a block, else the smallest; k steps of 32.
+/// gives every SM a block, else the smallest; k steps of 32. `asyncCopies`:
+/// the operands are in the multiply type in memory, so cp.async can fill the
+/// stages (3, or 4 where the static shared memory allows), else 2.
 void selectMmaTile(int64_t batch, int64_t m, int64_t n, int64_t k,
-                   const TargetSpec &target, SmallVector<int64_t> &tile,
-                   SmallVector<int64_t> &warps);
+                   bool asyncCopies, const TargetSpec &target,
+                   KernelConfig &config);
 
 /// The decision (policy), on a kernel after ridge-fuse-kernel-bodies (its
 /// producers fused, not yet tiled): tile sizes by the row rule for a kernel
