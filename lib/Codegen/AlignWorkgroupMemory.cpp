@@ -15,6 +15,10 @@ using namespace mlir;
 
 /// The alignment of 16-byte vector accesses and `ldmatrix` rows.
 static constexpr int64_t kSharedAlignment = 16;
+/// The alignment of buffers of a kilobyte or more: the swizzled layouts
+/// wgmma reads (and the tensor-core kernels write) permute 16-byte chunks by
+/// address bits 7-9, so a buffer starts on a 1024-byte swizzle atom.
+static constexpr int64_t kSwizzleAtomAlignment = 1024;
 
 namespace {
 struct AlignWorkgroupMemoryPass
@@ -26,10 +30,20 @@ struct AlignWorkgroupMemoryPass
       for (unsigned i = 0, e = func.getNumWorkgroupAttributions(); i < e; ++i) {
         if (func.getWorkgroupAttributionAttr(i, alignName))
           continue;
-        func.setWorkgroupAttributionAttr(
-            i, alignName, builder.getI64IntegerAttr(kSharedAlignment));
+        auto type =
+            cast<MemRefType>(func.getWorkgroupAttributions()[i].getType());
+        int64_t bytes =
+            type.hasStaticShape()
+                ? type.getNumElements() *
+                      llvm::divideCeil(type.getElementTypeBitWidth(), 8)
+                : 0;
+        int64_t alignment = bytes >= kSwizzleAtomAlignment
+                                ? kSwizzleAtomAlignment
+                                : kSharedAlignment;
+        func.setWorkgroupAttributionAttr(i, alignName,
+                                         builder.getI64IntegerAttr(alignment));
         LLVM_DEBUG(llvm::dbgs() << func.getName() << ": workgroup buffer " << i
-                                << " aligned to " << kSharedAlignment << "\n");
+                                << " aligned to " << alignment << "\n");
       }
     });
   }

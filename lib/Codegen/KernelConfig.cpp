@@ -40,6 +40,8 @@ DictionaryAttr KernelConfig::toAttr(MLIRContext *context) const {
         b.getNamedAttr("mma_warps", b.getDenseI64ArrayAttr(mmaWarps)));
     fields.push_back(
         b.getNamedAttr("mma_stages", b.getI64IntegerAttr(mmaStages)));
+    fields.push_back(b.getNamedAttr(
+        "mma_instruction", b.getStringAttr(wgmma ? "wgmma" : "mma_sync")));
   }
   return b.getDictionaryAttr(fields);
 }
@@ -91,6 +93,26 @@ FailureOr<KernelConfig> KernelConfig::fromAttr(DictionaryAttr attr,
     }
     if (failed(integer("mma_stages", config.mmaStages, 2, 4)))
       return failure();
+    auto instruction = attr.getAs<StringAttr>("mma_instruction");
+    if (!instruction || (instruction.getValue() != "mma_sync" &&
+                         instruction.getValue() != "wgmma")) {
+      error = ("'" + kKernelConfigAttr +
+               "' needs 'mma_instruction' as \"mma_sync\" or \"wgmma\"")
+                  .str();
+      return failure();
+    }
+    config.wgmma = instruction.getValue() == "wgmma";
+    // wgmma: one warpgroup (4 warps) per 64 rows, the whole tile's n, k
+    // steps of 32 (64-byte rows) and n in 32-element slabs of 64 bytes.
+    if (config.wgmma &&
+        (warps[1] != 1 || warps[0] % 4 != 0 || tile[0] != 16 * warps[0] ||
+         tile[2] != 32 || tile[1] % 32 != 0)) {
+      error = ("'" + kKernelConfigAttr +
+               "' has a wgmma tile that is not 64 rows per warpgroup "
+               "(mma_warps {4 * groups, 1}), n a multiple of 32 and k 32")
+                  .str();
+      return failure();
+    }
     // Static shared memory: 48 KiB a block.
     if (config.mmaStages * (tile[0] + tile[1]) * tile[2] * 2 > 48 * 1024) {
       error = ("'" + kKernelConfigAttr + "' has " + Twine(config.mmaStages) +
@@ -303,10 +325,17 @@ void mlir::ridge::selectMmaTile(int64_t batch, int64_t m, int64_t n, int64_t k,
   struct Candidate {
     int64_t m, n, warpsM, warpsN;
   };
-  static constexpr Candidate kCandidates[] = {
+  // sm_90a's wgmma computes 64 x n per warpgroup: 2 warpgroups for 128
+  // rows, 1 for 64.
+  static constexpr Candidate kMmaSync[] = {
       {128, 128, 2, 4}, {64, 64, 2, 2}, {32, 32, 2, 2}};
-  const Candidate *chosen = &kCandidates[std::size(kCandidates) - 1];
-  for (const Candidate &candidate : kCandidates) {
+  static constexpr Candidate kWgmma[] = {
+      {128, 128, 8, 1}, {64, 128, 4, 1}, {64, 64, 4, 1}};
+  bool wgmma = target.chip == "sm_90a";
+  ArrayRef<Candidate> candidates =
+      wgmma ? ArrayRef<Candidate>(kWgmma) : ArrayRef<Candidate>(kMmaSync);
+  const Candidate *chosen = &candidates.back();
+  for (const Candidate &candidate : candidates) {
     int64_t blocks = batch * llvm::divideCeil(m, candidate.m) *
                      llvm::divideCeil(n, candidate.n);
     if (blocks >= target.gpu.smCount) {
@@ -314,6 +343,7 @@ void mlir::ridge::selectMmaTile(int64_t batch, int64_t m, int64_t n, int64_t k,
       break;
     }
   }
+  config.wgmma = wgmma;
   constexpr int64_t tileK = 32;
   config.mmaTile = {chosen->m, chosen->n, tileK};
   config.mmaWarps = {chosen->warpsM, chosen->warpsN};

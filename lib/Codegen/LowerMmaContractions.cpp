@@ -58,6 +58,8 @@ namespace {
 /// Elements of a 16-byte chunk of a 16-bit type: the unit of staging and of
 /// the shared-memory swizzle.
 constexpr int64_t kChunk = 8;
+/// 16-byte chunks of a wgmma operand row: 64 bytes, the 64-byte swizzle.
+constexpr int64_t kSlabChunks = 4;
 
 /// One operand's tile in shared memory: rows of `innerLen` elements along
 /// the operand's contiguous dimension, `outerLen` rows.
@@ -91,6 +93,7 @@ public:
     threads = warpsM * warpsN * kWarpSize;
     numBatch = mma.batch.size();
     stages = config.mmaStages;
+    wgmma = config.wgmma;
   }
 
   LogicalResult build();
@@ -125,6 +128,19 @@ private:
   /// rows an `ldmatrix` quarter warp reads (and the rows 8 consecutive
   /// chunks are stored to) over the 8 chunk slots of a 128-byte line.
   Value swizzledOffset(const StagedOperand &staged, Value row, Value chunk);
+  /// The (row, chunk) of the q-th chunk of a tile in the order threads
+  /// stage them.
+  std::pair<Value, Value> getChunkPosition(const StagedOperand &staged,
+                                           Value q);
+  /// The wgmma shared-memory matrix descriptor of `staged` in stage
+  /// `stage` at k16 step `kStep`, starting `rowOffset` rows (m or n) in.
+  Value getDescriptor(const StagedOperand &staged, Value stage, int64_t kStep,
+                      Value rowOffset);
+  /// The wgmma multiplies of the tile in stage `stage`.
+  void multiplyStageWgmma(Value stage, SmallVectorImpl<Value> &acc);
+  /// Makes shared-memory writes of this thread visible to wgmma (the async
+  /// proxy) before the barrier that publishes them.
+  void fenceSharedForWgmma();
 
   /// Indices into `operand` of the element at (batch, m|n, k) coordinates.
   SmallVector<Value> operandIndices(const MmaOperand &operand, Value rowCoord,
@@ -176,6 +192,7 @@ private:
   MmaContraction mma;
   int64_t tileM, tileN, tileK, warpsM, warpsN, warpTileM, warpTileN;
   int64_t fragsM, fragsN, threads, stages;
+  bool wgmma;
   unsigned numBatch;
 
   StagedOperand lhs, rhs;
@@ -188,6 +205,16 @@ private:
 
 Value MmaKernelBuilder::swizzledOffset(const StagedOperand &staged, Value row,
                                        Value chunk) {
+  if (wgmma && staged.chunksPerRow() > kSlabChunks) {
+    // wgmma's MN-major layout: rows of one 64-byte slab (32 elements),
+    // slab after slab; the 64-byte swizzle within each.
+    Value slab = div(chunk, kSlabChunks);
+    Value inSlab = rem(chunk, kSlabChunks);
+    Value physical = arith::XOrIOp::create(b, loc, inSlab, rem(div(row, 2), 4));
+    return add(add(mul(slab, staged.outerLen * kSlabChunks * kChunk),
+                   mul(row, kSlabChunks * kChunk)),
+               mul(physical, kChunk));
+  }
   int64_t chunks = staged.chunksPerRow();
   Value pattern;
   if (chunks >= 8)
@@ -200,6 +227,20 @@ Value MmaKernelBuilder::swizzledOffset(const StagedOperand &staged, Value row,
       pattern ? arith::XOrIOp::create(b, loc, chunk, pattern).getResult()
               : chunk;
   return add(mul(row, staged.innerLen), mul(physical, kChunk));
+}
+
+std::pair<Value, Value>
+MmaKernelBuilder::getChunkPosition(const StagedOperand &staged, Value q) {
+  if (wgmma && staged.chunksPerRow() > kSlabChunks) {
+    // Slab by slab, so that the 8 chunks a quarter warp stores are two rows
+    // of one slab: 8 distinct 16-byte slots of a 128-byte line.
+    int64_t slabChunks = staged.outerLen * kSlabChunks;
+    Value slab = div(q, slabChunks);
+    Value inSlab = rem(q, slabChunks);
+    return {div(inSlab, kSlabChunks),
+            add(rem(inSlab, kSlabChunks), mul(slab, kSlabChunks))};
+  }
+  return {div(q, staged.chunksPerRow()), rem(q, staged.chunksPerRow())};
 }
 
 SmallVector<Value> MmaKernelBuilder::operandIndices(const MmaOperand &operand,
@@ -251,9 +292,8 @@ MmaKernelBuilder::getChunk(const StagedOperand &staged, Value kTile,
   Value outerBase = kInner ? rowBase : kBase;
   Value innerBase = kInner ? kBase : rowBase;
   ChunkCoordinates result;
-  Value q = add(tid, first);
-  result.row = div(q, staged.chunksPerRow());
-  result.chunk = rem(q, staged.chunksPerRow());
+  std::tie(result.row, result.chunk) =
+      getChunkPosition(staged, add(tid, first));
   Value outer = add(outerBase, result.row);
   Value inner = add(innerBase, mul(result.chunk, kChunk));
   result.inBounds =
@@ -332,9 +372,8 @@ void MmaKernelBuilder::storeTile(const StagedOperand &staged,
   Value stageOffset =
       arith::MulIOp::create(b, loc, stage, index(staged.stageElements()));
   for (auto [i, value] : llvm::enumerate(chunks)) {
-    Value q = add(tid, static_cast<int64_t>(i) * threads);
-    Value row = div(q, staged.chunksPerRow());
-    Value chunk = rem(q, staged.chunksPerRow());
+    auto [row, chunk] =
+        getChunkPosition(staged, add(tid, static_cast<int64_t>(i) * threads));
     Value offset = add(stageOffset, swizzledOffset(staged, row, chunk));
     vector::StoreOp::create(b, loc, value, staged.smem, offset,
                             /*nontemporal=*/false, llvm::MaybeAlign(16));
@@ -441,7 +480,101 @@ void MmaKernelBuilder::storeResult(Value value, Value m, Value n) {
       resultIndices(epilogue.getMatchingIndexingMap(init), m, n));
 }
 
+void MmaKernelBuilder::fenceSharedForWgmma() {
+  if (wgmma)
+    NVVM::FenceProxyOp::create(
+        b, loc,
+        NVVM::ProxyKindAttr::get(b.getContext(), NVVM::ProxyKind::async_shared),
+        NVVM::SharedSpaceAttr::get(b.getContext(),
+                                   NVVM::SharedSpace::shared_cta));
+}
+
+Value MmaKernelBuilder::getDescriptor(const StagedOperand &staged, Value stage,
+                                      int64_t kStep, Value rowOffset) {
+  // Byte offsets in the buffer (2-byte elements). K-major (rows of 32 k
+  // elements): 8-row groups 512 bytes apart (SBO), k16 steps 32 bytes along
+  // the row. MN-major (rows of 32 m|n elements, slab after slab): 8 k-row
+  // groups 512 bytes apart (SBO), slabs LBO apart, k16 steps 16 rows.
+  constexpr int64_t kRowBytes = kSlabChunks * kChunk * 2;
+  constexpr int64_t kGroupBytes = 8 * kRowBytes;
+  Value stageBytes = mul(stage, staged.stageElements() * 2);
+  Value offset;
+  int64_t leading;
+  if (staged.operand->kContiguous) {
+    offset = add(add(stageBytes, mul(rowOffset, kRowBytes)), kStep * 32);
+    leading = 16; // unused by the swizzled K-major layout
+  } else {
+    int64_t slabBytes = staged.outerLen * kRowBytes;
+    offset = add(add(stageBytes, mul(div(rowOffset, 32), slabBytes)),
+                 kStep * 16 * kRowBytes);
+    leading = slabBytes;
+  }
+  Type i64 = b.getI64Type();
+  Value base =
+      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, staged.smem);
+  Value address = arith::IndexCastUIOp::create(
+      b, loc, i64, arith::AddIOp::create(b, loc, base, offset));
+  auto constant = [&](int64_t value) {
+    return arith::ConstantIntOp::create(b, loc, i64, value);
+  };
+  // Bits 0-13: start address >> 4; 16-29: LBO >> 4; 32-45: SBO >> 4;
+  // 62-63: the layout (2: 64-byte swizzle).
+  Value start = arith::ShRUIOp::create(
+      b, loc, arith::AndIOp::create(b, loc, address, constant(0x3ffff)),
+      constant(4));
+  uint64_t fixed = (uint64_t(leading >> 4) & 0x3fff) << 16 |
+                   (uint64_t(kGroupBytes >> 4) & 0x3fff) << 32 |
+                   uint64_t(2) << 62;
+  return arith::OrIOp::create(b, loc, start,
+                              constant(static_cast<int64_t>(fixed)));
+}
+
+void MmaKernelBuilder::multiplyStageWgmma(Value stage,
+                                          SmallVectorImpl<Value> &acc) {
+  MLIRContext *context = b.getContext();
+  Type f32 = b.getF32Type();
+  // This warpgroup's accumulators (64 x tileN, f32) as the struct wgmma
+  // reads and writes.
+  auto structType = LLVM::LLVMStructType::getLiteral(
+      context, SmallVector<Type>(acc.size(), f32));
+  Value packed = LLVM::PoisonOp::create(b, loc, structType);
+  for (auto [i, value] : llvm::enumerate(acc))
+    packed = LLVM::InsertValueOp::create(b, loc, packed, value, i);
+  Value warpgroup = div(div(tid, kWarpSize), 4);
+  Value rowOffset = mul(warpgroup, 64);
+  auto type = NVVM::WGMMATypesAttr::get(context, mma.lhs.mmaType.isBF16()
+                                                     ? NVVM::WGMMATypes::bf16
+                                                     : NVVM::WGMMATypes::f16);
+  auto layout = [&](bool transposed) {
+    return NVVM::MMALayoutAttr::get(context, transposed ? NVVM::MMALayout::col
+                                                        : NVVM::MMALayout::row);
+  };
+  NVVM::WgmmaFenceAlignedOp::create(b, loc);
+  for (int64_t kStep = 0; kStep < tileK / 16; ++kStep) {
+    Value descA = getDescriptor(lhs, stage, kStep, rowOffset);
+    Value descB = getDescriptor(rhs, stage, kStep, index(0));
+    packed = NVVM::WgmmaMmaAsyncOp::create(
+        b, loc, structType, packed, descA, descB,
+        NVVM::MMAShapeAttr::get(context, 64, tileN, 16), type, type,
+        NVVM::WGMMATypesAttr::get(context, NVVM::WGMMATypes::f32),
+        NVVM::WGMMAScaleOutAttr::get(context, NVVM::WGMMAScaleOut::one),
+        NVVM::WGMMAScaleInAttr::get(context, NVVM::WGMMAScaleIn::one),
+        NVVM::WGMMAScaleInAttr::get(context, NVVM::WGMMAScaleIn::one),
+        // A: row = K-major; B: col = K-major (the transposes are for
+        // MN-major operands).
+        layout(!mma.lhs.kContiguous), layout(mma.rhs.kContiguous),
+        NVVM::MMAIntOverflowAttr());
+  }
+  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+  // The stage is read before the barrier that lets its next copies in.
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+  for (size_t i = 0; i < acc.size(); ++i)
+    acc[i] = LLVM::ExtractValueOp::create(b, loc, packed, i);
+}
+
 void MmaKernelBuilder::multiplyStage(Value stage, SmallVectorImpl<Value> &acc) {
+  if (wgmma)
+    return multiplyStageWgmma(stage, acc);
   MLIRContext *context = b.getContext();
   Type f32 = b.getF32Type();
   Value lhsStage = mul(stage, lhs.stageElements());
@@ -484,6 +617,7 @@ MmaKernelBuilder::buildRegisterStagedLoop(int64_t numKTiles) {
   SmallVector<Value> bTile = loadTile(rhs, zeroIndex);
   storeTile(lhs, a, zeroIndex);
   storeTile(rhs, bTile, zeroIndex);
+  fenceSharedForWgmma();
   gpu::BarrierOp::create(b, loc);
 
   // The loop carries the accumulators: fragsM x fragsN fragments of 4.
@@ -532,6 +666,7 @@ MmaKernelBuilder::buildRegisterStagedLoop(int64_t numKTiles) {
     ResultRange loaded = prefetch.getResults();
     storeTile(lhs, SmallVector<Value>(loaded.take_front(lhsCount)), nextStage);
     storeTile(rhs, SmallVector<Value>(loaded.drop_front(lhsCount)), nextStage);
+    fenceSharedForWgmma();
   }
   gpu::BarrierOp::create(b, loc);
   scf::YieldOp::create(b, loc, acc);
@@ -561,6 +696,7 @@ SmallVector<Value> MmaKernelBuilder::buildAsyncCopyLoop(int64_t numKTiles) {
   //    guarantees every warp finished multiplying tile kTile-1, whose stage
   //    the copies issued next overwrite.
   NVVM::CpAsyncWaitGroupOp::create(b, loc, stages - 2);
+  fenceSharedForWgmma();
   gpu::BarrierOp::create(b, loc);
   // 2. Tile kTile + stages - 1 into the stage tile kTile - 1 used.
   Value ahead = add(kTile, stages - 1);

@@ -74,6 +74,7 @@ struct Measured {
   int64_t launches = 0;
   int64_t warpInstructions = 0;
   int64_t tensorCore = 0;
+  int64_t tensorCoreFlops = 0;
   int64_t requestedBytes = 0; // global load + store + atomic
   int64_t sectors = 0;
   int64_t footprintBytes = 0;
@@ -86,6 +87,7 @@ struct Measured {
     launches += other.launches;
     warpInstructions += other.warpInstructions;
     tensorCore += other.tensorCore;
+    tensorCoreFlops += other.tensorCoreFlops;
     requestedBytes += other.requestedBytes;
     sectors += other.sectors;
     footprintBytes += other.footprintBytes;
@@ -119,6 +121,7 @@ std::optional<Measured> readKernel(const llvm::json::Object &kernel) {
   measured.warpInstructions = getInt(&kernel, "warp_instructions");
   measured.hostSeconds = kernel.getNumber("host_seconds").value_or(0);
   measured.tensorCore = getInt(kernel.getObject("instructions"), "tensor_core");
+  measured.tensorCoreFlops = getInt(&kernel, "tensor_core_flops");
   if (const llvm::json::Object *global = kernel.getObject("global"))
     for (StringRef kind : {"load", "store", "atomic"}) {
       const llvm::json::Object *access = global->getObject(kind);
@@ -253,6 +256,7 @@ LogicalResult mlir::ridge::printEmulatorReport(
             out.attribute("launches", row.measured.launches);
             out.attribute("warp_instructions", row.measured.warpInstructions);
             out.attribute("tensor_core_instructions", row.measured.tensorCore);
+            out.attribute("tensor_core_flops", row.measured.tensorCoreFlops);
             out.attribute("requested_bytes", row.measured.requestedBytes);
             out.attribute("sectors", row.measured.sectors);
             if (std::optional<double> c = row.measured.getCoalescing())

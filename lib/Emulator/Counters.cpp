@@ -195,6 +195,17 @@ InstructionClass ridge::emu::classify(const Instruction &inst, Space space) {
   return InstructionClass::Other;
 }
 
+uint64_t ridge::emu::getTensorCoreFlops(const Instruction &inst) {
+  if (inst.opcode == Opcode::Wgmma) {
+    // A warpgroup's m64nNk16 (k8 for tf32), a quarter per warp.
+    uint64_t n = inst.variant & 0x3ff;
+    uint64_t k = inst.srcType == Type::B32 ? 8 : 16;
+    return 2 * 16 * n * k;
+  }
+  const MatrixOperands &shape = inst.matrix;
+  return 2 * uint64_t(shape.m) * shape.n * shape.k;
+}
+
 void KernelCounters::accumulate(const KernelCounters &other) {
   if (kernel.empty())
     kernel = other.kernel;
@@ -212,6 +223,7 @@ void KernelCounters::accumulate(const KernelCounters &other) {
   hostSeconds += other.hostSeconds;
   for (unsigned i = 0; i < kNumInstructionClasses; ++i)
     instructions[i] += other.instructions[i];
+  tensorCoreFlops += other.tensorCoreFlops;
   auto addGlobal = [](GlobalAccessCounters &to,
                       const GlobalAccessCounters &from) {
     to.requests += from.requests;
@@ -447,6 +459,8 @@ ridge::emu::formatCountersJson(const std::vector<KernelCounters> &kernels) {
     appendf(out, "      \"thread_instructions\": %" PRIu64 ",\n",
             c.threadInstructions);
     appendf(out, "      \"host_seconds\": %.6f,\n", c.hostSeconds);
+    appendf(out, "      \"tensor_core_flops\": %" PRIu64 ",\n",
+            c.tensorCoreFlops);
     out += "      \"instructions\": {\n";
     for (unsigned i = 0; i < kNumInstructionClasses; ++i)
       appendf(out, "        \"%s\": %" PRIu64 "%s\n",

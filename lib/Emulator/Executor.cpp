@@ -548,8 +548,12 @@ bool BlockRun::execute(Warp &warp, uint32_t pc, uint32_t active) {
   bool isMemoryAccess =
       inst.opcode == Opcode::Ld || inst.opcode == Opcode::St ||
       inst.opcode == Opcode::Atom || inst.opcode == Opcode::Red;
-  if (!exec || !isMemoryAccess)
-    stats.count(classify(inst, inst.space));
+  if (!exec || !isMemoryAccess) {
+    InstructionClass kind = classify(inst, inst.space);
+    stats.count(kind);
+    if (kind == InstructionClass::TensorCore && exec)
+      stats.tensorCoreFlops += getTensorCoreFlops(inst);
+  }
   auto advance = [&](uint32_t lanes) {
     for (uint32_t m = lanes; m; m &= m - 1)
       warp.pc[__builtin_ctz(m)] = pc + 1;

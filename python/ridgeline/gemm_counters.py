@@ -5,8 +5,9 @@ Reads `ridge-run --emulator-report=json` and, for the named kernel of an
 M x N x K product computed in BM x BN block tiles, prints and checks:
 
   - shared-memory bank conflicts: none;
-  - tensor-core share: the FLOPs of its mma.sync instructions
-    (2 * 16 * 8 * 16 each) over the kernel's FLOPs, at least 99%;
+  - tensor-core share: the FLOPs of its tensor-core instructions (the
+    emulator's tensor_core_flops: mma.sync or wgmma) over the product's
+    2 * M * N * K, at least 99%;
   - global bytes requested over the tiling's ideal, at most 1.3: each
     A tile read once per block column (N / BN times), each B tile once per
     block row (M / BM times), the result written once.
@@ -17,9 +18,6 @@ import argparse
 import json
 import math
 import sys
-
-MMA_FLOPS = 2 * 16 * 8 * 16
-
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -41,7 +39,7 @@ def main():
     if kernel is None:
         sys.exit("no kernel '%s' in %s" % (args.kernel, args.report))
     flops = 2 * args.m * args.n * args.k
-    tensor_flops = kernel["tensor_core_instructions"] * MMA_FLOPS
+    tensor_flops = kernel["tensor_core_flops"]
     ideal = (args.m * args.k * args.operand_bytes *
              math.ceil(args.n / args.tile_n) +
              args.k * args.n * args.operand_bytes *

@@ -37,7 +37,7 @@
 #b = affine_map<(d0, d1, d2) -> (d2, d1)>
 #c = affine_map<(d0, d1, d2) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d1)>
-func.func private @bias_tanh(%x: memref<64x96xf32>, %w: memref<96x128xf32>, %bias: memref<128xf32>, %out: memref<64x128xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 128 : i64, mma_stages = 2 : i64, mma_tile = array<i64: 32, 64, 32>, mma_warps = array<i64: 2, 2>, vector_width = 1 : i64, warps_per_block = 4 : i64}} {
+func.func private @bias_tanh(%x: memref<64x96xf32>, %w: memref<96x128xf32>, %bias: memref<128xf32>, %out: memref<64x128xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 128 : i64, mma_instruction = "mma_sync", mma_stages = 2 : i64, mma_tile = array<i64: 32, 64, 32>, mma_warps = array<i64: 2, 2>, vector_width = 1 : i64, warps_per_block = 4 : i64}} {
   %zero = arith.constant 0.0 : f32
   linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]} outs(%out : memref<64x128xf32>) {
   ^bb0(%o: f32):
@@ -94,7 +94,7 @@ func.func private @bias_tanh(%x: memref<64x96xf32>, %w: memref<96x128xf32>, %bia
 #b3 = affine_map<(d0, d1, d2, d3) -> (d2, d3)>
 #c3 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
 #id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
-func.func private @batched_f16(%x: memref<3x32x64xf16>, %w: memref<48x64xf16>, %out: memref<3x32x48xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 128 : i64, mma_stages = 3 : i64, mma_tile = array<i64: 32, 32, 32>, mma_warps = array<i64: 2, 2>, vector_width = 1 : i64, warps_per_block = 4 : i64}} {
+func.func private @batched_f16(%x: memref<3x32x64xf16>, %w: memref<48x64xf16>, %out: memref<3x32x48xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 128 : i64, mma_instruction = "mma_sync", mma_stages = 3 : i64, mma_tile = array<i64: 32, 32, 32>, mma_warps = array<i64: 2, 2>, vector_width = 1 : i64, warps_per_block = 4 : i64}} {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%out : memref<3x32x48xf32>)
   linalg.generic {indexing_maps = [#a3, #b3, #c3], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%x, %w : memref<3x32x64xf16>, memref<48x64xf16>) outs(%out : memref<3x32x48xf32>) {
@@ -116,12 +116,53 @@ func.func private @batched_f16(%x: memref<3x32x64xf16>, %w: memref<48x64xf16>, %
 #b = affine_map<(d0, d1, d2) -> (d2, d1)>
 #c = affine_map<(d0, d1, d2) -> (d0, d1)>
 // expected-error @+1 {{kernel configured for tensor cores is not a tensor-core contraction on buffers: operands are not multiplied in bf16 or f16}}
-func.func private @fp32_body(%x: memref<32x32xf32>, %w: memref<32x32xf32>, %out: memref<32x32xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 128 : i64, mma_stages = 2 : i64, mma_tile = array<i64: 32, 32, 32>, mma_warps = array<i64: 2, 2>, vector_width = 1 : i64, warps_per_block = 4 : i64}} {
+func.func private @fp32_body(%x: memref<32x32xf32>, %w: memref<32x32xf32>, %out: memref<32x32xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 128 : i64, mma_instruction = "mma_sync", mma_stages = 2 : i64, mma_tile = array<i64: 32, 32, 32>, mma_warps = array<i64: 2, 2>, vector_width = 1 : i64, warps_per_block = 4 : i64}} {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%out : memref<32x32xf32>)
   linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : memref<32x32xf32>, memref<32x32xf32>) outs(%out : memref<32x32xf32>) {
   ^bb0(%l: f32, %r: f32, %acc: f32):
     %p = arith.mulf %l, %r : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// sm_90a's wgmma: one warpgroup per 64 rows (here 1, 128 threads) computes
+// a 64x64 tile with wgmma.m64n64k16 from shared-memory descriptors (64-byte
+// swizzle: layout 2 in bits 62-63, SBO 512 bytes); A is K-major, B (k x n)
+// MN-major, read transposed (layoutB row). Writes by the generic proxy
+// (st.shared) are fenced for the async proxy before the barrier; the stage
+// is read completely (wait_group 0) before the next one overwrites it.
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func.func private @wgmma_bf16
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1, {{.*}} = %c1, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c128, {{.*}} = %c1, {{.*}} = %c1) workgroup(%[[A:.*]] : memref<4096xbf16, #gpu.address_space<workgroup>>, %[[B:.*]] : memref<4096xbf16, #gpu.address_space<workgroup>>)
+// CHECK: vector.store {{.*}}, %[[B]]
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NEXT: gpu.barrier
+// CHECK: scf.for
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK: memref.extract_aligned_pointer_as_index %[[A]]
+// CHECK: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
+// CHECK: nvvm.wgmma.mma_async
+// CHECK-NOT: nvvm.wgmma.mma_async
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK: gpu.barrier
+// CHECK: memref.store {{.*}}, %arg2
+func.func private @wgmma_bf16(%x: memref<64x64xbf16>, %w: memref<64x64xbf16>, %out: memref<64x64xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 128 : i64, mma_instruction = "wgmma", mma_stages = 2 : i64, mma_tile = array<i64: 64, 64, 32>, mma_warps = array<i64: 4, 1>, vector_width = 1 : i64, warps_per_block = 4 : i64}} {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%out : memref<64x64xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : memref<64x64xbf16>, memref<64x64xbf16>) outs(%out : memref<64x64xf32>) {
+  ^bb0(%l: bf16, %r: bf16, %acc: f32):
+    %le = arith.extf %l : bf16 to f32
+    %re = arith.extf %r : bf16 to f32
+    %p = arith.mulf %le, %re : f32
     %s = arith.addf %acc, %p : f32
     linalg.yield %s : f32
   }

@@ -185,7 +185,7 @@ func.func private @empty_axis_sum(%x: tensor<2x0x4xf32>) -> tensor<2x1x4xf32> at
 // CHECK-LABEL: func.func private @mma_bias_tanh
 // The operands are cast in the kernel (the casts fused as its prologue), so
 // they are staged through registers: 2 stages.
-// CHECK-SAME: ridge.kernel_config = {block_size = 128 : i64, mma_stages = 2 : i64, mma_tile = array<i64: 64, 64, 32>, mma_warps = array<i64: 2, 2>, vector_width = 1 : i64, warps_per_block = 4 : i64}
+// CHECK-SAME: ridge.kernel_config = {block_size = 128 : i64, mma_instruction = "mma_sync", mma_stages = 2 : i64, mma_tile = array<i64: 64, 64, 32>, mma_warps = array<i64: 2, 2>, vector_width = 1 : i64, warps_per_block = 4 : i64}
 // CHECK-NOT: tile_sizes
 module attributes {ridge.target = {bandwidth = 3.35e+12 : f64, chip = "sm_80", gpu = "H100-SXM", l2_bytes = 52428800 : i64, peak_flops = {bf16 = 9.89e+14 : f64, fp16 = 9.89e+14 : f64, fp32 = 6.7e+13 : f64, fp8 = 1.979e+15 : f64, tf32 = 4.94e+14 : f64}, precision = "bf16", registers_per_sm = 65536 : i64, sm_count = 132 : i64, smem_per_sm = 232448 : i64}} {
   func.func private @mma_bias_tanh(%x: tensor<1024x256xf32>, %w: tensor<256x1024xf32>, %b: tensor<1024xf32>) -> tensor<1024x1024xf32> attributes {ridge.kernel = "contraction"} {
@@ -203,9 +203,10 @@ module attributes {ridge.target = {bandwidth = 3.35e+12 : f64, chip = "sm_80", g
 
 // A 4096x4096 product has 1024 blocks of 128x128: the big tile, 8 warps;
 // f16 operands in memory are copied by cp.async, 3 stages of 16 KiB (48 KiB
-// of static shared memory).
+// of static shared memory). On sm_90a the instruction is wgmma: the 8 warps
+// are 2 warpgroups of 64 rows each.
 // CHECK-LABEL: func.func private @mma_big
-// CHECK-SAME: block_size = 256 : i64, mma_stages = 3 : i64, mma_tile = array<i64: 128, 128, 32>, mma_warps = array<i64: 2, 4>
+// CHECK-SAME: block_size = 256 : i64, mma_instruction = "wgmma", mma_stages = 3 : i64, mma_tile = array<i64: 128, 128, 32>, mma_warps = array<i64: 8, 1>
 module attributes {ridge.target = {bandwidth = 3.35e+12 : f64, chip = "sm_90a", gpu = "H100-SXM", l2_bytes = 52428800 : i64, peak_flops = {bf16 = 9.89e+14 : f64, fp16 = 9.89e+14 : f64, fp32 = 6.7e+13 : f64, fp8 = 1.979e+15 : f64, tf32 = 4.94e+14 : f64}, precision = "bf16", registers_per_sm = 65536 : i64, sm_count = 132 : i64, smem_per_sm = 232448 : i64}} {
   func.func private @mma_big(%x: tensor<4096x64xf16>, %w: tensor<64x4096xf16>) -> tensor<4096x4096xf16> attributes {ridge.kernel = "contraction"} {
     %p = ridge.matmul %x, %w : (tensor<4096x64xf16>, tensor<64x4096xf16>) -> tensor<4096x4096xf16>

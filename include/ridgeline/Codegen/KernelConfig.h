@@ -49,6 +49,10 @@ struct KernelConfig {
   /// through registers (operands converted on the way), 3 or 4 filled by
   /// cp.async (operands already in the multiply type).
   int64_t mmaStages = 0;
+  /// The tensor-core instruction: warp-level `mma.sync` (sm_80 and later)
+  /// or warpgroup-level `wgmma` (sm_90a; one warpgroup per 64 rows of the
+  /// tile, k steps of 32 in 64-byte-swizzled shared memory).
+  bool wgmma = false;
 
   bool usesTensorCores() const { return !mmaTile.empty(); }
 

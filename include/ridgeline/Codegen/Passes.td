@@ -383,13 +383,14 @@ def LowerMmaContractionsPass : Pass<"ridge-lower-mma-contractions",
 
 def AlignWorkgroupMemoryPass : Pass<"ridge-align-workgroup-memory",
                                     "::mlir::gpu::GPUModuleOp"> {
-  let summary = "Align every kernel's shared-memory buffers to 16 bytes";
+  let summary = "Align kernels' shared-memory buffers for tensor-core access";
   let description = [{
-    Sets `llvm.align = 16` on the workgroup attributions of every
-    `gpu.func` that has none. convert-gpu-to-nvvm otherwise places them at
-    their element type's alignment (2 bytes for bf16), while the 16-byte
-    vector stores and the `ldmatrix` row reads of the tensor-core kernels
-    need 16. Runs after kernel outlining, which does not carry attribution
+    Sets `llvm.align` on the workgroup attributions of every `gpu.func` that
+    has none: 16 bytes, and 1024 for buffers of a kilobyte or more.
+    convert-gpu-to-nvvm otherwise places them at their element type's
+    alignment (2 bytes for bf16), while the 16-byte vector stores and the
+    `ldmatrix` row reads of the tensor-core kernels need 16, and the
+    swizzled layouts wgmma reads are defined on 1024-byte atoms. Runs after kernel outlining, which does not carry attribution
     attributes over from `gpu.launch`.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect",

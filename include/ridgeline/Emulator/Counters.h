@@ -125,6 +125,10 @@ struct KernelCounters {
   /// emulator's own speed, warp instructions per second).
   double hostSeconds = 0;
   uint64_t instructions[kNumInstructionClasses] = {}; // warp instructions
+  /// Multiply-add FLOPs (2 per multiply-add) of the tensor-core
+  /// instructions executed: a warp's mma.sync m16n8k16 is 4096, its quarter
+  /// of a warpgroup's wgmma m64nNk16 2 * 16 * N * 16.
+  uint64_t tensorCoreFlops = 0;
 
   GlobalAccessCounters globalLoad, globalStore, globalAtomic;
   SharedAccessCounters sharedLoad, sharedStore;
@@ -135,6 +139,9 @@ struct KernelCounters {
   /// Adds `other`'s counts; the configuration fields become `other`'s.
   void accumulate(const KernelCounters &other);
 };
+
+/// The FLOPs one warp's issue of tensor-core instruction `inst` computes.
+uint64_t getTensorCoreFlops(const Instruction &inst);
 
 /// The lanes of one warp instruction's memory access: for each active lane
 /// the address (a device address for global memory, the offset in the
