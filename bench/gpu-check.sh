@@ -112,4 +112,13 @@ echo "$pass passed, $fail failed"
 echo
 /usr/bin/python3 "$root/bench/fusion_bandwidth.py" --target "$arch" --size 8192 \
   || echo "fusion benchmark failed"
+# Tensor-core GEMMs against cuBLAS (torch.matmul) at 4096/8192/16384 and
+# the shared models' shapes (issue 14's benchmark), for the chip's own
+# code and, on sm_90a, for an sm_80-code build on the same GPU.
+echo
+/usr/bin/python3 "$root/bench/gemm.py" --target "$arch" || echo "GEMM benchmark failed"
+if [[ "$arch" == sm_90a ]]; then
+  /usr/bin/python3 "$root/bench/gemm.py" --target sm_80 --no-models \
+    || echo "GEMM benchmark (sm_80 code) failed"
+fi
 [[ $fail -eq 0 ]]

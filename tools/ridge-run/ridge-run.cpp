@@ -425,8 +425,31 @@ static int bindRandomInputs(const ::ridge::rt::Model &model,
         std::memcpy(data + 8 * i, &v, 8);
         break;
       }
+      case RIDGE_DTYPE_F16: {
+        // j / 1024 for j in [-1024, 1024): exact in f16 (10-bit mantissa).
+        int64_t j = static_cast<int64_t>(next() % 2048) - 1024;
+        uint16_t bits = 0;
+        if (j != 0) {
+          uint64_t magnitude = static_cast<uint64_t>(j < 0 ? -j : j);
+          unsigned e = 63 - __builtin_clzll(magnitude); // j = 1.f x 2^e
+          bits = static_cast<uint16_t>((j < 0 ? 0x8000 : 0) | (e + 5) << 10 |
+                                       ((magnitude << (10 - e)) & 0x3ff));
+        }
+        std::memcpy(data + 2 * i, &bits, 2);
+        break;
+      }
+      case RIDGE_DTYPE_BF16: {
+        float v = static_cast<float>((next() >> 40) / double(1 << 24)) * 2 - 1;
+        uint32_t f;
+        std::memcpy(&f, &v, 4);
+        uint16_t bits =
+            static_cast<uint16_t>((f + 0x7fff + ((f >> 16) & 1)) >> 16);
+        std::memcpy(data + 2 * i, &bits, 2);
+        break;
+      }
       default:
-        return fail(std::string("--random-inputs supports f32 and i64 "
+        return fail(std::string("--random-inputs supports f32, f16, bf16 and "
+                                "i64 "
                                 "inputs, not ") +
                     ::ridge::rt::dtypeName(spec.dtype) + " ('" + spec.name +
                     "')");
