@@ -183,9 +183,15 @@ private:
   SmallVector<Value> loadMatrix(const StagedOperand &staged, Value offset,
                                 bool transpose);
 
-  /// Applies the epilogue to accumulator `value` of element (m, n) and
-  /// stores the result.
-  void storeResult(Value value, Value m, Value n);
+  /// The epilogue's result for accumulator `value` of element (m, n) (the
+  /// accumulator itself without an epilogue).
+  Value applyEpilogue(Value value, Value m, Value n);
+  /// The buffer the kernel's result is stored to.
+  Value getResultBuffer();
+  /// Stores the accumulators: lane pairs exchange halves so that each lane
+  /// holds 4 consecutive elements of one row, applies the epilogue to them
+  /// and stores them with one vector store.
+  void storeResults(ArrayRef<Value> results);
 
   OpBuilder &b;
   Location loc;
@@ -448,14 +454,10 @@ SmallVector<Value> MmaKernelBuilder::loadFragmentsB(Value stageOffset,
                     /*transpose=*/!mma.rhs.kContiguous);
 }
 
-void MmaKernelBuilder::storeResult(Value value, Value m, Value n) {
+Value MmaKernelBuilder::applyEpilogue(Value value, Value m, Value n) {
   linalg::GenericOp epilogue = mma.epilogue;
-  if (!epilogue) {
-    Value result = mma.contraction.getDpsInitOperand(0)->get();
-    auto map = AffineMap::getMultiDimIdentityMap(numBatch + 2, b.getContext());
-    memref::StoreOp::create(b, loc, value, result, resultIndices(map, m, n));
-    return;
-  }
+  if (!epilogue)
+    return value;
   IRMapping mapping;
   Block *body = epilogue.getBody();
   Value acc = mma.contraction.getDpsInitOperand(0)->get();
@@ -474,10 +476,23 @@ void MmaKernelBuilder::storeResult(Value value, Value m, Value n) {
   for (Operation &op : body->without_terminator())
     b.clone(op, mapping);
   auto yield = cast<linalg::YieldOp>(body->getTerminator());
-  OpOperand *init = epilogue.getDpsInitOperand(0);
-  memref::StoreOp::create(
-      b, loc, mapping.lookup(yield.getOperand(0)), init->get(),
-      resultIndices(epilogue.getMatchingIndexingMap(init), m, n));
+  return mapping.lookup(yield.getOperand(0));
+}
+
+Value MmaKernelBuilder::getResultBuffer() {
+  return mma.epilogue ? mma.epilogue.getDpsInitOperand(0)->get()
+                      : mma.contraction.getDpsInitOperand(0)->get();
+}
+
+/// Whether `memref` is a buffer the kernel gets whole (a device allocation,
+/// 256-byte aligned) with rows of whole 16-byte units: the 16-byte stores of
+/// the epilogue are aligned.
+static bool isRowAligned(Value memref, int64_t rowElements) {
+  auto type = cast<MemRefType>(memref.getType());
+  int64_t bytes = rowElements * type.getElementTypeBitWidth() / 8;
+  return type.getLayout().isIdentity() && bytes % 16 == 0 &&
+         (isa<BlockArgument>(memref) ||
+          memref.getDefiningOp<memref::AllocOp>());
 }
 
 void MmaKernelBuilder::fenceSharedForWgmma() {
@@ -718,6 +733,67 @@ SmallVector<Value> MmaKernelBuilder::buildAsyncCopyLoop(int64_t numKTiles) {
   return SmallVector<Value>(loop.getResults());
 }
 
+void MmaKernelBuilder::storeResults(ArrayRef<Value> results) {
+  // Accumulator (fragM, fragN, i) is element (group + 8 (i / 2),
+  // 2 * (lane % 4) + i % 2) of its 16 x 8 fragment. Lanes 2j and 2j + 1
+  // swap halves (shfl.bfly 1): the even lane then holds row `group`,
+  // columns 4 (j % 2) .. + 3, the odd lane row `group + 8`, the same columns.
+  Value group = div(lane, 4);
+  Value odd = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                    rem(lane, 2), index(1));
+  Value quadColumn = mul(div(rem(lane, 4), 2), 4);
+  Value rowOffset = arith::SelectOp::create(b, loc, odd, index(8), index(0));
+  Value warpRow = add(mBase, mul(warpM, warpTileM));
+  Value warpColumn = add(nBase, mul(warpN, warpTileN));
+  Value buffer = getResultBuffer();
+  auto bufferType = cast<MemRefType>(buffer.getType());
+  Type resultType = bufferType.getElementType();
+  auto vectorType = VectorType::get({4}, resultType);
+  bool aligned = isRowAligned(buffer, mma.n);
+  int64_t vectorBytes = 4 * bufferType.getElementTypeBitWidth() / 8;
+  auto identity =
+      AffineMap::getMultiDimIdentityMap(numBatch + 2, b.getContext());
+  Value one32 = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 1);
+  Value width32 =
+      arith::ConstantIntOp::create(b, loc, b.getI32Type(), kWarpSize);
+  for (int64_t fragM = 0; fragM < fragsM; ++fragM) {
+    for (int64_t fragN = 0; fragN < fragsN; ++fragN) {
+      ArrayRef<Value> c = results.slice((fragM * fragsN + fragN) * 4, 4);
+      Value sent[2], received[2];
+      for (int64_t i = 0; i < 2; ++i) {
+        sent[i] = arith::SelectOp::create(b, loc, odd, c[i], c[2 + i]);
+        received[i] = gpu::ShuffleOp::create(b, loc, sent[i], one32, width32,
+                                             gpu::ShuffleMode::XOR)
+                          .getShuffleResult();
+      }
+      SmallVector<Value> quad;
+      for (int64_t i = 0; i < 4; ++i) {
+        Value even = i < 2 ? c[i] : received[i - 2];
+        Value oddValue = i < 2 ? received[i] : c[i];
+        quad.push_back(arith::SelectOp::create(b, loc, odd, oddValue, even));
+      }
+      Value m = add(add(add(warpRow, group), rowOffset), fragM * 16);
+      Value n = add(add(warpColumn, quadColumn), fragN * 8);
+      // n is a multiple of 4 and the extent one of 8: the quad is inside
+      // or outside together.
+      Value inside =
+          arith::AndIOp::create(b, loc, lessThan(m, mma.m), lessThan(n, mma.n));
+      auto guardIf = scf::IfOp::create(b, loc, inside,
+                                       /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard ifGuard(b);
+      b.setInsertionPoint(guardIf.thenBlock()->getTerminator());
+      SmallVector<Value> values;
+      for (int64_t i = 0; i < 4; ++i)
+        values.push_back(applyEpilogue(quad[i], m, add(n, i)));
+      Value vector = vector::FromElementsOp::create(b, loc, vectorType, values);
+      vector::StoreOp::create(
+          b, loc, vector, buffer, resultIndices(identity, m, n),
+          /*nontemporal=*/false,
+          aligned ? llvm::MaybeAlign(vectorBytes) : llvm::MaybeAlign());
+    }
+  }
+}
+
 LogicalResult MmaKernelBuilder::build() {
   MLIRContext *context = b.getContext();
   int64_t batchCount = 1;
@@ -802,29 +878,7 @@ LogicalResult MmaKernelBuilder::build() {
   SmallVector<Value> results = stages > 2 ? buildAsyncCopyLoop(numKTiles)
                                           : buildRegisterStagedLoop(numKTiles);
 
-  // Epilogue: accumulator (fragM, fragN, i) is element (group + 8 (i / 2),
-  // 2 * (lane % 4) + i % 2) of its 16 x 8 fragment.
-  Value group = div(lane, 4);
-  Value pairColumn = mul(rem(lane, 4), 2);
-  Value warpRow = add(mBase, mul(warpM, warpTileM));
-  Value warpColumn = add(nBase, mul(warpN, warpTileN));
-  for (int64_t fragM = 0; fragM < fragsM; ++fragM) {
-    for (int64_t fragN = 0; fragN < fragsN; ++fragN) {
-      for (int64_t half = 0; half < 2; ++half) {
-        Value m = add(add(warpRow, group), fragM * 16 + half * 8);
-        Value n = add(add(warpColumn, pairColumn), fragN * 8);
-        Value inside = arith::AndIOp::create(b, loc, lessThan(m, mma.m),
-                                             lessThan(n, mma.n));
-        auto guardIf = scf::IfOp::create(b, loc, inside,
-                                         /*withElseRegion=*/false);
-        OpBuilder::InsertionGuard ifGuard(b);
-        b.setInsertionPoint(guardIf.thenBlock()->getTerminator());
-        int64_t base = (fragM * fragsN + fragN) * 4 + half * 2;
-        storeResult(results[base], m, n);
-        storeResult(results[base + 1], m, add(n, 1));
-      }
-    }
-  }
+  storeResults(results);
   gpu::TerminatorOp::create(b, loc);
   return success();
 }

@@ -27,9 +27,13 @@
 // CHECK: vector.store {{.*}}, %[[A]]
 // CHECK: gpu.barrier
 // CHECK: scf.yield
+// Lane pairs swap accumulator halves, each lane applies the epilogue to 4
+// consecutive elements of one row and stores them with one 16-byte store.
+// CHECK: gpu.shuffle  xor
 // CHECK: memref.load %arg2
 // CHECK: math.tanh
-// CHECK: memref.store {{.*}}, %arg3
+// CHECK-COUNT-3: math.tanh
+// CHECK: vector.store {{.*}}, %arg3[{{.*}}] {alignment = 16 : i64} : memref<64x128xf32>, vector<4xf32>
 // CHECK: gpu.terminator
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
@@ -89,7 +93,7 @@ func.func private @bias_tanh(%x: memref<64x96xf32>, %w: memref<96x128xf32>, %bia
 // CHECK: nvgpu.ldmatrix %[[A]]{{.*}} {numTiles = 4 : i32, transpose = false}
 // CHECK: nvgpu.ldmatrix %[[B]]{{.*}} {numTiles = 4 : i32, transpose = false}
 // CHECK: nvvm.mma.sync {{.*}} : (vector<2xf16>, vector<2xf16>, f32)
-// CHECK: memref.store {{.*}}, %arg2[{{.*}}] : memref<3x32x48xf32>
+// CHECK: vector.store {{.*}}, %arg2[{{.*}}] {alignment = 16 : i64} : memref<3x32x48xf32>, vector<4xf32>
 #a3 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
 #b3 = affine_map<(d0, d1, d2, d3) -> (d2, d3)>
 #c3 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
@@ -154,7 +158,7 @@ func.func private @fp32_body(%x: memref<32x32xf32>, %w: memref<32x32xf32>, %out:
 // CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK: gpu.barrier
-// CHECK: memref.store {{.*}}, %arg2
+// CHECK: vector.store {{.*}}, %arg2[{{.*}}] {alignment = 16 : i64} : memref<64x64xf32>, vector<4xf32>
 func.func private @wgmma_bf16(%x: memref<64x64xbf16>, %w: memref<64x64xbf16>, %out: memref<64x64xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 128 : i64, mma_instruction = "wgmma", mma_stages = 2 : i64, mma_tile = array<i64: 64, 64, 32>, mma_warps = array<i64: 4, 1>, vector_width = 1 : i64, warps_per_block = 4 : i64}} {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%out : memref<64x64xf32>)
