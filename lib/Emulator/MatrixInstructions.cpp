@@ -134,17 +134,26 @@ bool BlockRun::matrixRowsOp(Warp &warp, const Instruction &inst,
     collectMatrices(count, inst.matrix.transpose, regs, rows);
   }
   // Lanes 8m to 8m + 7 give the addresses of the 16-byte rows of matrix m;
-  // the other lanes' addresses are not used.
+  // the other lanes' addresses are not used. The rows are one shared request
+  // of 16-byte accesses, served a matrix (8 lanes, 128 bytes) per phase: its
+  // bank conflicts are those of an ld/st.shared.v4 by those lanes.
+  WarpAccess access;
+  access.bytes = 16;
   for (unsigned lane = 0; lane < 8 * count; ++lane) {
     uint64_t address = getAddress(warp, addressOp, lane, inst.space);
     uint8_t *host = resolve(warp, lane, inst, inst.space, address, 16, !load);
     if (!host)
       return false;
+    if (host >= shared.data() && host < shared.data() + shared.size()) {
+      access.lanes |= 1u << lane;
+      access.address[lane] = static_cast<uint64_t>(host - shared.data());
+    }
     if (load)
       std::memcpy(&rows[lane * 8], host, 16);
     else
       std::memcpy(host, &rows[lane * 8], 16);
   }
+  countSharedAccess(load ? stats.sharedLoad : stats.sharedStore, access);
   if (load) {
     distributeMatrices(count, inst.matrix.transpose, rows, regs);
     for (unsigned m = 0; m < count; ++m)
