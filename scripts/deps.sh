@@ -69,6 +69,30 @@ ridge_install_nvdisasm() {
   fi
 }
 
+# Triton from PyPI, into build/triton-venv (once): bench/triton_side_by_side.py
+# and its lit test (`REQUIRES: triton`) compile Triton's GEMM ahead of time
+# (no GPU) and run it on the emulator beside Ridgeline's. Optional and not
+# called by scripts/test.sh: the wheel is 286 MB (a download on every fresh CI
+# machine) and the venv 1.1 GB; from an already downloaded wheel it installs
+# in 19-35 s on 2 busy cores, and the test runs in ~40 s. Pass a wheel file to
+# install from it instead of the index (the same version).
+RIDGE_TRITON_PIN=3.9.0
+ridge_install_triton() {
+  local root venv spec
+  root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+  venv="$root/build/triton-venv"
+  spec=${1:-triton==$RIDGE_TRITON_PIN}
+  if ! "$venv/bin/python" -c "import importlib.metadata as m, sys; \
+      sys.exit(m.version('triton') != '$RIDGE_TRITON_PIN')" 2>/dev/null; then
+    rm -rf "$venv"
+    if ! /usr/bin/python3 -m venv "$venv" ||
+       ! "$venv/bin/pip" install -q numpy "$spec"; then
+      echo "warning: cannot install triton $RIDGE_TRITON_PIN; the Triton side-by-side test is skipped"
+      return 0
+    fi
+  fi
+}
+
 # The fuzz build (bench/fuzz-campaign.sh) only: libFuzzer and the sanitizer
 # runtimes of clang-22.
 RIDGE_FUZZ_APT_PACKAGES=(libclang-rt-22-dev)

@@ -66,6 +66,19 @@ if subprocess.run([sys.executable, "-c", "import matplotlib"],
                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0:
     config.available_features.add("matplotlib")
 
+# Triton from PyPI in build/triton-venv (scripts/deps.sh, ridge_install_triton):
+# tests that compile Triton's kernels ahead of time (no GPU) and run them on
+# the emulator beside Ridgeline's say `REQUIRES: triton` and run
+# `%triton_python`.
+triton_python = os.path.join(config.ridge_obj_root, "triton-venv", "bin", "python")
+if os.path.exists(triton_python) and subprocess.run(
+        [triton_python, "-c", "import numpy, triton"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0:
+    config.available_features.add("triton")
+    config.substitutions.append(("%triton_python", triton_python))
+# The built tools' folder, for scripts that take --bin-dir.
+config.substitutions.append(("%ridge_bin", os.path.join(config.ridge_obj_root, "bin")))
+
 # The host architecture, for tests of the host code's instructions.
 if platform.machine() == "x86_64":
     config.available_features.add("x86_64")
