@@ -323,9 +323,9 @@ def print_table(chip, m, n, k, ridge_rows, triton_rows, version):
     for (name, rv), (_, tv) in zip(ridge_rows, triton_rows):
         print(line % (width, name, cols[0], rv, cols[1], tv))
     print("(bf16 -> f32: the model's MatMul is bf16, then Cast to f32. Shared "
-          "requests and bank\n conflicts count ld/st.shared and cp.async's "
-          "shared writes; the emulator does not\n count ldmatrix's or wgmma's "
-          "shared reads there.)")
+          "requests and bank\n conflicts count ld/st.shared, ldmatrix and "
+          "cp.async's shared writes; the emulator does\n not count wgmma's "
+          "descriptor reads there.)")
     print()
 
 
