@@ -102,7 +102,8 @@ void mlir::ridge::buildGraphToLinalgPipeline(
   //    on its own, so no fusion crosses a kernel boundary, then inlined back.
   buildFusionGroupPipeline(pm, options.fusion);
   pm.addPass(createOutlineFusionGroupsPass());
-  // 5. Graph ops -> linalg on tensors; each kernel's producers fold into
+  // 5. Graph ops -> linalg on tensors (a contraction's ridge.precision
+  //    rounds its operands in its body); each kernel's producers fold into
   //    their consumers.
   pm.addPass(createConvertGraphToLinalgPass());
   pm.addNestedPass<func::FuncOp>(createFuseKernelBodiesPass());
@@ -223,6 +224,9 @@ void mlir::ridge::buildCpuLoweringPipeline(OpPassManager &pm) {
   pm.addPass(createConvertMathToFuncs());
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createSCFToControlFlowPass());
+  // bf16 roundings (ridge.precision) as integer arithmetic: the host's C
+  // runtime has no __truncsfbf2.
+  pm.addPass(createExpandBf16ConversionsPass());
   // 4. Host code -> LLVM dialect.
   addHostToLLVMPasses(pm, HostCode::Cpu);
   pm.addPass(createCanonicalizerPass());
