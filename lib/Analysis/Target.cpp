@@ -57,7 +57,19 @@ static LogicalResult overrideTarget(TargetSpec &target, StringRef gpu,
               "'; expected fp32, tf32, fp16, bf16 or fp8";
       return failure();
     }
+    // fp8 tensor cores came with Ada (sm_89) and Hopper (sm_90a); name the
+    // chip rather than the GPU, which may be planned for another one.
+    unsigned capability = 0;
+    if (*parsed == Precision::FP8 && target.isGpu() &&
+        !getComputeCapability(target.chip).getAsInteger(10, capability) &&
+        capability < 89) {
+      error = "--precision=fp8 needs fp8 tensor cores (sm_89, sm_90a or "
+              "newer); target " +
+              target.chip + " has none";
+      return failure();
+    }
     target.precision = *parsed;
+    target.numerics = *parsed;
   }
   // The roofline model is what every decision consults; a GPU it cannot
   // describe (no tensor cores for the precision) is no usable target.
@@ -80,6 +92,10 @@ mlir::ridge::resolveTarget(const TargetRequest &request, std::string &error,
   if (failed(overrideTarget(target, gpuName, request.gpuSpecFile,
                             request.precision, error)))
     return failure();
+  // Without --precision the CPU computes in fp32 (and still plans its
+  // kernels at the GPU's default precision, as the GPU build does).
+  if (request.precision.empty())
+    target.numerics = target.isGpu() ? target.precision : Precision::FP32;
   if (warnings && target.isGpu() && !target.gpu.chip.empty() &&
       getComputeCapability(target.chip) !=
           getComputeCapability(target.gpu.chip))
@@ -104,6 +120,8 @@ DictionaryAttr mlir::ridge::buildTargetAttr(MLIRContext *context,
   SmallVector<NamedAttribute> fields = {
       b.getNamedAttr("chip", b.getStringAttr(target.chip)),
       b.getNamedAttr("gpu", b.getStringAttr(gpu.name)),
+      b.getNamedAttr("numerics",
+                     b.getStringAttr(stringifyPrecision(target.numerics))),
       b.getNamedAttr("precision",
                      b.getStringAttr(stringifyPrecision(target.precision))),
       b.getNamedAttr("sm_count", b.getI64IntegerAttr(gpu.smCount)),
@@ -155,6 +173,13 @@ FailureOr<TargetSpec> mlir::ridge::parseTargetAttr(DictionaryAttr attr,
   if (!text(attr, "precision", precision) || !parsePrecision(precision))
     return fail("precision", "fp32, tf32, fp16, bf16 or fp8");
   target.precision = *parsePrecision(precision);
+  target.numerics = target.precision;
+  std::string numerics;
+  if (attr.get("numerics")) {
+    if (!text(attr, "numerics", numerics) || !parsePrecision(numerics))
+      return fail("numerics", "fp32, tf32, fp16, bf16 or fp8");
+    target.numerics = *parsePrecision(numerics);
+  }
   if (!integer("sm_count", gpu.smCount))
     return fail("sm_count", "a non-negative integer");
   if (!integer("smem_per_sm", gpu.sharedMemoryPerSm))
@@ -216,4 +241,15 @@ FailureOr<RooflineModel> mlir::ridge::getRooflineForPass(Operation *op,
   // getTargetForPass checked that the model exists.
   std::string unused;
   return *RooflineModel::create(target->gpu, target->precision, unused);
+}
+
+LogicalResult mlir::ridge::checkCodegenNumerics(const TargetSpec &target,
+                                                std::string &error) {
+  if (target.numerics != Precision::TF32 && target.numerics != Precision::FP8)
+    return success();
+  error = "--precision=" + stringifyPrecision(target.numerics).str() +
+          " is not supported by code generation yet (contractions compute "
+          "in fp32, bf16 or fp16); the roofline report (--report) accepts "
+          "it";
+  return failure();
 }

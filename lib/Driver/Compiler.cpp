@@ -43,8 +43,11 @@ TargetCLOptions::TargetCLOptions(llvm::cl::OptionCategory &category)
               llvm::cl::value_desc("file"), llvm::cl::init(""),
               llvm::cl::cat(category)),
       precision("precision",
-                llvm::cl::desc("Number format of contractions: fp32 (SIMT), "
-                               "tf32, fp16, bf16 (default) or fp8"),
+                llvm::cl::desc("Number format of compute-bound contractions "
+                               "(docs/precision.md): fp32 (SIMT), fp16 or "
+                               "bf16 (the default of GPU targets; the CPU "
+                               "computes in fp32 unless given one); tf32 and "
+                               "fp8 for --report only"),
                 llvm::cl::init(""), llvm::cl::cat(category)) {}
 
 ImportCLOptions::ImportCLOptions(llvm::cl::OptionCategory &category)
@@ -118,6 +121,10 @@ FailureOr<TargetSpec> TargetCLOptions::resolve(StringRef toolName,
 LogicalResult mlir::ridge::lowerGraphModule(ModuleOp module,
                                             const CompileOptions &options,
                                             LoweringStage stage) {
+  // tf32 and fp8 describe kernels in the roofline report only, so far.
+  std::string error;
+  if (failed(checkCodegenNumerics(options.target, error)))
+    return emitError(module->getLoc(), error);
   // The target is resolved by the tool; every pass reads it from here.
   setModuleTarget(module, options.target);
   PassManager pm(module.getContext());

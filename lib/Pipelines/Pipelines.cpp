@@ -96,15 +96,20 @@ void mlir::ridge::buildGraphToLinalgPipeline(
   pm.addPass(createAttachTargetPass(target));
   // 2. Graph-level clean-up.
   buildGraphOptimizationPipeline(pm);
-  // 3. The fusion plan decides the kernels; each kernel function is lowered
+  // 3. The number format of each contraction (ridge.precision), from the
+  //    target's numerics and roofline, before fusion moves the ops into
+  //    kernels.
+  pm.addNestedPass<func::FuncOp>(createSelectPrecisionPass());
+  // 4. The fusion plan decides the kernels; each kernel function is lowered
   //    on its own, so no fusion crosses a kernel boundary, then inlined back.
   buildFusionGroupPipeline(pm, options.fusion);
   pm.addPass(createOutlineFusionGroupsPass());
-  // 4. Graph ops -> linalg on tensors; each kernel's producers fold into
+  // 5. Graph ops -> linalg on tensors (a contraction's ridge.precision
+  //    rounds its operands in its body); each kernel's producers fold into
   //    their consumers.
   pm.addPass(createConvertGraphToLinalgPass());
   pm.addNestedPass<func::FuncOp>(createFuseKernelBodiesPass());
-  // 5. Each kernel's tiling and GPU mapping is decided once, from
+  // 6. Each kernel's tiling and GPU mapping is decided once, from
   //    ridge.target and its fused body (ridge.kernel_config), and the kernel
   //    becomes one loop nest by it.
   pm.addNestedPass<func::FuncOp>(createSelectKernelConfigPass());
@@ -221,6 +226,9 @@ void mlir::ridge::buildCpuLoweringPipeline(OpPassManager &pm) {
   pm.addPass(createConvertMathToFuncs());
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createSCFToControlFlowPass());
+  // bf16 roundings (ridge.precision) as integer arithmetic: the host's C
+  // runtime has no __truncsfbf2.
+  pm.addPass(createExpandBf16ConversionsPass());
   // 4. Host code -> LLVM dialect.
   addHostToLLVMPasses(pm, HostCode::Cpu);
   pm.addPass(createCanonicalizerPass());

@@ -460,6 +460,47 @@ def build_matmul_bcast():
 
 
 # ---------------------------------------------------------------------------
+# 6b. matmul_compute_bound
+# ---------------------------------------------------------------------------
+
+
+def build_matmul_compute_bound():
+    """A 128x256x256 MatMul (+ bias, Relu): 32 FLOP/B, compute-bound on the
+    fp32 roofline of every built-in GPU, so a --precision=bf16 build rounds
+    its operands (docs/precision.md). The reference is float64."""
+    rs = np.random.RandomState(6106)
+    x = randn(rs, (128, 256))
+    w = randn(rs, (256, 256), 1.0 / 16)
+    b = randn(rs, (256,), 0.1)
+    nodes = [
+        node("MatMul", ["x", "W"], ["mm"], "fc/MatMul"),
+        node("Add", ["mm", "b"], ["biased"], "fc/Add"),
+        node("Relu", ["biased"], ["y"], "fc/Relu"),
+    ]
+    graph = helper.make_graph(
+        nodes, "matmul_compute_bound",
+        [vi("x", F32, [128, 256])],
+        [vi("y", F32, [128, 256])],
+        initializer=[init(w, "W"), init(b, "b")])
+    model = make_model(graph)
+
+    d = np.float64
+    y = np.maximum(x.astype(d) @ w.astype(d) + b.astype(d), 0.0)
+
+    def check(ins):
+        (xx,) = ins
+        # float32 accumulation over k in order, vectorized over the outputs.
+        acc = np.zeros((128, 256), np.float32)
+        for p in range(256):
+            acc = (acc + np.outer(xx[:, p], w[p, :]).astype(np.float32)
+                   ).astype(np.float32)
+        return [np.maximum(acc + b, np.float32(0))]
+
+    return Case("matmul_compute_bound", model, [x], [y.astype(np.float32)],
+                check)
+
+
+# ---------------------------------------------------------------------------
 # 7. int_elementwise_int32 / int_elementwise_int64
 # ---------------------------------------------------------------------------
 
@@ -949,6 +990,7 @@ BUILDERS = [
     build_cast_int,
     build_gemm_variants,
     build_matmul_bcast,
+    build_matmul_compute_bound,
     build_int_elementwise_int32,
     build_int_elementwise_int64,
 ]

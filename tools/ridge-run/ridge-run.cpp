@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ridgeline/Analysis/GpuSpec.h"
+#include "ridgeline/Analysis/PrecisionPolicy.h"
 #include "ridgeline/Dialect/Ridge/Transforms/Passes.h"
 #include "ridgeline/Driver/Compiler.h"
 #include "ridgeline/Driver/EmulatorReport.h"
@@ -72,6 +73,13 @@ static cl::opt<double> relTolerance("rtol",
 static cl::opt<double> absTolerance("atol",
                                     cl::desc("Absolute tolerance (1e-5)"),
                                     cl::init(1e-5), cl::cat(category));
+static cl::opt<bool> reducedPrecisionTolerance(
+    "reduced-precision-tolerance",
+    cl::desc("When the build rounds contractions to bf16 or fp16 "
+             "(--precision; docs/precision.md), compare each output at the "
+             "wider of --rtol/--atol and that format's tolerance (default "
+             "on); off: at --rtol/--atol alone"),
+    cl::init(true), cl::cat(category));
 static cl::opt<std::string>
     cudaToolkit("cuda-toolkit",
                 cl::desc("CUDA toolkit (default: $CUDA_HOME, then PATH)"),
@@ -265,8 +273,8 @@ static double elementAt(const char *data, ridge_dtype dtype, size_t i) {
 /// Element errors of `got` against `want` (both of `spec`'s type): returns
 /// the count outside tolerance.
 static size_t compareElements(const ::ridge::rt::TensorSpec &spec,
-                              const char *got, const char *want, double &maxAbs,
-                              double &maxRel) {
+                              const char *got, const char *want, double rtol,
+                              double atol, double &maxAbs, double &maxRel) {
   maxAbs = 0;
   maxRel = 0;
   size_t bad = 0;
@@ -281,10 +289,42 @@ static size_t compareElements(const ::ridge::rt::TensorSpec &spec,
     maxAbs = std::max(maxAbs, diff);
     if (w != 0)
       maxRel = std::max(maxRel, diff / std::fabs(w));
-    if (!(diff <= absTolerance + relTolerance * std::fabs(w)))
+    if (!(diff <= atol + rtol * std::fabs(w)))
       ++bad;
   }
   return bad;
+}
+
+/// The relative tolerance of outputs computed through contractions whose
+/// operands were rounded to `numerics` (docs/precision.md): 8 units of
+/// rounding of the format, u = 2^-8 for bf16 (8 significant bits) and 2^-11
+/// for fp16 (11); 0 for fp32.
+static double getReducedPrecisionTolerance(Precision numerics) {
+  switch (numerics) {
+  case Precision::BF16:
+    return std::ldexp(1.0, -5);
+  case Precision::FP16:
+    return std::ldexp(1.0, -8);
+  default:
+    return 0;
+  }
+}
+
+/// The root mean square of a buffer of `spec` (finite elements), the scale
+/// of the absolute error a rounded contraction leaves in an element that
+/// cancels to near zero.
+static double getRootMeanSquare(const ::ridge::rt::TensorSpec &spec,
+                                const char *data) {
+  double sum = 0;
+  size_t count = 0;
+  for (size_t i = 0, e = spec.numElements(); i < e; ++i) {
+    double v = elementAt(data, spec.dtype, i);
+    if (std::isfinite(v)) {
+      sum += v * v;
+      ++count;
+    }
+  }
+  return count ? std::sqrt(sum / count) : 0;
 }
 
 /// A compiled model and the outputs of one run.
@@ -663,7 +703,8 @@ static int verifyFusion(OwningOpRef<ModuleOp> module, CompileOptions options,
       const ::ridge::rt::TensorSpec &spec = fused.model->outputs()[k];
       double maxAbs, maxRel;
       size_t bad = compareElements(spec, fused.outputs[k].data(),
-                                   unfused.outputs[k].data(), maxAbs, maxRel);
+                                   unfused.outputs[k].data(), relTolerance,
+                                   absTolerance, maxAbs, maxRel);
       if (bad == 0)
         continue;
       llvm::outs() << llvm::format(
@@ -812,6 +853,27 @@ int main(int argc, char **argv) {
     return kFailed;
   if (verify)
     return verifyFusion(std::move(module), options, inputs, inputFiles);
+  // The contractions that the build rounds (the policy of
+  // ridge-select-precision, asked here of the imported graph) decide the
+  // tolerance of the comparison.
+  double reducedTolerance = 0;
+  if (compare && reducedPrecisionTolerance) {
+    std::optional<RooflineModel> roofline = RooflineModel::create(
+        resolvedTarget.gpu, resolvedTarget.precision, error);
+    unsigned rounded =
+        roofline ? countRoundedContractions(*module, resolvedTarget, *roofline)
+                 : 0;
+    if (rounded > 0)
+      reducedTolerance = getReducedPrecisionTolerance(resolvedTarget.numerics);
+    if (reducedTolerance > 0)
+      llvm::outs() << "ridge-run: " << rounded << " contraction"
+                   << (rounded == 1 ? "" : "s") << " compute in "
+                   << stringifyPrecision(resolvedTarget.numerics)
+                   << "; comparing at rtol "
+                   << std::max<double>(relTolerance, reducedTolerance)
+                   << ", atol " << reducedTolerance
+                   << " x the output's RMS (docs/precision.md)\n";
+  }
   if (failed(attachModelAbi(*module, target)))
     return kFailed;
   Run run;
@@ -860,9 +922,15 @@ int main(int argc, char **argv) {
                   " elements] does not match output '" + spec.name + "' (" +
                   ::ridge::rt::dtypeName(spec.dtype) + " " +
                   spec.shapeString() + ")");
+    double rtol = relTolerance, atol = absTolerance;
+    if (reducedTolerance > 0) {
+      rtol = std::max(rtol, reducedTolerance);
+      atol = std::max(atol, reducedTolerance *
+                                getRootMeanSquare(spec, ref.bytes.data()));
+    }
     double maxAbs, maxRel;
     size_t bad = compareElements(spec, outputs[k].data(), ref.bytes.data(),
-                                 maxAbs, maxRel);
+                                 rtol, atol, maxAbs, maxRel);
     bool ok = bad == 0;
     allOk &= ok;
     llvm::outs() << llvm::format(

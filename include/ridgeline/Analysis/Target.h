@@ -39,7 +39,17 @@ struct TargetSpec {
   /// the roofline. A CPU compilation still plans its kernels for one (the
   /// CPU path is the numerics oracle of the GPU plan).
   GpuSpec gpu;
+  /// The number format the kernels are planned for: the tensor-core peak of
+  /// contractions in the roofline (fusion plan, kernel configurations, the
+  /// report). `--precision`, default bf16 for every target, so that a CPU
+  /// build plans the same kernels as the GPU build it is the oracle of.
   Precision precision = Precision::BF16;
+  /// The number format contractions compute in where the precision policy
+  /// (PrecisionPolicy.h) finds that it pays: `--precision` when given,
+  /// otherwise bf16 for a GPU chip and fp32 for the CPU (the CPU's default
+  /// numerics are fp32; `--target=cpu --precision=bf16` rounds exactly where
+  /// the GPU build with the same `--gpu` does).
+  Precision numerics = Precision::BF16;
 
   bool isGpu() const { return chip != "cpu"; }
 };
@@ -62,21 +72,24 @@ std::string getKnownChipList();
 StringRef getDefaultGpuName(StringRef chip);
 
 /// Resolves a request: the chip (default "cpu"), the GPU (`gpuSpecFile`,
-/// else `gpu`, else the chip's default), the precision (default bf16).
-/// Fails with `error` on an unknown chip, GPU or precision, an unreadable
-/// spec file, or a precision the GPU has no tensor cores for. A chip that
+/// else `gpu`, else the chip's default), the precision (default bf16) and the
+/// numerics (the precision when given; else bf16 on a GPU chip, fp32 on the
+/// CPU). Fails with `error` on an unknown chip, GPU or precision, an
+/// unreadable spec file, fp8 for a chip without fp8 tensor cores (before
+/// sm_89), or a precision the GPU has no tensor cores for. A chip that
 /// differs from the GPU's own architecture (sm_80 code planned for an H200)
 /// is legal and adds a line to `warnings`.
 FailureOr<TargetSpec> resolveTarget(const TargetRequest &request,
                                     std::string &error,
                                     SmallVectorImpl<std::string> *warnings);
 
-/// The target as the `ridge.target` dictionary: chip, gpu, precision,
-/// sm_count, smem_per_sm (bytes), registers_per_sm, l2_bytes, bandwidth
-/// (bytes/s) and peak_flops {fp32, tf32, fp16, bf16, fp8} (FLOP/s).
+/// The target as the `ridge.target` dictionary: chip, gpu, numerics,
+/// precision, sm_count, smem_per_sm (bytes), registers_per_sm, l2_bytes,
+/// bandwidth (bytes/s) and peak_flops {fp32, tf32, fp16, bf16, fp8} (FLOP/s).
 DictionaryAttr buildTargetAttr(MLIRContext *context, const TargetSpec &target);
 /// Reads a `ridge.target` dictionary back; `error` names a missing or
-/// mistyped field.
+/// mistyped field. A dictionary without `numerics` computes in its
+/// `precision`.
 FailureOr<TargetSpec> parseTargetAttr(DictionaryAttr attr, std::string &error);
 
 /// Stores `target` on `module` as its `ridge.target`.
@@ -84,7 +97,8 @@ void setModuleTarget(Operation *module, const TargetSpec &target);
 
 /// The target of the module enclosing `op` (or `op` itself), with the
 /// override options of a pass (lit tests) applied: a non-empty `gpu` or
-/// `gpuSpecFile` replaces the GPU, a non-empty `precision` the precision. A
+/// `gpuSpecFile` replaces the GPU, a non-empty `precision` the precision and
+/// the numerics. A
 /// module without `ridge.target` gets the default target of kDefaultChip.
 /// Errors are emitted at the module.
 FailureOr<TargetSpec> getTargetForPass(Operation *op, StringRef gpu = "",
@@ -95,6 +109,13 @@ FailureOr<TargetSpec> getTargetForPass(Operation *op, StringRef gpu = "",
 FailureOr<RooflineModel> getRooflineForPass(Operation *op, StringRef gpu = "",
                                             StringRef gpuSpecFile = "",
                                             StringRef precision = "");
+
+/// Whether the code generator can compute contractions in `numerics`:
+/// fp32, bf16 and fp16 (operands rounded in the contraction's body); tf32
+/// and fp8 only describe kernels in the roofline report so far. Fails with
+/// an `error` naming `--precision`.
+LogicalResult checkCodegenNumerics(const TargetSpec &target,
+                                   std::string &error);
 
 } // namespace mlir::ridge
 

@@ -184,6 +184,26 @@ def LowerStridedCopiesPass : Pass<"ridge-lower-strided-copies",
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def ExpandBf16ConversionsPass : Pass<"ridge-expand-bf16-conversions"> {
+  let summary = "Expand f32 <-> bf16 conversions into integer arithmetic";
+  let description = [{
+    Rewrites `arith.truncf` f32 -> bf16 (round to nearest even, NaN kept)
+    and `arith.extf` bf16 -> f32 into bitcasts, shifts and adds with
+    upstream's bf16 expansion patterns (`populateExpandBFloat16Patterns`,
+    only those). Run on the CPU build only: without hardware bf16, LLVM
+    lowers the truncation to a `__truncsfbf2` call that the C runtime of the
+    host (GCC 12's libgcc) does not provide. GPU kernels keep the ops, which
+    become `cvt.rn.bf16.f32` and a shift. The rounding is the same, so the
+    CPU build stays the numerics oracle of a bf16 GPU build
+    (docs/precision.md).
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let statistics = [
+    Statistic<"numExpanded", "num-expanded",
+              "bf16 conversions expanded into integer arithmetic">,
+  ];
+}
+
 def MarkKernelArgsNoAliasPass : Pass<"ridge-mark-kernel-args-noalias",
                                      "::mlir::ModuleOp"> {
   let summary = "Mark kernel buffer arguments that cannot overlap noalias";

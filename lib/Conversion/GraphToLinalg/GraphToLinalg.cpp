@@ -147,10 +147,12 @@ struct ConstantLowering : OpConversionPattern<ConstantOp> {
 /// Builds out[batch..., m, n] = sum_k lhs[.., m, k] * rhs[.., k, n] as a
 /// linalg op, accumulating narrow floats in f32. `lhsMap`/`rhsMap` are over
 /// the iteration space (batch..., m, n, k). Integer multiply-add is the same
-/// for signed and unsigned data in two's complement.
+/// for signed and unsigned data in two's complement. A non-null `roundTo`
+/// (the op's ridge.precision) rounds each f32 operand to it in the body,
+/// right before the multiply; the sum stays f32.
 Value buildContraction(OpBuilder &b, Location loc, Value lhs, Value rhs,
                        AffineMap lhsMap, AffineMap rhsMap,
-                       RankedTensorType resultType) {
+                       RankedTensorType resultType, Type roundTo) {
   MLIRContext *ctx = b.getContext();
   Type element = resultType.getElementType();
   Type acc = getAccumulatorType(element);
@@ -169,8 +171,8 @@ Value buildContraction(OpBuilder &b, Location loc, Value lhs, Value rhs,
         Value l = args[0], r = args[1], sum = args[2];
         Value updated;
         if (isa<FloatType>(acc)) {
-          l = extendTo(nb, nloc, l, acc);
-          r = extendTo(nb, nloc, r, acc);
+          l = extendTo(nb, nloc, roundThrough(nb, nloc, l, roundTo), acc);
+          r = extendTo(nb, nloc, roundThrough(nb, nloc, r, roundTo), acc);
           updated = arith::AddFOp::create(
               nb, nloc, sum, arith::MulFOp::create(nb, nloc, l, r));
         } else {
@@ -202,6 +204,9 @@ struct MatMulLowering : OpConversionPattern<MatMulOp> {
         cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
     if (!lhsType.hasStaticShape() || !rhsType.hasStaticShape())
       return rewriter.notifyMatchFailure(op, "needs static shapes");
+    FailureOr<Type> roundTo = getOperandRoundingType(op);
+    if (failed(roundTo))
+      return failure();
     // Promote vectors to matrices (numpy): [K] -> [1, K] and [K] -> [K, 1].
     bool lhsVector = lhsType.getRank() == 1, rhsVector = rhsType.getRank() == 1;
     if (lhsVector) {
@@ -246,7 +251,7 @@ struct MatMulLowering : OpConversionPattern<MatMulOp> {
         RankedTensorType::get(fullShape, resultType.getElementType());
     Value result =
         buildContraction(rewriter, loc, lhs, rhs, operandMap(lhsType, m, k),
-                         operandMap(rhsType, k, n), fullType);
+                         operandMap(rhsType, k, n), fullType, *roundTo);
     if (fullType != resultType) {
       // A vector operand was promoted: fold the unit dim it added into its
       // neighbour (both unit dims vanish for vector x vector, rank 0).
@@ -284,8 +289,12 @@ struct GemmLowering : OpConversionPattern<GemmOp> {
                                     op.getTransB() ? ArrayRef<AffineExpr>{n, k}
                                                    : ArrayRef<AffineExpr>{k, n},
                                     ctx);
-    Value product = buildContraction(rewriter, loc, adaptor.getA(),
-                                     adaptor.getB(), aMap, bMap, resultType);
+    FailureOr<Type> roundTo = getOperandRoundingType(op);
+    if (failed(roundTo))
+      return failure();
+    Value product =
+        buildContraction(rewriter, loc, adaptor.getA(), adaptor.getB(), aMap,
+                         bMap, resultType, *roundTo);
     double alpha = op.getAlpha().convertToDouble();
     double beta = op.getBeta().convertToDouble();
     Value c = adaptor.getC();

@@ -26,6 +26,32 @@ Value truncateTo(OpBuilder &b, Location loc, Value v, Type type) {
   return arith::TruncFOp::create(b, loc, type, v);
 }
 
+FailureOr<Type> getOperandRoundingType(Operation *op) {
+  auto attr = op->getAttrOfType<StringAttr>(kPrecisionAttr);
+  if (!attr || attr.getValue() == "fp32")
+    return Type();
+  MLIRContext *ctx = op->getContext();
+  if (attr.getValue() == "bf16")
+    return Type(BFloat16Type::get(ctx));
+  if (attr.getValue() == "fp16")
+    return Type(Float16Type::get(ctx));
+  if (attr.getValue() == "tf32" || attr.getValue() == "fp8")
+    return op->emitOpError()
+           << "'" << kPrecisionAttr << "' = \"" << attr.getValue()
+           << "\" is not supported by code generation yet (fp32, bf16 or "
+              "fp16)";
+  return op->emitOpError() << "unknown '" << kPrecisionAttr << "' \""
+                           << attr.getValue()
+                           << "\" (expected fp32, bf16 or fp16)";
+}
+
+Value roundThrough(OpBuilder &b, Location loc, Value v, Type narrow) {
+  if (!narrow || !v.getType().isF32())
+    return v;
+  Value rounded = arith::TruncFOp::create(b, loc, narrow, v);
+  return arith::ExtFOp::create(b, loc, v.getType(), rounded);
+}
+
 /// Indexing map reading `operandType` broadcast (numpy rules) into an
 /// iteration space of `resultRank` parallel dims.
 AffineMap getBroadcastMap(RankedTensorType operandType,

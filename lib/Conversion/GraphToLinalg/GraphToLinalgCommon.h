@@ -32,6 +32,18 @@ Value extendTo(OpBuilder &b, Location loc, Value v, Type type);
 /// `v` truncated (arith.truncf) to the float type `type`; no-op when equal.
 Value truncateTo(OpBuilder &b, Location loc, Value v, Type type);
 
+/// The float type a contraction's f32 operands are rounded to before they
+/// are multiplied, from its kPrecisionAttr: bf16 or f16; a null type when the
+/// op has none (or "fp32"). Fails, with an error at `op`, on a format the
+/// lowering cannot compute in (tf32, fp8) or an unknown one.
+FailureOr<Type> getOperandRoundingType(Operation *op);
+
+/// An f32 `v` rounded to `narrow` (bf16, f16) and widened back, the body
+/// pattern the tensor-core code generator recognizes:
+/// `arith.extf(arith.truncf(v : f32 to narrow) : narrow to f32)`. `v` itself
+/// when `narrow` is null or `v` is not f32.
+Value roundThrough(OpBuilder &b, Location loc, Value v, Type narrow);
+
 /// Indexing map reading `operandType` broadcast (numpy rules) into an
 /// iteration space of `resultShape.size()` parallel dims.
 AffineMap getBroadcastMap(RankedTensorType operandType,

@@ -156,11 +156,13 @@ Value mulValues(OpBuilder &b, Location loc, Value lhs, Value rhs) {
 /// o*stride + k*dilation] * weight[g*OCg + oc, ic, k] over an already padded
 /// `input` [N, C, P...] and `weight` [M, ICg, K...]. The channel dims are
 /// viewed as (group, per-group) so that every map stays a projection plus
-/// window sums; narrow floats accumulate in f32.
+/// window sums; narrow floats accumulate in f32. A non-null `roundTo` (the
+/// op's ridge.precision) rounds each f32 operand to it in the body, right
+/// before the multiply.
 Value buildGroupedConv(OpBuilder &b, Location loc, Value input, Value weight,
                        Value bias, ArrayRef<int64_t> strides,
                        ArrayRef<int64_t> dilations, int64_t group,
-                       RankedTensorType resultType) {
+                       RankedTensorType resultType, Type roundTo = {}) {
   MLIRContext *ctx = b.getContext();
   auto inType = getTensorType(input), wType = getTensorType(weight);
   int64_t rank = inType.getRank(), spatial = rank - 2;
@@ -207,8 +209,8 @@ Value buildGroupedConv(OpBuilder &b, Location loc, Value input, Value weight,
           [&](OpBuilder &nb, Location nloc, ValueRange args) {
             Value x = args[0], w = args[1];
             if (isa<FloatType>(acc)) {
-              x = extendTo(nb, nloc, x, acc);
-              w = extendTo(nb, nloc, w, acc);
+              x = extendTo(nb, nloc, roundThrough(nb, nloc, x, roundTo), acc);
+              w = extendTo(nb, nloc, roundThrough(nb, nloc, w, roundTo), acc);
             }
             linalg::YieldOp::create(
                 nb, nloc,
@@ -257,6 +259,9 @@ struct ConvLowering : OpConversionPattern<ConvOp> {
     Location loc = op.getLoc();
     auto resultType =
         cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
+    FailureOr<Type> roundTo = getOperandRoundingType(op);
+    if (failed(roundTo))
+      return failure();
     Value input = adaptor.getInput();
     auto inType = getTensorType(input);
     int64_t rank = inType.getRank(), spatial = rank - 2;
@@ -274,10 +279,11 @@ struct ConvLowering : OpConversionPattern<ConvOp> {
           rewriter.getZeroAttr(inType.getElementType()), offsets,
           SmallVector<int64_t>(rank, 1));
     }
-    rewriter.replaceOp(
-        op, buildGroupedConv(rewriter, loc, input, adaptor.getWeight(),
-                             adaptor.getBias(), op.getStrides(),
-                             op.getDilations(), op.getGroup(), resultType));
+    rewriter.replaceOp(op,
+                       buildGroupedConv(rewriter, loc, input,
+                                        adaptor.getWeight(), adaptor.getBias(),
+                                        op.getStrides(), op.getDilations(),
+                                        op.getGroup(), resultType, *roundTo));
     return success();
   }
 };

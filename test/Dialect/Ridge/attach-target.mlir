@@ -7,7 +7,7 @@
 
 // Without options the default target: sm_90a planned for the H100.
 // DEFAULT-LABEL: module attributes
-// DEFAULT-SAME: ridge.target = {bandwidth = 3.350000e+12 : f64, chip = "sm_90a", gpu = "H100-SXM", gpu_chip = "sm_90a", l2_bytes = 52428800 : i64
+// DEFAULT-SAME: ridge.target = {bandwidth = 3.350000e+12 : f64, chip = "sm_90a", gpu = "H100-SXM", gpu_chip = "sm_90a", l2_bytes = 52428800 : i64, numerics = "bf16"
 // DEFAULT-SAME: precision = "bf16", registers_per_sm = 65536 : i64, sm_count = 132 : i64, smem_per_sm = 233472 : i64}
 
 // sm_8x stands for the A100.
@@ -21,7 +21,7 @@
 
 // WARN: warning: kernels are planned for the H200 (sm_90a) but compiled for sm_80
 // BAD-CHIP: error: unknown target 'sm_70' (expected cpu, sm_80, sm_86, sm_89, sm_90, sm_90a, sm_100, sm_100a)
-// NO-FP8: error: GPU 'A100-SXM-80GB' has no fp8 tensor cores
+// NO-FP8: error: --precision=fp8 needs fp8 tensor cores (sm_89, sm_90a or newer); target sm_80 has none
 module {
   func.func @f() {
     return

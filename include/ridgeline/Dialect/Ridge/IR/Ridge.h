@@ -37,6 +37,12 @@ inline constexpr llvm::StringLiteral kKernelAttr = "ridge.kernel";
 /// runtime (ridge-attach-model-abi; lowered by ridge-emit-model-abi).
 inline constexpr llvm::StringLiteral kModelAbiAttr = "ridge.model_abi";
 
+/// Attribute of a contraction (ridge.matmul, ridge.gemm, ridge.conv) naming
+/// the format its f32 operands are rounded to before they are multiplied:
+/// "bf16", "fp16" (set by ridge-select-precision, read by the graph-to-linalg
+/// lowering). Absent: the operands are multiplied in their own type.
+inline constexpr llvm::StringLiteral kPrecisionAttr = "ridge.precision";
+
 namespace detail {
 /// Bytes of every ranked-tensor operand and result, each counted once; -1 if
 /// any of them has a dynamic shape.

@@ -64,6 +64,53 @@ def AttachTargetPass : Pass<"ridge-attach-target", "::mlir::ModuleOp"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Number formats (graph level)
+//===----------------------------------------------------------------------===//
+
+def SelectPrecisionPass : Pass<"ridge-select-precision",
+                               "::mlir::func::FuncOp"> {
+  let summary = "Decide the number format of each contraction";
+  let description = [{
+    Asks the precision policy (PrecisionPolicy.h, docs/precision.md) for
+    every `ridge.matmul`, `ridge.gemm` and `ridge.conv` of the function and
+    records a reduced format as the op's `ridge.precision` attribute
+    (`"bf16"`, `"fp16"`, ...; absent means the operands are multiplied in
+    their own type). The policy rounds f32 operands to the `numerics` of
+    the module's `ridge.target` only where the contraction is compute-bound
+    on the GPU's fp32 roofline and M, N, K are at least 16; the
+    graph-to-linalg lowering rounds them inside the contraction's body.
+
+    ```mlir
+    %0 = ridge.matmul %a, %b {ridge.precision = "bf16"}
+        : (tensor<1024x1024xf32>, tensor<1024x1024xf32>) -> tensor<1024x1024xf32>
+    ```
+  }];
+  let options = [
+    Option<"gpu", "gpu", "std::string", /*default=*/"\"\"",
+           "Override of ridge.target's GPU (lit tests)">,
+    Option<"gpuSpec", "gpu-spec", "std::string", /*default=*/"\"\"",
+           "Override of ridge.target's GPU by a JSON spec file">,
+    Option<"precision", "precision", "std::string", /*default=*/"\"\"",
+           "Override of ridge.target's precision and numerics">,
+  ];
+  let statistics = [
+    Statistic<"numRounded", "num-rounded",
+              "Contractions rounded to the requested format">,
+    Statistic<"numFp32Requested", "num-fp32-requested",
+              "Contractions kept in fp32 because fp32 was requested">,
+    Statistic<"numNotF32", "num-not-f32",
+              "Contractions whose operands keep their own non-f32 type">,
+    Statistic<"numUnknownShape", "num-unknown-shape",
+              "Contractions kept in fp32 for a dynamic shape">,
+    Statistic<"numTooSmall", "num-too-small",
+              "Contractions kept in fp32 for M, N or K below 16">,
+    Statistic<"numMemoryBound", "num-memory-bound",
+              "Contractions kept in fp32, memory-bound on the fp32 roofline">,
+  ];
+  let dependentDialects = ["::mlir::ridge::RidgeDialect"];
+}
+
+//===----------------------------------------------------------------------===//
 // Fusion groups (graph level)
 //===----------------------------------------------------------------------===//
 

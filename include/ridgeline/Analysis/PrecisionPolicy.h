@@ -1,0 +1,97 @@
+//===- PrecisionPolicy.h - Number format of each contraction ----*- C++ -*-===//
+//
+// The control function of ridge-select-precision (the pass is the
+// mechanism, as FusionPolicy.cpp is to ridge-form-fusion-groups): given a
+// contraction of the ridge graph (ridge.matmul, ridge.gemm, ridge.conv) and
+// the target, decide the number format its f32 operands are rounded to
+// before they are multiplied. The rule (docs/precision.md):
+//
+//  * operands that are not f32 keep their type (f16/bf16 models, integer
+//    contractions);
+//  * `numerics` fp32 (the CPU's default, or `--precision=fp32`): fp32;
+//  * otherwise the requested format only where it shortens the predicted
+//    time: the contraction is compute-bound on the fp32 SIMT roofline of the
+//    target GPU (FLOPs / fp32 peak > bytes / bandwidth) and every GEMM
+//    dimension (M, N, K) is at least 16, one tensor-core tile. A
+//    memory-bound contraction (a node test, a decode step, a GEMV) stays
+//    fp32: rounding it adds error and saves no time, since its operands
+//    stay fp32 in memory.
+//
+// The decision depends on the GPU model and the requested numerics only, so
+// a CPU build with `--precision=bf16` rounds exactly the contractions that
+// the GPU build with the same `--gpu` rounds.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RIDGELINE_ANALYSIS_PRECISIONPOLICY_H
+#define RIDGELINE_ANALYSIS_PRECISIONPOLICY_H
+
+#include "ridgeline/Analysis/Roofline.h"
+#include "ridgeline/Analysis/Target.h"
+
+#include "mlir/IR/Operation.h"
+
+#include <optional>
+#include <string>
+
+namespace mlir::ridge {
+
+/// The smallest M, N and K a contraction needs to be given a tensor-core
+/// format: one mma tile (m16n8k16 for bf16/fp16) along each dimension.
+inline constexpr int64_t kMinTensorCoreDim = 16;
+
+/// Why a contraction got its format; one Statistic each in
+/// ridge-select-precision.
+enum class PrecisionReason {
+  /// Compute-bound on the fp32 roofline: rounded to the requested format.
+  Rounded,
+  /// fp32 requested (`--precision=fp32`, or the CPU's default numerics).
+  Fp32Requested,
+  /// An operand is not f32 (f16, bf16, integer): the types stay.
+  NotF32,
+  /// A dynamic shape: no cost to decide by.
+  UnknownShape,
+  /// M, N or K below kMinTensorCoreDim.
+  TooSmall,
+  /// Memory-bound on the fp32 roofline: rounding saves no time.
+  MemoryBound,
+};
+
+struct PrecisionDecision {
+  /// The format the f32 operands are rounded to; nullopt: none (operands
+  /// are multiplied in their own type).
+  std::optional<Precision> roundTo;
+  PrecisionReason reason = PrecisionReason::Fp32Requested;
+  /// One line for LLVM_DEBUG and remarks.
+  std::string explanation;
+};
+
+/// The GEMM view of a contraction: M x N outputs per batch, K terms each.
+/// A convolution is its implicit GEMM: M output channels per group, N
+/// output pixels (batch included), K input channels per group times the
+/// kernel window.
+struct ContractionShape {
+  int64_t m = 0, n = 0, k = 0;
+};
+
+/// Whether the policy decides for `op`: ridge.matmul, ridge.gemm, ridge.conv.
+bool isPrecisionCandidate(Operation *op);
+
+/// The GEMM view of a candidate; nullopt for a dynamic shape.
+std::optional<ContractionShape> getContractionShape(Operation *op);
+
+/// The decision for the candidate `op` on `target` (its GPU and numerics);
+/// `model` is the target's roofline (its GPU's fp32 peak and bandwidth
+/// place the contraction).
+PrecisionDecision selectContractionPrecision(Operation *op,
+                                             const TargetSpec &target,
+                                             const RooflineModel &model);
+
+/// Candidates of `root` that `selectContractionPrecision` rounds (a tool's
+/// summary: ridge-run widens its comparison for them).
+unsigned countRoundedContractions(Operation *root, const TargetSpec &target,
+                                  const RooflineModel &model);
+
+} // namespace mlir::ridge
+
+#endif // RIDGELINE_ANALYSIS_PRECISIONPOLICY_H

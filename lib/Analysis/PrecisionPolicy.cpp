@@ -1,0 +1,155 @@
+//===- PrecisionPolicy.cpp - Number format of each contraction ------------===//
+//
+// The policy half of ridge-select-precision: whether rounding a
+// contraction's f32 operands to the requested tensor-core format pays, from
+// the fp32 roofline of the target GPU.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ridgeline/Analysis/PrecisionPolicy.h"
+#include "ridgeline/Dialect/Ridge/IR/Ridge.h"
+
+#include "mlir/IR/TypeUtilities.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::ridge;
+
+bool mlir::ridge::isPrecisionCandidate(Operation *op) {
+  return isa<MatMulOp, GemmOp, ConvOp>(op);
+}
+
+/// The multiplied operands of a candidate (not Gemm's or Conv's bias).
+static SmallVector<Value, 2> getMultipliedOperands(Operation *op) {
+  if (auto matmul = dyn_cast<MatMulOp>(op))
+    return {matmul.getLhs(), matmul.getRhs()};
+  if (auto gemm = dyn_cast<GemmOp>(op))
+    return {gemm.getA(), gemm.getB()};
+  auto conv = cast<ConvOp>(op);
+  return {conv.getInput(), conv.getWeight()};
+}
+
+std::optional<ContractionShape>
+mlir::ridge::getContractionShape(Operation *op) {
+  SmallVector<Value, 2> operands = getMultipliedOperands(op);
+  auto lhs = dyn_cast<RankedTensorType>(operands[0].getType());
+  auto rhs = dyn_cast<RankedTensorType>(operands[1].getType());
+  auto result = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!lhs || !rhs || !result || !lhs.hasStaticShape() ||
+      !rhs.hasStaticShape() || !result.hasStaticShape())
+    return std::nullopt;
+  ContractionShape shape;
+  if (isa<MatMulOp>(op)) {
+    // numpy: a vector operand is a 1 x K row or a K x 1 column.
+    int64_t lhsRank = lhs.getRank(), rhsRank = rhs.getRank();
+    shape.m = lhsRank == 1 ? 1 : lhs.getDimSize(lhsRank - 2);
+    shape.k = lhs.getDimSize(lhsRank - 1);
+    shape.n = rhsRank == 1 ? 1 : rhs.getDimSize(rhsRank - 1);
+    return shape;
+  }
+  if (auto gemm = dyn_cast<GemmOp>(op)) {
+    shape.m = lhs.getDimSize(gemm.getTransA() ? 1 : 0);
+    shape.k = lhs.getDimSize(gemm.getTransA() ? 0 : 1);
+    shape.n = rhs.getDimSize(gemm.getTransB() ? 0 : 1);
+    return shape;
+  }
+  // Convolution as an implicit GEMM over [M, C/group, K1, ...] weights.
+  auto conv = cast<ConvOp>(op);
+  int64_t group = std::max<int64_t>(conv.getGroup(), 1);
+  shape.m = rhs.getDimSize(0) / group;
+  shape.k = 1;
+  for (int64_t dim : rhs.getShape().drop_front())
+    shape.k *= dim;
+  shape.n = result.getDimSize(0);
+  for (int64_t dim : result.getShape().drop_front(2))
+    shape.n *= dim;
+  return shape;
+}
+
+static std::string formatTime(double seconds) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::format("%.3g us", seconds * 1e6);
+  return text;
+}
+
+PrecisionDecision
+mlir::ridge::selectContractionPrecision(Operation *op, const TargetSpec &target,
+                                        const RooflineModel &model) {
+  PrecisionDecision decision;
+  auto keep = [&](PrecisionReason reason, const Twine &why) {
+    decision.reason = reason;
+    decision.explanation = why.str();
+    return decision;
+  };
+
+  for (Value operand : getMultipliedOperands(op)) {
+    Type element = getElementTypeOrSelf(operand.getType());
+    if (!element.isF32()) {
+      std::string name;
+      llvm::raw_string_ostream os(name);
+      os << element;
+      return keep(PrecisionReason::NotF32,
+                  "operands are " + name + ", not f32: they keep their type");
+    }
+  }
+  if (target.numerics == Precision::FP32)
+    return keep(PrecisionReason::Fp32Requested, "fp32 requested");
+
+  std::optional<ContractionShape> shape = getContractionShape(op);
+  auto costed = cast<CostOpInterface>(op);
+  int64_t flops = costed.getFlops(), bytes = costed.getMinBytes();
+  if (!shape || flops < 0 || bytes < 0)
+    return keep(PrecisionReason::UnknownShape, "dynamic shape");
+  std::string dims = "M=" + std::to_string(shape->m) +
+                     ", N=" + std::to_string(shape->n) +
+                     ", K=" + std::to_string(shape->k);
+  if (shape->m < kMinTensorCoreDim || shape->n < kMinTensorCoreDim ||
+      shape->k < kMinTensorCoreDim)
+    return keep(PrecisionReason::TooSmall,
+                dims + ": below one tensor-core tile (" +
+                    std::to_string(kMinTensorCoreDim) + " in each)");
+
+  // The fp32 SIMT roofline: what the contraction costs unrounded. Rounded,
+  // the operands still live in fp32 memory, so only the compute term shrinks.
+  const GpuSpec &gpu = model.getGpu();
+  double memoryTime = static_cast<double>(bytes) / gpu.bandwidth;
+  double fp32Time =
+      std::max(static_cast<double>(flops) / gpu.fp32Flops, memoryTime);
+  double matrixPeak = gpu.getMatrixFlops(target.numerics);
+  double roundedTime =
+      matrixPeak > 0
+          ? std::max(static_cast<double>(flops) / matrixPeak, memoryTime)
+          : fp32Time;
+  std::string intensity;
+  llvm::raw_string_ostream os(intensity);
+  os << llvm::format("intensity %.1f FLOP/B, fp32 ridge point %.1f on ",
+                     static_cast<double>(flops) / std::max<int64_t>(bytes, 1),
+                     gpu.fp32Flops / gpu.bandwidth)
+     << gpu.name;
+  if (!(roundedTime < fp32Time))
+    return keep(PrecisionReason::MemoryBound,
+                dims + ": memory-bound on the fp32 roofline (" + intensity +
+                    "): rounding saves no time");
+
+  decision.roundTo = target.numerics;
+  decision.reason = PrecisionReason::Rounded;
+  decision.explanation =
+      dims + ": compute-bound on the fp32 roofline (" + intensity +
+      "): " + stringifyPrecision(target.numerics).str() + " takes " +
+      formatTime(roundedTime) + " instead of " + formatTime(fp32Time);
+  return decision;
+}
+
+unsigned mlir::ridge::countRoundedContractions(Operation *root,
+                                               const TargetSpec &target,
+                                               const RooflineModel &model) {
+  unsigned count = 0;
+  root->walk([&](Operation *op) {
+    if (isPrecisionCandidate(op) &&
+        selectContractionPrecision(op, target, model).roundTo)
+      ++count;
+  });
+  return count;
+}

@@ -1,0 +1,78 @@
+// RUN: ridge-opt %s --ridge-convert-graph-to-linalg --split-input-file -verify-diagnostics | FileCheck %s
+
+// A contraction's ridge.precision rounds each f32 operand inside the
+// contraction's body, right before the multiply: block argument ->
+// arith.truncf -> arith.extf -> arith.mulf (the pattern the tensor-core code
+// generator recognizes). Operands stay f32 in memory; the sum stays f32.
+// CHECK-LABEL: func @matmul_bf16
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK-SAME: ins(%{{.*}}, %{{.*}} : tensor<64x32xf32>, tensor<32x16xf32>)
+// CHECK-NEXT: ^bb0(%[[L:.*]]: f32, %[[R:.*]]: f32, %[[SUM:.*]]: f32):
+// CHECK-NEXT:   %[[LN:.*]] = arith.truncf %[[L]] : f32 to bf16
+// CHECK-NEXT:   %[[LW:.*]] = arith.extf %[[LN]] : bf16 to f32
+// CHECK-NEXT:   %[[RN:.*]] = arith.truncf %[[R]] : f32 to bf16
+// CHECK-NEXT:   %[[RW:.*]] = arith.extf %[[RN]] : bf16 to f32
+// CHECK-NEXT:   %[[P:.*]] = arith.mulf %[[LW]], %[[RW]] : f32
+// CHECK-NEXT:   %[[S:.*]] = arith.addf %[[SUM]], %[[P]] : f32
+// CHECK-NEXT:   linalg.yield %[[S]] : f32
+func.func @matmul_bf16(%a: tensor<64x32xf32>, %b: tensor<32x16xf32>) -> tensor<64x16xf32> {
+  %0 = ridge.matmul %a, %b {ridge.precision = "bf16"} : (tensor<64x32xf32>, tensor<32x16xf32>) -> tensor<64x16xf32>
+  return %0 : tensor<64x16xf32>
+}
+
+// -----
+
+// Without the attribute nothing is rounded.
+// CHECK-LABEL: func @matmul_fp32
+// CHECK-NOT: arith.truncf
+// CHECK: return
+func.func @matmul_fp32(%a: tensor<64x32xf32>, %b: tensor<32x16xf32>) -> tensor<64x16xf32> {
+  %0 = ridge.matmul %a, %b : (tensor<64x32xf32>, tensor<32x16xf32>) -> tensor<64x16xf32>
+  return %0 : tensor<64x16xf32>
+}
+
+// -----
+
+// Gemm rounds A and B in the contraction; its alpha/beta/bias epilogue stays
+// f32.
+// CHECK-LABEL: func @gemm_fp16
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK-NEXT: ^bb0(%[[A:.*]]: f32, %[[B:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT:   arith.truncf %[[A]] : f32 to f16
+// CHECK-NEXT:   arith.extf %{{.*}} : f16 to f32
+// CHECK-NEXT:   arith.truncf %[[B]] : f32 to f16
+// CHECK-NEXT:   arith.extf %{{.*}} : f16 to f32
+// CHECK-NEXT:   arith.mulf
+// CHECK: linalg.generic
+// CHECK-NOT: arith.truncf
+// CHECK: return
+func.func @gemm_fp16(%a: tensor<32x64xf32>, %b: tensor<16x32xf32>, %c: tensor<16xf32>) -> tensor<64x16xf32> {
+  %0 = ridge.gemm %a, %b, %c {trans_a = true, trans_b = true, alpha = 2.0 : f32, ridge.precision = "fp16"} : (tensor<32x64xf32>, tensor<16x32xf32>, tensor<16xf32>) -> tensor<64x16xf32>
+  return %0 : tensor<64x16xf32>
+}
+
+// -----
+
+// A convolution rounds its (padded) input and its weight in the body.
+// CHECK-LABEL: func @conv_bf16
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]
+// CHECK-NEXT: ^bb0(%[[X:.*]]: f32, %[[W:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT:   arith.truncf %[[X]] : f32 to bf16
+// CHECK-NEXT:   arith.extf %{{.*}} : bf16 to f32
+// CHECK-NEXT:   arith.truncf %[[W]] : f32 to bf16
+// CHECK-NEXT:   arith.extf %{{.*}} : bf16 to f32
+// CHECK-NEXT:   arith.mulf
+func.func @conv_bf16(%x: tensor<1x16x8x8xf32>, %w: tensor<32x16x3x3xf32>, %bias: tensor<32xf32>) -> tensor<1x32x8x8xf32> {
+  %0 = ridge.conv %x, %w, %bias {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, ridge.precision = "bf16"} : (tensor<1x16x8x8xf32>, tensor<32x16x3x3xf32>, tensor<32xf32>) -> tensor<1x32x8x8xf32>
+  return %0 : tensor<1x32x8x8xf32>
+}
+
+// -----
+
+// tf32 and fp8 are for the roofline report only, so far.
+func.func @matmul_tf32(%a: tensor<64x32xf32>, %b: tensor<32x16xf32>) -> tensor<64x16xf32> {
+  // expected-error @+2 {{'ridge.precision' = "tf32" is not supported by code generation yet (fp32, bf16 or fp16)}}
+  // expected-error @+1 {{failed to legalize operation 'ridge.matmul'}}
+  %0 = ridge.matmul %a, %b {ridge.precision = "tf32"} : (tensor<64x32xf32>, tensor<32x16xf32>) -> tensor<64x16xf32>
+  return %0 : tensor<64x16xf32>
+}

@@ -1,0 +1,95 @@
+// RUN: ridge-opt %s -split-input-file -ridge-select-precision | FileCheck %s
+// RUN: ridge-opt %s -split-input-file -ridge-select-precision=precision=fp32 | FileCheck %s --check-prefix=FP32
+// RUN: ridge-opt %s -split-input-file -ridge-attach-target=chip=cpu -ridge-select-precision | FileCheck %s --check-prefix=FP32
+// RUN: ridge-opt %s -split-input-file -ridge-attach-target="chip=cpu precision=bf16" -ridge-select-precision | FileCheck %s
+// RUN: ridge-opt %s -split-input-file -ridge-attach-target=chip=sm_80 -ridge-select-precision | FileCheck %s
+// RUN: ridge-opt %s -split-input-file -ridge-select-precision=precision=fp16 | FileCheck %s --check-prefix=FP16
+// RUN: not ridge-opt %s -split-input-file -ridge-attach-target=chip=sm_80 -ridge-select-precision=precision=fp8 2>&1 | FileCheck %s --check-prefix=NO-FP8
+
+// The default target (sm_90a, the H100: fp32 ridge point 67 TFLOP/s / 3.35
+// TB/s = 20 FLOP/B) computes bf16. A CPU target computes fp32 unless bf16 is
+// asked for, then rounds exactly where the GPU does; the A100's ridge point
+// (9.6 FLOP/B) decides the same for every case here.
+
+// A 1024^3 matmul (170 FLOP/B) is compute-bound on the fp32 roofline.
+// CHECK-LABEL: func @big_matmul
+// CHECK: ridge.matmul %{{.*}}, %{{.*}} {ridge.precision = "bf16"}
+// FP32-LABEL: func @big_matmul
+// FP32-NOT: ridge.precision
+// FP16-LABEL: func @big_matmul
+// FP16: ridge.matmul %{{.*}}, %{{.*}} {ridge.precision = "fp16"}
+func.func @big_matmul(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {
+  %0 = ridge.matmul %a, %b : (tensor<1024x1024xf32>, tensor<1024x1024xf32>) -> tensor<1024x1024xf32>
+  return %0 : tensor<1024x1024xf32>
+}
+
+// -----
+
+// A node test's 3x4x5 matmul is smaller than one tensor-core tile.
+// CHECK-LABEL: func @tiny_matmul
+// CHECK-NOT: ridge.precision
+func.func @tiny_matmul(%a: tensor<3x4xf32>, %b: tensor<4x5xf32>) -> tensor<3x5xf32> {
+  %0 = ridge.matmul %a, %b : (tensor<3x4xf32>, tensor<4x5xf32>) -> tensor<3x5xf32>
+  return %0 : tensor<3x5xf32>
+}
+
+// -----
+
+// f16 operands keep their type (and an integer contraction its own).
+// CHECK-LABEL: func @f16_matmul
+// CHECK-NOT: ridge.precision
+// FP16-LABEL: func @f16_matmul
+// FP16-NOT: ridge.precision
+// FP16: return
+func.func @f16_matmul(%a: tensor<1024x1024xf16>, %b: tensor<1024x1024xf16>, %c: tensor<1024x1024xi32>) -> (tensor<1024x1024xf16>, tensor<1024x1024xi32>) {
+  %0 = ridge.matmul %a, %b : (tensor<1024x1024xf16>, tensor<1024x1024xf16>) -> tensor<1024x1024xf16>
+  %1 = ridge.matmul %c, %c : (tensor<1024x1024xi32>, tensor<1024x1024xi32>) -> tensor<1024x1024xi32>
+  return %0, %1 : tensor<1024x1024xf16>, tensor<1024x1024xi32>
+}
+
+// -----
+
+// A decode step (one token: M = 1) is a GEMV.
+// CHECK-LABEL: func @decode_matmul
+// CHECK-NOT: ridge.precision
+func.func @decode_matmul(%a: tensor<1x256xf32>, %b: tensor<256x1024xf32>) -> tensor<1x1024xf32> {
+  %0 = ridge.matmul %a, %b : (tensor<1x256xf32>, tensor<256x1024xf32>) -> tensor<1x1024xf32>
+  return %0 : tensor<1x1024xf32>
+}
+
+// -----
+
+// 16 rows against a 4096x4096 weight: every dim fills a tile, but the weight's
+// bytes dominate (7.9 FLOP/B): memory-bound, so fp32.
+// CHECK-LABEL: func @skinny_matmul
+// CHECK-NOT: ridge.precision
+func.func @skinny_matmul(%a: tensor<16x4096xf32>, %b: tensor<4096x4096xf32>) -> tensor<16x4096xf32> {
+  %0 = ridge.matmul %a, %b : (tensor<16x4096xf32>, tensor<4096x4096xf32>) -> tensor<16x4096xf32>
+  return %0 : tensor<16x4096xf32>
+}
+
+// -----
+
+// Attention scores (batch 1x4 of 256x128 by 128x256: 32 FLOP/B), a Gemm with
+// transB and a 3x3 convolution (its implicit GEMM: M = 64 channels, N = 3136
+// pixels, K = 576) are compute-bound. A depthwise convolution (M = 1 output
+// channel per group) is not for tensor cores.
+// CHECK-LABEL: func @other_contractions
+// CHECK: ridge.matmul {{.*}} {ridge.precision = "bf16"}
+// CHECK: ridge.gemm {{.*}}ridge.precision = "bf16"
+// CHECK: ridge.conv {{.*}} ridge.precision = "bf16"
+// CHECK: ridge.conv
+// CHECK-NOT: ridge.precision
+// CHECK: return
+// FP32-LABEL: func @other_contractions
+// FP32-NOT: ridge.precision
+func.func @other_contractions(%q: tensor<1x4x256x128xf32>, %k: tensor<1x4x128x256xf32>, %a: tensor<256x512xf32>, %b: tensor<1024x512xf32>, %c: tensor<1024xf32>, %x: tensor<1x64x56x56xf32>, %w: tensor<64x64x3x3xf32>, %dw: tensor<64x1x3x3xf32>) -> (tensor<1x4x256x256xf32>, tensor<256x1024xf32>, tensor<1x64x56x56xf32>, tensor<1x64x56x56xf32>) {
+  %0 = ridge.matmul %q, %k : (tensor<1x4x256x128xf32>, tensor<1x4x128x256xf32>) -> tensor<1x4x256x256xf32>
+  %1 = ridge.gemm %a, %b, %c {trans_b = true} : (tensor<256x512xf32>, tensor<1024x512xf32>, tensor<1024xf32>) -> tensor<256x1024xf32>
+  %2 = ridge.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x64x56x56xf32>, tensor<64x64x3x3xf32>) -> tensor<1x64x56x56xf32>
+  %3 = ridge.conv %x, %dw {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 64 : i64} : (tensor<1x64x56x56xf32>, tensor<64x1x3x3xf32>) -> tensor<1x64x56x56xf32>
+  return %0, %1, %2, %3 : tensor<1x4x256x256xf32>, tensor<256x1024xf32>, tensor<1x64x56x56xf32>, tensor<1x64x56x56xf32>
+}
+
+// fp8 tensor cores came with sm_89; the error names the chip.
+// NO-FP8: error: --precision=fp8 needs fp8 tensor cores (sm_89, sm_90a or newer); target sm_80 has none
