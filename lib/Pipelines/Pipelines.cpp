@@ -35,6 +35,7 @@
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Conversion/SCFToGPU/SCFToGPUPass.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
@@ -226,8 +227,14 @@ void mlir::ridge::buildCpuLoweringPipeline(OpPassManager &pm) {
   pm.addPass(createConvertMathToFuncs());
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createSCFToControlFlowPass());
-  // bf16 roundings (ridge.precision) as integer arithmetic: the host's C
-  // runtime has no __truncsfbf2.
+  // bf16 arithmetic (a bf16 model's bias add) in f32 with the roundings
+  // explicit, as LLVM would promote it, then bf16 roundings (those and
+  // ridge.precision's) as integer arithmetic: the host's C runtime has no
+  // __truncsfbf2.
+  arith::ArithEmulateUnsupportedFloatsOptions bf16Arithmetic;
+  bf16Arithmetic.sourceTypeStrs = {"bf16"};
+  bf16Arithmetic.targetTypeStr = "f32";
+  pm.addPass(arith::createArithEmulateUnsupportedFloats(bf16Arithmetic));
   pm.addPass(createExpandBf16ConversionsPass());
   // 4. Host code -> LLVM dialect.
   addHostToLLVMPasses(pm, HostCode::Cpu);
