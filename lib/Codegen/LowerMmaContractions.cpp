@@ -173,13 +173,12 @@ private:
   ChunkCoordinates getChunk(const StagedOperand &staged, Value kTile,
                             int64_t first);
 
-  /// The `ldmatrix` x4 of A fragment `fragM` at k16 step `kStep`, as 4 i32.
-  SmallVector<Value> loadFragmentA(Value stageOffset, int64_t fragM,
-                                   int64_t kStep);
-  /// The `ldmatrix` x4 of the B fragments `pair*2` and `pair*2+1`, as 4 i32
-  /// (b0, b1 of the first, then of the second).
-  SmallVector<Value> loadFragmentsB(Value stageOffset, int64_t pair,
-                                    int64_t kStep);
+  /// The `ldmatrix` x4 of the 16 x 16 block of `staged` at row `rowOffset`
+  /// (m or n) and k16 step `kStep`, as 4 registers: A's a0..a3 when the row
+  /// half is the minor matrix index, else b0, b1 of two 8-wide B fragments.
+  SmallVector<Value> loadBlock(const StagedOperand &staged, Value stageOffset,
+                               Value rowOffset, int64_t kStep,
+                               bool rowHalfMinor);
   SmallVector<Value> loadMatrix(const StagedOperand &staged, Value offset,
                                 bool transpose);
 
@@ -409,49 +408,31 @@ SmallVector<Value> MmaKernelBuilder::loadMatrix(const StagedOperand &staged,
   return registers;
 }
 
-SmallVector<Value> MmaKernelBuilder::loadFragmentA(Value stageOffset,
-                                                   int64_t fragM,
-                                                   int64_t kStep) {
-  // ldmatrix x4: lanes 8i..8i+7 give the row addresses of matrix i; matrix
-  // i is the (m half i % 2, k half i / 2) 8 x 8 block of the 16 x 16 A
-  // fragment, which makes the 4 registers a0..a3 of mma.sync.
+SmallVector<Value> MmaKernelBuilder::loadBlock(const StagedOperand &staged,
+                                               Value stageOffset,
+                                               Value rowOffset, int64_t kStep,
+                                               bool rowHalfMinor) {
+  // ldmatrix x4: lanes 8i..8i+7 give the row addresses of matrix i, the
+  // (row half, k half) 8 x 8 block of the 16 x 16 block starting at row
+  // `rowOffset`, k step `kStep`. A's registers a0..a3 take the row half as
+  // the minor index (i % 2); B's b0, b1 of two 8-wide fragments the k half.
   Value quarter = div(lane, 8), rowInMatrix = rem(lane, 8);
-  Value mHalf = rem(quarter, 2), kHalf = div(quarter, 2);
-  Value mOffset = add(mul(warpM, warpTileM), fragM * 16);
+  Value rowHalf = rowHalfMinor ? rem(quarter, 2) : div(quarter, 2);
+  Value kHalf = rowHalfMinor ? div(quarter, 2) : rem(quarter, 2);
+  bool kContiguous = staged.operand->kContiguous;
   Value row, chunk;
-  if (mma.lhs.kContiguous) {
-    // Stored m x k: rows m, chunks along k.
-    row = add(add(mOffset, mul(mHalf, 8)), rowInMatrix);
+  if (kContiguous) {
+    // Stored (m|n) x k: rows m|n, chunks along k.
+    row = add(add(rowOffset, mul(rowHalf, 8)), rowInMatrix);
     chunk = add(kHalf, kStep * 2);
   } else {
-    // Stored k x m: rows k, chunks along m; the transposing ldmatrix.
+    // Stored k x (m|n): rows k, chunks along m|n; the transposing ldmatrix.
     row = add(add(mul(kHalf, 8), rowInMatrix), kStep * 16);
-    chunk = add(div(mOffset, 8), mHalf);
+    chunk = add(div(rowOffset, 8), rowHalf);
   }
-  return loadMatrix(lhs, add(stageOffset, swizzledOffset(lhs, row, chunk)),
-                    /*transpose=*/!mma.lhs.kContiguous);
-}
-
-SmallVector<Value> MmaKernelBuilder::loadFragmentsB(Value stageOffset,
-                                                    int64_t pair,
-                                                    int64_t kStep) {
-  // Matrix i is the (k half i % 2, n block i / 2) 8 x 8 block: registers
-  // b0, b1 of fragment 2*pair, then b0, b1 of fragment 2*pair + 1.
-  Value quarter = div(lane, 8), rowInMatrix = rem(lane, 8);
-  Value kHalf = rem(quarter, 2), nBlock = div(quarter, 2);
-  Value nOffset = add(mul(warpN, warpTileN), pair * 16);
-  Value row, chunk;
-  if (mma.rhs.kContiguous) {
-    // Stored n x k ("column-major" B, as mma.sync takes it).
-    row = add(add(nOffset, mul(nBlock, 8)), rowInMatrix);
-    chunk = add(kHalf, kStep * 2);
-  } else {
-    // Stored k x n: the transposing ldmatrix.
-    row = add(add(mul(kHalf, 8), rowInMatrix), kStep * 16);
-    chunk = add(div(nOffset, 8), nBlock);
-  }
-  return loadMatrix(rhs, add(stageOffset, swizzledOffset(rhs, row, chunk)),
-                    /*transpose=*/!mma.rhs.kContiguous);
+  return loadMatrix(staged,
+                    add(stageOffset, swizzledOffset(staged, row, chunk)),
+                    /*transpose=*/!kContiguous);
 }
 
 Value MmaKernelBuilder::applyEpilogue(Value value, Value m, Value n) {
@@ -601,9 +582,13 @@ void MmaKernelBuilder::multiplyStage(Value stage, SmallVectorImpl<Value> &acc) {
   for (int64_t kStep = 0; kStep < tileK / 16; ++kStep) {
     SmallVector<SmallVector<Value>> aFrags, bFrags;
     for (int64_t fragM = 0; fragM < fragsM; ++fragM)
-      aFrags.push_back(loadFragmentA(lhsStage, fragM, kStep));
+      aFrags.push_back(loadBlock(lhs, lhsStage,
+                                 add(mul(warpM, warpTileM), fragM * 16), kStep,
+                                 /*rowHalfMinor=*/true));
     for (int64_t pair = 0; pair < fragsN / 2; ++pair) {
-      SmallVector<Value> regs = loadFragmentsB(rhsStage, pair, kStep);
+      SmallVector<Value> regs =
+          loadBlock(rhs, rhsStage, add(mul(warpN, warpTileN), pair * 16), kStep,
+                    /*rowHalfMinor=*/false);
       bFrags.push_back({regs[0], regs[1]});
       bFrags.push_back({regs[2], regs[3]});
     }
