@@ -218,6 +218,7 @@ void mlir::ridge::buildCpuLoweringPipeline(OpPassManager &pm) {
   pm.addPass(createMarkKernelArgsNoAliasPass());
   pm.addPass(createConvertMathToFuncs());
   pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createExpandBF16TruncationsPass());
   pm.addPass(createSCFToControlFlowPass());
   // 4. Host code -> LLVM dialect.
   addHostToLLVMPasses(pm, HostCode::Cpu);

@@ -125,6 +125,19 @@ def DeallocateAfterLastUsePass : Pass<"ridge-deallocate-after-last-use",
   let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
 }
 
+def ExpandBF16TruncationsPass : Pass<"ridge-expand-bf16-truncations"> {
+  let summary = "f32 -> bf16 truncations as integer arithmetic (CPU)";
+  let description = [{
+    Rewrites `arith.truncf` from f32 to bf16 (and `arith.extf` back) into
+    integer arithmetic that rounds to nearest even and keeps NaNs NaN
+    (arith::populateExpandBFloat16Patterns). x86 without AVX512-BF16 has no
+    such instruction, and LLVM would call `__truncsfbf2`, which the C
+    runtime the CPU build links against (libgcc 12) lacks. The GPU keeps
+    `cvt.rn.bf16.f32`.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def KernelsToParallelLoopsPass : Pass<"ridge-kernels-to-parallel-loops",
                                       "::mlir::func::FuncOp"> {
   let summary = "Turn bufferized kernels into scf.parallel, keeping their "
