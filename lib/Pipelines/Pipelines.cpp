@@ -33,9 +33,11 @@
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Conversion/SCFToGPU/SCFToGPUPass.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/InitAllDialects.h"
@@ -216,6 +218,14 @@ void mlir::ridge::buildCpuLoweringPipeline(OpPassManager &pm) {
   //    which of its buffers cannot overlap.
   pm.addPass(createMarkKernelsNoInlinePass());
   pm.addPass(createMarkKernelArgsNoAliasPass());
+  // bf16 math and arithmetic run in f32 (x86 has neither; LLVM would
+  // promote them and truncate through __truncsfbf2); f16 stays as it is.
+  math::MathExtendToSupportedTypesOptions mathTypes;
+  mathTypes.extraTypeStrs = {"f16"};
+  pm.addPass(math::createMathExtendToSupportedTypes(mathTypes));
+  arith::ArithEmulateUnsupportedFloatsOptions arithTypes;
+  arithTypes.sourceTypeStrs = {"bf16"};
+  pm.addPass(arith::createArithEmulateUnsupportedFloats(arithTypes));
   pm.addPass(createConvertMathToFuncs());
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createExpandBF16TruncationsPass());

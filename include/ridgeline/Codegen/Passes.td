@@ -132,8 +132,11 @@ def ExpandBF16TruncationsPass : Pass<"ridge-expand-bf16-truncations"> {
     integer arithmetic that rounds to nearest even and keeps NaNs NaN
     (arith::populateExpandBFloat16Patterns). x86 without AVX512-BF16 has no
     such instruction, and LLVM would call `__truncsfbf2`, which the C
-    runtime the CPU build links against (libgcc 12) lacks. The GPU keeps
-    `cvt.rn.bf16.f32`.
+    runtime the CPU build links against (libgcc 12) lacks. The CPU pipeline
+    runs it after math-extend-to-supported-types and
+    arith-emulate-unsupported-floats have moved bf16 math and arithmetic to
+    f32, so that these truncations are the only bf16 results left. The GPU
+    keeps `cvt.rn.bf16.f32`.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
