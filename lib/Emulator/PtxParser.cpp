@@ -578,6 +578,7 @@ bool Parser::parseParamList(PtxFunction &function, bool isEntry,
     if (!expect(".param") && !consume(".reg"))
       return false;
     uint32_t align = 0;
+    bool pointer = false;
     Type type = Type::None;
     while (peek().kind == Token::Word && peek().text[0] == '.') {
       std::string modifier = next().text;
@@ -585,10 +586,14 @@ bool Parser::parseParamList(PtxFunction &function, bool isEntry,
         uint64_t value;
         if (!parseUnsigned(next().text, value))
           return false;
-        align = static_cast<uint32_t>(value);
-      } else if (modifier == ".ptr" || modifier == ".global" ||
-                 modifier == ".shared" || modifier == ".const" ||
-                 modifier == ".local") {
+        // After .ptr, .align is the pointee's alignment, not the
+        // parameter's (`.param .u64 .ptr .align 1 p`).
+        if (!pointer)
+          align = static_cast<uint32_t>(value);
+      } else if (modifier == ".ptr") {
+        pointer = true;
+      } else if (modifier == ".global" || modifier == ".shared" ||
+                 modifier == ".const" || modifier == ".local") {
       } else if (auto parsed = lookupType(modifier.substr(1))) {
         type = *parsed;
       } else {

@@ -24,8 +24,10 @@ static LogicalResult importCast(NodeContext &n) {
                          << getOnnxDataTypeName(to) << " (ONNX data_type " << to
                          << ")";
   auto type = cast<RankedTensorType>(input->getType());
+  // Cast-19's `saturate` (default 1) applies to float8 results only.
+  bool saturate = n.attrInt("saturate", 1) != 0;
   n.setResult(0, n.builder.createOrFold<CastOp>(n.loc, type.clone(elementType),
-                                                *input));
+                                                *input, saturate));
   return success();
 }
 

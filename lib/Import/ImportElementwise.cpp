@@ -305,7 +305,14 @@ static LogicalResult importCastLike(NodeContext &n) {
   FailureOr<Value> like = requireOperand(n, 1);
   if (failed(input) || failed(like))
     return failure();
-  n.setResult(0, castTo(n, *input, getElementTypeOf(*like)));
+  // CastLike-19's `saturate` (default 1) applies to float8 results only.
+  bool saturate = n.attrInt("saturate", 1) != 0;
+  auto type = cast<RankedTensorType>(input->getType());
+  Type elementType = getElementTypeOf(*like);
+  n.setResult(0, type.getElementType() == elementType
+                     ? *input
+                     : n.builder.createOrFold<CastOp>(
+                           n.loc, type.clone(elementType), *input, saturate));
   return success();
 }
 

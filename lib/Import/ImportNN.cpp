@@ -921,16 +921,19 @@ FailureOr<int64_t> getAxis(NodeContext &n, int64_t rank) {
 }
 
 FailureOr<Value> buildQuantize(NodeContext &n, Value x, Value scale,
-                               Value zeroPoint, int64_t axis) {
+                               Value zeroPoint, int64_t axis,
+                               bool saturate = true) {
   Builder &b = n.builder;
   QuantizeLinearOp::Properties props;
   props.setAxis(b.getI64IntegerAttr(axis));
+  props.setSaturate(b.getBoolAttr(saturate));
   FailureOr<SmallVector<Type>> types =
       inferTypes<QuantizeLinearOp>(n, {x, scale, zeroPoint}, props);
   if (failed(types))
     return failure();
   return QuantizeLinearOp::create(n.builder, n.loc, (*types)[0], x, scale,
-                                  zeroPoint, props.getAxis())
+                                  zeroPoint, props.getAxis(),
+                                  props.getSaturate())
       .getResult();
 }
 
@@ -1052,16 +1055,21 @@ LogicalResult importQuantizeLinear(NodeContext &n) {
         IntegerType::get(n.builder.getContext(), 8, IntegerType::Unsigned);
     if (int64_t dtype = n.attrInt("output_dtype", 0)) {
       type = getElementType(n.builder.getContext(), dtype);
-      if (!type || !isa<IntegerType>(type) || type.isInteger(1))
+      bool isFloat8 = isa_and_present<Float8E4M3FNType, Float8E4M3FNUZType,
+                                      Float8E5M2Type, Float8E5M2FNUZType>(type);
+      if (!type ||
+          (!isFloat8 && (!isa<IntegerType>(type) || type.isInteger(1))))
         return n.emitError()
                << "unsupported output_dtype " << getOnnxDataTypeName(dtype);
     }
-    zeroPoint = scalarConstant(n, type, IntegerAttr::get(type, 0));
+    zeroPoint = scalarConstant(n, type, n.builder.getZeroAttr(type));
   }
   FailureOr<int64_t> axis = getAxis(n, xType.getRank());
   if (failed(axis))
     return failure();
-  FailureOr<Value> result = buildQuantize(n, *x, *scale, zeroPoint, *axis);
+  // QuantizeLinear-19's `saturate` (default 1) applies to float8 results.
+  FailureOr<Value> result = buildQuantize(n, *x, *scale, zeroPoint, *axis,
+                                          n.attrInt("saturate", 1) != 0);
   if (failed(result))
     return failure();
   n.setResult(0, *result);
@@ -1076,11 +1084,12 @@ LogicalResult importDequantizeLinear(NodeContext &n) {
     return failure();
   auto xType = typeOf(*x);
   Type element = xType.getElementType();
-  if (!isa<IntegerType>(element))
-    return n.emitError() << "expects an integer input, got " << xType;
+  if (!isa<IntegerType, Float8E4M3FNType, Float8E4M3FNUZType, Float8E5M2Type,
+           Float8E5M2FNUZType>(element))
+    return n.emitError() << "expects an integer or float8 input, got " << xType;
   Value zeroPoint = n.operand(2);
   if (!zeroPoint)
-    zeroPoint = scalarConstant(n, element, IntegerAttr::get(element, 0));
+    zeroPoint = scalarConstant(n, element, n.builder.getZeroAttr(element));
   FailureOr<int64_t> axis = getAxis(n, xType.getRank());
   if (failed(axis))
     return failure();

@@ -184,6 +184,11 @@ static bool isSupportedIoElementType(int32_t dataType) {
   case OnnxDataType::Float:
   case OnnxDataType::Double:
   case OnnxDataType::Float16:
+  case OnnxDataType::BFloat16:
+  case OnnxDataType::Float8E4M3FN:
+  case OnnxDataType::Float8E4M3FNUZ:
+  case OnnxDataType::Float8E5M2:
+  case OnnxDataType::Float8E5M2FNUZ:
   case OnnxDataType::Bool:
   case OnnxDataType::Int8:
   case OnnxDataType::Int16:
@@ -260,6 +265,14 @@ Type mlir::ridge::onnx_import::getElementType(MLIRContext *ctx,
     return b.getF16Type();
   case OnnxDataType::BFloat16:
     return b.getBF16Type();
+  case OnnxDataType::Float8E4M3FN:
+    return Float8E4M3FNType::get(ctx);
+  case OnnxDataType::Float8E4M3FNUZ:
+    return Float8E4M3FNUZType::get(ctx);
+  case OnnxDataType::Float8E5M2:
+    return Float8E5M2Type::get(ctx);
+  case OnnxDataType::Float8E5M2FNUZ:
+    return Float8E5M2FNUZType::get(ctx);
   case OnnxDataType::Bool:
     return b.getI1Type();
   case OnnxDataType::Int8:

@@ -43,6 +43,14 @@ ridge_dtype mlir::ridge::getRidgeDType(int32_t dataType) {
     return RIDGE_DTYPE_U64;
   case OnnxDataType::BFloat16:
     return RIDGE_DTYPE_BF16;
+  case OnnxDataType::Float8E4M3FN:
+    return RIDGE_DTYPE_F8E4M3FN;
+  case OnnxDataType::Float8E4M3FNUZ:
+    return RIDGE_DTYPE_F8E4M3FNUZ;
+  case OnnxDataType::Float8E5M2:
+    return RIDGE_DTYPE_F8E5M2;
+  case OnnxDataType::Float8E5M2FNUZ:
+    return RIDGE_DTYPE_F8E5M2FNUZ;
   default:
     return RIDGE_DTYPE_INVALID;
   }
@@ -284,7 +292,11 @@ bool mlir::ridge::decodeTensorProto(const onnx::TensorProto &proto,
     case DT::Bool:
     case DT::Float16:
     case DT::BFloat16:
-      // int32_data holds each element (or its 16-bit pattern) widened.
+    case DT::Float8E4M3FN:
+    case DT::Float8E4M3FNUZ:
+    case DT::Float8E5M2:
+    case DT::Float8E5M2FNUZ:
+      // int32_data holds each element (or its 16- or 8-bit pattern) widened.
       if (size == 4)
         packField<int32_t>(proto.int32_data(), 4, out.bytes);
       else if (size == 2)

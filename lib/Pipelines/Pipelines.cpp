@@ -39,6 +39,7 @@
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/InitAllDialects.h"
@@ -224,18 +225,22 @@ void mlir::ridge::buildCpuLoweringPipeline(OpPassManager &pm) {
   //    which of its buffers cannot overlap.
   pm.addPass(createMarkKernelsNoInlinePass());
   pm.addPass(createMarkKernelArgsNoAliasPass());
-  pm.addPass(createConvertMathToFuncs());
-  pm.addPass(createConvertMathToLibmPass());
-  pm.addPass(createSCFToControlFlowPass());
-  // bf16 arithmetic (a bf16 model's bias add) in f32 with the roundings
-  // explicit, as LLVM would promote it, then bf16 roundings (those and
-  // ridge.precision's) as integer arithmetic: the host's C runtime has no
-  // __truncsfbf2.
+  // bf16 math and arithmetic (a bf16 model's bias add, its GELU) run in f32
+  // with the roundings explicit, as LLVM would promote them; f16 stays as it
+  // is. The bf16 roundings left (those and ridge.precision's) become integer
+  // arithmetic: x86 has no bf16 instructions and the host's C runtime
+  // (libgcc 12) no __truncsfbf2.
+  math::MathExtendToSupportedTypesOptions mathTypes;
+  mathTypes.extraTypeStrs = {"f16"};
+  pm.addPass(math::createMathExtendToSupportedTypes(mathTypes));
   arith::ArithEmulateUnsupportedFloatsOptions bf16Arithmetic;
   bf16Arithmetic.sourceTypeStrs = {"bf16"};
   bf16Arithmetic.targetTypeStr = "f32";
   pm.addPass(arith::createArithEmulateUnsupportedFloats(bf16Arithmetic));
+  pm.addPass(createConvertMathToFuncs());
+  pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createExpandBf16ConversionsPass());
+  pm.addPass(createSCFToControlFlowPass());
   // 4. Host code -> LLVM dialect.
   addHostToLLVMPasses(pm, HostCode::Cpu);
   pm.addPass(createCanonicalizerPass());

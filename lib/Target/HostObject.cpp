@@ -5,6 +5,8 @@
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Analysis/TargetLibraryInfo.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/MCSubtargetInfo.h"
@@ -144,6 +146,48 @@ static void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine,
   pipeline.run(module, modules);
 }
 
+/// Defines `__truncsfbf2` (f32 -> bf16, round to nearest even, NaN kept) as
+/// a hidden function of `module` when its code has bf16 values. The x86
+/// back end calls it to legalize some bf16 values the MLIR lowering leaves
+/// (phis and selects of bf16), and the C runtime the model links against
+/// (libgcc 12) lacks it.
+static void defineBF16Truncation(llvm::Module &module) {
+  const char *name = "__truncsfbf2";
+  if (module.getFunction(name))
+    return;
+  llvm::LLVMContext &context = module.getContext();
+  llvm::Type *bf16 = llvm::Type::getBFloatTy(context);
+  bool hasBF16 = false;
+  for (llvm::Function &function : module) {
+    for (llvm::Instruction &inst : llvm::instructions(function))
+      if (inst.getType()->getScalarType() == bf16) {
+        hasBF16 = true;
+        break;
+      }
+    if (hasBF16)
+      break;
+  }
+  if (!hasBF16)
+    return;
+  llvm::Type *f32 = llvm::Type::getFloatTy(context);
+  llvm::Type *i32 = llvm::Type::getInt32Ty(context);
+  llvm::Type *i16 = llvm::Type::getInt16Ty(context);
+  auto *function = llvm::Function::Create(
+      llvm::FunctionType::get(bf16, {f32}, false),
+      llvm::GlobalValue::LinkOnceODRLinkage, name, module);
+  function->setVisibility(llvm::GlobalValue::HiddenVisibility);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(context, "entry", function));
+  llvm::Value *x = function->getArg(0);
+  llvm::Value *bits = b.CreateBitCast(x, i32);
+  llvm::Value *lsb = b.CreateAnd(b.CreateLShr(bits, 16), 1);
+  llvm::Value *rounded =
+      b.CreateLShr(b.CreateAdd(bits, b.CreateAdd(lsb, b.getInt32(0x7fff))), 16);
+  llvm::Value *result =
+      b.CreateSelect(b.CreateFCmpUNO(x, x), llvm::ConstantInt::get(i16, 0x7fc0),
+                     b.CreateTrunc(rounded, i16));
+  b.CreateRet(b.CreateBitCast(result, bf16));
+}
+
 LogicalResult mlir::ridge::emitSharedLibrary(llvm::Module &module,
                                              StringRef outputPath,
                                              StringRef hostCpu,
@@ -178,6 +222,9 @@ LogicalResult mlir::ridge::emitSharedLibrary(llvm::Module &module,
   TimingScope optimizeTime = timing.nest("LLVM optimization (O3)");
   optimizeModule(module, *machine, library);
   optimizeTime.stop();
+  // After optimization, which would drop it unused: only code generation
+  // introduces its calls.
+  defineBF16Truncation(module);
 
   llvm::SmallString<128> objectPath;
   if (std::error_code ec =

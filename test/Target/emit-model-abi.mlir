@@ -185,9 +185,9 @@ module attributes {ridge.model_abi = {target = "cpu", inputs = [], outputs = []}
 
 // -----
 
-// expected-error @+1 {{'ridge.model_abi' output 0 ('y') has dtype 14, which is not a ridge_dtype of ModelAbi.h}}
+// expected-error @+1 {{'ridge.model_abi' output 0 ('y') has dtype 18, which is not a ridge_dtype of ModelAbi.h}}
 module attributes {ridge.model_abi = {target = "cpu", inputs = [],
-    outputs = [{name = "y", dtype = 14 : i32, shape = array<i64: 2>}]}} {
+    outputs = [{name = "y", dtype = 18 : i32, shape = array<i64: 2>}]}} {
   llvm.func @main(%out: !llvm.ptr) {
     llvm.return
   }

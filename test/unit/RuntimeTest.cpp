@@ -223,13 +223,23 @@ void testDTypes() {
   };
   // The values are ABI: compiled models store them.
   const Row rows[] = {
-      {"f16", RIDGE_DTYPE_F16, 1, 2},  {"bf16", RIDGE_DTYPE_BF16, 2, 2},
-      {"f32", RIDGE_DTYPE_F32, 3, 4},  {"f64", RIDGE_DTYPE_F64, 4, 8},
-      {"i1", RIDGE_DTYPE_I1, 5, 1},    {"i8", RIDGE_DTYPE_I8, 6, 1},
-      {"i16", RIDGE_DTYPE_I16, 7, 2},  {"i32", RIDGE_DTYPE_I32, 8, 4},
-      {"i64", RIDGE_DTYPE_I64, 9, 8},  {"u8", RIDGE_DTYPE_U8, 10, 1},
-      {"u16", RIDGE_DTYPE_U16, 11, 2}, {"u32", RIDGE_DTYPE_U32, 12, 4},
+      {"f16", RIDGE_DTYPE_F16, 1, 2},
+      {"bf16", RIDGE_DTYPE_BF16, 2, 2},
+      {"f32", RIDGE_DTYPE_F32, 3, 4},
+      {"f64", RIDGE_DTYPE_F64, 4, 8},
+      {"i1", RIDGE_DTYPE_I1, 5, 1},
+      {"i8", RIDGE_DTYPE_I8, 6, 1},
+      {"i16", RIDGE_DTYPE_I16, 7, 2},
+      {"i32", RIDGE_DTYPE_I32, 8, 4},
+      {"i64", RIDGE_DTYPE_I64, 9, 8},
+      {"u8", RIDGE_DTYPE_U8, 10, 1},
+      {"u16", RIDGE_DTYPE_U16, 11, 2},
+      {"u32", RIDGE_DTYPE_U32, 12, 4},
       {"u64", RIDGE_DTYPE_U64, 13, 8},
+      {"f8E4M3FN", RIDGE_DTYPE_F8E4M3FN, 14, 1},
+      {"f8E4M3FNUZ", RIDGE_DTYPE_F8E4M3FNUZ, 15, 1},
+      {"f8E5M2", RIDGE_DTYPE_F8E5M2, 16, 1},
+      {"f8E5M2FNUZ", RIDGE_DTYPE_F8E5M2FNUZ, 17, 1},
   };
   for (const Row &row : rows) {
     expect(static_cast<uint32_t>(row.type) == row.value,
@@ -240,7 +250,7 @@ void testDTypes() {
            std::string("dtypeSize for ") + row.name);
   }
   expect(ridge_dtype_name(0) == nullptr && ridge_dtype_size(0) == 0 &&
-             ridge_dtype_name(14) == nullptr && ridge_dtype_size(99) == 0,
+             ridge_dtype_name(18) == nullptr && ridge_dtype_size(99) == 0,
          "values outside the table have no name or size");
   expect(std::string(dtypeName(static_cast<DType>(99))) == "invalid",
          "dtypeName of an invalid value");

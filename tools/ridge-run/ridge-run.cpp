@@ -166,7 +166,8 @@ static cl::opt<bool> kernelTimes(
 static cl::opt<std::string> saveOutputs(
     "save-outputs",
     cl::desc("Write each output to DIR/output_K.npy (NumPy's format; bf16 as "
-             "uint16), e.g. to compare a GPU run with an emulated one"),
+             "uint16, float8 as uint8), e.g. to compare a GPU run with an "
+             "emulated one"),
     cl::value_desc("dir"), cl::init(""), cl::cat(category));
 static cl::opt<std::string>
     reportFile("o", cl::desc("Where --emulator-report writes (default: -)"),
@@ -226,6 +227,30 @@ static double halfToDouble(uint16_t h) {
   return sign ? -value : value;
 }
 
+/// An ONNX float8 value (`expBits` exponent and 7 - `expBits` mantissa bits
+/// under `bias`) as a double. FNUZ types have one NaN, 0x80, and no
+/// infinity; E4M3FN has no infinity and S.1111.111 is NaN; E5M2 follows IEEE.
+static double float8ToDouble(uint8_t bits, int expBits, int bias, bool fnuz) {
+  int manBits = 7 - expBits;
+  int exponent = (bits >> manBits) & ((1 << expBits) - 1);
+  int mantissa = bits & ((1 << manBits) - 1);
+  bool negative = bits & 0x80;
+  if (fnuz && bits == 0x80)
+    return NAN;
+  if (!fnuz && exponent == (1 << expBits) - 1) {
+    if (expBits == 5) // E5M2: IEEE infinities and NaNs.
+      return mantissa ? NAN : (negative ? -INFINITY : INFINITY);
+    if (mantissa == (1 << manBits) - 1) // E4M3FN: S.1111.111 only.
+      return NAN;
+  }
+  double value =
+      exponent == 0
+          ? std::ldexp(static_cast<double>(mantissa), 1 - bias - manBits)
+          : std::ldexp(static_cast<double>(mantissa | (1 << manBits)),
+                       exponent - bias - manBits);
+  return negative ? -value : value;
+}
+
 /// Element `i` of a buffer of `dtype` as a double.
 static double elementAt(const char *data, ridge_dtype dtype, size_t i) {
   auto load = [&](auto tag) {
@@ -264,6 +289,14 @@ static double elementAt(const char *data, ridge_dtype dtype, size_t i) {
     return load(uint32_t());
   case RIDGE_DTYPE_U64:
     return static_cast<double>(load(uint64_t()));
+  case RIDGE_DTYPE_F8E4M3FN:
+    return float8ToDouble(load(uint8_t()), 4, 7, /*fnuz=*/false);
+  case RIDGE_DTYPE_F8E4M3FNUZ:
+    return float8ToDouble(load(uint8_t()), 4, 8, /*fnuz=*/true);
+  case RIDGE_DTYPE_F8E5M2:
+    return float8ToDouble(load(uint8_t()), 5, 15, /*fnuz=*/false);
+  case RIDGE_DTYPE_F8E5M2FNUZ:
+    return float8ToDouble(load(uint8_t()), 5, 16, /*fnuz=*/true);
   case RIDGE_DTYPE_INVALID:
     break;
   }
@@ -281,7 +314,8 @@ static size_t compareElements(const ::ridge::rt::TensorSpec &spec,
   for (size_t i = 0, e = spec.numElements(); i < e; ++i) {
     double g = elementAt(got, spec.dtype, i);
     double w = elementAt(want, spec.dtype, i);
-    if (std::isnan(g) && std::isnan(w))
+    // Equal values (equal infinities too) and NaN against NaN are exact.
+    if ((std::isnan(g) && std::isnan(w)) || g == w)
       continue;
     double diff = std::fabs(g - w);
     if (std::isnan(diff) || (std::isinf(w) && g != w))
@@ -565,6 +599,10 @@ static int writeOutputs(const ::ridge::rt::Model &model,
       descr = "<i8";
       break;
     case RIDGE_DTYPE_U8:
+    case RIDGE_DTYPE_F8E4M3FN: // Nor float8: their bits
+    case RIDGE_DTYPE_F8E4M3FNUZ:
+    case RIDGE_DTYPE_F8E5M2:
+    case RIDGE_DTYPE_F8E5M2FNUZ:
       descr = "|u1";
       break;
     case RIDGE_DTYPE_U32:

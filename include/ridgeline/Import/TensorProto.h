@@ -41,12 +41,16 @@ enum class OnnxDataType : int32_t {
   UInt32 = 12,
   UInt64 = 13,
   BFloat16 = 16,
+  Float8E4M3FN = 17,
+  Float8E4M3FNUZ = 18,
+  Float8E5M2 = 19,
+  Float8E5M2FNUZ = 20,
 };
 
 /// Bytes per element of an ONNX data type, 0 if unsupported (e.g. string).
 unsigned getOnnxDataTypeSize(int32_t dataType);
 /// The model-ABI element type of an ONNX data type (ModelAbi.h), or
-/// RIDGE_DTYPE_INVALID if Ridgeline has none (string, complex, float8, ...).
+/// RIDGE_DTYPE_INVALID if Ridgeline has none (string, complex, int4, ...).
 ridge_dtype getRidgeDType(int32_t dataType);
 /// Short name (f32, i64, u8, i1, ...; ModelAbi.h's spelling) for messages;
 /// "string" or "unknown" for types without a ridge_dtype.

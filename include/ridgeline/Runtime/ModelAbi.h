@@ -53,7 +53,10 @@ extern "C" {
  * `value` is the number stored in ridge_tensor_desc.dtype and never changes;
  * `name` is the spelling tools print ("f32"); `bytes` is the storage size of
  * one element. I1 is ONNX bool, stored as one byte per element. Unsigned
- * types are distinct from signed ones because ONNX keeps the difference. */
+ * types are distinct from signed ones because ONNX keeps the difference.
+ * The F8 types are ONNX's float8 formats (one byte: sign, exponent,
+ * mantissa), named as MLIR names them; FNUZ ones have no negative zero and
+ * no infinity, and 0x80 is their only NaN. */
 #define RIDGE_DTYPE_TABLE(X)                                                   \
   X(F16, 1, "f16", 2)                                                          \
   X(BF16, 2, "bf16", 2)                                                        \
@@ -67,7 +70,11 @@ extern "C" {
   X(U8, 10, "u8", 1)                                                           \
   X(U16, 11, "u16", 2)                                                         \
   X(U32, 12, "u32", 4)                                                         \
-  X(U64, 13, "u64", 8)
+  X(U64, 13, "u64", 8)                                                         \
+  X(F8E4M3FN, 14, "f8E4M3FN", 1)                                               \
+  X(F8E4M3FNUZ, 15, "f8E4M3FNUZ", 1)                                           \
+  X(F8E5M2, 16, "f8E5M2", 1)                                                   \
+  X(F8E5M2FNUZ, 17, "f8E5M2FNUZ", 1)
 
 /* Element type of a tensor. 0 is not a type, so a zero-filled descriptor
  * is rejected rather than read as some default. */

@@ -32,9 +32,27 @@ using namespace mlir::ridge::linalg_lowering;
 
 namespace {
 
-/// ONNX Cast semantics between any two supported element types.
+/// ONNX Cast semantics between any two supported element types. `from` and
+/// `to` are the graph's element types, `toSignless` the lowered result type;
+/// float8 values travel as their i8 bits, and convert through f32.
 Value buildCast(OpBuilder &b, Location loc, Value in, Type from, Type to,
-                Type toSignless) {
+                Type toSignless, bool saturate) {
+  if (isOnnxFloat8(from)) {
+    if (from == to)
+      return in;
+    Type f32 = b.getF32Type();
+    return buildCast(b, loc, decodeFloat8(b, loc, in, cast<FloatType>(from)),
+                     f32, to, toSignless, saturate);
+  }
+  if (isOnnxFloat8(to)) {
+    Value value = in;
+    if (!isa<FloatType>(in.getType())) {
+      // Exact: a value that f32 rounds overflows every float8 type.
+      Type f32 = b.getF32Type();
+      value = buildCast(b, loc, in, from, f32, f32, saturate);
+    }
+    return encodeFloat8(b, loc, value, cast<FloatType>(to), saturate);
+  }
   Type inType = in.getType();
   if (inType == toSignless)
     return in;
@@ -84,12 +102,12 @@ struct CastLowering : OpConversionPattern<CastOp> {
         cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
     Type from = getElementTypeOrSelf(op.getInput().getType());
     Type to = getElementTypeOrSelf(op.getType());
-    Value result =
-        buildElementwise(rewriter, op.getLoc(), resultType, adaptor.getInput(),
-                         [&](OpBuilder &b, Location loc, ValueRange args) {
-                           return buildCast(b, loc, args[0], from, to,
-                                            resultType.getElementType());
-                         });
+    Value result = buildElementwise(
+        rewriter, op.getLoc(), resultType, adaptor.getInput(),
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          return buildCast(b, loc, args[0], from, to,
+                           resultType.getElementType(), op.getSaturate());
+        });
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -344,10 +362,17 @@ struct GemmLowering : OpConversionPattern<GemmOp> {
 //===----------------------------------------------------------------------===//
 
 /// Unsigned integers become signless: arith and linalg only take signless.
+/// The float8 types become i8, their bits: the back ends have no arithmetic
+/// of their own for them (Float8.cpp converts them).
 class SignlessTypeConverter : public TypeConverter {
 public:
   SignlessTypeConverter() {
     addConversion([](Type type) { return type; });
+    addConversion([](FloatType type) -> Type {
+      if (isOnnxFloat8(type))
+        return IntegerType::get(type.getContext(), 8);
+      return type;
+    });
     addConversion([](IntegerType type) -> Type {
       if (type.isSignless())
         return type;

@@ -66,6 +66,21 @@ Value buildElementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
 Value computeInAccumulatorType(OpBuilder &b, Location loc, ValueRange args,
                                function_ref<Value(ValueRange)> body);
 
+/// True for the ONNX float8 types (f8E4M3FN, f8E4M3FNUZ, f8E5M2,
+/// f8E5M2FNUZ), which the lowering stores as their i8 bit patterns.
+bool isOnnxFloat8(Type type);
+
+/// The f32 value of `bits` (i8), the bit pattern of a value of the float8
+/// `type`; exact, NaN for its NaNs.
+Value decodeFloat8(OpBuilder &b, Location loc, Value bits, FloatType type);
+
+/// The bit pattern (i8) of the float `value` rounded to nearest even in the
+/// float8 `type` (ONNX Cast-19): overflow and infinities give the largest
+/// finite value when `saturate`, else infinity (f8E5M2) or NaN; FNUZ types
+/// have no negative zero, and 0x80 is their NaN.
+Value encodeFloat8(OpBuilder &b, Location loc, Value value, FloatType type,
+                   bool saturate);
+
 // Per-family pattern sets, one file each.
 void populateElementwiseToLinalgPatterns(const TypeConverter &converter,
                                          RewritePatternSet &patterns);

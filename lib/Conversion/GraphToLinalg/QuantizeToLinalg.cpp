@@ -3,7 +3,7 @@
 // Lowering of the ridge quantization ops to linalg on tensors: elementwise
 // generics with the scale and zero point broadcast per tensor or per axis,
 // rounding half to even and saturating as ONNX defines, computed in f32 (f64
-// for f64 data).
+// for f64 data). Float8 data (stored as i8 bits) converts through Float8.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -89,6 +89,11 @@ struct QuantizeLinearLowering : OpConversionPattern<QuantizeLinearOp> {
     Type compute =
         getQuantComputeType(getElementTypeOrSelf(op.getInput().getType()));
     Type target = resultType.getElementType();
+    // A float8 result is x / scale rounded into it (the zero point is zero).
+    auto float8 = dyn_cast<FloatType>(getElementTypeOrSelf(op.getType()));
+    if (float8 && !isOnnxFloat8(float8))
+      float8 = nullptr;
+    bool saturate = op.getSaturate();
     Value result =
         linalg::GenericOp::create(
             rewriter, loc, resultType,
@@ -104,6 +109,13 @@ struct QuantizeLinearLowering : OpConversionPattern<QuantizeLinearOp> {
                             compute.getIntOrFloatBitWidth()
                         ? extendTo(b, l, s, compute)
                         : truncateTo(b, l, s, compute);
+              if (float8) {
+                linalg::YieldOp::create(
+                    b, l,
+                    encodeFloat8(b, l, arith::DivFOp::create(b, l, x, s),
+                                 float8, saturate));
+                return;
+              }
               linalg::YieldOp::create(
                   b, l,
                   quantizeScalar(b, l, x, s, args[2], target, isUnsigned));
@@ -143,6 +155,17 @@ struct DequantizeLinearLowering : OpConversionPattern<DequantizeLinearOp> {
             SmallVector<utils::IteratorType>(rank,
                                              utils::IteratorType::parallel),
             [&](OpBuilder &b, Location l, ValueRange args) {
+              if (auto float8 = dyn_cast<FloatType>(inElement)) {
+                // x * scale (the zero point is zero), in f32 as the ONNX
+                // reference computes it.
+                Value real = extendTo(b, l, decodeFloat8(b, l, args[0], float8),
+                                      compute);
+                Value product = arith::MulFOp::create(
+                    b, l, real, extendTo(b, l, args[1], compute));
+                linalg::YieldOp::create(b, l,
+                                        truncateTo(b, l, product, element));
+                return;
+              }
               // x - zero_point is exact in a wider integer.
               Type wide = b.getIntegerType(std::max(2 * width, 32u));
               auto widen = [&](Value v) -> Value {

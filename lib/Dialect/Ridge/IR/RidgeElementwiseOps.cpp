@@ -14,6 +14,7 @@
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/APSInt.h"
 
+#include <algorithm>
 #include <cmath>
 
 using namespace mlir;
@@ -297,12 +298,18 @@ OpFoldResult NotOp::fold(FoldAdaptor adaptor) {
 
 OpFoldResult mlir::ridge::detail::foldCastConstant(Attribute input,
                                                    Type inputType,
-                                                   Type resultType) {
+                                                   Type resultType,
+                                                   bool saturate) {
   Type from = getElementTypeOrSelf(inputType);
   Type to = getElementTypeOrSelf(resultType);
   bool fromFloat = isa<FloatType>(from);
   bool fromUnsigned = from.isUnsignedInteger() || from.isInteger(1);
   bool toUnsigned = to.isUnsignedInteger();
+  // A saturating cast to float8 clamps to the largest finite value (as the
+  // ONNX reference clips before it rounds); elsewhere APFloat's overflow is
+  // ONNX's: infinity for f8E5M2, NaN for the other float8 types.
+  bool clamps = saturate && isa<Float8E4M3FNType, Float8E4M3FNUZType,
+                                Float8E5M2Type, Float8E5M2FNUZType>(to);
   if (auto floatType = dyn_cast<FloatType>(to); floatType && !fromFloat) {
     // Integer to float rounds once, directly to the target type (through
     // double, 64-bit integers could round twice).
@@ -315,6 +322,10 @@ OpFoldResult mlir::ridge::detail::foldCastConstant(Attribute input,
       APFloat result(floatType.getFloatSemantics());
       result.convertFromAPInt(v, /*IsSigned=*/!fromUnsigned,
                               APFloat::rmNearestTiesToEven);
+      if (clamps && !result.isFinite())
+        return APFloat::getLargest(floatType.getFloatSemantics(),
+                                   /*Negative=*/!fromUnsigned &&
+                                       v.isNegative());
       return result;
     };
     if (dense.isSplat())
@@ -330,8 +341,15 @@ OpFoldResult mlir::ridge::detail::foldCastConstant(Attribute input,
         const Element &x = e[0];
         if (to.isInteger(1))
           return Element::ofBool(fromFloat ? x.f != 0 : !x.i.isZero());
-        if (isa<FloatType>(to))
+        if (isa<FloatType>(to)) {
+          if (clamps && !std::isnan(x.f)) {
+            double largest =
+                APFloat::getLargest(cast<FloatType>(to).getFloatSemantics())
+                    .convertToDouble();
+            return Element::ofFloat(std::clamp(x.f, -largest, largest));
+          }
           return x;
+        }
         unsigned width = to.getIntOrFloatBitWidth();
         if (fromFloat) {
           // Truncates toward zero; out-of-range values are undefined in

@@ -736,6 +736,12 @@ int64_t RoiAlignOp::getFlops() {
 // Quantization
 //===----------------------------------------------------------------------===//
 
+/// The ONNX float8 types, which quantize and dequantize like 8-bit integers.
+static bool isFloat8Type(Type type) {
+  return isa<Float8E4M3FNType, Float8E4M3FNUZType, Float8E5M2Type,
+             Float8E5M2FNUZType>(type);
+}
+
 /// `param` (scale or zero point) must be a scalar or 1-D along `axis`.
 static LogicalResult checkQuantParam(std::optional<Location> loc,
                                      RankedTensorType input,
@@ -762,10 +768,11 @@ QuantizeLinearOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
   auto input = getTensorType(adaptor.getInput());
   auto scale = getTensorType(adaptor.getScale());
   auto zeroPoint = getTensorType(adaptor.getZeroPoint());
-  if (!isa<IntegerType>(zeroPoint.getElementType()) ||
-      zeroPoint.getElementType().getIntOrFloatBitWidth() > 32)
+  Type zeroElement = zeroPoint.getElementType();
+  if (!isFloat8Type(zeroElement) && (!isa<IntegerType>(zeroElement) ||
+                                     zeroElement.getIntOrFloatBitWidth() > 32))
     return inferenceError(loc, "zero point must have an integer type of at "
-                               "most 32 bits, got " +
+                               "most 32 bits or a float8 type, got " +
                                    typeToString(zeroPoint));
   if (failed(checkQuantParam(loc, input, scale, adaptor.getAxis(), "scale")) ||
       failed(checkQuantParam(loc, input, zeroPoint, adaptor.getAxis(),
@@ -789,9 +796,10 @@ DequantizeLinearOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
   auto input = getTensorType(adaptor.getInput());
   auto scale = getTensorType(adaptor.getScale());
   auto zeroPoint = getTensorType(adaptor.getZeroPoint());
-  if (!isa<IntegerType>(input.getElementType()))
+  if (!isa<IntegerType>(input.getElementType()) &&
+      !isFloat8Type(input.getElementType()))
     return inferenceError(loc, "dequantize_linear input must be an integer "
-                               "tensor, got " +
+                               "or float8 tensor, got " +
                                    typeToString(input));
   if (zeroPoint.getElementType() != input.getElementType())
     return inferenceError(loc,

@@ -208,7 +208,8 @@ RIDGE_DEFINE_UNARY(ReciprocalOp)
 OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
   if (getInput().getType() == getType())
     return getInput();
-  return foldCastConstant(adaptor.getInput(), getInput().getType(), getType());
+  return foldCastConstant(adaptor.getInput(), getInput().getType(), getType(),
+                          getSaturate());
 }
 
 //===----------------------------------------------------------------------===//

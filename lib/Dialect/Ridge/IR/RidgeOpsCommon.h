@@ -32,7 +32,8 @@ LogicalResult inferBinaryType(std::optional<Location> loc, Value lhs, Value rhs,
 /// ONNX Cast of the dense constant `input` (of `inputType`) to `resultType`;
 /// null when `input` is not a splat or a small dense constant. Defined with
 /// the elementwise folders (RidgeElementwiseOps.cpp).
-OpFoldResult foldCastConstant(Attribute input, Type inputType, Type resultType);
+OpFoldResult foldCastConstant(Attribute input, Type inputType, Type resultType,
+                              bool saturate = true);
 
 /// True when `axes` are the trailing `axes.size()` axes of a rank-`rank`
 /// tensor, in order: a reduction the fusion planner's row kernel can run,

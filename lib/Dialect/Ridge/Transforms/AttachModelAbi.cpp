@@ -32,6 +32,14 @@ static ridge_dtype getElementDType(Type element) {
     return RIDGE_DTYPE_F32;
   if (element.isF64())
     return RIDGE_DTYPE_F64;
+  if (isa<Float8E4M3FNType>(element))
+    return RIDGE_DTYPE_F8E4M3FN;
+  if (isa<Float8E4M3FNUZType>(element))
+    return RIDGE_DTYPE_F8E4M3FNUZ;
+  if (isa<Float8E5M2Type>(element))
+    return RIDGE_DTYPE_F8E5M2;
+  if (isa<Float8E5M2FNUZType>(element))
+    return RIDGE_DTYPE_F8E5M2FNUZ;
   auto integer = dyn_cast<IntegerType>(element);
   if (!integer)
     return RIDGE_DTYPE_INVALID;

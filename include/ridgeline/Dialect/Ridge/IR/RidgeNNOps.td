@@ -313,12 +313,16 @@ def Ridge_QuantizeLinearOp : Ridge_Op<"quantize_linear", [InferTypeOpAdaptor,
     ONNX QuantizeLinear. `scale` (float, like `input`) and `zero_point` (the
     8-bit result type) are scalars (rank 0 or one element) or 1-D along
     `axis` (per-axis quantization). The result saturates to the range of the
-    zero point's type.
+    zero point's type. With a float8 zero point (which ONNX requires to be
+    zero) the result is x / scale cast to that type, rounding to nearest
+    even; `saturate` (QuantizeLinear-19) then says what overflow gives, as
+    for ridge.cast.
     FLOPs: 4 per element (divide, round, add, clamp).
   }];
   let arguments = (ins Ridge_FloatTensor:$input, Ridge_FloatTensor:$scale,
                        Ridge_Tensor:$zero_point,
-                       DefaultValuedAttr<I64Attr, "1">:$axis);
+                       DefaultValuedAttr<I64Attr, "1">:$axis,
+                       DefaultValuedAttr<BoolAttr, "true">:$saturate);
   let results = (outs Ridge_Tensor:$result);
   let assemblyFormat = [{
     $input `,` $scale `,` $zero_point attr-dict `:`
@@ -334,6 +338,8 @@ def Ridge_DequantizeLinearOp : Ridge_Op<"dequantize_linear", [
   let description = [{
     ONNX DequantizeLinear. `zero_point` has the input's integer type, the
     result has `scale`'s float type; both are scalars or 1-D along `axis`.
+    A float8 input (whose zero point ONNX requires to be zero) gives
+    x * scale.
     FLOPs: 2 per element.
   }];
   let arguments = (ins Ridge_Tensor:$input, Ridge_FloatTensor:$scale,

@@ -106,10 +106,15 @@ def Ridge_CastOp : Ridge_Op<"cast", [SameOperandsAndResultShape,
   let description = [{
     Converts each element to the result element type with ONNX semantics:
     float to integer truncates toward zero, integer to float rounds to
-    nearest, anything to `i1` (bool) tests for non-zero.
+    nearest, anything to `i1` (bool) tests for non-zero. To a float8 type
+    (f8E4M3FN, f8E4M3FNUZ, f8E5M2, f8E5M2FNUZ) the value rounds to nearest
+    even; `saturate` (ONNX Cast-19) clamps what overflows, infinities
+    included, to the largest finite value, else overflow gives infinity
+    (f8E5M2) or NaN. `saturate` has no effect on other result types.
     FLOPs: 0 (a conversion, not arithmetic).
   }];
-  let arguments = (ins Ridge_Tensor:$input);
+  let arguments = (ins Ridge_Tensor:$input,
+                       DefaultValuedAttr<BoolAttr, "true">:$saturate);
   let results = (outs Ridge_Tensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
   let hasFolder = 1;
