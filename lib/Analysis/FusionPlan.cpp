@@ -333,6 +333,13 @@ FusionPlanner::checkLegal(const FusionGroup &producer,
       // recompute it per use.
       if (operand.getOwner() == consumer.anchor)
         return "a contraction cannot be the prologue of another";
+      // Nor through another edge of the merge: a residual block whose
+      // shortcut is the convolution's own input (conv -> relu -> conv, relu
+      // -> add) would fold the first convolution into the second's operand.
+      for (Value anchorOperand : consumer.anchor->getOperands())
+        if (Operation *def = anchorOperand.getDefiningOp();
+            def && llvm::is_contained(producer.ops, def))
+          return "a contraction cannot be the prologue of another";
       if (producer.domain != consumer.domain)
         return differentSpace;
       merged.kind = FusionRole::Contraction;

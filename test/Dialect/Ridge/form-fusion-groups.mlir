@@ -342,3 +342,28 @@ func.func @splat_constants_are_no_operands(%x: tensor<4xf32>, %y: tensor<4xf32>)
   %3 = ridge.add %2, %w : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   return %3 : tensor<4xf32>
 }
+
+// -----
+
+// A residual block whose shortcut is the second contraction's own input:
+// joining the first contraction into the second's kernel through the
+// residual add would also fold it into the second's operand, recomputed per
+// read. The two stay two kernels, the add the second's epilogue.
+// CHECK-LABEL: func @shortcut_is_operand
+// CHECK: ridge.fusion_group "k0_matmul" kind "contraction"
+// CHECK-NEXT: ridge.matmul
+// CHECK-NEXT: ridge.relu
+// CHECK-NEXT: ridge.yield
+// CHECK: ridge.fusion_group "k1_matmul" kind "contraction"
+// CHECK-NEXT: ridge.matmul
+// CHECK-NEXT: ridge.add
+// CHECK-NEXT: ridge.yield
+func.func @shortcut_is_operand(%x: tensor<128x256xf32>, %w1: tensor<256x256xf32>, %w2: tensor<256x256xf32>) -> tensor<128x256xf32> {
+  %0 = ridge.matmul %x, %w1 : (tensor<128x256xf32>, tensor<256x256xf32>) -> tensor<128x256xf32>
+  %1 = ridge.relu %0 : tensor<128x256xf32>
+  // expected-remark @+1 {{not fused with its producer ridge.relu: a contraction cannot be the prologue of another}}
+  %2 = ridge.matmul %1, %w2 : (tensor<128x256xf32>, tensor<256x256xf32>) -> tensor<128x256xf32>
+  // expected-remark @+1 {{not fused with its producer ridge.relu: a contraction cannot be the prologue of another}}
+  %3 = ridge.add %2, %1 : (tensor<128x256xf32>, tensor<128x256xf32>) -> tensor<128x256xf32>
+  return %3 : tensor<128x256xf32>
+}
