@@ -375,12 +375,11 @@ KernelConfig mlir::ridge::selectKernelConfig(func::FuncOp kernel,
       int64_t batch = 1;
       for (int64_t extent : mma->batch)
         batch *= extent;
-      auto storedAsMultiplied = [](const MmaOperand &operand) {
-        return getElementTypeOrSelf(operand.value.getType()) == operand.mmaType;
+      auto copiedAsStored = [](const MmaOperand &operand) {
+        return !operand.gathered && operand.elementType == operand.mmaType;
       };
       selectMmaTile(batch, mma->m, mma->n, mma->k,
-                    storedAsMultiplied(mma->lhs) &&
-                        storedAsMultiplied(mma->rhs),
+                    copiedAsStored(mma->lhs) && copiedAsStored(mma->rhs),
                     target, config);
       config.blockSize = config.mmaWarps[0] * config.mmaWarps[1] * kWarpSize;
       config.warpsPerBlock = config.mmaWarps[0] * config.mmaWarps[1];

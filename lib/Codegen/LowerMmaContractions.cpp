@@ -30,7 +30,9 @@
 #include "ridgeline/Codegen/MmaContraction.h"
 #include "ridgeline/Codegen/Passes.h"
 
+#include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -142,11 +144,28 @@ private:
   /// proxy) before the barrier that publishes them.
   void fenceSharedForWgmma();
 
+  /// Which loops a flat GEMM coordinate decodes into.
+  enum class GemmDim { M, N, K };
+  /// Writes the loop indices of flat coordinate `flat` along `dim` into
+  /// `coords` (row-major over its loops).
+  void decode(Value flat, GemmDim dim, SmallVectorImpl<Value> &coords);
+  /// Loop indices of the contraction: the block's batch indices, the
+  /// others zero until decoded.
+  SmallVector<Value> getLoopCoordinates();
+  /// The results of `map` at loop indices `coords`.
+  SmallVector<Value> evaluateMap(AffineMap map, ArrayRef<Value> coords);
   /// Indices into `operand` of the element at (batch, m|n, k) coordinates.
   SmallVector<Value> operandIndices(const MmaOperand &operand, Value rowCoord,
                                     Value kCoord);
   /// Indices of element (batch, m, n) through `map` over the result loops.
   SmallVector<Value> resultIndices(AffineMap map, Value m, Value n);
+  /// The element of a gathered operand at loop indices `coords`, as stored
+  /// (a load through its map, or its computation cloned from the
+  /// contraction's body).
+  Value gatherElement(const MmaOperand &operand, ArrayRef<Value> coords);
+  /// loadTile for a gathered operand: 8 elements a chunk, read one by one,
+  /// rounded, zero outside the operand.
+  SmallVector<Value> gatherTile(const StagedOperand &staged, Value kTile);
 
   /// Global loads of k tile `kTile` of `staged` into registers: one vector
   /// of 8 multiply-type elements per chunk the thread stages, zero outside
@@ -248,41 +267,148 @@ MmaKernelBuilder::getChunkPosition(const StagedOperand &staged, Value q) {
   return {div(q, staged.chunksPerRow()), rem(q, staged.chunksPerRow())};
 }
 
-SmallVector<Value> MmaKernelBuilder::operandIndices(const MmaOperand &operand,
-                                                    Value rowCoord,
-                                                    Value kCoord) {
-  unsigned rowDim = &operand == &mma.lhs ? numBatch : numBatch + 1;
-  SmallVector<Value> indices;
-  for (AffineExpr expr : operand.map.getResults()) {
-    if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
-      unsigned position = dim.getPosition();
-      if (position < numBatch)
-        indices.push_back(batchIndices[position]);
-      else if (position == rowDim)
-        indices.push_back(rowCoord);
-      else
-        indices.push_back(kCoord);
-    } else {
-      indices.push_back(index(cast<AffineConstantExpr>(expr).getValue()));
+void MmaKernelBuilder::decode(Value flat, GemmDim dim,
+                              SmallVectorImpl<Value> &coords) {
+  unsigned first = numBatch;
+  ArrayRef<int64_t> extents = mma.mLoops;
+  if (dim != GemmDim::M) {
+    first += mma.mLoops.size();
+    extents = mma.nLoops;
+  }
+  if (dim == GemmDim::K) {
+    first += mma.nLoops.size();
+    extents = mma.kLoops;
+  }
+  // Row-major: the innermost loop varies fastest. The outermost loop of
+  // extent > 1 needs no remainder, as flat coordinates stay inside the
+  // extents; loops of extent 1 are 0.
+  int64_t outermost = 0;
+  while (outermost + 1 < static_cast<int64_t>(extents.size()) &&
+         extents[outermost] == 1)
+    ++outermost;
+  for (int64_t i = static_cast<int64_t>(extents.size()) - 1; i >= 0; --i) {
+    if (i < outermost) {
+      coords[first + i] = index(0);
+      continue;
     }
+    if (i == outermost) {
+      coords[first + i] = flat;
+      continue;
+    }
+    coords[first + i] = rem(flat, extents[i]);
+    flat = div(flat, extents[i]);
+  }
+}
+
+SmallVector<Value> MmaKernelBuilder::getLoopCoordinates() {
+  Value zero = index(0);
+  SmallVector<Value> coords(mma.getNumLoops(), zero);
+  for (unsigned i = 0; i < numBatch; ++i)
+    coords[i] = batchIndices[i];
+  return coords;
+}
+
+SmallVector<Value> MmaKernelBuilder::evaluateMap(AffineMap map,
+                                                 ArrayRef<Value> coords) {
+  SmallVector<Value> indices;
+  ArrayRef<Value> dims = coords.take_front(map.getNumDims());
+  for (AffineExpr expr : map.getResults()) {
+    if (auto dim = dyn_cast<AffineDimExpr>(expr))
+      indices.push_back(coords[dim.getPosition()]);
+    else if (auto constant = dyn_cast<AffineConstantExpr>(expr))
+      indices.push_back(index(constant.getValue()));
+    else
+      indices.push_back(affine::expandAffineExpr(b, loc, expr, dims, {}));
   }
   return indices;
 }
 
+SmallVector<Value> MmaKernelBuilder::operandIndices(const MmaOperand &operand,
+                                                    Value rowCoord,
+                                                    Value kCoord) {
+  SmallVector<Value> coords = getLoopCoordinates();
+  decode(rowCoord, &operand == &mma.lhs ? GemmDim::M : GemmDim::N, coords);
+  decode(kCoord, GemmDim::K, coords);
+  return evaluateMap(operand.map, coords);
+}
+
 SmallVector<Value> MmaKernelBuilder::resultIndices(AffineMap map, Value m,
                                                    Value n) {
-  SmallVector<Value> indices;
-  for (AffineExpr expr : map.getResults()) {
-    if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
-      unsigned position = dim.getPosition();
-      indices.push_back(position < numBatch    ? batchIndices[position]
-                        : position == numBatch ? m
-                                               : n);
-    } else {
-      indices.push_back(index(cast<AffineConstantExpr>(expr).getValue()));
+  SmallVector<Value> coords = getLoopCoordinates();
+  decode(m, GemmDim::M, coords);
+  decode(n, GemmDim::N, coords);
+  return evaluateMap(map, coords);
+}
+
+Value MmaKernelBuilder::gatherElement(const MmaOperand &operand,
+                                      ArrayRef<Value> coords) {
+  if (operand.value)
+    return memref::LoadOp::create(b, loc, operand.value,
+                                  evaluateMap(operand.map, coords));
+  // The body's computation of the element (a padded or strided window,
+  // clamped and selected as the fused producer wrote it), with its loop
+  // indices replaced by this element's.
+  Block *body = mma.contraction.getBlock();
+  SetVector<Operation *> slice;
+  BackwardSliceOptions options;
+  options.filter = [&](Operation *op) { return op->getBlock() == body; };
+  options.inclusive = true;
+  (void)getBackwardSlice(operand.bodyValue, &slice, options);
+  IRMapping mapping;
+  for (Operation &op : body->without_terminator()) {
+    if (!slice.contains(&op))
+      continue;
+    if (auto indexOp = dyn_cast<linalg::IndexOp>(op)) {
+      mapping.map(indexOp.getResult(), coords[indexOp.getDim()]);
+      continue;
     }
+    b.clone(op, mapping);
   }
-  return indices;
+  return mapping.lookup(operand.bodyValue);
+}
+
+SmallVector<Value> MmaKernelBuilder::gatherTile(const StagedOperand &staged,
+                                                Value kTile) {
+  const MmaOperand &operand = *staged.operand;
+  Type mmaType = operand.mmaType;
+  auto chunkType = VectorType::get({kChunk}, mmaType);
+  Value zero =
+      arith::ConstantOp::create(b, loc, mmaType, b.getZeroAttr(mmaType));
+  Value kBase = mul(kTile, tileK);
+  Value rowBase = staged.isLhs ? mBase : nBase;
+  bool kInner = operand.kContiguous;
+  Value outerBase = kInner ? rowBase : kBase;
+  Value innerBase = kInner ? kBase : rowBase;
+  GemmDim rowDim = staged.isLhs ? GemmDim::M : GemmDim::N;
+  GemmDim outerDim = kInner ? rowDim : GemmDim::K;
+  GemmDim innerDim = kInner ? GemmDim::K : rowDim;
+  int64_t numChunks = staged.outerLen * staged.chunksPerRow();
+  SmallVector<Value> chunks;
+  for (int64_t first = 0; first < numChunks; first += threads) {
+    auto [row, chunk] = getChunkPosition(staged, add(tid, first));
+    Value outer = add(outerBase, row);
+    Value outerInBounds = lessThan(outer, staged.outerExtent);
+    // The outer coordinate is decoded once a chunk, the inner one per
+    // element; clamped coordinates keep every load inside the operand.
+    SmallVector<Value> coords = getLoopCoordinates();
+    decode(minimum(outer, staged.outerExtent - 1), outerDim, coords);
+    Value innerStart = add(innerBase, mul(chunk, kChunk));
+    SmallVector<Value> elements;
+    for (int64_t i = 0; i < kChunk; ++i) {
+      Value inner = add(innerStart, i);
+      Value inBounds = arith::AndIOp::create(
+          b, loc, outerInBounds, lessThan(inner, staged.innerExtent));
+      decode(minimum(inner, staged.innerExtent - 1), innerDim, coords);
+      Value element = gatherElement(operand, coords);
+      if (element.getType() != mmaType)
+        element = arith::TruncFOp::create(b, loc, mmaType, element);
+      elements.push_back(
+          arith::SelectOp::create(b, loc, inBounds, element, zero));
+    }
+    chunks.push_back(
+        vector::FromElementsOp::create(b, loc, chunkType, elements));
+  }
+  return chunks;
 }
 
 MmaKernelBuilder::ChunkCoordinates
@@ -317,9 +443,11 @@ MmaKernelBuilder::getChunk(const StagedOperand &staged, Value kTile,
 SmallVector<Value> MmaKernelBuilder::loadTile(const StagedOperand &staged,
                                               Value kTile) {
   const MmaOperand &operand = *staged.operand;
+  if (operand.gathered)
+    return gatherTile(staged, kTile);
   Type mmaType = operand.mmaType;
   auto chunkType = VectorType::get({kChunk}, mmaType);
-  Type stored = getElementTypeOrSelf(operand.value.getType());
+  Type stored = operand.elementType;
   int64_t numChunks = staged.outerLen * staged.chunksPerRow();
   Value zero =
       arith::ConstantOp::create(b, loc, chunkType, b.getZeroAttr(chunkType));
@@ -461,8 +589,23 @@ Value MmaKernelBuilder::applyEpilogue(Value value, Value m, Value n) {
 }
 
 Value MmaKernelBuilder::getResultBuffer() {
-  return mma.epilogue ? mma.epilogue.getDpsInitOperand(0)->get()
-                      : mma.contraction.getDpsInitOperand(0)->get();
+  Value buffer = mma.epilogue ? mma.epilogue.getDpsInitOperand(0)->get()
+                              : mma.contraction.getDpsInitOperand(0)->get();
+  memref::CopyOp copy = mma.resultCopy;
+  if (!copy)
+    return buffer;
+  // The buffer is copied to the kernel's result argument, through a view
+  // that reshapes it: store into the argument, viewed the other way.
+  auto type = cast<MemRefType>(buffer.getType());
+  Value target = copy.getTarget();
+  Operation *view = copy.getSource().getDefiningOp();
+  if (auto collapse = dyn_cast_if_present<memref::CollapseShapeOp>(view))
+    return memref::ExpandShapeOp::create(b, loc, type.getShape(), target,
+                                         collapse.getReassociationIndices());
+  if (auto expand = dyn_cast_if_present<memref::ExpandShapeOp>(view))
+    return memref::CollapseShapeOp::create(b, loc, target,
+                                           expand.getReassociationIndices());
+  return target;
 }
 
 /// Whether `memref` is a buffer the kernel gets whole (a device allocation,
@@ -471,6 +614,11 @@ Value MmaKernelBuilder::getResultBuffer() {
 static bool isRowAligned(Value memref, int64_t rowElements) {
   auto type = cast<MemRefType>(memref.getType());
   int64_t bytes = rowElements * type.getElementTypeBitWidth() / 8;
+  // A reshaping view of a whole buffer starts where the buffer does.
+  if (auto expand = memref.getDefiningOp<memref::ExpandShapeOp>())
+    memref = expand.getSrc();
+  else if (auto collapse = memref.getDefiningOp<memref::CollapseShapeOp>())
+    memref = collapse.getSrc();
   return type.getLayout().isIdentity() && bytes % 16 == 0 &&
          (isa<BlockArgument>(memref) ||
           memref.getDefiningOp<memref::AllocOp>());
@@ -734,10 +882,15 @@ void MmaKernelBuilder::storeResults(ArrayRef<Value> results) {
   auto bufferType = cast<MemRefType>(buffer.getType());
   Type resultType = bufferType.getElementType();
   auto vectorType = VectorType::get({4}, resultType);
-  bool aligned = isRowAligned(buffer, mma.n);
+  // Quads of 4 consecutive n stay in one row of the result when its
+  // innermost extent is a multiple of 4 (one vector store); otherwise (a
+  // 7 x 7 convolution output) each element is stored on its own.
+  int64_t rowElements = mma.nLoops.back();
+  bool quadStores = rowElements % 4 == 0;
+  bool aligned = isRowAligned(buffer, rowElements);
   int64_t vectorBytes = 4 * bufferType.getElementTypeBitWidth() / 8;
-  auto identity =
-      AffineMap::getMultiDimIdentityMap(numBatch + 2, b.getContext());
+  auto identity = AffineMap::getMultiDimIdentityMap(mma.getNumParallelLoops(),
+                                                    b.getContext());
   Value one32 = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 1);
   Value width32 =
       arith::ConstantIntOp::create(b, loc, b.getI32Type(), kWarpSize);
@@ -759,8 +912,22 @@ void MmaKernelBuilder::storeResults(ArrayRef<Value> results) {
       }
       Value m = add(add(add(warpRow, group), rowOffset), fragM * 16);
       Value n = add(add(warpColumn, quadColumn), fragN * 8);
-      // n is a multiple of 4 and the extent one of 8: the quad is inside
-      // or outside together.
+      if (!quadStores) {
+        for (int64_t i = 0; i < 4; ++i) {
+          Value column = add(n, i);
+          Value inside = arith::AndIOp::create(b, loc, lessThan(m, mma.m),
+                                               lessThan(column, mma.n));
+          auto guardIf = scf::IfOp::create(b, loc, inside,
+                                           /*withElseRegion=*/false);
+          OpBuilder::InsertionGuard ifGuard(b);
+          b.setInsertionPoint(guardIf.thenBlock()->getTerminator());
+          memref::StoreOp::create(b, loc, applyEpilogue(quad[i], m, column),
+                                  buffer, resultIndices(identity, m, column));
+        }
+        continue;
+      }
+      // n is a multiple of 4 and so is the extent: the quad is inside or
+      // outside together.
       Value inside =
           arith::AndIOp::create(b, loc, lessThan(m, mma.m), lessThan(n, mma.n));
       auto guardIf = scf::IfOp::create(b, loc, inside,
@@ -812,15 +979,22 @@ LogicalResult MmaKernelBuilder::build() {
              << " does not split evenly over " << threads << " threads";
 
   if (stages > 2)
-    for (const MmaOperand *operand : {&mma.lhs, &mma.rhs})
-      if (getElementTypeOrSelf(operand->value.getType()) != operand->mmaType)
+    for (const MmaOperand *operand : {&mma.lhs, &mma.rhs}) {
+      if (operand->gathered)
+        return mma.contraction->emitError()
+               << "'mma_stages' " << stages
+               << " fills shared memory with cp.async, which copies 16-byte "
+                  "chunks: an operand read element by element (a "
+                  "convolution's window, or rows that are not whole chunks) "
+                  "needs 2 (register-staged) stages";
+      if (operand->elementType != operand->mmaType)
         return mma.contraction->emitError()
                << "'mma_stages' " << stages
                << " fills shared memory with cp.async, which copies bytes: "
                   "an operand stored as "
-               << getElementTypeOrSelf(operand->value.getType())
-               << " and multiplied in " << operand->mmaType
-               << " needs 2 (register-staged) stages";
+               << operand->elementType << " and multiplied in "
+               << operand->mmaType << " needs 2 (register-staged) stages";
+    }
 
   auto workgroup = gpu::AddressSpaceAttr::get(
       context, gpu::GPUDialect::getWorkgroupAddressSpace());
@@ -894,19 +1068,35 @@ struct LowerMmaContractionsPass
                             "(after bufferization)";
       return signalPassFailure();
     }
-    OpBuilder builder(mma->contraction);
+    // At the last of the ops, where every operand they read is defined (an
+    // epilogue's residual may be a view made after the contraction).
+    OpBuilder builder(mma->epilogue ? mma->epilogue.getOperation()
+                                    : mma->contraction.getOperation());
     MmaKernelBuilder kernelBuilder(builder, mma->contraction.getLoc(), *mma,
                                    **config);
     if (failed(kernelBuilder.build()))
       return signalPassFailure();
     // The linalg ops are now the launch; the accumulator buffer of an
-    // epilogue kernel is no longer needed.
-    Value acc = mma->contraction.getDpsInitOperand(0)->get();
-    if (mma->epilogue)
+    // epilogue kernel, and a result buffer copied out, are no longer needed.
+    SmallVector<Value> buffers{mma->contraction.getDpsInitOperand(0)->get()};
+    if (mma->epilogue) {
+      Value result = mma->epilogue.getDpsInitOperand(0)->get();
+      if (result != buffers.front())
+        buffers.push_back(result);
       mma->epilogue->erase();
+    }
     mma->contraction->erase();
     mma->fill->erase();
-    if (auto alloc = acc.getDefiningOp<memref::AllocOp>()) {
+    if (memref::CopyOp copy = mma->resultCopy) {
+      Operation *view = copy.getSource().getDefiningOp();
+      copy->erase();
+      if (view && isa<memref::CollapseShapeOp, memref::ExpandShapeOp>(view))
+        view->erase();
+    }
+    for (Value buffer : buffers) {
+      auto alloc = buffer.getDefiningOp<memref::AllocOp>();
+      if (!alloc)
+        continue;
       for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
         if (isa<memref::DeallocOp>(user))
           user->erase();

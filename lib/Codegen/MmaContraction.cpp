@@ -2,9 +2,14 @@
 
 #include "ridgeline/Codegen/MmaContraction.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallBitVector.h"
 
 using namespace mlir;
 using namespace mlir::ridge;
@@ -25,105 +30,95 @@ static bool isZeroFill(linalg::LinalgOp op) {
 
 static bool isMmaType(Type type) { return type.isBF16() || type.isF16(); }
 
-/// The 16-bit type the body multiplies block argument `arg` in, when `arg`
-/// reaches the multiply as `extf(arg : bf16|f16)` or as
-/// `extf(truncf(arg : f32) : bf16|f16)`; `use` is set to that extf.
-static FloatType getMultipliedType(BlockArgument arg, Value &use) {
-  if (!arg.hasOneUse())
-    return {};
-  Operation *user = *arg.getUsers().begin();
-  Type argType = arg.getType();
-  if (isMmaType(argType)) {
-    auto ext = dyn_cast<arith::ExtFOp>(user);
-    if (!ext || !ext.getType().isF32())
-      return {};
-    use = ext;
-    return cast<FloatType>(argType);
-  }
-  if (!argType.isF32())
-    return {};
-  auto trunc = dyn_cast<arith::TruncFOp>(user);
-  if (!trunc || !isMmaType(trunc.getType()) || !trunc->hasOneUse() ||
-      trunc.getRoundingmodeAttr())
-    return {};
-  auto ext = dyn_cast<arith::ExtFOp>(*trunc->getUsers().begin());
-  if (!ext || !ext.getType().isF32())
-    return {};
-  use = ext;
-  return cast<FloatType>(trunc.getType());
-}
+namespace {
+/// The loops a value of a contraction's body depends on, and the ops that
+/// compute it there (to be cloned per element by the kernel builder).
+struct BodySlice {
+  llvm::SmallBitVector loops;
+  llvm::SetVector<Operation *> ops;
+};
+} // namespace
 
-/// Checks that the body is `out + a' * b'` with a' and b' the rounded
-/// operands, and fills in their multiply types.
-static LogicalResult matchBody(linalg::GenericOp op, MmaContraction &result,
-                               std::string &reason) {
-  Block *body = op.getBody();
-  Value lhsUse, rhsUse;
-  result.lhs.mmaType = getMultipliedType(body->getArgument(0), lhsUse);
-  result.rhs.mmaType = getMultipliedType(body->getArgument(1), rhsUse);
-  if (!result.lhs.mmaType || !result.rhs.mmaType) {
-    reason = "operands are not multiplied in bf16 or f16";
-    return failure();
+/// Adds the computation of `value` (a value used in `body`) to `slice`.
+/// `counted` says whether its loops count as dependences: an affine.apply
+/// operand its map does not use is cloned but read by nobody. Fails on block
+/// arguments (an operand element or the accumulator) and on ops that are
+/// not pure computations or loads.
+static LogicalResult collectBodySlice(Value value, Block *body,
+                                      BodySlice &slice, bool counted) {
+  if (auto arg = dyn_cast<BlockArgument>(value))
+    return failure(arg.getOwner() == body);
+  Operation *op = value.getDefiningOp();
+  if (op->getBlock() != body)
+    return success();
+  if (auto index = dyn_cast<linalg::IndexOp>(op)) {
+    if (counted)
+      slice.loops.set(index.getDim());
+    slice.ops.insert(op);
+    return success();
   }
-  if (result.lhs.mmaType != result.rhs.mmaType) {
-    reason = "operands are multiplied in different types";
+  if (op->getNumRegions() != 0 ||
+      !(isPure(op) || isa<memref::LoadOp, tensor::ExtractOp>(op)))
     return failure();
+  auto apply = dyn_cast<affine::AffineApplyOp>(op);
+  for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
+    bool used = true;
+    if (apply) {
+      AffineMap map = apply.getAffineMap();
+      used = i < map.getNumDims()
+                 ? map.isFunctionOfDim(i)
+                 : map.isFunctionOfSymbol(i - map.getNumDims());
+    }
+    if (failed(collectBodySlice(operand, body, slice, counted && used)))
+      return failure();
   }
-  auto yield = cast<linalg::YieldOp>(body->getTerminator());
-  auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
-  if (!add) {
-    reason = "body does not accumulate with addf";
-    return failure();
-  }
-  Value acc = body->getArgument(2);
-  Value product = add.getLhs() == acc ? add.getRhs() : add.getLhs();
-  auto mul = product.getDefiningOp<arith::MulFOp>();
-  if ((add.getLhs() != acc && add.getRhs() != acc) || !mul ||
-      !((mul.getLhs() == lhsUse && mul.getRhs() == rhsUse) ||
-        (mul.getLhs() == rhsUse && mul.getRhs() == lhsUse)) ||
-      body->getOperations().size() >
-          static_cast<size_t>(
-              3 + (body->getArgument(0).getType().isF32() ? 2 : 1) +
-              (body->getArgument(1).getType().isF32() ? 2 : 1))) {
-    reason = "body is not acc + a * b";
-    return failure();
-  }
+  slice.ops.insert(op);
   return success();
 }
 
-/// Checks the map of one operand over (batch..., m, n, k): batch results
-/// are batch dims or the constant 0 (broadcast), the last two are {row, k}
-/// in either order, where `row` is m (lhs) or n (rhs).
-static LogicalResult matchOperandMap(MmaOperand &operand, unsigned numBatch,
-                                     unsigned rowDim) {
-  AffineMap map = operand.map;
-  unsigned numResults = map.getNumResults();
-  unsigned kDim = numBatch + 2;
-  if (numResults < 2 || map.getNumSymbols() != 0)
+/// One multiplied value of the body: `ext` is the extf the multiply reads;
+/// its source is `extf(x : bf16|f16)` or `extf(truncf(x : f32))`, x an
+/// operand's block argument or a value the body computes.
+static LogicalResult matchMultiplied(Value ext, linalg::GenericOp op,
+                                     MmaOperand &operand, BodySlice &slice,
+                                     SmallVectorImpl<Operation *> &chain) {
+  auto extOp = ext.getDefiningOp<arith::ExtFOp>();
+  if (!extOp || !extOp.getType().isF32() || !extOp->hasOneUse())
     return failure();
-  for (AffineExpr expr : map.getResults().drop_back(2)) {
-    if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
-      if (dim.getPosition() >= numBatch)
-        return failure();
-      continue;
-    }
-    auto constant = dyn_cast<AffineConstantExpr>(expr);
-    if (!constant || constant.getValue() != 0)
+  chain.push_back(extOp);
+  Value source = extOp.getIn();
+  if (!isMmaType(source.getType()))
+    return failure();
+  operand.mmaType = cast<FloatType>(source.getType());
+  // An f32 value the body rounds (ridge-select-precision), or a value
+  // stored in the multiply type.
+  if (auto trunc = source.getDefiningOp<arith::TruncFOp>();
+      trunc && trunc->getBlock() == op.getBody() &&
+      trunc.getIn().getType().isF32()) {
+    if (!trunc->hasOneUse() || trunc.getRoundingmodeAttr())
       return failure();
+    chain.push_back(trunc);
+    source = trunc.getIn();
   }
-  AffineExpr outer = map.getResult(numResults - 2);
-  AffineExpr inner = map.getResult(numResults - 1);
-  if (outer.isFunctionOfDim(rowDim) && isa<AffineDimExpr>(outer) &&
-      inner.isFunctionOfDim(kDim) && isa<AffineDimExpr>(inner)) {
-    operand.kContiguous = true;
+  operand.elementType = source.getType();
+  Block *body = op.getBody();
+  slice.loops.resize(op.getNumLoops());
+  if (auto arg = dyn_cast<BlockArgument>(source);
+      arg && arg.getOwner() == body) {
+    if (arg.getArgNumber() >= op.getNumDpsInputs() || !arg.hasOneUse())
+      return failure();
+    OpOperand *input = op.getDpsInputOperand(arg.getArgNumber());
+    operand.value = input->get();
+    operand.map = op.getMatchingIndexingMap(input);
+    for (unsigned dim = 0; dim < op.getNumLoops(); ++dim)
+      if (operand.map.isFunctionOfDim(dim))
+        slice.loops.set(dim);
     return success();
   }
-  if (outer.isFunctionOfDim(kDim) && isa<AffineDimExpr>(outer) &&
-      inner.isFunctionOfDim(rowDim) && isa<AffineDimExpr>(inner)) {
-    operand.kContiguous = false;
-    return success();
-  }
-  return failure();
+  if (!source.hasOneUse())
+    return failure();
+  operand.bodyValue = source;
+  return collectBodySlice(source, body, slice, /*counted=*/true);
 }
 
 /// Whether the innermost dimension of `value` is contiguous (a tensor, or a
@@ -133,24 +128,89 @@ static bool hasContiguousRows(Value value) {
   return !memref || memref.isLastDimUnitStride();
 }
 
+/// Decides how `operand` (A when `isLhs`, else B) is staged: with 16-byte
+/// loads when it is an operand read through (batch..., rows..., k) or
+/// (batch..., k, rows...) with one k loop, its rows contiguous and its
+/// contiguous extent whole chunks; element by element otherwise.
+static void decideStaging(MmaOperand &operand, const MmaContraction &mma,
+                          bool isLhs) {
+  unsigned numBatch = mma.batch.size();
+  unsigned firstRow = isLhs ? numBatch : numBatch + mma.mLoops.size();
+  ArrayRef<int64_t> rowLoops = isLhs ? mma.mLoops : mma.nLoops;
+  unsigned kDim = mma.getNumParallelLoops();
+  // Gathered A is staged along k (weights are stored k-contiguous), gathered
+  // B along n (a convolution's output pixels are neighbours in its input).
+  operand.gathered = true;
+  operand.kContiguous = isLhs;
+  if (!operand.value || mma.kLoops.size() != 1 ||
+      !hasContiguousRows(operand.value))
+    return;
+  AffineMap map = operand.map;
+  unsigned numResults = map.getNumResults();
+  unsigned numOwn = rowLoops.size() + 1;
+  if (numResults < numOwn || map.getNumSymbols() != 0)
+    return;
+  for (AffineExpr expr : map.getResults().drop_back(numOwn)) {
+    if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
+      if (dim.getPosition() >= numBatch)
+        return;
+      continue;
+    }
+    auto constant = dyn_cast<AffineConstantExpr>(expr);
+    if (!constant || constant.getValue() != 0)
+      return;
+  }
+  // The operand's own results: its row loops in order and k, k last
+  // (k-contiguous) or first.
+  auto isDim = [&](unsigned result, unsigned dim) {
+    auto expr = dyn_cast<AffineDimExpr>(map.getResult(result));
+    return expr && expr.getPosition() == dim;
+  };
+  unsigned first = numResults - numOwn;
+  auto rowsFrom = [&](unsigned result) {
+    for (unsigned i = 0; i < rowLoops.size(); ++i)
+      if (!isDim(result + i, firstRow + i))
+        return false;
+    return true;
+  };
+  bool kContiguous;
+  if (rowsFrom(first) && isDim(numResults - 1, kDim))
+    kContiguous = true;
+  else if (isDim(first, kDim) && rowsFrom(first + 1))
+    kContiguous = false;
+  else
+    return;
+  // Chunks of 8 elements (16 bytes of bf16) along the contiguous dimension,
+  // inside one row of it.
+  int64_t innerExtent = kContiguous ? mma.k : rowLoops.back();
+  if (innerExtent % 8 != 0)
+    return;
+  operand.gathered = false;
+  operand.kContiguous = kContiguous;
+}
+
 static LogicalResult matchContraction(linalg::GenericOp op,
                                       MmaContraction &result,
                                       std::string &reason) {
-  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
-      op.getNumReductionLoops() != 1) {
-    reason = "not a two-operand contraction";
+  if (op.getNumDpsInits() != 1 || op.getNumDpsInputs() > 2) {
+    reason = "not a contraction of at most two operands";
     return failure();
   }
   unsigned numLoops = op.getNumLoops();
-  if (numLoops < 3 || op.getIteratorTypesArray()[numLoops - 1] !=
-                          utils::IteratorType::reduction) {
-    reason = "the reduction is not the innermost loop";
+  unsigned numParallel = op.getNumParallelLoops();
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  if (numParallel < 2 || numParallel == numLoops ||
+      llvm::any_of(ArrayRef(iterators).drop_front(numParallel),
+                   [](utils::IteratorType type) {
+                     return type != utils::IteratorType::reduction;
+                   })) {
+    reason = "the reductions are not the innermost loops";
     return failure();
   }
   OpOperand *init = op.getDpsInitOperand(0);
   AffineMap outMap = op.getMatchingIndexingMap(init);
   if (outMap != AffineMap::getMultiDimIdentityMap(numLoops, op.getContext())
-                    .getMajorSubMap(numLoops - 1)) {
+                    .getMajorSubMap(numParallel)) {
     reason = "the result is not indexed by the parallel loops";
     return failure();
   }
@@ -158,39 +218,93 @@ static LogicalResult matchContraction(linalg::GenericOp op,
     reason = "the accumulator is not f32";
     return failure();
   }
-  unsigned numBatch = numLoops - 3;
-  result.lhs.value = op.getDpsInputOperand(0)->get();
-  result.rhs.value = op.getDpsInputOperand(1)->get();
-  result.lhs.map = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
-  result.rhs.map = op.getMatchingIndexingMap(op.getDpsInputOperand(1));
-  if (failed(matchOperandMap(result.lhs, numBatch, numBatch)) ||
-      failed(matchOperandMap(result.rhs, numBatch, numBatch + 1))) {
-    reason = "operand maps are not (batch..., m|n, k) in some order";
-    return failure();
-  }
-  if (!hasContiguousRows(result.lhs.value) ||
-      !hasContiguousRows(result.rhs.value)) {
-    reason = "an operand's rows are strided";
-    return failure();
-  }
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (llvm::any_of(ranges, ShapedType::isDynamic)) {
     reason = "dynamic loop extents";
     return failure();
   }
-  result.batch.assign(ranges.begin(), ranges.begin() + numBatch);
-  result.m = ranges[numBatch];
-  result.n = ranges[numBatch + 1];
-  result.k = ranges[numBatch + 2];
-  // Operands are staged in chunks of 8 elements (16 bytes of bf16) along
-  // their contiguous dimension, and accumulators stored in pairs along n.
-  int64_t lhsInner = result.lhs.kContiguous ? result.k : result.m;
-  int64_t rhsInner = result.rhs.kContiguous ? result.k : result.n;
-  if (lhsInner % 8 != 0 || rhsInner % 8 != 0 || result.n % 8 != 0) {
-    reason = "contiguous extents are not multiples of 8";
+
+  // The body: yield(acc + x' * y'), x' and y' the rounded operands.
+  Block *body = op.getBody();
+  auto yield = cast<linalg::YieldOp>(body->getTerminator());
+  auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
+  Value acc = body->getArgument(body->getNumArguments() - 1);
+  if (!add || (add.getLhs() != acc && add.getRhs() != acc) ||
+      !acc.hasOneUse()) {
+    reason = "body does not accumulate with addf";
     return failure();
   }
-  return matchBody(op, result, reason);
+  auto mul = (add.getLhs() == acc ? add.getRhs() : add.getLhs())
+                 .getDefiningOp<arith::MulFOp>();
+  if (!mul || !mul->hasOneUse()) {
+    reason = "body is not acc + a * b";
+    return failure();
+  }
+  MmaOperand x, y;
+  BodySlice xSlice, ySlice;
+  SmallVector<Operation *> chain{mul, add};
+  if (failed(matchMultiplied(mul.getLhs(), op, x, xSlice, chain)) ||
+      failed(matchMultiplied(mul.getRhs(), op, y, ySlice, chain))) {
+    reason = "operands are not multiplied in bf16 or f16";
+    return failure();
+  }
+  if (x.mmaType != y.mmaType) {
+    reason = "operands are multiplied in different types";
+    return failure();
+  }
+  llvm::SetVector<Operation *> computed(xSlice.ops.begin(), xSlice.ops.end());
+  computed.insert(ySlice.ops.begin(), ySlice.ops.end());
+  if (body->getOperations().size() != computed.size() + chain.size() + 1 ||
+      static_cast<int64_t>(op.getNumDpsInputs()) !=
+          static_cast<int64_t>(!x.bodyValue) + !y.bodyValue) {
+    reason = "body computes more than the two multiplied operands";
+    return failure();
+  }
+
+  // Roles: A is the operand that does not read the innermost parallel loop.
+  unsigned innermost = numParallel - 1;
+  if (xSlice.loops.test(innermost) == ySlice.loops.test(innermost)) {
+    reason = "no loop is read by one operand only";
+    return failure();
+  }
+  bool swapped = xSlice.loops.test(innermost);
+  result.lhs = swapped ? y : x;
+  result.rhs = swapped ? x : y;
+  const llvm::SmallBitVector &aLoops = swapped ? ySlice.loops : xSlice.loops;
+  const llvm::SmallBitVector &bLoops = swapped ? xSlice.loops : ySlice.loops;
+  // Parallel loops: batch (any before the first loop A reads and B does
+  // not: a batch of images shares the weights), then m (read by A, not B),
+  // then n (not read by A).
+  unsigned dim = 0;
+  auto aOnly = [&](unsigned d) { return aLoops.test(d) && !bLoops.test(d); };
+  while (dim < numParallel && !aOnly(dim))
+    result.batch.push_back(ranges[dim++]);
+  while (dim < numParallel && aOnly(dim))
+    result.mLoops.push_back(ranges[dim++]);
+  for (; dim < numParallel; ++dim) {
+    if (aLoops.test(dim)) {
+      reason = "parallel loops are not batch..., m..., n...";
+      return failure();
+    }
+    result.nLoops.push_back(ranges[dim]);
+  }
+  if (result.mLoops.empty()) {
+    reason = "no loop is read by A only";
+    return failure();
+  }
+  result.kLoops.assign(ranges.begin() + numParallel, ranges.end());
+  auto product = [](ArrayRef<int64_t> extents) {
+    int64_t value = 1;
+    for (int64_t extent : extents)
+      value *= extent;
+    return value;
+  };
+  result.m = product(result.mLoops);
+  result.n = product(result.nLoops);
+  result.k = product(result.kLoops);
+  decideStaging(result.lhs, result, /*isLhs=*/true);
+  decideStaging(result.rhs, result, /*isLhs=*/false);
+  return success();
 }
 
 /// Whether `epilogue` is an elementwise op over the contraction's result
@@ -230,6 +344,36 @@ static LogicalResult matchEpilogue(linalg::GenericOp epilogue, Value result,
       return failure();
     }
   return success();
+}
+
+/// The copy of `buffer`, a buffer the kernel allocates, into one of the
+/// kernel's arguments, directly or through one collapse_shape/expand_shape
+/// view; null when the buffer has other uses (besides linalg ops writing or
+/// reading it in place and its dealloc).
+static memref::CopyOp getResultCopy(Value buffer) {
+  if (!buffer.getDefiningOp<memref::AllocOp>())
+    return {};
+  memref::CopyOp copy;
+  auto takeCopy = [&](Operation *user, Value source) {
+    auto candidate = dyn_cast<memref::CopyOp>(user);
+    if (copy || !candidate || candidate.getSource() != source ||
+        !isa<BlockArgument>(candidate.getTarget()))
+      return false;
+    copy = candidate;
+    return true;
+  };
+  for (Operation *user : buffer.getUsers()) {
+    if (isa<linalg::LinalgOp, memref::DeallocOp>(user))
+      continue;
+    if (takeCopy(user, buffer))
+      continue;
+    if (isa<memref::CollapseShapeOp, memref::ExpandShapeOp>(user) &&
+        user->hasOneUse() &&
+        takeCopy(*user->getUsers().begin(), user->getResult(0)))
+      continue;
+    return {};
+  }
+  return copy;
 }
 
 FailureOr<MmaContraction>
@@ -273,7 +417,7 @@ mlir::ridge::matchMmaContraction(func::FuncOp kernel, std::string &reason) {
     reason = "contraction does not accumulate into the zero fill";
     return failure();
   }
-  unsigned rank = contraction.getNumLoops() - 1;
+  unsigned rank = contraction.getNumParallelLoops();
   if (ops.size() == 3) {
     result.epilogue = dyn_cast<linalg::GenericOp>(ops[2].getOperation());
     if (!result.epilogue) {
@@ -282,15 +426,6 @@ mlir::ridge::matchMmaContraction(func::FuncOp kernel, std::string &reason) {
     }
     if (failed(matchEpilogue(result.epilogue, acc, rank, reason)))
       return failure();
-    // The accumulator is read by the epilogue only (on buffers: written by
-    // the fill and the contraction, freed after).
-    for (Operation *user : acc.getUsers()) {
-      if (user == result.epilogue || user == result.fill ||
-          user == contraction || isa<memref::DeallocOp>(user))
-        continue;
-      reason = "the contraction's result has another use";
-      return failure();
-    }
     // On buffers the accumulator is a buffer of the kernel's own, or the
     // epilogue's result buffer when bufferization computed it in place.
     Value epilogueInit = result.epilogue.getDpsInitOperand(0)->get();
@@ -306,8 +441,30 @@ mlir::ridge::matchMmaContraction(func::FuncOp kernel, std::string &reason) {
       reason = "the epilogue reads its in-place result";
       return failure();
     }
-  } else if (!onTensors && !isa<BlockArgument>(acc)) {
-    reason = "the contraction's result is not the kernel's";
+  }
+  // The accumulator is read by the epilogue only (on buffers: written by
+  // the fill and the contraction, freed after, and the result may be copied
+  // out to the kernel's result argument).
+  Value resultBuffer =
+      result.epilogue ? result.epilogue.getDpsInitOperand(0)->get() : acc;
+  if (!onTensors && !isa<BlockArgument>(resultBuffer)) {
+    result.resultCopy = getResultCopy(resultBuffer);
+    if (!result.resultCopy) {
+      reason = "the contraction's result is not the kernel's";
+      return failure();
+    }
+  }
+  for (Operation *user : acc.getUsers()) {
+    if (onTensors && !result.epilogue)
+      break;
+    if (user == result.epilogue || user == result.fill || user == contraction ||
+        isa<memref::DeallocOp>(user))
+      continue;
+    if (result.resultCopy && acc == resultBuffer &&
+        (user == result.resultCopy ||
+         user == result.resultCopy.getSource().getDefiningOp()))
+      continue;
+    reason = "the contraction's result has another use";
     return failure();
   }
   return result;

@@ -71,14 +71,16 @@ func.func private @bias_tanh(%x: memref<64x96xf32>, %w: memref<96x128xf32>, %bia
 // f16 operands stored as f16 (copied as they are, no rounding), a batch of 3 with
 // the weight broadcast along it, B stored n x k (a transposed Gemm's B: the
 // mma's own "col" layout, read by the non-transposing ldmatrix), and no
-// epilogue: the accumulators are the kernel's result.
+// epilogue: the accumulators are the kernel's result. Only A reads the
+// batch loop, so it is part of m: one GEMM of m = 3 x 32 = 96 (3 block
+// rows), not 3 GEMMs of 32.
 // With 3 stages the operands, stored in the multiply type, fill shared
 // memory by cp.async (16 bytes a copy, zero-filled past the operand): tiles
 // 0 and 1 in flight before the loop, one commit group each; each iteration
 // waits for its tile (at most 1 younger group pending), syncs, issues the
 // tile 2 ahead, commits, and multiplies.
 // CHECK-LABEL: func.func private @batched_f16
-// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c2, {{.*}} = %c1, {{.*}} = %c3) {{.*}} workgroup(%[[A:.*]] : memref<3072xf16, #gpu.address_space<workgroup>>, %[[B:.*]] : memref<3072xf16, #gpu.address_space<workgroup>>)
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c2, {{.*}} = %c3, {{.*}} = %c1) {{.*}} workgroup(%[[A:.*]] : memref<3072xf16, #gpu.address_space<workgroup>>, %[[B:.*]] : memref<3072xf16, #gpu.address_space<workgroup>>)
 // CHECK: nvgpu.device_async_copy %arg0[{{.*}}], %[[A]][{{.*}}], 8, %{{.*}} {bypassL1} : memref<3x32x64xf16> to memref<3072xf16, #gpu.address_space<workgroup>>
 // CHECK: nvgpu.device_async_copy %arg1[{{.*}}], %[[B]][{{.*}}], 8, %{{.*}} {bypassL1}
 // CHECK-NEXT: nvvm.cp.async.commit.group
@@ -168,6 +170,113 @@ func.func private @wgmma_bf16(%x: memref<64x64xbf16>, %w: memref<64x64xbf16>, %o
     %re = arith.extf %r : bf16 to f32
     %p = arith.mulf %le, %re : f32
     %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A convolution as an implicit GEMM: 3x3, pad 1, 16 -> 32 channels over a
+// 6x6 image, ReLU epilogue. The loops (n, g, oc, oh, ow, ic, kh, kw) are the
+// GEMM m = oc (with g, extent 1), n = oh * ow = 36, k = ic * kh * kw = 144.
+// The weight (A) is read element by element along k (three k loops); the
+// input (B) is the body's padded window (the fused Pad: clamped indices, a
+// select to zero), cloned per element at the element's loop indices and
+// staged k x n. A row of 6 output pixels is no multiple of 4: each element
+// is stored on its own, guarded.
+#fill = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>
+#w = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d1, d2, d5, d6, d7)>
+#o = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>
+// CHECK-LABEL: func.func private @conv3x3
+// CHECK-NOT: linalg.generic
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c2, {{.*}} = %c1, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c128, {{.*}} = %c1, {{.*}} = %c1)
+// The weight: 8 scalar loads a chunk, rounded, packed into one 16-byte store.
+// CHECK: memref.load %arg1[%c0, {{.*}}, {{.*}}, {{.*}}, {{.*}}] : memref<1x32x16x3x3xf32>
+// CHECK: arith.truncf {{.*}} : f32 to bf16
+// CHECK: vector.from_elements {{.*}} : vector<8xbf16>
+// The input window: the clamp and the padding select of the body, per element.
+// CHECK: arith.maxsi
+// CHECK: memref.load %arg0[%c0, {{.*}}, {{.*}}, {{.*}}] : memref<1x16x6x6xf32>
+// CHECK: arith.select
+// CHECK: scf.for {{.*}} = %c0 to %c5 step %c1
+// CHECK: nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false}
+// CHECK: nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = true}
+// CHECK: nvvm.mma.sync
+// CHECK: gpu.shuffle  xor
+// CHECK: arith.maximumf
+// CHECK: memref.store {{.*}}, %arg2[{{.*}}] : memref<1x1x32x6x6xf32>
+// CHECK-NOT: vector.store {{.*}}, %arg2
+// CHECK: gpu.terminator
+func.func private @conv3x3(%input: memref<1x16x6x6xf32>, %weight: memref<1x32x16x3x3xf32>, %out: memref<1x1x32x6x6xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 128 : i64, mma_instruction = "mma_sync", mma_stages = 2 : i64, mma_tile = array<i64: 32, 32, 32>, mma_warps = array<i64: 2, 2>, vector_width = 1 : i64, warps_per_block = 4 : i64}} {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c5 = arith.constant 5 : index
+  %c6 = arith.constant 6 : index
+  %acc = memref.alloc() : memref<1x1x32x6x6xf32>
+  linalg.generic {indexing_maps = [#fill], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} outs(%acc : memref<1x1x32x6x6xf32>) {
+  ^bb0(%o: f32):
+    linalg.yield %zero : f32
+  }
+  linalg.generic {indexing_maps = [#w, #o], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%weight : memref<1x32x16x3x3xf32>) outs(%acc : memref<1x1x32x6x6xf32>) {
+  ^bb0(%wv: f32, %a: f32):
+    %oh = linalg.index 3 : index
+    %ow = linalg.index 4 : index
+    %ic = linalg.index 5 : index
+    %kh = linalg.index 6 : index
+    %kw = linalg.index 7 : index
+    %h0 = arith.addi %oh, %kh : index
+    %w0 = arith.addi %ow, %kw : index
+    %h = arith.subi %h0, %c1 : index
+    %w = arith.subi %w0, %c1 : index
+    %hlo = arith.cmpi sge, %h, %c0 : index
+    %hhi = arith.cmpi slt, %h, %c6 : index
+    %wlo = arith.cmpi sge, %w, %c0 : index
+    %whi = arith.cmpi slt, %w, %c6 : index
+    %hin = arith.andi %hlo, %hhi : i1
+    %win = arith.andi %wlo, %whi : i1
+    %in = arith.andi %hin, %win : i1
+    %hc = arith.minsi %h, %c5 : index
+    %hs = arith.maxsi %hc, %c0 : index
+    %wc = arith.minsi %w, %c5 : index
+    %ws = arith.maxsi %wc, %c0 : index
+    %x = memref.load %input[%c0, %ic, %hs, %ws] : memref<1x16x6x6xf32>
+    %xv = arith.select %in, %x, %zero : f32
+    %xt = arith.truncf %xv : f32 to bf16
+    %xe = arith.extf %xt : bf16 to f32
+    %wt = arith.truncf %wv : f32 to bf16
+    %we = arith.extf %wt : bf16 to f32
+    %p = arith.mulf %xe, %we : f32
+    %s = arith.addf %a, %p : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#fill, #fill], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%acc : memref<1x1x32x6x6xf32>) outs(%out : memref<1x1x32x6x6xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = arith.maximumf %v, %zero : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %acc : memref<1x1x32x6x6xf32>
+  return
+}
+
+// -----
+
+// A gathered operand cannot be copied by cp.async: the config's 3 stages
+// are refused with the reason.
+#w = affine_map<(d0, d1, d2, d3, d4) -> (d1, d3, d4)>
+#x = affine_map<(d0, d1, d2, d3, d4) -> (d0, d3, d2 * 2 + d4)>
+#o = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2)>
+func.func private @strided_async(%x: memref<1x16x64xbf16>, %w: memref<32x16x2xbf16>, %out: memref<1x32x32xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 128 : i64, mma_instruction = "mma_sync", mma_stages = 3 : i64, mma_tile = array<i64: 32, 32, 32>, mma_warps = array<i64: 2, 2>, vector_width = 1 : i64, warps_per_block = 4 : i64}} {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%out : memref<1x32x32xf32>)
+  // expected-error @+1 {{'mma_stages' 3 fills shared memory with cp.async, which copies 16-byte chunks: an operand read element by element (a convolution's window, or rows that are not whole chunks) needs 2 (register-staged) stages}}
+  linalg.generic {indexing_maps = [#w, #x, #o], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%w, %x : memref<32x16x2xbf16>, memref<1x16x64xbf16>) outs(%out : memref<1x32x32xf32>) {
+  ^bb0(%wv: bf16, %xv: bf16, %a: f32):
+    %we = arith.extf %wv : bf16 to f32
+    %xe = arith.extf %xv : bf16 to f32
+    %p = arith.mulf %we, %xe : f32
+    %s = arith.addf %a, %p : f32
     linalg.yield %s : f32
   }
   return

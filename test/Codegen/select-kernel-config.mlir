@@ -226,3 +226,21 @@ func.func private @simt_f32(%x: tensor<64x64xf32>, %w: tensor<64x64xf32>, %b: te
   %s = ridge.add %p, %b : (tensor<64x64xf32>, tensor<64xf32>) -> tensor<64x64xf32>
   return %s : tensor<64x64xf32>
 }
+
+// -----
+
+// A convolution whose operands ridge-select-precision rounds to bf16 is an
+// implicit GEMM on tensor cores: m = 64 output channels, n = 28 x 28 = 784
+// pixels, k = 32 x 3 x 3 = 288. Its input is the padded window the body
+// gathers (the Pad fused as a prologue), read element by element: staged
+// through registers, 2 stages; 13 x 1 blocks of 64x64 are too few for the
+// SMs, so the smallest tile, 32x32 (25 x 2 blocks).
+// CHECK-LABEL: func.func private @conv_implicit_gemm
+// CHECK-SAME: ridge.kernel_config = {block_size = 128 : i64, mma_instruction = "mma_sync", mma_stages = 2 : i64, mma_tile = array<i64: 32, 32, 32>, mma_warps = array<i64: 2, 2>, vector_width = 1 : i64, warps_per_block = 4 : i64}
+module attributes {ridge.target = {bandwidth = 3.35e+12 : f64, chip = "sm_80", gpu = "H100-SXM", l2_bytes = 52428800 : i64, peak_flops = {bf16 = 9.89e+14 : f64, fp16 = 9.89e+14 : f64, fp32 = 6.7e+13 : f64, fp8 = 1.979e+15 : f64, tf32 = 4.94e+14 : f64}, precision = "bf16", registers_per_sm = 65536 : i64, sm_count = 132 : i64, smem_per_sm = 232448 : i64}} {
+  func.func private @conv_implicit_gemm(%x: tensor<1x32x28x28xf32>, %w: tensor<64x32x3x3xf32>, %b: tensor<64xf32>) -> tensor<1x64x28x28xf32> attributes {ridge.kernel = "contraction"} {
+    %0 = ridge.conv %x, %w, %b {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1 : i64, ridge.precision = "bf16"} : (tensor<1x32x28x28xf32>, tensor<64x32x3x3xf32>, tensor<64xf32>) -> tensor<1x64x28x28xf32>
+    %1 = ridge.relu %0 : tensor<1x64x28x28xf32>
+    return %1 : tensor<1x64x28x28xf32>
+  }
+}

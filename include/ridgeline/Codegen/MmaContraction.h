@@ -8,6 +8,13 @@
 // on buffers (ridge-lower-mma-contractions builds the kernel), so the policy
 // never picks the path for a kernel the mechanism cannot build.
 //
+// The contraction's loops are (batch..., m..., n..., k...): parallel loops
+// that both operands (or neither) read, then those only A reads, then those
+// only B reads, then the reductions. Several m, n or k loops are one GEMM
+// dimension each, flattened row-major: a convolution (n, g, oc, oh, ow, ic,
+// kh, kw) is the GEMM m = oc, n = oh * ow, k = ic * kh * kw over its weight
+// and the gathered (im2col) input, an implicit GEMM.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef RIDGELINE_CODEGEN_MMACONTRACTION_H
@@ -15,23 +22,35 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 
 namespace mlir::ridge {
 
 /// How one operand of an MMA contraction is read.
 struct MmaOperand {
-  /// The operand (a tensor or a buffer).
+  /// The operand (a tensor or a buffer) the contraction reads through `map`,
+  /// or null when the contraction's body computes the element (a fused
+  /// producer: a padded or strided window of an input, read with
+  /// tensor.extract / memref.load at the loop indices).
   Value value;
-  /// Its map over the contraction's loops (batch..., m, n, k).
+  /// Its map over the contraction's loops (when `value` is set).
   AffineMap map;
+  /// The body value that is rounded to `mmaType` (when `value` is null).
+  Value bodyValue;
+  /// The element type read: the stored type, f32 or `mmaType`.
+  Type elementType;
   /// The 16-bit float type the tensor-core instruction multiplies (bf16 or
   /// f16): the operand's own type, or the type the contraction body rounds
   /// an f32 operand to (`extf(truncf(x))`).
   FloatType mmaType;
-  /// Whether the operand's innermost (contiguous) dimension is the reduction
-  /// dimension k (A: row-major m x k; B: "column-major", n x k); otherwise it
-  /// is m (A) or n (B).
+  /// Whether the operand is staged with k along its shared-memory rows (A:
+  /// m x k; B: "column-major", n x k); otherwise m (A) or n (B) is.
   bool kContiguous = true;
+  /// Whether the operand is read element by element (a body-computed or
+  /// strided operand, several k loops, or extents that are not whole 16-byte
+  /// chunks), not with 16-byte loads. Gathered operands are staged through
+  /// registers.
+  bool gathered = false;
 };
 
 /// A kernel the tensor-core path implements.
@@ -43,9 +62,22 @@ struct MmaContraction {
   /// kernel's.
   linalg::GenericOp epilogue;
   MmaOperand lhs, rhs;
-  /// Loop extents: batch dims (possibly none), then m, n, k.
-  SmallVector<int64_t> batch;
+  /// On buffers: the copy of the result buffer (possibly through a
+  /// collapse_shape or expand_shape view of it) into the kernel's result
+  /// argument, when bufferization computed the result in a buffer of the
+  /// kernel's own (a convolution's result reshaped back to NCHW); the kernel
+  /// then stores straight into the argument. Null otherwise.
+  memref::CopyOp resultCopy;
+  /// Loop extents: the batch loops (possibly none), the loops of m, n and k
+  /// (one or more each), in loop order.
+  SmallVector<int64_t> batch, mLoops, nLoops, kLoops;
+  /// The GEMM extents: the products of mLoops, nLoops and kLoops.
   int64_t m = 0, n = 0, k = 0;
+
+  unsigned getNumParallelLoops() const {
+    return batch.size() + mLoops.size() + nLoops.size();
+  }
+  unsigned getNumLoops() const { return getNumParallelLoops() + kLoops.size(); }
 };
 
 /// Matches `kernel` (on tensors or buffers). On failure, `reason` says why
