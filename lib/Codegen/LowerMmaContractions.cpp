@@ -157,8 +157,9 @@ private:
   /// Indices into `operand` of the element at (batch, m|n, k) coordinates.
   SmallVector<Value> operandIndices(const MmaOperand &operand, Value rowCoord,
                                     Value kCoord);
-  /// Indices of element (batch, m, n) through `map` over the result loops.
-  SmallVector<Value> resultIndices(AffineMap map, Value m, Value n);
+  /// The epilogue's loop indices of element (batch, m, n): the result
+  /// loops, permuted as the epilogue reads the contraction.
+  SmallVector<Value> epilogueCoordinates(Value m, Value n);
   /// The element of a gathered operand at loop indices `coords`, as stored
   /// (a load through its map, or its computation cloned from the
   /// contraction's body).
@@ -204,6 +205,8 @@ private:
   /// The epilogue's result for accumulator `value` of element (m, n) (the
   /// accumulator itself without an epilogue).
   Value applyEpilogue(Value value, Value m, Value n);
+  /// The position among the epilogue's inputs of the contraction's result.
+  unsigned getEpilogueInput();
   /// The buffer the kernel's result is stored to.
   Value getResultBuffer();
   /// Stores the accumulators: lane pairs exchange halves so that each lane
@@ -332,12 +335,19 @@ SmallVector<Value> MmaKernelBuilder::operandIndices(const MmaOperand &operand,
   return evaluateMap(operand.map, coords);
 }
 
-SmallVector<Value> MmaKernelBuilder::resultIndices(AffineMap map, Value m,
-                                                   Value n) {
+SmallVector<Value> MmaKernelBuilder::epilogueCoordinates(Value m, Value n) {
   SmallVector<Value> coords = getLoopCoordinates();
   decode(m, GemmDim::M, coords);
   decode(n, GemmDim::N, coords);
-  return evaluateMap(map, coords);
+  coords.truncate(mma.getNumParallelLoops());
+  if (!mma.epilogue)
+    return coords;
+  AffineMap read = mma.epilogue.getMatchingIndexingMap(
+      mma.epilogue.getDpsInputOperand(getEpilogueInput()));
+  SmallVector<Value> permuted(coords.size());
+  for (unsigned i = 0; i < read.getNumResults(); ++i)
+    permuted[read.getDimPosition(i)] = coords[i];
+  return permuted;
 }
 
 Value MmaKernelBuilder::gatherElement(const MmaOperand &operand,
@@ -579,13 +589,22 @@ Value MmaKernelBuilder::applyEpilogue(Value value, Value m, Value n) {
     if (arg.use_empty())
       continue;
     AffineMap map = epilogue.getMatchingIndexingMap(&operand);
-    mapping.map(arg, memref::LoadOp::create(b, loc, operand.get(),
-                                            resultIndices(map, m, n)));
+    mapping.map(arg, memref::LoadOp::create(
+                         b, loc, operand.get(),
+                         evaluateMap(map, epilogueCoordinates(m, n))));
   }
   for (Operation &op : body->without_terminator())
     b.clone(op, mapping);
   auto yield = cast<linalg::YieldOp>(body->getTerminator());
   return mapping.lookup(yield.getOperand(0));
+}
+
+unsigned MmaKernelBuilder::getEpilogueInput() {
+  Value acc = mma.contraction.getDpsInitOperand(0)->get();
+  for (OpOperand *input : mma.epilogue.getDpsInputOperands())
+    if (input->get() == acc)
+      return input->getOperandNumber();
+  llvm_unreachable("the matcher found the epilogue reading the result");
 }
 
 Value MmaKernelBuilder::getResultBuffer() {
@@ -887,10 +906,16 @@ void MmaKernelBuilder::storeResults(ArrayRef<Value> results) {
   // 7 x 7 convolution output) each element is stored on its own.
   int64_t rowElements = mma.nLoops.back();
   bool quadStores = rowElements % 4 == 0;
+  // An epilogue that permutes the result keeps quads together only when the
+  // innermost loop stays innermost.
+  if (mma.epilogue) {
+    AffineMap read = mma.epilogue.getMatchingIndexingMap(
+        mma.epilogue.getDpsInputOperand(getEpilogueInput()));
+    unsigned last = read.getNumResults() - 1;
+    quadStores &= read.getDimPosition(last) == last;
+  }
   bool aligned = isRowAligned(buffer, rowElements);
   int64_t vectorBytes = 4 * bufferType.getElementTypeBitWidth() / 8;
-  auto identity = AffineMap::getMultiDimIdentityMap(mma.getNumParallelLoops(),
-                                                    b.getContext());
   Value one32 = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 1);
   Value width32 =
       arith::ConstantIntOp::create(b, loc, b.getI32Type(), kWarpSize);
@@ -922,7 +947,7 @@ void MmaKernelBuilder::storeResults(ArrayRef<Value> results) {
           OpBuilder::InsertionGuard ifGuard(b);
           b.setInsertionPoint(guardIf.thenBlock()->getTerminator());
           memref::StoreOp::create(b, loc, applyEpilogue(quad[i], m, column),
-                                  buffer, resultIndices(identity, m, column));
+                                  buffer, epilogueCoordinates(m, column));
         }
         continue;
       }
@@ -938,10 +963,10 @@ void MmaKernelBuilder::storeResults(ArrayRef<Value> results) {
       for (int64_t i = 0; i < 4; ++i)
         values.push_back(applyEpilogue(quad[i], m, add(n, i)));
       Value vector = vector::FromElementsOp::create(b, loc, vectorType, values);
-      vector::StoreOp::create(
-          b, loc, vector, buffer, resultIndices(identity, m, n),
-          /*nontemporal=*/false,
-          aligned ? llvm::MaybeAlign(vectorBytes) : llvm::MaybeAlign());
+      vector::StoreOp::create(b, loc, vector, buffer, epilogueCoordinates(m, n),
+                              /*nontemporal=*/false,
+                              aligned ? llvm::MaybeAlign(vectorBytes)
+                                      : llvm::MaybeAlign());
     }
   }
 }

@@ -308,8 +308,8 @@ static LogicalResult matchContraction(linalg::GenericOp op,
 }
 
 /// Whether `epilogue` is an elementwise op over the contraction's result
-/// space that reads `result` once, element for element, and writes one
-/// result in the same space.
+/// space (possibly permuted) that reads `result` once, element for element,
+/// and writes one result in its own space.
 static LogicalResult matchEpilogue(linalg::GenericOp epilogue, Value result,
                                    unsigned rank, std::string &reason) {
   if (epilogue.getNumReductionLoops() != 0 || epilogue.getNumLoops() != rank ||
@@ -323,8 +323,11 @@ static LogicalResult matchEpilogue(linalg::GenericOp epilogue, Value result,
   for (OpOperand *input : epilogue.getDpsInputOperands()) {
     AffineMap map = epilogue.getMatchingIndexingMap(input);
     if (input->get() == result) {
-      if (map != identity) {
-        reason = "epilogue reads the contraction through a non-identity map";
+      // A permutation stores the result in another layout (a patch
+      // embedding's NCHW -> N(HW)C).
+      if (!map.isPermutation()) {
+        reason = "epilogue reads the contraction through a map that is not "
+                 "a permutation";
         return failure();
       }
       ++reads;

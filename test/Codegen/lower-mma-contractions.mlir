@@ -281,3 +281,44 @@ func.func private @strided_async(%x: memref<1x16x64xbf16>, %w: memref<32x16x2xbf
   }
   return
 }
+
+// -----
+
+// An epilogue that stores the result transposed (a patch embedding's NCHW
+// -> N(HW)C): each element is stored at the epilogue's own indices, the
+// permuted (m, n); quads along n are no longer contiguous, so the stores
+// are scalar. The bias is indexed through the epilogue's loops too.
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+#t = affine_map<(d0, d1) -> (d1, d0)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func.func private @transposed_epilogue
+// CHECK: gpu.launch
+// CHECK: nvvm.mma.sync
+// CHECK: gpu.shuffle  xor
+// CHECK: scf.if
+// CHECK-NEXT: memref.load %arg2[%[[M:.*]]] : memref<64xf32>
+// CHECK: memref.store {{.*}}, %arg3[%{{.*}}, %[[M]]] : memref<48x64xf32>
+// CHECK-NOT: vector.store {{.*}}, %arg3
+func.func private @transposed_epilogue(%x: memref<64x32xbf16>, %w: memref<32x48xbf16>, %bias: memref<64xf32>, %out: memref<48x64xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 128 : i64, mma_instruction = "mma_sync", mma_stages = 2 : i64, mma_tile = array<i64: 32, 32, 32>, mma_warps = array<i64: 2, 2>, vector_width = 1 : i64, warps_per_block = 4 : i64}} {
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc() : memref<64x48xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<64x48xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : memref<64x32xbf16>, memref<32x48xbf16>) outs(%acc : memref<64x48xf32>) {
+  ^bb0(%l: bf16, %r: bf16, %s: f32):
+    %le = arith.extf %l : bf16 to f32
+    %re = arith.extf %r : bf16 to f32
+    %p = arith.mulf %le, %re : f32
+    %t = arith.addf %s, %p : f32
+    linalg.yield %t : f32
+  }
+  linalg.generic {indexing_maps = [#t, #col, #id], iterator_types = ["parallel", "parallel"]} ins(%acc, %bias : memref<64x48xf32>, memref<64xf32>) outs(%out : memref<48x64xf32>) {
+  ^bb0(%v: f32, %bv: f32, %o: f32):
+    %r = arith.addf %v, %bv : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %acc : memref<64x48xf32>
+  return
+}
