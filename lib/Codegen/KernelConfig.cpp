@@ -378,8 +378,10 @@ KernelConfig mlir::ridge::selectKernelConfig(func::FuncOp kernel,
       auto copiedAsStored = [](const MmaOperand &operand) {
         return !operand.gathered && operand.elementType == operand.mmaType;
       };
-      selectMmaTile(batch, mma->m, mma->n, mma->k,
-                    copiedAsStored(mma->lhs) && copiedAsStored(mma->rhs),
+      bool asyncCopies = llvm::all_of(mma->products, [&](const MmaProduct &p) {
+        return copiedAsStored(p.lhs) && copiedAsStored(p.rhs);
+      });
+      selectMmaTile(batch, mma->m, mma->n, mma->getTotalK(), asyncCopies,
                     target, config);
       config.blockSize = config.mmaWarps[0] * config.mmaWarps[1] * kWarpSize;
       config.warpsPerBlock = config.mmaWarps[0] * config.mmaWarps[1];

@@ -204,19 +204,22 @@ private:
 
   /// The epilogue's result for accumulator `value` of element (m, n) (the
   /// accumulator itself without an epilogue).
-  Value applyEpilogue(Value value, Value m, Value n);
-  /// The position among the epilogue's inputs of the contraction's result.
+  Value applyEpilogue(ArrayRef<Value> values, Value m, Value n);
+  /// The position among the epilogue's inputs of the first product's
+  /// result (the products' results are read through the same map).
   unsigned getEpilogueInput();
   /// The buffer the kernel's result is stored to.
   Value getResultBuffer();
   /// Stores the accumulators: lane pairs exchange halves so that each lane
   /// holds 4 consecutive elements of one row, applies the epilogue to them
   /// and stores them with one vector store.
-  void storeResults(ArrayRef<Value> results);
+  void storeResults(ArrayRef<SmallVector<Value>> results);
 
   OpBuilder &b;
   Location loc;
   MmaContraction mma;
+  /// The product whose k loop is being built.
+  const MmaProduct *product = nullptr;
   int64_t tileM, tileN, tileK, warpsM, warpsN, warpTileM, warpTileN;
   int64_t fragsM, fragsN, threads, stages;
   bool wgmma;
@@ -280,7 +283,7 @@ void MmaKernelBuilder::decode(Value flat, GemmDim dim,
   }
   if (dim == GemmDim::K) {
     first += mma.nLoops.size();
-    extents = mma.kLoops;
+    extents = product->kLoops;
   }
   // Row-major: the innermost loop varies fastest. The outermost loop of
   // extent > 1 needs no remainder, as flat coordinates stay inside the
@@ -305,7 +308,7 @@ void MmaKernelBuilder::decode(Value flat, GemmDim dim,
 
 SmallVector<Value> MmaKernelBuilder::getLoopCoordinates() {
   Value zero = index(0);
-  SmallVector<Value> coords(mma.getNumLoops(), zero);
+  SmallVector<Value> coords(product->getNumLoops(), zero);
   for (unsigned i = 0; i < numBatch; ++i)
     coords[i] = batchIndices[i];
   return coords;
@@ -330,7 +333,7 @@ SmallVector<Value> MmaKernelBuilder::operandIndices(const MmaOperand &operand,
                                                     Value rowCoord,
                                                     Value kCoord) {
   SmallVector<Value> coords = getLoopCoordinates();
-  decode(rowCoord, &operand == &mma.lhs ? GemmDim::M : GemmDim::N, coords);
+  decode(rowCoord, &operand == &product->lhs ? GemmDim::M : GemmDim::N, coords);
   decode(kCoord, GemmDim::K, coords);
   return evaluateMap(operand.map, coords);
 }
@@ -358,7 +361,7 @@ Value MmaKernelBuilder::gatherElement(const MmaOperand &operand,
   // The body's computation of the element (a padded or strided window,
   // clamped and selected as the fused producer wrote it), with its loop
   // indices replaced by this element's.
-  Block *body = mma.contraction.getBlock();
+  Block *body = linalg::LinalgOp(product->contraction).getBlock();
   SetVector<Operation *> slice;
   BackwardSliceOptions options;
   options.filter = [&](Operation *op) { return op->getBlock() == body; };
@@ -573,17 +576,21 @@ SmallVector<Value> MmaKernelBuilder::loadBlock(const StagedOperand &staged,
                     /*transpose=*/!kContiguous);
 }
 
-Value MmaKernelBuilder::applyEpilogue(Value value, Value m, Value n) {
+Value MmaKernelBuilder::applyEpilogue(ArrayRef<Value> values, Value m,
+                                      Value n) {
   linalg::GenericOp epilogue = mma.epilogue;
   if (!epilogue)
-    return value;
+    return values.front();
   IRMapping mapping;
   Block *body = epilogue.getBody();
-  Value acc = mma.contraction.getDpsInitOperand(0)->get();
   for (OpOperand &operand : epilogue->getOpOperands()) {
     BlockArgument arg = body->getArgument(operand.getOperandNumber());
-    if (operand.get() == acc && epilogue.isDpsInput(&operand)) {
-      mapping.map(arg, value);
+    auto product = llvm::find_if(mma.products, [&](const MmaProduct &p) {
+      return operand.get() ==
+             linalg::LinalgOp(p.contraction).getDpsInitOperand(0)->get();
+    });
+    if (product != mma.products.end() && epilogue.isDpsInput(&operand)) {
+      mapping.map(arg, values[product - mma.products.begin()]);
       continue;
     }
     if (arg.use_empty())
@@ -600,7 +607,7 @@ Value MmaKernelBuilder::applyEpilogue(Value value, Value m, Value n) {
 }
 
 unsigned MmaKernelBuilder::getEpilogueInput() {
-  Value acc = mma.contraction.getDpsInitOperand(0)->get();
+  Value acc = mma.products.front().contraction.getDpsInitOperand(0)->get();
   for (OpOperand *input : mma.epilogue.getDpsInputOperands())
     if (input->get() == acc)
       return input->getOperandNumber();
@@ -608,8 +615,10 @@ unsigned MmaKernelBuilder::getEpilogueInput() {
 }
 
 Value MmaKernelBuilder::getResultBuffer() {
-  Value buffer = mma.epilogue ? mma.epilogue.getDpsInitOperand(0)->get()
-                              : mma.contraction.getDpsInitOperand(0)->get();
+  Value buffer =
+      mma.epilogue
+          ? mma.epilogue.getDpsInitOperand(0)->get()
+          : mma.products.front().contraction.getDpsInitOperand(0)->get();
   memref::CopyOp copy = mma.resultCopy;
   if (!copy)
     return buffer;
@@ -705,7 +714,7 @@ void MmaKernelBuilder::multiplyStageWgmma(Value stage,
     packed = LLVM::InsertValueOp::create(b, loc, packed, value, i);
   Value warpgroup = div(div(tid, kWarpSize), 4);
   Value rowOffset = mul(warpgroup, 64);
-  auto type = NVVM::WGMMATypesAttr::get(context, mma.lhs.mmaType.isBF16()
+  auto type = NVVM::WGMMATypesAttr::get(context, product->lhs.mmaType.isBF16()
                                                      ? NVVM::WGMMATypes::bf16
                                                      : NVVM::WGMMATypes::f16);
   auto layout = [&](bool transposed) {
@@ -725,7 +734,7 @@ void MmaKernelBuilder::multiplyStageWgmma(Value stage,
         NVVM::WGMMAScaleInAttr::get(context, NVVM::WGMMAScaleIn::one),
         // A: row = K-major; B: col = K-major (the transposes are for
         // MN-major operands).
-        layout(!mma.lhs.kContiguous), layout(mma.rhs.kContiguous),
+        layout(!product->lhs.kContiguous), layout(product->rhs.kContiguous),
         NVVM::MMAIntOverflowAttr());
   }
   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
@@ -742,8 +751,8 @@ void MmaKernelBuilder::multiplyStage(Value stage, SmallVectorImpl<Value> &acc) {
   Type f32 = b.getF32Type();
   Value lhsStage = mul(stage, lhs.stageElements());
   Value rhsStage = mul(stage, rhs.stageElements());
-  auto mmaType =
-      mma.lhs.mmaType.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+  auto mmaType = product->lhs.mmaType.isBF16() ? NVVM::MMATypes::bf16
+                                               : NVVM::MMATypes::f16;
   auto resultType =
       LLVM::LLVMStructType::getLiteral(context, SmallVector<Type>(4, f32));
   for (int64_t kStep = 0; kStep < tileK / 16; ++kStep) {
@@ -803,8 +812,8 @@ MmaKernelBuilder::buildRegisterStagedLoop(int64_t numKTiles) {
   SmallVector<Type> chunkTypes;
   int64_t lhsCount = lhs.outerLen * lhs.chunksPerRow() / threads;
   int64_t rhsCount = rhs.outerLen * rhs.chunksPerRow() / threads;
-  chunkTypes.append(lhsCount, VectorType::get({kChunk}, mma.lhs.mmaType));
-  chunkTypes.append(rhsCount, VectorType::get({kChunk}, mma.rhs.mmaType));
+  chunkTypes.append(lhsCount, VectorType::get({kChunk}, product->lhs.mmaType));
+  chunkTypes.append(rhsCount, VectorType::get({kChunk}, product->rhs.mmaType));
   auto prefetch = scf::IfOp::create(b, loc, chunkTypes, hasNext,
                                     /*withElseRegion=*/true);
   {
@@ -885,7 +894,7 @@ SmallVector<Value> MmaKernelBuilder::buildAsyncCopyLoop(int64_t numKTiles) {
   return SmallVector<Value>(loop.getResults());
 }
 
-void MmaKernelBuilder::storeResults(ArrayRef<Value> results) {
+void MmaKernelBuilder::storeResults(ArrayRef<SmallVector<Value>> results) {
   // Accumulator (fragM, fragN, i) is element (group + 8 (i / 2),
   // 2 * (lane % 4) + i % 2) of its 16 x 8 fragment. Lanes 2j and 2j + 1
   // swap halves (shfl.bfly 1): the even lane then holds row `group`,
@@ -921,19 +930,24 @@ void MmaKernelBuilder::storeResults(ArrayRef<Value> results) {
       arith::ConstantIntOp::create(b, loc, b.getI32Type(), kWarpSize);
   for (int64_t fragM = 0; fragM < fragsM; ++fragM) {
     for (int64_t fragN = 0; fragN < fragsN; ++fragN) {
-      ArrayRef<Value> c = results.slice((fragM * fragsN + fragN) * 4, 4);
-      Value sent[2], received[2];
-      for (int64_t i = 0; i < 2; ++i) {
-        sent[i] = arith::SelectOp::create(b, loc, odd, c[i], c[2 + i]);
-        received[i] = gpu::ShuffleOp::create(b, loc, sent[i], one32, width32,
-                                             gpu::ShuffleMode::XOR)
-                          .getShuffleResult();
-      }
-      SmallVector<Value> quad;
-      for (int64_t i = 0; i < 4; ++i) {
-        Value even = i < 2 ? c[i] : received[i - 2];
-        Value oddValue = i < 2 ? received[i] : c[i];
-        quad.push_back(arith::SelectOp::create(b, loc, odd, oddValue, even));
+      // quads[i][p]: element i of the quad, product p.
+      SmallVector<SmallVector<Value>> quads(4);
+      for (ArrayRef<Value> productResults : results) {
+        ArrayRef<Value> c =
+            productResults.slice((fragM * fragsN + fragN) * 4, 4);
+        Value sent[2], received[2];
+        for (int64_t i = 0; i < 2; ++i) {
+          sent[i] = arith::SelectOp::create(b, loc, odd, c[i], c[2 + i]);
+          received[i] = gpu::ShuffleOp::create(b, loc, sent[i], one32, width32,
+                                               gpu::ShuffleMode::XOR)
+                            .getShuffleResult();
+        }
+        for (int64_t i = 0; i < 4; ++i) {
+          Value even = i < 2 ? c[i] : received[i - 2];
+          Value oddValue = i < 2 ? received[i] : c[i];
+          quads[i].push_back(
+              arith::SelectOp::create(b, loc, odd, oddValue, even));
+        }
       }
       Value m = add(add(add(warpRow, group), rowOffset), fragM * 16);
       Value n = add(add(warpColumn, quadColumn), fragN * 8);
@@ -946,7 +960,7 @@ void MmaKernelBuilder::storeResults(ArrayRef<Value> results) {
                                            /*withElseRegion=*/false);
           OpBuilder::InsertionGuard ifGuard(b);
           b.setInsertionPoint(guardIf.thenBlock()->getTerminator());
-          memref::StoreOp::create(b, loc, applyEpilogue(quad[i], m, column),
+          memref::StoreOp::create(b, loc, applyEpilogue(quads[i], m, column),
                                   buffer, epilogueCoordinates(m, column));
         }
         continue;
@@ -961,7 +975,7 @@ void MmaKernelBuilder::storeResults(ArrayRef<Value> results) {
       b.setInsertionPoint(guardIf.thenBlock()->getTerminator());
       SmallVector<Value> values;
       for (int64_t i = 0; i < 4; ++i)
-        values.push_back(applyEpilogue(quad[i], m, add(n, i)));
+        values.push_back(applyEpilogue(quads[i], m, add(n, i)));
       Value vector = vector::FromElementsOp::create(b, loc, vectorType, values);
       vector::StoreOp::create(b, loc, vector, buffer, epilogueCoordinates(m, n),
                               /*nontemporal=*/false,
@@ -976,7 +990,8 @@ LogicalResult MmaKernelBuilder::build() {
   int64_t batchCount = 1;
   for (int64_t extent : mma.batch)
     batchCount *= extent;
-  auto stage = [&](const MmaOperand &operand, bool isLhs) {
+  auto stage = [&](const MmaProduct &product, bool isLhs) {
+    const MmaOperand &operand = isLhs ? product.lhs : product.rhs;
     StagedOperand staged;
     staged.operand = &operand;
     staged.isLhs = isLhs;
@@ -986,40 +1001,44 @@ LogicalResult MmaKernelBuilder::build() {
       staged.outerLen = rowLen;
       staged.innerLen = tileK;
       staged.outerExtent = rowExtent;
-      staged.innerExtent = mma.k;
+      staged.innerExtent = product.k;
     } else {
       staged.outerLen = tileK;
       staged.innerLen = rowLen;
-      staged.outerExtent = mma.k;
+      staged.outerExtent = product.k;
       staged.innerExtent = rowExtent;
     }
     return staged;
   };
-  lhs = stage(mma.lhs, /*isLhs=*/true);
-  rhs = stage(mma.rhs, /*isLhs=*/false);
-  for (StagedOperand *staged : {&lhs, &rhs})
-    if ((staged->outerLen * staged->chunksPerRow()) % threads != 0)
-      return mma.contraction->emitError()
-             << "tensor-core tile " << tileM << "x" << tileN << "x" << tileK
-             << " does not split evenly over " << threads << " threads";
-
-  if (stages > 2)
-    for (const MmaOperand *operand : {&mma.lhs, &mma.rhs}) {
-      if (operand->gathered)
-        return mma.contraction->emitError()
+  // Every product stages A and B tiles of the same size: one pair of shared
+  // buffers serves them all.
+  for (const MmaProduct &candidate : mma.products) {
+    Operation *contraction = candidate.contraction;
+    for (bool isLhs : {true, false}) {
+      StagedOperand staged = stage(candidate, isLhs);
+      if ((staged.outerLen * staged.chunksPerRow()) % threads != 0)
+        return contraction->emitError()
+               << "tensor-core tile " << tileM << "x" << tileN << "x" << tileK
+               << " does not split evenly over " << threads << " threads";
+      if (stages <= 2)
+        continue;
+      const MmaOperand &operand = *staged.operand;
+      if (operand.gathered)
+        return contraction->emitError()
                << "'mma_stages' " << stages
                << " fills shared memory with cp.async, which copies 16-byte "
                   "chunks: an operand read element by element (a "
                   "convolution's window, or rows that are not whole chunks) "
                   "needs 2 (register-staged) stages";
-      if (operand->elementType != operand->mmaType)
-        return mma.contraction->emitError()
+      if (operand.elementType != operand.mmaType)
+        return contraction->emitError()
                << "'mma_stages' " << stages
                << " fills shared memory with cp.async, which copies bytes: "
                   "an operand stored as "
-               << operand->elementType << " and multiplied in "
-               << operand->mmaType << " needs 2 (register-staged) stages";
+               << operand.elementType << " and multiplied in "
+               << operand.mmaType << " needs 2 (register-staged) stages";
     }
+  }
 
   auto workgroup = gpu::AddressSpaceAttr::get(
       context, gpu::GPUDialect::getWorkgroupAddressSpace());
@@ -1036,11 +1055,10 @@ LogicalResult MmaKernelBuilder::build() {
       b, loc, gridX, gridY, gridZ, index(threads), one, one,
       /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
       /*asyncDependencies=*/ValueRange(),
-      TypeRange{smemType(lhs), smemType(rhs)});
+      TypeRange{smemType(stage(mma.products[0], true)),
+                smemType(stage(mma.products[0], false))});
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&launch.getBody().front());
-  lhs.smem = launch.getWorkgroupAttributions()[0];
-  rhs.smem = launch.getWorkgroupAttributions()[1];
   gpu::KernelDim3 blockIds = launch.getBlockIds();
   gpu::KernelDim3 threadIds = launch.getThreadIds();
   tid = threadIds.x;
@@ -1058,9 +1076,22 @@ LogicalResult MmaKernelBuilder::build() {
     linear = div(linear, mma.batch[i]);
   }
 
-  int64_t numKTiles = llvm::divideCeil(mma.k, tileK);
-  SmallVector<Value> results = stages > 2 ? buildAsyncCopyLoop(numKTiles)
-                                          : buildRegisterStagedLoop(numKTiles);
+  // The products one after the other, each with its own accumulators; the
+  // barrier between them keeps the second's first stores out of stages the
+  // first is still reading.
+  SmallVector<SmallVector<Value>> results;
+  for (const MmaProduct &current : mma.products) {
+    if (!results.empty())
+      gpu::BarrierOp::create(b, loc);
+    product = &current;
+    lhs = stage(current, /*isLhs=*/true);
+    rhs = stage(current, /*isLhs=*/false);
+    lhs.smem = launch.getWorkgroupAttributions()[0];
+    rhs.smem = launch.getWorkgroupAttributions()[1];
+    int64_t numKTiles = llvm::divideCeil(current.k, tileK);
+    results.push_back(stages > 2 ? buildAsyncCopyLoop(numKTiles)
+                                 : buildRegisterStagedLoop(numKTiles));
+  }
 
   storeResults(results);
   gpu::TerminatorOp::create(b, loc);
@@ -1088,30 +1119,38 @@ struct LowerMmaContractionsPass
                          << reason;
       return signalPassFailure();
     }
-    if (!mma->contraction.hasPureBufferSemantics()) {
+    if (!mma->products.front().contraction.hasPureBufferSemantics()) {
       kernel.emitError() << "ridge-lower-mma-contractions runs on buffers "
                             "(after bufferization)";
       return signalPassFailure();
     }
     // At the last of the ops, where every operand they read is defined (an
     // epilogue's residual may be a view made after the contraction).
-    OpBuilder builder(mma->epilogue ? mma->epilogue.getOperation()
-                                    : mma->contraction.getOperation());
-    MmaKernelBuilder kernelBuilder(builder, mma->contraction.getLoc(), *mma,
-                                   **config);
+    Operation *last = mma->epilogue
+                          ? mma->epilogue.getOperation()
+                          : mma->products.back().contraction.getOperation();
+    OpBuilder builder(last);
+    MmaKernelBuilder kernelBuilder(builder, last->getLoc(), *mma, **config);
     if (failed(kernelBuilder.build()))
       return signalPassFailure();
     // The linalg ops are now the launch; the accumulator buffer of an
     // epilogue kernel, and a result buffer copied out, are no longer needed.
-    SmallVector<Value> buffers{mma->contraction.getDpsInitOperand(0)->get()};
+    llvm::SetVector<Value> buffers;
     if (mma->epilogue) {
-      Value result = mma->epilogue.getDpsInitOperand(0)->get();
-      if (result != buffers.front())
-        buffers.push_back(result);
+      buffers.insert(mma->epilogue.getDpsInitOperand(0)->get());
       mma->epilogue->erase();
     }
-    mma->contraction->erase();
-    mma->fill->erase();
+    for (memref::CopyOp copy : mma->zeroCopies)
+      copy->erase();
+    llvm::SetVector<Operation *> fills;
+    for (MmaProduct &done : mma->products) {
+      buffers.insert(done.contraction.getDpsInitOperand(0)->get());
+      buffers.insert(done.fill.getDpsInitOperand(0)->get());
+      done.contraction->erase();
+      fills.insert(done.fill);
+    }
+    for (Operation *fill : fills)
+      fill->erase();
     if (memref::CopyOp copy = mma->resultCopy) {
       Operation *view = copy.getSource().getDefiningOp();
       copy->erase();
@@ -1130,7 +1169,8 @@ struct LowerMmaContractionsPass
     }
     ++numTensorCoreKernels;
     LLVM_DEBUG(llvm::dbgs()
-               << kernel.getName() << ": tensor-core kernel "
+               << kernel.getName() << ": tensor-core kernel of "
+               << mma->products.size() << " product(s), "
                << (*config)->mmaTile[0] << "x" << (*config)->mmaTile[1] << "x"
                << (*config)->mmaTile[2] << "\n");
   }

@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallBitVector.h"
 
@@ -133,7 +134,7 @@ static bool hasContiguousRows(Value value) {
 /// (batch..., k, rows...) with one k loop, its rows contiguous and its
 /// contiguous extent whole chunks; element by element otherwise.
 static void decideStaging(MmaOperand &operand, const MmaContraction &mma,
-                          bool isLhs) {
+                          const MmaProduct &product, bool isLhs) {
   unsigned numBatch = mma.batch.size();
   unsigned firstRow = isLhs ? numBatch : numBatch + mma.mLoops.size();
   ArrayRef<int64_t> rowLoops = isLhs ? mma.mLoops : mma.nLoops;
@@ -142,7 +143,7 @@ static void decideStaging(MmaOperand &operand, const MmaContraction &mma,
   // B along n (a convolution's output pixels are neighbours in its input).
   operand.gathered = true;
   operand.kContiguous = isLhs;
-  if (!operand.value || mma.kLoops.size() != 1 ||
+  if (!operand.value || product.kLoops.size() != 1 ||
       !hasContiguousRows(operand.value))
     return;
   AffineMap map = operand.map;
@@ -182,14 +183,16 @@ static void decideStaging(MmaOperand &operand, const MmaContraction &mma,
     return;
   // Chunks of 8 elements (16 bytes of bf16) along the contiguous dimension,
   // inside one row of it.
-  int64_t innerExtent = kContiguous ? mma.k : rowLoops.back();
+  int64_t innerExtent = kContiguous ? product.k : rowLoops.back();
   if (innerExtent % 8 != 0)
     return;
   operand.gathered = false;
   operand.kContiguous = kContiguous;
 }
 
-static LogicalResult matchContraction(linalg::GenericOp op,
+/// Matches one product's contraction; its output loops go to `result`'s
+/// batch, mLoops, nLoops, m and n.
+static LogicalResult matchContraction(linalg::GenericOp op, MmaProduct &product,
                                       MmaContraction &result,
                                       std::string &reason) {
   if (op.getNumDpsInits() != 1 || op.getNumDpsInputs() > 2) {
@@ -268,8 +271,8 @@ static LogicalResult matchContraction(linalg::GenericOp op,
     return failure();
   }
   bool swapped = xSlice.loops.test(innermost);
-  result.lhs = swapped ? y : x;
-  result.rhs = swapped ? x : y;
+  product.lhs = swapped ? y : x;
+  product.rhs = swapped ? x : y;
   const llvm::SmallBitVector &aLoops = swapped ? ySlice.loops : xSlice.loops;
   const llvm::SmallBitVector &bLoops = swapped ? xSlice.loops : ySlice.loops;
   // Parallel loops: batch (any before the first loop A reads and B does
@@ -277,7 +280,9 @@ static LogicalResult matchContraction(linalg::GenericOp op,
   // then n (not read by A).
   unsigned dim = 0;
   auto aOnly = [&](unsigned d) { return aLoops.test(d) && !bLoops.test(d); };
-  while (dim < numParallel && !aOnly(dim))
+  // (A loop of extent 1 is batch wherever it could be: a convolution's
+  // group loop reads the same either way, and two products agree on it.)
+  while (dim < numParallel && (!aOnly(dim) || ranges[dim] == 1))
     result.batch.push_back(ranges[dim++]);
   while (dim < numParallel && aOnly(dim))
     result.mLoops.push_back(ranges[dim++]);
@@ -292,26 +297,27 @@ static LogicalResult matchContraction(linalg::GenericOp op,
     reason = "no loop is read by A only";
     return failure();
   }
-  result.kLoops.assign(ranges.begin() + numParallel, ranges.end());
-  auto product = [](ArrayRef<int64_t> extents) {
+  product.kLoops.assign(ranges.begin() + numParallel, ranges.end());
+  auto multiply = [](ArrayRef<int64_t> extents) {
     int64_t value = 1;
     for (int64_t extent : extents)
       value *= extent;
     return value;
   };
-  result.m = product(result.mLoops);
-  result.n = product(result.nLoops);
-  result.k = product(result.kLoops);
-  decideStaging(result.lhs, result, /*isLhs=*/true);
-  decideStaging(result.rhs, result, /*isLhs=*/false);
+  result.m = multiply(result.mLoops);
+  result.n = multiply(result.nLoops);
+  product.k = multiply(product.kLoops);
+  decideStaging(product.lhs, result, product, /*isLhs=*/true);
+  decideStaging(product.rhs, result, product, /*isLhs=*/false);
   return success();
 }
 
-/// Whether `epilogue` is an elementwise op over the contraction's result
-/// space (possibly permuted) that reads `result` once, element for element,
-/// and writes one result in its own space.
-static LogicalResult matchEpilogue(linalg::GenericOp epilogue, Value result,
-                                   unsigned rank, std::string &reason) {
+/// Whether `epilogue` is an elementwise op over the products' result space
+/// (possibly permuted, the same way for each) that reads each of `results`
+/// once, element for element, and writes one result in its own space.
+static LogicalResult matchEpilogue(linalg::GenericOp epilogue,
+                                   ArrayRef<Value> results, unsigned rank,
+                                   std::string &reason) {
   if (epilogue.getNumReductionLoops() != 0 || epilogue.getNumLoops() != rank ||
       epilogue.getNumDpsInits() != 1) {
     reason = "epilogue is not elementwise over the result";
@@ -320,24 +326,27 @@ static LogicalResult matchEpilogue(linalg::GenericOp epilogue, Value result,
   AffineMap identity =
       AffineMap::getMultiDimIdentityMap(rank, epilogue.getContext());
   unsigned reads = 0;
+  AffineMap resultMap;
   for (OpOperand *input : epilogue.getDpsInputOperands()) {
     AffineMap map = epilogue.getMatchingIndexingMap(input);
-    if (input->get() == result) {
+    if (llvm::is_contained(results, input->get())) {
       // A permutation stores the result in another layout (a patch
       // embedding's NCHW -> N(HW)C).
-      if (!map.isPermutation()) {
+      if (!map.isPermutation() || (resultMap && map != resultMap)) {
         reason = "epilogue reads the contraction through a map that is not "
                  "a permutation";
         return failure();
       }
+      resultMap = map;
       ++reads;
     } else if (!map.isProjectedPermutation(/*allowZeroInResults=*/true)) {
       reason = "epilogue operand map is not a projected permutation";
       return failure();
     }
   }
-  if (reads != 1 || epilogue.getMatchingIndexingMap(
-                        epilogue.getDpsInitOperand(0)) != identity) {
+  if (reads != results.size() ||
+      epilogue.getMatchingIndexingMap(epilogue.getDpsInitOperand(0)) !=
+          identity) {
     reason = "epilogue does not map the contraction to its result";
     return failure();
   }
@@ -352,8 +361,9 @@ static LogicalResult matchEpilogue(linalg::GenericOp epilogue, Value result,
 /// The copy of `buffer`, a buffer the kernel allocates, into one of the
 /// kernel's arguments, directly or through one collapse_shape/expand_shape
 /// view; null when the buffer has other uses (besides linalg ops writing or
-/// reading it in place and its dealloc).
-static memref::CopyOp getResultCopy(Value buffer) {
+/// reading it in place, copies of its zeros and its dealloc).
+static memref::CopyOp getResultCopy(Value buffer,
+                                    ArrayRef<memref::CopyOp> zeroCopies) {
   if (!buffer.getDefiningOp<memref::AllocOp>())
     return {};
   memref::CopyOp copy;
@@ -366,7 +376,8 @@ static memref::CopyOp getResultCopy(Value buffer) {
     return true;
   };
   for (Operation *user : buffer.getUsers()) {
-    if (isa<linalg::LinalgOp, memref::DeallocOp>(user))
+    if (isa<linalg::LinalgOp, memref::DeallocOp>(user) ||
+        llvm::is_contained(zeroCopies, user))
       continue;
     if (takeCopy(user, buffer))
       continue;
@@ -385,90 +396,148 @@ mlir::ridge::matchMmaContraction(func::FuncOp kernel, std::string &reason) {
     reason = "not a single-block kernel";
     return failure();
   }
-  SmallVector<linalg::LinalgOp> ops;
+  // One or two products (a zero fill and the contraction accumulating into
+  // it), then at most one epilogue. Zero accumulators are a zero fill's
+  // result, or on buffers a copy of a zero-filled buffer (bufferization
+  // copies a fill that two contractions share), until a contraction
+  // accumulates into them.
+  MmaContraction result;
+  SmallVector<Value> accs;
+  llvm::MapVector<Value, linalg::LinalgOp> zeros;
+  bool onTensors = false;
   for (Operation &op : kernel.front()) {
-    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
-      ops.push_back(linalgOp);
+    if (auto copy = dyn_cast<memref::CopyOp>(op)) {
+      auto zero = zeros.find(copy.getSource());
+      if (zero != zeros.end()) {
+        // A copy first: inserting may move the entry `zero` points to.
+        linalg::LinalgOp fill = zero->second;
+        zeros[copy.getTarget()] = fill;
+        result.zeroCopies.push_back(copy);
+      }
       continue;
     }
-    // Views, constants, buffers and the return are what may surround them.
-    if (op.getNumRegions() != 0) {
-      reason = "kernel has an op with regions";
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    if (!linalgOp) {
+      // Views, constants, buffers and the return are what may surround them.
+      if (op.getNumRegions() != 0) {
+        reason = "kernel has an op with regions";
+        return failure();
+      }
+      continue;
+    }
+    if (result.epilogue) {
+      reason = "kernel has ops after its epilogue";
       return failure();
     }
+    onTensors = linalgOp.hasPureTensorSemantics();
+    if (isZeroFill(linalgOp)) {
+      zeros[onTensors ? linalgOp->getResult(0)
+                      : linalgOp.getDpsInitOperand(0)->get()] = linalgOp;
+      continue;
+    }
+    auto generic = dyn_cast<linalg::GenericOp>(op);
+    if (linalgOp.getNumReductionLoops() == 0) {
+      if (result.products.empty() || !generic) {
+        reason = "kernel is not fill, contraction, epilogue";
+        return failure();
+      }
+      result.epilogue = generic;
+      continue;
+    }
+    if (!generic) {
+      reason = "contraction is not a linalg.generic";
+      return failure();
+    }
+    if (result.products.size() == 2) {
+      reason = "kernel has more than two contractions";
+      return failure();
+    }
+    MmaProduct product;
+    product.contraction = linalgOp;
+    MmaContraction shape;
+    if (failed(matchContraction(generic, product, shape, reason)))
+      return failure();
+    if (result.products.empty()) {
+      result.batch = shape.batch;
+      result.mLoops = shape.mLoops;
+      result.nLoops = shape.nLoops;
+      result.m = shape.m;
+      result.n = shape.n;
+    } else if (shape.batch != result.batch || shape.mLoops != result.mLoops ||
+               shape.nLoops != result.nLoops ||
+               product.lhs.mmaType != result.products[0].lhs.mmaType) {
+      reason = "the products differ in their output loops or types";
+      return failure();
+    }
+    Value init = generic.getDpsInitOperand(0)->get();
+    auto zero = zeros.find(init);
+    if (zero == zeros.end()) {
+      reason = "contraction does not accumulate into the zero fill";
+      return failure();
+    }
+    product.fill = zero->second;
+    // A buffer holds zeros no longer once a contraction accumulated into it.
+    if (!onTensors)
+      zeros.erase(zero);
+    accs.push_back(onTensors ? generic->getResult(0) : init);
+    result.products.push_back(product);
   }
-  if (ops.size() < 2 || ops.size() > 3 || !isZeroFill(ops[0])) {
+  if (result.products.empty()) {
     reason = "kernel is not fill, contraction, epilogue";
     return failure();
   }
-  MmaContraction result;
-  result.fill = ops[0];
-  result.contraction = ops[1];
-  auto contraction = dyn_cast<linalg::GenericOp>(ops[1].getOperation());
-  if (!contraction) {
-    reason = "contraction is not a linalg.generic";
-    return failure();
-  }
-  if (failed(matchContraction(contraction, result, reason)))
-    return failure();
-  bool onTensors = contraction.hasPureTensorSemantics();
-  Value acc = onTensors ? contraction->getResult(0)
-                        : contraction.getDpsInitOperand(0)->get();
-  Value filled = onTensors ? result.fill->getResult(0)
-                           : result.fill.getDpsInitOperand(0)->get();
-  if (contraction.getDpsInitOperand(0)->get() != filled) {
-    reason = "contraction does not accumulate into the zero fill";
-    return failure();
-  }
-  unsigned rank = contraction.getNumParallelLoops();
-  if (ops.size() == 3) {
-    result.epilogue = dyn_cast<linalg::GenericOp>(ops[2].getOperation());
-    if (!result.epilogue) {
-      reason = "epilogue is not a linalg.generic";
+  unsigned rank = result.getNumParallelLoops();
+  if (result.epilogue) {
+    if (failed(matchEpilogue(result.epilogue, accs, rank, reason)))
       return failure();
-    }
-    if (failed(matchEpilogue(result.epilogue, acc, rank, reason)))
-      return failure();
-    // On buffers the accumulator is a buffer of the kernel's own, or the
+    // On buffers each accumulator is a buffer of the kernel's own, or the
     // epilogue's result buffer when bufferization computed it in place.
     Value epilogueInit = result.epilogue.getDpsInitOperand(0)->get();
-    if (!onTensors && !acc.getDefiningOp<memref::AllocOp>() &&
-        acc != epilogueInit) {
-      reason = "the accumulator is not a buffer of the kernel's own";
-      return failure();
+    for (Value acc : accs) {
+      if (!onTensors && !acc.getDefiningOp<memref::AllocOp>() &&
+          acc != epilogueInit) {
+        reason = "the accumulator is not a buffer of the kernel's own";
+        return failure();
+      }
+      if (!onTensors && acc == epilogueInit &&
+          !result.epilogue
+               .getMatchingBlockArgument(result.epilogue.getDpsInitOperand(0))
+               .use_empty()) {
+        reason = "the epilogue reads its in-place result";
+        return failure();
+      }
     }
-    if (!onTensors && acc == epilogueInit &&
-        !result.epilogue
-             .getMatchingBlockArgument(result.epilogue.getDpsInitOperand(0))
-             .use_empty()) {
-      reason = "the epilogue reads its in-place result";
-      return failure();
-    }
+  } else if (result.products.size() > 1) {
+    reason = "two products and no epilogue combining them";
+    return failure();
   }
-  // The accumulator is read by the epilogue only (on buffers: written by
-  // the fill and the contraction, freed after, and the result may be copied
-  // out to the kernel's result argument).
+  // Each accumulator is read by the epilogue only (on buffers: written by
+  // its fill and contraction, freed after, and the result may be copied out
+  // to the kernel's result argument).
   Value resultBuffer =
-      result.epilogue ? result.epilogue.getDpsInitOperand(0)->get() : acc;
+      result.epilogue ? result.epilogue.getDpsInitOperand(0)->get() : accs[0];
   if (!onTensors && !isa<BlockArgument>(resultBuffer)) {
-    result.resultCopy = getResultCopy(resultBuffer);
+    result.resultCopy = getResultCopy(resultBuffer, result.zeroCopies);
     if (!result.resultCopy) {
       reason = "the contraction's result is not the kernel's";
       return failure();
     }
   }
-  for (Operation *user : acc.getUsers()) {
-    if (onTensors && !result.epilogue)
-      break;
-    if (user == result.epilogue || user == result.fill || user == contraction ||
-        isa<memref::DeallocOp>(user))
-      continue;
-    if (result.resultCopy && acc == resultBuffer &&
-        (user == result.resultCopy ||
-         user == result.resultCopy.getSource().getDefiningOp()))
-      continue;
-    reason = "the contraction's result has another use";
-    return failure();
+  if (onTensors && !result.epilogue)
+    return result;
+  for (auto [acc, product] : llvm::zip(accs, result.products)) {
+    for (Operation *user : acc.getUsers()) {
+      if (user == result.epilogue || user == product.fill ||
+          user == product.contraction || isa<memref::DeallocOp>(user) ||
+          llvm::is_contained(result.zeroCopies, user))
+        continue;
+      if (result.resultCopy && acc == resultBuffer &&
+          (user == result.resultCopy ||
+           user == result.resultCopy.getSource().getDefiningOp()))
+        continue;
+      reason = "the contraction's result has another use";
+      return failure();
+    }
   }
   return result;
 }

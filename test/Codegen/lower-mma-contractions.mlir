@@ -322,3 +322,60 @@ func.func private @transposed_epilogue(%x: memref<64x32xbf16>, %w: memref<32x48x
   memref.dealloc %acc : memref<64x48xf32>
   return
 }
+
+// -----
+
+// Two products over one output tile, summed by the epilogue (a residual
+// block's 3x3 convolution and its 1x1 downsampling shortcut, here as two
+// GEMMs of different k). Bufferized, they share one zero fill: the first
+// accumulates into a copy of it. The kernel runs one k loop per product,
+// each into its own accumulators, with a barrier between them, and applies
+// the epilogue to both; the copy and the fill are gone.
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func private @two_products
+// CHECK-NOT: memref.copy
+// CHECK: gpu.launch
+// CHECK: %[[FIRST:.*]]:8 = scf.for {{.*}} = %c0 to %c2 step %c1
+// CHECK: nvvm.mma.sync
+// CHECK: gpu.barrier
+// CHECK: %[[SECOND:.*]]:8 = scf.for {{.*}} = %c0 to %c4 step %c1
+// CHECK: nvvm.mma.sync
+// CHECK: arith.addf
+// CHECK: arith.maximumf
+// CHECK: vector.store {{.*}}, %arg4
+// CHECK-NOT: linalg.
+func.func private @two_products(%x1: memref<32x64xbf16>, %w1: memref<64x32xbf16>, %x2: memref<32x128xbf16>, %w2: memref<128x32xbf16>, %out: memref<32x32xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 128 : i64, mma_instruction = "mma_sync", mma_stages = 2 : i64, mma_tile = array<i64: 32, 32, 32>, mma_warps = array<i64: 2, 2>, vector_width = 1 : i64, warps_per_block = 4 : i64}} {
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc() : memref<32x32xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<32x32xf32>)
+  %acc1 = memref.alloc() : memref<32x32xf32>
+  memref.copy %acc, %acc1 : memref<32x32xf32> to memref<32x32xf32>
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x1, %w1 : memref<32x64xbf16>, memref<64x32xbf16>) outs(%acc1 : memref<32x32xf32>) {
+  ^bb0(%l: bf16, %r: bf16, %s: f32):
+    %le = arith.extf %l : bf16 to f32
+    %re = arith.extf %r : bf16 to f32
+    %p = arith.mulf %le, %re : f32
+    %t = arith.addf %s, %p : f32
+    linalg.yield %t : f32
+  }
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x2, %w2 : memref<32x128xbf16>, memref<128x32xbf16>) outs(%acc : memref<32x32xf32>) {
+  ^bb0(%l: bf16, %r: bf16, %s: f32):
+    %le = arith.extf %l : bf16 to f32
+    %re = arith.extf %r : bf16 to f32
+    %p = arith.mulf %le, %re : f32
+    %t = arith.addf %s, %p : f32
+    linalg.yield %t : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%acc1, %acc : memref<32x32xf32>, memref<32x32xf32>) outs(%out : memref<32x32xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %sum = arith.addf %u, %v : f32
+    %r = arith.maximumf %sum, %zero : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %acc1 : memref<32x32xf32>
+  memref.dealloc %acc : memref<32x32xf32>
+  return
+}

@@ -53,31 +53,56 @@ struct MmaOperand {
   bool gathered = false;
 };
 
-/// A kernel the tensor-core path implements.
-struct MmaContraction {
+/// One product of a tensor-core kernel: a zero fill (possibly shared with
+/// the other product) and the contraction accumulating into it.
+struct MmaProduct {
   linalg::LinalgOp fill;
   linalg::LinalgOp contraction;
-  /// The elementwise op reading the contraction's result (bias, activation,
-  /// residual add, cast), or null when the contraction's result is the
-  /// kernel's.
-  linalg::GenericOp epilogue;
   MmaOperand lhs, rhs;
+  /// The extents of the contraction's reduction loops, and their product.
+  SmallVector<int64_t> kLoops;
+  int64_t k = 0;
+
+  unsigned getNumLoops() const {
+    return linalg::LinalgOp(contraction).getNumLoops();
+  }
+};
+
+/// A kernel the tensor-core path implements.
+struct MmaContraction {
+  /// One product, or two over the same output tile that the epilogue
+  /// combines (a residual block's convolution and its downsampling 1x1
+  /// convolution: each output element runs both dot products).
+  SmallVector<MmaProduct, 1> products;
+  /// The elementwise op reading the products' results (bias, activation,
+  /// residual add, cast, a permuted layout), or null when the one product's
+  /// result is the kernel's.
+  linalg::GenericOp epilogue;
   /// On buffers: the copy of the result buffer (possibly through a
   /// collapse_shape or expand_shape view of it) into the kernel's result
   /// argument, when bufferization computed the result in a buffer of the
   /// kernel's own (a convolution's result reshaped back to NCHW); the kernel
   /// then stores straight into the argument. Null otherwise.
   memref::CopyOp resultCopy;
-  /// Loop extents: the batch loops (possibly none), the loops of m, n and k
-  /// (one or more each), in loop order.
-  SmallVector<int64_t> batch, mLoops, nLoops, kLoops;
-  /// The GEMM extents: the products of mLoops, nLoops and kLoops.
-  int64_t m = 0, n = 0, k = 0;
+  /// On buffers: copies of a zero-filled buffer that serve as a product's
+  /// zero accumulator (one fill that two products share, bufferized).
+  SmallVector<memref::CopyOp> zeroCopies;
+  /// Parallel loop extents: the batch loops (possibly none), the loops of m
+  /// and n (one or more each), in loop order, shared by every product.
+  SmallVector<int64_t> batch, mLoops, nLoops;
+  /// The GEMM extents: the products of mLoops and nLoops.
+  int64_t m = 0, n = 0;
 
   unsigned getNumParallelLoops() const {
     return batch.size() + mLoops.size() + nLoops.size();
   }
-  unsigned getNumLoops() const { return getNumParallelLoops() + kLoops.size(); }
+  /// The k of all products together (what the kernel's k loops run over).
+  int64_t getTotalK() const {
+    int64_t total = 0;
+    for (const MmaProduct &product : products)
+      total += product.k;
+    return total;
+  }
 };
 
 /// Matches `kernel` (on tensors or buffers). On failure, `reason` says why
