@@ -71,6 +71,9 @@ struct StagedOperand {
   bool isLhs;
   int64_t outerLen, innerLen;
   int64_t outerExtent, innerExtent;
+  /// What its 16-byte loads read: the operand, or the view of it that
+  /// collapses its k dimensions into one (MmaOperand::collapsedK).
+  Value source;
   /// The shared buffer: one tile of outerLen x innerLen per stage.
   Value smem;
 
@@ -155,7 +158,7 @@ private:
   /// The results of `map` at loop indices `coords`.
   SmallVector<Value> evaluateMap(AffineMap map, ArrayRef<Value> coords);
   /// Indices into `operand` of the element at (batch, m|n, k) coordinates.
-  SmallVector<Value> operandIndices(const MmaOperand &operand, Value rowCoord,
+  SmallVector<Value> operandIndices(const StagedOperand &staged, Value rowCoord,
                                     Value kCoord);
   /// The epilogue's loop indices of element (batch, m, n): the result
   /// loops, permuted as the epilogue reads the contraction.
@@ -329,13 +332,22 @@ SmallVector<Value> MmaKernelBuilder::evaluateMap(AffineMap map,
   return indices;
 }
 
-SmallVector<Value> MmaKernelBuilder::operandIndices(const MmaOperand &operand,
+SmallVector<Value> MmaKernelBuilder::operandIndices(const StagedOperand &staged,
                                                     Value rowCoord,
                                                     Value kCoord) {
+  const MmaOperand &operand = *staged.operand;
   SmallVector<Value> coords = getLoopCoordinates();
-  decode(rowCoord, &operand == &product->lhs ? GemmDim::M : GemmDim::N, coords);
-  decode(kCoord, GemmDim::K, coords);
-  return evaluateMap(operand.map, coords);
+  decode(rowCoord, staged.isLhs ? GemmDim::M : GemmDim::N, coords);
+  if (!operand.collapsedK) {
+    decode(kCoord, GemmDim::K, coords);
+    return evaluateMap(operand.map, coords);
+  }
+  // The k results are one dimension of the collapsed view: the flat k.
+  AffineMap map = operand.map;
+  SmallVector<Value> indices = evaluateMap(
+      map.getSliceMap(0, map.getNumResults() - product->kLoops.size()), coords);
+  indices.push_back(kCoord);
+  return indices;
 }
 
 SmallVector<Value> MmaKernelBuilder::epilogueCoordinates(Value m, Value n) {
@@ -449,7 +461,7 @@ MmaKernelBuilder::getChunk(const StagedOperand &staged, Value kTile,
   Value safeInner = minimum(inner, staged.innerExtent - kChunk);
   Value rowCoord = kInner ? safeOuter : safeInner;
   Value kCoord = kInner ? safeInner : safeOuter;
-  result.indices = operandIndices(operand, rowCoord, kCoord);
+  result.indices = operandIndices(staged, rowCoord, kCoord);
   return result;
 }
 
@@ -471,18 +483,18 @@ SmallVector<Value> MmaKernelBuilder::loadTile(const StagedOperand &staged,
     Value value;
     if (stored == mmaType) {
       value =
-          vector::LoadOp::create(b, loc, chunkType, operand.value, indices,
+          vector::LoadOp::create(b, loc, chunkType, staged.source, indices,
                                  /*nontemporal=*/false, llvm::MaybeAlign(16));
     } else {
       // An f32 operand: two 16-byte loads, rounded to the multiply type as
       // the contraction's body rounds it.
       auto halfType = VectorType::get({kChunk / 2}, stored);
       Value low =
-          vector::LoadOp::create(b, loc, halfType, operand.value, indices,
+          vector::LoadOp::create(b, loc, halfType, staged.source, indices,
                                  /*nontemporal=*/false, llvm::MaybeAlign(16));
       indices.back() = add(indices.back(), kChunk / 2);
       Value high =
-          vector::LoadOp::create(b, loc, halfType, operand.value, indices,
+          vector::LoadOp::create(b, loc, halfType, staged.source, indices,
                                  /*nontemporal=*/false, llvm::MaybeAlign(16));
       Value wide = vector::ShuffleOp::create(
           b, loc, low, high, ArrayRef<int64_t>{0, 1, 2, 3, 4, 5, 6, 7});
@@ -506,10 +518,9 @@ void MmaKernelBuilder::copyTileAsync(const StagedOperand &staged, Value kTile,
         add(stageOffset, swizzledOffset(staged, chunk.row, chunk.chunk));
     Value sourceElements = arith::SelectOp::create(b, loc, chunk.inBounds,
                                                    index(kChunk), index(0));
-    nvgpu::DeviceAsyncCopyOp::create(b, loc, tokenType, staged.smem,
-                                     ValueRange{offset}, staged.operand->value,
-                                     chunk.indices, b.getIndexAttr(kChunk),
-                                     sourceElements, b.getUnitAttr());
+    nvgpu::DeviceAsyncCopyOp::create(
+        b, loc, tokenType, staged.smem, ValueRange{offset}, staged.source,
+        chunk.indices, b.getIndexAttr(kChunk), sourceElements, b.getUnitAttr());
   }
 }
 
@@ -995,6 +1006,7 @@ LogicalResult MmaKernelBuilder::build() {
     StagedOperand staged;
     staged.operand = &operand;
     staged.isLhs = isLhs;
+    staged.source = operand.value;
     int64_t rowLen = isLhs ? tileM : tileN;
     int64_t rowExtent = isLhs ? mma.m : mma.n;
     if (operand.kContiguous) {
@@ -1088,6 +1100,21 @@ LogicalResult MmaKernelBuilder::build() {
     rhs = stage(current, /*isLhs=*/false);
     lhs.smem = launch.getWorkgroupAttributions()[0];
     rhs.smem = launch.getWorkgroupAttributions()[1];
+    for (StagedOperand *staged : {&lhs, &rhs}) {
+      if (!staged->operand->collapsedK)
+        continue;
+      // Its k dimensions (the trailing ones, contiguous) as one.
+      int64_t rank = cast<MemRefType>(staged->source.getType()).getRank();
+      int64_t numK = current.kLoops.size();
+      SmallVector<ReassociationIndices> groups;
+      for (int64_t i = 0; i < rank - numK; ++i)
+        groups.push_back({i});
+      groups.emplace_back();
+      for (int64_t i = rank - numK; i < rank; ++i)
+        groups.back().push_back(i);
+      staged->source =
+          memref::CollapseShapeOp::create(b, loc, staged->source, groups);
+    }
     int64_t numKTiles = llvm::divideCeil(current.k, tileK);
     results.push_back(stages > 2 ? buildAsyncCopyLoop(numKTiles)
                                  : buildRegisterStagedLoop(numKTiles));

@@ -129,6 +129,55 @@ static bool hasContiguousRows(Value value) {
   return !memref || memref.isLastDimUnitStride();
 }
 
+/// Whether `operand` is read through (batch..., row, k0, ..., kr) with
+/// every k loop in order, and those trailing dimensions are contiguous with
+/// whole chunks of k (on tensors, assumed; on buffers, by the strides): k is
+/// then one contiguous dimension of a collapsed view.
+static bool isCollapsibleK(const MmaOperand &operand, const MmaContraction &mma,
+                           const MmaProduct &product, bool isLhs) {
+  ArrayRef<int64_t> rowLoops = isLhs ? mma.mLoops : mma.nLoops;
+  unsigned numBatch = mma.batch.size();
+  unsigned firstRow = isLhs ? numBatch : numBatch + mma.mLoops.size();
+  unsigned firstK = mma.getNumParallelLoops();
+  unsigned numK = product.kLoops.size();
+  AffineMap map = operand.map;
+  unsigned numResults = map.getNumResults();
+  if (rowLoops.size() != 1 || numResults < numK + 1 ||
+      map.getNumSymbols() != 0 || product.k % 8 != 0)
+    return false;
+  auto isDim = [&](unsigned result, unsigned dim) {
+    auto expr = dyn_cast<AffineDimExpr>(map.getResult(result));
+    return expr && expr.getPosition() == dim;
+  };
+  unsigned first = numResults - numK;
+  if (!isDim(first - 1, firstRow))
+    return false;
+  for (unsigned i = 0; i < numK; ++i)
+    if (!isDim(first + i, firstK + i))
+      return false;
+  for (AffineExpr expr : map.getResults().take_front(first - 1)) {
+    auto dim = dyn_cast<AffineDimExpr>(expr);
+    auto constant = dyn_cast<AffineConstantExpr>(expr);
+    if (!(dim && dim.getPosition() < numBatch) &&
+        !(constant && constant.getValue() == 0))
+      return false;
+  }
+  auto memref = dyn_cast<MemRefType>(operand.value.getType());
+  if (!memref)
+    return true;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(memref.getStridesAndOffset(strides, offset)))
+    return false;
+  int64_t expected = 1;
+  for (unsigned i = numResults; i > first; --i) {
+    if (strides[i - 1] != expected)
+      return false;
+    expected *= memref.getDimSize(i - 1);
+  }
+  return true;
+}
+
 /// Decides how `operand` (A when `isLhs`, else B) is staged: with 16-byte
 /// loads when it is an operand read through (batch..., rows..., k) or
 /// (batch..., k, rows...) with one k loop, its rows contiguous and its
@@ -143,9 +192,13 @@ static void decideStaging(MmaOperand &operand, const MmaContraction &mma,
   // B along n (a convolution's output pixels are neighbours in its input).
   operand.gathered = true;
   operand.kContiguous = isLhs;
-  if (!operand.value || product.kLoops.size() != 1 ||
-      !hasContiguousRows(operand.value))
+  if (!operand.value || !hasContiguousRows(operand.value))
     return;
+  if (product.kLoops.size() > 1) {
+    if (isCollapsibleK(operand, mma, product, isLhs))
+      operand.gathered = false, operand.collapsedK = true;
+    return;
+  }
   AffineMap map = operand.map;
   unsigned numResults = map.getNumResults();
   unsigned numOwn = rowLoops.size() + 1;

@@ -180,8 +180,7 @@ func.func private @wgmma_bf16(%x: memref<64x64xbf16>, %w: memref<64x64xbf16>, %o
 // A convolution as an implicit GEMM: 3x3, pad 1, 16 -> 32 channels over a
 // 6x6 image, ReLU epilogue. The loops (n, g, oc, oh, ow, ic, kh, kw) are the
 // GEMM m = oc (with g, extent 1), n = oh * ow = 36, k = ic * kh * kw = 144.
-// The weight (A) is read element by element along k (three k loops); the
-// input (B) is the body's padded window (the fused Pad: clamped indices, a
+// The input (B) is the body's padded window (the fused Pad: clamped indices, a
 // select to zero), cloned per element at the element's loop indices and
 // staged k x n. A row of 6 output pixels is no multiple of 4: each element
 // is stored on its own, guarded.
@@ -191,10 +190,11 @@ func.func private @wgmma_bf16(%x: memref<64x64xbf16>, %w: memref<64x64xbf16>, %o
 // CHECK-LABEL: func.func private @conv3x3
 // CHECK-NOT: linalg.generic
 // CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c2, {{.*}} = %c1, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c128, {{.*}} = %c1, {{.*}} = %c1)
-// The weight: 8 scalar loads a chunk, rounded, packed into one 16-byte store.
-// CHECK: memref.load %arg1[%c0, {{.*}}, {{.*}}, {{.*}}, {{.*}}] : memref<1x32x16x3x3xf32>
-// CHECK: arith.truncf {{.*}} : f32 to bf16
-// CHECK: vector.from_elements {{.*}} : vector<8xbf16>
+// The weight: its k dimensions (ic, kh, kw) are contiguous, read as one
+// through a collapsed view with 16-byte loads, rounded on the way.
+// CHECK: %[[W:.*]] = memref.collapse_shape %arg1 {{\[}}[0], [1], [2, 3, 4]] : memref<1x32x16x3x3xf32> into memref<1x32x144xf32>
+// CHECK: vector.load %[[W]][%c0, {{.*}}, {{.*}}] {alignment = 16 : i64} : memref<1x32x144xf32>, vector<4xf32>
+// CHECK: arith.truncf {{.*}} : vector<8xf32> to vector<8xbf16>
 // The input window: the clamp and the padding select of the body, per element.
 // CHECK: arith.maxsi
 // CHECK: memref.load %arg0[%c0, {{.*}}, {{.*}}, {{.*}}] : memref<1x16x6x6xf32>

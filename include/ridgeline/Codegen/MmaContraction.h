@@ -51,6 +51,10 @@ struct MmaOperand {
   /// chunks), not with 16-byte loads. Gathered operands are staged through
   /// registers.
   bool gathered = false;
+  /// Whether k spans several loops that are the operand's trailing,
+  /// contiguous dimensions (a convolution's weight: ic, kh, kw): it is
+  /// staged with 16-byte loads through a view that collapses them into one.
+  bool collapsedK = false;
 };
 
 /// One product of a tensor-core kernel: a zero fill (possibly shared with
