@@ -126,10 +126,13 @@ void mlir::ridge::addFusionGroups(RooflineReport &report, func::FuncOp func,
     row.kind = group.getKind().str();
     row.nodes = FusionPlan::getNodeNames(members);
     row.numOps = members.ops.size();
+    // A kernel with a contraction is placed, epilogue included, on the
+    // contraction's ceiling: the epilogue's few FLOPs overlap its
+    // multiply-adds.
     auto cost = cast<CostOpInterface>(group.getOperation());
     row.point = model.place(std::max<int64_t>(0, cost.getFlops()),
                             std::max<int64_t>(0, cost.getMinBytes()),
-                            cost.isContraction());
+                            getComputeFormat(group));
     report.kernelTime += row.point.getTime();
     report.kernels.push_back(std::move(row));
   }
@@ -440,7 +443,7 @@ void mlir::ridge::printRooflineJson(const RooflineReport &report,
           json.attribute("flops", point.flops);
           json.attribute("bytes", point.bytes);
           json.attribute("intensity", point.getIntensity());
-          json.attribute("ceiling", point.usesMatrixPeak ? "tensor" : "simt");
+          json.attribute("ceiling", point.usesTensorCores ? "tensor" : "simt");
           json.attribute("bound", stringifyBound(point.getBound()));
           json.attribute("time_s", point.getTime());
           json.attribute("share", report.totalTime > 0
@@ -468,7 +471,8 @@ void mlir::ridge::printRooflineJson(const RooflineReport &report,
             json.attribute("flops", point.flops);
             json.attribute("bytes", point.bytes);
             json.attribute("intensity", point.getIntensity());
-            json.attribute("ceiling", point.usesMatrixPeak ? "tensor" : "simt");
+            json.attribute("ceiling",
+                           point.usesTensorCores ? "tensor" : "simt");
             json.attribute("bound", stringifyBound(point.getBound()));
             json.attribute("time_s", point.getTime());
             json.attribute("share", report.kernelTime > 0
