@@ -2,7 +2,8 @@
 //
 // Mechanism only: the analysis computes, the pass writes what it computed as
 // attributes so that FileCheck tests (and people reading IR) can see each op's
-// FLOPs, bytes, intensity, binding ceiling and predicted time.
+// FLOPs, bytes, intensity, format, compute ceiling, binding ceiling and
+// predicted time.
 //
 //===----------------------------------------------------------------------===//
 
@@ -70,6 +71,10 @@ struct AnnotateRooflinePass
                                    builder.getI64IntegerAttr(cost.bytes)),
               builder.getNamedAttr(
                   "intensity", builder.getF64FloatAttr(point.getIntensity())),
+              builder.getNamedAttr("precision",
+                                   builder.getStringAttr(point.precision)),
+              builder.getNamedAttr("ceiling_flops",
+                                   builder.getF64FloatAttr(point.peakFlops)),
               builder.getNamedAttr(
                   "bound",
                   builder.getStringAttr(stringifyBound(point.getBound()))),

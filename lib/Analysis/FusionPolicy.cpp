@@ -83,8 +83,8 @@ mlir::ridge::makeRooflineFusionControl(const RooflineModel &model,
     // A prologue is recomputed for every tile of the contraction that reads
     // the operand; a compute-bound contraction has no time to spare for it.
     RooflinePoint consumer =
-        model.place(candidate.consumer.flops, candidate.consumer.bytes,
-                    candidate.consumer.contraction);
+        model.placeAsPlanned(candidate.consumer.flops, candidate.consumer.bytes,
+                             candidate.consumer.contraction);
     if (candidate.isPrologue && consumer.getBound() == Bound::Compute)
       return FusionDecision::reject(
           "consumer is compute-bound: a prologue would be recomputed per "

@@ -3,12 +3,106 @@
 #include "ridgeline/Analysis/Roofline.h"
 #include "ridgeline/Dialect/Ridge/IR/Ridge.h"
 
+#include "mlir/IR/TypeUtilities.h"
 #include "llvm/Support/Debug.h"
+#include "llvm/Support/raw_ostream.h"
 
 #define DEBUG_TYPE "ridge-roofline"
 
 using namespace mlir;
 using namespace mlir::ridge;
+
+/// The format name of an element type: the --precision spelling for the
+/// formats it has (fp32, bf16, fp16, tf32, fp8), "fp64", or the type as MLIR
+/// prints it ("i64").
+static std::string getFormatName(Type element) {
+  if (element.isF32())
+    return "fp32";
+  if (element.isBF16())
+    return "bf16";
+  if (element.isF16())
+    return "fp16";
+  if (element.isF64())
+    return "fp64";
+  if (isa<FloatTF32Type>(element))
+    return "tf32";
+  if (auto floatType = dyn_cast<FloatType>(element);
+      floatType && floatType.getWidth() == 8)
+    return "fp8";
+  std::string name;
+  llvm::raw_string_ostream os(name);
+  os << element;
+  return name;
+}
+
+/// The widest float element type of the operands and results of `ops` (the
+/// first of equal width), or the first element type when none is a float;
+/// null for ops without operands and results.
+static Type getWidestElementType(ArrayRef<Operation *> ops) {
+  Type first, widest;
+  auto visit = [&](Type type) {
+    Type element = getElementTypeOrSelf(type);
+    if (!first)
+      first = element;
+    auto floatType = dyn_cast<FloatType>(element);
+    if (floatType &&
+        (!widest || floatType.getWidth() > cast<FloatType>(widest).getWidth()))
+      widest = floatType;
+  };
+  for (Operation *op : ops) {
+    for (Type type : op->getOperandTypes())
+      visit(type);
+    for (Type type : op->getResultTypes())
+      visit(type);
+  }
+  return widest ? widest : first;
+}
+
+ComputeFormat mlir::ridge::getComputeFormat(Operation *op) {
+  if (auto group = dyn_cast<FusionGroupOp>(op)) {
+    SmallVector<Operation *> members;
+    Operation *contraction = nullptr;
+    int64_t contractionFlops = 0;
+    for (Operation &member : group.getBody().front().without_terminator()) {
+      members.push_back(&member);
+      auto costed = dyn_cast<CostOpInterface>(&member);
+      if (costed && costed.isContraction() &&
+          (!contraction || costed.getFlops() > contractionFlops)) {
+        contraction = &member;
+        contractionFlops = costed.getFlops();
+      }
+    }
+    if (contraction)
+      return getComputeFormat(contraction);
+    Type element = getWidestElementType(members);
+    return {element ? getFormatName(element) : "fp32", std::nullopt};
+  }
+
+  auto costed = dyn_cast<CostOpInterface>(op);
+  if (!costed || !costed.isContraction()) {
+    Type element = getWidestElementType(ArrayRef<Operation *>(op));
+    return {element ? getFormatName(element) : "fp32", std::nullopt};
+  }
+  std::optional<Precision> precision;
+  std::string name;
+  if (auto attr = op->getAttrOfType<StringAttr>(kPrecisionAttr))
+    precision = parsePrecision(attr.getValue());
+  if (precision) {
+    name = stringifyPrecision(*precision).str();
+  } else {
+    Type element = op->getNumOperands() > 0
+                       ? getElementTypeOrSelf(op->getOperand(0).getType())
+                       : Type();
+    name = element ? getFormatName(element) : "fp32";
+    precision = parsePrecision(name);
+  }
+  // The tensor-core code generator implements MatMul and Gemm
+  // (docs/tensor-cores.md); the other contractions run on SIMT in any format.
+  bool hasTensorCoreKernel = isa<MatMulOp, GemmOp>(op);
+  if (!hasTensorCoreKernel || !precision || *precision == Precision::FP32)
+    return {name, std::nullopt};
+  return {name, precision};
+}
 
 CostAnalysis::CostAnalysis(Operation *root) {
   root->walk<WalkOrder::PreOrder>([&](Operation *op) {
@@ -22,6 +116,7 @@ CostAnalysis::CostAnalysis(Operation *root) {
     cost.flops = costed.getFlops();
     cost.bytes = costed.getMinBytes();
     cost.contraction = costed.isContraction();
+    cost.format = getComputeFormat(costed);
     LLVM_DEBUG(llvm::dbgs()
                << "cost of " << costed->getName() << " at " << costed->getLoc()
                << ": " << cost.flops << " FLOPs, " << cost.bytes << " bytes\n");
@@ -59,14 +154,33 @@ std::optional<RooflineModel> RooflineModel::create(const GpuSpec &gpu,
   return RooflineModel(gpu, precision);
 }
 
+double RooflineModel::getPeak(const ComputeFormat &format) const {
+  double matrixPeak =
+      format.tensorCores ? gpu.getMatrixFlops(*format.tensorCores) : 0;
+  return matrixPeak > 0 ? matrixPeak : getVectorPeak();
+}
+
 RooflinePoint RooflineModel::place(int64_t flops, int64_t bytes,
-                                   bool contraction) const {
+                                   const ComputeFormat &format) const {
   RooflinePoint point;
   point.flops = flops;
   point.bytes = bytes;
-  point.usesMatrixPeak = contraction;
-  point.peakFlops = contraction ? getMatrixPeak() : getVectorPeak();
+  point.precision = format.name;
+  point.peakFlops = getPeak(format);
+  point.usesTensorCores =
+      format.tensorCores && gpu.getMatrixFlops(*format.tensorCores) > 0;
   point.computeTime = static_cast<double>(flops) / point.peakFlops;
   point.memoryTime = static_cast<double>(bytes) / gpu.bandwidth;
   return point;
+}
+
+RooflinePoint RooflineModel::placeAsPlanned(int64_t flops, int64_t bytes,
+                                            bool contraction) const {
+  ComputeFormat format;
+  if (contraction) {
+    format.name = stringifyPrecision(precision).str();
+    if (precision != Precision::FP32)
+      format.tensorCores = precision;
+  }
+  return place(flops, bytes, format);
 }

@@ -126,10 +126,13 @@ void mlir::ridge::addFusionGroups(RooflineReport &report, func::FuncOp func,
     row.kind = group.getKind().str();
     row.nodes = FusionPlan::getNodeNames(members);
     row.numOps = members.ops.size();
+    // A kernel with a contraction is placed, epilogue included, on the
+    // contraction's ceiling: the epilogue's few FLOPs overlap its
+    // multiply-adds.
     auto cost = cast<CostOpInterface>(group.getOperation());
     row.point = model.place(std::max<int64_t>(0, cost.getFlops()),
                             std::max<int64_t>(0, cost.getMinBytes()),
-                            cost.isContraction());
+                            getComputeFormat(group));
     report.kernelTime += row.point.getTime();
     report.kernels.push_back(std::move(row));
   }
@@ -231,12 +234,22 @@ static void printCell(llvm::raw_ostream &os, StringRef text, size_t width,
   os << "  ";
 }
 
+/// A compute ceiling without its unit: "312T", "19.5T".
+static std::string formatCeiling(double flopsPerSecond) {
+  std::string text = formatSI(flopsPerSecond, "");
+  llvm::erase(text, ' ');
+  return text;
+}
+
 /// The columns every row of a table shares: where its work sits on the
-/// roofline and its share of `totalTime`.
+/// roofline (with the format it computes in and the ceiling that gives) and
+/// its share of `totalTime`.
 static void printPointHeader(llvm::raw_ostream &os) {
   printCell(os, "FLOPs", 9, true);
   printCell(os, "bytes", 9, true);
   printCell(os, "FLOP/B", 8, true);
+  printCell(os, "precision", 9, false);
+  printCell(os, "ceiling", 7, true);
   printCell(os, "bound", 7, false);
   printCell(os, "time us", 8, true);
   os << "share\n";
@@ -249,6 +262,8 @@ static void printPointCells(llvm::raw_ostream &os, const RooflinePoint &point,
   printCell(
       os, formatFixed(point.getIntensity(), point.getIntensity() < 10 ? 2 : 1),
       8, true);
+  printCell(os, point.precision, 9, false);
+  printCell(os, formatCeiling(point.peakFlops), 7, true);
   printCell(os, stringifyBound(point.getBound()), 7, false);
   printCell(os, formatMicros(point.getTime()), 8, true);
   os << formatFixed(totalTime > 0 ? 100 * point.getTime() / totalTime : 0.0, 1)
@@ -323,9 +338,13 @@ void mlir::ridge::printRooflineTable(const RooflineReport &report,
   os << formatSI(model.getMatrixPeak(), "FLOP/s") << ", fp32 SIMT "
      << formatSI(model.getVectorPeak(), "FLOP/s") << ", memory "
      << formatSI(gpu.bandwidth, "B/s") << "\n";
-  os << "ridge point " << formatFixed(model.getRidgePoint(), 1)
-     << " FLOP/B for contractions (MatMul, Gemm, Conv, attention), "
-     << formatFixed(model.getVectorRidgePoint(), 1) << " FLOP/B for the rest\n";
+  // Each row's own ceiling is in its row: the tensor-core peak for a MatMul
+  // or Gemm computed in a tensor-core format, the SIMT peak otherwise.
+  os << "ridge point ";
+  if (model.getPrecision() != Precision::FP32)
+    os << formatFixed(model.getRidgePoint(), 1) << " FLOP/B on "
+       << stringifyPrecision(model.getPrecision()) << " tensor cores, ";
+  os << formatFixed(model.getVectorRidgePoint(), 1) << " FLOP/B on fp32 SIMT\n";
 
   // Rows that take no time (views such as reshapes) are summarized in one
   // line instead of filling the bottom of the table.
@@ -440,7 +459,9 @@ void mlir::ridge::printRooflineJson(const RooflineReport &report,
           json.attribute("flops", point.flops);
           json.attribute("bytes", point.bytes);
           json.attribute("intensity", point.getIntensity());
-          json.attribute("ceiling", point.usesMatrixPeak ? "tensor" : "simt");
+          json.attribute("ceiling", point.usesTensorCores ? "tensor" : "simt");
+          json.attribute("precision", point.precision);
+          json.attribute("ceiling_flops", point.peakFlops);
           json.attribute("bound", stringifyBound(point.getBound()));
           json.attribute("time_s", point.getTime());
           json.attribute("share", report.totalTime > 0
@@ -468,7 +489,10 @@ void mlir::ridge::printRooflineJson(const RooflineReport &report,
             json.attribute("flops", point.flops);
             json.attribute("bytes", point.bytes);
             json.attribute("intensity", point.getIntensity());
-            json.attribute("ceiling", point.usesMatrixPeak ? "tensor" : "simt");
+            json.attribute("ceiling",
+                           point.usesTensorCores ? "tensor" : "simt");
+            json.attribute("precision", point.precision);
+            json.attribute("ceiling_flops", point.peakFlops);
             json.attribute("bound", stringifyBound(point.getBound()));
             json.attribute("time_s", point.getTime());
             json.attribute("share", report.kernelTime > 0

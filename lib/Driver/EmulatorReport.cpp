@@ -14,6 +14,7 @@
 
 #include "ridgeline/Driver/EmulatorReport.h"
 
+#include "ridgeline/Dialect/Ridge/Transforms/Passes.h"
 #include "ridgeline/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -39,6 +40,10 @@ mlir::ridge::buildPlannedReport(ModuleOp module, const TargetSpec &target,
   setModuleTarget(*clone, target);
   PassManager pm(module.getContext());
   buildGraphOptimizationPipeline(pm);
+  // Each contraction's format, as buildGraphToLinalgPipeline decides it
+  // before fusion: the report places every op and kernel on the ceiling of
+  // the format it is built in.
+  pm.addNestedPass<func::FuncOp>(createSelectPrecisionPass());
   if (failed(pm.run(*clone)))
     return std::nullopt;
   CostAnalysis costs(*clone);

@@ -34,9 +34,11 @@ The report schema ("ridgeline-roofline/1"):
                 "shapes": "1x4x128x64, 1x4x64x128 -> 1x4x128x128",
                 "flops": 8388608, "bytes": 393216,  # integers
                 "intensity": 21.33,         # flops / bytes (0 when bytes == 0)
-                "ceiling": "tensor",        # "tensor" (peak_flops) or "simt" (simt_peak_flops)
+                "ceiling": "tensor",        # "tensor" (tensor cores) or "simt" (CUDA cores)
+                "precision": "bf16",        # the format the op computes in
+                "ceiling_flops": 9.894e14,  # its compute ceiling, FLOP/s
                 "bound": "memory",          # "memory" or "compute"
-                "time_s": 1.17e-07,         # max(flops / peak, bytes / bandwidth)
+                "time_s": 1.17e-07,         # max(flops / ceiling_flops, bytes / bandwidth)
                 "share": 0.0123 } ... ],    # time_s / total.time_s
       "kernels": [ ... ],                   # optional: like ops, but with
                                             # "nodes": [node names] instead of
@@ -180,6 +182,13 @@ def _check_entry(v, entry, path, gpu, total_time, is_kernel):
     nbytes = v.field(entry, path, "bytes", "count")
     intensity = v.field(entry, path, "intensity", "nonneg")
     ceiling = v.field(entry, path, "ceiling", ("tensor", "simt"))
+    # The entry's own format and ceiling; reports written before they were
+    # added are still valid, and are checked against the GPU's peaks.
+    precision = ceiling_flops = None
+    if "precision" in entry:
+        precision = v.field(entry, path, "precision", "string")
+    if "ceiling_flops" in entry:
+        ceiling_flops = v.field(entry, path, "ceiling_flops", "positive")
     bound = v.field(entry, path, "bound", ("memory", "compute"))
     time_s = v.field(entry, path, "time_s", "nonneg")
     share = v.field(entry, path, "share", "fraction")
@@ -193,17 +202,27 @@ def _check_entry(v, entry, path, gpu, total_time, is_kernel):
         return time_s, bound
 
     peak_key = "peak_flops" if ceiling == "tensor" else "simt_peak_flops"
-    compute_s = flops / gpu[peak_key]
+    if ceiling_flops is not None:
+        # SIMT work, and tensor-core work in the report's precision, run at
+        # the GPU's peaks; tensor cores of another format (an fp16 model in
+        # a bf16 report) at their own.
+        if ceiling == "simt" or precision == gpu.get("precision"):
+            v.consistent(path, "ceiling_flops", ceiling_flops, gpu[peak_key],
+                         "gpu.%s" % peak_key)
+        peak, peak_name = ceiling_flops, "ceiling_flops"
+    else:
+        peak, peak_name = gpu[peak_key], "gpu.%s" % peak_key
+    compute_s = flops / peak
     memory_s = nbytes / gpu["bandwidth"]
     v.consistent(path, "time_s", time_s, max(compute_s, memory_s),
-                 "max(flops / gpu.%s, bytes / gpu.bandwidth)" % peak_key)
+                 "max(flops / %s, bytes / gpu.bandwidth)" % peak_name)
     # Within the tolerance the two terms tie and either bound is right.
     if bound is not None and not _close(compute_s, memory_s):
         expected = "compute" if compute_s > memory_s else "memory"
         if bound != expected:
             v.error("%s.bound" % path,
-                    '"%s", but flops / gpu.%s = %.6g s %s bytes / gpu.bandwidth'
-                    " = %.6g s" % (bound, peak_key, compute_s,
+                    '"%s", but flops / %s = %.6g s %s bytes / gpu.bandwidth'
+                    " = %.6g s" % (bound, peak_name, compute_s,
                                    ">" if compute_s > memory_s else "<",
                                    memory_s))
     # Kernel shares may be taken against the kernels' own total (fusion

@@ -11,20 +11,25 @@ def AnnotateRooflinePass : Pass<"ridge-annotate-roofline", "::mlir::ModuleOp"> {
     Runs the roofline analysis on the `ridge` graph and records its results as
     attributes, for tests and for reading IR:
 
-    * every costed op gets `ridge.roofline = {flops, bytes, intensity, bound,
-      time_s}`: FLOPs and minimum device-memory bytes from CostOpInterface,
-      their ratio, the ceiling that binds ("memory" or "compute") and the
-      predicted time max(FLOPs / peak, bytes / bandwidth) in seconds;
-      an op with dynamic shapes gets `ridge.roofline = "unknown"`;
+    * every costed op gets `ridge.roofline = {flops, bytes, intensity,
+      precision, ceiling_flops, bound, time_s}`: FLOPs and minimum
+      device-memory bytes from CostOpInterface, their ratio, the format the
+      op computes in, its compute ceiling (FLOP/s), the ceiling that binds
+      ("memory" or "compute") and the predicted time max(FLOPs /
+      ceiling_flops, bytes / bandwidth) in seconds; an op with dynamic
+      shapes gets `ridge.roofline = "unknown"`;
     * the module gets `ridge.roofline.gpu = {name, precision, peak_flops,
       simt_peak_flops, bandwidth, ridge_point}`.
 
     The GPU and precision are the module's `ridge.target` (the default
-    target when it has none); the options override them for tests.
-    Contractions (MatMul, Gemm, Conv, attention) are bounded by the tensor-core
-    peak at the precision, all other ops by the fp32 SIMT peak. The pass changes
-    no op; it fails on an unknown GPU, an unreadable spec file or a precision
-    the GPU has no tensor cores for.
+    target when it has none); the options override them for tests. Each op
+    is bounded by the ceiling of the format it computes in
+    (`getComputeFormat`): a MatMul or Gemm with a `ridge.precision` (run
+    `ridge-select-precision` first) or with bf16/f16 operands by the
+    tensor-core peak of that format, every other op by the fp32 SIMT peak;
+    the precision only sets the module's `peak_flops` and `ridge_point`.
+    The pass changes no op; it fails on an unknown GPU, an unreadable spec
+    file or a precision the GPU has no tensor cores for.
   }];
   let options = [
     Option<"gpu", "gpu", "std::string", /*default=*/"\"\"",

@@ -6,11 +6,13 @@
 //    that implements CostOpInterface, its FLOPs, its minimum device-memory
 //    bytes and whether its work is a contraction. These are properties of the
 //    graph alone.
-//  * RooflineModel places any (FLOPs, bytes, contraction) triple on the
-//    roofline of one GPU at one precision: its time is
-//    max(FLOPs / peak, bytes / bandwidth), and the larger term names the
-//    ceiling that binds. Contractions use the tensor-core peak of the chosen
-//    precision; everything else uses the fp32 SIMT peak.
+//  * RooflineModel places any (FLOPs, bytes, compute format) triple on the
+//    roofline of one GPU: its time is max(FLOPs / peak, bytes / bandwidth),
+//    and the larger term names the ceiling that binds. The peak is the one
+//    of the unit the work runs on: the tensor-core peak of its format for a
+//    MatMul or Gemm multiplied in bf16/fp16 (rounded by
+//    ridge-select-precision, or stored so), the fp32 SIMT peak for
+//    everything else (docs/roofline.md, "Precision and ceiling").
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,6 +27,28 @@
 
 namespace mlir::ridge {
 
+/// The number format a piece of work computes in, and the tensor cores it
+/// asks for: what selects its compute ceiling.
+struct ComputeFormat {
+  /// "bf16", "fp16", "fp32", "tf32", "fp8" (stringifyPrecision), or the
+  /// element type's name for other types ("fp64", "i64").
+  std::string name = "fp32";
+  /// The tensor-core format the work is placed on; nullopt for work on the
+  /// CUDA cores (SIMT), placed on the fp32 peak.
+  std::optional<Precision> tensorCores;
+};
+
+/// The format `op` computes in. A contraction computes in its
+/// `ridge.precision` when it has one, else in its first operand's element
+/// type; it asks for tensor cores when it is a MatMul or Gemm (the ops the
+/// tensor-core code generator implements; a Conv, attention or Einsum runs
+/// on SIMT whatever its format) in a format other than fp32. Other ops
+/// compute in the widest float type they read or write (bf16 or fp16 in a
+/// 16-bit model), else in their first element type. A fusion group computes
+/// in the format of its contraction with the most FLOPs, or, without one,
+/// in the widest float type of its ops.
+ComputeFormat getComputeFormat(Operation *op);
+
 /// The GPU-independent cost of one op.
 struct OpCost {
   Operation *op = nullptr;
@@ -33,6 +57,8 @@ struct OpCost {
   int64_t bytes = 0;
   /// The FLOPs are matrix multiply-adds (CostOpInterface::isContraction).
   bool contraction = false;
+  /// The format they are computed in (getComputeFormat).
+  ComputeFormat format;
 
   bool isKnown() const { return flops >= 0 && bytes >= 0; }
 };
@@ -60,9 +86,11 @@ StringRef stringifyBound(Bound bound);
 struct RooflinePoint {
   int64_t flops = 0;
   int64_t bytes = 0;
+  /// The format the work computes in (ComputeFormat::name).
+  std::string precision = "fp32";
   /// The compute ceiling that applies (tensor-core or SIMT peak), FLOP/s.
   double peakFlops = 0;
-  bool usesMatrixPeak = false;
+  bool usesTensorCores = false;
   /// FLOPs / peakFlops and bytes / bandwidth, in seconds.
   double computeTime = 0;
   double memoryTime = 0;
@@ -99,10 +127,22 @@ public:
   double getRidgePoint() const { return getMatrixPeak() / gpu.bandwidth; }
   double getVectorRidgePoint() const { return getVectorPeak() / gpu.bandwidth; }
 
-  RooflinePoint place(int64_t flops, int64_t bytes, bool contraction) const;
+  /// The compute ceiling of work in `format`: the tensor-core peak of its
+  /// format, or the fp32 SIMT peak for SIMT work and for a format the GPU has
+  /// no tensor cores for.
+  double getPeak(const ComputeFormat &format) const;
+
+  /// Places work computed in `format`.
+  RooflinePoint place(int64_t flops, int64_t bytes,
+                      const ComputeFormat &format) const;
   RooflinePoint place(const OpCost &cost) const {
-    return place(cost.flops, cost.bytes, cost.contraction);
+    return place(cost.flops, cost.bytes, cost.format);
   }
+  /// Places work as the fusion plan assumes it runs, before each
+  /// contraction's format is known: contractions on the tensor cores of the
+  /// model's precision, everything else on the fp32 SIMT peak.
+  RooflinePoint placeAsPlanned(int64_t flops, int64_t bytes,
+                               bool contraction) const;
 
 private:
   RooflineModel(const GpuSpec &gpu, Precision precision)

@@ -1,10 +1,11 @@
 //===- RooflineReport.h - Per-op roofline report of a model -----*- C++ -*-===//
 //
 // What `ridgec --report` prints: one row per costed op of the graph (the
-// ONNX node it came from, its shapes, FLOPs, bytes, intensity, binding
-// ceiling, predicted time and share of the total), sorted by predicted time,
-// and totals. The same data is written as JSON (schema in docs/roofline.md)
-// for tools such as python/ridgeline/roofline_plot.py.
+// ONNX node it came from, its shapes, FLOPs, bytes, intensity, the format it
+// computes in, its compute ceiling, the binding ceiling, predicted time and
+// share of the total), sorted by predicted time, and totals. The same data
+// is written as JSON (schema in docs/roofline.md) for tools such as
+// python/ridgeline/roofline_plot.py.
 //
 //===----------------------------------------------------------------------===//
 
