@@ -96,9 +96,10 @@ ComputeFormat mlir::ridge::getComputeFormat(Operation *op) {
     name = element ? getFormatName(element) : "fp32";
     precision = parsePrecision(name);
   }
-  // The tensor-core code generator implements MatMul and Gemm
-  // (docs/tensor-cores.md); the other contractions run on SIMT in any format.
-  bool hasTensorCoreKernel = isa<MatMulOp, GemmOp>(op);
+  // The tensor-core code generator implements MatMul, Gemm and Conv (as
+  // implicit GEMM; docs/tensor-cores.md); the other contractions (transposed
+  // convolutions, attention, Einsum) run on SIMT in any format.
+  bool hasTensorCoreKernel = isa<MatMulOp, GemmOp, ConvOp>(op);
   if (!hasTensorCoreKernel || !precision || *precision == Precision::FP32)
     return {name, std::nullopt};
   return {name, precision};
