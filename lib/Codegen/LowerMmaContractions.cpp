@@ -367,6 +367,29 @@ SmallVector<Value> MmaKernelBuilder::epilogueCoordinates(Value m, Value n) {
 
 Value MmaKernelBuilder::gatherElement(const MmaOperand &operand,
                                       ArrayRef<Value> coords) {
+  if (linalg::GenericOp producer = operand.producer) {
+    // The producer's element at its loop indices (its result is indexed by
+    // them): its inputs loaded through their maps, its body cloned.
+    SmallVector<Value> at = evaluateMap(operand.map, coords);
+    IRMapping mapping;
+    Block *body = producer.getBody();
+    for (OpOperand *input : producer.getDpsInputOperands()) {
+      BlockArgument arg = producer.getMatchingBlockArgument(input);
+      if (!arg.use_empty())
+        mapping.map(
+            arg, memref::LoadOp::create(
+                     b, loc, input->get(),
+                     evaluateMap(producer.getMatchingIndexingMap(input), at)));
+    }
+    for (Operation &op : body->without_terminator()) {
+      if (auto indexOp = dyn_cast<linalg::IndexOp>(op)) {
+        mapping.map(indexOp.getResult(), at[indexOp.getDim()]);
+        continue;
+      }
+      b.clone(op, mapping);
+    }
+    return mapping.lookupOrDefault(body->getTerminator()->getOperand(0));
+  }
   if (operand.value)
     return memref::LoadOp::create(b, loc, operand.value,
                                   evaluateMap(operand.map, coords));
@@ -1178,6 +1201,10 @@ struct LowerMmaContractionsPass
     }
     for (Operation *fill : fills)
       fill->erase();
+    for (linalg::GenericOp producer : mma->producers) {
+      buffers.insert(producer.getDpsInitOperand(0)->get());
+      producer->erase();
+    }
     if (memref::CopyOp copy = mma->resultCopy) {
       Operation *view = copy.getSource().getDefiningOp();
       copy->erase();

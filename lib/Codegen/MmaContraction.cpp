@@ -411,6 +411,26 @@ static LogicalResult matchEpilogue(linalg::GenericOp epilogue,
   return success();
 }
 
+/// Whether `op` computes its one result elementwise from its loop indices
+/// and its inputs, with ops the kernel builder can clone per element: a
+/// layout change (head split, transpose) that the tensor-core kernel folds
+/// into the operand it feeds.
+static bool isElementwiseProducer(linalg::GenericOp op) {
+  if (op.getNumDpsInits() != 1 || op.getNumReductionLoops() != 0 ||
+      !op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isIdentity() ||
+      !op.getMatchingBlockArgument(op.getDpsInitOperand(0)).use_empty())
+    return false;
+  for (OpOperand *input : op.getDpsInputOperands())
+    if (!op.getMatchingIndexingMap(input).isProjectedPermutation(
+            /*allowZeroInResults=*/true))
+      return false;
+  for (Operation &inner : op.getBody()->without_terminator())
+    if (inner.getNumRegions() != 0 ||
+        !(isPure(&inner) || isa<memref::LoadOp, tensor::ExtractOp>(inner)))
+      return false;
+  return true;
+}
+
 /// The copy of `buffer`, a buffer the kernel allocates, into one of the
 /// kernel's arguments, directly or through one collapse_shape/expand_shape
 /// view; null when the buffer has other uses (besides linalg ops writing or
@@ -457,6 +477,7 @@ mlir::ridge::matchMmaContraction(func::FuncOp kernel, std::string &reason) {
   MmaContraction result;
   SmallVector<Value> accs;
   llvm::MapVector<Value, linalg::LinalgOp> zeros;
+  llvm::MapVector<Value, linalg::GenericOp> producers;
   bool onTensors = false;
   for (Operation &op : kernel.front()) {
     if (auto copy = dyn_cast<memref::CopyOp>(op)) {
@@ -489,6 +510,12 @@ mlir::ridge::matchMmaContraction(func::FuncOp kernel, std::string &reason) {
       continue;
     }
     auto generic = dyn_cast<linalg::GenericOp>(op);
+    if (linalgOp.getNumReductionLoops() == 0 && result.products.empty() &&
+        generic && isElementwiseProducer(generic)) {
+      producers[onTensors ? generic->getResult(0)
+                          : generic.getDpsInitOperand(0)->get()] = generic;
+      continue;
+    }
     if (linalgOp.getNumReductionLoops() == 0) {
       if (result.products.empty() || !generic) {
         reason = "kernel is not fill, contraction, epilogue";
@@ -522,6 +549,21 @@ mlir::ridge::matchMmaContraction(func::FuncOp kernel, std::string &reason) {
       reason = "the products differ in their output loops or types";
       return failure();
     }
+    // An operand computed by an elementwise producer of the kernel is
+    // gathered from the producer's body.
+    for (auto [operand, isLhs] :
+         {std::pair(&product.lhs, true), std::pair(&product.rhs, false)}) {
+      auto producer =
+          operand->value ? producers.find(operand->value) : producers.end();
+      if (producer == producers.end())
+        continue;
+      operand->producer = producer->second;
+      operand->gathered = true;
+      operand->collapsedK = false;
+      operand->kContiguous = isLhs;
+      if (!llvm::is_contained(result.producers, producer->second))
+        result.producers.push_back(producer->second);
+    }
     Value init = generic.getDpsInitOperand(0)->get();
     auto zero = zeros.find(init);
     if (zero == zeros.end()) {
@@ -538,6 +580,23 @@ mlir::ridge::matchMmaContraction(func::FuncOp kernel, std::string &reason) {
   if (result.products.empty()) {
     reason = "kernel is not fill, contraction, epilogue";
     return failure();
+  }
+  // Each producer's result is read by the products only (on buffers: written
+  // by the producer, freed after).
+  for (auto [value, producer] : producers) {
+    if (!llvm::is_contained(result.producers, producer)) {
+      reason = "kernel computes a value no contraction reads";
+      return failure();
+    }
+    for (Operation *user : value.getUsers()) {
+      if (user == producer || isa<memref::DeallocOp>(user) ||
+          llvm::any_of(result.products, [&](const MmaProduct &product) {
+            return user == linalg::LinalgOp(product.contraction).getOperation();
+          }))
+        continue;
+      reason = "an operand the kernel computes has another use";
+      return failure();
+    }
   }
   unsigned rank = result.getNumParallelLoops();
   if (result.epilogue) {

@@ -379,3 +379,47 @@ func.func private @two_products(%x1: memref<32x64xbf16>, %w1: memref<64x32xbf16>
   memref.dealloc %acc : memref<32x32xf32>
   return
 }
+
+// -----
+
+// An operand the kernel computes itself (a head split or transpose fused
+// into the kernel: a generic of no reduction whose body reads the input at
+// its loop indices) is gathered from that body, per element, at the
+// element's indices: the temporary buffer, its producer and its private
+// copy are gone.
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func private @computed_operand
+// CHECK-NOT: memref.alloc
+// CHECK: gpu.launch
+// CHECK: memref.load %arg0[%{{.*}}, %{{.*}}] : memref<32x64xf32>
+// CHECK: arith.truncf {{.*}} : f32 to bf16
+// CHECK: vector.from_elements {{.*}} : vector<8xbf16>
+// CHECK: nvvm.mma.sync
+// CHECK-NOT: linalg.generic
+func.func private @computed_operand(%src: memref<32x64xf32>, %w: memref<32x64xf32>, %out: memref<64x64xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 128 : i64, mma_instruction = "mma_sync", mma_stages = 2 : i64, mma_tile = array<i64: 32, 32, 32>, mma_warps = array<i64: 2, 2>, vector_width = 1 : i64, warps_per_block = 4 : i64}} {
+  %zero = arith.constant 0.0 : f32
+  %t = memref.alloc() : memref<64x32xf32>
+  linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]} outs(%t : memref<64x32xf32>) {
+  ^bb0(%o: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %v = memref.load %src[%j, %i] : memref<32x64xf32>
+    linalg.yield %v : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%out : memref<64x64xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%t, %w : memref<64x32xf32>, memref<32x64xf32>) outs(%out : memref<64x64xf32>) {
+  ^bb0(%l: f32, %r: f32, %s: f32):
+    %lt = arith.truncf %l : f32 to bf16
+    %rt = arith.truncf %r : f32 to bf16
+    %le = arith.extf %lt : bf16 to f32
+    %re = arith.extf %rt : bf16 to f32
+    %p = arith.mulf %le, %re : f32
+    %u = arith.addf %s, %p : f32
+    linalg.yield %u : f32
+  }
+  memref.dealloc %t : memref<64x32xf32>
+  return
+}

@@ -55,6 +55,11 @@ struct MmaOperand {
   /// contiguous dimensions (a convolution's weight: ic, kh, kw): it is
   /// staged with 16-byte loads through a view that collapses them into one.
   bool collapsedK = false;
+  /// The kernel's own op that computes `value` elementwise from the loop
+  /// indices (a head split or transpose fused into the kernel): the operand
+  /// is gathered by computing each element from its body, and `value` is
+  /// never stored. Null otherwise.
+  linalg::GenericOp producer;
 };
 
 /// One product of a tensor-core kernel: a zero fill (possibly shared with
@@ -91,6 +96,8 @@ struct MmaContraction {
   /// On buffers: copies of a zero-filled buffer that serve as a product's
   /// zero accumulator (one fill that two products share, bufferized).
   SmallVector<memref::CopyOp> zeroCopies;
+  /// The ops that compute operands elementwise (MmaOperand::producer).
+  SmallVector<linalg::GenericOp> producers;
   /// Parallel loop extents: the batch loops (possibly none), the loops of m
   /// and n (one or more each), in loop order, shared by every product.
   SmallVector<int64_t> batch, mLoops, nLoops;
