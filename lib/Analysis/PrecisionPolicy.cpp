@@ -44,6 +44,12 @@ mlir::ridge::getContractionShape(Operation *op) {
     // numpy: a vector operand is a 1 x K row or a K x 1 column.
     int64_t lhsRank = lhs.getRank(), rhsRank = rhs.getRank();
     shape.m = lhsRank == 1 ? 1 : lhs.getDimSize(lhsRank - 2);
+    // A weight shared by the batch (a 2-D right operand) makes the batch
+    // part of M: a sequence-first [L, 1, E] x [E, F] projection is one GEMM
+    // of M = L, as the tensor-core kernel computes it.
+    if (rhsRank <= 2 && lhsRank > 2)
+      for (int64_t dim : lhs.getShape().drop_back(2))
+        shape.m *= dim;
     shape.k = lhs.getDimSize(lhsRank - 1);
     shape.n = rhsRank == 1 ? 1 : rhs.getDimSize(rhsRank - 1);
     return shape;

@@ -35,6 +35,18 @@ func.func @tiny_matmul(%a: tensor<3x4xf32>, %b: tensor<4x5xf32>) -> tensor<3x5xf
 
 // -----
 
+// A sequence-first projection ([L, 1, E] x [E, F], as BERT's exported
+// in-projection): the weight is shared by the batch, so the batch is part of
+// M (512, not 1) and the product is one compute-bound GEMM (70 FLOP/B).
+// CHECK-LABEL: func @sequence_first_projection
+// CHECK: ridge.matmul %{{.*}}, %{{.*}} {ridge.precision = "bf16"}
+func.func @sequence_first_projection(%x: tensor<512x1x256xf32>, %w: tensor<256x768xf32>) -> tensor<512x1x768xf32> {
+  %0 = ridge.matmul %x, %w : (tensor<512x1x256xf32>, tensor<256x768xf32>) -> tensor<512x1x768xf32>
+  return %0 : tensor<512x1x768xf32>
+}
+
+// -----
+
 // f16 operands keep their type (and an integer contraction its own).
 // CHECK-LABEL: func @f16_matmul
 // CHECK-NOT: ridge.precision
