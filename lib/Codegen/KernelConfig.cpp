@@ -22,6 +22,9 @@ static constexpr int64_t kWarpSize = 32;
 /// Elements per lane of the wide layout: 16 bytes of f32.
 static constexpr int64_t kWideVector = 4;
 static constexpr int64_t kDefaultBlockSize = 256;
+/// Rows of the bandwidth (GEMV) path: each warp keeps one accumulator per
+/// row.
+static constexpr int64_t kMaxGemvRows = 16;
 
 DictionaryAttr KernelConfig::toAttr(MLIRContext *context) const {
   Builder b(context);
@@ -43,6 +46,8 @@ DictionaryAttr KernelConfig::toAttr(MLIRContext *context) const {
     fields.push_back(b.getNamedAttr(
         "mma_instruction", b.getStringAttr(wgmma ? "wgmma" : "mma_sync")));
   }
+  if (gemv)
+    fields.push_back(b.getNamedAttr("gemv", b.getBoolAttr(true)));
   return b.getDictionaryAttr(fields);
 }
 
@@ -124,6 +129,16 @@ FailureOr<KernelConfig> KernelConfig::fromAttr(DictionaryAttr attr,
     config.mmaTile.assign(tile.asArrayRef().begin(), tile.asArrayRef().end());
     config.mmaWarps.assign(warps.asArrayRef().begin(),
                            warps.asArrayRef().end());
+  }
+  if (Attribute gemv = attr.get("gemv")) {
+    auto flag = dyn_cast<BoolAttr>(gemv);
+    if (!flag || (flag.getValue() && !config.mmaTile.empty())) {
+      error = ("'" + kKernelConfigAttr +
+               "' needs 'gemv' as a bool, and not with 'mma_tile'")
+                  .str();
+      return failure();
+    }
+    config.gemv = flag.getValue();
   }
   // Tile sizes are optional: a kernel without them is not tiled.
   if (!attr.get("tile_sizes"))
@@ -361,6 +376,22 @@ void mlir::ridge::selectMmaTile(int64_t batch, int64_t m, int64_t n, int64_t k,
   config.mmaStages = stages;
 }
 
+/// Whether `gemv` is what the bandwidth path builds: one f32 product of at
+/// most 16 rows, the weight read with 16-byte loads along k (B n x k: a
+/// Linear layer's weight), k whole 16-byte pieces; the m rows (a few
+/// activations) may be gathered element by element.
+static bool isGemvShaped(const MmaContraction &gemv) {
+  if (gemv.products.size() != 1 || gemv.m > kMaxGemvRows)
+    return false;
+  const MmaProduct &product = gemv.products.front();
+  const MmaOperand &rows = product.lhs, &weight = product.rhs;
+  return !weight.gathered && !weight.collapsedK && weight.kContiguous &&
+         (rows.gathered || (!rows.collapsedK && rows.kContiguous)) &&
+         rows.elementType.isF32() && weight.elementType.isF32() &&
+         rows.mmaType.isF32() && weight.mmaType.isF32() &&
+         product.k % kWideVector == 0;
+}
+
 KernelConfig mlir::ridge::selectKernelConfig(func::FuncOp kernel,
                                              const TargetSpec &target) {
   KernelConfig config;
@@ -386,6 +417,22 @@ KernelConfig mlir::ridge::selectKernelConfig(func::FuncOp kernel,
       config.blockSize = config.mmaWarps[0] * config.mmaWarps[1] * kWarpSize;
       config.warpsPerBlock = config.mmaWarps[0] * config.mmaWarps[1];
       config.vectorWidth = 1;
+      return config;
+    }
+  }
+  // A skinny f32 contraction (m at most 16, both operands rows of k): the
+  // bandwidth path, one warp per output column. Memory-bound by its shape
+  // (each weight element is used m times), it gains nothing from tensor
+  // cores; what it needs is coalesced 16-byte loads of the weight.
+  if (target.isGpu()) {
+    std::string gemvReason;
+    FailureOr<MmaContraction> gemv =
+        matchMmaContraction(kernel, gemvReason, /*allowF32=*/true);
+    if (succeeded(gemv) && isGemvShaped(*gemv)) {
+      config.gemv = true;
+      config.blockSize = kMaxWarpsPerBlock * kWarpSize;
+      config.warpsPerBlock = kMaxWarpsPerBlock;
+      config.vectorWidth = kWideVector;
       return config;
     }
   }

@@ -37,6 +37,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -99,9 +100,14 @@ public:
     numBatch = mma.batch.size();
     stages = config.mmaStages;
     wgmma = config.wgmma;
+    gemvWarps = config.warpsPerBlock;
   }
 
   LogicalResult build();
+  /// The bandwidth path (KernelConfig::gemv): one warp per output column n,
+  /// all m rows of it; lanes take 16-byte pieces of k 128 elements apart,
+  /// then a shuffle reduction; lane 0 applies the epilogue and stores.
+  LogicalResult buildGemv();
 
 private:
   Value index(int64_t value) {
@@ -224,7 +230,7 @@ private:
   /// The product whose k loop is being built.
   const MmaProduct *product = nullptr;
   int64_t tileM, tileN, tileK, warpsM, warpsN, warpTileM, warpTileN;
-  int64_t fragsM, fragsN, threads, stages;
+  int64_t fragsM, fragsN, threads, stages, gemvWarps;
   bool wgmma;
   unsigned numBatch;
 
@@ -1148,6 +1154,111 @@ LogicalResult MmaKernelBuilder::build() {
   return success();
 }
 
+LogicalResult MmaKernelBuilder::buildGemv() {
+  const MmaProduct &only = mma.products.front();
+  product = &only;
+  int64_t batchCount = 1;
+  for (int64_t extent : mma.batch)
+    batchCount *= extent;
+  constexpr int64_t kPiece = 4;
+  Value one = index(1);
+  auto launch = gpu::LaunchOp::create(
+      b, loc, index(llvm::divideCeil(mma.n, gemvWarps)), one, index(batchCount),
+      index(gemvWarps * kWarpSize), one, one);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&launch.getBody().front());
+  gpu::KernelDim3 blockIds = launch.getBlockIds();
+  tid = launch.getThreadIds().x;
+  lane = rem(tid, kWarpSize);
+  Value n = add(mul(blockIds.x, gemvWarps), div(tid, kWarpSize));
+  Value linear = blockIds.z;
+  batchIndices.assign(numBatch, Value());
+  for (int64_t i = static_cast<int64_t>(numBatch) - 1; i >= 0; --i) {
+    batchIndices[i] = rem(linear, mma.batch[i]);
+    linear = div(linear, mma.batch[i]);
+  }
+  // Every lane of a warp past the last column still takes part in the
+  // shuffles: it reads the last column and does not store.
+  Value column = minimum(n, mma.n - 1);
+  StagedOperand a, w;
+  a.operand = &only.lhs;
+  a.isLhs = true;
+  a.source = only.lhs.value;
+  w.operand = &only.rhs;
+  w.isLhs = false;
+  w.source = only.rhs.value;
+  Type f32 = b.getF32Type();
+  auto pieceType = VectorType::get({kPiece}, f32);
+  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
+  SmallVector<Value> init(mma.m, zero);
+  auto loop = scf::ForOp::create(b, loc, mul(lane, kPiece), index(only.k),
+                                 index(kWarpSize * kPiece), init);
+  {
+    OpBuilder::InsertionGuard loopGuard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value k = loop.getInductionVar();
+    Value weights = vector::LoadOp::create(
+        b, loc, pieceType, w.source, operandIndices(w, column, k),
+        /*nontemporal=*/false, llvm::MaybeAlign(16));
+    SmallVector<Value> sums;
+    for (int64_t m = 0; m < mma.m; ++m) {
+      // The row's piece: one 16-byte load, or (a gathered row, such as a
+      // class token picked by a Gather) element by element.
+      Value row;
+      if (!only.lhs.gathered) {
+        row = vector::LoadOp::create(
+            b, loc, pieceType, a.source, operandIndices(a, index(m), k),
+            /*nontemporal=*/false, llvm::MaybeAlign(16));
+      } else {
+        SmallVector<Value> elements;
+        for (int64_t i = 0; i < kPiece; ++i) {
+          SmallVector<Value> coords = getLoopCoordinates();
+          decode(index(m), GemmDim::M, coords);
+          decode(add(k, i), GemmDim::K, coords);
+          elements.push_back(gatherElement(only.lhs, coords));
+        }
+        row = vector::FromElementsOp::create(b, loc, pieceType, elements);
+      }
+      Value sum = loop.getRegionIterArgs()[m];
+      for (int64_t i = 0; i < kPiece; ++i) {
+        Value x = vector::ExtractOp::create(b, loc, row, i);
+        Value y = vector::ExtractOp::create(b, loc, weights, i);
+        sum = math::FmaOp::create(b, loc, x, y, sum);
+      }
+      sums.push_back(sum);
+    }
+    scf::YieldOp::create(b, loc, sums);
+  }
+  Value width = arith::ConstantIntOp::create(b, loc, b.getI32Type(), kWarpSize);
+  SmallVector<Value> results;
+  for (Value sum : loop.getResults()) {
+    for (int64_t offset = kWarpSize / 2; offset > 0; offset /= 2) {
+      Value offset32 =
+          arith::ConstantIntOp::create(b, loc, b.getI32Type(), offset);
+      Value other = gpu::ShuffleOp::create(b, loc, sum, offset32, width,
+                                           gpu::ShuffleMode::XOR)
+                        .getShuffleResult();
+      sum = arith::AddFOp::create(b, loc, sum, other);
+    }
+    results.push_back(sum);
+  }
+  Value store = arith::AndIOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, index(0)),
+      lessThan(n, mma.n));
+  auto storeIf = scf::IfOp::create(b, loc, store, /*withElseRegion=*/false);
+  {
+    OpBuilder::InsertionGuard ifGuard(b);
+    b.setInsertionPoint(storeIf.thenBlock()->getTerminator());
+    Value buffer = getResultBuffer();
+    for (int64_t m = 0; m < mma.m; ++m)
+      memref::StoreOp::create(b, loc, applyEpilogue(results[m], index(m), n),
+                              buffer, epilogueCoordinates(index(m), n));
+  }
+  gpu::TerminatorOp::create(b, loc);
+  return success();
+}
+
 namespace {
 struct LowerMmaContractionsPass
     : public ridge::impl::LowerMmaContractionsPassBase<
@@ -1159,10 +1270,11 @@ struct LowerMmaContractionsPass
     FailureOr<std::optional<KernelConfig>> config = getKernelConfig(kernel);
     if (failed(config))
       return signalPassFailure();
-    if (!*config || !(*config)->usesTensorCores())
+    if (!*config || !(*config)->usesDedicatedKernel())
       return;
     std::string reason;
-    FailureOr<MmaContraction> mma = matchMmaContraction(kernel, reason);
+    FailureOr<MmaContraction> mma =
+        matchMmaContraction(kernel, reason, /*allowF32=*/(*config)->gemv);
     if (failed(mma)) {
       kernel.emitError() << "kernel configured for tensor cores is not a "
                             "tensor-core contraction on buffers: "
@@ -1181,7 +1293,8 @@ struct LowerMmaContractionsPass
                           : mma->products.back().contraction.getOperation();
     OpBuilder builder(last);
     MmaKernelBuilder kernelBuilder(builder, last->getLoc(), *mma, **config);
-    if (failed(kernelBuilder.build()))
+    if (failed((*config)->gemv ? kernelBuilder.buildGemv()
+                               : kernelBuilder.build()))
       return signalPassFailure();
     // The linalg ops are now the launch; the accumulator buffer of an
     // epilogue kernel, and a result buffer copied out, are no longer needed.
@@ -1221,7 +1334,8 @@ struct LowerMmaContractionsPass
       if (alloc->use_empty())
         alloc->erase();
     }
-    ++numTensorCoreKernels;
+    if (!(*config)->gemv)
+      ++numTensorCoreKernels;
     LLVM_DEBUG(llvm::dbgs()
                << kernel.getName() << ": tensor-core kernel of "
                << mma->products.size() << " product(s), "

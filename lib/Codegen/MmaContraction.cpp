@@ -82,14 +82,20 @@ static LogicalResult collectBodySlice(Value value, Block *body,
 /// operand's block argument or a value the body computes.
 static LogicalResult matchMultiplied(Value ext, linalg::GenericOp op,
                                      MmaOperand &operand, BodySlice &slice,
-                                     SmallVectorImpl<Operation *> &chain) {
+                                     SmallVectorImpl<Operation *> &chain,
+                                     bool allowF32) {
   auto extOp = ext.getDefiningOp<arith::ExtFOp>();
-  if (!extOp || !extOp.getType().isF32() || !extOp->hasOneUse())
+  Value source;
+  if (extOp && extOp.getType().isF32() && extOp->hasOneUse() &&
+      isMmaType(extOp.getIn().getType())) {
+    chain.push_back(extOp);
+    source = extOp.getIn();
+  } else if (allowF32 && ext.getType().isF32() && !extOp) {
+    // Multiplied as stored, in f32 (the bandwidth path).
+    source = ext;
+  } else {
     return failure();
-  chain.push_back(extOp);
-  Value source = extOp.getIn();
-  if (!isMmaType(source.getType()))
-    return failure();
+  }
   operand.mmaType = cast<FloatType>(source.getType());
   // An f32 value the body rounds (ridge-select-precision), or a value
   // stored in the multiply type.
@@ -247,7 +253,7 @@ static void decideStaging(MmaOperand &operand, const MmaContraction &mma,
 /// batch, mLoops, nLoops, m and n.
 static LogicalResult matchContraction(linalg::GenericOp op, MmaProduct &product,
                                       MmaContraction &result,
-                                      std::string &reason) {
+                                      std::string &reason, bool allowF32) {
   if (op.getNumDpsInits() != 1 || op.getNumDpsInputs() > 2) {
     reason = "not a contraction of at most two operands";
     return failure();
@@ -299,8 +305,8 @@ static LogicalResult matchContraction(linalg::GenericOp op, MmaProduct &product,
   MmaOperand x, y;
   BodySlice xSlice, ySlice;
   SmallVector<Operation *> chain{mul, add};
-  if (failed(matchMultiplied(mul.getLhs(), op, x, xSlice, chain)) ||
-      failed(matchMultiplied(mul.getRhs(), op, y, ySlice, chain))) {
+  if (failed(matchMultiplied(mul.getLhs(), op, x, xSlice, chain, allowF32)) ||
+      failed(matchMultiplied(mul.getRhs(), op, y, ySlice, chain, allowF32))) {
     reason = "operands are not multiplied in bf16 or f16";
     return failure();
   }
@@ -334,9 +340,24 @@ static LogicalResult matchContraction(linalg::GenericOp op, MmaProduct &product,
   unsigned dim = 0;
   auto aOnly = [&](unsigned d) { return aLoops.test(d) && !bLoops.test(d); };
   // (A loop of extent 1 is batch wherever it could be: a convolution's
-  // group loop reads the same either way, and two products agree on it.)
-  while (dim < numParallel && (!aOnly(dim) || ranges[dim] == 1))
+  // group loop reads the same either way, and two products agree on it;
+  // unless m has no other loop, as in a GEMV's m = 1.)
+  unsigned firstM = numParallel;
+  for (unsigned d = 0; d < numParallel && firstM == numParallel; ++d)
+    if (aOnly(d) && ranges[d] > 1)
+      firstM = d;
+  for (unsigned d = 0; d < numParallel && firstM == numParallel; ++d)
+    if (aOnly(d))
+      firstM = d;
+  // A row vector that reads no loop but k (a class token's features): m is
+  // the last loop of extent 1 that neither operand reads.
+  for (unsigned d = numParallel; d > 0 && firstM == numParallel; --d)
+    if (ranges[d - 1] == 1 && !aLoops.test(d - 1) && !bLoops.test(d - 1))
+      firstM = d - 1;
+  while (dim < firstM)
     result.batch.push_back(ranges[dim++]);
+  if (dim < numParallel && !aOnly(dim))
+    result.mLoops.push_back(ranges[dim++]);
   while (dim < numParallel && aOnly(dim))
     result.mLoops.push_back(ranges[dim++]);
   for (; dim < numParallel; ++dim) {
@@ -463,8 +484,9 @@ static memref::CopyOp getResultCopy(Value buffer,
   return copy;
 }
 
-FailureOr<MmaContraction>
-mlir::ridge::matchMmaContraction(func::FuncOp kernel, std::string &reason) {
+FailureOr<MmaContraction> mlir::ridge::matchMmaContraction(func::FuncOp kernel,
+                                                           std::string &reason,
+                                                           bool allowF32) {
   if (kernel.isExternal() || !kernel.getBody().hasOneBlock()) {
     reason = "not a single-block kernel";
     return failure();
@@ -535,7 +557,7 @@ mlir::ridge::matchMmaContraction(func::FuncOp kernel, std::string &reason) {
     MmaProduct product;
     product.contraction = linalgOp;
     MmaContraction shape;
-    if (failed(matchContraction(generic, product, shape, reason)))
+    if (failed(matchContraction(generic, product, shape, reason, allowF32)))
       return failure();
     if (result.products.empty()) {
       result.batch = shape.batch;

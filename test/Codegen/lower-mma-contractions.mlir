@@ -423,3 +423,45 @@ func.func private @computed_operand(%src: memref<32x64xf32>, %w: memref<32x64xf3
   memref.dealloc %t : memref<64x32xf32>
   return
 }
+
+// -----
+
+// The bandwidth path (gemv): a 2 x 256 by [96, 256] f32 product with a
+// bias. One warp per output column, 8 warps a block (12 blocks for 96
+// columns); each lane reads 16 bytes of the weight row and of both
+// activation rows 128 elements apart, fma, then a 5-step shuffle reduction
+// per row; lane 0 of a warp inside the columns adds the bias and stores.
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func.func private @gemv
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c12, {{.*}} = %c1, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c256, {{.*}} = %c1, {{.*}} = %c1)
+// CHECK: scf.for {{.*}} to %c256 step %c128 iter_args({{.*}}) -> (f32, f32)
+// CHECK: vector.load %arg1[{{.*}}] {alignment = 16 : i64} : memref<96x256xf32>, vector<4xf32>
+// CHECK: vector.load %arg0[{{.*}}] {alignment = 16 : i64} : memref<2x256xf32>, vector<4xf32>
+// CHECK: math.fma
+// CHECK-COUNT-10: gpu.shuffle  xor
+// CHECK: scf.if
+// CHECK: memref.load %arg2
+// CHECK: memref.store {{.*}}, %arg3[%c0, {{.*}}] : memref<2x96xf32>
+// CHECK: memref.store {{.*}}, %arg3[%c1, {{.*}}] : memref<2x96xf32>
+func.func private @gemv(%x: memref<2x256xf32>, %w: memref<96x256xf32>, %bias: memref<96xf32>, %out: memref<2x96xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 256 : i64, gemv = true, vector_width = 4 : i64, warps_per_block = 8 : i64}} {
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc() : memref<2x96xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<2x96xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : memref<2x256xf32>, memref<96x256xf32>) outs(%acc : memref<2x96xf32>) {
+  ^bb0(%l: f32, %r: f32, %s: f32):
+    %p = arith.mulf %l, %r : f32
+    %t = arith.addf %s, %p : f32
+    linalg.yield %t : f32
+  }
+  linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]} ins(%acc, %bias : memref<2x96xf32>, memref<96xf32>) outs(%out : memref<2x96xf32>) {
+  ^bb0(%v: f32, %bv: f32, %o: f32):
+    %r = arith.addf %v, %bv : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %acc : memref<2x96xf32>
+  return
+}

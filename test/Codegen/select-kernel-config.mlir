@@ -244,3 +244,18 @@ module attributes {ridge.target = {bandwidth = 3.35e+12 : f64, chip = "sm_80", g
     return %1 : tensor<1x64x28x28xf32>
   }
 }
+
+// -----
+
+// A classifier (M = 1: a Gemm with transB, a Linear layer's [N, K] weight)
+// is memory-bound by its shape and stays fp32: the bandwidth path, one warp
+// per output column (gemv), not the row rule's thread per output.
+// CHECK-LABEL: func.func private @classifier
+// CHECK-SAME: ridge.kernel_config = {block_size = 256 : i64, gemv = true, vector_width = 4 : i64, warps_per_block = 8 : i64}
+// CHECK-NOT: tile_sizes
+module attributes {ridge.target = {bandwidth = 3.35e+12 : f64, chip = "sm_80", gpu = "H100-SXM", l2_bytes = 52428800 : i64, peak_flops = {bf16 = 9.89e+14 : f64, fp16 = 9.89e+14 : f64, fp32 = 6.7e+13 : f64, fp8 = 1.979e+15 : f64, tf32 = 4.94e+14 : f64}, precision = "bf16", registers_per_sm = 65536 : i64, sm_count = 132 : i64, smem_per_sm = 232448 : i64}} {
+  func.func private @classifier(%x: tensor<1x512xf32>, %w: tensor<1000x512xf32>, %b: tensor<1000xf32>) -> tensor<1x1000xf32> attributes {ridge.kernel = "contraction"} {
+    %0 = ridge.gemm %x, %w, %b {trans_b = true} : (tensor<1x512xf32>, tensor<1000x512xf32>, tensor<1000xf32>) -> tensor<1x1000xf32>
+    return %0 : tensor<1x1000xf32>
+  }
+}

@@ -53,8 +53,14 @@ struct KernelConfig {
   /// or warpgroup-level `wgmma` (sm_90a; one warpgroup per 64 rows of the
   /// tile, k steps of 32 in 64-byte-swizzled shared memory).
   bool wgmma = false;
+  /// The bandwidth path of a skinny contraction (m at most 16: a decode
+  /// step, a classifier): one warp per output column, its lanes splitting k
+  /// in 16-byte loads, a shuffle reduction (ridge-lower-mma-contractions).
+  bool gemv = false;
 
   bool usesTensorCores() const { return !mmaTile.empty(); }
+  /// Whether ridge-lower-mma-contractions builds the kernel.
+  bool usesDedicatedKernel() const { return usesTensorCores() || gemv; }
 
   DictionaryAttr toAttr(MLIRContext *context) const;
   /// Reads a `ridge.kernel_config`; `error` names a missing or out-of-range

@@ -118,8 +118,11 @@ struct MmaContraction {
 
 /// Matches `kernel` (on tensors or buffers). On failure, `reason` says why
 /// (for LLVM_DEBUG and remarks).
+/// With `allowF32`, operands multiplied in f32 match too (mmaType f32): the
+/// bandwidth path of skinny contractions.
 FailureOr<MmaContraction> matchMmaContraction(func::FuncOp kernel,
-                                              std::string &reason);
+                                              std::string &reason,
+                                              bool allowF32 = false);
 
 } // namespace mlir::ridge
 
