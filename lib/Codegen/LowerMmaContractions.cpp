@@ -87,6 +87,10 @@ public:
   MmaKernelBuilder(OpBuilder &b, Location loc, const MmaContraction &mma,
                    const KernelConfig &config)
       : b(b), loc(loc), mma(mma) {
+    numBatch = mma.batch.size();
+    gemvWarps = config.warpsPerBlock;
+    if (!config.usesTensorCores())
+      return;
     tileM = config.mmaTile[0];
     tileN = config.mmaTile[1];
     tileK = config.mmaTile[2];
@@ -97,10 +101,8 @@ public:
     fragsM = warpTileM / 16;
     fragsN = warpTileN / 8;
     threads = warpsM * warpsN * kWarpSize;
-    numBatch = mma.batch.size();
     stages = config.mmaStages;
     wgmma = config.wgmma;
-    gemvWarps = config.warpsPerBlock;
   }
 
   LogicalResult build();
@@ -229,9 +231,11 @@ private:
   MmaContraction mma;
   /// The product whose k loop is being built.
   const MmaProduct *product = nullptr;
-  int64_t tileM, tileN, tileK, warpsM, warpsN, warpTileM, warpTileN;
-  int64_t fragsM, fragsN, threads, stages, gemvWarps;
-  bool wgmma;
+  // The tensor-core tile (zero on the GEMV path).
+  int64_t tileM = 0, tileN = 0, tileK = 0, warpsM = 0, warpsN = 0;
+  int64_t warpTileM = 0, warpTileN = 0, fragsM = 0, fragsN = 0, threads = 0;
+  int64_t stages = 0, gemvWarps = 0;
+  bool wgmma = false;
   unsigned numBatch;
 
   StagedOperand lhs, rhs;

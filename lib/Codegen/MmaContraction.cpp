@@ -285,6 +285,11 @@ static LogicalResult matchContraction(linalg::GenericOp op, MmaProduct &product,
     reason = "dynamic loop extents";
     return failure();
   }
+  // (An empty loop leaves the result its init: nothing to multiply.)
+  if (llvm::is_contained(ranges, 0)) {
+    reason = "a loop of zero iterations";
+    return failure();
+  }
 
   // The body: yield(acc + x' * y'), x' and y' the rounded operands.
   Block *body = op.getBody();
