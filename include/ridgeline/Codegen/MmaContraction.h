@@ -1,19 +1,20 @@
-//===- MmaContraction.h - Contractions the tensor-core path takes -*- C++
-//-*-===//
+//===- MmaContraction.h - Contractions with a kernel of its own -*- C++ -*-===//
 //
-// The shape of a kernel that the tensor-core GEMM core implements: a zero
-// fill, a contraction whose operands are rounded to (or stored in) a 16-bit
-// float type, and at most one elementwise epilogue. The same matcher runs on
-// tensors (ridge-select-kernel-config decides the kernel's `mma` config) and
-// on buffers (ridge-lower-mma-contractions builds the kernel), so the policy
-// never picks the path for a kernel the mechanism cannot build.
+// The shape of a kernel that the tensor-core GEMM core (and the GEMV
+// bandwidth path) implements: elementwise producers of its operands (a head
+// split), one or two products (a zero fill and a contraction whose operands
+// are rounded to, or stored in, a 16-bit float type; f32 for the GEMV
+// path), and at most one elementwise epilogue. The same matcher runs on
+// tensors (ridge-select-kernel-config decides the kernel's config) and on
+// buffers (ridge-lower-mma-contractions builds the kernel), so the policy
+// never picks a path for a kernel the mechanism cannot build.
 //
-// The contraction's loops are (batch..., m..., n..., k...): parallel loops
-// that both operands (or neither) read, then those only A reads, then those
-// only B reads, then the reductions. Several m, n or k loops are one GEMM
-// dimension each, flattened row-major: a convolution (n, g, oc, oh, ow, ic,
-// kh, kw) is the GEMM m = oc, n = oh * ow, k = ic * kh * kw over its weight
-// and the gathered (im2col) input, an implicit GEMM.
+// The contraction's loops are (batch..., m..., n..., k...): the parallel
+// loops before the first one only A reads, then those only A reads, then
+// those A does not read, then the reductions. Several m, n or k loops are
+// one GEMM dimension each, flattened row-major: a convolution (n, g, oc, oh,
+// ow, ic, kh, kw) is the GEMM m = oc, n = oh * ow, k = ic * kh * kw over its
+// weight and the gathered (im2col) input, an implicit GEMM.
 //
 //===----------------------------------------------------------------------===//
 
