@@ -400,9 +400,14 @@ KernelConfig mlir::ridge::selectKernelConfig(func::FuncOp kernel,
   // to bf16/f16 (or that are stored so), with its epilogue, is one
   // tensor-core kernel and is not tiled by the row rule.
   std::string reason;
+  // A skinny f32 contraction (m at most 16, its weight rows of k) takes the
+  // bandwidth path instead, one warp per output column: memory-bound by its
+  // shape (each weight element is used m times), it gains nothing from
+  // tensor cores; what it needs is coalesced 16-byte loads of the weight.
   if (target.isGpu()) {
-    FailureOr<MmaContraction> mma = matchMmaContraction(kernel, reason);
-    if (succeeded(mma)) {
+    FailureOr<MmaContraction> mma =
+        matchMmaContraction(kernel, reason, /*allowF32=*/true);
+    if (succeeded(mma) && !mma->products.front().lhs.mmaType.isF32()) {
       int64_t batch = 1;
       for (int64_t extent : mma->batch)
         batch *= extent;
@@ -419,16 +424,7 @@ KernelConfig mlir::ridge::selectKernelConfig(func::FuncOp kernel,
       config.vectorWidth = 1;
       return config;
     }
-  }
-  // A skinny f32 contraction (m at most 16, both operands rows of k): the
-  // bandwidth path, one warp per output column. Memory-bound by its shape
-  // (each weight element is used m times), it gains nothing from tensor
-  // cores; what it needs is coalesced 16-byte loads of the weight.
-  if (target.isGpu()) {
-    std::string gemvReason;
-    FailureOr<MmaContraction> gemv =
-        matchMmaContraction(kernel, gemvReason, /*allowF32=*/true);
-    if (succeeded(gemv) && isGemvShaped(*gemv)) {
+    if (succeeded(mma) && isGemvShaped(*mma)) {
       config.gemv = true;
       config.blockSize = kMaxWarpsPerBlock * kWarpSize;
       config.warpsPerBlock = kMaxWarpsPerBlock;

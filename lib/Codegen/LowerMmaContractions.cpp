@@ -155,6 +155,14 @@ private:
   /// proxy) before the barrier that publishes them.
   void fenceSharedForWgmma();
 
+  /// The batch loops' indices of block `linear` (row-major over them).
+  void setBatchIndices(Value linear) {
+    batchIndices.assign(numBatch, Value());
+    for (int64_t i = static_cast<int64_t>(numBatch) - 1; i >= 0; --i) {
+      batchIndices[i] = rem(linear, mma.batch[i]);
+      linear = div(linear, mma.batch[i]);
+    }
+  }
   /// Which loops a flat GEMM coordinate decodes into.
   enum class GemmDim { M, N, K };
   /// Writes the loop indices of flat coordinate `flat` along `dim` into
@@ -194,6 +202,14 @@ private:
   /// The k loop staged through registers (2 stages), or filled by cp.async
   /// (3 or 4 stages); returns the final accumulators.
   SmallVector<Value> buildRegisterStagedLoop(int64_t numKTiles);
+  /// The loop over k tiles, carrying the accumulators (fragsM x fragsN
+  /// fragments of 4, zero to start).
+  scf::ForOp createKLoop(int64_t numKTiles) {
+    Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
+    SmallVector<Value> init(fragsM * fragsN * 4, zero);
+    return scf::ForOp::create(b, loc, index(0), index(numKTiles), index(1),
+                              init);
+  }
   SmallVector<Value> buildAsyncCopyLoop(int64_t numKTiles);
   /// The chunk (row, chunk-in-row) and operand coordinates of the
   /// `first`-th chunk the thread stages of k tile `kTile`.
@@ -213,6 +229,11 @@ private:
   SmallVector<Value> loadMatrix(const StagedOperand &staged, Value offset,
                                 bool transpose);
 
+  /// The element `op` (an elementwise generic) computes at its loop indices
+  /// `at`: its body cloned, its inputs not in `mapping` loaded through their
+  /// maps, its linalg.index ops replaced by `at`.
+  Value cloneElement(linalg::GenericOp op, ArrayRef<Value> at,
+                     IRMapping &mapping);
   /// The epilogue's result for accumulator `value` of element (m, n) (the
   /// accumulator itself without an epilogue).
   Value applyEpilogue(ArrayRef<Value> values, Value m, Value n);
@@ -379,26 +400,9 @@ Value MmaKernelBuilder::gatherElement(const MmaOperand &operand,
                                       ArrayRef<Value> coords) {
   if (linalg::GenericOp producer = operand.producer) {
     // The producer's element at its loop indices (its result is indexed by
-    // them): its inputs loaded through their maps, its body cloned.
-    SmallVector<Value> at = evaluateMap(operand.map, coords);
+    // them).
     IRMapping mapping;
-    Block *body = producer.getBody();
-    for (OpOperand *input : producer.getDpsInputOperands()) {
-      BlockArgument arg = producer.getMatchingBlockArgument(input);
-      if (!arg.use_empty())
-        mapping.map(
-            arg, memref::LoadOp::create(
-                     b, loc, input->get(),
-                     evaluateMap(producer.getMatchingIndexingMap(input), at)));
-    }
-    for (Operation &op : body->without_terminator()) {
-      if (auto indexOp = dyn_cast<linalg::IndexOp>(op)) {
-        mapping.map(indexOp.getResult(), at[indexOp.getDim()]);
-        continue;
-      }
-      b.clone(op, mapping);
-    }
-    return mapping.lookupOrDefault(body->getTerminator()->getOperand(0));
+    return cloneElement(producer, evaluateMap(operand.map, coords), mapping);
   }
   if (operand.value)
     return memref::LoadOp::create(b, loc, operand.value,
@@ -620,34 +624,42 @@ SmallVector<Value> MmaKernelBuilder::loadBlock(const StagedOperand &staged,
                     /*transpose=*/!kContiguous);
 }
 
+Value MmaKernelBuilder::cloneElement(linalg::GenericOp op, ArrayRef<Value> at,
+                                     IRMapping &mapping) {
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    BlockArgument arg = op.getMatchingBlockArgument(input);
+    if (!arg.use_empty() && !mapping.contains(arg))
+      mapping.map(arg, memref::LoadOp::create(
+                           b, loc, input->get(),
+                           evaluateMap(op.getMatchingIndexingMap(input), at)));
+  }
+  Block *body = op.getBody();
+  for (Operation &inner : body->without_terminator()) {
+    if (auto indexOp = dyn_cast<linalg::IndexOp>(inner)) {
+      mapping.map(indexOp.getResult(), at[indexOp.getDim()]);
+      continue;
+    }
+    b.clone(inner, mapping);
+  }
+  return mapping.lookupOrDefault(body->getTerminator()->getOperand(0));
+}
+
 Value MmaKernelBuilder::applyEpilogue(ArrayRef<Value> values, Value m,
                                       Value n) {
   linalg::GenericOp epilogue = mma.epilogue;
   if (!epilogue)
     return values.front();
+  // The products' results are the accumulators in registers; the other
+  // inputs are loaded at the element's (permuted) indices.
   IRMapping mapping;
-  Block *body = epilogue.getBody();
-  for (OpOperand &operand : epilogue->getOpOperands()) {
-    BlockArgument arg = body->getArgument(operand.getOperandNumber());
-    auto product = llvm::find_if(mma.products, [&](const MmaProduct &p) {
-      return operand.get() ==
-             linalg::LinalgOp(p.contraction).getDpsInitOperand(0)->get();
-    });
-    if (product != mma.products.end() && epilogue.isDpsInput(&operand)) {
-      mapping.map(arg, values[product - mma.products.begin()]);
-      continue;
-    }
-    if (arg.use_empty())
-      continue;
-    AffineMap map = epilogue.getMatchingIndexingMap(&operand);
-    mapping.map(arg, memref::LoadOp::create(
-                         b, loc, operand.get(),
-                         evaluateMap(map, epilogueCoordinates(m, n))));
+  for (auto [product, value] : llvm::zip(mma.products, values)) {
+    Value acc =
+        linalg::LinalgOp(product.contraction).getDpsInitOperand(0)->get();
+    for (OpOperand *input : epilogue.getDpsInputOperands())
+      if (input->get() == acc)
+        mapping.map(epilogue.getMatchingBlockArgument(input), value);
   }
-  for (Operation &op : body->without_terminator())
-    b.clone(op, mapping);
-  auto yield = cast<linalg::YieldOp>(body->getTerminator());
-  return mapping.lookup(yield.getOperand(0));
+  return cloneElement(epilogue, epilogueCoordinates(m, n), mapping);
 }
 
 unsigned MmaKernelBuilder::getEpilogueInput() {
@@ -831,7 +843,7 @@ void MmaKernelBuilder::multiplyStage(Value stage, SmallVectorImpl<Value> &acc) {
 
 SmallVector<Value>
 MmaKernelBuilder::buildRegisterStagedLoop(int64_t numKTiles) {
-  Value zeroIndex = index(0), one = index(1);
+  Value zeroIndex = index(0);
   // Prologue: k tile 0 into stage 0.
   SmallVector<Value> a = loadTile(lhs, zeroIndex);
   SmallVector<Value> bTile = loadTile(rhs, zeroIndex);
@@ -840,11 +852,7 @@ MmaKernelBuilder::buildRegisterStagedLoop(int64_t numKTiles) {
   fenceSharedForWgmma();
   gpu::BarrierOp::create(b, loc);
 
-  // The loop carries the accumulators: fragsM x fragsN fragments of 4.
-  Value zeroF32 = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
-  SmallVector<Value> init(fragsM * fragsN * 4, zeroF32);
-  auto loop =
-      scf::ForOp::create(b, loc, zeroIndex, index(numKTiles), one, init);
+  scf::ForOp loop = createKLoop(numKTiles);
   OpBuilder::InsertionGuard loopGuard(b);
   b.setInsertionPointToStart(loop.getBody());
   Value kTile = loop.getInductionVar();
@@ -894,7 +902,6 @@ MmaKernelBuilder::buildRegisterStagedLoop(int64_t numKTiles) {
 }
 
 SmallVector<Value> MmaKernelBuilder::buildAsyncCopyLoop(int64_t numKTiles) {
-  Value zeroIndex = index(0), one = index(1);
   // Prologue: k tiles 0 .. stages-2 in flight, one commit group each (an
   // empty group past the last tile keeps the wait counts uniform).
   for (int64_t tile = 0; tile < stages - 1; ++tile) {
@@ -904,10 +911,7 @@ SmallVector<Value> MmaKernelBuilder::buildAsyncCopyLoop(int64_t numKTiles) {
     }
     NVVM::CpAsyncCommitGroupOp::create(b, loc);
   }
-  Value zeroF32 = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
-  SmallVector<Value> init(fragsM * fragsN * 4, zeroF32);
-  auto loop =
-      scf::ForOp::create(b, loc, zeroIndex, index(numKTiles), one, init);
+  scf::ForOp loop = createKLoop(numKTiles);
   OpBuilder::InsertionGuard loopGuard(b);
   b.setInsertionPointToStart(loop.getBody());
   Value kTile = loop.getInductionVar();
@@ -1113,13 +1117,7 @@ LogicalResult MmaKernelBuilder::build() {
   warpN = rem(warp, warpsN);
   mBase = mul(blockIds.y, tileM);
   nBase = mul(blockIds.x, tileN);
-  // The batch index, row-major over the batch dims.
-  Value linear = blockIds.z;
-  batchIndices.assign(numBatch, Value());
-  for (int64_t i = static_cast<int64_t>(numBatch) - 1; i >= 0; --i) {
-    batchIndices[i] = rem(linear, mma.batch[i]);
-    linear = div(linear, mma.batch[i]);
-  }
+  setBatchIndices(blockIds.z);
 
   // The products one after the other, each with its own accumulators; the
   // barrier between them keeps the second's first stores out of stages the
@@ -1175,12 +1173,7 @@ LogicalResult MmaKernelBuilder::buildGemv() {
   tid = launch.getThreadIds().x;
   lane = rem(tid, kWarpSize);
   Value n = add(mul(blockIds.x, gemvWarps), div(tid, kWarpSize));
-  Value linear = blockIds.z;
-  batchIndices.assign(numBatch, Value());
-  for (int64_t i = static_cast<int64_t>(numBatch) - 1; i >= 0; --i) {
-    batchIndices[i] = rem(linear, mma.batch[i]);
-    linear = div(linear, mma.batch[i]);
-  }
+  setBatchIndices(blockIds.z);
   // Every lane of a warp past the last column still takes part in the
   // shuffles: it reads the last column and does not store.
   Value column = minimum(n, mma.n - 1);

@@ -135,6 +135,17 @@ static bool hasContiguousRows(Value value) {
   return !memref || memref.isLastDimUnitStride();
 }
 
+/// Whether each of `results` (an operand's leading map results) is a batch
+/// loop or the constant 0 (a batch dimension the operand broadcasts).
+static bool readsBatchOnly(ArrayRef<AffineExpr> results, unsigned numBatch) {
+  return llvm::all_of(results, [&](AffineExpr expr) {
+    if (auto dim = dyn_cast<AffineDimExpr>(expr))
+      return dim.getPosition() < numBatch;
+    auto constant = dyn_cast<AffineConstantExpr>(expr);
+    return constant && constant.getValue() == 0;
+  });
+}
+
 /// Whether `operand` is read through (batch..., row, k0, ..., kr) with
 /// every k loop in order, and those trailing dimensions are contiguous with
 /// whole chunks of k (on tensors, assumed; on buffers, by the strides): k is
@@ -161,13 +172,8 @@ static bool isCollapsibleK(const MmaOperand &operand, const MmaContraction &mma,
   for (unsigned i = 0; i < numK; ++i)
     if (!isDim(first + i, firstK + i))
       return false;
-  for (AffineExpr expr : map.getResults().take_front(first - 1)) {
-    auto dim = dyn_cast<AffineDimExpr>(expr);
-    auto constant = dyn_cast<AffineConstantExpr>(expr);
-    if (!(dim && dim.getPosition() < numBatch) &&
-        !(constant && constant.getValue() == 0))
-      return false;
-  }
+  if (!readsBatchOnly(map.getResults().take_front(first - 1), numBatch))
+    return false;
   auto memref = dyn_cast<MemRefType>(operand.value.getType());
   if (!memref)
     return true;
@@ -210,16 +216,8 @@ static void decideStaging(MmaOperand &operand, const MmaContraction &mma,
   unsigned numOwn = rowLoops.size() + 1;
   if (numResults < numOwn || map.getNumSymbols() != 0)
     return;
-  for (AffineExpr expr : map.getResults().drop_back(numOwn)) {
-    if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
-      if (dim.getPosition() >= numBatch)
-        return;
-      continue;
-    }
-    auto constant = dyn_cast<AffineConstantExpr>(expr);
-    if (!constant || constant.getValue() != 0)
-      return;
-  }
+  if (!readsBatchOnly(map.getResults().drop_back(numOwn), numBatch))
+    return;
   // The operand's own results: its row loops in order and k, k last
   // (k-contiguous) or first.
   auto isDim = [&](unsigned result, unsigned dim) {
