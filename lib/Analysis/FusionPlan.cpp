@@ -136,6 +136,7 @@ FusionGroup FusionPlanner::makeSingleton(Operation *op) {
   case FusionRole::Contraction:
   case FusionRole::Movement:
   case FusionRole::Opaque:
+  case FusionRole::Attention:
     group.kind = role;
     group.anchor = op;
     break;
@@ -247,6 +248,11 @@ FusionPlanner::checkLegal(const FusionGroup &producer,
                                std::to_string(producer.domain) + " vs " +
                                std::to_string(consumer.domain) + " elements)";
 
+  // The attention's loop writes its [B, H, Sq, Dv] result itself; a view of
+  // it inside the kernel would leave a copy to the kernel's result.
+  if (p == FusionRole::Attention && c == FusionRole::View)
+    return describeFusionOp(producer.anchor) +
+           " writes its result in its own layout";
   if (p == FusionRole::View || c == FusionRole::View) {
     if (c == FusionRole::View)
       takeProducer();
@@ -292,6 +298,16 @@ FusionPlanner::checkLegal(const FusionGroup &producer,
     case FusionRole::Movement:
       return "only elementwise epilogues join " +
              describeFusionOp(consumer.anchor);
+    case FusionRole::Attention:
+      // The attention reads each operand element where it needs it (once
+      // per query row), so a prologue is recomputed per read and must feed
+      // nothing outside the kernel.
+      for (Operation *user : edge.getUsers())
+        if (!llvm::is_contained(consumer.ops, user))
+          return "a prologue must feed only the attention, but " +
+                 describeFusionOp(user) + " also reads it";
+      isPrologue = true;
+      return std::nullopt;
     default:
       break;
     }
@@ -480,11 +496,21 @@ SmallVector<std::string> FusionPlan::getNodeNames(const FusionGroup &group) {
   SmallVector<std::string> names;
   llvm::StringSet<> seen;
   for (Operation *op : group.ops) {
-    OnnxNodeRef node = getOnnxNode(op->getLoc());
-    std::string name = node.name.empty() ? op->getName().getStringRef().str()
-                                         : node.name.str();
-    if (seen.insert(name).second)
-      names.push_back(name);
+    // An op matched from several nodes (an attention chain) carries a
+    // fused location of theirs.
+    SmallVector<Location> locations{op->getLoc()};
+    if (auto fused = dyn_cast<FusedLoc>(op->getLoc());
+        fused && !isa_and_present<StringAttr>(fused.getMetadata()))
+      locations.assign(fused.getLocations().begin(),
+                       fused.getLocations().end());
+    for (Location location : locations) {
+      OnnxNodeRef node = getOnnxNode(location);
+      std::string name = node.name.empty()
+                             ? op->getName().getStringRef().str()
+                             : node.name.str();
+      if (seen.insert(name).second)
+        names.push_back(name);
+    }
   }
   return names;
 }

@@ -82,10 +82,15 @@ mlir::ridge::makeRooflineFusionControl(const RooflineModel &model,
 
     // A prologue is recomputed for every tile of the contraction that reads
     // the operand; a compute-bound contraction has no time to spare for it.
+    // A prologue that computes nothing (an attention's head split: reshapes
+    // and transposes) only changes the indices the kernel reads at.
     RooflinePoint consumer =
         model.placeAsPlanned(candidate.consumer.flops, candidate.consumer.bytes,
                              candidate.consumer.contraction);
-    if (candidate.isPrologue && consumer.getBound() == Bound::Compute)
+    bool onlyReindexes = candidate.consumer.kind == FusionRole::Attention &&
+                         candidate.producer.flops == 0;
+    if (candidate.isPrologue && !onlyReindexes &&
+        consumer.getBound() == Bound::Compute)
       return FusionDecision::reject(
           "consumer is compute-bound: a prologue would be recomputed per "
           "tile");

@@ -39,7 +39,7 @@ mlir::ridge::buildPlannedReport(ModuleOp module, const TargetSpec &target,
   OwningOpRef<ModuleOp> clone = module.clone();
   setModuleTarget(*clone, target);
   PassManager pm(module.getContext());
-  buildGraphOptimizationPipeline(pm);
+  buildGraphOptimizationPipeline(pm, fusion);
   // Each contraction's format, as buildGraphToLinalgPipeline decides it
   // before fusion: the report places every op and kernel on the ceiling of
   // the format it is built in.

@@ -74,9 +74,15 @@ FailureOr<std::string> mlir::ridge::getPtxFeatures(StringRef chip) {
 // Graph level
 //===----------------------------------------------------------------------===//
 
-void mlir::ridge::buildGraphOptimizationPipeline(OpPassManager &pm) {
+void mlir::ridge::buildGraphOptimizationPipeline(OpPassManager &pm,
+                                                  bool matchComposites) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  if (!matchComposites)
+    return;
+  pm.addNestedPass<func::FuncOp>(createMatchAttentionPass());
+  // The chains' K transposes and scale constants left unused.
+  pm.addPass(createCanonicalizerPass());
 }
 
 void mlir::ridge::buildFusionGroupPipeline(OpPassManager &pm, bool fusion,
@@ -96,8 +102,8 @@ void mlir::ridge::buildGraphToLinalgPipeline(
   target.gpuSpec = options.gpuSpec;
   target.precision = options.precision;
   pm.addPass(createAttachTargetPass(target));
-  // 2. Graph-level clean-up.
-  buildGraphOptimizationPipeline(pm);
+  // 2. Graph-level clean-up and composite matching.
+  buildGraphOptimizationPipeline(pm, options.fusion);
   // 3. The number format of each contraction (ridge.precision), from the
   //    target's numerics and roofline, before fusion moves the ops into
   //    kernels.

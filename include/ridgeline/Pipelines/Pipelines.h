@@ -81,7 +81,11 @@ FailureOr<std::string> getPtxFeatures(StringRef chip);
 
 /// Graph-level clean-up (folding, canonicalization, CSE) on the ridge
 /// dialect: the graph that the roofline report and the lowering both see.
-void buildGraphOptimizationPipeline(OpPassManager &pm);
+/// With `matchComposites`, exported attention chains become ridge.attention
+/// (ridge-match-attention); without (`--fusion=false`), the graph keeps one
+/// op per exported node.
+void buildGraphOptimizationPipeline(OpPassManager &pm,
+                                    bool matchComposites = true);
 /// Groups the graph ops of every function into kernels (fusion groups):
 /// the roofline policy, or one kernel per op without `fusion`. The roofline
 /// report runs exactly this, so that it lists the kernels that are built.

@@ -1,16 +1,20 @@
 //===- TransformerToLinalg.cpp - transformer building blocks -------------===//
 //
 // Lowering of the ridge transformer building blocks (attention, RMS
-// normalization, rotary embeddings, Gelu) to linalg on tensors. Attention is
-// lowered as the reference computation (scores, bias, softmax in f32, PV
-// contraction); a fused online-softmax kernel replaces it in later passes.
+// normalization, rotary embeddings, Gelu) to linalg on tensors. Attention
+// whose scores nothing reads is lowered in its online form (one pass over the
+// keys per query row, no score buffer); otherwise as the reference
+// computation (scores, bias, softmax in f32, PV contraction), which also
+// keeps ONNX's roundings for f16/bf16.
 //
 //===----------------------------------------------------------------------===//
 
 #include "GraphToLinalgCommon.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include <cmath>
 #include <limits>
@@ -71,6 +75,233 @@ AffineMap selectDims(MLIRContext *ctx, unsigned numDims,
 //===----------------------------------------------------------------------===//
 // Attention
 //===----------------------------------------------------------------------===//
+
+/// The online form (FlashAttention's algorithm, one query row per
+/// iteration): an `scf.forall` over (b, h, i) whose body keeps the query row,
+/// a running maximum m, a running sum l and an f32 accumulator row, and walks
+/// the keys the masks allow once:
+///
+///   t = log2(e) * (softcap(scale * q.k_j) + bias_j)
+///   m' = max(m, t);  c = exp2(m - m');  p = exp2(t - m')
+///   l = l * c + p;   acc = acc * c + p * v_j
+///
+/// then writes acc / l (0 for a row with no allowed key, as ONNX defines).
+/// The scale and log2(e) fold into the query row, so each key costs one dot
+/// product, two exp2 and one multiply-add per output element; the causal and
+/// window limits and `nonpad_kv_seqlen` bound the key loop instead of adding
+/// -inf. The scores exist one at a time, in a register: no buffer of
+/// Sq x Skv anywhere. Operands are read with tensor.extract, so that
+/// ridge-fuse-kernel-bodies folds the layout and elementwise producers the
+/// fusion plan put in the kernel (head split, RoPE) into the reads.
+struct OnlineAttentionLowering : OpConversionPattern<AttentionOp> {
+  OnlineAttentionLowering(const TypeConverter &converter, MLIRContext *ctx)
+      : OpConversionPattern(converter, ctx, /*benefit=*/2) {}
+
+  LogicalResult
+  matchAndRewrite(AttentionOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!op.isOnlineSoftmaxForm())
+      return rewriter.notifyMatchFailure(op, "not computable online");
+    Location loc = op.getLoc();
+    Value q = adaptor.getQuery(), k = adaptor.getKey(), v = adaptor.getValue();
+    Value mask = adaptor.getMask(), lens = adaptor.getNonpadKvSeqlen();
+    auto qType = cast<RankedTensorType>(q.getType());
+    auto vType = cast<RankedTensorType>(v.getType());
+    Type f32 = rewriter.getF32Type();
+    int64_t batch = qType.getDimSize(0), heads = qType.getDimSize(1),
+            qLen = qType.getDimSize(2), dim = qType.getDimSize(3),
+            kvLen = cast<RankedTensorType>(k.getType()).getDimSize(2),
+            vDim = vType.getDimSize(3);
+    int64_t groups = heads / cast<RankedTensorType>(k.getType()).getDimSize(1);
+    double scale = op.getScale().convertToDouble();
+    double softcap = op.getSoftcap().convertToDouble();
+    bool causal = op.getIsCausal();
+    int64_t offset = op.getQueryOffset(), left = op.getLeftWindow(),
+            right = op.getRightWindow();
+    const double log2e = 1.4426950408889634;
+    const double negInf = -std::numeric_limits<double>::infinity();
+    auto rowType = RankedTensorType::get({vDim}, f32);
+    auto queryRowType = RankedTensorType::get({dim}, f32);
+    auto resultType = RankedTensorType::get({batch, heads, qLen, vDim}, f32);
+
+    auto forall = scf::ForallOp::create(
+        rewriter, loc,
+        ArrayRef<OpFoldResult>{rewriter.getIndexAttr(batch),
+                               rewriter.getIndexAttr(heads),
+                               rewriter.getIndexAttr(qLen)},
+        ValueRange{createEmpty(rewriter, loc, resultType)},
+        /*mapping=*/std::nullopt);
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPoint(forall.getBody()->getTerminator());
+    OpBuilder &b = rewriter;
+    Value bIdx = forall.getInductionVar(0), hIdx = forall.getInductionVar(1),
+          iIdx = forall.getInductionVar(2);
+    Value zero = indexConst(b, loc, 0), one = indexConst(b, loc, 1);
+    Value kvHead = groups == 1 ? hIdx
+                               : arith::DivUIOp::create(
+                                     b, loc, hIdx, indexConst(b, loc, groups))
+                                     .getResult();
+    // A loop over [0, n) carrying `inits`.
+    auto forLoop = [&](Value lower, Value upper, ValueRange inits,
+                       function_ref<SmallVector<Value>(Value, ValueRange)> body) {
+      auto loop = scf::ForOp::create(
+          b, loc, lower, upper, one, inits,
+          [&](OpBuilder &nested, Location, Value iv, ValueRange args) {
+            scf::YieldOp::create(nested, loc, body(iv, args));
+          });
+      return loop.getResults();
+    };
+    auto fillRow = [&](RankedTensorType type, double value) {
+      Value init = tensor::EmptyOp::create(b, loc, type.getShape(), f32);
+      Value c = floatConst(b, loc, f32, value);
+      return forLoop(zero, indexConst(b, loc, type.getDimSize(0)), init,
+                     [&](Value d, ValueRange args) -> SmallVector<Value> {
+                       return {tensor::InsertOp::create(b, loc, c, args[0], d)};
+                     })[0];
+    };
+
+    // The query row, scaled once: by scale, and by log2(e) unless a softcap
+    // comes between the product and the bias.
+    double queryScale = softcap > 0 ? scale : scale * log2e;
+    Value queryRow = forLoop(
+        zero, indexConst(b, loc, dim), fillRow(queryRowType, 0.0),
+        [&](Value d, ValueRange args) -> SmallVector<Value> {
+          Value x = tensor::ExtractOp::create(b, loc, q,
+                                              ValueRange{bIdx, hIdx, iIdx, d});
+          x = arith::MulFOp::create(b, loc, x,
+                                    floatConst(b, loc, f32, queryScale));
+          return {tensor::InsertOp::create(b, loc, x, args[0], d)};
+        })[0];
+
+    // The keys this query may see: the causal and window limits and the
+    // row's valid length bound the loop. Query i sits at position
+    // pos = i + offset (or len[b] - Sq + i).
+    auto toIndex = [&](Value v) -> Value {
+      return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
+    };
+    Value pos = arith::AddIOp::create(b, loc, iIdx, indexConst(b, loc, offset));
+    Value upper = indexConst(b, loc, kvLen), lower = zero;
+    Value len;
+    if (lens) {
+      len = toIndex(tensor::ExtractOp::create(b, loc, lens, ValueRange{bIdx}));
+      pos = arith::AddIOp::create(
+          b, loc, iIdx,
+          arith::SubIOp::create(b, loc, len, indexConst(b, loc, qLen)));
+      upper = arith::MinSIOp::create(b, loc, upper, len);
+    }
+    if (causal)
+      upper = arith::MinSIOp::create(
+          b, loc, upper, arith::AddIOp::create(b, loc, pos, one));
+    if (right >= 0)
+      upper = arith::MinSIOp::create(
+          b, loc, upper,
+          arith::AddIOp::create(b, loc, pos, indexConst(b, loc, right + 1)));
+    if (left >= 0)
+      lower = arith::MaxSIOp::create(
+          b, loc, zero,
+          arith::SubIOp::create(b, loc, pos, indexConst(b, loc, left)));
+    // A row with no allowed key has upper <= lower: the loop runs 0 times.
+
+    // Mask indices: numpy broadcast of the mask onto (b, h, i, j).
+    auto maskIndices = [&](Value j) {
+      auto type = cast<RankedTensorType>(mask.getType());
+      SmallVector<Value> all{bIdx, hIdx, iIdx, j};
+      SmallVector<Value> indices;
+      int64_t skip = 4 - type.getRank();
+      for (int64_t d = 0; d < type.getRank(); ++d)
+        indices.push_back(type.getDimSize(d) == 1 ? zero : all[skip + d]);
+      return indices;
+    };
+    bool maskIsBool =
+        mask &&
+        cast<RankedTensorType>(mask.getType()).getElementType().isInteger(1);
+
+    Value negInfValue = floatConst(b, loc, f32, negInf);
+    SmallVector<Value> inits{negInfValue, floatConst(b, loc, f32, 0.0),
+                             fillRow(rowType, 0.0)};
+    ValueRange state = forLoop(
+        lower, upper, inits, [&](Value j, ValueRange args) -> SmallVector<Value> {
+          Value m = args[0], l = args[1], acc = args[2];
+          Value t = forLoop(zero, indexConst(b, loc, dim),
+                            floatConst(b, loc, f32, 0.0),
+                            [&](Value d, ValueRange sum) -> SmallVector<Value> {
+                              Value x = tensor::ExtractOp::create(
+                                  b, loc, queryRow, ValueRange{d});
+                              Value y = tensor::ExtractOp::create(
+                                  b, loc, k, ValueRange{bIdx, kvHead, j, d});
+                              return {math::FmaOp::create(b, loc, x, y, sum[0])};
+                            })[0];
+          if (softcap > 0) {
+            Value cap = floatConst(b, loc, f32, softcap);
+            t = arith::MulFOp::create(
+                b, loc, floatConst(b, loc, f32, softcap * log2e),
+                math::TanhOp::create(b, loc,
+                                     arith::DivFOp::create(b, loc, t, cap)));
+          }
+          if (mask) {
+            Value bias =
+                tensor::ExtractOp::create(b, loc, mask, maskIndices(j));
+            if (maskIsBool)
+              t = arith::SelectOp::create(b, loc, bias, t, negInfValue);
+            else
+              t = math::FmaOp::create(b, loc, extendTo(b, loc, bias, f32),
+                                      floatConst(b, loc, f32, log2e), t);
+          }
+          Value next = arith::MaximumFOp::create(b, loc, m, t);
+          // Every score so far -inf: shift by 0, so that exp2 gives 0, not
+          // NaN.
+          Value allMasked = arith::CmpFOp::create(
+              b, loc, arith::CmpFPredicate::OEQ, next, negInfValue);
+          Value shift = arith::SelectOp::create(
+              b, loc, allMasked, floatConst(b, loc, f32, 0.0), next);
+          Value correction = math::Exp2Op::create(
+              b, loc, arith::SubFOp::create(b, loc, m, shift));
+          Value p = math::Exp2Op::create(
+              b, loc, arith::SubFOp::create(b, loc, t, shift));
+          Value sum = math::FmaOp::create(b, loc, l, correction, p);
+          Value row = forLoop(
+              zero, indexConst(b, loc, vDim), acc,
+              [&](Value d, ValueRange a) -> SmallVector<Value> {
+                Value old = tensor::ExtractOp::create(b, loc, a[0], d);
+                Value x = tensor::ExtractOp::create(
+                    b, loc, v, ValueRange{bIdx, kvHead, j, d});
+                Value updated = math::FmaOp::create(
+                    b, loc, p, x,
+                    arith::MulFOp::create(b, loc, old, correction));
+                return {tensor::InsertOp::create(b, loc, updated, a[0], d)};
+              })[0];
+          return {next, sum, row};
+        });
+
+    // acc / l; a row that saw no allowed key (l = 0) is 0.
+    Value sum = state[1];
+    Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, sum,
+                                        floatConst(b, loc, f32, 0.0));
+    Value inverse = arith::SelectOp::create(
+        b, loc, empty, floatConst(b, loc, f32, 0.0),
+        arith::DivFOp::create(b, loc, floatConst(b, loc, f32, 1.0), sum));
+    Value out = forLoop(zero, indexConst(b, loc, vDim), state[2],
+                        [&](Value d, ValueRange a) -> SmallVector<Value> {
+                          Value x = tensor::ExtractOp::create(b, loc, a[0], d);
+                          x = arith::MulFOp::create(b, loc, x, inverse);
+                          return {tensor::InsertOp::create(b, loc, x, a[0], d)};
+                        })[0];
+    rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
+    SmallVector<OpFoldResult> offsets{bIdx, hIdx, iIdx, b.getIndexAttr(0)};
+    SmallVector<OpFoldResult> sizes{b.getIndexAttr(1), b.getIndexAttr(1),
+                                    b.getIndexAttr(1), b.getIndexAttr(vDim)};
+    SmallVector<OpFoldResult> strides(4, b.getIndexAttr(1));
+    tensor::ParallelInsertSliceOp::create(b, loc, out,
+                                          forall.getRegionIterArgs()[0],
+                                          offsets, sizes, strides);
+    rewriter.setInsertionPointAfter(forall);
+    // Nothing reads the scores (isOnlineSoftmaxForm): an empty placeholder.
+    Value qk = createEmpty(rewriter, loc,
+                           cast<RankedTensorType>(op.getQk().getType()));
+    rewriter.replaceOp(op, {forall.getResult(0), qk});
+    return success();
+  }
+};
 
 struct AttentionLowering : OpConversionPattern<AttentionOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -766,7 +997,8 @@ struct LinearAttentionLowering : OpConversionPattern<LinearAttentionOp> {
 
 void mlir::ridge::linalg_lowering::populateTransformerToLinalgPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<AttentionLowering, RMSNormLowering, GeluLowering,
+  patterns.add<OnlineAttentionLowering, AttentionLowering, RMSNormLowering,
+               GeluLowering,
                RotaryEmbeddingLowering, LinearAttentionLowering>(
       converter, patterns.getContext());
 }

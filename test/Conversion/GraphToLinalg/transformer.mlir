@@ -1,8 +1,9 @@
 // RUN: ridge-opt %s --split-input-file -ridge-convert-graph-to-linalg | FileCheck %s
 
-// Reference attention: QK^T contraction (key heads shared by query head
-// groups through floordiv), scale/softcap/bias, row max, exp-sum, guarded
-// probabilities, PV contraction.
+// Reference attention, for an op whose scores are read (the qk output;
+// attention-online.mlir has the form without): QK^T contraction (key heads
+// shared by query head groups through floordiv), scale/softcap/bias, row
+// max, exp-sum, guarded probabilities, PV contraction.
 // CHECK-DAG: #[[KMAP:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1 floordiv 2, d3, d4)>
 // CHECK-LABEL: func @attention
 // CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[KMAP]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
@@ -20,9 +21,9 @@
 // CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel"]
 // CHECK:   arith.divf
 // CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]
-func.func @attention(%q: tensor<1x4x3x8xf32>, %k: tensor<1x2x5x8xf32>, %v: tensor<1x2x5x6xf32>, %m: tensor<3x5xi1>) -> tensor<1x4x3x6xf32> {
+func.func @attention(%q: tensor<1x4x3x8xf32>, %k: tensor<1x2x5x8xf32>, %v: tensor<1x2x5x6xf32>, %m: tensor<3x5xi1>) -> (tensor<1x4x3x6xf32>, tensor<1x4x3x5xf32>) {
   %0:2 = ridge.attention %q, %k, %v mask(%m : tensor<3x5xi1>) {scale = 0.5 : f32, is_causal = true, query_offset = 2 : i64, softcap = 2.0 : f32} : tensor<1x4x3x8xf32>, tensor<1x2x5x8xf32>, tensor<1x2x5x6xf32> -> tensor<1x4x3x6xf32>, tensor<1x4x3x5xf32>
-  return %0#0 : tensor<1x4x3x6xf32>
+  return %0#0, %0#1 : tensor<1x4x3x6xf32>, tensor<1x4x3x5xf32>
 }
 
 // -----

@@ -106,6 +106,23 @@ int64_t AttentionOp::getFlops() {
 
 bool AttentionOp::isContraction() { return true; }
 
+bool AttentionOp::isOnlineSoftmaxForm() {
+  if (!getQk().use_empty())
+    return false;
+  for (Value operand : getOperation()->getOperands())
+    if (!cast<RankedTensorType>(operand.getType()).hasStaticShape())
+      return false;
+  Type softmax = getSoftmaxType().value_or(getQuery().getType().getElementType());
+  return getQuery().getType().getElementType().isF32() && softmax.isF32();
+}
+
+// An attention computed online is a kernel that reads its operands one
+// element at a time; one that stores its scores runs the reference
+// computation, several loop nests, on its own.
+FusionRole AttentionOp::getFusionRole() {
+  return isOnlineSoftmaxForm() ? FusionRole::Attention : FusionRole::Opaque;
+}
+
 //===----------------------------------------------------------------------===//
 // RMSNormOp
 //===----------------------------------------------------------------------===//

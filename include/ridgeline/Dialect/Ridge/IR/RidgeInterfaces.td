@@ -86,7 +86,8 @@ def Ridge_FusionRole : I32Enum<"FusionRole",
       I32EnumCase<"Reduction", 3, "reduction">,
       I32EnumCase<"Contraction", 4, "contraction">,
       I32EnumCase<"Movement", 5, "movement">,
-      I32EnumCase<"Opaque", 6, "opaque">
+      I32EnumCase<"Opaque", 6, "opaque">,
+      I32EnumCase<"Attention", 7, "attention">
     ]> {
   let cppNamespace = "::mlir::ridge";
 }
@@ -115,7 +116,11 @@ def Ridge_FusionOpInterface : OpInterface<"FusionOpInterface"> {
     * `Movement`: data movement that computes its output elements
       independently and takes an elementwise epilogue: pad, tile, pool,
       resize;
-    * `Opaque`: runs as a kernel of its own (everything else).
+    * `Opaque`: runs as a kernel of its own (everything else);
+    * `Attention`: one attention computed with an online softmax
+      (ridge.attention whose scores nothing reads): a kernel of its own that
+      reads its operands element by element, so layout and elementwise
+      producers that feed only it (the head split, RoPE) fold into its reads.
 
     The default `getFusionRole` is fail-safe: `Opaque`, so an op that states
     nothing is never fused. An op whose role is fixed states it with one of

@@ -10,7 +10,7 @@
 
 def Ridge_AttentionOp : Ridge_Op<"attention", [AttrSizedOperandSegments,
     InferTypeOpAdaptor,
-    Ridge_OpaqueFusion,
+    DeclareOpInterfaceMethods<Ridge_FusionOpInterface, ["getFusionRole"]>,
     DeclareOpInterfaceMethods<Ridge_CostOpInterface,
                               ["getFlops", "isContraction"]>]> {
   let summary = "Scaled dot-product attention (ONNX Attention-23/24)";
@@ -74,6 +74,13 @@ def Ridge_AttentionOp : Ridge_Op<"attention", [AttrSizedOperandSegments,
     type($result) `,` type($qk)
   }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Whether the op can be computed with an online softmax, one pass over
+    /// the keys per query row, never storing its scores: nothing reads `qk`,
+    /// the shapes are static and the arithmetic is f32 (the reference
+    /// lowering keeps ONNX's intermediate roundings for narrower types).
+    bool isOnlineSoftmaxForm();
+  }];
 }
 
 def Ridge_RMSNormOp : Ridge_Op<"rms_norm", [

@@ -110,6 +110,33 @@ def SelectPrecisionPass : Pass<"ridge-select-precision",
   let dependentDialects = ["::mlir::ridge::RidgeDialect"];
 }
 
+def MatchAttentionPass : Pass<"ridge-match-attention", "::mlir::func::FuncOp"> {
+  let summary = "Rewrite exported attention chains into ridge.attention";
+  let description = [{
+    Finds MatMul -> scale -> mask/bias -> Softmax -> MatMul chains as
+    exporters write attention (GPT-2's Where with a finfo.min fill, BERT's
+    additive padding mask, ViT without a mask, LLaMA's causal mask with
+    repeated key/value heads, T5's position bias without a scale, a softmax
+    wrapped in casts, the scale split over Q and K) and rewrites each into
+    one `ridge.attention`: a constant causal triangle becomes `is_causal`,
+    K/V heads repeated per query head become the op's groups, heads folded
+    into the batch (3-D) become [1, N, S, D]. Runs before the roofline
+    analysis and the fusion plan, which then see one attention op. A chain
+    that ends in a softmax feeding a MatMul but does not match is left as it
+    is; with `remarks`, a remark at its MatMul says why.
+  }];
+  let options = [
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Emit a remark at each softmax-MatMul chain left alone">,
+  ];
+  let statistics = [
+    Statistic<"numMatched", "num-matched", "Attention chains rewritten">,
+    Statistic<"numLeftAlone", "num-left-alone",
+              "Softmax-MatMul chains left as exported">,
+  ];
+  let dependentDialects = ["::mlir::ridge::RidgeDialect"];
+}
+
 //===----------------------------------------------------------------------===//
 // Fusion groups (graph level)
 //===----------------------------------------------------------------------===//

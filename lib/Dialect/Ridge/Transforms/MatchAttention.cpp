@@ -1,0 +1,537 @@
+//===- MatchAttention.cpp - Exported attention chains -> ridge.attention --===//
+//
+// Exporters write scaled dot-product attention as a chain of graph ops:
+//
+//   MatMul(Q, K^T) -> Div/Mul (scale) -> Where/Add (mask, bias)
+//     -> [Cast f32] Softmax(last axis) [Cast back] -> MatMul(., V)
+//
+// with the scale sometimes applied to Q and K^T before the first MatMul
+// (sqrt(scale) each), the heads folded into the batch (BERT, ViT: 3-D), and
+// K/V repeated per query head (GQA: Reshape/Expand/Reshape). Left as
+// exported, the chain is three kernels whose B*H*Sq*Skv scores go to device
+// memory and back twice. This pass rewrites each chain into one
+// ridge.attention, which the fusion plan makes one kernel that never stores
+// the scores (docs/attention.md).
+//
+// A constant mask that is the causal triangle (a boolean mask or an additive
+// one of zeros and large negatives) becomes `is_causal` with the offset of
+// the last query among the keys; another boolean mask Where(m, s, fill)
+// becomes the additive mask Where(m, 0, fill), which gives the same
+// probabilities (fill is far below any score); an additive mask or bias
+// (BERT's padding mask, T5's position bias) is the op's float mask. A chain
+// that almost matches (it ends in a softmax feeding a MatMul) is left alone,
+// with a remark saying why when `remarks` is set.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ridgeline/Dialect/Ridge/IR/Ridge.h"
+#include "ridgeline/Dialect/Ridge/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "llvm/ADT/Statistic.h"
+#include "llvm/Support/Debug.h"
+
+#include <cmath>
+#include <cstring>
+
+#define DEBUG_TYPE "ridge-match-attention"
+
+namespace mlir::ridge {
+#define GEN_PASS_DEF_MATCHATTENTIONPASS
+#include "ridgeline/Dialect/Ridge/Transforms/Passes.h.inc"
+} // namespace mlir::ridge
+
+using namespace mlir;
+using namespace mlir::ridge;
+
+namespace {
+
+/// One attention chain as found between its two MatMuls.
+struct AttentionChain {
+  /// The operands as the first MatMul reads them (scales peeled off):
+  /// query [.., Sq, D], transposed key [.., D, Skv]; value [.., Skv, Dv].
+  Value query, keyT, value;
+  /// Product of the scales found on the scores, Q and K^T.
+  double scale = 1.0;
+  /// Where(boolMask, scores, fill).
+  Value boolMask;
+  double fill = 0.0;
+  /// Add(scores, bias).
+  Value bias;
+  /// The softmax's type when it is wrapped in casts (f16 scores, f32
+  /// softmax).
+  Type softmaxType;
+  /// The chain's ops, from the first MatMul to the second, to erase.
+  SmallVector<Operation *> ops;
+};
+
+/// Why a chain does not match; `at` is the op where matching stopped.
+struct Mismatch {
+  Operation *at;
+  std::string why;
+};
+
+/// The value of a splat float constant, if `value` is one.
+std::optional<double> getSplatConstant(Value value) {
+  auto constant = value.getDefiningOp<ConstantOp>();
+  if (!constant)
+    return std::nullopt;
+  auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+  if (!dense || !dense.isSplat() ||
+      !isa<FloatType>(dense.getElementType()))
+    return std::nullopt;
+  return dense.getSplatValue<APFloat>().convertToDouble();
+}
+
+/// The elements of a constant as doubles (bool: 1/0), for the causal test;
+/// nullopt for a constant whose data is not at hand.
+std::optional<SmallVector<double>> getConstantValues(Value value) {
+  auto constant = value.getDefiningOp<ConstantOp>();
+  if (!constant)
+    return std::nullopt;
+  auto type = cast<RankedTensorType>(value.getType());
+  int64_t count = type.getNumElements();
+  SmallVector<double> values;
+  values.reserve(count);
+  Attribute attr = constant.getValue();
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
+    if (dense.getElementType().isInteger(1)) {
+      for (bool bit : dense.getValues<bool>())
+        values.push_back(bit ? 1.0 : 0.0);
+    } else if (isa<FloatType>(dense.getElementType())) {
+      for (APFloat element : dense.getValues<APFloat>())
+        values.push_back(element.convertToDouble());
+    } else {
+      return std::nullopt;
+    }
+    return values;
+  }
+  auto resource = dyn_cast<DenseResourceElementsAttr>(attr);
+  if (!resource || !type.getElementType().isF32())
+    return std::nullopt;
+  AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+  if (!blob)
+    return std::nullopt;
+  ArrayRef<char> data = blob->getData();
+  if (static_cast<int64_t>(data.size()) != count * 4)
+    return std::nullopt;
+  for (int64_t i = 0; i < count; ++i) {
+    float element;
+    std::memcpy(&element, data.data() + 4 * i, 4);
+    values.push_back(element);
+  }
+  return values;
+}
+
+/// Whether the mask `value` (broadcast to [.., Sq, Skv], every leading
+/// dimension 1) allows exactly the keys j <= i + (Skv - Sq): the causal
+/// triangle of queries that are the last Sq positions. `allowed` says which
+/// element values allow a key.
+bool isCausalMask(Value value, int64_t qLen, int64_t kvLen,
+                  llvm::function_ref<std::optional<bool>(double)> allowed) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (type.getRank() < 2 || !type.hasStaticShape() || kvLen < qLen)
+    return false;
+  ArrayRef<int64_t> shape = type.getShape();
+  if (shape[shape.size() - 2] != qLen || shape.back() != kvLen ||
+      llvm::any_of(shape.drop_back(2), [](int64_t d) { return d != 1; }))
+    return false;
+  std::optional<SmallVector<double>> values = getConstantValues(value);
+  if (!values)
+    return false;
+  int64_t offset = kvLen - qLen;
+  for (int64_t i = 0; i < qLen; ++i)
+    for (int64_t j = 0; j < kvLen; ++j) {
+      std::optional<bool> allows = allowed((*values)[i * kvLen + j]);
+      if (!allows || *allows != (j <= i + offset))
+        return false;
+    }
+  return true;
+}
+
+/// A value used once, by the chain's next op.
+bool hasSingleUse(Value value) { return value.hasOneUse(); }
+
+/// Peels Mul/Div by a splat constant off `value` (an operand of the first
+/// MatMul), multiplying `scale`.
+Value peelScale(Value value, double &scale, SmallVector<Operation *> &ops) {
+  while (Operation *def = value.getDefiningOp()) {
+    if (!isa<MulOp, DivOp>(def) || !hasSingleUse(value))
+      break;
+    Value lhs = def->getOperand(0), rhs = def->getOperand(1);
+    std::optional<double> factor = getSplatConstant(rhs);
+    Value other = lhs;
+    if (!factor && isa<MulOp>(def)) {
+      factor = getSplatConstant(lhs);
+      other = rhs;
+    }
+    if (!factor || other.getType() != value.getType() || *factor == 0.0)
+      break;
+    scale *= isa<DivOp>(def) ? 1.0 / *factor : *factor;
+    ops.push_back(def);
+    value = other;
+  }
+  return value;
+}
+
+/// Follows the scores backwards from the softmax's input to the first
+/// MatMul, collecting scale, mask and bias.
+FailureOr<MatMulOp> matchScores(Value scores, AttentionChain &chain,
+                                Mismatch &mismatch) {
+  // Walking backwards, a mask met after a scale was applied before it: the
+  // scale would multiply the mask too.
+  bool seenScale = false;
+  auto scoresType = cast<RankedTensorType>(scores.getType());
+  while (true) {
+    Operation *def = scores.getDefiningOp();
+    if (!def) {
+      mismatch = {nullptr, "the scores are a function argument"};
+      return failure();
+    }
+    if (!hasSingleUse(scores)) {
+      mismatch = {def, "the scores of '" + def->getName().getStringRef().str() +
+                           "' are also read by another op"};
+      return failure();
+    }
+    if (auto matmul = dyn_cast<MatMulOp>(def)) {
+      chain.ops.push_back(matmul);
+      return matmul;
+    }
+    if (isa<MulOp, DivOp>(def)) {
+      Value lhs = def->getOperand(0), rhs = def->getOperand(1);
+      std::optional<double> factor = getSplatConstant(rhs);
+      Value other = lhs;
+      if (!factor && isa<MulOp>(def)) {
+        factor = getSplatConstant(lhs);
+        other = rhs;
+      }
+      if (!factor || other.getType() != scoresType || *factor == 0.0) {
+        mismatch = {def, "the scores are scaled by a tensor, not a constant"};
+        return failure();
+      }
+      seenScale = true;
+      chain.scale *= isa<DivOp>(def) ? 1.0 / *factor : *factor;
+      chain.ops.push_back(def);
+      scores = other;
+      continue;
+    }
+    if (auto select = dyn_cast<SelectOp>(def)) {
+      std::optional<double> fill = getSplatConstant(select.getFalseValue());
+      if (seenScale) {
+        mismatch = {def, "the scale applies after the mask"};
+        return failure();
+      }
+      if (chain.boolMask || !fill ||
+          select.getTrueValue().getType() != scoresType) {
+        mismatch = {def, "the Where is not a mask with a constant fill"};
+        return failure();
+      }
+      // A fill that is not far below every score would be a value a
+      // softmax weighs, not a mask.
+      if (!(*fill <= -1.0e4)) {
+        mismatch = {def, "the Where's fill value is not a large negative"};
+        return failure();
+      }
+      chain.boolMask = select.getCondition();
+      chain.fill = *fill;
+      chain.ops.push_back(def);
+      scores = select.getTrueValue();
+      continue;
+    }
+    if (auto add = dyn_cast<AddOp>(def)) {
+      // The scores are the operand that leads back to the MatMul: the
+      // score-shaped one computed by a chain op.
+      auto isChainOp = [&](Value v) {
+        Operation *op = v.getDefiningOp();
+        return op && v.getType() == scoresType &&
+               isa<MatMulOp, MulOp, DivOp, SelectOp, AddOp>(op);
+      };
+      Value lhs = add.getLhs(), rhs = add.getRhs();
+      Value next = isChainOp(lhs) ? lhs : isChainOp(rhs) ? rhs : Value();
+      Value bias = next == lhs ? rhs : lhs;
+      if (seenScale) {
+        mismatch = {def, "the scale applies after the mask"};
+        return failure();
+      }
+      if (!next || chain.bias) {
+        mismatch = {def, chain.bias ? "the scores get two additive biases"
+                                    : "the Add does not read the scores"};
+        return failure();
+      }
+      chain.bias = bias;
+      chain.ops.push_back(def);
+      scores = next;
+      continue;
+    }
+    mismatch = {def, "'" + def->getName().getStringRef().str() +
+                         "' between the MatMul and the Softmax is not a "
+                         "scale, mask or bias"};
+    return failure();
+  }
+}
+
+/// Matches the chain that ends in `root`, the MatMul of the probabilities
+/// and V.
+FailureOr<AttentionChain> matchChain(MatMulOp root, Mismatch &mismatch) {
+  AttentionChain chain;
+  Value probabilities = root.getLhs();
+  chain.value = root.getRhs();
+  Operation *def = probabilities.getDefiningOp();
+  auto castBack = dyn_cast_or_null<CastOp>(def);
+  if (castBack && hasSingleUse(probabilities)) {
+    probabilities = castBack.getInput();
+    def = probabilities.getDefiningOp();
+  } else {
+    castBack = nullptr;
+  }
+  auto softmax = dyn_cast_or_null<SoftmaxOp>(def);
+  if (!softmax)
+    return failure(); // Not an attention: no remark.
+  if (!hasSingleUse(probabilities)) {
+    mismatch = {softmax, "the probabilities are also read by another op"};
+    return failure();
+  }
+  auto type = cast<RankedTensorType>(softmax.getType());
+  int64_t rank = type.getRank();
+  if (softmax.getAxis() != rank - 1 && softmax.getAxis() != -1) {
+    mismatch = {softmax, "the softmax is not over the last axis"};
+    return failure();
+  }
+  Value scores = softmax.getInput();
+  CastOp castIn;
+  if (castBack) {
+    castIn = scores.getDefiningOp<CastOp>();
+    if (!castIn || !hasSingleUse(scores) ||
+        castIn.getInput().getType() != castBack.getType()) {
+      mismatch = {castBack, "the casts around the softmax do not pair up"};
+      return failure();
+    }
+    chain.softmaxType = type.getElementType();
+    scores = castIn.getInput();
+  }
+  FailureOr<MatMulOp> first = matchScores(scores, chain, mismatch);
+  if (failed(first))
+    return failure();
+  std::reverse(chain.ops.begin(), chain.ops.end());
+  if (castBack) {
+    chain.ops.push_back(castIn);
+    chain.ops.push_back(softmax);
+    chain.ops.push_back(castBack);
+  } else {
+    chain.ops.push_back(softmax);
+  }
+  SmallVector<Operation *> prologue;
+  chain.query = peelScale(first->getLhs(), chain.scale, prologue);
+  chain.keyT = peelScale(first->getRhs(), chain.scale, prologue);
+  chain.ops.insert(chain.ops.begin(), prologue.begin(), prologue.end());
+
+  // Shapes: [.., Sq, D] x [.., D, Skv] and [.., Skv, Dv], one element type,
+  // batch dims that the attention op can express (3-D: heads as the batch;
+  // 4-D: [B, H]).
+  auto qType = cast<RankedTensorType>(chain.query.getType());
+  auto kType = cast<RankedTensorType>(chain.keyT.getType());
+  auto vType = cast<RankedTensorType>(chain.value.getType());
+  if (qType.getRank() != rank || kType.getRank() != rank ||
+      vType.getRank() != rank || (rank != 3 && rank != 4)) {
+    mismatch = {root, "the operands are not all 3-D or all 4-D"};
+    return failure();
+  }
+  if (!qType.hasStaticShape() || !kType.hasStaticShape() ||
+      !vType.hasStaticShape()) {
+    mismatch = {root, "the shapes are not static"};
+    return failure();
+  }
+  if (qType.getElementType() != kType.getElementType() ||
+      qType.getElementType() != vType.getElementType() ||
+      !isa<FloatType>(qType.getElementType())) {
+    mismatch = {root, "Q, K and V differ in element type"};
+    return failure();
+  }
+  for (int64_t d = 0; d + 2 < rank; ++d) {
+    if (kType.getDimSize(d) != vType.getDimSize(d) ||
+        (d == 0 && kType.getDimSize(d) != qType.getDimSize(d))) {
+      mismatch = {root, "K and V do not share Q's batch"};
+      return failure();
+    }
+  }
+  if (rank == 4 && qType.getDimSize(1) % kType.getDimSize(1) != 0) {
+    mismatch = {root, "the key heads do not divide the query heads"};
+    return failure();
+  }
+  if (rank == 3 && kType.getDimSize(0) != qType.getDimSize(0)) {
+    mismatch = {root, "K and V do not share Q's batch"};
+    return failure();
+  }
+  return chain;
+}
+
+/// Prepends unit dimensions to `value` up to `rank` (a view at `value`'s
+/// location).
+Value expandTo(OpBuilder &b, Value value, int64_t rank) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (type.getRank() >= rank)
+    return value;
+  SmallVector<int64_t> shape(rank - type.getRank(), 1);
+  llvm::append_range(shape, type.getShape());
+  return ReshapeOp::create(
+      b, value.getLoc(), RankedTensorType::get(shape, type.getElementType()),
+      value);
+}
+
+/// K from the transposed key the first MatMul reads: the transpose that made
+/// K^T is undone (composed), or a new one swaps the last two dims. Both
+/// keep the location of what they transpose (the key's node, not the
+/// attention's).
+Value untransposeKey(OpBuilder &b, Value keyT) {
+  int64_t rank = cast<RankedTensorType>(keyT.getType()).getRank();
+  if (auto transpose = keyT.getDefiningOp<TransposeOp>()) {
+    SmallVector<int64_t> perm(transpose.getPerm());
+    std::swap(perm[rank - 1], perm[rank - 2]);
+    if (llvm::equal(perm, llvm::seq<int64_t>(0, rank)))
+      return transpose.getInput();
+    return TransposeOp::create(b, transpose.getLoc(), transpose.getInput(),
+                               perm);
+  }
+  SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  std::swap(perm[rank - 1], perm[rank - 2]);
+  return TransposeOp::create(b, keyT.getLoc(), keyT, perm);
+}
+
+/// The key/value heads before their repetition per query head:
+/// Reshape([B, Hkv, S, D] -> [B, Hkv, 1, S, D]) -> Expand(g) ->
+/// Reshape([B, Hkv * g, S, D]) gives x and g; anything else itself and 1.
+std::pair<Value, int64_t> unrepeatHeads(Value value) {
+  auto merge = value.getDefiningOp<ReshapeOp>();
+  auto expand = merge ? merge.getInput().getDefiningOp<ExpandOp>() : nullptr;
+  auto split = expand ? expand.getInput().getDefiningOp<ReshapeOp>() : nullptr;
+  if (!split)
+    return {value, 1};
+  auto source = cast<RankedTensorType>(split.getInput().getType());
+  auto expanded = cast<RankedTensorType>(expand.getType());
+  auto result = cast<RankedTensorType>(value.getType());
+  if (source.getRank() != 4 || expanded.getRank() != 5 ||
+      result.getRank() != 4)
+    return {value, 1};
+  ArrayRef<int64_t> s = source.getShape(), e = expanded.getShape();
+  int64_t groups = e[2];
+  if (e[0] != s[0] || e[1] != s[1] || e[3] != s[2] || e[4] != s[3] ||
+      cast<RankedTensorType>(split.getType()).getDimSize(2) != 1 ||
+      result.getDimSize(1) != s[1] * groups)
+    return {value, 1};
+  return {split.getInput(), groups};
+}
+
+/// Rewrites `chain`, ending in `root`, into one ridge.attention.
+void rewriteChain(MatMulOp root, AttentionChain &chain) {
+  OpBuilder b(root);
+  // The attention stands for every node of the chain: the report and the
+  // emulator's diagnostics list them all.
+  SmallVector<Location> nodes;
+  for (Operation *op : chain.ops)
+    nodes.push_back(op->getLoc());
+  nodes.push_back(root.getLoc());
+  Location loc = FusedLoc::get(b.getContext(), nodes);
+  auto qType = cast<RankedTensorType>(chain.query.getType());
+  int64_t rank = qType.getRank();
+  Type element = qType.getElementType();
+  int64_t qLen = qType.getDimSize(rank - 2);
+  int64_t kvLen =
+      cast<RankedTensorType>(chain.keyT.getType()).getDimSize(rank - 1);
+
+  Value key = untransposeKey(b, chain.keyT);
+  Value query = expandTo(b, chain.query, 4);
+  key = expandTo(b, key, 4);
+  Value value = expandTo(b, chain.value, 4);
+  auto [keyHeads, keyGroups] = unrepeatHeads(key);
+  auto [valueHeads, valueGroups] = unrepeatHeads(value);
+  if (keyGroups > 1 && keyGroups == valueGroups &&
+      keyHeads.getType() == valueHeads.getType()) {
+    key = keyHeads;
+    value = valueHeads;
+  }
+
+  // Masks: the causal triangle becomes the flag; the rest one additive
+  // float mask.
+  bool causal = false;
+  Value mask;
+  if (chain.boolMask) {
+    if (isCausalMask(chain.boolMask, qLen, kvLen,
+                     [](double v) -> std::optional<bool> { return v != 0; })) {
+      causal = true;
+    } else {
+      auto scalar = RankedTensorType::get({}, element);
+      auto constant = [&](double v) {
+        return ConstantOp::create(
+            b, loc, DenseElementsAttr::get(scalar, b.getFloatAttr(element, v)));
+      };
+      mask = SelectOp::create(b, loc, chain.boolMask, constant(0.0),
+                              constant(chain.fill));
+    }
+  }
+  if (chain.bias) {
+    bool biasIsCausal =
+        !causal &&
+        isCausalMask(chain.bias, qLen, kvLen,
+                     [](double v) -> std::optional<bool> {
+                       if (v == 0.0)
+                         return true;
+                       if (v <= -1.0e30)
+                         return false;
+                       return std::nullopt;
+                     });
+    if (biasIsCausal)
+      causal = true;
+    else
+      mask = mask ? AddOp::create(b, loc, mask, chain.bias).getResult()
+                  : chain.bias;
+  }
+  // A mask of lower rank broadcasts onto [B, H, Sq, Skv] by numpy's rules
+  // as it did onto the 3-D scores ([N, Sq, Skv], N the heads): it stays as
+  // it is, and no view of it lands in the kernel that computes it.
+
+  TypeAttr softmaxType;
+  if (chain.softmaxType && chain.softmaxType != element)
+    softmaxType = TypeAttr::get(chain.softmaxType);
+  auto attention = AttentionOp::create(
+      b, loc, query, key, value, mask, /*nonpad_kv_seqlen=*/Value(),
+      APFloat(float(chain.scale)), causal, causal ? kvLen - qLen : 0,
+      /*left_window=*/-1, /*right_window=*/-1, APFloat(0.0f),
+      /*qk_matmul_output_mode=*/0, softmaxType);
+  Value result = attention.getResult();
+  if (rank == 3)
+    result = ReshapeOp::create(b, loc, root.getType(), result);
+  root.getResult().replaceAllUsesWith(result);
+  root.erase();
+  for (Operation *op : llvm::reverse(chain.ops))
+    if (op->use_empty())
+      op->erase();
+}
+
+struct MatchAttentionPass
+    : public ridge::impl::MatchAttentionPassBase<MatchAttentionPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    SmallVector<MatMulOp> roots;
+    func.walk([&](MatMulOp op) { roots.push_back(op); });
+    for (MatMulOp root : roots) {
+      Mismatch mismatch{nullptr, ""};
+      FailureOr<AttentionChain> chain = matchChain(root, mismatch);
+      if (failed(chain)) {
+        if (!mismatch.why.empty()) {
+          ++numLeftAlone;
+          LLVM_DEBUG(llvm::dbgs() << "left alone: " << mismatch.why << "\n");
+          if (remarks)
+            root.emitRemark() << "attention not matched: " << mismatch.why;
+        }
+        continue;
+      }
+      rewriteChain(root, *chain);
+      ++numMatched;
+    }
+  }
+};
+} // namespace
