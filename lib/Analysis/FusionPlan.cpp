@@ -368,6 +368,9 @@ FusionPlanner::checkLegal(const FusionGroup &producer,
       break;
     }
     break;
+  case FusionRole::Attention:
+    return describeFusionOp(producer.anchor) +
+           " writes its result from its own loop and takes no epilogue";
   case FusionRole::Movement:
     takeProducer();
     if (c == FusionRole::Elementwise) {
@@ -496,14 +499,8 @@ SmallVector<std::string> FusionPlan::getNodeNames(const FusionGroup &group) {
   SmallVector<std::string> names;
   llvm::StringSet<> seen;
   for (Operation *op : group.ops) {
-    // An op matched from several nodes (an attention chain) carries a
-    // fused location of theirs.
-    SmallVector<Location> locations{op->getLoc()};
-    if (auto fused = dyn_cast<FusedLoc>(op->getLoc());
-        fused && !isa_and_present<StringAttr>(fused.getMetadata()))
-      locations.assign(fused.getLocations().begin(),
-                       fused.getLocations().end());
-    for (Location location : locations) {
+    // An op matched from several nodes (an attention chain) lists them all.
+    for (Location location : getOnnxNodeLocs(op->getLoc())) {
       OnnxNodeRef node = getOnnxNode(location);
       std::string name = node.name.empty()
                              ? op->getName().getStringRef().str()
@@ -536,6 +533,16 @@ FusionTraffic mlir::ridge::computeFusionTraffic(Block &block) {
 
   llvm::MapVector<StringRef, FusionGroup> byNode;
   for (Operation *op : order) {
+    // A matched op counts as the nodes it was matched from, run one kernel
+    // each.
+    if (auto asExported = op->getAttrOfType<IntegerAttr>(kPerNodeBytesAttr)) {
+      traffic.perNodeBytes += asExported.getInt();
+      ++traffic.numAttentions;
+      traffic.attentionBytes +=
+          std::max<int64_t>(0, cast<CostOpInterface>(op).getMinBytes());
+      traffic.attentionExportedBytes += asExported.getInt();
+      continue;
+    }
     OnnxNodeRef node = getOnnxNode(op->getLoc());
     StringRef key =
         node.name.empty() ? op->getName().getStringRef() : node.name;

@@ -312,6 +312,15 @@ static void printKernelTable(const RooflineReport &report,
      << " one kernel per ONNX node, " << formatSI(traffic.fusedBytes, "B")
      << " fused, " << formatSI(traffic.lowerBoundBytes, "B")
      << " lower bound; weights " << formatSI(traffic.weightsBytes, "B") << "\n";
+  if (traffic.numAttentions > 0 && traffic.attentionBytes > 0)
+    os << "attention: " << traffic.numAttentions << " fused, "
+       << formatSI(traffic.attentionBytes, "B") << " (scores on chip), "
+       << formatSI(traffic.attentionExportedBytes, "B")
+       << " as exported one kernel per node ("
+       << formatFixed(static_cast<double>(traffic.attentionExportedBytes) /
+                          traffic.attentionBytes,
+                      1)
+       << "x)\n";
   if (activations(traffic.perNodeBytes) > 0)
     os << "activation traffic fused / per node: "
        << formatFixed(static_cast<double>(activations(traffic.fusedBytes)) /
@@ -506,6 +515,10 @@ void mlir::ridge::printRooflineJson(const RooflineReport &report,
         json.attribute("fused_bytes", report.traffic.fusedBytes);
         json.attribute("lower_bound_bytes", report.traffic.lowerBoundBytes);
         json.attribute("weights_bytes", report.traffic.weightsBytes);
+        json.attribute("attentions", report.traffic.numAttentions);
+        json.attribute("attention_bytes", report.traffic.attentionBytes);
+        json.attribute("attention_exported_bytes",
+                       report.traffic.attentionExportedBytes);
       });
       json.attributeArray("unfused", [&] {
         for (const RooflineUnfusedRow &edge : report.unfused)

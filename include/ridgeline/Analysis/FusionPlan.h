@@ -94,6 +94,12 @@ struct UnfusedEdge {
   std::string reason;
 };
 
+/// On an op matched from several ONNX nodes (ridge-match-attention): the
+/// bytes those nodes move run one kernel each, as exported. The plan of one
+/// kernel per ONNX node counts them instead of the matched op's own.
+inline constexpr llvm::StringLiteral kPerNodeBytesAttr =
+    "ridge.per_node_bytes";
+
 /// Modeled device-memory traffic of the whole graph under three plans.
 struct FusionTraffic {
   /// One kernel per ONNX node.
@@ -104,6 +110,12 @@ struct FusionTraffic {
   int64_t lowerBoundBytes = 0;
   /// Bytes of the constants (weights) the graph reads.
   int64_t weightsBytes = 0;
+  /// Matched attentions: how many, the bytes their kernels move (O(L d):
+  /// the scores stay on chip), and the bytes of their exported chains run
+  /// one kernel per node (O(L^2): the scores written and read per node).
+  int64_t numAttentions = 0;
+  int64_t attentionBytes = 0;
+  int64_t attentionExportedBytes = 0;
 };
 
 /// A candidate merge as the control function sees it.

@@ -3,12 +3,13 @@
 // GPT-2: Q and K^T from the head-split transposes, the scores divided by
 // sqrt(d), the causal triangle applied with Where(mask, s, finfo.min). The
 // constant triangle becomes is_causal; the K transpose [0,2,3,1] composed
-// with the swap gives K as [B, H, S, D].
+// with the swap gives K as [B, H, S, D]. The op records the bytes the chain
+// moves as exported, one kernel per node (the report's per-node plan).
 // CHECK-LABEL: func @gpt2
 // CHECK-SAME: (%[[X:[a-z0-9_]+]]: tensor<1x4x2x8xf32>
 // CHECK: %[[Q:[a-z0-9_]+]] = ridge.transpose %[[X]], [0, 2, 1, 3]
 // CHECK: %[[K:[a-z0-9_]+]] = ridge.transpose %{{.*}}, [0, 2, 1, 3]
-// CHECK: %[[R:[a-z0-9_]+]], %{{.*}} = ridge.attention %[[Q]], %[[K]], %[[V:[a-z0-9_]+]] {is_causal = true, scale = 1.250000e-01 : f32} : tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32> -> tensor<1x2x4x8xf32>, tensor<1x2x4x4xf32>
+// CHECK: %[[R:[a-z0-9_]+]], %{{.*}} = ridge.attention %[[Q]], %[[K]], %[[V:[a-z0-9_]+]] {is_causal = true, ridge.per_node_bytes = 1688 : i64, scale = 1.250000e-01 : f32} : tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32> -> tensor<1x2x4x8xf32>, tensor<1x2x4x4xf32>
 // CHECK-NOT: ridge.softmax
 // CHECK: return %[[R]]
 func.func @gpt2(%x: tensor<1x4x2x8xf32>, %y: tensor<1x4x2x8xf32>, %v: tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32> {
@@ -36,7 +37,7 @@ func.func @gpt2(%x: tensor<1x4x2x8xf32>, %y: tensor<1x4x2x8xf32>, %v: tensor<1x2
 // CHECK-DAG: %[[Q4:[a-z0-9_]+]] = ridge.reshape %[[Q]] : tensor<2x4x8xf32> -> tensor<1x2x4x8xf32>
 // CHECK-DAG: %[[K4:[a-z0-9_]+]] = ridge.reshape %[[K]] : tensor<2x4x8xf32> -> tensor<1x2x4x8xf32>
 // CHECK-DAG: %[[V4:[a-z0-9_]+]] = ridge.reshape %[[V]] : tensor<2x4x8xf32> -> tensor<1x2x4x8xf32>
-// CHECK: %[[R:[a-z0-9_]+]], %{{.*}} = ridge.attention %[[Q4]], %[[K4]], %[[V4]] mask(%[[M]] : tensor<2x1x4xf32>) {scale = 2.500000e-01 : f32}
+// CHECK: %[[R:[a-z0-9_]+]], %{{.*}} = ridge.attention %[[Q4]], %[[K4]], %[[V4]] mask(%[[M]] : tensor<2x1x4xf32>) {ridge.per_node_bytes = {{[0-9]+}} : i64, scale = 2.500000e-01 : f32}
 // CHECK: %[[R3:[a-z0-9_]+]] = ridge.reshape %[[R]] : tensor<1x2x4x8xf32> -> tensor<2x4x8xf32>
 // CHECK: return %[[R3]]
 func.func @bert(%q: tensor<2x4x8xf32>, %kt: tensor<2x8x4xf32>, %v: tensor<2x4x8xf32>, %m: tensor<2x1x4xf32>) -> tensor<2x4x8xf32> {
@@ -55,7 +56,7 @@ func.func @bert(%q: tensor<2x4x8xf32>, %kt: tensor<2x8x4xf32>, %v: tensor<2x4x8x
 
 // ViT: no mask.
 // CHECK-LABEL: func @vit
-// CHECK: ridge.attention %{{.*}}, %{{.*}}, %{{.*}} {scale = 1.250000e-01 : f32} : tensor<1x2x5x8xf32>
+// CHECK: ridge.attention %{{.*}}, %{{.*}}, %{{.*}} {ridge.per_node_bytes = {{[0-9]+}} : i64, scale = 1.250000e-01 : f32} : tensor<1x2x5x8xf32>
 func.func @vit(%q: tensor<2x5x8xf32>, %kt: tensor<2x8x5xf32>, %v: tensor<2x5x8xf32>) -> tensor<2x5x8xf32> {
   %c = ridge.constant dense<8.0> : tensor<f32>
   %qs = ridge.div %q, %c : (tensor<2x5x8xf32>, tensor<f32>) -> tensor<2x5x8xf32>
@@ -73,7 +74,7 @@ func.func @vit(%q: tensor<2x5x8xf32>, %kt: tensor<2x8x5xf32>, %v: tensor<2x5x8xf
 // are; the mask becomes is_causal.
 // CHECK-LABEL: func @llama
 // CHECK-SAME: (%[[Q:[a-z0-9_]+]]: tensor<1x4x3x8xf32>, %[[K:[a-z0-9_]+]]: tensor<1x2x3x8xf32>, %[[V:[a-z0-9_]+]]: tensor<1x2x3x8xf32>)
-// CHECK: ridge.attention %[[Q]], %[[K]], %[[V]] {is_causal = true, scale = 0.353553385 : f32} : tensor<1x4x3x8xf32>, tensor<1x2x3x8xf32>, tensor<1x2x3x8xf32> -> tensor<1x4x3x8xf32>, tensor<1x4x3x3xf32>
+// CHECK: ridge.attention %[[Q]], %[[K]], %[[V]] {is_causal = true, ridge.per_node_bytes = {{[0-9]+}} : i64, scale = 0.353553385 : f32} : tensor<1x4x3x8xf32>, tensor<1x2x3x8xf32>, tensor<1x2x3x8xf32> -> tensor<1x4x3x8xf32>, tensor<1x4x3x3xf32>
 func.func @llama(%q: tensor<1x4x3x8xf32>, %k: tensor<1x2x3x8xf32>, %v: tensor<1x2x3x8xf32>) -> tensor<1x4x3x8xf32> {
   %k5 = ridge.reshape %k : tensor<1x2x3x8xf32> -> tensor<1x2x1x3x8xf32>
   %ke = ridge.expand %k5 : tensor<1x2x1x3x8xf32> -> tensor<1x2x2x3x8xf32>
@@ -97,7 +98,7 @@ func.func @llama(%q: tensor<1x4x3x8xf32>, %k: tensor<1x2x3x8xf32>, %v: tensor<1x
 // T5: a relative position bias and no scale.
 // CHECK-LABEL: func @t5
 // CHECK-SAME: %[[BIAS:[a-z0-9_]+]]: tensor<1x2x4x4xf32>
-// CHECK: ridge.attention %{{.*}}, %{{.*}}, %{{.*}} mask(%[[BIAS]] : tensor<1x2x4x4xf32>) {scale = 1.000000e+00 : f32}
+// CHECK: ridge.attention %{{.*}}, %{{.*}}, %{{.*}} mask(%[[BIAS]] : tensor<1x2x4x4xf32>) {ridge.per_node_bytes = {{[0-9]+}} : i64, scale = 1.000000e+00 : f32}
 func.func @t5(%q: tensor<1x2x4x8xf32>, %kt: tensor<1x2x8x4xf32>, %v: tensor<1x2x4x8xf32>, %bias: tensor<1x2x4x4xf32>) -> tensor<1x2x4x8xf32> {
   %s = ridge.matmul %q, %kt : (tensor<1x2x4x8xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x4x4xf32>
   %a = ridge.add %bias, %s : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
@@ -111,7 +112,7 @@ func.func @t5(%q: tensor<1x2x4x8xf32>, %kt: tensor<1x2x8x4xf32>, %v: tensor<1x2x
 // f16 scores with the softmax in f32 (Cast, Softmax, Cast back): the
 // attention keeps f16 operands and computes its softmax in f32.
 // CHECK-LABEL: func @cast_wrapped_softmax
-// CHECK: ridge.attention {{.*}} {scale = 1.250000e-01 : f32, softmax_type = f32} : tensor<1x2x4x8xf16>
+// CHECK: ridge.attention {{.*}} {ridge.per_node_bytes = {{[0-9]+}} : i64, scale = 1.250000e-01 : f32, softmax_type = f32} : tensor<1x2x4x8xf16>
 // CHECK-NOT: ridge.cast
 func.func @cast_wrapped_softmax(%q: tensor<1x2x4x8xf16>, %kt: tensor<1x2x8x4xf16>, %v: tensor<1x2x4x8xf16>) -> tensor<1x2x4x8xf16> {
   %s = ridge.matmul %q, %kt : (tensor<1x2x4x8xf16>, tensor<1x2x8x4xf16>) -> tensor<1x2x4x4xf16>
@@ -128,7 +129,7 @@ func.func @cast_wrapped_softmax(%q: tensor<1x2x4x8xf16>, %kt: tensor<1x2x8x4xf16
 
 // The scale split over Q and K^T (each multiplied by d^-1/4).
 // CHECK-LABEL: func @sqrt_scale_on_q_and_k
-// CHECK: ridge.attention {{.*}} {scale = 2.500000e-01 : f32}
+// CHECK: ridge.attention {{.*}} {ridge.per_node_bytes = {{[0-9]+}} : i64, scale = 2.500000e-01 : f32}
 // CHECK-NOT: ridge.mul
 func.func @sqrt_scale_on_q_and_k(%q: tensor<1x2x4x8xf32>, %kt: tensor<1x2x8x4xf32>, %v: tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32> {
   %c = ridge.constant dense<0.5> : tensor<f32>
@@ -148,7 +149,7 @@ func.func @sqrt_scale_on_q_and_k(%q: tensor<1x2x4x8xf32>, %kt: tensor<1x2x8x4xf3
 // CHECK-LABEL: func @decode_with_cache
 // CHECK: %[[K:[a-z0-9_]+]] = ridge.concat
 // CHECK: %[[V:[a-z0-9_]+]] = ridge.concat
-// CHECK: ridge.attention %{{.*}}, %[[K]], %[[V]] {is_causal = true, query_offset = 3 : i64, scale = 1.250000e-01 : f32} : tensor<1x2x1x8xf32>, tensor<1x2x4x8xf32>
+// CHECK: ridge.attention %{{.*}}, %[[K]], %[[V]] {is_causal = true, query_offset = 3 : i64, ridge.per_node_bytes = {{[0-9]+}} : i64, scale = 1.250000e-01 : f32} : tensor<1x2x1x8xf32>, tensor<1x2x4x8xf32>
 func.func @decode_with_cache(%q: tensor<1x2x1x8xf32>, %pk: tensor<1x2x3x8xf32>, %nk: tensor<1x2x1x8xf32>, %pv: tensor<1x2x3x8xf32>, %nv: tensor<1x2x1x8xf32>) -> tensor<1x2x1x8xf32> {
   %k = ridge.concat %pk, %nk {axis = 2 : i64} : (tensor<1x2x3x8xf32>, tensor<1x2x1x8xf32>) -> tensor<1x2x4x8xf32>
   %v = ridge.concat %pv, %nv {axis = 2 : i64} : (tensor<1x2x3x8xf32>, tensor<1x2x1x8xf32>) -> tensor<1x2x4x8xf32>
@@ -234,4 +235,30 @@ func.func @softmax_over_queries(%q: tensor<1x2x4x8xf32>, %kt: tensor<1x2x8x4xf32
 func.func @not_attention(%a: tensor<4x8xf32>, %b: tensor<8x4xf32>) -> tensor<4x4xf32> {
   %0 = ridge.matmul %a, %b : (tensor<4x8xf32>, tensor<8x4xf32>) -> tensor<4x4xf32>
   return %0 : tensor<4x4xf32>
+}
+
+// -----
+
+// A causal mask built from position ranges (kpos <= qpos, as the KV-cache
+// GPT export writes it) and one from Trilu are recognized without
+// materializing them.
+// CHECK-LABEL: func @causal_from_compare
+// CHECK: ridge.attention {{.*}} {is_causal = true, ridge.per_node_bytes = {{[0-9]+}} : i64, scale = 1.000000e+00 : f32}
+// CHECK: ridge.attention {{.*}} {is_causal = true, ridge.per_node_bytes = {{[0-9]+}} : i64, scale = 1.000000e+00 : f32}
+func.func @causal_from_compare(%q: tensor<1x2x4x8xf32>, %kt: tensor<1x2x8x4xf32>, %v: tensor<1x2x4x8xf32>) -> (tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>) {
+  %kpos = ridge.constant dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>
+  %qpos = ridge.constant dense<[[0], [1], [2], [3]]> : tensor<4x1xi64>
+  %m = ridge.less_equal %kpos, %qpos : (tensor<1x4xi64>, tensor<4x1xi64>) -> tensor<4x4xi1>
+  %min = ridge.constant dense<-3.40282347E+38> : tensor<f32>
+  %s = ridge.matmul %q, %kt : (tensor<1x2x4x8xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x4x4xf32>
+  %w = ridge.select %m, %s, %min : (tensor<4x4xi1>, tensor<1x2x4x4xf32>, tensor<f32>) -> tensor<1x2x4x4xf32>
+  %p = ridge.softmax %w {axis = 3 : i64} : tensor<1x2x4x4xf32>
+  %o = ridge.matmul %p, %v : (tensor<1x2x4x4xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32>
+  %ones = ridge.constant dense<true> : tensor<4x4xi1>
+  %tri = ridge.trilu %ones {upper = false} : tensor<4x4xi1>
+  %s2 = ridge.matmul %q, %kt : (tensor<1x2x4x8xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x4x4xf32>
+  %w2 = ridge.select %tri, %s2, %min : (tensor<4x4xi1>, tensor<1x2x4x4xf32>, tensor<f32>) -> tensor<1x2x4x4xf32>
+  %p2 = ridge.softmax %w2 {axis = 3 : i64} : tensor<1x2x4x4xf32>
+  %o2 = ridge.matmul %p2, %v : (tensor<1x2x4x4xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32>
+  return %o, %o2 : tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>
 }

@@ -77,6 +77,22 @@ Location mlir::ridge::getOnnxNodeLoc(MLIRContext *context, StringRef name,
   return NameLoc::get(StringAttr::get(context, name), typed);
 }
 
+Location mlir::ridge::getMatchedNodesLoc(MLIRContext *context,
+                                         StringRef name, StringRef opType,
+                                         ArrayRef<Location> nodes) {
+  Location typed = FusedLoc::get(context, nodes, StringAttr::get(context, opType));
+  return NameLoc::get(StringAttr::get(context, name), typed);
+}
+
+SmallVector<Location> mlir::ridge::getOnnxNodeLocs(Location loc) {
+  if (auto name = dyn_cast<NameLoc>(loc))
+    if (auto fused = dyn_cast<FusedLoc>(name.getChildLoc()))
+      if (llvm::any_of(fused.getLocations(),
+                       [](Location inner) { return isa<NameLoc>(inner); }))
+        return SmallVector<Location>(fused.getLocations());
+  return {loc};
+}
+
 OnnxNodeRef mlir::ridge::getOnnxNode(Location loc) {
   if (auto name = dyn_cast<NameLoc>(loc)) {
     OnnxNodeRef ref = getOnnxNode(name.getChildLoc());

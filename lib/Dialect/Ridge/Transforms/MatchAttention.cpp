@@ -24,6 +24,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ridgeline/Analysis/FusionPlan.h"
 #include "ridgeline/Dialect/Ridge/IR/Ridge.h"
 #include "ridgeline/Dialect/Ridge/Transforms/Passes.h"
 
@@ -35,6 +36,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <functional>
 
 #define DEBUG_TYPE "ridge-match-attention"
 
@@ -58,6 +60,7 @@ struct AttentionChain {
   /// Where(boolMask, scores, fill).
   Value boolMask;
   double fill = 0.0;
+  Operation *boolMaskOp = nullptr;
   /// Add(scores, bias).
   Value bias;
   /// The softmax's type when it is wrapped in casts (f16 scores, f32
@@ -103,6 +106,9 @@ std::optional<SmallVector<double>> getConstantValues(Value value) {
     } else if (isa<FloatType>(dense.getElementType())) {
       for (APFloat element : dense.getValues<APFloat>())
         values.push_back(element.convertToDouble());
+    } else if (dense.getElementType().isInteger()) {
+      for (APInt element : dense.getValues<APInt>())
+        values.push_back(static_cast<double>(element.getSExtValue()));
     } else {
       return std::nullopt;
     }
@@ -125,6 +131,84 @@ std::optional<SmallVector<double>> getConstantValues(Value value) {
   return values;
 }
 
+/// Element (i, j) of the last two dimensions of a mask, broadcast onto
+/// [Sq, Skv]; nullopt where it is not known.
+using MaskElementFn = std::function<std::optional<double>(int64_t, int64_t)>;
+
+/// The elements of a mask that the graph computes from constants, without
+/// materializing it: a constant, a comparison of two such values (a causal
+/// mask built from position ranges), Trilu, casts and views that keep the
+/// last two dimensions. Every other dimension must be 1.
+std::optional<MaskElementFn> evaluateMask(Value value, unsigned depth = 0) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type || !type.hasStaticShape() || depth > 8)
+    return std::nullopt;
+  int64_t rank = type.getRank();
+  ArrayRef<int64_t> shape = type.getShape();
+  if (rank > 2 &&
+      llvm::any_of(shape.drop_back(2), [](int64_t d) { return d != 1; }))
+    return std::nullopt;
+  int64_t rows = rank >= 2 ? shape[rank - 2] : 1;
+  int64_t cols = rank >= 1 ? shape[rank - 1] : 1;
+  Operation *def = value.getDefiningOp();
+  if (!def)
+    return std::nullopt;
+  if (isa<ConstantOp>(def)) {
+    std::optional<SmallVector<double>> values = getConstantValues(value);
+    if (!values)
+      return std::nullopt;
+    return MaskElementFn(
+        [values = std::move(*values), rows, cols](int64_t i, int64_t j) {
+          return std::optional<double>(
+              values[(rows == 1 ? 0 : i) * cols + (cols == 1 ? 0 : j)]);
+        });
+  }
+  auto keepsLastDims = [&](Value input) {
+    auto inputType = cast<RankedTensorType>(input.getType());
+    int64_t r = inputType.getRank();
+    return (r >= 2 ? inputType.getDimSize(r - 2) : 1) == rows &&
+           (r >= 1 ? inputType.getDimSize(r - 1) : 1) == cols;
+  };
+  if (isa<ReshapeOp, CastOp>(def) && keepsLastDims(def->getOperand(0)))
+    return evaluateMask(def->getOperand(0), depth + 1);
+  if (isa<LessOp, LessEqualOp, GreaterOp, GreaterEqualOp, EqualOp>(def)) {
+    std::optional<MaskElementFn> lhs = evaluateMask(def->getOperand(0), depth + 1);
+    std::optional<MaskElementFn> rhs = evaluateMask(def->getOperand(1), depth + 1);
+    if (!lhs || !rhs)
+      return std::nullopt;
+    auto compare = [def](double a, double b) {
+      if (isa<LessOp>(def))
+        return a < b;
+      if (isa<LessEqualOp>(def))
+        return a <= b;
+      if (isa<GreaterOp>(def))
+        return a > b;
+      if (isa<GreaterEqualOp>(def))
+        return a >= b;
+      return a == b;
+    };
+    return MaskElementFn([lhs = *lhs, rhs = *rhs, compare](int64_t i,
+                                                           int64_t j) {
+      std::optional<double> a = lhs(i, j), b = rhs(i, j);
+      if (!a || !b)
+        return std::optional<double>();
+      return std::optional<double>(compare(*a, *b) ? 1.0 : 0.0);
+    });
+  }
+  if (auto trilu = dyn_cast<TriluOp>(def)) {
+    std::optional<MaskElementFn> input = evaluateMask(trilu.getInput(), depth + 1);
+    if (!input)
+      return std::nullopt;
+    int64_t k = trilu.getK();
+    bool upper = trilu.getUpper();
+    return MaskElementFn([input = *input, k, upper](int64_t i, int64_t j) {
+      bool keep = upper ? j - i >= k : j - i <= k;
+      return keep ? input(i, j) : std::optional<double>(0.0);
+    });
+  }
+  return std::nullopt;
+}
+
 /// Whether the mask `value` (broadcast to [.., Sq, Skv], every leading
 /// dimension 1) allows exactly the keys j <= i + (Skv - Sq): the causal
 /// triangle of queries that are the last Sq positions. `allowed` says which
@@ -135,16 +219,16 @@ bool isCausalMask(Value value, int64_t qLen, int64_t kvLen,
   if (type.getRank() < 2 || !type.hasStaticShape() || kvLen < qLen)
     return false;
   ArrayRef<int64_t> shape = type.getShape();
-  if (shape[shape.size() - 2] != qLen || shape.back() != kvLen ||
-      llvm::any_of(shape.drop_back(2), [](int64_t d) { return d != 1; }))
+  if (shape[shape.size() - 2] != qLen || shape.back() != kvLen)
     return false;
-  std::optional<SmallVector<double>> values = getConstantValues(value);
-  if (!values)
+  std::optional<MaskElementFn> element = evaluateMask(value);
+  if (!element)
     return false;
   int64_t offset = kvLen - qLen;
   for (int64_t i = 0; i < qLen; ++i)
     for (int64_t j = 0; j < kvLen; ++j) {
-      std::optional<bool> allows = allowed((*values)[i * kvLen + j]);
+      std::optional<double> v = (*element)(i, j);
+      std::optional<bool> allows = v ? allowed(*v) : std::nullopt;
       if (!allows || *allows != (j <= i + offset))
         return false;
     }
@@ -235,6 +319,7 @@ FailureOr<MatMulOp> matchScores(Value scores, AttentionChain &chain,
         return failure();
       }
       chain.boolMask = select.getCondition();
+      chain.boolMaskOp = select;
       chain.fill = *fill;
       chain.ops.push_back(def);
       scores = select.getTrueValue();
@@ -426,13 +511,24 @@ std::pair<Value, int64_t> unrepeatHeads(Value value) {
 /// Rewrites `chain`, ending in `root`, into one ridge.attention.
 void rewriteChain(MatMulOp root, AttentionChain &chain) {
   OpBuilder b(root);
+  // What the chain moves as exported, one kernel per node: the plan the
+  // report compares the fused attention with.
+  int64_t exportedBytes = 0;
+  for (Operation *op : llvm::concat<Operation *const>(
+           chain.ops, ArrayRef<Operation *>{root.getOperation()}))
+    if (auto cost = dyn_cast<CostOpInterface>(op))
+      exportedBytes += std::max<int64_t>(0, cost.getMinBytes());
   // The attention stands for every node of the chain: the report and the
   // emulator's diagnostics list them all.
   SmallVector<Location> nodes;
   for (Operation *op : chain.ops)
-    nodes.push_back(op->getLoc());
-  nodes.push_back(root.getLoc());
-  Location loc = FusedLoc::get(b.getContext(), nodes);
+    llvm::append_range(nodes, getOnnxNodeLocs(op->getLoc()));
+  llvm::append_range(nodes, getOnnxNodeLocs(root.getLoc()));
+  OnnxNodeRef rootNode = getOnnxNode(root.getLoc());
+  Location loc = getMatchedNodesLoc(
+      b.getContext(),
+      rootNode.name.empty() ? StringRef("attention") : rootNode.name,
+      "Attention", nodes);
   auto qType = cast<RankedTensorType>(chain.query.getType());
   int64_t rank = qType.getRank();
   Type element = qType.getElementType();
@@ -462,11 +558,14 @@ void rewriteChain(MatMulOp root, AttentionChain &chain) {
       causal = true;
     } else {
       auto scalar = RankedTensorType::get({}, element);
+      // The additive mask is the Where's own node, not the attention.
+      Location whereLoc = chain.boolMaskOp->getLoc();
       auto constant = [&](double v) {
         return ConstantOp::create(
-            b, loc, DenseElementsAttr::get(scalar, b.getFloatAttr(element, v)));
+            b, whereLoc,
+            DenseElementsAttr::get(scalar, b.getFloatAttr(element, v)));
       };
-      mask = SelectOp::create(b, loc, chain.boolMask, constant(0.0),
+      mask = SelectOp::create(b, whereLoc, chain.boolMask, constant(0.0),
                               constant(chain.fill));
     }
   }
@@ -499,6 +598,7 @@ void rewriteChain(MatMulOp root, AttentionChain &chain) {
       APFloat(float(chain.scale)), causal, causal ? kvLen - qLen : 0,
       /*left_window=*/-1, /*right_window=*/-1, APFloat(0.0f),
       /*qk_matmul_output_mode=*/0, softmaxType);
+  attention->setAttr(kPerNodeBytesAttr, b.getI64IntegerAttr(exportedBytes));
   Value result = attention.getResult();
   if (rank == 3)
     result = ReshapeOp::create(b, loc, root.getType(), result);

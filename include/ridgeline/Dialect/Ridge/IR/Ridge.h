@@ -86,6 +86,15 @@ Location getOnnxNodeLoc(MLIRContext *context, StringRef name, StringRef opType,
 /// The ONNX node behind `loc`, looking through fused and call-site
 /// locations; empty fields when `loc` names no node or no op type.
 OnnxNodeRef getOnnxNode(Location loc);
+
+/// The location of an op matched from several ONNX nodes (an attention
+/// chain): it is named after `name` with op type `opType` (what the report
+/// shows) and keeps the nodes' locations (what a kernel lists).
+Location getMatchedNodesLoc(MLIRContext *context, StringRef name,
+                            StringRef opType, ArrayRef<Location> nodes);
+
+/// The node locations `loc` stands for: the nodes of a matched op, or `loc`.
+SmallVector<Location> getOnnxNodeLocs(Location loc);
 } // namespace mlir::ridge
 
 #include "ridgeline/Dialect/Ridge/IR/RidgeEnums.h.inc"
