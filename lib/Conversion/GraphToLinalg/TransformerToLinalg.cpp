@@ -93,6 +93,10 @@ AffineMap selectDims(MLIRContext *ctx, unsigned numDims,
 /// Sq x Skv anywhere. Operands are read with tensor.extract, so that
 /// ridge-fuse-kernel-bodies folds the layout and elementwise producers the
 /// fusion plan put in the kernel (head split, RoPE) into the reads.
+/// Query and accumulator rows of at most this many elements in all are held
+/// in registers (head dims up to 64 + 64; a GPU thread has 255).
+constexpr int64_t kMaxRegisterRow = 160;
+
 struct OnlineAttentionLowering : OpConversionPattern<AttentionOp> {
   OnlineAttentionLowering(const TypeConverter &converter, MLIRContext *ctx)
       : OpConversionPattern(converter, ctx, /*benefit=*/2) {}
@@ -161,17 +165,31 @@ struct OnlineAttentionLowering : OpConversionPattern<AttentionOp> {
     };
 
     // The query row, scaled once: by scale, and by log2(e) unless a softcap
-    // comes between the product and the bias.
+    // comes between the product and the bias. Rows of up to
+    // kMaxRegisterRow elements in all (query and accumulator) are held as
+    // scalars, one SSA value per element, which a GPU thread keeps in
+    // registers; longer rows are private buffers (local memory on a GPU).
+    bool inRegisters = dim + vDim <= kMaxRegisterRow;
     double queryScale = softcap > 0 ? scale : scale * log2e;
-    Value queryRow = forLoop(
-        zero, indexConst(b, loc, dim), fillRow(queryRowType, 0.0),
-        [&](Value d, ValueRange args) -> SmallVector<Value> {
-          Value x = tensor::ExtractOp::create(b, loc, q,
-                                              ValueRange{bIdx, hIdx, iIdx, d});
-          x = arith::MulFOp::create(b, loc, x,
-                                    floatConst(b, loc, f32, queryScale));
-          return {tensor::InsertOp::create(b, loc, x, args[0], d)};
-        })[0];
+    auto readQuery = [&](Value d) -> Value {
+      Value x = tensor::ExtractOp::create(b, loc, q,
+                                          ValueRange{bIdx, hIdx, iIdx, d});
+      return arith::MulFOp::create(b, loc, x,
+                                   floatConst(b, loc, f32, queryScale));
+    };
+    Value queryRow;
+    SmallVector<Value> queryElements;
+    if (inRegisters) {
+      for (int64_t d = 0; d < dim; ++d)
+        queryElements.push_back(readQuery(indexConst(b, loc, d)));
+    } else {
+      queryRow = forLoop(zero, indexConst(b, loc, dim),
+                         fillRow(queryRowType, 0.0),
+                         [&](Value d, ValueRange args) -> SmallVector<Value> {
+                           return {tensor::InsertOp::create(
+                               b, loc, readQuery(d), args[0], d)};
+                         })[0];
+    }
 
     // The keys this query may see: the causal and window limits and the
     // row's valid length bound the loop. Query i sits at position
@@ -217,20 +235,38 @@ struct OnlineAttentionLowering : OpConversionPattern<AttentionOp> {
         cast<RankedTensorType>(mask.getType()).getElementType().isInteger(1);
 
     Value negInfValue = floatConst(b, loc, f32, negInf);
-    SmallVector<Value> inits{negInfValue, floatConst(b, loc, f32, 0.0),
-                             fillRow(rowType, 0.0)};
+    Value zeroF = floatConst(b, loc, f32, 0.0);
+    SmallVector<Value> inits{negInfValue, zeroF};
+    if (inRegisters)
+      inits.append(vDim, zeroF);
+    else
+      inits.push_back(fillRow(rowType, 0.0));
+    auto readKey = [&](Value j, Value d) -> Value {
+      return tensor::ExtractOp::create(b, loc, k,
+                                       ValueRange{bIdx, kvHead, j, d});
+    };
+    auto readValue = [&](Value j, Value d) -> Value {
+      return tensor::ExtractOp::create(b, loc, v,
+                                       ValueRange{bIdx, kvHead, j, d});
+    };
     ValueRange state = forLoop(
         lower, upper, inits, [&](Value j, ValueRange args) -> SmallVector<Value> {
-          Value m = args[0], l = args[1], acc = args[2];
-          Value t = forLoop(zero, indexConst(b, loc, dim),
-                            floatConst(b, loc, f32, 0.0),
-                            [&](Value d, ValueRange sum) -> SmallVector<Value> {
-                              Value x = tensor::ExtractOp::create(
-                                  b, loc, queryRow, ValueRange{d});
-                              Value y = tensor::ExtractOp::create(
-                                  b, loc, k, ValueRange{bIdx, kvHead, j, d});
-                              return {math::FmaOp::create(b, loc, x, y, sum[0])};
-                            })[0];
+          Value m = args[0], l = args[1];
+          Value t;
+          if (inRegisters) {
+            t = zeroF;
+            for (int64_t d = 0; d < dim; ++d)
+              t = math::FmaOp::create(b, loc, queryElements[d],
+                                      readKey(j, indexConst(b, loc, d)), t);
+          } else {
+            t = forLoop(zero, indexConst(b, loc, dim), zeroF,
+                        [&](Value d, ValueRange sum) -> SmallVector<Value> {
+                          Value x = tensor::ExtractOp::create(
+                              b, loc, queryRow, ValueRange{d});
+                          return {math::FmaOp::create(b, loc, x, readKey(j, d),
+                                                      sum[0])};
+                        })[0];
+          }
           if (softcap > 0) {
             Value cap = floatConst(b, loc, f32, softcap);
             t = arith::MulFOp::create(
@@ -252,40 +288,54 @@ struct OnlineAttentionLowering : OpConversionPattern<AttentionOp> {
           // NaN.
           Value allMasked = arith::CmpFOp::create(
               b, loc, arith::CmpFPredicate::OEQ, next, negInfValue);
-          Value shift = arith::SelectOp::create(
-              b, loc, allMasked, floatConst(b, loc, f32, 0.0), next);
+          Value shift = arith::SelectOp::create(b, loc, allMasked, zeroF, next);
           Value correction = math::Exp2Op::create(
               b, loc, arith::SubFOp::create(b, loc, m, shift));
           Value p = math::Exp2Op::create(
               b, loc, arith::SubFOp::create(b, loc, t, shift));
           Value sum = math::FmaOp::create(b, loc, l, correction, p);
-          Value row = forLoop(
-              zero, indexConst(b, loc, vDim), acc,
-              [&](Value d, ValueRange a) -> SmallVector<Value> {
-                Value old = tensor::ExtractOp::create(b, loc, a[0], d);
-                Value x = tensor::ExtractOp::create(
-                    b, loc, v, ValueRange{bIdx, kvHead, j, d});
-                Value updated = math::FmaOp::create(
-                    b, loc, p, x,
-                    arith::MulFOp::create(b, loc, old, correction));
-                return {tensor::InsertOp::create(b, loc, updated, a[0], d)};
-              })[0];
-          return {next, sum, row};
+          auto update = [&](Value old, Value d) -> Value {
+            return math::FmaOp::create(
+                b, loc, p, readValue(j, d),
+                arith::MulFOp::create(b, loc, old, correction));
+          };
+          SmallVector<Value> results{next, sum};
+          if (inRegisters) {
+            for (int64_t d = 0; d < vDim; ++d)
+              results.push_back(update(args[2 + d], indexConst(b, loc, d)));
+          } else {
+            results.push_back(
+                forLoop(zero, indexConst(b, loc, vDim), args[2],
+                        [&](Value d, ValueRange a) -> SmallVector<Value> {
+                          Value old = tensor::ExtractOp::create(b, loc, a[0], d);
+                          return {tensor::InsertOp::create(
+                              b, loc, update(old, d), a[0], d)};
+                        })[0]);
+          }
+          return results;
         });
 
     // acc / l; a row that saw no allowed key (l = 0) is 0.
     Value sum = state[1];
     Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, sum,
-                                        floatConst(b, loc, f32, 0.0));
+                                        zeroF);
     Value inverse = arith::SelectOp::create(
-        b, loc, empty, floatConst(b, loc, f32, 0.0),
+        b, loc, empty, zeroF,
         arith::DivFOp::create(b, loc, floatConst(b, loc, f32, 1.0), sum));
-    Value out = forLoop(zero, indexConst(b, loc, vDim), state[2],
-                        [&](Value d, ValueRange a) -> SmallVector<Value> {
-                          Value x = tensor::ExtractOp::create(b, loc, a[0], d);
-                          x = arith::MulFOp::create(b, loc, x, inverse);
-                          return {tensor::InsertOp::create(b, loc, x, a[0], d)};
-                        })[0];
+    Value out;
+    if (inRegisters) {
+      SmallVector<Value> elements;
+      for (int64_t d = 0; d < vDim; ++d)
+        elements.push_back(arith::MulFOp::create(b, loc, state[2 + d], inverse));
+      out = tensor::FromElementsOp::create(b, loc, rowType, elements);
+    } else {
+      out = forLoop(zero, indexConst(b, loc, vDim), state[2],
+                    [&](Value d, ValueRange a) -> SmallVector<Value> {
+                      Value x = tensor::ExtractOp::create(b, loc, a[0], d);
+                      x = arith::MulFOp::create(b, loc, x, inverse);
+                      return {tensor::InsertOp::create(b, loc, x, a[0], d)};
+                    })[0];
+    }
     rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
     SmallVector<OpFoldResult> offsets{bIdx, hIdx, iIdx, b.getIndexAttr(0)};
     SmallVector<OpFoldResult> sizes{b.getIndexAttr(1), b.getIndexAttr(1),
