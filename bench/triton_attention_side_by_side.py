@@ -1,0 +1,319 @@
+#!/usr/bin/env python3
+"""Ridgeline's fused attention kernel beside Triton's, on the PTX emulator.
+
+Issue 15, item 2. For each chip (sm_80 and sm_90a by default) it
+
+  - compiles test/models/attention_causal (GPT-2's causal attention chain
+    with Q, K, V [1, 2, 128, 64] as graph inputs, which ridge-match-attention
+    makes one attention kernel) with `ridgec --emit=ptx` and takes the
+    kernel's launch from the host code, as bench/triton_side_by_side.py does
+    for the GEMM;
+  - compiles the forward kernel of Triton's fused-attention tutorial (one
+    program per 64-query tile and head, a loop over 64-key tiles with an
+    online exp2 softmax, `tl.dot` for QK^T and PV) ahead of time for the
+    same chip, f32 operands (tl.dot in tf32 on tensor cores, Triton's
+    default for f32), causal;
+  - runs both with `ridge-emu` on the same random Q, K, V, checks both
+    against NumPy (f64), and prints one table per chip with both kernels'
+    counters: instruction mix, tensor-core share of the FLOPs, global bytes
+    (requested and footprint), shared-memory traffic and bank conflicts.
+
+The tensor-core share is taken of the dense FLOPs, 4 * B * H * L^2 * D: a
+causal kernel needs about half of them (Triton computes the diagonal tiles
+whole, 3 of the 4 64x64 tiles per head here, so its share is 0.75).
+
+Exit status: 0 when both kernels of every chip pass, 1 when one fails, 2
+when a prerequisite is missing (Triton, NumPy, the Ridgeline binaries).
+
+Usage: bench/triton_attention_side_by_side.py [--chips sm_80,sm_90a]
+           [--json FILE] [--bin-dir build/bin]
+"""
+import argparse
+import json
+import os
+import re
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from triton_side_by_side import (CHIPS, TRITON_PIN, Failure,  # noqa: E402
+                                 check, entry_params, import_prerequisites,
+                                 rows, run)
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DEFAULT_MODEL = os.path.join(ROOT, "test", "models", "attention_causal",
+                             "model.onnx")
+B, H, L, D = 1, 2, 128, 64
+SCALE = 1.0 / 8.0
+
+
+def ridgeline_kernel(ridgec, model, target, work):
+    """Ridgeline's attention kernel for `target`: PTX, name, launch."""
+    ptx_path = os.path.join(work, "ridgeline.%s.ptx" % target)
+    run([ridgec, model, "--target=" + target, "--emit=ptx", "-o", ptx_path],
+        "ridgec --emit=ptx")
+    ptx = open(ptx_path).read()
+    names = re.findall(r"\.entry\s+(\w+)", ptx)
+    if len(names) != 1 or "attention" not in names[0]:
+        raise Failure("expected one attention kernel in Ridgeline's %s PTX, "
+                      "found %s" % (target, names or "none"))
+    name = names[0]
+    params = entry_params(ptx, name)
+    if len(params) != 4 or any(t != "u64" for t, _ in params):
+        raise Failure("%s takes %s; expected four pointers (Q, K, V, O)"
+                      % (name, params))
+    llvm = run([ridgec, model, "--target=" + target, "--emit=llvm", "-o",
+                "-"], "ridgec --emit=llvm")
+    handle = re.search(r"(%\w+) = call ptr @mgpuModuleGetFunction\(ptr %\w+, "
+                       r"ptr @\w*_" + re.escape(name) + r"_name\)", llvm)
+    launch = handle and re.search(
+        r"call void @mgpuLaunchKernel\(ptr " + re.escape(handle.group(1)) +
+        r", i64 (\d+), i64 (\d+), i64 (\d+), i64 (\d+), i64 (\d+), "
+        r"i64 (\d+), i32 (\d+)", llvm)
+    if not launch:
+        raise Failure("cannot find the launch of %s in Ridgeline's host code"
+                      % name)
+    v = [int(x) for x in launch.groups()]
+    return {"ptx": ptx_path, "name": name, "grid": v[0:3], "block": v[3:6],
+            "shared": v[6], "scalars": [], "extra_pointers": 0,
+            "output": "f32"}
+
+
+def triton_kernel(cc, args, work):
+    import triton
+    import triton.language as tl
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+
+    # The forward pass of Triton's fused-attention tutorial
+    # (python/tutorials/06-fused-attention.py), reduced to one layout
+    # ([B*H, L, D] contiguous) and the causal case, as its _attn_fwd_inner
+    # computes it: exp2 with the scale folded into log2(e).
+    @triton.jit
+    def attn_fwd(Q, K, V, O, sm_scale, N_CTX: tl.constexpr,
+                 HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
+                 BLOCK_N: tl.constexpr):
+        start_m = tl.program_id(0)
+        off_hz = tl.program_id(1)
+        base = off_hz * N_CTX * HEAD_DIM
+        offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+        offs_n = tl.arange(0, BLOCK_N)
+        offs_d = tl.arange(0, HEAD_DIM)
+        q = tl.load(Q + base + offs_m[:, None] * HEAD_DIM + offs_d[None, :])
+        m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
+        l_i = tl.zeros([BLOCK_M], dtype=tl.float32)
+        acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+        qk_scale = sm_scale * 1.44269504
+        hi = (start_m + 1) * BLOCK_M
+        for start_n in range(0, hi, BLOCK_N):
+            cols = start_n + offs_n
+            k = tl.load(K + base + cols[None, :] * HEAD_DIM + offs_d[:, None])
+            qk = tl.dot(q, k) * qk_scale
+            qk = tl.where(offs_m[:, None] >= cols[None, :], qk, -1.0e6)
+            m_ij = tl.maximum(m_i, tl.max(qk, 1))
+            p = tl.math.exp2(qk - m_ij[:, None])
+            alpha = tl.math.exp2(m_i - m_ij)
+            l_i = l_i * alpha + tl.sum(p, 1)
+            acc = acc * alpha[:, None]
+            v = tl.load(V + base + cols[:, None] * HEAD_DIM + offs_d[None, :])
+            acc = tl.dot(p, v, acc)
+            m_i = m_ij
+        acc = acc / l_i[:, None]
+        tl.store(O + base + offs_m[:, None] * HEAD_DIM + offs_d[None, :], acc)
+
+    bm, bn = args.block_m, args.block_n
+    if L % bm or L % bn:
+        raise Failure("the Triton kernel has no edge masks: L = %d must be a "
+                      "multiple of its %dx%d tiles" % (L, bm, bn))
+    signature = {"Q": "*fp32", "K": "*fp32", "V": "*fp32", "O": "*fp32",
+                 "sm_scale": "fp32"}
+    constants = {"N_CTX": L, "HEAD_DIM": D, "BLOCK_M": bm, "BLOCK_N": bn}
+    signature.update({x: "constexpr" for x in constants})
+    signature = {a: signature[a] for a in attn_fwd.arg_names}
+    attrs = {(attn_fwd.arg_names.index(x),): [["tt.divisibility", 16]]
+             for x in ["Q", "K", "V", "O"]}
+    src = ASTSource(fn=attn_fwd, signature=signature, constexprs=constants,
+                    attrs=attrs)
+    try:
+        compiled = triton.compile(
+            src, target=GPUTarget("cuda", cc, 32),
+            options={"num_warps": args.num_warps,
+                     "num_stages": args.num_stages})
+    except Exception as e:  # Triton raises many kinds
+        raise Failure("Triton %s cannot compile the attention kernel for CC "
+                      "%d: %s" % (triton.__version__, cc, e))
+    meta = compiled.metadata
+    for scratch in ("global_scratch_size", "profile_scratch_size"):
+        if getattr(meta, scratch, 0):
+            raise Failure("Triton's kernel needs %s = %d bytes; the emulator "
+                          "run passes no scratch buffer"
+                          % (scratch, getattr(meta, scratch)))
+    ptx_path = os.path.join(work, "triton-attention.cc%d.ptx" % cc)
+    with open(ptx_path, "w") as f:
+        f.write(compiled.asm["ptx"])
+    params = entry_params(compiled.asm["ptx"], meta.name)
+    fixed = 5  # Q, K, V, O, sm_scale
+    if len(params) < fixed or any(t != "u64" for t, _ in params[fixed:]):
+        raise Failure("unexpected parameters of Triton's %s: %s"
+                      % (meta.name, params))
+    return {"ptx": ptx_path, "name": meta.name,
+            "grid": [L // bm, B * H, 1], "block": [meta.num_warps * 32, 1, 1],
+            "shared": meta.shared, "scalars": ["f32:%r" % SCALE],
+            "extra_pointers": len(params) - fixed, "output": "f32",
+            "triton_version": triton.__version__,
+            "num_warps": meta.num_warps, "num_stages": meta.num_stages}
+
+
+def emulate(emu, kernel, paths, work, tag):
+    import numpy as np
+    out = os.path.join(work, "%s.o.bin" % tag)
+    stats = os.path.join(work, "%s.stats.json" % tag)
+    n = B * H * L * D
+    cmd = [emu, kernel["ptx"], "--kernel", kernel["name"],
+           "--grid", ",".join(map(str, kernel["grid"])),
+           "--block", ",".join(map(str, kernel["block"]))]
+    if kernel["shared"]:
+        cmd += ["--shared", str(kernel["shared"])]
+    for name in ("q", "k", "v"):
+        cmd += ["--buffer", "%s:f32:%d:file=%s" % (name, n, paths[name])]
+    cmd += ["--buffer", "o:f32:%d" % n]
+    for name in ("q", "k", "v", "o"):
+        cmd += ["--arg", "buf:" + name]
+    for value in kernel["scalars"]:
+        cmd += ["--arg", value]
+    for _ in range(kernel["extra_pointers"]):
+        cmd += ["--arg", "u64:0"]
+    cmd += ["--write", "o=" + out, "--stats=json", "--stats-file=" + stats]
+    run(cmd, "ridge-emu (%s)" % tag)
+    counters = json.load(open(stats))["kernels"][0]
+    return np.fromfile(out, dtype=np.float32).reshape(B, H, L, D), counters
+
+
+def extra_rows(c, ideal):
+    gl, gs = c["global"]["load"], c["global"]["store"]
+    total = gl["bytes"] + gs["bytes"]
+    return [("global bytes / (Q+K+V+O once)", "%.2f" % (total / ideal))]
+
+
+def print_table(chip, ridge_rows, triton_rows, version):
+    print("== %s: causal attention, B=%d H=%d L=%d D=%d, f32, on ridge-emu "
+          "(Triton %s)" % (chip, B, H, L, D, version))
+    width = max(len(r[0]) for r in ridge_rows)
+    cols = [max(len("Ridgeline"), *(len(str(r[1])) for r in ridge_rows)),
+            max(len("Triton"), *(len(str(r[1])) for r in triton_rows))]
+    line = "%-*s  %*s  %*s"
+    print(line % (width, "metric", cols[0], "Ridgeline", cols[1], "Triton"))
+    for (name, rv), (_, tv) in zip(ridge_rows, triton_rows):
+        print(line % (width, name, cols[0], rv, cols[1], tv))
+    print("(Ridgeline: one query row per thread, f32 on SIMT; Triton: 64x64 "
+          "tiles, tl.dot in tf32\n on tensor cores.)")
+    print()
+
+
+def main():
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0],
+        epilog="Triton %s from PyPI (no GPU needed): build/triton-venv, made "
+               "by scripts/deps.sh's ridge_install_triton." % TRITON_PIN)
+    parser.add_argument("--chips", default="sm_80,sm_90a",
+                        help="comma-separated: %s" % ", ".join(CHIPS))
+    parser.add_argument("--model", default=DEFAULT_MODEL,
+                        help="the attention model (default %(default)s)")
+    parser.add_argument("--bin-dir", default=os.environ.get(
+        "RIDGE_BIN_DIR", os.path.join(ROOT, "build", "bin")),
+                        help="where ridgec and ridge-emu are")
+    parser.add_argument("--num-warps", type=int, default=4)
+    parser.add_argument("--num-stages", type=int, default=2)
+    parser.add_argument("--block-m", type=int, default=64)
+    parser.add_argument("--block-n", type=int, default=64)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--rtol", type=float, default=1e-2)
+    parser.add_argument("--atol", type=float, default=1e-2)
+    parser.add_argument("--json", metavar="FILE",
+                        help="also write the counters and checks as JSON")
+    parser.add_argument("--work-dir", help="keep the PTX, operands, results "
+                        "and counters here (default: a temporary folder)")
+    args = parser.parse_args()
+    chips = [c.strip() for c in args.chips.split(",") if c.strip()]
+    for chip in chips:
+        if chip not in CHIPS:
+            parser.error("unknown chip '%s' (known: %s)"
+                         % (chip, ", ".join(CHIPS)))
+    try:
+        import_prerequisites()
+        ridgec = os.path.join(args.bin_dir, "ridgec")
+        emu = os.path.join(args.bin_dir, "ridge-emu")
+        for tool in (ridgec, emu):
+            if not os.access(tool, os.X_OK):
+                raise Failure("%s is missing: build Ridgeline or pass "
+                              "--bin-dir" % tool, 2)
+        if not os.path.exists(args.model):
+            raise Failure("no model %s" % args.model, 2)
+        if args.work_dir:
+            os.makedirs(args.work_dir, exist_ok=True)
+            return compare(args, chips, ridgec, emu, args.work_dir)
+        with tempfile.TemporaryDirectory(prefix="triton-attn-") as work:
+            return compare(args, chips, ridgec, emu, work)
+    except Failure as e:
+        print("triton_attention_side_by_side: error: %s" % e, file=sys.stderr)
+        return e.status
+
+
+def reference(q, k, v):
+    import numpy as np
+    s = np.einsum("bhid,bhjd->bhij", q.astype(np.float64),
+                  k.astype(np.float64)) * SCALE
+    s = np.where(np.tril(np.ones((L, L), dtype=bool)), s, -np.inf)
+    p = np.exp(s - s.max(-1, keepdims=True))
+    p /= p.sum(-1, keepdims=True)
+    return np.einsum("bhij,bhjd->bhid", p, v.astype(np.float64))
+
+
+def compare(args, chips, ridgec, emu, work):
+    import numpy as np
+    rng = np.random.default_rng(args.seed)
+    data, paths = {}, {}
+    for name in ("q", "k", "v"):
+        data[name] = rng.standard_normal((B, H, L, D)).astype(np.float32)
+        paths[name] = os.path.join(work, name + ".f32")
+        data[name].tofile(paths[name])
+    ref = reference(data["q"], data["k"], data["v"])
+    # QK^T and PV over all L x L scores (the dense count).
+    flops = 4 * B * H * D * L * L
+    ideal = 4 * B * H * L * D * 4
+    report = {"schema": "ridgeline-triton-attention-side-by-side/1",
+              "shape": [B, H, L, D], "causal": True, "model": args.model,
+              "seed": args.seed, "rtol": args.rtol, "atol": args.atol,
+              "flops": flops, "ideal_bytes": ideal, "chips": {}}
+    failed = False
+    for chip in chips:
+        target, cc = CHIPS[chip]
+        kernels = {"ridgeline": ridgeline_kernel(ridgec, args.model, target,
+                                                 work),
+                   "triton": triton_kernel(cc, args, work)}
+        entry, table = {}, {}
+        for who, kernel in kernels.items():
+            o, counters = emulate(emu, kernel, paths, work,
+                                  "%s.%s" % (who, chip))
+            result = check(o, ref, args.rtol, args.atol)
+            failed |= not result["ok"]
+            entry[who] = {"kernel": {x: v for x, v in kernel.items()
+                                     if x != "ptx"},
+                          "check": result, "counters": counters}
+            table[who] = (rows(counters, kernel, result, flops) +
+                          extra_rows(counters, ideal))
+        report["chips"][chip] = entry
+        report["triton_version"] = kernels["triton"]["triton_version"]
+        print_table(chip, table["ridgeline"], table["triton"],
+                    report["triton_version"])
+        sys.stdout.flush()
+    if args.json:
+        with open(args.json, "w") as f:
+            f.write(json.dumps(report, indent=1) + "\n")
+    print("numerics: %s" % ("FAIL" if failed else
+                            "both kernels pass on every chip"))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
