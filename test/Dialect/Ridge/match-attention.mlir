@@ -262,3 +262,59 @@ func.func @causal_from_compare(%q: tensor<1x2x4x8xf32>, %kt: tensor<1x2x8x4xf32>
   %o2 = ridge.matmul %p2, %v : (tensor<1x2x4x4xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32>
   return %o, %o2 : tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>
 }
+
+// -----
+
+// Gemma 2: the scaled scores soft-capped, cap * tanh(s / cap), before the
+// causal mask.
+// CHECK-LABEL: func @softcap
+// CHECK: ridge.attention {{.*}} {is_causal = true, ridge.per_node_bytes = {{[0-9]+}} : i64, scale = 1.250000e-01 : f32, softcap = 5.000000e+01 : f32}
+// CHECK-NOT: ridge.tanh
+func.func @softcap(%q: tensor<1x2x4x8xf32>, %kt: tensor<1x2x8x4xf32>, %v: tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32> {
+  %s = ridge.matmul %q, %kt : (tensor<1x2x4x8xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x4x4xf32>
+  %c = ridge.constant dense<0.125> : tensor<f32>
+  %d = ridge.mul %s, %c : (tensor<1x2x4x4xf32>, tensor<f32>) -> tensor<1x2x4x4xf32>
+  %cap = ridge.constant dense<50.0> : tensor<f32>
+  %x = ridge.div %d, %cap : (tensor<1x2x4x4xf32>, tensor<f32>) -> tensor<1x2x4x4xf32>
+  %t = ridge.tanh %x : tensor<1x2x4x4xf32>
+  %y = ridge.mul %t, %cap : (tensor<1x2x4x4xf32>, tensor<f32>) -> tensor<1x2x4x4xf32>
+  %m = ridge.constant dense<[[[[0.0, 0xFF800000, 0xFF800000, 0xFF800000], [0.0, 0.0, 0xFF800000, 0xFF800000], [0.0, 0.0, 0.0, 0xFF800000], [0.0, 0.0, 0.0, 0.0]]]]> : tensor<1x1x4x4xf32>
+  %a = ridge.add %y, %m : (tensor<1x2x4x4xf32>, tensor<1x1x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %p = ridge.softmax %a {axis = 3 : i64} : tensor<1x2x4x4xf32>
+  %o = ridge.matmul %p, %v : (tensor<1x2x4x4xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32>
+  return %o : tensor<1x2x4x8xf32>
+}
+
+// -----
+
+// Multi-query attention: one key/value head tiled for every query head.
+// CHECK-LABEL: func @mqa_tile
+// CHECK-SAME: (%[[Q:[a-z0-9_]+]]: tensor<1x4x3x8xf32>, %[[K:[a-z0-9_]+]]: tensor<1x1x3x8xf32>, %[[V:[a-z0-9_]+]]: tensor<1x1x3x8xf32>)
+// CHECK: ridge.attention %[[Q]], %[[K]], %[[V]] {{.*}} : tensor<1x4x3x8xf32>, tensor<1x1x3x8xf32>, tensor<1x1x3x8xf32>
+func.func @mqa_tile(%q: tensor<1x4x3x8xf32>, %k: tensor<1x1x3x8xf32>, %v: tensor<1x1x3x8xf32>) -> tensor<1x4x3x8xf32> {
+  %kr = ridge.tile %k, [1, 4, 1, 1] : tensor<1x1x3x8xf32> -> tensor<1x4x3x8xf32>
+  %vr = ridge.tile %v, [1, 4, 1, 1] : tensor<1x1x3x8xf32> -> tensor<1x4x3x8xf32>
+  %kt = ridge.transpose %kr, [0, 1, 3, 2] : tensor<1x4x3x8xf32> -> tensor<1x4x8x3xf32>
+  %s = ridge.matmul %q, %kt : (tensor<1x4x3x8xf32>, tensor<1x4x8x3xf32>) -> tensor<1x4x3x3xf32>
+  %p = ridge.softmax %s {axis = 3 : i64} : tensor<1x4x3x3xf32>
+  %o = ridge.matmul %p, %vr : (tensor<1x4x3x3xf32>, tensor<1x4x3x8xf32>) -> tensor<1x4x3x8xf32>
+  return %o : tensor<1x4x3x8xf32>
+}
+
+// -----
+
+// A softcap under the mask caps the bias too: left alone.
+// CHECK-LABEL: func @softcap_after_mask
+// CHECK-NOT: ridge.attention
+func.func @softcap_after_mask(%q: tensor<1x2x4x8xf32>, %kt: tensor<1x2x8x4xf32>, %v: tensor<1x2x4x8xf32>, %m: tensor<1x1x4x4xf32>) -> tensor<1x2x4x8xf32> {
+  %s = ridge.matmul %q, %kt : (tensor<1x2x4x8xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x4x4xf32>
+  %a = ridge.add %s, %m : (tensor<1x2x4x4xf32>, tensor<1x1x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %cap = ridge.constant dense<50.0> : tensor<f32>
+  %x = ridge.div %a, %cap : (tensor<1x2x4x4xf32>, tensor<f32>) -> tensor<1x2x4x4xf32>
+  %t = ridge.tanh %x : tensor<1x2x4x4xf32>
+  %y = ridge.mul %t, %cap : (tensor<1x2x4x4xf32>, tensor<f32>) -> tensor<1x2x4x4xf32>
+  %p = ridge.softmax %y {axis = 3 : i64} : tensor<1x2x4x4xf32>
+  // expected-remark @+1 {{attention not matched: the softcap applies after the mask}}
+  %o = ridge.matmul %p, %v : (tensor<1x2x4x4xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32>
+  return %o : tensor<1x2x4x8xf32>
+}

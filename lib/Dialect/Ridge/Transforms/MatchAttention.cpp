@@ -57,6 +57,8 @@ struct AttentionChain {
   Value query, keyT, value;
   /// Product of the scales found on the scores, Q and K^T.
   double scale = 1.0;
+  /// cap * tanh(s / cap) on the scaled scores (Gemma 2); 0: none.
+  double softcap = 0.0;
   /// Where(boolMask, scores, fill).
   Value boolMask;
   double fill = 0.0;
@@ -260,6 +262,31 @@ Value peelScale(Value value, double &scale, SmallVector<Operation *> &ops) {
   return value;
 }
 
+/// `def` = Mul(Tanh(Div(x, cap)), cap) (either Mul operand order), each
+/// intermediate used once: returns cap and the Tanh's result.
+std::optional<std::pair<double, Value>> matchSoftcap(Operation *def,
+                                                     Type scoresType) {
+  auto mul = dyn_cast<MulOp>(def);
+  if (!mul)
+    return std::nullopt;
+  for (auto [tanhSide, capSide] : {std::pair(mul.getLhs(), mul.getRhs()),
+                                   std::pair(mul.getRhs(), mul.getLhs())}) {
+    std::optional<double> cap = getSplatConstant(capSide);
+    auto tanh = tanhSide.getDefiningOp<TanhOp>();
+    if (!cap || *cap <= 0 || !tanh || !tanhSide.hasOneUse())
+      continue;
+    auto div = tanh.getInput().getDefiningOp<DivOp>();
+    if (!div || !tanh.getInput().hasOneUse() ||
+        div.getLhs().getType() != scoresType)
+      continue;
+    std::optional<double> inner = getSplatConstant(div.getRhs());
+    if (!inner || *inner != *cap)
+      continue;
+    return std::pair(*cap, tanhSide);
+  }
+  return std::nullopt;
+}
+
 /// Follows the scores backwards from the softmax's input to the first
 /// MatMul, collecting scale, mask and bias.
 FailureOr<MatMulOp> matchScores(Value scores, AttentionChain &chain,
@@ -283,6 +310,23 @@ FailureOr<MatMulOp> matchScores(Value scores, AttentionChain &chain,
       chain.ops.push_back(matmul);
       return matmul;
     }
+    if (std::optional<std::pair<double, Value>> capped =
+            matchSoftcap(def, scoresType)) {
+      if (seenScale || chain.softcap > 0) {
+        mismatch = {def, "the softcap is not on the scaled scores"};
+        return failure();
+      }
+      chain.softcap = capped->first;
+      chain.ops.push_back(def);
+      chain.ops.push_back(capped->second.getDefiningOp()); // tanh
+      chain.ops.push_back(
+          capped->second.getDefiningOp()->getOperand(0).getDefiningOp());
+      scores = capped->second.getDefiningOp()
+                   ->getOperand(0)
+                   .getDefiningOp()
+                   ->getOperand(0);
+      continue;
+    }
     if (isa<MulOp, DivOp>(def)) {
       Value lhs = def->getOperand(0), rhs = def->getOperand(1);
       std::optional<double> factor = getSplatConstant(rhs);
@@ -305,6 +349,10 @@ FailureOr<MatMulOp> matchScores(Value scores, AttentionChain &chain,
       std::optional<double> fill = getSplatConstant(select.getFalseValue());
       if (seenScale) {
         mismatch = {def, "the scale applies after the mask"};
+        return failure();
+      }
+      if (chain.softcap > 0) {
+        mismatch = {def, "the softcap applies after the mask"};
         return failure();
       }
       if (chain.boolMask || !fill ||
@@ -338,6 +386,10 @@ FailureOr<MatMulOp> matchScores(Value scores, AttentionChain &chain,
       Value bias = next == lhs ? rhs : lhs;
       if (seenScale) {
         mismatch = {def, "the scale applies after the mask"};
+        return failure();
+      }
+      if (chain.softcap > 0) {
+        mismatch = {def, "the softcap applies after the mask"};
         return failure();
       }
       if (!next || chain.bias) {
@@ -486,8 +538,21 @@ Value untransposeKey(OpBuilder &b, Value keyT) {
 
 /// The key/value heads before their repetition per query head:
 /// Reshape([B, Hkv, S, D] -> [B, Hkv, 1, S, D]) -> Expand(g) ->
-/// Reshape([B, Hkv * g, S, D]) gives x and g; anything else itself and 1.
+/// Reshape([B, Hkv * g, S, D]) gives x and g, as does Tile of a single head;
+/// anything else itself and 1.
 std::pair<Value, int64_t> unrepeatHeads(Value value) {
+  // Tile([B, 1, S, D], [1, g, 1, 1]): one key/value head for every query
+  // head (multi-query attention). With more key heads Tile would pair query
+  // head h with key head h mod Hkv, not the grouping's h / g.
+  if (auto tile = value.getDefiningOp<TileOp>()) {
+    auto source = cast<RankedTensorType>(tile.getInput().getType());
+    ArrayRef<int64_t> repeats = tile.getRepeats();
+    if (source.getRank() == 4 && source.getDimSize(1) == 1 &&
+        repeats.size() == 4 && repeats[0] == 1 && repeats[2] == 1 &&
+        repeats[3] == 1 && repeats[1] > 1)
+      return {tile.getInput(), repeats[1]};
+    return {value, 1};
+  }
   auto merge = value.getDefiningOp<ReshapeOp>();
   auto expand = merge ? merge.getInput().getDefiningOp<ExpandOp>() : nullptr;
   auto split = expand ? expand.getInput().getDefiningOp<ReshapeOp>() : nullptr;
@@ -596,7 +661,7 @@ void rewriteChain(MatMulOp root, AttentionChain &chain) {
   auto attention = AttentionOp::create(
       b, loc, query, key, value, mask, /*nonpad_kv_seqlen=*/Value(),
       APFloat(float(chain.scale)), causal, causal ? kvLen - qLen : 0,
-      /*left_window=*/-1, /*right_window=*/-1, APFloat(0.0f),
+      /*left_window=*/-1, /*right_window=*/-1, APFloat(float(chain.softcap)),
       /*qk_matmul_output_mode=*/0, softmaxType);
   attention->setAttr(kPerNodeBytesAttr, b.getI64IntegerAttr(exportedBytes));
   Value result = attention.getResult();
