@@ -383,6 +383,10 @@ FusionPlanner::checkLegal(const FusionGroup &producer,
   default:
     break;
   }
+  if (c == FusionRole::Attention)
+    return "the producer's kernel is a " + stringifyFusionGroupKind(p).str() +
+           " kernel; only layout and elementwise prologues fold into an "
+           "attention";
   return std::string("these ops cannot share a kernel");
 }
 
