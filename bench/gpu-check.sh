@@ -121,4 +121,10 @@ if [[ "$arch" == sm_90a ]]; then
   /usr/bin/python3 "$root/bench/gemm.py" --target sm_80 --no-models \
     || echo "GEMM benchmark (sm_80 code) failed"
 fi
+# Fused attention against PyTorch SDPA (flash, bf16) at head dims 64 and
+# 128, L = 1k/4k/16k, causal and not, and decode over 8k/64k cached keys
+# against the copy bandwidth (issue 15's benchmark).
+echo
+/usr/bin/python3 "$root/bench/attention.py" --target "$arch" \
+  || echo "attention benchmark failed"
 [[ $fail -eq 0 ]]

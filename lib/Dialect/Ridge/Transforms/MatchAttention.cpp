@@ -116,19 +116,37 @@ std::optional<SmallVector<double>> getConstantValues(Value value) {
     }
     return values;
   }
+  // Weights and large initializers are resources: raw little-endian
+  // elements (booleans one byte each).
   auto resource = dyn_cast<DenseResourceElementsAttr>(attr);
-  if (!resource || !type.getElementType().isF32())
+  if (!resource)
     return std::nullopt;
   AsmResourceBlob *blob = resource.getRawHandle().getBlob();
   if (!blob)
     return std::nullopt;
   ArrayRef<char> data = blob->getData();
-  if (static_cast<int64_t>(data.size()) != count * 4)
+  Type element = type.getElementType();
+  int64_t width = element.isInteger(1) ? 1 : element.getIntOrFloatBitWidth() / 8;
+  if (static_cast<int64_t>(data.size()) != count * width)
     return std::nullopt;
+  auto read = [&](int64_t i, auto sample) {
+    decltype(sample) x;
+    std::memcpy(&x, data.data() + width * i, sizeof(x));
+    return static_cast<double>(x);
+  };
   for (int64_t i = 0; i < count; ++i) {
-    float element;
-    std::memcpy(&element, data.data() + 4 * i, 4);
-    values.push_back(element);
+    if (element.isF32())
+      values.push_back(read(i, float()));
+    else if (element.isF64())
+      values.push_back(read(i, double()));
+    else if (element.isInteger(64))
+      values.push_back(read(i, int64_t()));
+    else if (element.isInteger(32))
+      values.push_back(read(i, int32_t()));
+    else if (element.isInteger(1) || element.isInteger(8))
+      values.push_back(read(i, int8_t()));
+    else
+      return std::nullopt;
   }
   return values;
 }
@@ -222,6 +240,10 @@ bool isCausalMask(Value value, int64_t qLen, int64_t kvLen,
     return false;
   ArrayRef<int64_t> shape = type.getShape();
   if (shape[shape.size() - 2] != qLen || shape.back() != kvLen)
+    return false;
+  // Each element is evaluated (1.6 s for 16k x 16k); past 2^31 of them
+  // the mask stays a mask.
+  if (qLen * kvLen > (int64_t(1) << 31))
     return false;
   std::optional<MaskElementFn> element = evaluateMask(value);
   if (!element)

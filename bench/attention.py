@@ -1,0 +1,238 @@
+#!/usr/bin/env python3
+"""Attention benchmark: Ridgeline's fused attention kernel against PyTorch SDPA.
+
+For each shape it writes an ONNX model of attention as GPT-2 exports it
+(MatMul(Q, K^T), the scale, a causal mask built from position ranges as the
+KV-cache GPT builds it, Softmax, MatMul with V; Q, K, V [B, H, L, D] graph
+inputs), compiles it with Ridgeline for the target (ridge-match-attention
+makes the chain one attention kernel), times it with `ridge-run --repeat`
+(the median of the timed runs), and, when PyTorch with CUDA is importable,
+times `torch.nn.functional.scaled_dot_product_attention` (the flash backend,
+bf16) on the same shape in the same run with CUDA events. It prints TFLOP/s,
+the fraction of SDPA and the fraction of the measured peak (the best SDPA
+figure of the run).
+
+Ridgeline's attention is f32 today (the online form computes in f32; bf16
+attention keeps ONNX's roundings in the reference lowering), so its rows
+time f32 inputs against SDPA's bf16: the table says so. FLOPs: 4 * B * H *
+L^2 * D, halved for causal attention.
+
+Decode rows (one query, a long cache, no mask) report the bandwidth of
+reading K and V against the measured copy bandwidth (torch's clone of a
+1 GiB tensor).
+
+Shapes: head dims 64 and 128; L = 1024, 4096, 16384; causal and not;
+B * H = 16 (--heads). `--device emulator --sizes 64 --head-dims 16
+--decode-sizes 64` runs the script end to end without a GPU (the times are
+the emulator's and mean nothing).
+
+Usage: bench/attention.py [--target sm_90a] [--repeat 20] [--sizes ...]
+           [--head-dims 64,128] [--decode-sizes 8192,65536] [--device gpu]
+"""
+import argparse
+import math
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RIDGE_RUN = os.path.join(ROOT, "build", "bin", "ridge-run")
+
+
+def make_model(path, heads, q_len, kv_len, dim, causal):
+    """Attention as exported, Q [1, H, q_len, D], K/V [1, H, kv_len, D]."""
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    nodes = [
+        helper.make_node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2]),
+        helper.make_node("MatMul", ["q", "kt"], ["s"]),
+        helper.make_node("Mul", ["s", "scale"], ["ss"]),
+    ]
+    inits = [numpy_helper.from_array(
+        np.array(1.0 / math.sqrt(dim), dtype=np.float32), "scale")]
+    logits = "ss"
+    if causal:
+        # Query i is position kv_len - q_len + i; key j may be seen when
+        # j <= that position (a LessOrEqual of position ranges).
+        kpos = np.arange(kv_len, dtype=np.int64).reshape(1, kv_len)
+        qpos = (np.arange(q_len, dtype=np.int64) + kv_len - q_len).reshape(
+            q_len, 1)
+        inits += [numpy_helper.from_array(kpos, "kpos"),
+                  numpy_helper.from_array(qpos, "qpos"),
+                  numpy_helper.from_array(
+                      np.array(np.finfo(np.float32).min, dtype=np.float32),
+                      "min")]
+        nodes += [helper.make_node("LessOrEqual", ["kpos", "qpos"], ["allow"]),
+                  helper.make_node("Where", ["allow", "ss", "min"],
+                                   ["masked"])]
+        logits = "masked"
+    nodes += [helper.make_node("Softmax", [logits], ["p"], axis=-1),
+              helper.make_node("MatMul", ["p", "v"], ["o"])]
+    f32 = TensorProto.FLOAT
+    graph = helper.make_graph(
+        nodes, "attention",
+        [helper.make_tensor_value_info("q", f32, [1, heads, q_len, dim]),
+         helper.make_tensor_value_info("k", f32, [1, heads, kv_len, dim]),
+         helper.make_tensor_value_info("v", f32, [1, heads, kv_len, dim])],
+        [helper.make_tensor_value_info("o", f32, [1, heads, q_len, dim])],
+        inits)
+    model = helper.make_model(graph,
+                              opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.save(model, path)
+
+
+def time_ridgeline(model, target, device, repeat):
+    """Median milliseconds of `repeat` timed runs, or an error string."""
+    cmd = [RIDGE_RUN, model, "--target=" + target, "--random-inputs",
+           "--repeat=%d" % repeat]
+    if device == "emulator":
+        cmd.append("--device=emulator")
+    run = subprocess.run(cmd, capture_output=True, text=True)
+    found = re.search(r"median ([0-9.]+) ms", run.stdout + run.stderr)
+    if run.returncode != 0 or not found:
+        lines = (run.stderr or run.stdout).strip().splitlines()
+        return None, lines[-1] if lines else "exit %d" % run.returncode
+    return float(found.group(1)), None
+
+
+def cuda_time(fn, repeat):
+    import torch
+    for _ in range(3):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(repeat):
+        start = torch.cuda.Event(enable_timing=True)
+        end = torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        torch.cuda.synchronize()
+        times.append(start.elapsed_time(end))
+    times.sort()
+    return times[len(times) // 2]
+
+
+def torch_cuda():
+    try:
+        import torch
+    except ImportError:
+        return None, "no torch"
+    if not torch.cuda.is_available():
+        return None, "no CUDA device for torch"
+    return torch, None
+
+
+def time_sdpa(heads, q_len, kv_len, dim, causal, repeat):
+    torch, why = torch_cuda()
+    if not torch:
+        return None, why
+    import torch.nn.functional as F
+    q = torch.randn(1, heads, q_len, dim, device="cuda", dtype=torch.bfloat16)
+    k = torch.randn(1, heads, kv_len, dim, device="cuda", dtype=torch.bfloat16)
+    v = torch.randn(1, heads, kv_len, dim, device="cuda", dtype=torch.bfloat16)
+    try:
+        from torch.nn.attention import SDPBackend, sdpa_kernel
+        backend = sdpa_kernel(SDPBackend.FLASH_ATTENTION)
+    except ImportError:
+        import contextlib
+        backend = contextlib.nullcontext()
+    with backend:
+        return cuda_time(lambda: F.scaled_dot_product_attention(
+            q, k, v, is_causal=causal and q_len > 1), repeat), None
+
+
+def copy_bandwidth(repeat):
+    """Bytes per second of torch's clone of a 1 GiB tensor (read + write)."""
+    torch, _ = torch_cuda()
+    if not torch:
+        return None
+    x = torch.empty(1 << 28, device="cuda", dtype=torch.float32)
+    ms = cuda_time(lambda: x.clone(), repeat)
+    return 2 * x.numel() * 4 / (ms * 1e-3)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--target", default="sm_90a")
+    parser.add_argument("--device", default="gpu", choices=["gpu", "emulator"])
+    parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--heads", type=int, default=16,
+                        help="B * H of every shape (default %(default)s)")
+    parser.add_argument("--sizes", default="1024,4096,16384")
+    parser.add_argument("--head-dims", default="64,128")
+    parser.add_argument("--decode-sizes", default="8192,65536",
+                        help="cached keys of the decode rows")
+    args = parser.parse_args()
+    emulated = args.device == "emulator"
+
+    shapes = []  # (name, q_len, kv_len, dim, causal)
+    for dim in map(int, args.head_dims.split(",")):
+        for size in map(int, args.sizes.split(",")):
+            for causal in (False, True):
+                shapes.append(("L=%d D=%d%s" % (size, dim,
+                                                " causal" if causal else ""),
+                               size, size, dim, causal))
+        for size in map(int, args.decode_sizes.split(",")):
+            shapes.append(("decode S=%d D=%d" % (size, dim), 1, size, dim,
+                           False))
+    rows = []
+    with tempfile.TemporaryDirectory() as work:
+        for name, q_len, kv_len, dim, causal in shapes:
+            model = os.path.join(work, "attention.onnx")
+            make_model(model, args.heads, q_len, kv_len, dim, causal)
+            ours, why = time_ridgeline(model, args.target, args.device,
+                                       args.repeat)
+            theirs, why_not = (None, "emulator run") if emulated else \
+                time_sdpa(args.heads, q_len, kv_len, dim, causal, args.repeat)
+            rows.append((name, q_len, kv_len, dim, causal, ours, why, theirs,
+                         why_not))
+    bandwidth = None if emulated else copy_bandwidth(args.repeat)
+
+    def flops(q_len, kv_len, dim, causal):
+        return 4.0 * args.heads * q_len * kv_len * dim * (0.5 if causal
+                                                            else 1.0)
+
+    def tflops(ms, *shape):
+        return flops(*shape) / (ms * 1e-3) / 1e12
+
+    peak = max([tflops(t, q, k, d, c) for _, q, k, d, c, _, _, t, _ in rows
+                if t and q > 1] or [0])
+    print("attention on %s (%s), B*H = %d: Ridgeline (f32) vs SDPA (flash, "
+          "bf16), median of %d runs" % (args.target, args.device, args.heads,
+                                         args.repeat))
+    if peak:
+        print("measured peak (best SDPA): %.1f TFLOP/s" % peak)
+    if bandwidth:
+        print("measured copy bandwidth: %.0f GB/s" % (bandwidth / 1e9))
+    print("%-26s %10s %10s %10s %9s %9s" % ("shape", "ours ms", "ours TF/s",
+                                          "SDPA TF/s", "x SDPA", "x peak"))
+    for name, q_len, kv_len, dim, causal, ours, why, theirs, why_not in rows:
+        shape = (q_len, kv_len, dim, causal)
+        ours_tf = tflops(ours, *shape) if ours else None
+        theirs_tf = tflops(theirs, *shape) if theirs else None
+        print("%-26s %10s %10s %10s %9s %9s" % (
+            name, "%.3f" % ours if ours else "-",
+            "%.2f" % ours_tf if ours_tf else "-",
+            "%.1f" % theirs_tf if theirs_tf else "-",
+            "%.3f" % (ours_tf / theirs_tf) if ours_tf and theirs_tf else "-",
+            "%.3f" % (ours_tf / peak) if ours_tf and peak and q_len > 1
+            else "-"))
+        if q_len == 1 and ours and bandwidth:
+            kv_bytes = 2 * args.heads * kv_len * dim * 4
+            print("    K/V read at %.0f GB/s, %.2f of the copy bandwidth"
+                  % (kv_bytes / (ours * 1e-3) / 1e9,
+                     kv_bytes / (ours * 1e-3) / bandwidth))
+        if why:
+            print("    ridgeline: %s" % why)
+        if why_not and not emulated:
+            print("    SDPA: %s" % why_not)
+    return 0 if all(r[5] for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
