@@ -284,10 +284,15 @@ Value peelScale(Value value, double &scale, SmallVector<Operation *> &ops) {
   return value;
 }
 
-/// `def` = Mul(Tanh(Div(x, cap)), cap) (either Mul operand order), each
-/// intermediate used once: returns cap and the Tanh's result.
-std::optional<std::pair<double, Value>> matchSoftcap(Operation *def,
-                                                     Type scoresType) {
+/// A soft cap of the scores: Mul(Tanh(Div(x, cap)), cap), either Mul operand
+/// order, each intermediate used once.
+struct Softcap {
+  double cap;
+  TanhOp tanh;
+  DivOp div;
+};
+
+std::optional<Softcap> matchSoftcap(Operation *def, Type scoresType) {
   auto mul = dyn_cast<MulOp>(def);
   if (!mul)
     return std::nullopt;
@@ -304,7 +309,7 @@ std::optional<std::pair<double, Value>> matchSoftcap(Operation *def,
     std::optional<double> inner = getSplatConstant(div.getRhs());
     if (!inner || *inner != *cap)
       continue;
-    return std::pair(*cap, tanhSide);
+    return Softcap{*cap, tanh, div};
   }
   return std::nullopt;
 }
@@ -332,21 +337,15 @@ FailureOr<MatMulOp> matchScores(Value scores, AttentionChain &chain,
       chain.ops.push_back(matmul);
       return matmul;
     }
-    if (std::optional<std::pair<double, Value>> capped =
-            matchSoftcap(def, scoresType)) {
+    if (std::optional<Softcap> capped = matchSoftcap(def, scoresType)) {
       if (seenScale || chain.softcap > 0) {
         mismatch = {def, "the softcap is not on the scaled scores"};
         return failure();
       }
-      chain.softcap = capped->first;
-      chain.ops.push_back(def);
-      chain.ops.push_back(capped->second.getDefiningOp()); // tanh
-      chain.ops.push_back(
-          capped->second.getDefiningOp()->getOperand(0).getDefiningOp());
-      scores = capped->second.getDefiningOp()
-                   ->getOperand(0)
-                   .getDefiningOp()
-                   ->getOperand(0);
+      chain.softcap = capped->cap;
+      llvm::append_range(chain.ops, ArrayRef<Operation *>{def, capped->tanh,
+                                                          capped->div});
+      scores = capped->div.getLhs();
       continue;
     }
     if (isa<MulOp, DivOp>(def)) {
