@@ -7,7 +7,9 @@
 
 #include "ridgeline/Codegen/KernelConfig.h"
 #include "ridgeline/Codegen/MmaContraction.h"
+#include "ridgeline/Dialect/Ridge/IR/Ridge.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
@@ -317,6 +319,18 @@ static int64_t countTiles(TilingInterface sink, ArrayRef<int64_t> tileSizes) {
 
 /// Parallel iterations of the biggest linalg op of a kernel that is not
 /// tiled (one op, or ops whose slices do not follow from a tile).
+/// Iterations of the kernel's top-level scf.forall loops (static extents).
+static int64_t countForallIterations(func::FuncOp kernel) {
+  int64_t rows = 0;
+  for (auto forall : kernel.front().getOps<scf::ForallOp>()) {
+    int64_t count = 1;
+    for (OpFoldResult bound : forall.getMixedUpperBound())
+      count *= getConstantIntValue(bound).value_or(1);
+    rows = std::max(rows, count);
+  }
+  return rows;
+}
+
 static int64_t countParallelIterations(func::FuncOp kernel) {
   int64_t rows = 0;
   for (auto linalgOp : kernel.front().getOps<linalg::LinalgOp>()) {
@@ -431,6 +445,20 @@ KernelConfig mlir::ridge::selectKernelConfig(func::FuncOp kernel,
       config.vectorWidth = kWideVector;
       return config;
     }
+  }
+  // An attention (its online form: one scf.forall over the query rows, one
+  // row per thread) takes as many threads per block as still give every SM
+  // a block: gpt2_tiny's 512 rows run as 16 one-warp blocks, not as 2
+  // blocks of 256 on 2 of the 108 SMs.
+  if (auto kind = kernel->getAttrOfType<StringAttr>(kKernelAttr);
+      kind && kind.getValue() == "attention") {
+    int64_t rows = countForallIterations(kernel);
+    int64_t warps = selectWarpsPerBlock(llvm::divideCeil(rows, kWarpSize),
+                                        target.gpu.smCount, kMaxWarpsPerBlock);
+    config.blockSize = warps * kWarpSize;
+    config.warpsPerBlock = warps;
+    config.vectorWidth = 1;
+    return config;
   }
   // 16-byte lane accesses for 32-bit data; the mapping still checks that a
   // row loop fits (a multiple of 128 elements) and that buffers are aligned.

@@ -259,3 +259,23 @@ module attributes {ridge.target = {bandwidth = 3.35e+12 : f64, chip = "sm_80", g
     return %0 : tensor<1x1000xf32>
   }
 }
+
+// -----
+
+// An attention in its online form runs one query row per thread: 512 rows
+// are 16 warps, and 16 one-warp blocks give 16 of the 132 SMs work where
+// the default 256 threads would make 2 blocks. 65,536 rows (16 heads of
+// 4,096) fill every SM before a block grows to 8 warps.
+// CHECK-LABEL: func.func private @attention_rows
+// CHECK-SAME: ridge.kernel_config = {block_size = 32 : i64, vector_width = 1 : i64, warps_per_block = 1 : i64}
+func.func private @attention_rows(%q: tensor<1x4x128x64xf32>, %k: tensor<1x4x128x64xf32>, %v: tensor<1x4x128x64xf32>) -> tensor<1x4x128x64xf32> attributes {ridge.kernel = "attention"} {
+  %0:2 = ridge.attention %q, %k, %v {scale = 0.125 : f32, is_causal = true} : tensor<1x4x128x64xf32>, tensor<1x4x128x64xf32>, tensor<1x4x128x64xf32> -> tensor<1x4x128x64xf32>, tensor<1x4x128x128xf32>
+  return %0#0 : tensor<1x4x128x64xf32>
+}
+
+// CHECK-LABEL: func.func private @attention_many_rows
+// CHECK-SAME: ridge.kernel_config = {block_size = 256 : i64, vector_width = 1 : i64, warps_per_block = 8 : i64}
+func.func private @attention_many_rows(%q: tensor<1x16x4096x64xf32>, %k: tensor<1x16x4096x64xf32>, %v: tensor<1x16x4096x64xf32>) -> tensor<1x16x4096x64xf32> attributes {ridge.kernel = "attention"} {
+  %0:2 = ridge.attention %q, %k, %v {scale = 0.125 : f32} : tensor<1x16x4096x64xf32>, tensor<1x16x4096x64xf32>, tensor<1x16x4096x64xf32> -> tensor<1x16x4096x64xf32>, tensor<1x16x4096x4096xf32>
+  return %0#0 : tensor<1x16x4096x64xf32>
+}
