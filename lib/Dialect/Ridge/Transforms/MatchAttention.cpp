@@ -90,65 +90,68 @@ std::optional<double> getSplatConstant(Value value) {
   return dense.getSplatValue<APFloat>().convertToDouble();
 }
 
-/// The elements of a constant as doubles (bool: 1/0), for the causal test;
-/// nullopt for a constant whose data is not at hand.
-std::optional<SmallVector<double>> getConstantValues(Value value) {
+/// Element `index` (row-major) of a constant, as a double (bool: 1/0).
+using ConstantElementFn = std::function<double(int64_t)>;
+
+/// Random access to the elements of a constant, read where they are stored
+/// (a 16k x 16k mask is not copied); nullopt for a constant whose data is
+/// not at hand or whose element type is not read here.
+std::optional<ConstantElementFn> getConstantElements(Value value) {
   auto constant = value.getDefiningOp<ConstantOp>();
   if (!constant)
     return std::nullopt;
   auto type = cast<RankedTensorType>(value.getType());
-  int64_t count = type.getNumElements();
-  SmallVector<double> values;
-  values.reserve(count);
+  Type element = type.getElementType();
   Attribute attr = constant.getValue();
   if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
-    if (dense.getElementType().isInteger(1)) {
-      for (bool bit : dense.getValues<bool>())
-        values.push_back(bit ? 1.0 : 0.0);
-    } else if (isa<FloatType>(dense.getElementType())) {
-      for (APFloat element : dense.getValues<APFloat>())
-        values.push_back(element.convertToDouble());
-    } else if (dense.getElementType().isInteger()) {
-      for (APInt element : dense.getValues<APInt>())
-        values.push_back(static_cast<double>(element.getSExtValue()));
-    } else {
-      return std::nullopt;
+    if (element.isInteger(1)) {
+      auto values = dense.getValues<bool>();
+      return ConstantElementFn(
+          [values](int64_t i) { return values[i] ? 1.0 : 0.0; });
     }
-    return values;
+    if (isa<FloatType>(element)) {
+      auto values = dense.getValues<APFloat>();
+      return ConstantElementFn(
+          [values](int64_t i) { return values[i].convertToDouble(); });
+    }
+    if (element.isInteger()) {
+      auto values = dense.getValues<APInt>();
+      return ConstantElementFn([values](int64_t i) {
+        return static_cast<double>(values[i].getSExtValue());
+      });
+    }
+    return std::nullopt;
   }
   // Weights and large initializers are resources: raw little-endian
   // elements (booleans one byte each).
   auto resource = dyn_cast<DenseResourceElementsAttr>(attr);
-  if (!resource)
-    return std::nullopt;
-  AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+  AsmResourceBlob *blob =
+      resource ? resource.getRawHandle().getBlob() : nullptr;
   if (!blob)
     return std::nullopt;
   ArrayRef<char> data = blob->getData();
-  Type element = type.getElementType();
-  int64_t width = element.isInteger(1) ? 1 : element.getIntOrFloatBitWidth() / 8;
-  if (static_cast<int64_t>(data.size()) != count * width)
+  int64_t width =
+      element.isInteger(1) ? 1 : element.getIntOrFloatBitWidth() / 8;
+  if (static_cast<int64_t>(data.size()) != type.getNumElements() * width)
     return std::nullopt;
-  auto read = [&](int64_t i, auto sample) {
-    decltype(sample) x;
-    std::memcpy(&x, data.data() + width * i, sizeof(x));
-    return static_cast<double>(x);
+  auto reader = [data, width](auto sample) {
+    return ConstantElementFn([data, width](int64_t i) {
+      decltype(sample) x;
+      std::memcpy(&x, data.data() + width * i, sizeof(x));
+      return static_cast<double>(x);
+    });
   };
-  for (int64_t i = 0; i < count; ++i) {
-    if (element.isF32())
-      values.push_back(read(i, float()));
-    else if (element.isF64())
-      values.push_back(read(i, double()));
-    else if (element.isInteger(64))
-      values.push_back(read(i, int64_t()));
-    else if (element.isInteger(32))
-      values.push_back(read(i, int32_t()));
-    else if (element.isInteger(1) || element.isInteger(8))
-      values.push_back(read(i, int8_t()));
-    else
-      return std::nullopt;
-  }
-  return values;
+  if (element.isF32())
+    return reader(float());
+  if (element.isF64())
+    return reader(double());
+  if (element.isInteger(64))
+    return reader(int64_t());
+  if (element.isInteger(32))
+    return reader(int32_t());
+  if (element.isInteger(1) || element.isInteger(8))
+    return reader(int8_t());
+  return std::nullopt;
 }
 
 /// Element (i, j) of the last two dimensions of a mask, broadcast onto
@@ -174,14 +177,14 @@ std::optional<MaskElementFn> evaluateMask(Value value, unsigned depth = 0) {
   if (!def)
     return std::nullopt;
   if (isa<ConstantOp>(def)) {
-    std::optional<SmallVector<double>> values = getConstantValues(value);
-    if (!values)
+    std::optional<ConstantElementFn> element = getConstantElements(value);
+    if (!element)
       return std::nullopt;
-    return MaskElementFn(
-        [values = std::move(*values), rows, cols](int64_t i, int64_t j) {
-          return std::optional<double>(
-              values[(rows == 1 ? 0 : i) * cols + (cols == 1 ? 0 : j)]);
-        });
+    return MaskElementFn([element = *element, rows, cols](int64_t i,
+                                                          int64_t j) {
+      return std::optional<double>(
+          element((rows == 1 ? 0 : i) * cols + (cols == 1 ? 0 : j)));
+    });
   }
   auto keepsLastDims = [&](Value input) {
     auto inputType = cast<RankedTensorType>(input.getType());
@@ -243,7 +246,8 @@ bool isCausalMask(Value value, int64_t qLen, int64_t kvLen,
     return false;
   // Each element is evaluated (1.6 s for 16k x 16k); past 2^31 of them
   // the mask stays a mask.
-  if (qLen * kvLen > (int64_t(1) << 31))
+  if (qLen > (int64_t(1) << 31) || kvLen > (int64_t(1) << 31) ||
+      qLen * kvLen > (int64_t(1) << 31))
     return false;
   std::optional<MaskElementFn> element = evaluateMask(value);
   if (!element)
