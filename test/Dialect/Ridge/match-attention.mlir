@@ -9,7 +9,7 @@
 // CHECK-SAME: (%[[X:[a-z0-9_]+]]: tensor<1x4x2x8xf32>
 // CHECK: %[[Q:[a-z0-9_]+]] = ridge.transpose %[[X]], [0, 2, 1, 3]
 // CHECK: %[[K:[a-z0-9_]+]] = ridge.transpose %{{.*}}, [0, 2, 1, 3]
-// CHECK: %[[R:[a-z0-9_]+]], %{{.*}} = ridge.attention %[[Q]], %[[K]], %[[V:[a-z0-9_]+]] {is_causal = true, ridge.per_node_bytes = 1688 : i64, scale = 1.250000e-01 : f32} : tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32> -> tensor<1x2x4x8xf32>, tensor<1x2x4x4xf32>
+// CHECK: %[[R:[a-z0-9_]+]], %{{.*}} = ridge.attention %[[Q]], %[[K]], %[[V:[a-z0-9_]+]] {is_causal = true, ridge.per_node_bytes = 2072 : i64, scale = 1.250000e-01 : f32} : tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32> -> tensor<1x2x4x8xf32>, tensor<1x2x4x4xf32>
 // CHECK-NOT: ridge.softmax
 // CHECK: return %[[R]]
 func.func @gpt2(%x: tensor<1x4x2x8xf32>, %y: tensor<1x4x2x8xf32>, %v: tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32> {

@@ -604,8 +604,9 @@ void rewriteChain(MatMulOp root, AttentionChain &chain) {
   // What the chain moves as exported, one kernel per node: the plan the
   // report compares the fused attention with.
   int64_t exportedBytes = 0;
-  for (Operation *op : llvm::concat<Operation *const>(
-           chain.ops, ArrayRef<Operation *>{root.getOperation()}))
+  SmallVector<Operation *> exported(chain.ops);
+  exported.push_back(root);
+  for (Operation *op : exported)
     if (auto cost = dyn_cast<CostOpInterface>(op))
       exportedBytes += std::max<int64_t>(0, cost.getMinBytes());
   // The attention stands for every node of the chain: the report and the
