@@ -506,9 +506,8 @@ SmallVector<std::string> FusionPlan::getNodeNames(const FusionGroup &group) {
     // An op matched from several nodes (an attention chain) lists them all.
     for (Location location : getOnnxNodeLocs(op->getLoc())) {
       OnnxNodeRef node = getOnnxNode(location);
-      std::string name = node.name.empty()
-                             ? op->getName().getStringRef().str()
-                             : node.name.str();
+      std::string name = node.name.empty() ? op->getName().getStringRef().str()
+                                           : node.name.str();
       if (seen.insert(name).second)
         names.push_back(name);
     }

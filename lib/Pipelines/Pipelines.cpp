@@ -75,7 +75,7 @@ FailureOr<std::string> mlir::ridge::getPtxFeatures(StringRef chip) {
 //===----------------------------------------------------------------------===//
 
 void mlir::ridge::buildGraphOptimizationPipeline(OpPassManager &pm,
-                                                  bool matchComposites) {
+                                                 bool matchComposites) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   if (!matchComposites)

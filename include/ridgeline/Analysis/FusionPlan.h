@@ -97,8 +97,7 @@ struct UnfusedEdge {
 /// On an op matched from several ONNX nodes (ridge-match-attention): the
 /// bytes those nodes move run one kernel each, as exported. The plan of one
 /// kernel per ONNX node counts them instead of the matched op's own.
-inline constexpr llvm::StringLiteral kPerNodeBytesAttr =
-    "ridge.per_node_bytes";
+inline constexpr llvm::StringLiteral kPerNodeBytesAttr = "ridge.per_node_bytes";
 
 /// Modeled device-memory traffic of the whole graph under three plans.
 struct FusionTraffic {

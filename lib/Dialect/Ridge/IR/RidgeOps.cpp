@@ -77,10 +77,11 @@ Location mlir::ridge::getOnnxNodeLoc(MLIRContext *context, StringRef name,
   return NameLoc::get(StringAttr::get(context, name), typed);
 }
 
-Location mlir::ridge::getMatchedNodesLoc(MLIRContext *context,
-                                         StringRef name, StringRef opType,
+Location mlir::ridge::getMatchedNodesLoc(MLIRContext *context, StringRef name,
+                                         StringRef opType,
                                          ArrayRef<Location> nodes) {
-  Location typed = FusedLoc::get(context, nodes, StringAttr::get(context, opType));
+  Location typed =
+      FusedLoc::get(context, nodes, StringAttr::get(context, opType));
   return NameLoc::get(StringAttr::get(context, name), typed);
 }
 

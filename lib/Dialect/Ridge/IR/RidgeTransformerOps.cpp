@@ -112,7 +112,8 @@ bool AttentionOp::isOnlineSoftmaxForm() {
   for (Value operand : getOperation()->getOperands())
     if (!cast<RankedTensorType>(operand.getType()).hasStaticShape())
       return false;
-  Type softmax = getSoftmaxType().value_or(getQuery().getType().getElementType());
+  Type softmax =
+      getSoftmaxType().value_or(getQuery().getType().getElementType());
   return getQuery().getType().getElementType().isF32() && softmax.isF32();
 }
 
