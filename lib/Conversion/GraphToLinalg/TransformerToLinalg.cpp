@@ -76,6 +76,10 @@ AffineMap selectDims(MLIRContext *ctx, unsigned numDims,
 // Attention
 //===----------------------------------------------------------------------===//
 
+/// Query and accumulator rows of at most this many elements in all are held
+/// in registers (head dims up to 64 + 64; a GPU thread has 255).
+constexpr int64_t kMaxRegisterRow = 160;
+
 /// The online form (FlashAttention's algorithm, one query row per
 /// iteration): an `scf.forall` over (b, h, i) whose body keeps the query row,
 /// a running maximum m, a running sum l and an f32 accumulator row, and walks
@@ -93,10 +97,6 @@ AffineMap selectDims(MLIRContext *ctx, unsigned numDims,
 /// Sq x Skv anywhere. Operands are read with tensor.extract, so that
 /// ridge-fuse-kernel-bodies folds the layout and elementwise producers the
 /// fusion plan put in the kernel (head split, RoPE) into the reads.
-/// Query and accumulator rows of at most this many elements in all are held
-/// in registers (head dims up to 64 + 64; a GPU thread has 255).
-constexpr int64_t kMaxRegisterRow = 160;
-
 struct OnlineAttentionLowering : OpConversionPattern<AttentionOp> {
   OnlineAttentionLowering(const TypeConverter &converter, MLIRContext *ctx)
       : OpConversionPattern(converter, ctx, /*benefit=*/2) {}
@@ -125,7 +125,6 @@ struct OnlineAttentionLowering : OpConversionPattern<AttentionOp> {
     const double log2e = 1.4426950408889634;
     const double negInf = -std::numeric_limits<double>::infinity();
     auto rowType = RankedTensorType::get({vDim}, f32);
-    auto queryRowType = RankedTensorType::get({dim}, f32);
     auto resultType = RankedTensorType::get({batch, heads, qLen, vDim}, f32);
 
     auto forall = scf::ForallOp::create(
@@ -141,28 +140,22 @@ struct OnlineAttentionLowering : OpConversionPattern<AttentionOp> {
     Value bIdx = forall.getInductionVar(0), hIdx = forall.getInductionVar(1),
           iIdx = forall.getInductionVar(2);
     Value zero = indexConst(b, loc, 0), one = indexConst(b, loc, 1);
-    Value kvHead = groups == 1 ? hIdx
-                               : arith::DivUIOp::create(
-                                     b, loc, hIdx, indexConst(b, loc, groups))
-                                     .getResult();
-    // A loop over [0, n) carrying `inits`.
-    auto forLoop = [&](Value lower, Value upper, ValueRange inits,
-                       function_ref<SmallVector<Value>(Value, ValueRange)> body) {
-      auto loop = scf::ForOp::create(
-          b, loc, lower, upper, one, inits,
-          [&](OpBuilder &nested, Location, Value iv, ValueRange args) {
-            scf::YieldOp::create(nested, loc, body(iv, args));
-          });
-      return loop.getResults();
-    };
-    auto fillRow = [&](RankedTensorType type, double value) {
-      Value init = tensor::EmptyOp::create(b, loc, type.getShape(), f32);
-      Value c = floatConst(b, loc, f32, value);
-      return forLoop(zero, indexConst(b, loc, type.getDimSize(0)), init,
-                     [&](Value d, ValueRange args) -> SmallVector<Value> {
-                       return {tensor::InsertOp::create(b, loc, c, args[0], d)};
-                     })[0];
-    };
+    Value kvHead =
+        groups == 1
+            ? hIdx
+            : arith::DivUIOp::create(b, loc, hIdx, indexConst(b, loc, groups))
+                  .getResult();
+    // A loop over [lower, upper) carrying `inits`.
+    auto forLoop =
+        [&](Value lower, Value upper, ValueRange inits,
+            function_ref<SmallVector<Value>(Value, ValueRange)> body) {
+          auto loop = scf::ForOp::create(
+              b, loc, lower, upper, one, inits,
+              [&](OpBuilder &nested, Location, Value iv, ValueRange args) {
+                scf::YieldOp::create(nested, loc, body(iv, args));
+              });
+          return loop.getResults();
+        };
 
     // The query row, scaled once: by scale, and by log2(e) unless a softcap
     // comes between the product and the bias. Rows of up to
@@ -172,8 +165,8 @@ struct OnlineAttentionLowering : OpConversionPattern<AttentionOp> {
     bool inRegisters = dim + vDim <= kMaxRegisterRow;
     double queryScale = softcap > 0 ? scale : scale * log2e;
     auto readQuery = [&](Value d) -> Value {
-      Value x = tensor::ExtractOp::create(b, loc, q,
-                                          ValueRange{bIdx, hIdx, iIdx, d});
+      Value x =
+          tensor::ExtractOp::create(b, loc, q, ValueRange{bIdx, hIdx, iIdx, d});
       return arith::MulFOp::create(b, loc, x,
                                    floatConst(b, loc, f32, queryScale));
     };
@@ -183,12 +176,14 @@ struct OnlineAttentionLowering : OpConversionPattern<AttentionOp> {
       for (int64_t d = 0; d < dim; ++d)
         queryElements.push_back(readQuery(indexConst(b, loc, d)));
     } else {
-      queryRow = forLoop(zero, indexConst(b, loc, dim),
-                         fillRow(queryRowType, 0.0),
-                         [&](Value d, ValueRange args) -> SmallVector<Value> {
-                           return {tensor::InsertOp::create(
-                               b, loc, readQuery(d), args[0], d)};
-                         })[0];
+      // Every element is written: the row starts empty.
+      queryRow = forLoop(
+          zero, indexConst(b, loc, dim),
+          tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{dim}, f32)
+              .getResult(),
+          [&](Value d, ValueRange args) -> SmallVector<Value> {
+            return {tensor::InsertOp::create(b, loc, readQuery(d), args[0], d)};
+          })[0];
     }
 
     // The keys this query may see: the causal and window limits and the
@@ -208,8 +203,8 @@ struct OnlineAttentionLowering : OpConversionPattern<AttentionOp> {
       upper = arith::MinSIOp::create(b, loc, upper, len);
     }
     if (causal)
-      upper = arith::MinSIOp::create(
-          b, loc, upper, arith::AddIOp::create(b, loc, pos, one));
+      upper = arith::MinSIOp::create(b, loc, upper,
+                                     arith::AddIOp::create(b, loc, pos, one));
     if (right >= 0)
       upper = arith::MinSIOp::create(
           b, loc, upper,
@@ -240,7 +235,12 @@ struct OnlineAttentionLowering : OpConversionPattern<AttentionOp> {
     if (inRegisters)
       inits.append(vDim, zeroF);
     else
-      inits.push_back(fillRow(rowType, 0.0));
+      inits.push_back(forLoop(
+          zero, indexConst(b, loc, vDim),
+          tensor::EmptyOp::create(b, loc, rowType.getShape(), f32).getResult(),
+          [&](Value d, ValueRange args) -> SmallVector<Value> {
+            return {tensor::InsertOp::create(b, loc, zeroF, args[0], d)};
+          })[0]);
     auto readKey = [&](Value j, Value d) -> Value {
       return tensor::ExtractOp::create(b, loc, k,
                                        ValueRange{bIdx, kvHead, j, d});
@@ -250,7 +250,8 @@ struct OnlineAttentionLowering : OpConversionPattern<AttentionOp> {
                                        ValueRange{bIdx, kvHead, j, d});
     };
     ValueRange state = forLoop(
-        lower, upper, inits, [&](Value j, ValueRange args) -> SmallVector<Value> {
+        lower, upper, inits,
+        [&](Value j, ValueRange args) -> SmallVector<Value> {
           Value m = args[0], l = args[1];
           Value t;
           if (inRegisters) {
@@ -261,8 +262,8 @@ struct OnlineAttentionLowering : OpConversionPattern<AttentionOp> {
           } else {
             t = forLoop(zero, indexConst(b, loc, dim), zeroF,
                         [&](Value d, ValueRange sum) -> SmallVector<Value> {
-                          Value x = tensor::ExtractOp::create(
-                              b, loc, queryRow, ValueRange{d});
+                          Value x = tensor::ExtractOp::create(b, loc, queryRow,
+                                                              ValueRange{d});
                           return {math::FmaOp::create(b, loc, x, readKey(j, d),
                                                       sum[0])};
                         })[0];
@@ -304,21 +305,21 @@ struct OnlineAttentionLowering : OpConversionPattern<AttentionOp> {
             for (int64_t d = 0; d < vDim; ++d)
               results.push_back(update(args[2 + d], indexConst(b, loc, d)));
           } else {
-            results.push_back(
-                forLoop(zero, indexConst(b, loc, vDim), args[2],
-                        [&](Value d, ValueRange a) -> SmallVector<Value> {
-                          Value old = tensor::ExtractOp::create(b, loc, a[0], d);
-                          return {tensor::InsertOp::create(
-                              b, loc, update(old, d), a[0], d)};
-                        })[0]);
+            results.push_back(forLoop(
+                zero, indexConst(b, loc, vDim), args[2],
+                [&](Value d, ValueRange a) -> SmallVector<Value> {
+                  Value old = tensor::ExtractOp::create(b, loc, a[0], d);
+                  return {tensor::InsertOp::create(b, loc, update(old, d), a[0],
+                                                   d)};
+                })[0]);
           }
           return results;
         });
 
     // acc / l; a row that saw no allowed key (l = 0) is 0.
     Value sum = state[1];
-    Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, sum,
-                                        zeroF);
+    Value empty =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, sum, zeroF);
     Value inverse = arith::SelectOp::create(
         b, loc, empty, zeroF,
         arith::DivFOp::create(b, loc, floatConst(b, loc, f32, 1.0), sum));
@@ -326,7 +327,8 @@ struct OnlineAttentionLowering : OpConversionPattern<AttentionOp> {
     if (inRegisters) {
       SmallVector<Value> elements;
       for (int64_t d = 0; d < vDim; ++d)
-        elements.push_back(arith::MulFOp::create(b, loc, state[2 + d], inverse));
+        elements.push_back(
+            arith::MulFOp::create(b, loc, state[2 + d], inverse));
       out = tensor::FromElementsOp::create(b, loc, rowType, elements);
     } else {
       out = forLoop(zero, indexConst(b, loc, vDim), state[2],
@@ -341,9 +343,8 @@ struct OnlineAttentionLowering : OpConversionPattern<AttentionOp> {
     SmallVector<OpFoldResult> sizes{b.getIndexAttr(1), b.getIndexAttr(1),
                                     b.getIndexAttr(1), b.getIndexAttr(vDim)};
     SmallVector<OpFoldResult> strides(4, b.getIndexAttr(1));
-    tensor::ParallelInsertSliceOp::create(b, loc, out,
-                                          forall.getRegionIterArgs()[0],
-                                          offsets, sizes, strides);
+    tensor::ParallelInsertSliceOp::create(
+        b, loc, out, forall.getRegionIterArgs()[0], offsets, sizes, strides);
     rewriter.setInsertionPointAfter(forall);
     // Nothing reads the scores (isOnlineSoftmaxForm): an empty placeholder.
     Value qk = createEmpty(rewriter, loc,
@@ -1048,7 +1049,6 @@ struct LinearAttentionLowering : OpConversionPattern<LinearAttentionOp> {
 void mlir::ridge::linalg_lowering::populateTransformerToLinalgPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns) {
   patterns.add<OnlineAttentionLowering, AttentionLowering, RMSNormLowering,
-               GeluLowering,
-               RotaryEmbeddingLowering, LinearAttentionLowering>(
+               GeluLowering, RotaryEmbeddingLowering, LinearAttentionLowering>(
       converter, patterns.getContext());
 }

@@ -72,15 +72,15 @@ func.func @windows(%q: tensor<2x1x3x4xf32>, %k: tensor<2x1x5x4xf32>, %v: tensor<
 // -----
 
 // Rows longer than registers hold (96 + 96 elements) are private buffers
-// walked by loops: the query row and the accumulator row carried by the key
-// loop.
+// walked by loops: the query row (every element written, so it starts
+// empty) and the zeroed accumulator row carried by the key loop.
 // CHECK-LABEL: func @long_rows
 // CHECK: scf.forall
-// CHECK:   scf.for {{.*}} -> (tensor<96xf32>) {
-// CHECK-NEXT: tensor.insert
 // CHECK:   %[[QROW:[a-z0-9_]+]] = scf.for {{.*}} -> (tensor<96xf32>) {
 // CHECK-NEXT: tensor.extract %{{.*}} : tensor<1x1x2x96xf32>
-// CHECK:   scf.for {{.*}} -> (f32, f32, tensor<96xf32>)
+// CHECK:   %[[ACC:[a-z0-9_]+]] = scf.for {{.*}} -> (tensor<96xf32>) {
+// CHECK-NEXT: tensor.insert %cst{{.*}} : tensor<96xf32>
+// CHECK:   scf.for {{.*}} iter_args({{.*}}, %{{.*}} = %[[ACC]]) -> (f32, f32, tensor<96xf32>)
 // CHECK:     scf.for {{.*}} -> (f32)
 // CHECK:       tensor.extract %[[QROW]]
 // CHECK:     scf.for {{.*}} -> (tensor<96xf32>)

@@ -59,10 +59,9 @@ struct AttentionChain {
   double scale = 1.0;
   /// cap * tanh(s / cap) on the scaled scores (Gemma 2); 0: none.
   double softcap = 0.0;
-  /// Where(boolMask, scores, fill).
-  Value boolMask;
+  /// Where(mask, scores, fill), and its constant fill.
+  SelectOp where;
   double fill = 0.0;
-  Operation *boolMaskOp = nullptr;
   /// Add(scores, bias).
   Value bias;
   /// The softmax's type when it is wrapped in casts (f16 scores, f32
@@ -72,20 +71,13 @@ struct AttentionChain {
   SmallVector<Operation *> ops;
 };
 
-/// Why a chain does not match; `at` is the op where matching stopped.
-struct Mismatch {
-  Operation *at;
-  std::string why;
-};
-
 /// The value of a splat float constant, if `value` is one.
 std::optional<double> getSplatConstant(Value value) {
   auto constant = value.getDefiningOp<ConstantOp>();
   if (!constant)
     return std::nullopt;
   auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
-  if (!dense || !dense.isSplat() ||
-      !isa<FloatType>(dense.getElementType()))
+  if (!dense || !dense.isSplat() || !isa<FloatType>(dense.getElementType()))
     return std::nullopt;
   return dense.getSplatValue<APFloat>().convertToDouble();
 }
@@ -180,11 +172,11 @@ std::optional<MaskElementFn> evaluateMask(Value value, unsigned depth = 0) {
     std::optional<ConstantElementFn> element = getConstantElements(value);
     if (!element)
       return std::nullopt;
-    return MaskElementFn([element = *element, rows, cols](int64_t i,
-                                                          int64_t j) {
-      return std::optional<double>(
-          element((rows == 1 ? 0 : i) * cols + (cols == 1 ? 0 : j)));
-    });
+    return MaskElementFn(
+        [element = *element, rows, cols](int64_t i, int64_t j) {
+          return std::optional<double>(
+              element((rows == 1 ? 0 : i) * cols + (cols == 1 ? 0 : j)));
+        });
   }
   auto keepsLastDims = [&](Value input) {
     auto inputType = cast<RankedTensorType>(input.getType());
@@ -195,8 +187,10 @@ std::optional<MaskElementFn> evaluateMask(Value value, unsigned depth = 0) {
   if (isa<ReshapeOp, CastOp>(def) && keepsLastDims(def->getOperand(0)))
     return evaluateMask(def->getOperand(0), depth + 1);
   if (isa<LessOp, LessEqualOp, GreaterOp, GreaterEqualOp, EqualOp>(def)) {
-    std::optional<MaskElementFn> lhs = evaluateMask(def->getOperand(0), depth + 1);
-    std::optional<MaskElementFn> rhs = evaluateMask(def->getOperand(1), depth + 1);
+    std::optional<MaskElementFn> lhs =
+        evaluateMask(def->getOperand(0), depth + 1);
+    std::optional<MaskElementFn> rhs =
+        evaluateMask(def->getOperand(1), depth + 1);
     if (!lhs || !rhs)
       return std::nullopt;
     auto compare = [def](double a, double b) {
@@ -210,16 +204,17 @@ std::optional<MaskElementFn> evaluateMask(Value value, unsigned depth = 0) {
         return a >= b;
       return a == b;
     };
-    return MaskElementFn([lhs = *lhs, rhs = *rhs, compare](int64_t i,
-                                                           int64_t j) {
-      std::optional<double> a = lhs(i, j), b = rhs(i, j);
-      if (!a || !b)
-        return std::optional<double>();
-      return std::optional<double>(compare(*a, *b) ? 1.0 : 0.0);
-    });
+    return MaskElementFn(
+        [lhs = *lhs, rhs = *rhs, compare](int64_t i, int64_t j) {
+          std::optional<double> a = lhs(i, j), b = rhs(i, j);
+          if (!a || !b)
+            return std::optional<double>();
+          return std::optional<double>(compare(*a, *b) ? 1.0 : 0.0);
+        });
   }
   if (auto trilu = dyn_cast<TriluOp>(def)) {
-    std::optional<MaskElementFn> input = evaluateMask(trilu.getInput(), depth + 1);
+    std::optional<MaskElementFn> input =
+        evaluateMask(trilu.getInput(), depth + 1);
     if (!input)
       return std::nullopt;
     int64_t k = trilu.getK();
@@ -263,27 +258,33 @@ bool isCausalMask(Value value, int64_t qLen, int64_t kvLen,
   return true;
 }
 
-/// A value used once, by the chain's next op.
-bool hasSingleUse(Value value) { return value.hasOneUse(); }
+/// `def` = Mul/Div of a value by a splat constant (Mul in either operand
+/// order): the factor it multiplies by and the other operand.
+std::optional<std::pair<double, Value>> matchConstantScale(Operation *def) {
+  if (!isa<MulOp, DivOp>(def))
+    return std::nullopt;
+  Value lhs = def->getOperand(0), rhs = def->getOperand(1);
+  std::optional<double> factor = getSplatConstant(rhs);
+  Value other = lhs;
+  if (!factor && isa<MulOp>(def)) {
+    factor = getSplatConstant(lhs);
+    other = rhs;
+  }
+  if (!factor || *factor == 0.0 || other.getType() != def->getResultTypes()[0])
+    return std::nullopt;
+  return std::pair(isa<DivOp>(def) ? 1.0 / *factor : *factor, other);
+}
 
 /// Peels Mul/Div by a splat constant off `value` (an operand of the first
 /// MatMul), multiplying `scale`.
 Value peelScale(Value value, double &scale, SmallVector<Operation *> &ops) {
   while (Operation *def = value.getDefiningOp()) {
-    if (!isa<MulOp, DivOp>(def) || !hasSingleUse(value))
+    std::optional<std::pair<double, Value>> scaled = matchConstantScale(def);
+    if (!scaled || !value.hasOneUse())
       break;
-    Value lhs = def->getOperand(0), rhs = def->getOperand(1);
-    std::optional<double> factor = getSplatConstant(rhs);
-    Value other = lhs;
-    if (!factor && isa<MulOp>(def)) {
-      factor = getSplatConstant(lhs);
-      other = rhs;
-    }
-    if (!factor || other.getType() != value.getType() || *factor == 0.0)
-      break;
-    scale *= isa<DivOp>(def) ? 1.0 / *factor : *factor;
+    scale *= scaled->first;
     ops.push_back(def);
-    value = other;
+    value = scaled->second;
   }
   return value;
 }
@@ -321,20 +322,29 @@ std::optional<Softcap> matchSoftcap(Operation *def, Type scoresType) {
 /// Follows the scores backwards from the softmax's input to the first
 /// MatMul, collecting scale, mask and bias.
 FailureOr<MatMulOp> matchScores(Value scores, AttentionChain &chain,
-                                Mismatch &mismatch) {
+                                std::string &why) {
   // Walking backwards, a mask met after a scale was applied before it: the
   // scale would multiply the mask too.
   bool seenScale = false;
+  // A mask or bias must come after the scale and the softcap: they would
+  // scale or cap it too.
+  auto checkMaskOrder = [&]() -> LogicalResult {
+    if (seenScale)
+      why = "the scale applies after the mask";
+    else if (chain.softcap > 0)
+      why = "the softcap applies after the mask";
+    return success(why.empty());
+  };
   auto scoresType = cast<RankedTensorType>(scores.getType());
   while (true) {
     Operation *def = scores.getDefiningOp();
     if (!def) {
-      mismatch = {nullptr, "the scores are a function argument"};
+      why = "the scores are a function argument";
       return failure();
     }
-    if (!hasSingleUse(scores)) {
-      mismatch = {def, "the scores of '" + def->getName().getStringRef().str() +
-                           "' are also read by another op"};
+    if (!scores.hasOneUse()) {
+      why = "the scores of '" + def->getName().getStringRef().str() +
+            "' are also read by another op";
       return failure();
     }
     if (auto matmul = dyn_cast<MatMulOp>(def)) {
@@ -343,56 +353,43 @@ FailureOr<MatMulOp> matchScores(Value scores, AttentionChain &chain,
     }
     if (std::optional<Softcap> capped = matchSoftcap(def, scoresType)) {
       if (seenScale || chain.softcap > 0) {
-        mismatch = {def, "the softcap is not on the scaled scores"};
+        why = "the softcap is not on the scaled scores";
         return failure();
       }
       chain.softcap = capped->cap;
-      llvm::append_range(chain.ops, ArrayRef<Operation *>{def, capped->tanh,
-                                                          capped->div});
+      llvm::append_range(chain.ops,
+                         ArrayRef<Operation *>{def, capped->tanh, capped->div});
       scores = capped->div.getLhs();
       continue;
     }
     if (isa<MulOp, DivOp>(def)) {
-      Value lhs = def->getOperand(0), rhs = def->getOperand(1);
-      std::optional<double> factor = getSplatConstant(rhs);
-      Value other = lhs;
-      if (!factor && isa<MulOp>(def)) {
-        factor = getSplatConstant(lhs);
-        other = rhs;
-      }
-      if (!factor || other.getType() != scoresType || *factor == 0.0) {
-        mismatch = {def, "the scores are scaled by a tensor, not a constant"};
+      std::optional<std::pair<double, Value>> scaled = matchConstantScale(def);
+      if (!scaled) {
+        why = "the scores are scaled by a tensor, not a constant";
         return failure();
       }
       seenScale = true;
-      chain.scale *= isa<DivOp>(def) ? 1.0 / *factor : *factor;
+      chain.scale *= scaled->first;
       chain.ops.push_back(def);
-      scores = other;
+      scores = scaled->second;
       continue;
     }
     if (auto select = dyn_cast<SelectOp>(def)) {
       std::optional<double> fill = getSplatConstant(select.getFalseValue());
-      if (seenScale) {
-        mismatch = {def, "the scale applies after the mask"};
+      if (failed(checkMaskOrder()))
         return failure();
-      }
-      if (chain.softcap > 0) {
-        mismatch = {def, "the softcap applies after the mask"};
-        return failure();
-      }
-      if (chain.boolMask || !fill ||
+      if (chain.where || !fill ||
           select.getTrueValue().getType() != scoresType) {
-        mismatch = {def, "the Where is not a mask with a constant fill"};
+        why = "the Where is not a mask with a constant fill";
         return failure();
       }
       // A fill that is not far below every score would be a value a
       // softmax weighs, not a mask.
       if (!(*fill <= -1.0e4)) {
-        mismatch = {def, "the Where's fill value is not a large negative"};
+        why = "the Where's fill value is not a large negative";
         return failure();
       }
-      chain.boolMask = select.getCondition();
-      chain.boolMaskOp = select;
+      chain.where = select;
       chain.fill = *fill;
       chain.ops.push_back(def);
       scores = select.getTrueValue();
@@ -409,17 +406,11 @@ FailureOr<MatMulOp> matchScores(Value scores, AttentionChain &chain,
       Value lhs = add.getLhs(), rhs = add.getRhs();
       Value next = isChainOp(lhs) ? lhs : isChainOp(rhs) ? rhs : Value();
       Value bias = next == lhs ? rhs : lhs;
-      if (seenScale) {
-        mismatch = {def, "the scale applies after the mask"};
+      if (failed(checkMaskOrder()))
         return failure();
-      }
-      if (chain.softcap > 0) {
-        mismatch = {def, "the softcap applies after the mask"};
-        return failure();
-      }
       if (!next || chain.bias) {
-        mismatch = {def, chain.bias ? "the scores get two additive biases"
-                                    : "the Add does not read the scores"};
+        why = chain.bias ? "the scores get two additive biases"
+                         : "the Add does not read the scores";
         return failure();
       }
       chain.bias = bias;
@@ -427,22 +418,21 @@ FailureOr<MatMulOp> matchScores(Value scores, AttentionChain &chain,
       scores = next;
       continue;
     }
-    mismatch = {def, "'" + def->getName().getStringRef().str() +
-                         "' between the MatMul and the Softmax is not a "
-                         "scale, mask or bias"};
+    why = "'" + def->getName().getStringRef().str() +
+          "' between the MatMul and the Softmax is not a scale, mask or bias";
     return failure();
   }
 }
 
 /// Matches the chain that ends in `root`, the MatMul of the probabilities
 /// and V.
-FailureOr<AttentionChain> matchChain(MatMulOp root, Mismatch &mismatch) {
+FailureOr<AttentionChain> matchChain(MatMulOp root, std::string &why) {
   AttentionChain chain;
   Value probabilities = root.getLhs();
   chain.value = root.getRhs();
   Operation *def = probabilities.getDefiningOp();
   auto castBack = dyn_cast_or_null<CastOp>(def);
-  if (castBack && hasSingleUse(probabilities)) {
+  if (castBack && probabilities.hasOneUse()) {
     probabilities = castBack.getInput();
     def = probabilities.getDefiningOp();
   } else {
@@ -451,29 +441,30 @@ FailureOr<AttentionChain> matchChain(MatMulOp root, Mismatch &mismatch) {
   auto softmax = dyn_cast_or_null<SoftmaxOp>(def);
   if (!softmax)
     return failure(); // Not an attention: no remark.
-  if (!hasSingleUse(probabilities)) {
-    mismatch = {softmax, "the probabilities are also read by another op"};
+  if (!probabilities.hasOneUse()) {
+    why = "the probabilities are also read by another op";
     return failure();
   }
   auto type = cast<RankedTensorType>(softmax.getType());
   int64_t rank = type.getRank();
-  if (softmax.getAxis() != rank - 1 && softmax.getAxis() != -1) {
-    mismatch = {softmax, "the softmax is not over the last axis"};
+  // The dialect's axis is non-negative (the verifier checks it).
+  if (softmax.getAxis() != static_cast<uint64_t>(rank - 1)) {
+    why = "the softmax is not over the last axis";
     return failure();
   }
   Value scores = softmax.getInput();
   CastOp castIn;
   if (castBack) {
     castIn = scores.getDefiningOp<CastOp>();
-    if (!castIn || !hasSingleUse(scores) ||
+    if (!castIn || !scores.hasOneUse() ||
         castIn.getInput().getType() != castBack.getType()) {
-      mismatch = {castBack, "the casts around the softmax do not pair up"};
+      why = "the casts around the softmax do not pair up";
       return failure();
     }
     chain.softmaxType = type.getElementType();
     scores = castIn.getInput();
   }
-  FailureOr<MatMulOp> first = matchScores(scores, chain, mismatch);
+  FailureOr<MatMulOp> first = matchScores(scores, chain, why);
   if (failed(first))
     return failure();
   std::reverse(chain.ops.begin(), chain.ops.end());
@@ -497,33 +488,33 @@ FailureOr<AttentionChain> matchChain(MatMulOp root, Mismatch &mismatch) {
   auto vType = cast<RankedTensorType>(chain.value.getType());
   if (qType.getRank() != rank || kType.getRank() != rank ||
       vType.getRank() != rank || (rank != 3 && rank != 4)) {
-    mismatch = {root, "the operands are not all 3-D or all 4-D"};
+    why = "the operands are not all 3-D or all 4-D";
     return failure();
   }
   if (!qType.hasStaticShape() || !kType.hasStaticShape() ||
       !vType.hasStaticShape()) {
-    mismatch = {root, "the shapes are not static"};
+    why = "the shapes are not static";
     return failure();
   }
   if (qType.getElementType() != kType.getElementType() ||
       qType.getElementType() != vType.getElementType() ||
       !isa<FloatType>(qType.getElementType())) {
-    mismatch = {root, "Q, K and V differ in element type"};
+    why = "Q, K and V differ in element type";
     return failure();
   }
   for (int64_t d = 0; d + 2 < rank; ++d) {
     if (kType.getDimSize(d) != vType.getDimSize(d) ||
         (d == 0 && kType.getDimSize(d) != qType.getDimSize(d))) {
-      mismatch = {root, "K and V do not share Q's batch"};
+      why = "K and V do not share Q's batch";
       return failure();
     }
   }
   if (rank == 4 && qType.getDimSize(1) % kType.getDimSize(1) != 0) {
-    mismatch = {root, "the key heads do not divide the query heads"};
+    why = "the key heads do not divide the query heads";
     return failure();
   }
   if (rank == 3 && kType.getDimSize(0) != qType.getDimSize(0)) {
-    mismatch = {root, "K and V do not share Q's batch"};
+    why = "K and V do not share Q's batch";
     return failure();
   }
   return chain;
@@ -537,9 +528,9 @@ Value expandTo(OpBuilder &b, Value value, int64_t rank) {
     return value;
   SmallVector<int64_t> shape(rank - type.getRank(), 1);
   llvm::append_range(shape, type.getShape());
-  return ReshapeOp::create(
-      b, value.getLoc(), RankedTensorType::get(shape, type.getElementType()),
-      value);
+  return ReshapeOp::create(b, value.getLoc(),
+                           RankedTensorType::get(shape, type.getElementType()),
+                           value);
 }
 
 /// K from the transposed key the first MatMul reads: the transpose that made
@@ -586,8 +577,7 @@ std::pair<Value, int64_t> unrepeatHeads(Value value) {
   auto source = cast<RankedTensorType>(split.getInput().getType());
   auto expanded = cast<RankedTensorType>(expand.getType());
   auto result = cast<RankedTensorType>(value.getType());
-  if (source.getRank() != 4 || expanded.getRank() != 5 ||
-      result.getRank() != 4)
+  if (source.getRank() != 4 || expanded.getRank() != 5 || result.getRank() != 4)
     return {value, 1};
   ArrayRef<int64_t> s = source.getShape(), e = expanded.getShape();
   int64_t groups = e[2];
@@ -643,34 +633,34 @@ void rewriteChain(MatMulOp root, AttentionChain &chain) {
   // float mask.
   bool causal = false;
   Value mask;
-  if (chain.boolMask) {
-    if (isCausalMask(chain.boolMask, qLen, kvLen,
+  if (chain.where) {
+    Value condition = chain.where.getCondition();
+    if (isCausalMask(condition, qLen, kvLen,
                      [](double v) -> std::optional<bool> { return v != 0; })) {
       causal = true;
     } else {
       auto scalar = RankedTensorType::get({}, element);
       // The additive mask is the Where's own node, not the attention.
-      Location whereLoc = chain.boolMaskOp->getLoc();
+      Location whereLoc = chain.where.getLoc();
       auto constant = [&](double v) {
         return ConstantOp::create(
             b, whereLoc,
             DenseElementsAttr::get(scalar, b.getFloatAttr(element, v)));
       };
-      mask = SelectOp::create(b, whereLoc, chain.boolMask, constant(0.0),
+      mask = SelectOp::create(b, whereLoc, condition, constant(0.0),
                               constant(chain.fill));
     }
   }
   if (chain.bias) {
     bool biasIsCausal =
-        !causal &&
-        isCausalMask(chain.bias, qLen, kvLen,
-                     [](double v) -> std::optional<bool> {
-                       if (v == 0.0)
-                         return true;
-                       if (v <= -1.0e30)
-                         return false;
-                       return std::nullopt;
-                     });
+        !causal && isCausalMask(chain.bias, qLen, kvLen,
+                                [](double v) -> std::optional<bool> {
+                                  if (v == 0.0)
+                                    return true;
+                                  if (v <= -1.0e30)
+                                    return false;
+                                  return std::nullopt;
+                                });
     if (biasIsCausal)
       causal = true;
     else
@@ -709,14 +699,16 @@ struct MatchAttentionPass
     SmallVector<MatMulOp> roots;
     func.walk([&](MatMulOp op) { roots.push_back(op); });
     for (MatMulOp root : roots) {
-      Mismatch mismatch{nullptr, ""};
-      FailureOr<AttentionChain> chain = matchChain(root, mismatch);
+      // Why a chain that ends in a softmax is left alone; empty for a
+      // MatMul that is no attention's.
+      std::string why;
+      FailureOr<AttentionChain> chain = matchChain(root, why);
       if (failed(chain)) {
-        if (!mismatch.why.empty()) {
+        if (!why.empty()) {
           ++numLeftAlone;
-          LLVM_DEBUG(llvm::dbgs() << "left alone: " << mismatch.why << "\n");
+          LLVM_DEBUG(llvm::dbgs() << "left alone: " << why << "\n");
           if (remarks)
-            root.emitRemark() << "attention not matched: " << mismatch.why;
+            root.emitRemark() << "attention not matched: " << why;
         }
         continue;
       }
