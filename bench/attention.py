@@ -32,13 +32,11 @@ Usage: bench/attention.py [--target sm_90a] [--repeat 20] [--sizes ...]
 import argparse
 import math
 import os
-import re
-import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-RIDGE_RUN = os.path.join(ROOT, "build", "bin", "ridge-run")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gemm import time_ridgeline  # noqa: E402
 
 
 def make_model(path, heads, q_len, kv_len, dim, causal):
@@ -83,20 +81,6 @@ def make_model(path, heads, q_len, kv_len, dim, causal):
                               opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8
     onnx.save(model, path)
-
-
-def time_ridgeline(model, target, device, repeat):
-    """Median milliseconds of `repeat` timed runs, or an error string."""
-    cmd = [RIDGE_RUN, model, "--target=" + target, "--random-inputs",
-           "--repeat=%d" % repeat]
-    if device == "emulator":
-        cmd.append("--device=emulator")
-    run = subprocess.run(cmd, capture_output=True, text=True)
-    found = re.search(r"median ([0-9.]+) ms", run.stdout + run.stderr)
-    if run.returncode != 0 or not found:
-        lines = (run.stderr or run.stdout).strip().splitlines()
-        return None, lines[-1] if lines else "exit %d" % run.returncode
-    return float(found.group(1)), None
 
 
 def cuda_time(fn, repeat):

@@ -33,12 +33,11 @@ import json
 import os
 import re
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from triton_side_by_side import (CHIPS, TRITON_PIN, Failure,  # noqa: E402
-                                 check, entry_params, import_prerequisites,
-                                 rows, run)
+                                 check, entry_params, kernel_launch,
+                                 print_columns, rows, run, run_comparison)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_MODEL = os.path.join(ROOT, "test", "models", "attention_causal",
@@ -62,18 +61,7 @@ def ridgeline_kernel(ridgec, model, target, work):
     if len(params) != 4 or any(t != "u64" for t, _ in params):
         raise Failure("%s takes %s; expected four pointers (Q, K, V, O)"
                       % (name, params))
-    llvm = run([ridgec, model, "--target=" + target, "--emit=llvm", "-o",
-                "-"], "ridgec --emit=llvm")
-    handle = re.search(r"(%\w+) = call ptr @mgpuModuleGetFunction\(ptr %\w+, "
-                       r"ptr @\w*_" + re.escape(name) + r"_name\)", llvm)
-    launch = handle and re.search(
-        r"call void @mgpuLaunchKernel\(ptr " + re.escape(handle.group(1)) +
-        r", i64 (\d+), i64 (\d+), i64 (\d+), i64 (\d+), i64 (\d+), "
-        r"i64 (\d+), i32 (\d+)", llvm)
-    if not launch:
-        raise Failure("cannot find the launch of %s in Ridgeline's host code"
-                      % name)
-    v = [int(x) for x in launch.groups()]
+    v = kernel_launch(ridgec, model, target, name)
     return {"ptx": ptx_path, "name": name, "grid": v[0:3], "block": v[3:6],
             "shared": v[6], "scalars": [], "extra_pointers": 0,
             "output": "f32"}
@@ -198,13 +186,7 @@ def extra_rows(c, ideal):
 def print_table(chip, ridge_rows, triton_rows, version):
     print("== %s: causal attention, B=%d H=%d L=%d D=%d, f32, on ridge-emu "
           "(Triton %s)" % (chip, B, H, L, D, version))
-    width = max(len(r[0]) for r in ridge_rows)
-    cols = [max(len("Ridgeline"), *(len(str(r[1])) for r in ridge_rows)),
-            max(len("Triton"), *(len(str(r[1])) for r in triton_rows))]
-    line = "%-*s  %*s  %*s"
-    print(line % (width, "metric", cols[0], "Ridgeline", cols[1], "Triton"))
-    for (name, rv), (_, tv) in zip(ridge_rows, triton_rows):
-        print(line % (width, name, cols[0], rv, cols[1], tv))
+    print_columns(ridge_rows, triton_rows)
     print("(Ridgeline: one query row per thread, f32 on SIMT; Triton: 64x64 "
           "tiles, tl.dot in tf32\n on tensor cores.)")
     print()
@@ -234,29 +216,8 @@ def main():
     parser.add_argument("--work-dir", help="keep the PTX, operands, results "
                         "and counters here (default: a temporary folder)")
     args = parser.parse_args()
-    chips = [c.strip() for c in args.chips.split(",") if c.strip()]
-    for chip in chips:
-        if chip not in CHIPS:
-            parser.error("unknown chip '%s' (known: %s)"
-                         % (chip, ", ".join(CHIPS)))
-    try:
-        import_prerequisites()
-        ridgec = os.path.join(args.bin_dir, "ridgec")
-        emu = os.path.join(args.bin_dir, "ridge-emu")
-        for tool in (ridgec, emu):
-            if not os.access(tool, os.X_OK):
-                raise Failure("%s is missing: build Ridgeline or pass "
-                              "--bin-dir" % tool, 2)
-        if not os.path.exists(args.model):
-            raise Failure("no model %s" % args.model, 2)
-        if args.work_dir:
-            os.makedirs(args.work_dir, exist_ok=True)
-            return compare(args, chips, ridgec, emu, args.work_dir)
-        with tempfile.TemporaryDirectory(prefix="triton-attn-") as work:
-            return compare(args, chips, ridgec, emu, work)
-    except Failure as e:
-        print("triton_attention_side_by_side: error: %s" % e, file=sys.stderr)
-        return e.status
+    return run_comparison(parser, args, compare, "triton-attn-",
+                          "triton_attention_side_by_side")
 
 
 def reference(q, k, v):

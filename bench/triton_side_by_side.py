@@ -122,6 +122,24 @@ def entry_params(ptx, kernel):
     return re.findall(r"\.param\s+\.(\w+)(?:\s+\.\w+)*\s+(\w+)", m.group(1))
 
 
+def kernel_launch(ridgec, model, target, name):
+    """Grid (3), block (3) and dynamic shared bytes of Ridgeline's launch of
+    kernel `name`, from the host code: the function handle of the kernel's
+    name, then mgpuLaunchKernel(handle, gx, gy, gz, bx, by, bz, shmem, ..)."""
+    llvm = run([ridgec, model, "--target=" + target, "--emit=llvm", "-o",
+                "-"], "ridgec --emit=llvm")
+    handle = re.search(r"(%\w+) = call ptr @mgpuModuleGetFunction\(ptr %\w+, "
+                       r"ptr @\w*_" + re.escape(name) + r"_name\)", llvm)
+    launch = handle and re.search(
+        r"call void @mgpuLaunchKernel\(ptr " + re.escape(handle.group(1)) +
+        r", i64 (\d+), i64 (\d+), i64 (\d+), i64 (\d+), i64 (\d+), "
+        r"i64 (\d+), i32 (\d+)", llvm)
+    if not launch:
+        raise Failure("cannot find the launch of %s in Ridgeline's host code"
+                      % name)
+    return [int(x) for x in launch.groups()]
+
+
 def ridgeline_kernel(ridgec, model, target, work):
     """Ridgeline's matmul kernel for `target`: PTX path, name, launch."""
     ptx_path = os.path.join(work, "ridgeline.%s.ptx" % target)
@@ -137,20 +155,7 @@ def ridgeline_kernel(ridgec, model, target, work):
     if len(params) != 3 or any(t != "u64" for t, _ in params):
         raise Failure("%s takes %s; expected three pointers (A, B, C)"
                       % (name, params))
-    # The launch, from the host code: the function handle of the kernel's
-    # name, then mgpuLaunchKernel(handle, gx, gy, gz, bx, by, bz, shmem, ..).
-    llvm = run([ridgec, model, "--target=" + target, "--emit=llvm", "-o",
-                "-"], "ridgec --emit=llvm")
-    handle = re.search(r"(%\w+) = call ptr @mgpuModuleGetFunction\(ptr %\w+, "
-                       r"ptr @\w*_" + re.escape(name) + r"_name\)", llvm)
-    launch = handle and re.search(
-        r"call void @mgpuLaunchKernel\(ptr " + re.escape(handle.group(1)) +
-        r", i64 (\d+), i64 (\d+), i64 (\d+), i64 (\d+), i64 (\d+), "
-        r"i64 (\d+), i32 (\d+)", llvm)
-    if not launch:
-        raise Failure("cannot find the launch of %s in Ridgeline's host code"
-                      % name)
-    v = [int(x) for x in launch.groups()]
+    v = kernel_launch(ridgec, model, target, name)
     return {"ptx": ptx_path, "name": name, "grid": v[0:3], "block": v[3:6],
             "shared": v[6], "scalars": [], "extra_pointers": 0,
             "output": "bf16 -> f32"}
@@ -312,9 +317,8 @@ def rows(c, kernel, result, flops):
     ]
 
 
-def print_table(chip, m, n, k, ridge_rows, triton_rows, version):
-    print("== %s: %dx%dx%d bf16 GEMM, f32 accumulation, on ridge-emu "
-          "(Triton %s)" % (chip, m, n, k, version))
+def print_columns(ridge_rows, triton_rows):
+    """The (metric, value) rows of both kernels side by side."""
     width = max(len(r[0]) for r in ridge_rows)
     cols = [max(len("Ridgeline"), *(len(str(r[1])) for r in ridge_rows)),
             max(len("Triton"), *(len(str(r[1])) for r in triton_rows))]
@@ -322,6 +326,12 @@ def print_table(chip, m, n, k, ridge_rows, triton_rows, version):
     print(line % (width, "metric", cols[0], "Ridgeline", cols[1], "Triton"))
     for (name, rv), (_, tv) in zip(ridge_rows, triton_rows):
         print(line % (width, name, cols[0], rv, cols[1], tv))
+
+
+def print_table(chip, m, n, k, ridge_rows, triton_rows, version):
+    print("== %s: %dx%dx%d bf16 GEMM, f32 accumulation, on ridge-emu "
+          "(Triton %s)" % (chip, m, n, k, version))
+    print_columns(ridge_rows, triton_rows)
     print("(bf16 -> f32: the model's MatMul is bf16, then Cast to f32. Shared "
           "requests and bank\n conflicts count ld/st.shared, ldmatrix and "
           "cp.async's shared writes; the emulator does\n not count wgmma's "
@@ -359,6 +369,14 @@ def main():
                         "and counters here (default: a temporary folder)")
     args = parser.parse_args()
 
+    return run_comparison(parser, args, compare, "triton-sbs-",
+                          "triton_side_by_side")
+
+
+def run_comparison(parser, args, compare, prefix, tool):
+    """Checks the chips, the prerequisites and the Ridgeline binaries, then
+    runs compare(args, chips, ridgec, emu, work) in --work-dir or a
+    temporary folder; a Failure becomes its message and exit status."""
     chips = [c.strip() for c in args.chips.split(",") if c.strip()]
     for chip in chips:
         if chip not in CHIPS:
@@ -368,19 +386,19 @@ def main():
         import_prerequisites()
         ridgec = os.path.join(args.bin_dir, "ridgec")
         emu = os.path.join(args.bin_dir, "ridge-emu")
-        for tool in (ridgec, emu):
-            if not os.access(tool, os.X_OK):
+        for tool_path in (ridgec, emu):
+            if not os.access(tool_path, os.X_OK):
                 raise Failure("%s is missing: build Ridgeline (scripts/"
-                              "build.sh) or pass --bin-dir" % tool, 2)
+                              "build.sh) or pass --bin-dir" % tool_path, 2)
         if not os.path.exists(args.model):
             raise Failure("no model %s" % args.model, 2)
         if args.work_dir:
             os.makedirs(args.work_dir, exist_ok=True)
             return compare(args, chips, ridgec, emu, args.work_dir)
-        with tempfile.TemporaryDirectory(prefix="triton-sbs-") as work:
+        with tempfile.TemporaryDirectory(prefix=prefix) as work:
             return compare(args, chips, ridgec, emu, work)
     except Failure as e:
-        print("triton_side_by_side: error: %s" % e, file=sys.stderr)
+        print("%s: error: %s" % (tool, e), file=sys.stderr)
         return e.status
 
 
