@@ -12,10 +12,12 @@ bf16) on the same shape in the same run with CUDA events. It prints TFLOP/s,
 the fraction of SDPA and the fraction of the measured peak (the best SDPA
 figure of the run).
 
-Ridgeline's attention is f32 today (the online form computes in f32; bf16
-attention keeps ONNX's roundings in the reference lowering), so its rows
-time f32 inputs against SDPA's bf16: the table says so. FLOPs: 4 * B * H *
-L^2 * D, halved for causal attention.
+Ridgeline's graph inputs are f32; its attention kernel rounds Q, K, V and
+the probabilities to bf16 as it stages them and multiplies on tensor cores
+(mma.sync, f32 accumulators; the precision policy's default on GPU
+targets), so its rows read f32 inputs and write an f32 output where SDPA
+reads and writes bf16: the table says so. FLOPs: 4 * B * H * L^2 * D,
+halved for causal attention.
 
 Decode rows (one query, a long cache, no mask) report the bandwidth of
 reading K and V against the measured copy bandwidth (torch's clone of a
@@ -186,7 +188,8 @@ def main():
 
     peak = max([tflops(t, q, k, d, c) for _, q, k, d, c, _, _, t, _ in rows
                 if t and q > 1] or [0])
-    print("attention on %s (%s), B*H = %d: Ridgeline (f32) vs SDPA (flash, "
+    print("attention on %s (%s), B*H = %d: Ridgeline (bf16 products, f32 "
+          "I/O) vs SDPA (flash, "
           "bf16), median of %d runs" % (args.target, args.device, args.heads,
                                          args.repeat))
     if peak:

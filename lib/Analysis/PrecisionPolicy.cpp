@@ -17,11 +17,16 @@ using namespace mlir;
 using namespace mlir::ridge;
 
 bool mlir::ridge::isPrecisionCandidate(Operation *op) {
+  if (auto attention = dyn_cast<AttentionOp>(op))
+    return attention.isOnlineSoftmaxForm();
   return isa<MatMulOp, GemmOp, ConvOp>(op);
 }
 
-/// The multiplied operands of a candidate (not Gemm's or Conv's bias).
-static SmallVector<Value, 2> getMultipliedOperands(Operation *op) {
+/// The multiplied operands of a candidate (not Gemm's or Conv's bias; an
+/// attention's Q, K and V).
+static SmallVector<Value, 3> getMultipliedOperands(Operation *op) {
+  if (auto attention = dyn_cast<AttentionOp>(op))
+    return {attention.getQuery(), attention.getKey(), attention.getValue()};
   if (auto matmul = dyn_cast<MatMulOp>(op))
     return {matmul.getLhs(), matmul.getRhs()};
   if (auto gemm = dyn_cast<GemmOp>(op))
@@ -32,7 +37,7 @@ static SmallVector<Value, 2> getMultipliedOperands(Operation *op) {
 
 std::optional<ContractionShape>
 mlir::ridge::getContractionShape(Operation *op) {
-  SmallVector<Value, 2> operands = getMultipliedOperands(op);
+  SmallVector<Value, 3> operands = getMultipliedOperands(op);
   auto lhs = dyn_cast<RankedTensorType>(operands[0].getType());
   auto rhs = dyn_cast<RankedTensorType>(operands[1].getType());
   auto result = dyn_cast<RankedTensorType>(op->getResult(0).getType());
@@ -40,6 +45,14 @@ mlir::ridge::getContractionShape(Operation *op) {
       !rhs.hasStaticShape() || !result.hasStaticShape())
     return std::nullopt;
   ContractionShape shape;
+  if (isa<AttentionOp>(op)) {
+    // Its first product, Q K^T per head: Sq x Skv outputs of d terms (the
+    // second, P V, has the same count of multiplies when dv = d).
+    shape.m = lhs.getDimSize(2);
+    shape.n = rhs.getDimSize(2);
+    shape.k = lhs.getDimSize(3);
+    return shape;
+  }
   if (isa<MatMulOp>(op)) {
     // numpy: a vector operand is a 1 x K row or a K x 1 column.
     int64_t lhsRank = lhs.getRank(), rhsRank = rhs.getRank();

@@ -96,10 +96,11 @@ ComputeFormat mlir::ridge::getComputeFormat(Operation *op) {
     name = element ? getFormatName(element) : "fp32";
     precision = parsePrecision(name);
   }
-  // The tensor-core code generator implements MatMul, Gemm and Conv (as
-  // implicit GEMM; docs/tensor-cores.md); the other contractions (transposed
-  // convolutions, attention, Einsum) run on SIMT in any format.
-  bool hasTensorCoreKernel = isa<MatMulOp, GemmOp, ConvOp>(op);
+  // The tensor-core code generator implements MatMul, Gemm, Conv (as
+  // implicit GEMM; docs/tensor-cores.md) and the online attention
+  // (docs/attention.md); the other contractions (transposed convolutions,
+  // Einsum) run on SIMT in any format.
+  bool hasTensorCoreKernel = isa<MatMulOp, GemmOp, ConvOp, AttentionOp>(op);
   if (!hasTensorCoreKernel || !precision || *precision == Precision::FP32)
     return {name, std::nullopt};
   return {name, precision};

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ridgeline/Codegen/KernelConfig.h"
+#include "ridgeline/Codegen/FlashAttention.h"
 #include "ridgeline/Codegen/MmaContraction.h"
 #include "ridgeline/Dialect/Ridge/IR/Ridge.h"
 
@@ -50,6 +51,12 @@ DictionaryAttr KernelConfig::toAttr(MLIRContext *context) const {
   }
   if (gemv)
     fields.push_back(b.getNamedAttr("gemv", b.getBoolAttr(true)));
+  if (usesFlashAttention()) {
+    fields.push_back(b.getNamedAttr("attention_tile",
+                                    b.getDenseI64ArrayAttr(attentionTile)));
+    fields.push_back(b.getNamedAttr("attention_stages",
+                                    b.getI64IntegerAttr(attentionStages)));
+  }
   return b.getDictionaryAttr(fields);
 }
 
@@ -141,6 +148,25 @@ FailureOr<KernelConfig> KernelConfig::fromAttr(DictionaryAttr attr,
       return failure();
     }
     config.gemv = flag.getValue();
+  }
+  // The attention kernel's tile: 16 query rows a warp, keys in whole k16
+  // steps of the second product.
+  if (attr.get("attention_tile") || attr.get("attention_stages")) {
+    auto tile = attr.getAs<DenseI64ArrayAttr>("attention_tile");
+    if (!tile || tile.size() != 2 || tile[0] != 16 * (tile[0] / 16) ||
+        tile[0] < 16 || tile[0] > 128 || tile[1] != kAttentionKeyTile ||
+        !config.mmaTile.empty() || config.gemv) {
+      error = ("'" + kKernelConfigAttr +
+               "' needs 'attention_tile' as {query rows, keys}: rows a "
+               "multiple of 16 up to 128, keys " +
+               Twine(kAttentionKeyTile) + ", and not with 'mma_tile' or 'gemv'")
+                  .str();
+      return failure();
+    }
+    if (failed(integer("attention_stages", config.attentionStages, 1, 2)))
+      return failure();
+    config.attentionTile.assign(tile.asArrayRef().begin(),
+                                tile.asArrayRef().end());
   }
   // Tile sizes are optional: a kernel without them is not tiled.
   if (!attr.get("tile_sizes"))
@@ -320,6 +346,15 @@ static int64_t countTiles(TilingInterface sink, ArrayRef<int64_t> tileSizes) {
 /// Parallel iterations of the biggest linalg op of a kernel that is not
 /// tiled (one op, or ops whose slices do not follow from a tile).
 /// Iterations of the kernel's top-level scf.forall loops (static extents).
+DictionaryAttr mlir::ridge::getOnlineAttentionAttr(func::FuncOp kernel) {
+  if (auto attr = kernel->getAttrOfType<DictionaryAttr>(kOnlineAttentionAttr))
+    return attr;
+  for (auto forall : kernel.front().getOps<scf::ForallOp>())
+    if (auto attr = forall->getAttrOfType<DictionaryAttr>(kOnlineAttentionAttr))
+      return attr;
+  return nullptr;
+}
+
 static int64_t countForallIterations(func::FuncOp kernel) {
   int64_t rows = 0;
   for (auto forall : kernel.front().getOps<scf::ForallOp>()) {
@@ -452,6 +487,23 @@ KernelConfig mlir::ridge::selectKernelConfig(func::FuncOp kernel,
   // blocks of 256 on 2 of the 108 SMs.
   if (auto kind = kernel->getAttrOfType<StringAttr>(kKernelAttr);
       kind && kind.getValue() == "attention") {
+    // The tensor-core kernel where it computes the attention: 4 warps of 16
+    // query rows, keys in tiles of kAttentionKeyTile, the next tile's loads
+    // in flight during the current one's products when two stages of K and
+    // V fit in 48 KiB of static shared memory.
+    std::string reason;
+    FailureOr<FlashAttention> flash =
+        readFlashAttention(getOnlineAttentionAttr(kernel), reason);
+    if (target.isGpu() && succeeded(flash)) {
+      int64_t stageBytes =
+          kAttentionKeyTile * (flash->dim + flash->valueDim) * 2;
+      config.attentionTile = {64, kAttentionKeyTile};
+      config.attentionStages = 2 * stageBytes <= 48 * 1024 ? 2 : 1;
+      config.warpsPerBlock = 4;
+      config.blockSize = 4 * kWarpSize;
+      config.vectorWidth = 1;
+      return config;
+    }
     int64_t rows = countForallIterations(kernel);
     int64_t warps = selectWarpsPerBlock(llvm::divideCeil(rows, kWarpSize),
                                         target.gpu.smCount, kMaxWarpsPerBlock);

@@ -30,6 +30,8 @@
 #include "ridgeline/Codegen/MmaContraction.h"
 #include "ridgeline/Codegen/Passes.h"
 
+#include "MmaFragments.h"
+
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Affine/Utils.h"
@@ -58,9 +60,7 @@ using namespace mlir::ridge;
 
 namespace {
 
-/// Elements of a 16-byte chunk of a 16-bit type: the unit of staging and of
-/// the shared-memory swizzle.
-constexpr int64_t kChunk = 8;
+using mma::kChunk;
 /// 16-byte chunks of a wgmma operand row: 64 bytes, the 64-byte swizzle.
 constexpr int64_t kSlabChunks = 4;
 
@@ -226,8 +226,6 @@ private:
   SmallVector<Value> loadBlock(const StagedOperand &staged, Value stageOffset,
                                Value rowOffset, int64_t kStep,
                                bool rowHalfMinor);
-  SmallVector<Value> loadMatrix(const StagedOperand &staged, Value offset,
-                                bool transpose);
 
   /// The element `op` (an elementwise generic) computes at its loop indices
   /// `at`: its body cloned, its inputs not in `mapping` loaded through their
@@ -279,18 +277,7 @@ Value MmaKernelBuilder::swizzledOffset(const StagedOperand &staged, Value row,
                    mul(row, kSlabChunks * kChunk)),
                mul(physical, kChunk));
   }
-  int64_t chunks = staged.chunksPerRow();
-  Value pattern;
-  if (chunks >= 8)
-    pattern = rem(row, 8);
-  else if (chunks == 4)
-    pattern = rem(div(row, 2), 4);
-  else if (chunks == 2)
-    pattern = rem(div(row, 4), 2);
-  Value physical =
-      pattern ? arith::XOrIOp::create(b, loc, chunk, pattern).getResult()
-              : chunk;
-  return add(mul(row, staged.innerLen), mul(physical, kChunk));
+  return mma::getSwizzledOffset(b, loc, row, chunk, staged.innerLen);
 }
 
 std::pair<Value, Value>
@@ -574,54 +561,14 @@ void MmaKernelBuilder::storeTile(const StagedOperand &staged,
   }
 }
 
-SmallVector<Value> MmaKernelBuilder::loadMatrix(const StagedOperand &staged,
-                                                Value offset, bool transpose) {
-  Type mmaType = staged.operand->mmaType;
-  auto resultType = VectorType::get({4, 2}, mmaType);
-  Value matrix = nvgpu::LdMatrixOp::create(
-      b, loc, resultType, staged.smem, ValueRange{offset},
-      b.getBoolAttr(transpose), b.getI32IntegerAttr(4));
-  // NVVM's mma.sync takes f16 fragments as vector<2xf16> registers and bf16
-  // ones as the i32 that holds the pair.
-  SmallVector<Value> registers;
-  auto wordType = VectorType::get({1}, b.getI32Type());
-  for (int64_t i = 0; i < 4; ++i) {
-    Value pair = vector::ExtractOp::create(b, loc, matrix, i);
-    if (mmaType.isF16()) {
-      registers.push_back(pair);
-      continue;
-    }
-    Value word = vector::BitCastOp::create(b, loc, wordType, pair);
-    registers.push_back(vector::ExtractOp::create(b, loc, word, 0));
-  }
-  return registers;
-}
-
 SmallVector<Value> MmaKernelBuilder::loadBlock(const StagedOperand &staged,
                                                Value stageOffset,
                                                Value rowOffset, int64_t kStep,
                                                bool rowHalfMinor) {
-  // ldmatrix x4: lanes 8i..8i+7 give the row addresses of matrix i, the
-  // (row half, k half) 8 x 8 block of the 16 x 16 block starting at row
-  // `rowOffset`, k step `kStep`. A's registers a0..a3 take the row half as
-  // the minor index (i % 2); B's b0, b1 of two 8-wide fragments the k half.
-  Value quarter = div(lane, 8), rowInMatrix = rem(lane, 8);
-  Value rowHalf = rowHalfMinor ? rem(quarter, 2) : div(quarter, 2);
-  Value kHalf = rowHalfMinor ? div(quarter, 2) : rem(quarter, 2);
-  bool kContiguous = staged.operand->kContiguous;
-  Value row, chunk;
-  if (kContiguous) {
-    // Stored (m|n) x k: rows m|n, chunks along k.
-    row = add(add(rowOffset, mul(rowHalf, 8)), rowInMatrix);
-    chunk = add(kHalf, kStep * 2);
-  } else {
-    // Stored k x (m|n): rows k, chunks along m|n; the transposing ldmatrix.
-    row = add(add(mul(kHalf, 8), rowInMatrix), kStep * 16);
-    chunk = add(div(rowOffset, 8), rowHalf);
-  }
-  return loadMatrix(staged,
-                    add(stageOffset, swizzledOffset(staged, row, chunk)),
-                    /*transpose=*/!kContiguous);
+  mma::FragmentBlock block{staged.smem, stageOffset, staged.operand->mmaType,
+                           staged.innerLen, staged.operand->kContiguous};
+  return mma::loadFragmentBlock(b, loc, block, lane, rowOffset, kStep,
+                                rowHalfMinor);
 }
 
 Value MmaKernelBuilder::cloneElement(linalg::GenericOp op, ArrayRef<Value> at,
@@ -803,14 +750,8 @@ void MmaKernelBuilder::multiplyStageWgmma(Value stage,
 void MmaKernelBuilder::multiplyStage(Value stage, SmallVectorImpl<Value> &acc) {
   if (wgmma)
     return multiplyStageWgmma(stage, acc);
-  MLIRContext *context = b.getContext();
-  Type f32 = b.getF32Type();
   Value lhsStage = mul(stage, lhs.stageElements());
   Value rhsStage = mul(stage, rhs.stageElements());
-  auto mmaType = product->lhs.mmaType.isBF16() ? NVVM::MMATypes::bf16
-                                               : NVVM::MMATypes::f16;
-  auto resultType =
-      LLVM::LLVMStructType::getLiteral(context, SmallVector<Type>(4, f32));
   for (int64_t kStep = 0; kStep < tileK / 16; ++kStep) {
     SmallVector<SmallVector<Value>> aFrags, bFrags;
     for (int64_t fragM = 0; fragM < fragsM; ++fragM)
@@ -828,14 +769,9 @@ void MmaKernelBuilder::multiplyStage(Value stage, SmallVectorImpl<Value> &acc) {
       for (int64_t fragN = 0; fragN < fragsN; ++fragN) {
         int64_t base = (fragM * fragsN + fragN) * 4;
         SmallVector<Value> c(ArrayRef<Value>(acc).slice(base, 4));
-        auto op = NVVM::MmaOp::create(
-            b, loc, resultType, aFrags[fragM], bFrags[fragN], c,
-            ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
-            std::array<NVVM::MMATypes, 2>{mmaType, mmaType},
-            std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                           NVVM::MMALayout::col});
-        for (int64_t i = 0; i < 4; ++i)
-          acc[base + i] = LLVM::ExtractValueOp::create(b, loc, op, i);
+        SmallVector<Value> d = mma::createMma16816(
+            b, loc, aFrags[fragM], bFrags[fragN], c, product->lhs.mmaType);
+        llvm::copy(d, acc.begin() + base);
       }
     }
   }

@@ -9,6 +9,7 @@
 #include "ridgeline/Analysis/Target.h"
 #include "ridgeline/Codegen/KernelConfig.h"
 #include "ridgeline/Codegen/Passes.h"
+#include "ridgeline/Dialect/Ridge/IR/Ridge.h"
 
 #include "llvm/Support/Debug.h"
 
@@ -51,6 +52,11 @@ struct SelectKernelConfigPass
     }
     if (!config.tileSizes.empty())
       ++numTiledKernels;
+    // The attention kernel is built on buffers, where the scf.forall that
+    // carries its description is gone: the function keeps it.
+    if (config.usesFlashAttention())
+      if (DictionaryAttr attention = getOnlineAttentionAttr(kernel))
+        kernel->setAttr(kOnlineAttentionAttr, attention);
     DictionaryAttr attr = config.toAttr(&getContext());
     kernel->setAttr(kKernelConfigAttr, attr);
     LLVM_DEBUG(llvm::dbgs() << kernel.getName() << ": " << attr << "\n");

@@ -256,10 +256,12 @@ void mlir::ridge::buildGpuLoweringPipeline(OpPassManager &pm,
                                            const GpuPipelineOptions &options) {
   // 1. Bufferization; every parallel iteration gets its own buffers.
   addBufferizationPasses(pm, /*sequentialLoops=*/false);
-  // 2. Tensor-core kernels (an `mma_tile` in their config) become their
-  //    gpu.launch; the other kernels' ops become parallel loops, keeping each
-  //    kernel's config; loops over empty buffers fold away first.
+  // 2. Tensor-core kernels (an `mma_tile` or `attention_tile` in their
+  //    config) become their gpu.launch; the other kernels' ops become parallel
+  //    loops, keeping each kernel's config; loops over empty buffers fold away
+  //    first.
   pm.addNestedPass<func::FuncOp>(createLowerMmaContractionsPass());
+  pm.addNestedPass<func::FuncOp>(createLowerFlashAttentionPass());
   pm.addNestedPass<func::FuncOp>(createKernelsToParallelLoopsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createRetypeEmptyBuffersPass());

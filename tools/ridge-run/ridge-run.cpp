@@ -29,6 +29,7 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
@@ -898,9 +899,16 @@ int main(int argc, char **argv) {
   if (compare && reducedPrecisionTolerance) {
     std::optional<RooflineModel> roofline = RooflineModel::create(
         resolvedTarget.gpu, resolvedTarget.precision, error);
+    // Asked of the graph the build optimizes: the exported attention chains
+    // matched (their MatMuls become one attention, rounded or not as a
+    // whole).
+    OwningOpRef<ModuleOp> optimized(cast<ModuleOp>((*module)->clone()));
+    PassManager graphPasses(&context);
+    buildGraphOptimizationPipeline(graphPasses, /*matchComposites=*/fusion);
     unsigned rounded =
-        roofline ? countRoundedContractions(*module, resolvedTarget, *roofline)
-                 : 0;
+        roofline && succeeded(graphPasses.run(*optimized))
+            ? countRoundedContractions(*optimized, resolvedTarget, *roofline)
+            : 0;
     if (rounded > 0)
       reducedTolerance = getReducedPrecisionTolerance(resolvedTarget.numerics);
     if (reducedTolerance > 0)

@@ -74,7 +74,10 @@ struct ContractionShape {
   int64_t m = 0, n = 0, k = 0;
 };
 
-/// Whether the policy decides for `op`: ridge.matmul, ridge.gemm, ridge.conv.
+/// Whether the policy decides for `op`: ridge.matmul, ridge.gemm, ridge.conv,
+/// and a ridge.attention computed online (AttentionOp::isOnlineSoftmaxForm),
+/// whose Q, K, V and probabilities are then rounded as its tensor-core
+/// kernel multiplies them (docs/attention.md).
 bool isPrecisionCandidate(Operation *op);
 
 /// The GEMM view of a candidate; nullopt for a dynamic shape.

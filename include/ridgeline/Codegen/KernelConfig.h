@@ -57,8 +57,17 @@ struct KernelConfig {
   /// step, a classifier): one warp per output column, its lanes splitting k
   /// in 16-byte loads, a shuffle reduction (ridge-lower-mma-contractions).
   bool gemv = false;
+  /// The tensor-core attention kernel (ridge-lower-flash-attention): query
+  /// rows and keys per tile, {64, 64}: four warps of 16 query rows each,
+  /// walking the keys in tiles staged in shared memory. Empty: an attention
+  /// runs its online loop on SIMT, one query row per thread.
+  SmallVector<int64_t> attentionTile;
+  /// Shared-memory stages of the key and value tiles: 2 (the next tile's
+  /// loads in flight during the current tile's products) or 1.
+  int64_t attentionStages = 0;
 
   bool usesTensorCores() const { return !mmaTile.empty(); }
+  bool usesFlashAttention() const { return !attentionTile.empty(); }
   /// Whether ridge-lower-mma-contractions builds the kernel.
   bool usesDedicatedKernel() const { return usesTensorCores() || gemv; }
 
@@ -76,6 +85,11 @@ FailureOr<std::optional<KernelConfig>> getKernelConfig(Operation *op);
 /// The op a kernel's loop nest is built around: the last tileable op whose
 /// result the kernel returns, when the kernel has more than one tileable op.
 TilingInterface getKernelSink(func::FuncOp kernel);
+
+/// The kOnlineAttentionAttr of an attention kernel: the function's (once
+/// ridge-select-kernel-config moved it there) or its scf.forall's; null
+/// when it has none.
+DictionaryAttr getOnlineAttentionAttr(func::FuncOp kernel);
 
 /// Whether `value` leaves the kernel function (directly or through a cast).
 bool isKernelResult(Value value);

@@ -373,6 +373,41 @@ def MapRowLoopsToWarpsPass : Pass<"ridge-map-row-loops-to-warps",
   ];
 }
 
+def LowerFlashAttentionPass : Pass<"ridge-lower-flash-attention",
+                                   "::mlir::func::FuncOp"> {
+  let summary = "Build tensor-core attention kernels (FlashAttention-2) "
+                "from their config";
+  let description = [{
+    An attention kernel whose `ridge.kernel_config` has an `attention_tile`
+    (chosen by ridge-select-kernel-config from the kernel's
+    `ridge.online_attention`) becomes one `gpu.launch` on buffers: a block
+    per 64 query rows of one head, each of its 4 warps owning 16 rows; the
+    query tile staged once into registers as `mma.sync` fragments; key and
+    value tiles of 64 rows staged (rounded to bf16/f16 on the way) through
+    XOR-swizzled shared memory, the next tile's loads in flight during the
+    current one's products; S = Q K^T and O += P V by
+    `mma.sync.m16n8k16` with f32 accumulators; the online softmax (running
+    maximum and sum per row, exp2 with the scale folded into log2(e),
+    causal and additive masks per tile) on the accumulators in registers,
+    the probabilities reused as the second product's A fragments. The
+    scores never leave registers. The rounding and the key tile are those
+    of the online form on the CPU, the oracle.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::nvgpu::NVGPUDialect",
+                           "::mlir::NVVM::NVVMDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::memref::MemRefDialect"];
+  let statistics = [
+    Statistic<"numAttentionKernels", "num-attention-kernels",
+              "Attention kernels built on tensor cores">,
+  ];
+}
+
 def LowerMmaContractionsPass : Pass<"ridge-lower-mma-contractions",
                                     "::mlir::func::FuncOp"> {
   let summary = "Build tensor-core GEMM kernels (mma.sync) from their config";

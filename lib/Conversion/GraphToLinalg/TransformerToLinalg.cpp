@@ -12,6 +12,7 @@
 #include "GraphToLinalgCommon.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -80,6 +81,178 @@ AffineMap selectDims(MLIRContext *ctx, unsigned numDims,
 /// in registers (head dims up to 64 + 64; a GPU thread has 255).
 constexpr int64_t kMaxRegisterRow = 160;
 
+/// The strides of a row-major [`shape`] tensor reshaped to `newShape`
+/// without copying (numpy's no-copy reshape): each group of old dimensions
+/// that becomes a group of new ones must be contiguous within itself.
+/// Dimensions of size 1 take stride 0. Nullopt when a copy is needed.
+std::optional<SmallVector<int64_t>> reshapeStrides(ArrayRef<int64_t> shape,
+                                                   ArrayRef<int64_t> strides,
+                                                   ArrayRef<int64_t> newShape) {
+  SmallVector<int64_t> oldDims, oldStrides, newDims;
+  for (auto [size, stride] : llvm::zip(shape, strides)) {
+    if (size != 1) {
+      oldDims.push_back(size);
+      oldStrides.push_back(stride);
+    }
+  }
+  for (int64_t size : newShape)
+    if (size != 1)
+      newDims.push_back(size);
+  SmallVector<int64_t> newStrides(newDims.size(), 0);
+  size_t oi = 0, ni = 0;
+  while (oi < oldDims.size() && ni < newDims.size()) {
+    size_t oj = oi + 1, nj = ni + 1;
+    int64_t oldProduct = oldDims[oi], newProduct = newDims[ni];
+    while (oldProduct != newProduct) {
+      if (newProduct < oldProduct) {
+        if (nj == newDims.size())
+          return std::nullopt;
+        newProduct *= newDims[nj++];
+      } else {
+        if (oj == oldDims.size())
+          return std::nullopt;
+        oldProduct *= oldDims[oj++];
+      }
+    }
+    for (size_t k = oi; k + 1 < oj; ++k)
+      if (oldStrides[k] != oldDims[k + 1] * oldStrides[k + 1])
+        return std::nullopt;
+    newStrides[nj - 1] = oldStrides[oj - 1];
+    for (size_t k = nj - 1; k > ni; --k)
+      newStrides[k - 1] = newStrides[k] * newDims[k];
+    oi = oj;
+    ni = nj;
+  }
+  if (oi != oldDims.size() || ni != newDims.size())
+    return std::nullopt;
+  SmallVector<int64_t> result;
+  size_t next = 0;
+  for (int64_t size : newShape)
+    result.push_back(size == 1 ? 0 : newStrides[next++]);
+  return result;
+}
+
+/// `value` as a strided view of an argument of its function, through the
+/// reshapes, transposes and slices between them (the head split the fusion
+/// plan puts in an attention kernel): {argument, offset, strides...} in
+/// elements. Nullopt when an op computes or copies (RoPE, a concat).
+std::optional<SmallVector<int64_t>> traceStridedView(Value value) {
+  SmallVector<Operation *> chain;
+  while (Operation *def = value.getDefiningOp()) {
+    if (!isa<ReshapeOp, TransposeOp, SliceOp>(def))
+      return std::nullopt;
+    chain.push_back(def);
+    value = def->getOperand(0);
+  }
+  auto arg = dyn_cast<BlockArgument>(value);
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!arg || !type || !type.hasStaticShape() ||
+      !isa_and_present<func::FuncOp>(arg.getOwner()->getParentOp()))
+    return std::nullopt;
+  SmallVector<int64_t> shape(type.getShape());
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape[d + 1];
+  int64_t offset = 0;
+  for (Operation *op : llvm::reverse(chain)) {
+    if (auto transpose = dyn_cast<TransposeOp>(op)) {
+      SmallVector<int64_t> newShape, newStrides;
+      for (int64_t p : transpose.getPerm()) {
+        newShape.push_back(shape[p]);
+        newStrides.push_back(strides[p]);
+      }
+      shape = newShape;
+      strides = newStrides;
+    } else if (auto slice = dyn_cast<SliceOp>(op)) {
+      for (auto [d, start, step] :
+           llvm::enumerate(slice.getStarts(), slice.getSteps())) {
+        if (start < 0 || step <= 0)
+          return std::nullopt;
+        offset += start * strides[d];
+        strides[d] *= step;
+      }
+      shape.assign(slice.getSizes().begin(), slice.getSizes().end());
+    } else {
+      auto newShape =
+          cast<RankedTensorType>(op->getResult(0).getType()).getShape();
+      std::optional<SmallVector<int64_t>> newStrides =
+          reshapeStrides(shape, strides, newShape);
+      if (!newStrides)
+        return std::nullopt;
+      shape.assign(newShape.begin(), newShape.end());
+      strides = *newStrides;
+    }
+  }
+  SmallVector<int64_t> view{arg.getArgNumber(), offset};
+  llvm::append_range(view, strides);
+  return view;
+}
+
+/// The kOnlineAttentionAttr of `op`: its shape {B, H, Hkv, Sq, Skv, d, dv},
+/// options, the format its products round to, and the strided views of Q,
+/// K, V and an f32 mask (broadcast to 4-D: stride 0 along broadcast
+/// dimensions) where they are views of kernel arguments.
+DictionaryAttr getOnlineAttentionAttr(AttentionOp op, Type roundTo) {
+  MLIRContext *ctx = op.getContext();
+  Builder b(ctx);
+  auto qType = op.getQuery().getType(), kType = op.getKey().getType(),
+       vType = op.getValue().getType();
+  SmallVector<NamedAttribute> fields;
+  auto add = [&](StringRef name, Attribute value) {
+    fields.push_back(b.getNamedAttr(name, value));
+  };
+  add("shape", b.getDenseI64ArrayAttr({qType.getDimSize(0), qType.getDimSize(1),
+                                       kType.getDimSize(1), qType.getDimSize(2),
+                                       kType.getDimSize(2), qType.getDimSize(3),
+                                       vType.getDimSize(3)}));
+  add("scale", b.getF64FloatAttr(op.getScale().convertToDouble()));
+  add("causal", b.getBoolAttr(op.getIsCausal()));
+  add("query_offset", b.getI64IntegerAttr(op.getQueryOffset()));
+  // What the tensor-core kernel does not implement (yet): an option, or an
+  // operand ("q", "k", "v", "mask") that is not a strided view of a kernel
+  // argument (RoPE computes Q and K; a mask may be computed or boolean).
+  // The policy keeps such an attention on the SIMT loop.
+  SmallVector<StringRef> unsupported;
+  if (op.getSoftcap().convertToDouble() > 0)
+    unsupported.push_back("softcap");
+  if (static_cast<int64_t>(op.getLeftWindow()) >= 0 ||
+      static_cast<int64_t>(op.getRightWindow()) >= 0)
+    unsupported.push_back("sliding window");
+  if (op.getNonpadKvSeqlen())
+    unsupported.push_back("nonpad_kv_seqlen");
+  if (roundTo)
+    add("round_to", TypeAttr::get(roundTo));
+  for (auto [name, operand] : {std::pair<StringRef, Value>{"q", op.getQuery()},
+                               {"k", op.getKey()},
+                               {"v", op.getValue()}}) {
+    if (std::optional<SmallVector<int64_t>> view = traceStridedView(operand))
+      add(name, b.getDenseI64ArrayAttr(*view));
+    else
+      unsupported.push_back(name);
+  }
+  if (Value mask = op.getMask()) {
+    auto maskType = cast<RankedTensorType>(mask.getType());
+    std::optional<SmallVector<int64_t>> view = traceStridedView(mask);
+    if (!maskType.getElementType().isF32() || !view) {
+      unsupported.push_back("mask");
+    } else {
+      // numpy broadcast onto (b, h, i, j): leading and size-1 dimensions
+      // read stride 0.
+      SmallVector<int64_t> full{(*view)[0], (*view)[1]};
+      int64_t skip = 4 - maskType.getRank();
+      for (int64_t d = 0; d < 4; ++d) {
+        int64_t md = d - skip;
+        full.push_back(
+            md < 0 || maskType.getDimSize(md) == 1 ? 0 : (*view)[2 + md]);
+      }
+      add("mask", b.getDenseI64ArrayAttr(full));
+    }
+  }
+  if (!unsupported.empty())
+    add("unsupported", b.getStrArrayAttr(unsupported));
+  return b.getDictionaryAttr(fields);
+}
+
 /// The online form (FlashAttention's algorithm, one query row per
 /// iteration): an `scf.forall` over (b, h, i) whose body keeps the query row,
 /// a running maximum m, a running sum l and an f32 accumulator row, and walks
@@ -106,6 +279,10 @@ struct OnlineAttentionLowering : OpConversionPattern<AttentionOp> {
                   ConversionPatternRewriter &rewriter) const override {
     if (!op.isOnlineSoftmaxForm())
       return rewriter.notifyMatchFailure(op, "not computable online");
+    FailureOr<Type> rounding = getOperandRoundingType(op);
+    if (failed(rounding))
+      return failure();
+    Type roundTo = *rounding;
     Location loc = op.getLoc();
     Value q = adaptor.getQuery(), k = adaptor.getKey(), v = adaptor.getValue();
     Value mask = adaptor.getMask(), lens = adaptor.getNonpadKvSeqlen();
@@ -134,6 +311,7 @@ struct OnlineAttentionLowering : OpConversionPattern<AttentionOp> {
                                rewriter.getIndexAttr(qLen)},
         ValueRange{createEmpty(rewriter, loc, resultType)},
         /*mapping=*/std::nullopt);
+    forall->setAttr(kOnlineAttentionAttr, getOnlineAttentionAttr(op, roundTo));
     OpBuilder::InsertionGuard guard(rewriter);
     rewriter.setInsertionPoint(forall.getBody()->getTerminator());
     OpBuilder &b = rewriter;
@@ -164,9 +342,14 @@ struct OnlineAttentionLowering : OpConversionPattern<AttentionOp> {
     // registers; longer rows are private buffers (local memory on a GPU).
     bool inRegisters = dim + vDim <= kMaxRegisterRow;
     double queryScale = softcap > 0 ? scale : scale * log2e;
+    // Rounded (the precision policy's format for Q, K, V and P): the query
+    // row is rounded as stored and the scale applied to each product, as
+    // the tensor-core kernel scales its f32 accumulators.
     auto readQuery = [&](Value d) -> Value {
       Value x =
           tensor::ExtractOp::create(b, loc, q, ValueRange{bIdx, hIdx, iIdx, d});
+      if (roundTo)
+        return roundThrough(b, loc, x, roundTo);
       return arith::MulFOp::create(b, loc, x,
                                    floatConst(b, loc, f32, queryScale));
     };
@@ -242,79 +425,176 @@ struct OnlineAttentionLowering : OpConversionPattern<AttentionOp> {
             return {tensor::InsertOp::create(b, loc, zeroF, args[0], d)};
           })[0]);
     auto readKey = [&](Value j, Value d) -> Value {
-      return tensor::ExtractOp::create(b, loc, k,
-                                       ValueRange{bIdx, kvHead, j, d});
+      return roundThrough(
+          b, loc,
+          tensor::ExtractOp::create(b, loc, k, ValueRange{bIdx, kvHead, j, d}),
+          roundTo);
     };
     auto readValue = [&](Value j, Value d) -> Value {
-      return tensor::ExtractOp::create(b, loc, v,
-                                       ValueRange{bIdx, kvHead, j, d});
+      return roundThrough(
+          b, loc,
+          tensor::ExtractOp::create(b, loc, v, ValueRange{bIdx, kvHead, j, d}),
+          roundTo);
     };
-    ValueRange state = forLoop(
-        lower, upper, inits,
-        [&](Value j, ValueRange args) -> SmallVector<Value> {
-          Value m = args[0], l = args[1];
-          Value t;
-          if (inRegisters) {
-            t = zeroF;
-            for (int64_t d = 0; d < dim; ++d)
-              t = math::FmaOp::create(b, loc, queryElements[d],
-                                      readKey(j, indexConst(b, loc, d)), t);
-          } else {
-            t = forLoop(zero, indexConst(b, loc, dim), zeroF,
-                        [&](Value d, ValueRange sum) -> SmallVector<Value> {
-                          Value x = tensor::ExtractOp::create(b, loc, queryRow,
-                                                              ValueRange{d});
-                          return {math::FmaOp::create(b, loc, x, readKey(j, d),
-                                                      sum[0])};
-                        })[0];
-          }
-          if (softcap > 0) {
-            Value cap = floatConst(b, loc, f32, softcap);
-            t = arith::MulFOp::create(
-                b, loc, floatConst(b, loc, f32, softcap * log2e),
-                math::TanhOp::create(b, loc,
-                                     arith::DivFOp::create(b, loc, t, cap)));
-          }
-          if (mask) {
-            Value bias =
-                tensor::ExtractOp::create(b, loc, mask, maskIndices(j));
-            if (maskIsBool)
-              t = arith::SelectOp::create(b, loc, bias, t, negInfValue);
-            else
-              t = math::FmaOp::create(b, loc, extendTo(b, loc, bias, f32),
-                                      floatConst(b, loc, f32, log2e), t);
-          }
-          Value next = arith::MaximumFOp::create(b, loc, m, t);
-          // Every score so far -inf: shift by 0, so that exp2 gives 0, not
-          // NaN.
-          Value allMasked = arith::CmpFOp::create(
-              b, loc, arith::CmpFPredicate::OEQ, next, negInfValue);
-          Value shift = arith::SelectOp::create(b, loc, allMasked, zeroF, next);
-          Value correction = math::Exp2Op::create(
-              b, loc, arith::SubFOp::create(b, loc, m, shift));
-          Value p = math::Exp2Op::create(
-              b, loc, arith::SubFOp::create(b, loc, t, shift));
-          Value sum = math::FmaOp::create(b, loc, l, correction, p);
-          auto update = [&](Value old, Value d) -> Value {
-            return math::FmaOp::create(
-                b, loc, p, readValue(j, d),
-                arith::MulFOp::create(b, loc, old, correction));
-          };
-          SmallVector<Value> results{next, sum};
-          if (inRegisters) {
-            for (int64_t d = 0; d < vDim; ++d)
-              results.push_back(update(args[2 + d], indexConst(b, loc, d)));
-          } else {
-            results.push_back(forLoop(
-                zero, indexConst(b, loc, vDim), args[2],
-                [&](Value d, ValueRange a) -> SmallVector<Value> {
-                  Value old = tensor::ExtractOp::create(b, loc, a[0], d);
-                  return {tensor::InsertOp::create(b, loc, update(old, d), a[0],
-                                                   d)};
-                })[0]);
-          }
-          return results;
+    // The score of key j, in log2 units: scale (and log2(e)) applied,
+    // softcap, mask.
+    auto score = [&](Value j) -> Value {
+      Value t;
+      if (inRegisters) {
+        t = zeroF;
+        for (int64_t d = 0; d < dim; ++d)
+          t = math::FmaOp::create(b, loc, queryElements[d],
+                                  readKey(j, indexConst(b, loc, d)), t);
+      } else {
+        t = forLoop(
+            zero, indexConst(b, loc, dim), zeroF,
+            [&](Value d, ValueRange sum) -> SmallVector<Value> {
+              Value x =
+                  tensor::ExtractOp::create(b, loc, queryRow, ValueRange{d});
+              return {math::FmaOp::create(b, loc, x, readKey(j, d), sum[0])};
+            })[0];
+      }
+      if (roundTo)
+        t = arith::MulFOp::create(b, loc, t,
+                                  floatConst(b, loc, f32, queryScale));
+      if (softcap > 0) {
+        Value cap = floatConst(b, loc, f32, softcap);
+        t = arith::MulFOp::create(
+            b, loc, floatConst(b, loc, f32, softcap * log2e),
+            math::TanhOp::create(b, loc,
+                                 arith::DivFOp::create(b, loc, t, cap)));
+      }
+      if (mask) {
+        Value bias = tensor::ExtractOp::create(b, loc, mask, maskIndices(j));
+        if (maskIsBool)
+          t = arith::SelectOp::create(b, loc, bias, t, negInfValue);
+        else
+          t = math::FmaOp::create(b, loc, extendTo(b, loc, bias, f32),
+                                  floatConst(b, loc, f32, log2e), t);
+      }
+      return t;
+    };
+    // The shift of a running maximum: 0 while every score so far is -inf,
+    // so that exp2 gives 0, not NaN.
+    auto shiftOf = [&](Value max) -> Value {
+      Value allMasked = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                              max, negInfValue);
+      return arith::SelectOp::create(b, loc, allMasked, zeroF, max);
+    };
+    // acc * correction + p * v_j, element by element.
+    auto accumulate = [&](ValueRange acc, Value correction, Value p,
+                          Value j) -> SmallVector<Value> {
+      auto update = [&](Value old, Value d) -> Value {
+        if (correction)
+          old = arith::MulFOp::create(b, loc, old, correction);
+        return math::FmaOp::create(b, loc, p, readValue(j, d), old);
+      };
+      if (inRegisters) {
+        SmallVector<Value> results;
+        for (int64_t d = 0; d < vDim; ++d)
+          results.push_back(update(acc[d], indexConst(b, loc, d)));
+        return results;
+      }
+      return forLoop(
+          zero, indexConst(b, loc, vDim), acc[0],
+          [&](Value d, ValueRange a) -> SmallVector<Value> {
+            Value old = tensor::ExtractOp::create(b, loc, a[0], d);
+            return {tensor::InsertOp::create(b, loc, update(old, d), a[0], d)};
+          });
+    };
+    // acc * correction, element by element.
+    auto rescale = [&](ValueRange acc, Value correction) -> SmallVector<Value> {
+      if (inRegisters)
+        return llvm::map_to_vector(acc, [&](Value x) -> Value {
+          return arith::MulFOp::create(b, loc, x, correction);
         });
+      return forLoop(zero, indexConst(b, loc, vDim), acc[0],
+                     [&](Value d, ValueRange a) -> SmallVector<Value> {
+                       Value x = tensor::ExtractOp::create(b, loc, a[0], d);
+                       x = arith::MulFOp::create(b, loc, x, correction);
+                       return {tensor::InsertOp::create(b, loc, x, a[0], d)};
+                     });
+    };
+
+    ValueRange state;
+    if (!roundTo) {
+      // One key at a time.
+      state =
+          forLoop(lower, upper, inits,
+                  [&](Value j, ValueRange args) -> SmallVector<Value> {
+                    Value m = args[0], l = args[1];
+                    Value t = score(j);
+                    Value next = arith::MaximumFOp::create(b, loc, m, t);
+                    Value shift = shiftOf(next);
+                    Value correction = math::Exp2Op::create(
+                        b, loc, arith::SubFOp::create(b, loc, m, shift));
+                    Value p = math::Exp2Op::create(
+                        b, loc, arith::SubFOp::create(b, loc, t, shift));
+                    SmallVector<Value> results{
+                        next, math::FmaOp::create(b, loc, l, correction, p)};
+                    llvm::append_range(results, accumulate(args.drop_front(2),
+                                                           correction, p, j));
+                    return results;
+                  });
+    } else {
+      // Rounded: tiles of kAttentionKeyTile keys from key 0, as the
+      // tensor-core kernel steps. The tile's scores first (its maximum),
+      // then the rescale, then each p = exp2(t - shift), summed in f32 and
+      // multiplied with V rounded.
+      Value tileSize = indexConst(b, loc, kAttentionKeyTile);
+      Value firstTile = arith::MulIOp::create(
+          b, loc, arith::DivUIOp::create(b, loc, lower, tileSize), tileSize);
+      auto tileType = RankedTensorType::get({kAttentionKeyTile}, f32);
+      state =
+          scf::ForOp::create(
+              b, loc, firstTile, upper, tileSize, inits,
+              [&](OpBuilder &, Location, Value j0, ValueRange args) {
+                Value begin = arith::MaxSIOp::create(b, loc, j0, lower);
+                Value end = arith::MinSIOp::create(
+                    b, loc, arith::AddIOp::create(b, loc, j0, tileSize), upper);
+                ValueRange scores = forLoop(
+                    begin, end,
+                    {tensor::EmptyOp::create(b, loc, tileType.getShape(), f32)
+                         .getResult(),
+                     negInfValue},
+                    [&](Value j, ValueRange a) -> SmallVector<Value> {
+                      Value t = score(j);
+                      Value slot = arith::SubIOp::create(b, loc, j, j0);
+                      return {tensor::InsertOp::create(b, loc, t, a[0], slot),
+                              arith::MaximumFOp::create(b, loc, a[1], t)};
+                    });
+                Value m = args[0];
+                Value next = arith::MaximumFOp::create(b, loc, m, scores[1]);
+                Value shift = shiftOf(next);
+                Value correction = math::Exp2Op::create(
+                    b, loc, arith::SubFOp::create(b, loc, m, shift));
+                SmallVector<Value> carried{
+                    arith::MulFOp::create(b, loc, args[1], correction)};
+                llvm::append_range(carried,
+                                   rescale(args.drop_front(2), correction));
+                ValueRange summed = forLoop(
+                    begin, end, carried,
+                    [&](Value j, ValueRange a) -> SmallVector<Value> {
+                      Value slot = arith::SubIOp::create(b, loc, j, j0);
+                      Value t = tensor::ExtractOp::create(b, loc, scores[0],
+                                                          ValueRange{slot});
+                      Value p = math::Exp2Op::create(
+                          b, loc, arith::SubFOp::create(b, loc, t, shift));
+                      SmallVector<Value> results{
+                          arith::AddFOp::create(b, loc, a[0], p)};
+                      llvm::append_range(
+                          results,
+                          accumulate(a.drop_front(),
+                                     /*correction=*/Value(),
+                                     roundThrough(b, loc, p, roundTo), j));
+                      return results;
+                    });
+                SmallVector<Value> results{next};
+                llvm::append_range(results, summed);
+                scf::YieldOp::create(b, loc, results);
+              })
+              .getResults();
+    }
 
     // acc / l; a row that saw no allowed key (l = 0) is 0.
     Value sum = state[1];

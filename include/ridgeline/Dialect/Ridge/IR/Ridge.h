@@ -43,6 +43,22 @@ inline constexpr llvm::StringLiteral kModelAbiAttr = "ridge.model_abi";
 /// lowering). Absent: the operands are multiplied in their own type.
 inline constexpr llvm::StringLiteral kPrecisionAttr = "ridge.precision";
 
+/// Keys per step of a rounded online attention (a ridge.attention with a
+/// kPrecisionAttr): the probabilities of a tile of this many keys are taken
+/// relative to the running maximum after the tile and rounded to the
+/// multiply format, as the tensor-core kernel's key tile computes them, so
+/// that the CPU build of the same attention rounds the same numbers.
+inline constexpr int64_t kAttentionKeyTile = 64;
+
+/// Attribute of the scf.forall of an online attention (set by the
+/// graph-to-linalg lowering, moved to the kernel function by
+/// ridge-select-kernel-config): the attention's shape and options and, when
+/// Q, K, V (and a float mask) are strided views of kernel arguments, each
+/// operand's argument, offset and strides; what the tensor-core attention
+/// kernel is built from (docs/attention.md).
+inline constexpr llvm::StringLiteral kOnlineAttentionAttr =
+    "ridge.online_attention";
+
 namespace detail {
 /// Bytes of every ranked-tensor operand and result, each counted once; -1 if
 /// any of them has a dynamic shape.

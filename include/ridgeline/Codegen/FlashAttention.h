@@ -1,0 +1,58 @@
+//===- FlashAttention.h - Attentions with a tensor-core kernel --*- C++ -*-===//
+//
+// What the tensor-core attention kernel (ridge-lower-flash-attention)
+// implements, read from an online attention's kOnlineAttentionAttr: the
+// shape, the options, the multiply format and the strided views of Q, K, V
+// (and an f32 additive mask) into the kernel's arguments. The same reader
+// serves the policy (ridge-select-kernel-config gives the kernel an
+// `attention_tile` only when it succeeds) and the mechanism, so the policy
+// never picks the kernel for an attention the builder cannot build.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RIDGELINE_CODEGEN_FLASHATTENTION_H
+#define RIDGELINE_CODEGEN_FLASHATTENTION_H
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+#include <optional>
+#include <string>
+
+namespace mlir::ridge {
+
+/// An operand read as a strided view of a kernel argument: element
+/// (b, h, row, col) at `offset + b * strides[0] + h * strides[1] +
+/// row * strides[2] + col * strides[3]` of argument `arg` (its elements in
+/// row-major order).
+struct StridedOperand {
+  unsigned arg = 0;
+  int64_t offset = 0;
+  SmallVector<int64_t, 4> strides;
+};
+
+struct FlashAttention {
+  int64_t batch = 0, heads = 0, kvHeads = 0, queryLen = 0, keyLen = 0, dim = 0,
+          valueDim = 0;
+  double scale = 1.0;
+  bool causal = false;
+  int64_t queryOffset = 0;
+  /// bf16 or f16: Q, K, V and the probabilities are rounded to it.
+  FloatType mmaType;
+  StridedOperand query, key, value;
+  /// An f32 bias added to the scores (broadcast: stride 0).
+  std::optional<StridedOperand> mask;
+};
+
+/// Reads `attr` (a kOnlineAttentionAttr); fails, with `reason`, when the
+/// tensor-core kernel does not compute that attention: no multiply format
+/// (fp32 requested), an option it lacks (softcap, sliding window, per-batch
+/// key lengths), an operand that is not a strided view of an argument with
+/// unit stride along its last dimension, or head dimensions that are not
+/// multiples of 16 up to 128.
+FailureOr<FlashAttention> readFlashAttention(DictionaryAttr attr,
+                                             std::string &reason);
+
+} // namespace mlir::ridge
+
+#endif // RIDGELINE_CODEGEN_FLASHATTENTION_H

@@ -1,0 +1,80 @@
+//===- FlashAttention.cpp - Attentions with a tensor-core kernel ----------===//
+
+#include "ridgeline/Codegen/FlashAttention.h"
+#include "ridgeline/Dialect/Ridge/IR/Ridge.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+using namespace mlir::ridge;
+
+FailureOr<FlashAttention> mlir::ridge::readFlashAttention(DictionaryAttr attr,
+                                                          std::string &reason) {
+  auto fail = [&](const Twine &why) {
+    reason = why.str();
+    return failure();
+  };
+  if (!attr)
+    return fail(Twine("no '") + kOnlineAttentionAttr + "'");
+  auto shape = attr.getAs<DenseI64ArrayAttr>("shape");
+  auto scale = attr.getAs<FloatAttr>("scale");
+  auto causal = attr.getAs<BoolAttr>("causal");
+  auto offset = attr.getAs<IntegerAttr>("query_offset");
+  if (!shape || shape.size() != 7 || !scale || !causal || !offset)
+    return fail(Twine("'") + kOnlineAttentionAttr +
+                "' needs 'shape' (7 extents), 'scale', 'causal' and "
+                "'query_offset'");
+  if (auto unsupported = attr.getAs<ArrayAttr>("unsupported")) {
+    SmallVector<StringRef> names;
+    for (Attribute name : unsupported)
+      if (auto text = dyn_cast<StringAttr>(name))
+        names.push_back(text.getValue());
+    return fail("the tensor-core kernel lacks: " + llvm::join(names, ", "));
+  }
+  FlashAttention attention;
+  attention.batch = shape[0];
+  attention.heads = shape[1];
+  attention.kvHeads = shape[2];
+  attention.queryLen = shape[3];
+  attention.keyLen = shape[4];
+  attention.dim = shape[5];
+  attention.valueDim = shape[6];
+  attention.scale = scale.getValueAsDouble();
+  attention.causal = causal.getValue();
+  attention.queryOffset = offset.getInt();
+  auto roundTo = attr.getAs<TypeAttr>("round_to");
+  auto mmaType = roundTo ? dyn_cast<FloatType>(roundTo.getValue()) : nullptr;
+  if (!mmaType || !(mmaType.isBF16() || mmaType.isF16()))
+    return fail("its products are not rounded to bf16 or f16 (fp32 "
+                "requested, or a format without a tensor-core kernel)");
+  attention.mmaType = mmaType;
+  for (int64_t extent : {attention.dim, attention.valueDim})
+    if (extent % 16 != 0 || extent < 16 || extent > 128)
+      return fail("head dimension " + Twine(extent) +
+                  " is not a multiple of 16 from 16 to 128");
+  if (attention.kvHeads <= 0 || attention.heads % attention.kvHeads != 0)
+    return fail("query heads are not a multiple of key heads");
+  auto read = [&](StringRef name, StridedOperand &operand,
+                  bool unitInner) -> LogicalResult {
+    auto view = attr.getAs<DenseI64ArrayAttr>(name);
+    if (!view || view.size() != 6 || view[0] < 0 || view[1] < 0)
+      return fail("'" + name + "' is not {argument, offset, 4 strides}");
+    if (unitInner && view[5] != 1)
+      return fail("'" + name + "' is not contiguous along its last dimension");
+    operand.arg = view[0];
+    operand.offset = view[1];
+    operand.strides.assign(view.asArrayRef().begin() + 2,
+                           view.asArrayRef().end());
+    return success();
+  };
+  if (failed(read("q", attention.query, true)) ||
+      failed(read("k", attention.key, true)) ||
+      failed(read("v", attention.value, true)))
+    return failure();
+  if (attr.get("mask")) {
+    attention.mask.emplace();
+    if (failed(read("mask", *attention.mask, false)))
+      return failure();
+  }
+  return attention;
+}

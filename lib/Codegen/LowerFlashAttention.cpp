@@ -1,0 +1,603 @@
+//===- LowerFlashAttention.cpp - Tensor-core attention kernels ------------===//
+//
+// The mechanism of the tensor-core attention: a kernel whose
+// `ridge.kernel_config` carries an `attention_tile` (decided by
+// ridge-select-kernel-config from the kernel's `ridge.online_attention`) is
+// rebuilt, on buffers, as one gpu.launch in the structure of
+// FlashAttention-2's forward kernel:
+//
+//   - one block per 64 query rows of one (batch, head); each of its 4 warps
+//     owns 16 rows, so every row's softmax state lives in one warp (in the
+//     4 lanes of a quad that hold its accumulators);
+//   - the query tile is staged once through shared memory into `mma.sync`
+//     A fragments held in registers for the whole key loop;
+//   - each step stages 64 keys and their values in XOR-swizzled shared
+//     memory, rounded to the multiply format on the way (the operands are
+//     f32 in memory); with two stages, the next tile's global loads are in
+//     flight while the warps work on the current one;
+//   - S = Q K^T by `mma.sync.m16n8k16` into f32 accumulators; the scale
+//     (times log2(e)), the additive mask and the causal and key-length
+//     limits apply to the accumulators; the running maximum and sum per
+//     row update with exp2, the accumulators of O are rescaled, and the
+//     probabilities, rounded, become the A fragments of O += P V (the
+//     accumulator layout of two m16n8 tiles is the A layout of one m16k16);
+//   - O / l is stored once, 8 bytes a lane.
+//
+// The scores exist only in registers. The CPU's online form rounds Q, K, V
+// and P where this kernel does and steps keys in the same tiles
+// (kAttentionKeyTile), so it is the oracle of this kernel's numbers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ridgeline/Codegen/FlashAttention.h"
+#include "ridgeline/Codegen/KernelConfig.h"
+#include "ridgeline/Codegen/Passes.h"
+#include "ridgeline/Dialect/Ridge/IR/Ridge.h"
+
+#include "MmaFragments.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/ADT/Statistic.h"
+#include "llvm/Support/Debug.h"
+
+#include <limits>
+
+#define DEBUG_TYPE "ridge-lower-flash-attention"
+
+namespace mlir::ridge {
+#define GEN_PASS_DEF_LOWERFLASHATTENTIONPASS
+#include "ridgeline/Codegen/Passes.h.inc"
+} // namespace mlir::ridge
+
+using namespace mlir;
+using namespace mlir::ridge;
+using mma::kChunk;
+
+namespace {
+
+/// Query rows of one warp: the m of an m16n8k16 tile.
+constexpr int64_t kWarpRows = 16;
+
+/// One operand read from a kernel argument: the argument viewed as 1-D and
+/// the operand's strides in it.
+struct GlobalOperand {
+  const StridedOperand *view = nullptr;
+  Value flat;
+  /// Whether the 16-byte loads of a chunk are aligned (offset and strides
+  /// multiples of 4 elements).
+  bool aligned = false;
+};
+
+class FlashAttentionBuilder {
+public:
+  FlashAttentionBuilder(OpBuilder &b, Location loc, const FlashAttention &fa,
+                        const KernelConfig &config)
+      : b(b), loc(loc), fa(fa), mmaType(fa.mmaType) {
+    blockRows = config.attentionTile[0];
+    keyTile = config.attentionTile[1];
+    stages = config.attentionStages;
+    warps = blockRows / kWarpRows;
+    threads = warps * kWarpSize;
+  }
+
+  /// Builds the launch before the kernel's return; `args` are the kernel's
+  /// buffer arguments, `out` its [B, H, Sq, dv] f32 result buffer.
+  LogicalResult build(ArrayRef<BlockArgument> args, Value out);
+
+private:
+  Value index(int64_t value) {
+    return arith::ConstantIndexOp::create(b, loc, value);
+  }
+  Value add(Value lhs, Value rhs) {
+    return arith::AddIOp::create(b, loc, lhs, rhs);
+  }
+  Value add(Value lhs, int64_t rhs) { return rhs ? add(lhs, index(rhs)) : lhs; }
+  Value mul(Value lhs, int64_t rhs) {
+    return arith::MulIOp::create(b, loc, lhs, index(rhs));
+  }
+  Value div(Value lhs, int64_t rhs) {
+    return arith::DivUIOp::create(b, loc, lhs, index(rhs));
+  }
+  Value rem(Value lhs, int64_t rhs) {
+    return arith::RemUIOp::create(b, loc, lhs, index(rhs));
+  }
+  Value lessThan(Value lhs, Value rhs) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, lhs, rhs);
+  }
+  Value f32(double value) {
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
+  }
+  /// Butterfly reduction of `value` over the 4 lanes of a quad.
+  Value reduceQuad(Value value, bool isMax) {
+    Value width =
+        arith::ConstantIntOp::create(b, loc, b.getI32Type(), kWarpSize);
+    for (int64_t offset : {1, 2}) {
+      Value mask = arith::ConstantIntOp::create(b, loc, b.getI32Type(), offset);
+      Value other = gpu::ShuffleOp::create(b, loc, value, mask, width,
+                                           gpu::ShuffleMode::XOR)
+                        .getShuffleResult();
+      value = isMax
+                  ? arith::MaximumFOp::create(b, loc, value, other).getResult()
+                  : arith::AddFOp::create(b, loc, value, other).getResult();
+    }
+    return value;
+  }
+
+  /// The flat element index of (b, h, row, col) of `operand`.
+  Value elementIndex(const GlobalOperand &operand, Value head, Value row,
+                     Value col) {
+    ArrayRef<int64_t> strides = operand.view->strides;
+    Value flat = index(operand.view->offset);
+    for (auto [coord, stride] :
+         llvm::zip(std::array<Value, 4>{batchIndex, head, row, col}, strides))
+      if (stride != 0)
+        flat = add(flat, stride == 1 ? coord : mul(coord, stride));
+    return flat;
+  }
+  /// The global loads of a tile of `rows` rows from `rowBase` (rows past
+  /// `rowExtent` read as zero) and `cols` columns of `operand` at head
+  /// `head`: one vector of 8 multiply-type elements per chunk the thread
+  /// stages, rounded from f32.
+  SmallVector<Value> loadTile(const GlobalOperand &operand, Value head,
+                              Value rowBase, int64_t rowExtent, int64_t cols);
+  /// Stores what loadTile returned into the tile at `smem` + `stageOffset`.
+  void storeTile(ArrayRef<Value> chunks, Value smem, Value stageOffset,
+                 int64_t cols);
+  /// The vector types loadTile returns for a tile of `cols` columns.
+  SmallVector<Type> getTileTypes(int64_t cols) {
+    return SmallVector<Type>(keyTile * cols / kChunk / threads,
+                             VectorType::get({kChunk}, mmaType));
+  }
+  /// Two f32 values rounded and packed as one mma.sync register.
+  Value packRounded(Value low, Value high) {
+    Value pair = vector::FromElementsOp::create(
+        b, loc, VectorType::get({2}, mmaType),
+        ValueRange{arith::TruncFOp::create(b, loc, mmaType, low),
+                   arith::TruncFOp::create(b, loc, mmaType, high)});
+    return mma::packPair(b, loc, pair, mmaType);
+  }
+
+  OpBuilder &b;
+  Location loc;
+  const FlashAttention &fa;
+  Type mmaType;
+  int64_t blockRows = 0, keyTile = 0, stages = 0, warps = 0, threads = 0;
+
+  GlobalOperand query, key, value, mask;
+  Value tid, lane, warp, batchIndex, head, kvHead, queryBase;
+};
+
+} // namespace
+
+SmallVector<Value> FlashAttentionBuilder::loadTile(const GlobalOperand &operand,
+                                                   Value head, Value rowBase,
+                                                   int64_t rowExtent,
+                                                   int64_t cols) {
+  auto chunkType = VectorType::get({kChunk}, mmaType);
+  auto halfType = VectorType::get({kChunk / 2}, b.getF32Type());
+  Value zero =
+      arith::ConstantOp::create(b, loc, chunkType, b.getZeroAttr(chunkType));
+  int64_t chunksPerRow = cols / kChunk;
+  SmallVector<Value> chunks;
+  for (int64_t first = 0; first < keyTile * chunksPerRow; first += threads) {
+    Value q = add(tid, first);
+    Value row = add(rowBase, div(q, chunksPerRow));
+    Value chunk = rem(q, chunksPerRow);
+    Value inBounds = lessThan(row, index(rowExtent));
+    // Rows past the extent load the last row (in bounds) and are replaced
+    // by zeros.
+    Value safeRow = arith::MinSIOp::create(b, loc, row, index(rowExtent - 1));
+    Value at = elementIndex(operand, head, safeRow, mul(chunk, kChunk));
+    llvm::MaybeAlign align =
+        operand.aligned ? llvm::MaybeAlign(16) : llvm::MaybeAlign();
+    Value low = vector::LoadOp::create(b, loc, halfType, operand.flat,
+                                       ValueRange{at}, false, align);
+    Value high =
+        vector::LoadOp::create(b, loc, halfType, operand.flat,
+                               ValueRange{add(at, kChunk / 2)}, false, align);
+    Value wide = vector::ShuffleOp::create(
+        b, loc, low, high, ArrayRef<int64_t>{0, 1, 2, 3, 4, 5, 6, 7});
+    Value rounded = arith::TruncFOp::create(b, loc, chunkType, wide);
+    chunks.push_back(arith::SelectOp::create(b, loc, inBounds, rounded, zero));
+  }
+  return chunks;
+}
+
+void FlashAttentionBuilder::storeTile(ArrayRef<Value> chunks, Value smem,
+                                      Value stageOffset, int64_t cols) {
+  int64_t chunksPerRow = cols / kChunk;
+  for (auto [i, chunk] : llvm::enumerate(chunks)) {
+    Value q = add(tid, static_cast<int64_t>(i) * threads);
+    Value offset =
+        add(stageOffset, mma::getSwizzledOffset(b, loc, div(q, chunksPerRow),
+                                                rem(q, chunksPerRow), cols));
+    vector::StoreOp::create(b, loc, chunk, smem, offset,
+                            /*nontemporal=*/false, llvm::MaybeAlign(16));
+  }
+}
+
+LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
+                                           Value out) {
+  MLIRContext *context = b.getContext();
+  auto bind = [&](const StridedOperand &view,
+                  GlobalOperand &operand) -> LogicalResult {
+    if (view.arg >= args.size())
+      return emitError(loc) << "attention operand reads argument " << view.arg
+                            << " of a kernel with " << args.size();
+    auto type = dyn_cast<MemRefType>(args[view.arg].getType());
+    if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity() ||
+        !type.getElementType().isF32())
+      return emitError(loc) << "attention operand argument " << view.arg
+                            << " is not a contiguous f32 buffer";
+    operand.view = &view;
+    operand.flat = args[view.arg];
+    if (type.getRank() != 1) {
+      ReassociationIndices all;
+      for (int64_t d = 0; d < type.getRank(); ++d)
+        all.push_back(d);
+      operand.flat = memref::CollapseShapeOp::create(
+          b, loc, operand.flat, ArrayRef<ReassociationIndices>{all});
+    }
+    operand.aligned =
+        view.offset % 4 == 0 && llvm::all_of(view.strides, [](int64_t stride) {
+          return stride % 4 == 0 || stride == 1;
+        });
+    return success();
+  };
+  if (failed(bind(fa.query, query)) || failed(bind(fa.key, key)) ||
+      failed(bind(fa.value, value)) ||
+      (fa.mask && failed(bind(*fa.mask, mask))))
+    return failure();
+
+  auto workgroup = gpu::AddressSpaceAttr::get(
+      context, gpu::GPUDialect::getWorkgroupAddressSpace());
+  auto smemType = [&](int64_t cols) {
+    return MemRefType::get({stages * keyTile * cols}, mmaType,
+                           MemRefLayoutAttrInterface(), workgroup);
+  };
+  Value one = index(1);
+  auto launch = gpu::LaunchOp::create(
+      b, loc, index(llvm::divideCeil(fa.queryLen, blockRows)), index(fa.heads),
+      index(fa.batch), index(threads), one, one,
+      /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
+      /*asyncDependencies=*/ValueRange(),
+      TypeRange{smemType(fa.dim), smemType(fa.valueDim)});
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&launch.getBody().front());
+  Value keySmem = launch.getWorkgroupAttributions()[0];
+  Value valueSmem = launch.getWorkgroupAttributions()[1];
+  gpu::KernelDim3 blockIds = launch.getBlockIds();
+  tid = launch.getThreadIds().x;
+  lane = rem(tid, kWarpSize);
+  warp = div(tid, kWarpSize);
+  queryBase = mul(blockIds.x, blockRows);
+  head = blockIds.y;
+  batchIndex = blockIds.z;
+  kvHead = fa.heads == fa.kvHeads ? head : div(head, fa.heads / fa.kvHeads);
+  Value group = div(lane, 4), quadLane = rem(lane, 4);
+  Value zeroIndex = index(0);
+  int64_t keyStageElements = keyTile * fa.dim;
+  int64_t valueStageElements = keyTile * fa.valueDim;
+
+  // 1. The query tile, through the first key stage, into A fragments.
+  storeTile(loadTile(query, head, queryBase, fa.queryLen, fa.dim), keySmem,
+            zeroIndex, fa.dim);
+  gpu::BarrierOp::create(b, loc);
+  mma::FragmentBlock queryBlock{keySmem, zeroIndex, mmaType, fa.dim,
+                                /*kContiguous=*/true};
+  Value warpRow = mul(warp, kWarpRows);
+  SmallVector<SmallVector<Value>> queryFragments;
+  for (int64_t kStep = 0; kStep < fa.dim / 16; ++kStep)
+    queryFragments.push_back(mma::loadFragmentBlock(
+        b, loc, queryBlock, lane, warpRow, kStep, /*rowHalfMinor=*/true));
+  gpu::BarrierOp::create(b, loc);
+
+  // 2. The key tiles this block's rows may see: all, or up to the last
+  //    row's causal limit.
+  Value keyEnd = index(fa.keyLen);
+  if (fa.causal) {
+    Value limit = add(queryBase, blockRows + fa.queryOffset);
+    keyEnd = arith::MaxSIOp::create(
+        b, loc, zeroIndex, arith::MinSIOp::create(b, loc, keyEnd, limit));
+  }
+  Value numTiles = div(add(keyEnd, keyTile - 1), keyTile);
+  storeTile(loadTile(key, kvHead, zeroIndex, fa.keyLen, fa.dim), keySmem,
+            zeroIndex, fa.dim);
+  storeTile(loadTile(value, kvHead, zeroIndex, fa.keyLen, fa.valueDim),
+            valueSmem, zeroIndex, fa.valueDim);
+  gpu::BarrierOp::create(b, loc);
+
+  // The loop carries per thread: the running maximum and (partial) sum of
+  // its two rows (group, group + 8), and the O accumulators (dv / 8
+  // fragments of 4).
+  const double log2e = 1.4426950408889634;
+  const double negInf = -std::numeric_limits<double>::infinity();
+  int64_t keyFrags = keyTile / 8, valueFrags = fa.valueDim / 8;
+  SmallVector<Value> inits{f32(negInf), f32(negInf), f32(0.0), f32(0.0)};
+  inits.append(valueFrags * 4, f32(0.0));
+  auto loop = scf::ForOp::create(b, loc, zeroIndex, numTiles, one, inits);
+  {
+    OpBuilder::InsertionGuard loopGuard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value tile = loop.getInductionVar();
+    ValueRange carried = loop.getRegionIterArgs();
+    Value next = add(tile, 1);
+    Value hasNext = lessThan(next, numTiles);
+    Value stage = stages == 2 ? rem(tile, 2) : zeroIndex;
+    Value nextKeyRow = mul(next, keyTile);
+    // Two stages: the next tile's global loads, in flight during this
+    // tile's products.
+    SmallVector<Type> tileTypes = getTileTypes(fa.dim);
+    int64_t keyChunks = tileTypes.size();
+    llvm::append_range(tileTypes, getTileTypes(fa.valueDim));
+    scf::IfOp prefetch;
+    auto loadNext = [&]() {
+      SmallVector<Value> loaded =
+          loadTile(key, kvHead, nextKeyRow, fa.keyLen, fa.dim);
+      llvm::append_range(
+          loaded, loadTile(value, kvHead, nextKeyRow, fa.keyLen, fa.valueDim));
+      return loaded;
+    };
+    if (stages == 2) {
+      prefetch = scf::IfOp::create(b, loc, tileTypes, hasNext,
+                                   /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard ifGuard(b);
+      b.setInsertionPointToStart(prefetch.thenBlock());
+      scf::YieldOp::create(b, loc, loadNext());
+      b.setInsertionPointToStart(prefetch.elseBlock());
+      SmallVector<Value> zeros;
+      for (Type type : tileTypes)
+        zeros.push_back(arith::ConstantOp::create(
+            b, loc, type, b.getZeroAttr(cast<ShapedType>(type))));
+      scf::YieldOp::create(b, loc, zeros);
+    }
+
+    // S = Q K^T: keyFrags accumulators of 16 x 8.
+    Value keyStage = mul(stage, keyStageElements);
+    mma::FragmentBlock keyBlock{keySmem, keyStage, mmaType, fa.dim,
+                                /*kContiguous=*/true};
+    SmallVector<SmallVector<Value>> scores(keyFrags,
+                                           SmallVector<Value>(4, f32(0.0)));
+    for (int64_t kStep = 0; kStep < fa.dim / 16; ++kStep) {
+      for (int64_t pair = 0; pair < keyFrags / 2; ++pair) {
+        SmallVector<Value> regs = mma::loadFragmentBlock(
+            b, loc, keyBlock, lane, index(pair * 16), kStep,
+            /*rowHalfMinor=*/false);
+        for (int64_t half = 0; half < 2; ++half) {
+          SmallVector<Value> &acc = scores[2 * pair + half];
+          acc = mma::createMma16816(
+              b, loc, queryFragments[kStep],
+              ValueRange{regs[2 * half], regs[2 * half + 1]}, acc, mmaType);
+        }
+      }
+    }
+
+    // Accumulator i of fragment f is row group + 8 (i / 2), key
+    // 8 f + 2 (lane % 4) + i % 2 of the tile.
+    Value tileKey = mul(tile, keyTile);
+    Value rows[2];
+    for (int64_t half = 0; half < 2; ++half)
+      rows[half] = add(add(queryBase, warpRow), add(group, half * 8));
+    Value scaleLog2 = f32(fa.scale * log2e);
+    Value negInfValue = f32(negInf);
+    Value zeroF = f32(0.0);
+    for (int64_t frag = 0; frag < keyFrags; ++frag) {
+      for (int64_t i = 0; i < 4; ++i) {
+        Value keyIndex = add(add(tileKey, frag * 8 + i % 2), mul(quadLane, 2));
+        Value row = rows[i / 2];
+        Value t = arith::MulFOp::create(b, loc, scores[frag][i], scaleLog2);
+        if (fa.mask) {
+          Value safeRow =
+              arith::MinSIOp::create(b, loc, row, index(fa.queryLen - 1));
+          Value safeKey =
+              arith::MinSIOp::create(b, loc, keyIndex, index(fa.keyLen - 1));
+          Value bias = memref::LoadOp::create(
+              b, loc, mask.flat,
+              ValueRange{elementIndex(mask, head, safeRow, safeKey)});
+          t = math::FmaOp::create(b, loc, bias, f32(log2e), t);
+        }
+        Value masked = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                             keyIndex, index(fa.keyLen));
+        if (fa.causal)
+          masked = arith::OrIOp::create(
+              b, loc, masked,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, keyIndex,
+                                    add(row, fa.queryOffset)));
+        scores[frag][i] =
+            arith::SelectOp::create(b, loc, masked, negInfValue, t);
+      }
+    }
+
+    // The online softmax of each of the thread's two rows.
+    SmallVector<Value> results;
+    SmallVector<Value> sums, corrections;
+    for (int64_t half = 0; half < 2; ++half) {
+      Value tileMax = negInfValue;
+      for (int64_t frag = 0; frag < keyFrags; ++frag)
+        for (int64_t i = 2 * half; i < 2 * half + 2; ++i)
+          tileMax = arith::MaximumFOp::create(b, loc, tileMax, scores[frag][i]);
+      tileMax = reduceQuad(tileMax, /*isMax=*/true);
+      Value max = carried[half];
+      Value nextMax = arith::MaximumFOp::create(b, loc, max, tileMax);
+      // 0 while every score so far is -inf: exp2 then gives 0, not NaN.
+      Value allMasked = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                              nextMax, negInfValue);
+      Value shift = arith::SelectOp::create(b, loc, allMasked, zeroF, nextMax);
+      Value correction = math::Exp2Op::create(
+          b, loc, arith::SubFOp::create(b, loc, max, shift));
+      Value sum = arith::MulFOp::create(b, loc, carried[2 + half], correction);
+      for (int64_t frag = 0; frag < keyFrags; ++frag) {
+        for (int64_t i = 2 * half; i < 2 * half + 2; ++i) {
+          Value p = math::Exp2Op::create(
+              b, loc, arith::SubFOp::create(b, loc, scores[frag][i], shift));
+          scores[frag][i] = p;
+          sum = arith::AddFOp::create(b, loc, sum, p);
+        }
+      }
+      results.push_back(nextMax);
+      sums.push_back(sum);
+      corrections.push_back(correction);
+    }
+    llvm::append_range(results, sums);
+    SmallVector<SmallVector<Value>> outAcc;
+    for (int64_t frag = 0; frag < valueFrags; ++frag) {
+      SmallVector<Value> acc;
+      for (int64_t i = 0; i < 4; ++i)
+        acc.push_back(arith::MulFOp::create(b, loc, carried[4 + frag * 4 + i],
+                                            corrections[i / 2]));
+      outAcc.push_back(acc);
+    }
+
+    // O += P V: the probabilities of keys 16 s .. 16 s + 15 (fragments 2 s
+    // and 2 s + 1) are the A fragment of k step s.
+    Value valueStage = mul(stage, valueStageElements);
+    mma::FragmentBlock valueBlock{valueSmem, valueStage, mmaType, fa.valueDim,
+                                  /*kContiguous=*/false};
+    for (int64_t kStep = 0; kStep < keyTile / 16; ++kStep) {
+      ArrayRef<Value> low = scores[2 * kStep], high = scores[2 * kStep + 1];
+      SmallVector<Value> a{
+          packRounded(low[0], low[1]), packRounded(low[2], low[3]),
+          packRounded(high[0], high[1]), packRounded(high[2], high[3])};
+      for (int64_t pair = 0; pair < valueFrags / 2; ++pair) {
+        SmallVector<Value> regs =
+            mma::loadFragmentBlock(b, loc, valueBlock, lane, index(pair * 16),
+                                   kStep, /*rowHalfMinor=*/false);
+        for (int64_t half = 0; half < 2; ++half) {
+          SmallVector<Value> &acc = outAcc[2 * pair + half];
+          acc = mma::createMma16816(
+              b, loc, a, ValueRange{regs[2 * half], regs[2 * half + 1]}, acc,
+              mmaType);
+        }
+      }
+    }
+    for (ArrayRef<Value> acc : outAcc)
+      llvm::append_range(results, acc);
+
+    // The next tile into its stage. Two stages: the other one, which every
+    // warp finished reading before the previous iteration's barrier. One:
+    // after every warp is done with this one.
+    Value nextStage = stages == 2 ? rem(next, 2) : zeroIndex;
+    if (stages == 1)
+      gpu::BarrierOp::create(b, loc);
+    auto store = scf::IfOp::create(b, loc, hasNext, /*withElseRegion=*/false);
+    {
+      OpBuilder::InsertionGuard ifGuard(b);
+      b.setInsertionPoint(store.thenBlock()->getTerminator());
+      SmallVector<Value> loaded =
+          stages == 2 ? SmallVector<Value>(prefetch.getResults()) : loadNext();
+      storeTile(ArrayRef<Value>(loaded).take_front(keyChunks), keySmem,
+                mul(nextStage, keyStageElements), fa.dim);
+      storeTile(ArrayRef<Value>(loaded).drop_front(keyChunks), valueSmem,
+                mul(nextStage, valueStageElements), fa.valueDim);
+    }
+    gpu::BarrierOp::create(b, loc);
+    scf::YieldOp::create(b, loc, results);
+  }
+
+  // 3. O / l (0 for a row no key reached, as ONNX defines), 2 elements a
+  //    store.
+  ResultRange state = loop.getResults();
+  auto pairType = VectorType::get({2}, b.getF32Type());
+  for (int64_t half = 0; half < 2; ++half) {
+    Value sum = reduceQuad(state[2 + half], /*isMax=*/false);
+    Value empty =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, sum, f32(0.0));
+    Value inverse = arith::SelectOp::create(
+        b, loc, empty, f32(0.0), arith::DivFOp::create(b, loc, f32(1.0), sum));
+    Value row = add(add(queryBase, warpRow), add(group, half * 8));
+    auto guardIf = scf::IfOp::create(b, loc, lessThan(row, index(fa.queryLen)),
+                                     /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard ifGuard(b);
+    b.setInsertionPoint(guardIf.thenBlock()->getTerminator());
+    for (int64_t frag = 0; frag < valueFrags; ++frag) {
+      Value base = state[4 + frag * 4 + 2 * half];
+      Value pair = vector::FromElementsOp::create(
+          b, loc, pairType,
+          ValueRange{arith::MulFOp::create(b, loc, base, inverse),
+                     arith::MulFOp::create(
+                         b, loc, state[4 + frag * 4 + 2 * half + 1], inverse)});
+      Value col = add(mul(quadLane, 2), frag * 8);
+      vector::StoreOp::create(b, loc, pair, out,
+                              ValueRange{batchIndex, head, row, col},
+                              /*nontemporal=*/false, llvm::MaybeAlign(8));
+    }
+  }
+  gpu::TerminatorOp::create(b, loc);
+  return success();
+}
+
+namespace {
+struct LowerFlashAttentionPass
+    : public ridge::impl::LowerFlashAttentionPassBase<LowerFlashAttentionPass> {
+  void runOnOperation() override {
+    func::FuncOp kernel = getOperation();
+    if (kernel.isExternal() || !kernel->hasAttr(kKernelAttr))
+      return;
+    FailureOr<std::optional<KernelConfig>> config = getKernelConfig(kernel);
+    if (failed(config))
+      return signalPassFailure();
+    if (!*config || !(*config)->usesFlashAttention())
+      return;
+    std::string reason;
+    FailureOr<FlashAttention> attention = readFlashAttention(
+        kernel->getAttrOfType<DictionaryAttr>(kOnlineAttentionAttr), reason);
+    if (failed(attention)) {
+      kernel.emitError() << "kernel configured for the tensor-core attention "
+                            "is not one it computes: "
+                         << reason;
+      return signalPassFailure();
+    }
+    // The result: the kernel's one result buffer, its last argument after
+    // bufferization (results become out-parameters).
+    Block &body = kernel.front();
+    auto outType =
+        kernel.getNumArguments() > 0
+            ? dyn_cast<MemRefType>(body.getArguments().back().getType())
+            : MemRefType();
+    SmallVector<int64_t> outShape{attention->batch, attention->heads,
+                                  attention->queryLen, attention->valueDim};
+    if (kernel.getNumResults() != 0 || !outType ||
+        outType.getShape() != ArrayRef<int64_t>(outShape) ||
+        !outType.getLayout().isIdentity() ||
+        !outType.getElementType().isF32()) {
+      InFlightDiagnostic diag = kernel.emitError()
+                                << "ridge-lower-flash-attention runs on "
+                                   "buffers (after bufferization), on a "
+                                   "kernel whose last argument is its f32 "
+                                   "result memref<";
+      for (int64_t extent : outShape)
+        diag << extent << "x";
+      diag << "f32>";
+      return signalPassFailure();
+    }
+    // The online loop and everything it used are replaced by the launch.
+    Operation *terminator = body.getTerminator();
+    SmallVector<Operation *> replaced = llvm::map_to_vector(
+        body.without_terminator(), [](Operation &op) { return &op; });
+    for (Operation *op : llvm::reverse(replaced)) {
+      op->dropAllUses();
+      op->erase();
+    }
+    OpBuilder builder(terminator);
+    FlashAttentionBuilder attentionBuilder(builder, kernel.getLoc(), *attention,
+                                           **config);
+    if (failed(attentionBuilder.build(body.getArguments().drop_back(),
+                                      body.getArguments().back())))
+      return signalPassFailure();
+    ++numAttentionKernels;
+    LLVM_DEBUG(llvm::dbgs()
+               << kernel.getName() << ": tensor-core attention kernel, "
+               << (*config)->attentionTile[0] << "x"
+               << (*config)->attentionTile[1] << ", "
+               << (*config)->attentionStages << " stage(s)\n");
+  }
+};
+} // namespace

@@ -1,0 +1,109 @@
+// RUN: ridge-opt %s -split-input-file -ridge-lower-flash-attention -canonicalize -cse -verify-diagnostics | FileCheck %s
+
+// An attention kernel configured for tensor cores (ridge-select-kernel-config
+// read its ridge.online_attention) becomes one gpu.launch; the online loop it
+// had is gone.
+
+// GPT-2's layer: Q, K, V are the head-split views of one [1, 128, 768]
+// buffer (offsets 0, 256, 512; heads 64 apart, rows 768), causal. A block
+// per 64 query rows of a head: a 2 x 4 x 1 grid of 128 threads; two stages
+// of 64 x 64 bf16 keys and values in shared memory.
+// CHECK-LABEL: func.func private @gpt2_causal
+// CHECK-NOT: linalg.fill
+// CHECK: %[[FLAT:.*]] = memref.collapse_shape %arg0 {{\[\[}}0, 1, 2]] : memref<1x128x768xf32> into memref<98304xf32>
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c2, {{.*}} = %c4, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c128, {{.*}} = %c1, {{.*}} = %c1) workgroup(%[[K:.*]] : memref<8192xbf16, #gpu.address_space<workgroup>>, %[[V:.*]] : memref<8192xbf16, #gpu.address_space<workgroup>>)
+// The query tile, 16-byte loads rounded to bf16, through the key stage into
+// A fragments (ldmatrix, not transposed), once.
+// CHECK: vector.load %[[FLAT]]{{.*}} {alignment = 16 : i64} : memref<98304xf32>, vector<4xf32>
+// CHECK: arith.truncf {{.*}} : vector<8xf32> to vector<8xbf16>
+// CHECK: vector.store {{.*}}, %[[K]]{{.*}} {alignment = 16 : i64}
+// CHECK: gpu.barrier
+// CHECK-COUNT-4: nvgpu.ldmatrix %[[K]]{{.*}} {numTiles = 4 : i32, transpose = false}
+// CHECK: gpu.barrier
+// Key tile 0 into the first stages; the loop runs to the block's causal
+// limit, carrying 2 maxima, 2 sums and 32 O accumulators.
+// CHECK: vector.store {{.*}}, %[[V]]
+// CHECK: gpu.barrier
+// CHECK: scf.for {{.*}} = %c0 to %{{.*}} step %c1 iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32
+// The next tile's loads in flight.
+// CHECK: scf.if {{.*}} -> (vector<8xbf16>, vector<8xbf16>, vector<8xbf16>, vector<8xbf16>, vector<8xbf16>, vector<8xbf16>, vector<8xbf16>, vector<8xbf16>)
+// S = Q K^T: 4 k steps x 8 fragments.
+// CHECK: nvgpu.ldmatrix %[[K]]{{.*}} {numTiles = 4 : i32, transpose = false}
+// CHECK: nvvm.mma.sync {{.*}} multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>
+// CHECK-COUNT-31: nvvm.mma.sync
+// Keys past the end, and the causal limit, give -inf.
+// CHECK: arith.cmpi sge, {{.*}}, %c128
+// CHECK: arith.cmpi sgt
+// The row maximum over the quad, the rescale and the probabilities.
+// CHECK: gpu.shuffle  xor
+// CHECK: math.exp2
+// O += P V: the probabilities rounded and packed as A fragments, V read
+// with the transposing ldmatrix.
+// CHECK: arith.truncf {{.*}} : f32 to bf16
+// CHECK: nvgpu.ldmatrix %[[V]]{{.*}} {numTiles = 4 : i32, transpose = true}
+// CHECK-COUNT-32: nvvm.mma.sync
+// CHECK-NOT: nvvm.mma.sync
+// The prefetched tile into the other stage.
+// CHECK: scf.if
+// CHECK: vector.store {{.*}}, %[[K]]
+// CHECK: vector.store {{.*}}, %[[V]]
+// CHECK: gpu.barrier
+// CHECK: scf.yield
+// O / l, 8-byte stores of rows inside the sequence.
+// CHECK: gpu.shuffle  xor
+// CHECK: arith.divf
+// CHECK: vector.store {{.*}}, %arg1[{{.*}}] {alignment = 8 : i64} : memref<1x4x128x64xf32>, vector<2xf32>
+// CHECK: gpu.terminator
+func.func private @gpt2_causal(%qkv: memref<1x128x768xf32>, %out: memref<1x4x128x64xf32>) attributes {ridge.kernel = "attention", ridge.kernel_config = {attention_stages = 2 : i64, attention_tile = array<i64: 64, 64>, block_size = 128 : i64, vector_width = 1 : i64, warps_per_block = 4 : i64}, ridge.online_attention = {causal = true, q = array<i64: 0, 0, 0, 64, 768, 1>, k = array<i64: 0, 256, 0, 64, 768, 1>, v = array<i64: 0, 512, 0, 64, 768, 1>, query_offset = 0 : i64, round_to = bf16, scale = 1.250000e-01 : f64, shape = array<i64: 1, 4, 4, 128, 128, 64, 64>}} {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%out : memref<1x4x128x64xf32>)
+  return
+}
+
+// -----
+
+// BERT's layer: an additive padding mask [N, 1, Skv] broadcast over the
+// query rows (stride 0), read per score at clamped indices; head dimension
+// 128 with one stage (two would pass 48 KiB); 8 query heads sharing 2 key
+// heads (grouped-query attention: key head = head / 4); 100 query rows, a
+// partial tile.
+// CHECK-LABEL: func.func private @masked_gqa
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c2, {{.*}} = %c8, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c128, {{.*}} = %c1, {{.*}} = %c1) workgroup({{.*}} : memref<8192xf16, #gpu.address_space<workgroup>>, {{.*}} : memref<8192xf16, #gpu.address_space<workgroup>>)
+// CHECK: arith.divui {{.*}}, %c4 : index
+// CHECK: scf.for
+// CHECK-NOT: arith.cmpi sgt
+// CHECK: memref.load %{{.*}}[%{{.*}}] : memref<800xf32>
+// CHECK: math.fma
+// CHECK: nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = true}
+// CHECK: gpu.barrier
+// CHECK: scf.if
+// CHECK: vector.store
+// CHECK: gpu.barrier
+// CHECK: scf.yield
+// CHECK: arith.cmpi slt, {{.*}}, %c100
+func.func private @masked_gqa(%q: memref<1x8x100x128xf32>, %k: memref<1x2x100x128xf32>, %v: memref<1x2x100x128xf32>, %mask: memref<8x1x100xf32>, %out: memref<1x8x100x128xf32>) attributes {ridge.kernel = "attention", ridge.kernel_config = {attention_stages = 1 : i64, attention_tile = array<i64: 64, 64>, block_size = 128 : i64, vector_width = 1 : i64, warps_per_block = 4 : i64}, ridge.online_attention = {causal = false, q = array<i64: 0, 0, 102400, 12800, 128, 1>, k = array<i64: 1, 0, 25600, 12800, 128, 1>, v = array<i64: 2, 0, 25600, 12800, 128, 1>, mask = array<i64: 3, 0, 0, 100, 0, 1>, query_offset = 0 : i64, round_to = f16, scale = 0.088388 : f64, shape = array<i64: 1, 8, 2, 100, 100, 128, 128>}} {
+  return
+}
+
+// -----
+
+// What the kernel does not compute is an error, not a silent fallback: the
+// policy gives such an attention no attention_tile.
+// expected-error @below {{kernel configured for the tensor-core attention is not one it computes: the tensor-core kernel lacks: softcap}}
+func.func private @softcap(%q: memref<1x1x64x64xf32>, %out: memref<1x1x64x64xf32>) attributes {ridge.kernel = "attention", ridge.kernel_config = {attention_stages = 2 : i64, attention_tile = array<i64: 64, 64>, block_size = 128 : i64, vector_width = 1 : i64, warps_per_block = 4 : i64}, ridge.online_attention = {causal = false, q = array<i64: 0, 0, 4096, 4096, 64, 1>, k = array<i64: 0, 0, 4096, 4096, 64, 1>, v = array<i64: 0, 0, 4096, 4096, 64, 1>, query_offset = 0 : i64, round_to = bf16, scale = 1.250000e-01 : f64, shape = array<i64: 1, 1, 1, 64, 64, 64, 64>, unsupported = ["softcap"]}} {
+  return
+}
+
+// -----
+
+// expected-error @below {{ridge-lower-flash-attention runs on buffers (after bufferization), on a kernel whose last argument is its f32 result memref<1x1x64x64xf32>}}
+func.func private @on_tensors(%q: tensor<1x1x64x64xf32>) -> tensor<1x1x64x64xf32> attributes {ridge.kernel = "attention", ridge.kernel_config = {attention_stages = 2 : i64, attention_tile = array<i64: 64, 64>, block_size = 128 : i64, vector_width = 1 : i64, warps_per_block = 4 : i64}, ridge.online_attention = {causal = false, q = array<i64: 0, 0, 4096, 4096, 64, 1>, k = array<i64: 0, 0, 4096, 4096, 64, 1>, v = array<i64: 0, 0, 4096, 4096, 64, 1>, query_offset = 0 : i64, round_to = bf16, scale = 1.250000e-01 : f64, shape = array<i64: 1, 1, 1, 64, 64, 64, 64>}} {
+  return %q : tensor<1x1x64x64xf32>
+}
+
+// -----
+
+// expected-error @below {{head dimension 72 is not a multiple of 16 from 16 to 128}}
+func.func private @odd_head_dim(%q: memref<1x1x64x72xf32>, %out: memref<1x1x64x72xf32>) attributes {ridge.kernel = "attention", ridge.kernel_config = {attention_stages = 2 : i64, attention_tile = array<i64: 64, 64>, block_size = 128 : i64, vector_width = 1 : i64, warps_per_block = 4 : i64}, ridge.online_attention = {causal = false, q = array<i64: 0, 0, 4608, 4608, 72, 1>, k = array<i64: 0, 0, 4608, 4608, 72, 1>, v = array<i64: 0, 0, 4608, 4608, 72, 1>, query_offset = 0 : i64, round_to = bf16, scale = 1.250000e-01 : f64, shape = array<i64: 1, 1, 1, 64, 64, 72, 72>}} {
+  return
+}
