@@ -115,6 +115,15 @@ private:
   Value f32(double value) {
     return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
   }
+  /// 2^x by the multi-function unit (`ex2.approx.ftz.f32`, 2 ulp; 0 for
+  /// -inf), as FlashAttention computes its probabilities: one instruction
+  /// where the polynomial of math.exp2 costs a dozen, twice per score.
+  Value exp2(Value x) {
+    return LLVM::CallIntrinsicOp::create(
+               b, loc, b.getF32Type(),
+               b.getStringAttr("llvm.nvvm.ex2.approx.ftz.f"), ValueRange{x})
+        .getResult(0);
+  }
   /// Butterfly reduction of `value` over the 4 lanes of a quad.
   Value reduceQuad(Value value, bool isMax) {
     Value width =
@@ -192,10 +201,13 @@ SmallVector<Value> FlashAttentionBuilder::loadTile(const GlobalOperand &operand,
     Value row = add(rowBase, div(q, chunksPerRow));
     Value chunk = rem(q, chunksPerRow);
     Value inBounds = lessThan(row, index(rowExtent));
-    // Rows past the extent load the last row (in bounds) and are replaced
-    // by zeros.
-    Value safeRow = arith::MinSIOp::create(b, loc, row, index(rowExtent - 1));
-    Value at = elementIndex(operand, head, safeRow, mul(chunk, kChunk));
+    // Rows past the extent are zeros, not read: a partial last tile moves
+    // only the bytes of its rows.
+    auto load = scf::IfOp::create(b, loc, TypeRange{chunkType}, inBounds,
+                                  /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(load.thenBlock());
+    Value at = elementIndex(operand, head, row, mul(chunk, kChunk));
     llvm::MaybeAlign align =
         operand.aligned ? llvm::MaybeAlign(16) : llvm::MaybeAlign();
     Value low = vector::LoadOp::create(b, loc, halfType, operand.flat,
@@ -205,8 +217,11 @@ SmallVector<Value> FlashAttentionBuilder::loadTile(const GlobalOperand &operand,
                                ValueRange{add(at, kChunk / 2)}, false, align);
     Value wide = vector::ShuffleOp::create(
         b, loc, low, high, ArrayRef<int64_t>{0, 1, 2, 3, 4, 5, 6, 7});
-    Value rounded = arith::TruncFOp::create(b, loc, chunkType, wide);
-    chunks.push_back(arith::SelectOp::create(b, loc, inBounds, rounded, zero));
+    scf::YieldOp::create(
+        b, loc, ValueRange{arith::TruncFOp::create(b, loc, chunkType, wide)});
+    b.setInsertionPointToStart(load.elseBlock());
+    scf::YieldOp::create(b, loc, zero);
+    chunks.push_back(load.getResult(0));
   }
   return chunks;
 }
@@ -389,32 +404,67 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
     Value scaleLog2 = f32(fa.scale * log2e);
     Value negInfValue = f32(negInf);
     Value zeroF = f32(0.0);
+    auto keyIndexOf = [&](int64_t frag, int64_t i) {
+      return add(add(tileKey, frag * 8 + i % 2), mul(quadLane, 2));
+    };
+    SmallVector<Value> flatScores;
     for (int64_t frag = 0; frag < keyFrags; ++frag) {
       for (int64_t i = 0; i < 4; ++i) {
-        Value keyIndex = add(add(tileKey, frag * 8 + i % 2), mul(quadLane, 2));
-        Value row = rows[i / 2];
         Value t = arith::MulFOp::create(b, loc, scores[frag][i], scaleLog2);
         if (fa.mask) {
-          Value safeRow =
-              arith::MinSIOp::create(b, loc, row, index(fa.queryLen - 1));
-          Value safeKey =
-              arith::MinSIOp::create(b, loc, keyIndex, index(fa.keyLen - 1));
+          Value safeRow = arith::MinSIOp::create(b, loc, rows[i / 2],
+                                                 index(fa.queryLen - 1));
+          Value safeKey = arith::MinSIOp::create(b, loc, keyIndexOf(frag, i),
+                                                 index(fa.keyLen - 1));
           Value bias = memref::LoadOp::create(
               b, loc, mask.flat,
               ValueRange{elementIndex(mask, head, safeRow, safeKey)});
           t = math::FmaOp::create(b, loc, bias, f32(log2e), t);
         }
-        Value masked = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
-                                             keyIndex, index(fa.keyLen));
-        if (fa.causal)
-          masked = arith::OrIOp::create(
-              b, loc, masked,
-              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, keyIndex,
-                                    add(row, fa.queryOffset)));
-        scores[frag][i] =
-            arith::SelectOp::create(b, loc, masked, negInfValue, t);
+        flatScores.push_back(t);
       }
     }
+    // Keys past the end and, causal, past a row's position are -inf. Only
+    // the tiles that hold such keys for some row of the block (the last
+    // tile, the tiles across the block's diagonal) test them: the condition
+    // is the block's, so the branch does not diverge.
+    Value tileEnd = add(tileKey, keyTile);
+    Value needsMask = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
+                                            tileEnd, index(fa.keyLen));
+    if (fa.causal)
+      needsMask = arith::OrIOp::create(
+          b, loc, needsMask,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, tileEnd,
+                                add(queryBase, 1 + fa.queryOffset)));
+    auto maskIf = scf::IfOp::create(
+        b, loc, SmallVector<Type>(flatScores.size(), b.getF32Type()), needsMask,
+        /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard ifGuard(b);
+      b.setInsertionPointToStart(maskIf.thenBlock());
+      SmallVector<Value> masked;
+      for (int64_t frag = 0; frag < keyFrags; ++frag) {
+        for (int64_t i = 0; i < 4; ++i) {
+          Value keyIndex = keyIndexOf(frag, i);
+          Value outside = arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::sge, keyIndex, index(fa.keyLen));
+          if (fa.causal)
+            outside = arith::OrIOp::create(
+                b, loc, outside,
+                arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
+                                      keyIndex,
+                                      add(rows[i / 2], fa.queryOffset)));
+          masked.push_back(arith::SelectOp::create(b, loc, outside, negInfValue,
+                                                   flatScores[frag * 4 + i]));
+        }
+      }
+      scf::YieldOp::create(b, loc, masked);
+      b.setInsertionPointToStart(maskIf.elseBlock());
+      scf::YieldOp::create(b, loc, flatScores);
+    }
+    for (int64_t frag = 0; frag < keyFrags; ++frag)
+      for (int64_t i = 0; i < 4; ++i)
+        scores[frag][i] = maskIf.getResult(frag * 4 + i);
 
     // The online softmax of each of the thread's two rows.
     SmallVector<Value> results;
@@ -431,13 +481,11 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
       Value allMasked = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
                                               nextMax, negInfValue);
       Value shift = arith::SelectOp::create(b, loc, allMasked, zeroF, nextMax);
-      Value correction = math::Exp2Op::create(
-          b, loc, arith::SubFOp::create(b, loc, max, shift));
+      Value correction = exp2(arith::SubFOp::create(b, loc, max, shift));
       Value sum = arith::MulFOp::create(b, loc, carried[2 + half], correction);
       for (int64_t frag = 0; frag < keyFrags; ++frag) {
         for (int64_t i = 2 * half; i < 2 * half + 2; ++i) {
-          Value p = math::Exp2Op::create(
-              b, loc, arith::SubFOp::create(b, loc, scores[frag][i], shift));
+          Value p = exp2(arith::SubFOp::create(b, loc, scores[frag][i], shift));
           scores[frag][i] = p;
           sum = arith::AddFOp::create(b, loc, sum, p);
         }
