@@ -56,6 +56,9 @@ DictionaryAttr KernelConfig::toAttr(MLIRContext *context) const {
                                     b.getDenseI64ArrayAttr(attentionTile)));
     fields.push_back(b.getNamedAttr("attention_stages",
                                     b.getI64IntegerAttr(attentionStages)));
+    if (attentionSplits > 1)
+      fields.push_back(b.getNamedAttr("attention_splits",
+                                      b.getI64IntegerAttr(attentionSplits)));
   }
   return b.getDictionaryAttr(fields);
 }
@@ -164,6 +167,9 @@ FailureOr<KernelConfig> KernelConfig::fromAttr(DictionaryAttr attr,
       return failure();
     }
     if (failed(integer("attention_stages", config.attentionStages, 1, 2)))
+      return failure();
+    if (attr.get("attention_splits") &&
+        failed(integer("attention_splits", config.attentionSplits, 1, 1024)))
       return failure();
     config.attentionTile.assign(tile.asArrayRef().begin(),
                                 tile.asArrayRef().end());
@@ -499,6 +505,19 @@ KernelConfig mlir::ridge::selectKernelConfig(func::FuncOp kernel,
           kAttentionKeyTile * (flash->dim + flash->valueDim) * 2;
       config.attentionTile = {64, kAttentionKeyTile};
       config.attentionStages = 2 * stageBytes <= 48 * 1024 ? 2 : 1;
+      // Too few query tiles to give every SM a block (few query rows over
+      // a long cache): split the keys over blocks, each at least two key
+      // tiles, until every SM has one (flash-decoding). Each split writes
+      // and the combine reads its rows' partial O: at most a quarter of the
+      // keys per query row keeps that traffic under half of K and V's.
+      int64_t blocks =
+          llvm::divideCeil(flash->queryLen, 64) * flash->heads * flash->batch;
+      int64_t keyTiles = llvm::divideCeil(flash->keyLen, kAttentionKeyTile);
+      int64_t splits = std::min<int64_t>(
+          {static_cast<int64_t>(llvm::divideCeil(target.gpu.smCount, blocks)),
+           keyTiles / 2, flash->keyLen / (4 * flash->queryLen)});
+      if (blocks < target.gpu.smCount && splits > 1)
+        config.attentionSplits = splits;
       config.warpsPerBlock = 4;
       config.blockSize = 4 * kWarpSize;
       config.vectorWidth = 1;

@@ -23,6 +23,14 @@
 //     accumulator layout of two m16n8 tiles is the A layout of one m16k16);
 //   - O / l is stored once, 8 bytes a lane.
 //
+// With `attention_splits` (few query tiles over many keys: flash-decoding),
+// the blocks of a query tile split its key tiles; each writes its rows'
+// maximum, sum and unnormalized O to a partial buffer, and a second launch,
+// one thread per row, combines them with weights exp2(m_s - max m). The
+// probabilities of a split are rounded relative to its own running
+// maximum, so a split kernel agrees with the CPU's online form to the
+// rounding of P, not bit for bit.
+//
 // The scores exist only in registers. The CPU's online form rounds Q, K, V
 // and P where this kernel does and steps keys in the same tiles
 // (kAttentionKeyTile), so it is the oracle of this kernel's numbers.
@@ -84,6 +92,7 @@ public:
     blockRows = config.attentionTile[0];
     keyTile = config.attentionTile[1];
     stages = config.attentionStages;
+    splits = config.attentionSplits;
     warps = blockRows / kWarpRows;
     threads = warps * kWarpSize;
   }
@@ -157,6 +166,8 @@ private:
   /// stages, rounded from f32.
   SmallVector<Value> loadTile(const GlobalOperand &operand, Value head,
                               Value rowBase, int64_t rowExtent, int64_t cols);
+  /// The launch that combines the splits' partial rows into `out`.
+  void buildCombine(Value partials, Value out);
   /// Stores what loadTile returned into the tile at `smem` + `stageOffset`.
   void storeTile(ArrayRef<Value> chunks, Value smem, Value stageOffset,
                  int64_t cols);
@@ -178,7 +189,8 @@ private:
   Location loc;
   const FlashAttention &fa;
   Type mmaType;
-  int64_t blockRows = 0, keyTile = 0, stages = 0, warps = 0, threads = 0;
+  int64_t blockRows = 0, keyTile = 0, stages = 0, splits = 1, warps = 0,
+          threads = 0;
 
   GlobalOperand query, key, value, mask;
   Value tid, lane, warp, batchIndex, head, kvHead, queryBase;
@@ -239,6 +251,82 @@ void FlashAttentionBuilder::storeTile(ArrayRef<Value> chunks, Value smem,
   }
 }
 
+void FlashAttentionBuilder::buildCombine(Value partials, Value out) {
+  // One thread per query row: the splits' maxima give M; each split's sum
+  // and O count with weight exp2(m_s - M); O / L, 0 for a row no split
+  // reached.
+  int64_t rows = fa.batch * fa.heads * fa.queryLen;
+  int64_t partialRow = fa.valueDim + 2;
+  int64_t splitStride = rows * partialRow;
+  Value one = index(1);
+  auto launch = gpu::LaunchOp::create(
+      b, loc, index(llvm::divideCeil(rows, kWarpSize * 4)), one, one,
+      index(kWarpSize * 4), one, one);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&launch.getBody().front());
+  Value row =
+      add(mul(launch.getBlockIds().x, kWarpSize * 4), launch.getThreadIds().x);
+  auto inside = scf::IfOp::create(b, loc, lessThan(row, index(rows)),
+                                  /*withElseRegion=*/false);
+  b.setInsertionPoint(inside.thenBlock()->getTerminator());
+  Value rowStart = mul(row, partialRow);
+  auto at = [&](Value s, int64_t column) -> Value {
+    return memref::LoadOp::create(
+        b, loc, partials,
+        ValueRange{add(add(mul(s, splitStride), rowStart), column)});
+  };
+  Value negInf = f32(-std::numeric_limits<double>::infinity());
+  auto forSplits =
+      [&](ValueRange inits,
+          function_ref<SmallVector<Value>(Value, ValueRange)> body) {
+        return scf::ForOp::create(
+                   b, loc, index(0), index(splits), one, inits,
+                   [&](OpBuilder &, Location, Value s, ValueRange args) {
+                     scf::YieldOp::create(b, loc, body(s, args));
+                   })
+            .getResults();
+      };
+  Value max = forSplits(negInf, [&](Value s, ValueRange args) {
+    return SmallVector<Value>{
+        arith::MaximumFOp::create(b, loc, args[0], at(s, fa.valueDim))};
+  })[0];
+  Value allEmpty =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, max, negInf);
+  Value shift = arith::SelectOp::create(b, loc, allEmpty, f32(0.0), max);
+  auto weight = [&](Value s) {
+    return exp2(arith::SubFOp::create(b, loc, at(s, fa.valueDim), shift));
+  };
+  Value sum = forSplits(f32(0.0), [&](Value s, ValueRange args) {
+    return SmallVector<Value>{math::FmaOp::create(
+        b, loc, weight(s), at(s, fa.valueDim + 1), args[0])};
+  })[0];
+  Value empty =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, sum, f32(0.0));
+  Value inverse = arith::SelectOp::create(
+      b, loc, empty, f32(0.0), arith::DivFOp::create(b, loc, f32(1.0), sum));
+  // (b, h, i) of the row, for the result's indices.
+  Value i = rem(row, fa.queryLen);
+  Value h = rem(div(row, fa.queryLen), fa.heads);
+  Value batch = div(row, fa.queryLen * fa.heads);
+  scf::ForOp::create(
+      b, loc, index(0), index(fa.valueDim), one, ValueRange(),
+      [&](OpBuilder &, Location, Value d, ValueRange) {
+        Value acc = forSplits(f32(0.0), [&](Value s, ValueRange args) {
+          Value partial = memref::LoadOp::create(
+              b, loc, partials,
+              ValueRange{add(add(mul(s, splitStride), rowStart), d)});
+          return SmallVector<Value>{
+              math::FmaOp::create(b, loc, weight(s), partial, args[0])};
+        })[0];
+        memref::StoreOp::create(b, loc,
+                                arith::MulFOp::create(b, loc, acc, inverse),
+                                out, ValueRange{batch, h, i, d});
+        scf::YieldOp::create(b, loc);
+      });
+  b.setInsertionPointToEnd(&launch.getBody().front());
+  gpu::TerminatorOp::create(b, loc);
+}
+
 LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
                                            Value out) {
   MLIRContext *context = b.getContext();
@@ -279,9 +367,20 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
                            MemRefLayoutAttrInterface(), workgroup);
   };
   Value one = index(1);
+  int64_t queryTiles = llvm::divideCeil(fa.queryLen, blockRows);
+  // Split keys: each split's rows' maximum, sum and unnormalized O, at
+  // [split, b, h, row, 0 .. dv + 1], for the combining launch.
+  int64_t partialRow = fa.valueDim + 2;
+  Value partials;
+  if (splits > 1)
+    partials =
+        memref::AllocOp::create(b, loc,
+                                MemRefType::get({splits * fa.batch * fa.heads *
+                                                 fa.queryLen * partialRow},
+                                                b.getF32Type()));
   auto launch = gpu::LaunchOp::create(
-      b, loc, index(llvm::divideCeil(fa.queryLen, blockRows)), index(fa.heads),
-      index(fa.batch), index(threads), one, one,
+      b, loc, index(queryTiles * splits), index(fa.heads), index(fa.batch),
+      index(threads), one, one,
       /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
       /*asyncDependencies=*/ValueRange(),
       TypeRange{smemType(fa.dim), smemType(fa.valueDim)});
@@ -293,7 +392,9 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
   tid = launch.getThreadIds().x;
   lane = rem(tid, kWarpSize);
   warp = div(tid, kWarpSize);
-  queryBase = mul(blockIds.x, blockRows);
+  Value split = splits > 1 ? div(blockIds.x, queryTiles) : index(0);
+  queryBase =
+      mul(splits > 1 ? rem(blockIds.x, queryTiles) : blockIds.x, blockRows);
   head = blockIds.y;
   batchIndex = blockIds.z;
   kvHead = fa.heads == fa.kvHeads ? head : div(head, fa.heads / fa.kvHeads);
@@ -323,10 +424,18 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
     keyEnd = arith::MaxSIOp::create(
         b, loc, zeroIndex, arith::MinSIOp::create(b, loc, keyEnd, limit));
   }
-  Value numTiles = div(add(keyEnd, keyTile - 1), keyTile);
-  storeTile(loadTile(key, kvHead, zeroIndex, fa.keyLen, fa.dim), keySmem,
+  Value endTile = div(add(keyEnd, keyTile - 1), keyTile);
+  // A split's share: tilesPerSplit consecutive tiles.
+  int64_t tilesPerSplit =
+      llvm::divideCeil(llvm::divideCeil(fa.keyLen, keyTile), splits);
+  Value firstTile = mul(split, tilesPerSplit);
+  if (splits > 1)
+    endTile =
+        arith::MinSIOp::create(b, loc, endTile, add(firstTile, tilesPerSplit));
+  Value firstKey = mul(firstTile, keyTile);
+  storeTile(loadTile(key, kvHead, firstKey, fa.keyLen, fa.dim), keySmem,
             zeroIndex, fa.dim);
-  storeTile(loadTile(value, kvHead, zeroIndex, fa.keyLen, fa.valueDim),
+  storeTile(loadTile(value, kvHead, firstKey, fa.keyLen, fa.valueDim),
             valueSmem, zeroIndex, fa.valueDim);
   gpu::BarrierOp::create(b, loc);
 
@@ -338,15 +447,17 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
   int64_t keyFrags = keyTile / 8, valueFrags = fa.valueDim / 8;
   SmallVector<Value> inits{f32(negInf), f32(negInf), f32(0.0), f32(0.0)};
   inits.append(valueFrags * 4, f32(0.0));
-  auto loop = scf::ForOp::create(b, loc, zeroIndex, numTiles, one, inits);
+  auto loop = scf::ForOp::create(b, loc, firstTile, endTile, one, inits);
   {
     OpBuilder::InsertionGuard loopGuard(b);
     b.setInsertionPointToStart(loop.getBody());
     Value tile = loop.getInductionVar();
     ValueRange carried = loop.getRegionIterArgs();
     Value next = add(tile, 1);
-    Value hasNext = lessThan(next, numTiles);
-    Value stage = stages == 2 ? rem(tile, 2) : zeroIndex;
+    Value hasNext = lessThan(next, endTile);
+    Value stage = stages == 2
+                      ? rem(arith::SubIOp::create(b, loc, tile, firstTile), 2)
+                      : zeroIndex;
     Value nextKeyRow = mul(next, keyTile);
     // Two stages: the next tile's global loads, in flight during this
     // tile's products.
@@ -532,7 +643,9 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
     // The next tile into its stage. Two stages: the other one, which every
     // warp finished reading before the previous iteration's barrier. One:
     // after every warp is done with this one.
-    Value nextStage = stages == 2 ? rem(next, 2) : zeroIndex;
+    Value nextStage =
+        stages == 2 ? rem(arith::SubIOp::create(b, loc, next, firstTile), 2)
+                    : zeroIndex;
     if (stages == 1)
       gpu::BarrierOp::create(b, loc);
     auto store = scf::IfOp::create(b, loc, hasNext, /*withElseRegion=*/false);
@@ -550,10 +663,54 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
     scf::YieldOp::create(b, loc, results);
   }
 
-  // 3. O / l (0 for a row no key reached, as ONNX defines), 2 elements a
-  //    store.
   ResultRange state = loop.getResults();
   auto pairType = VectorType::get({2}, b.getF32Type());
+  if (splits > 1) {
+    // 3. This split's partial rows: O unnormalized, then the maximum and
+    //    the sum (reduced over the quad; the first lane writes them).
+    for (int64_t half = 0; half < 2; ++half) {
+      Value sum = reduceQuad(state[2 + half], /*isMax=*/false);
+      Value row = add(add(queryBase, warpRow), add(group, half * 8));
+      auto guardIf =
+          scf::IfOp::create(b, loc, lessThan(row, index(fa.queryLen)),
+                            /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard ifGuard(b);
+      b.setInsertionPoint(guardIf.thenBlock()->getTerminator());
+      Value rowIndex = add(
+          mul(add(mul(add(mul(split, fa.batch), batchIndex), fa.heads), head),
+              fa.queryLen),
+          row);
+      Value rowStart = mul(rowIndex, partialRow);
+      for (int64_t frag = 0; frag < valueFrags; ++frag) {
+        Value pair = vector::FromElementsOp::create(
+            b, loc, pairType,
+            ValueRange{state[4 + frag * 4 + 2 * half],
+                       state[4 + frag * 4 + 2 * half + 1]});
+        vector::StoreOp::create(
+            b, loc, pair, partials,
+            ValueRange{add(rowStart, add(mul(quadLane, 2), frag * 8))},
+            /*nontemporal=*/false, llvm::MaybeAlign(8));
+      }
+      auto firstLane = scf::IfOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, quadLane,
+                                zeroIndex),
+          /*withElseRegion=*/false);
+      b.setInsertionPoint(firstLane.thenBlock()->getTerminator());
+      memref::StoreOp::create(b, loc, state[half], partials,
+                              ValueRange{add(rowStart, fa.valueDim)});
+      memref::StoreOp::create(b, loc, sum, partials,
+                              ValueRange{add(rowStart, fa.valueDim + 1)});
+    }
+    gpu::TerminatorOp::create(b, loc);
+    b.setInsertionPointAfter(launch);
+    buildCombine(partials, out);
+    memref::DeallocOp::create(b, loc, partials);
+    return success();
+  }
+
+  // 3. O / l (0 for a row no key reached, as ONNX defines), 2 elements a
+  //    store.
   for (int64_t half = 0; half < 2; ++half) {
     Value sum = reduceQuad(state[2 + half], /*isMax=*/false);
     Value empty =

@@ -113,3 +113,29 @@ func.func private @on_tensors(%q: tensor<1x1x64x64xf32>) -> tensor<1x1x64x64xf32
 func.func private @odd_head_dim(%q: memref<1x1x64x72xf32>, %out: memref<1x1x64x72xf32>) attributes {ridge.kernel = "attention", ridge.kernel_config = {attention_stages = 2 : i64, attention_tile = array<i64: 64, 64>, block_size = 128 : i64, vector_width = 1 : i64, warps_per_block = 4 : i64}, ridge.online_attention = {causal = false, q = array<i64: 0, 0, 4608, 4608, 72, 1>, k = array<i64: 0, 0, 4608, 4608, 72, 1>, v = array<i64: 0, 0, 4608, 4608, 72, 1>, query_offset = 0 : i64, round_to = bf16, scale = 1.250000e-01 : f64, shape = array<i64: 1, 1, 1, 64, 64, 72, 72>}} {
   return
 }
+
+// -----
+
+// Split keys (attention_splits, flash-decoding): the tensor-core launch has
+// a block per (query tile, split); each split walks its 4 of the 16 key
+// tiles and writes its rows' O, maximum and sum to a partial buffer of
+// [4 splits, 64 rows, 64 + 2]; a second launch, one thread per row,
+// combines them into the result.
+// CHECK-LABEL: func.func private @split_keys
+// CHECK: %[[PARTIAL:.*]] = memref.alloc() : memref<16896xf32>
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c4, {{.*}} = %c1, {{.*}} = %c1)
+// CHECK: scf.for {{.*}} = %{{.*}} to %{{.*}} step %c1 iter_args
+// CHECK: nvvm.mma.sync
+// CHECK: vector.store {{.*}}, %[[PARTIAL]]{{.*}} : memref<16896xf32>, vector<2xf32>
+// CHECK: memref.store {{.*}}, %[[PARTIAL]]
+// CHECK: gpu.terminator
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1, {{.*}} = %c1, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c128,
+// CHECK: scf.for {{.*}} = %c0 to %c4
+// CHECK: arith.maximumf
+// CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"
+// CHECK: memref.store {{.*}}, %arg3
+// CHECK: gpu.terminator
+// CHECK: memref.dealloc %[[PARTIAL]]
+func.func private @split_keys(%q: memref<1x1x64x64xf32>, %k: memref<1x1x1024x64xf32>, %v: memref<1x1x1024x64xf32>, %out: memref<1x1x64x64xf32>) attributes {ridge.kernel = "attention", ridge.kernel_config = {attention_splits = 4 : i64, attention_stages = 2 : i64, attention_tile = array<i64: 64, 64>, block_size = 128 : i64, vector_width = 1 : i64, warps_per_block = 4 : i64}, ridge.online_attention = {causal = false, q = array<i64: 0, 0, 4096, 4096, 64, 1>, k = array<i64: 1, 0, 65536, 65536, 64, 1>, v = array<i64: 2, 0, 65536, 65536, 64, 1>, query_offset = 0 : i64, round_to = bf16, scale = 1.250000e-01 : f64, shape = array<i64: 1, 1, 1, 64, 1024, 64, 64>}} {
+  return
+}

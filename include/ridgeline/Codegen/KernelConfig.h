@@ -65,6 +65,10 @@ struct KernelConfig {
   /// Shared-memory stages of the key and value tiles: 2 (the next tile's
   /// loads in flight during the current tile's products) or 1.
   int64_t attentionStages = 0;
+  /// Blocks that split the keys of one query tile (flash-decoding): each
+  /// writes its rows' partial maximum, sum and unnormalized O, and a second
+  /// launch combines them. 1: no split.
+  int64_t attentionSplits = 1;
 
   bool usesTensorCores() const { return !mmaTile.empty(); }
   bool usesFlashAttention() const { return !attentionTile.empty(); }

@@ -391,7 +391,10 @@ def LowerFlashAttentionPass : Pass<"ridge-lower-flash-attention",
     causal and additive masks per tile) on the accumulators in registers,
     the probabilities reused as the second product's A fragments. The
     scores never leave registers. The rounding and the key tile are those
-    of the online form on the CPU, the oracle.
+    of the online form on the CPU, the oracle. With `attention_splits`
+    (flash-decoding), blocks split the keys of a query tile, write their
+    rows' partial maximum, sum and O to a buffer, and a second launch
+    combines them.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect",
