@@ -21,7 +21,9 @@ halved for causal attention.
 
 Decode rows (one query, a long cache, no mask) report the bandwidth of
 reading K and V against the measured copy bandwidth (torch's clone of a
-1 GiB tensor).
+1 GiB tensor). A decode step is memory-bound, so Ridgeline computes it in
+f32 with its decode kernel (warps splitting the keys, lanes the head
+dimension, splits combined by a second launch).
 
 Shapes: head dims 64 and 128; L = 1024, 4096, 16384; causal and not;
 B * H = 16 (--heads). `--device emulator --sizes 64 --head-dims 16

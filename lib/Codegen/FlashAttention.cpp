@@ -4,6 +4,7 @@
 #include "ridgeline/Dialect/Ridge/IR/Ridge.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 using namespace mlir::ridge;
@@ -42,16 +43,13 @@ FailureOr<FlashAttention> mlir::ridge::readFlashAttention(DictionaryAttr attr,
   attention.scale = scale.getValueAsDouble();
   attention.causal = causal.getValue();
   attention.queryOffset = offset.getInt();
-  auto roundTo = attr.getAs<TypeAttr>("round_to");
-  auto mmaType = roundTo ? dyn_cast<FloatType>(roundTo.getValue()) : nullptr;
-  if (!mmaType || !(mmaType.isBF16() || mmaType.isF16()))
-    return fail("its products are not rounded to bf16 or f16 (fp32 "
-                "requested, or a format without a tensor-core kernel)");
-  attention.mmaType = mmaType;
-  for (int64_t extent : {attention.dim, attention.valueDim})
-    if (extent % 16 != 0 || extent < 16 || extent > 128)
-      return fail("head dimension " + Twine(extent) +
-                  " is not a multiple of 16 from 16 to 128");
+  if (auto roundTo = attr.getAs<TypeAttr>("round_to")) {
+    auto mmaType = dyn_cast<FloatType>(roundTo.getValue());
+    if (!mmaType || !(mmaType.isBF16() || mmaType.isF16()))
+      return fail("its products are rounded to a format no attention kernel "
+                  "multiplies (bf16 or f16)");
+    attention.mmaType = mmaType;
+  }
   if (attention.kvHeads <= 0 || attention.heads % attention.kvHeads != 0)
     return fail("query heads are not a multiple of key heads");
   auto read = [&](StringRef name, StridedOperand &operand,
@@ -77,4 +75,34 @@ FailureOr<FlashAttention> mlir::ridge::readFlashAttention(DictionaryAttr attr,
       return failure();
   }
   return attention;
+}
+
+std::optional<std::string>
+mlir::ridge::whyNotTensorCores(const FlashAttention &attention) {
+  if (!attention.mmaType)
+    return std::string("its products are not rounded to bf16 or f16 (fp32 "
+                       "requested, or memory-bound: ridge-select-precision)");
+  for (int64_t extent : {attention.dim, attention.valueDim})
+    if (extent % 16 != 0 || extent < 16 || extent > 128)
+      return ("head dimension " + Twine(extent) +
+              " is not a multiple of 16 from 16 to 128")
+          .str();
+  return std::nullopt;
+}
+
+std::optional<std::string>
+mlir::ridge::whyNotDecode(const FlashAttention &attention) {
+  if (attention.mmaType)
+    return std::string("its products are rounded (the tensor-core kernel's "
+                       "case)");
+  if (attention.queryLen > kMaxDecodeQueries)
+    return ("" + Twine(attention.queryLen) + " query rows, more than " +
+            Twine(kMaxDecodeQueries))
+        .str();
+  for (int64_t extent : {attention.dim, attention.valueDim})
+    if (extent % 32 != 0 || extent > 128)
+      return ("head dimension " + Twine(extent) +
+              " is not a multiple of 32 up to 128")
+          .str();
+  return std::nullopt;
 }

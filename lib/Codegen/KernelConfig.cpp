@@ -51,6 +51,11 @@ DictionaryAttr KernelConfig::toAttr(MLIRContext *context) const {
   }
   if (gemv)
     fields.push_back(b.getNamedAttr("gemv", b.getBoolAttr(true)));
+  if (attentionDecode) {
+    fields.push_back(b.getNamedAttr("attention_decode", b.getBoolAttr(true)));
+    fields.push_back(b.getNamedAttr("attention_splits",
+                                    b.getI64IntegerAttr(attentionSplits)));
+  }
   if (usesFlashAttention()) {
     fields.push_back(b.getNamedAttr("attention_tile",
                                     b.getDenseI64ArrayAttr(attentionTile)));
@@ -151,6 +156,20 @@ FailureOr<KernelConfig> KernelConfig::fromAttr(DictionaryAttr attr,
       return failure();
     }
     config.gemv = flag.getValue();
+  }
+  if (auto decode = attr.get("attention_decode")) {
+    auto flag = dyn_cast<BoolAttr>(decode);
+    if (!flag || attr.get("attention_tile") || !config.mmaTile.empty() ||
+        config.gemv) {
+      error = ("'" + kKernelConfigAttr +
+               "' needs 'attention_decode' as a bool, and not with "
+               "'attention_tile', 'mma_tile' or 'gemv'")
+                  .str();
+      return failure();
+    }
+    config.attentionDecode = flag.getValue();
+    if (failed(integer("attention_splits", config.attentionSplits, 1, 1024)))
+      return failure();
   }
   // The attention kernel's tile: 16 query rows a warp, keys in whole k16
   // steps of the second product.
@@ -500,7 +519,7 @@ KernelConfig mlir::ridge::selectKernelConfig(func::FuncOp kernel,
     std::string reason;
     FailureOr<FlashAttention> flash =
         readFlashAttention(getOnlineAttentionAttr(kernel), reason);
-    if (target.isGpu() && succeeded(flash)) {
+    if (target.isGpu() && succeeded(flash) && !whyNotTensorCores(*flash)) {
       int64_t stageBytes =
           kAttentionKeyTile * (flash->dim + flash->valueDim) * 2;
       config.attentionTile = {64, kAttentionKeyTile};
@@ -518,6 +537,22 @@ KernelConfig mlir::ridge::selectKernelConfig(func::FuncOp kernel,
            keyTiles / 2, flash->keyLen / (4 * flash->queryLen)});
       if (blocks < target.gpu.smCount && splits > 1)
         config.attentionSplits = splits;
+      config.warpsPerBlock = 4;
+      config.blockSize = 4 * kWarpSize;
+      config.vectorWidth = 1;
+      return config;
+    }
+    // The decode kernel for an f32 attention of a few query rows (a decode
+    // step is memory-bound: its products stay f32): a block of 4 warps per
+    // query row and split, the warps taking keys in turn, the lanes the head
+    // dimension; splits of at least 256 keys until every SM has two blocks.
+    if (target.isGpu() && succeeded(flash) && !whyNotDecode(*flash)) {
+      int64_t blocks = flash->queryLen * flash->heads * flash->batch;
+      config.attentionDecode = true;
+      config.attentionSplits = std::max<int64_t>(
+          1, std::min<int64_t>(static_cast<int64_t>(llvm::divideCeil(
+                                   2 * target.gpu.smCount, blocks)),
+                               flash->keyLen / 256));
       config.warpsPerBlock = 4;
       config.blockSize = 4 * kWarpSize;
       config.vectorWidth = 1;

@@ -89,10 +89,15 @@ public:
   FlashAttentionBuilder(OpBuilder &b, Location loc, const FlashAttention &fa,
                         const KernelConfig &config)
       : b(b), loc(loc), fa(fa), mmaType(fa.mmaType) {
+    splits = config.attentionSplits;
+    if (config.attentionDecode) {
+      warps = 4;
+      threads = warps * kWarpSize;
+      return;
+    }
     blockRows = config.attentionTile[0];
     keyTile = config.attentionTile[1];
     stages = config.attentionStages;
-    splits = config.attentionSplits;
     warps = blockRows / kWarpRows;
     threads = warps * kWarpSize;
   }
@@ -100,6 +105,8 @@ public:
   /// Builds the launch before the kernel's return; `args` are the kernel's
   /// buffer arguments, `out` its [B, H, Sq, dv] f32 result buffer.
   LogicalResult build(ArrayRef<BlockArgument> args, Value out);
+  /// The decode kernel (KernelConfig::attentionDecode), the same way.
+  LogicalResult buildDecode(ArrayRef<BlockArgument> args, Value out);
 
 private:
   Value index(int64_t value) {
@@ -166,6 +173,8 @@ private:
   /// stages, rounded from f32.
   SmallVector<Value> loadTile(const GlobalOperand &operand, Value head,
                               Value rowBase, int64_t rowExtent, int64_t cols);
+  /// The operands' flat views of the kernel arguments `args`.
+  LogicalResult bindOperands(ArrayRef<BlockArgument> args);
   /// The launch that combines the splits' partial rows into `out`.
   void buildCombine(Value partials, Value out);
   /// Stores what loadTile returned into the tile at `smem` + `stageOffset`.
@@ -327,9 +336,8 @@ void FlashAttentionBuilder::buildCombine(Value partials, Value out) {
   gpu::TerminatorOp::create(b, loc);
 }
 
-LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
-                                           Value out) {
-  MLIRContext *context = b.getContext();
+LogicalResult
+FlashAttentionBuilder::bindOperands(ArrayRef<BlockArgument> args) {
   auto bind = [&](const StridedOperand &view,
                   GlobalOperand &operand) -> LogicalResult {
     if (view.arg >= args.size())
@@ -359,7 +367,215 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
       failed(bind(fa.value, value)) ||
       (fa.mask && failed(bind(*fa.mask, mask))))
     return failure();
+  return success();
+}
 
+LogicalResult FlashAttentionBuilder::buildDecode(ArrayRef<BlockArgument> args,
+                                                 Value out) {
+  if (failed(bindOperands(args)))
+    return failure();
+  MLIRContext *context = b.getContext();
+  Value one = index(1);
+  int64_t partialRow = fa.valueDim + 2;
+  int64_t keysPerSplit = llvm::divideCeil(fa.keyLen, splits);
+  int64_t dimPerLane = fa.dim / kWarpSize,
+          valuePerLane = fa.valueDim / kWarpSize;
+  Value partials;
+  if (splits > 1)
+    partials =
+        memref::AllocOp::create(b, loc,
+                                MemRefType::get({splits * fa.batch * fa.heads *
+                                                 fa.queryLen * partialRow},
+                                                b.getF32Type()));
+  // Each warp's maximum, sum and O, for the block's combine.
+  auto workgroup = gpu::AddressSpaceAttr::get(
+      context, gpu::GPUDialect::getWorkgroupAddressSpace());
+  auto smemType = MemRefType::get({warps * partialRow}, b.getF32Type(),
+                                  MemRefLayoutAttrInterface(), workgroup);
+  auto launch = gpu::LaunchOp::create(
+      b, loc, index(splits), index(fa.heads * fa.queryLen), index(fa.batch),
+      index(threads), one, one,
+      /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
+      /*asyncDependencies=*/ValueRange(), TypeRange{smemType});
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&launch.getBody().front());
+  Value smem = launch.getWorkgroupAttributions()[0];
+  gpu::KernelDim3 blockIds = launch.getBlockIds();
+  tid = launch.getThreadIds().x;
+  lane = rem(tid, kWarpSize);
+  warp = div(tid, kWarpSize);
+  Value split = blockIds.x;
+  head = div(blockIds.y, fa.queryLen);
+  Value row = rem(blockIds.y, fa.queryLen);
+  batchIndex = blockIds.z;
+  kvHead = fa.heads == fa.kvHeads ? head : div(head, fa.heads / fa.kvHeads);
+  const double log2e = 1.4426950408889634;
+  Value negInf = f32(-std::numeric_limits<double>::infinity());
+  Value zeroF = f32(0.0);
+
+  // The query row's elements of this lane (d = lane + 32 e), scaled.
+  SmallVector<Value> queryElements;
+  for (int64_t e = 0; e < dimPerLane; ++e)
+    queryElements.push_back(arith::MulFOp::create(
+        b, loc,
+        memref::LoadOp::create(
+            b, loc, query.flat,
+            ValueRange{
+                elementIndex(query, head, row, add(lane, e * kWarpSize))}),
+        f32(fa.scale * log2e)));
+  // This split's keys, up to the row's causal limit.
+  Value begin = mul(split, keysPerSplit);
+  Value end = arith::MinSIOp::create(b, loc, index(fa.keyLen),
+                                     add(begin, keysPerSplit));
+  if (fa.causal)
+    end = arith::MinSIOp::create(b, loc, end, add(row, fa.queryOffset + 1));
+  SmallVector<Value> inits{negInf, zeroF};
+  inits.append(valuePerLane, zeroF);
+  auto loop =
+      scf::ForOp::create(b, loc, add(begin, warp), end, index(warps), inits);
+  {
+    OpBuilder::InsertionGuard loopGuard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value j = loop.getInductionVar();
+    ValueRange carried = loop.getRegionIterArgs();
+    Value t = zeroF;
+    for (int64_t e = 0; e < dimPerLane; ++e)
+      t = math::FmaOp::create(
+          b, loc, queryElements[e],
+          memref::LoadOp::create(
+              b, loc, key.flat,
+              ValueRange{
+                  elementIndex(key, kvHead, j, add(lane, e * kWarpSize))}),
+          t);
+    // The dot product over the warp's lanes.
+    Value width =
+        arith::ConstantIntOp::create(b, loc, b.getI32Type(), kWarpSize);
+    for (int64_t offset = 1; offset < kWarpSize; offset *= 2) {
+      Value mask = arith::ConstantIntOp::create(b, loc, b.getI32Type(), offset);
+      t = arith::AddFOp::create(
+          b, loc, t,
+          gpu::ShuffleOp::create(b, loc, t, mask, width, gpu::ShuffleMode::XOR)
+              .getShuffleResult());
+    }
+    if (fa.mask) {
+      Value bias = memref::LoadOp::create(
+          b, loc, mask.flat, ValueRange{elementIndex(mask, head, row, j)});
+      t = math::FmaOp::create(b, loc, bias, f32(log2e), t);
+    }
+    Value max = carried[0];
+    Value next = arith::MaximumFOp::create(b, loc, max, t);
+    Value allMasked =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, next, negInf);
+    Value shift = arith::SelectOp::create(b, loc, allMasked, zeroF, next);
+    Value correction = exp2(arith::SubFOp::create(b, loc, max, shift));
+    Value p = exp2(arith::SubFOp::create(b, loc, t, shift));
+    SmallVector<Value> results{
+        next, math::FmaOp::create(b, loc, carried[1], correction, p)};
+    for (int64_t e = 0; e < valuePerLane; ++e) {
+      Value v = memref::LoadOp::create(
+          b, loc, value.flat,
+          ValueRange{elementIndex(value, kvHead, j, add(lane, e * kWarpSize))});
+      results.push_back(math::FmaOp::create(
+          b, loc, p, v,
+          arith::MulFOp::create(b, loc, carried[2 + e], correction)));
+    }
+    scf::YieldOp::create(b, loc, results);
+  }
+  // Each warp's state to shared memory; warp 0 combines the 4.
+  ResultRange state = loop.getResults();
+  Value warpStart = mul(warp, partialRow);
+  for (int64_t e = 0; e < valuePerLane; ++e)
+    memref::StoreOp::create(
+        b, loc, state[2 + e], smem,
+        ValueRange{add(warpStart, add(lane, e * kWarpSize))});
+  Value firstLane =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, index(0));
+  {
+    auto ifOp = scf::IfOp::create(b, loc, firstLane, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard ifGuard(b);
+    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    memref::StoreOp::create(b, loc, state[0], smem,
+                            ValueRange{add(warpStart, fa.valueDim)});
+    memref::StoreOp::create(b, loc, state[1], smem,
+                            ValueRange{add(warpStart, fa.valueDim + 1)});
+  }
+  gpu::BarrierOp::create(b, loc);
+  auto firstWarp = scf::IfOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, warp, index(0)),
+      /*withElseRegion=*/false);
+  b.setInsertionPoint(firstWarp.thenBlock()->getTerminator());
+  auto slot = [&](int64_t w, Value column) -> Value {
+    return memref::LoadOp::create(b, loc, smem,
+                                  ValueRange{add(column, w * partialRow)});
+  };
+  Value blockMax = negInf;
+  for (int64_t w = 0; w < warps; ++w)
+    blockMax = arith::MaximumFOp::create(b, loc, blockMax,
+                                         slot(w, index(fa.valueDim)));
+  Value allEmpty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                         blockMax, negInf);
+  Value shift = arith::SelectOp::create(b, loc, allEmpty, zeroF, blockMax);
+  SmallVector<Value> weights;
+  Value sum = zeroF;
+  for (int64_t w = 0; w < warps; ++w) {
+    weights.push_back(exp2(
+        arith::SubFOp::create(b, loc, slot(w, index(fa.valueDim)), shift)));
+    sum = math::FmaOp::create(b, loc, weights.back(),
+                              slot(w, index(fa.valueDim + 1)), sum);
+  }
+  SmallVector<Value> outputs;
+  for (int64_t e = 0; e < valuePerLane; ++e) {
+    Value column = add(lane, e * kWarpSize);
+    Value acc = zeroF;
+    for (int64_t w = 0; w < warps; ++w)
+      acc = math::FmaOp::create(b, loc, weights[w], slot(w, column), acc);
+    outputs.push_back(acc);
+  }
+  if (splits == 1) {
+    Value empty =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, sum, zeroF);
+    Value inverse = arith::SelectOp::create(
+        b, loc, empty, zeroF, arith::DivFOp::create(b, loc, f32(1.0), sum));
+    for (int64_t e = 0; e < valuePerLane; ++e)
+      memref::StoreOp::create(
+          b, loc, arith::MulFOp::create(b, loc, outputs[e], inverse), out,
+          ValueRange{batchIndex, head, row, add(lane, e * kWarpSize)});
+    b.setInsertionPointToEnd(&launch.getBody().front());
+    gpu::TerminatorOp::create(b, loc);
+    return success();
+  }
+  // The split's partial row: O (relative to the block maximum), the
+  // maximum, the sum.
+  Value rowIndex =
+      add(mul(add(mul(add(mul(split, fa.batch), batchIndex), fa.heads), head),
+              fa.queryLen),
+          row);
+  Value rowStart = mul(rowIndex, partialRow);
+  for (int64_t e = 0; e < valuePerLane; ++e)
+    memref::StoreOp::create(
+        b, loc, outputs[e], partials,
+        ValueRange{add(rowStart, add(lane, e * kWarpSize))});
+  auto firstLaneIf =
+      scf::IfOp::create(b, loc, firstLane, /*withElseRegion=*/false);
+  b.setInsertionPoint(firstLaneIf.thenBlock()->getTerminator());
+  memref::StoreOp::create(b, loc, blockMax, partials,
+                          ValueRange{add(rowStart, fa.valueDim)});
+  memref::StoreOp::create(b, loc, sum, partials,
+                          ValueRange{add(rowStart, fa.valueDim + 1)});
+  b.setInsertionPointToEnd(&launch.getBody().front());
+  gpu::TerminatorOp::create(b, loc);
+  b.setInsertionPointAfter(launch);
+  buildCombine(partials, out);
+  memref::DeallocOp::create(b, loc, partials);
+  return success();
+}
+
+LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
+                                           Value out) {
+  if (failed(bindOperands(args)))
+    return failure();
+  MLIRContext *context = b.getContext();
   auto workgroup = gpu::AddressSpaceAttr::get(
       context, gpu::GPUDialect::getWorkgroupAddressSpace());
   auto smemType = [&](int64_t cols) {
@@ -749,15 +965,24 @@ struct LowerFlashAttentionPass
     FailureOr<std::optional<KernelConfig>> config = getKernelConfig(kernel);
     if (failed(config))
       return signalPassFailure();
-    if (!*config || !(*config)->usesFlashAttention())
+    if (!*config || !(*config)->usesAttentionKernel())
       return;
+    bool decode = (*config)->attentionDecode;
     std::string reason;
     FailureOr<FlashAttention> attention = readFlashAttention(
         kernel->getAttrOfType<DictionaryAttr>(kOnlineAttentionAttr), reason);
+    if (succeeded(attention)) {
+      std::optional<std::string> why =
+          decode ? whyNotDecode(*attention) : whyNotTensorCores(*attention);
+      if (why) {
+        reason = *why;
+        attention = failure();
+      }
+    }
     if (failed(attention)) {
-      kernel.emitError() << "kernel configured for the tensor-core attention "
-                            "is not one it computes: "
-                         << reason;
+      kernel.emitError() << "kernel configured for the "
+                         << (decode ? "decode" : "tensor-core")
+                         << " attention is not one it computes: " << reason;
       return signalPassFailure();
     }
     // The result: the kernel's one result buffer, its last argument after
@@ -794,15 +1019,19 @@ struct LowerFlashAttentionPass
     OpBuilder builder(terminator);
     FlashAttentionBuilder attentionBuilder(builder, kernel.getLoc(), *attention,
                                            **config);
-    if (failed(attentionBuilder.build(body.getArguments().drop_back(),
-                                      body.getArguments().back())))
+    ArrayRef<BlockArgument> inputs = body.getArguments().drop_back();
+    Value out = body.getArguments().back();
+    if (failed(decode ? attentionBuilder.buildDecode(inputs, out)
+                      : attentionBuilder.build(inputs, out)))
       return signalPassFailure();
-    ++numAttentionKernels;
+    if (decode)
+      ++numDecodeKernels;
+    else
+      ++numAttentionKernels;
     LLVM_DEBUG(llvm::dbgs()
-               << kernel.getName() << ": tensor-core attention kernel, "
-               << (*config)->attentionTile[0] << "x"
-               << (*config)->attentionTile[1] << ", "
-               << (*config)->attentionStages << " stage(s)\n");
+               << kernel.getName() << ": "
+               << (decode ? "decode" : "tensor-core") << " attention kernel, "
+               << (*config)->attentionSplits << " split(s)\n");
   }
 };
 } // namespace

@@ -54,7 +54,7 @@ struct SelectKernelConfigPass
       ++numTiledKernels;
     // The attention kernel is built on buffers, where the scf.forall that
     // carries its description is gone: the function keeps it.
-    if (config.usesFlashAttention())
+    if (config.usesAttentionKernel())
       if (DictionaryAttr attention = getOnlineAttentionAttr(kernel))
         kernel->setAttr(kOnlineAttentionAttr, attention);
     DictionaryAttr attr = config.toAttr(&getContext());

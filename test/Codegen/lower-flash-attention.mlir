@@ -139,3 +139,35 @@ func.func private @odd_head_dim(%q: memref<1x1x64x72xf32>, %out: memref<1x1x64x7
 func.func private @split_keys(%q: memref<1x1x64x64xf32>, %k: memref<1x1x1024x64xf32>, %v: memref<1x1x1024x64xf32>, %out: memref<1x1x64x64xf32>) attributes {ridge.kernel = "attention", ridge.kernel_config = {attention_splits = 4 : i64, attention_stages = 2 : i64, attention_tile = array<i64: 64, 64>, block_size = 128 : i64, vector_width = 1 : i64, warps_per_block = 4 : i64}, ridge.online_attention = {causal = false, q = array<i64: 0, 0, 4096, 4096, 64, 1>, k = array<i64: 1, 0, 65536, 65536, 64, 1>, v = array<i64: 2, 0, 65536, 65536, 64, 1>, query_offset = 0 : i64, round_to = bf16, scale = 1.250000e-01 : f64, shape = array<i64: 1, 1, 1, 64, 1024, 64, 64>}} {
   return
 }
+
+// -----
+
+// The f32 decode kernel (attention_decode): one query row of 2 heads over
+// 1024 keys in 4 splits: a block of 4 warps per (split, head); the warps
+// take the split's keys 4 apart, each lane 2 of the 64 dimensions; the dot
+// product is a 5-step shuffle reduction; the warps' states meet in shared
+// memory, the splits' in the partial buffer [4, 2 rows, 64 + 2] that the
+// second launch combines.
+// CHECK-LABEL: func.func private @decode
+// CHECK: %[[PARTIAL:.*]] = memref.alloc() : memref<528xf32>
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c4, {{.*}} = %c2, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c128, {{.*}} = %c1, {{.*}} = %c1) workgroup(%[[WARPS:.*]] : memref<264xf32, #gpu.address_space<workgroup>>)
+// CHECK: scf.for {{.*}} step %c4 iter_args({{.*}}) -> (f32, f32, f32, f32)
+// CHECK-COUNT-5: gpu.shuffle  xor
+// CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"
+// CHECK: memref.store {{.*}}, %[[WARPS]]
+// CHECK: gpu.barrier
+// CHECK: memref.store {{.*}}, %[[PARTIAL]]
+// CHECK: gpu.terminator
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1, {{.*}} = %c1, {{.*}} = %c1)
+// CHECK: memref.store {{.*}}, %arg3
+// CHECK: memref.dealloc %[[PARTIAL]]
+func.func private @decode(%q: memref<1x2x1x64xf32>, %k: memref<1x2x1024x64xf32>, %v: memref<1x2x1024x64xf32>, %out: memref<1x2x1x64xf32>) attributes {ridge.kernel = "attention", ridge.kernel_config = {attention_decode = true, attention_splits = 4 : i64, block_size = 128 : i64, vector_width = 1 : i64, warps_per_block = 4 : i64}, ridge.online_attention = {causal = false, q = array<i64: 0, 0, 128, 64, 64, 1>, k = array<i64: 1, 0, 65536, 65536, 64, 1>, v = array<i64: 2, 0, 65536, 65536, 64, 1>, query_offset = 0 : i64, scale = 1.250000e-01 : f64, shape = array<i64: 1, 2, 2, 1, 1024, 64, 64>}} {
+  return
+}
+
+// -----
+
+// expected-error @below {{kernel configured for the decode attention is not one it computes: 8 query rows, more than 4}}
+func.func private @decode_many_rows(%q: memref<1x1x8x64xf32>, %out: memref<1x1x8x64xf32>) attributes {ridge.kernel = "attention", ridge.kernel_config = {attention_decode = true, attention_splits = 1 : i64, block_size = 128 : i64, vector_width = 1 : i64, warps_per_block = 4 : i64}, ridge.online_attention = {causal = false, q = array<i64: 0, 0, 512, 64, 64, 1>, k = array<i64: 0, 0, 512, 64, 64, 1>, v = array<i64: 0, 0, 512, 64, 64, 1>, query_offset = 0 : i64, scale = 1.250000e-01 : f64, shape = array<i64: 1, 1, 1, 8, 8, 64, 64>}} {
+  return
+}

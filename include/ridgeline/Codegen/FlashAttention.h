@@ -37,21 +37,35 @@ struct FlashAttention {
   double scale = 1.0;
   bool causal = false;
   int64_t queryOffset = 0;
-  /// bf16 or f16: Q, K, V and the probabilities are rounded to it.
+  /// bf16 or f16: Q, K, V and the probabilities are rounded to it; null:
+  /// f32 products.
   FloatType mmaType;
   StridedOperand query, key, value;
   /// An f32 bias added to the scores (broadcast: stride 0).
   std::optional<StridedOperand> mask;
 };
 
-/// Reads `attr` (a kOnlineAttentionAttr); fails, with `reason`, when the
-/// tensor-core kernel does not compute that attention: no multiply format
-/// (fp32 requested), an option it lacks (softcap, sliding window, per-batch
-/// key lengths), an operand that is not a strided view of an argument with
-/// unit stride along its last dimension, or head dimensions that are not
-/// multiples of 16 up to 128.
+/// Reads `attr` (a kOnlineAttentionAttr); fails, with `reason`, when no
+/// attention kernel computes that attention: an option they lack (softcap,
+/// sliding window, per-batch key lengths), or an operand that is not a
+/// strided view of an argument with unit stride along its last dimension.
 FailureOr<FlashAttention> readFlashAttention(DictionaryAttr attr,
                                              std::string &reason);
+
+/// Why the tensor-core kernel does not compute `attention` (products not
+/// rounded to bf16/f16, head dimensions that are not multiples of 16 up to
+/// 128); nullopt when it does.
+std::optional<std::string> whyNotTensorCores(const FlashAttention &attention);
+
+/// Query rows up to which an f32 attention takes the decode kernel.
+inline constexpr int64_t kMaxDecodeQueries = 4;
+
+/// Why the decode kernel (f32 products, a block per query row, warps
+/// splitting the keys, lanes the head dimension) does not compute
+/// `attention`: rounded products, more than kMaxDecodeQueries query rows,
+/// head dimensions that are not multiples of 32 up to 128; nullopt when it
+/// does.
+std::optional<std::string> whyNotDecode(const FlashAttention &attention);
 
 } // namespace mlir::ridge
 

@@ -69,9 +69,17 @@ struct KernelConfig {
   /// writes its rows' partial maximum, sum and unnormalized O, and a second
   /// launch combines them. 1: no split.
   int64_t attentionSplits = 1;
+  /// The f32 decode kernel (ridge-lower-flash-attention): a block of 4 warps
+  /// per query row and key split, warps taking keys in turn, lanes the head
+  /// dimension, the splits combined by a second launch.
+  bool attentionDecode = false;
 
   bool usesTensorCores() const { return !mmaTile.empty(); }
   bool usesFlashAttention() const { return !attentionTile.empty(); }
+  /// Whether ridge-lower-flash-attention builds the kernel.
+  bool usesAttentionKernel() const {
+    return usesFlashAttention() || attentionDecode;
+  }
   /// Whether ridge-lower-mma-contractions builds the kernel.
   bool usesDedicatedKernel() const { return usesTensorCores() || gemv; }
 

@@ -394,7 +394,11 @@ def LowerFlashAttentionPass : Pass<"ridge-lower-flash-attention",
     of the online form on the CPU, the oracle. With `attention_splits`
     (flash-decoding), blocks split the keys of a query tile, write their
     rows' partial maximum, sum and O to a buffer, and a second launch
-    combines them.
+    combines them. With `attention_decode` (an f32 attention of a few query
+    rows: a decode step), a block of 4 warps per query row and key split,
+    the warps taking keys in turn and the lanes the head dimension (a
+    shuffle reduction per score), the warps combined in shared memory and
+    the splits by the second launch.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect",
@@ -408,6 +412,8 @@ def LowerFlashAttentionPass : Pass<"ridge-lower-flash-attention",
   let statistics = [
     Statistic<"numAttentionKernels", "num-attention-kernels",
               "Attention kernels built on tensor cores">,
+    Statistic<"numDecodeKernels", "num-decode-kernels",
+              "f32 decode attention kernels (warps over keys)">,
   ];
 }
 
