@@ -6,8 +6,20 @@
 # to the roofline and the emulator's counters next to the fusion plan.
 # Needs no network if the packages are installed.
 # Usage: bench/gpu-check.sh [sm_XX]   (default: detected from nvidia-smi)
+#        bench/gpu-check.sh --bundle DIR [--out DIR]
+# The second form is for a GPU machine without the toolchain (no MLIR, no
+# Debian packages): DIR was made elsewhere by bench/gpu_bundle.py, and its
+# gpu_run.py checks and times the compiled models and benchmarks with
+# ridge-exec and the machine's PyTorch.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+if [[ "${1:-}" == --bundle ]]; then
+  bundle=${2:?"--bundle needs the folder bench/gpu_bundle.py wrote"}
+  shift 2
+  nvidia-smi --query-gpu=name,driver_version,compute_cap,clocks.sm,clocks.mem \
+    --format=csv 2>/dev/null
+  exec python3 "$bundle/gpu_run.py" "$bundle" "$@"
+fi
 source "$root/scripts/deps.sh"
 set +e
 ridge_install_deps || echo "warning: could not install packages; using what is present"

@@ -23,7 +23,8 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [os.path.join(config.ridge_obj_root, "bin"), config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(
-    ["ridge-opt", "ridgec", "ridge-run", "ridge-emu", "ridge-runtime-test",
+    ["ridge-opt", "ridgec", "ridge-run", "ridge-emu", "ridge-exec",
+     "ridge-runtime-test",
      "ridge-cost-coverage-test"], tool_dirs)
 
 config.substitutions.append(

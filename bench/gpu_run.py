@@ -1,0 +1,393 @@
+#!/usr/bin/env python3
+"""Run a bundle from bench/gpu_bundle.py on a GPU: numbers, then speed.
+
+    python3 gpu_run.py [BUNDLE] [--out DIR] [--device gpu|emulator]
+                       [--only models,attention,gemm]
+
+Runs where the GPU is, with no compiler: `bin/ridge-exec` (libridge_runtime
+only) loads each compiled model. For each model of the bundle it checks the
+outputs against the fixture's ONNX Runtime reference and against the PTX
+emulator's outputs of the same .so (made where the bundle was built), then
+times it end to end (median of 100 runs, data device-resident) and per
+kernel (CUDA events around each launch) beside the roofline prediction. For
+each benchmark (attention, GEMM) it draws random inputs, checks the output
+against PyTorch on the GPU in f32, and times it against SDPA (flash) or
+torch.matmul (cuBLAS) in the same run. The ceilings are measured here: the
+copy bandwidth (a 1 GiB clone, read + write) and the bf16 matrix rate
+(an 8192^3 torch.matmul). Prints the tables and writes results.json to
+--out. `--device emulator` runs the same flow on the emulator (no torch
+needed; quick bundles only).
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def torch_cuda():
+    try:
+        import torch
+    except ImportError:
+        return None
+    return torch if torch.cuda.is_available() else None
+
+
+def cuda_time(torch, fn, repeat=20):
+    for _ in range(3):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(repeat):
+        start = torch.cuda.Event(enable_timing=True)
+        end = torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        torch.cuda.synchronize()
+        times.append(start.elapsed_time(end))
+    times.sort()
+    return times[len(times) // 2]
+
+
+def ridge_exec(bundle, args, device, timeout=240):
+    cmd = [os.path.join(bundle, "bin", "ridge-exec")] + args + \
+        ["--device=" + device]
+    t0 = time.time()
+    try:
+        result = subprocess.run(cmd, capture_output=True, text=True,
+                                timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None, "timed out after %d s" % timeout, time.time() - t0
+    text = result.stdout + result.stderr
+    if result.returncode != 0:
+        lines = result.stderr.strip().splitlines() or \
+            result.stdout.strip().splitlines()
+        return None, (lines[-1] if lines else "exit %d" %
+                      result.returncode), time.time() - t0
+    return text, None, time.time() - t0
+
+
+def parse_times(text):
+    median = re.search(r"median ([0-9.]+) ms", text)
+    loaded = re.search(r"loaded in ([0-9.]+) ms", text)
+    kernels = re.search(r"^\s+total\s+(\d+) kernels\s+([0-9.]+) ms", text,
+                        re.M)
+    return (float(median.group(1)) if median else None,
+            float(kernels.group(2)) if kernels else None,
+            float(loaded.group(1)) if loaded else None)
+
+
+def kernel_lines(text):
+    lines = []
+    for line in text.splitlines():
+        m = re.match(r"\s+(\S+)\s+(\d+) launches\s+([0-9.]+) ms", line)
+        if m:
+            lines.append((m.group(1), int(m.group(2)), float(m.group(3))))
+    return lines
+
+
+def as_float(array, like):
+    """bf16 bits ('<u2' where the reference is float) as float32."""
+    if array.dtype == np.uint16 and like.dtype != np.uint16:
+        return (array.astype(np.uint32) << 16).view(np.float32)
+    return array
+
+
+def compare(out, ref):
+    """(max abs error, max |ref|) of two arrays (bf16 bits read as floats)."""
+    if out.dtype == np.uint16 and ref.dtype == np.uint16:
+        out = as_float(out, np.zeros(1, np.float32))
+        ref = as_float(ref, np.zeros(1, np.float32))
+    a = out.astype(np.float64)
+    b = ref.astype(np.float64)
+    if a.shape != b.shape:
+        return float("inf"), 0.0
+    if not a.size:
+        return 0.0, 0.0
+    both_nan = np.isnan(a) & np.isnan(b)
+    with np.errstate(invalid="ignore"):
+        diff = np.where(both_nan | (a == b), 0.0, np.abs(a - b))
+    diff = np.where(np.isnan(diff), np.inf, diff)
+    finite = b[np.isfinite(b)]
+    return float(diff.max()), float(np.abs(finite).max()) if finite.size \
+        else 0.0
+
+
+def run_models(bundle, manifest, device, results):
+    print("\n== models on %s (%s): outputs against ONNX Runtime and the "
+          "emulator, time per inference" % (manifest["target"], device))
+    print("%-26s %4s %-6s %10s %10s %10s %10s %10s %8s" % (
+        "model", "kern", "result", "err ref", "diff emu", "e2e ms",
+        "kernels ms", "roofline", "load ms"))
+    rows = []
+    for entry in manifest["models"]:
+        name = entry["name"]
+        row = {"name": name}
+        rows.append(row)
+        if "error" in entry:
+            row["result"] = "NOT COMPILED: " + entry["error"]
+            print("%-26s %s" % (name, row["result"]))
+            continue
+        folder = os.path.join(bundle, entry["dir"])
+        with tempfile.TemporaryDirectory() as work:
+            args = [os.path.join(folder, "model.so")] + \
+                [os.path.join(folder, i) for i in entry["inputs"]] + \
+                ["--save-outputs=" + work]
+            if device == "gpu":
+                args += ["--repeat=100", "--kernel-times=20"]
+            text, why, _ = ridge_exec(bundle, args, device)
+            if why:
+                row["result"] = "FAIL: " + why
+                print("%-26s %4s %s" % (name, entry.get("kernels", "-"),
+                                        row["result"]))
+                continue
+            worst_ref = worst_emu = 0.0
+            ok = True
+            k = 0
+            while os.path.exists(os.path.join(work, "output_%d.npy" % k)):
+                out = np.load(os.path.join(work, "output_%d.npy" % k))
+                ref_path = os.path.join(folder, "ref", "output_%d.npy" % k)
+                emu_path = os.path.join(folder, "emulator",
+                                        "output_%d.npy" % k)
+                if os.path.exists(ref_path):
+                    ref = np.load(ref_path)
+                    err, scale = compare(as_float(out, ref), ref)
+                    worst_ref = max(worst_ref, err / max(scale, 1.0))
+                if os.path.exists(emu_path):
+                    emu = np.load(emu_path)
+                    err, scale = compare(out, emu)
+                    worst_emu = max(worst_emu, err / max(scale, 1.0))
+                    # The same binary on the emulator: only the hardware's
+                    # approximate instructions (ex2, rcp, tanh) may differ.
+                    ok = ok and err <= 1e-3 * max(scale, 1.0)
+                k += 1
+        median, kernel_ms, load_ms = parse_times(text)
+        row.update(load_ms=load_ms, result="PASS" if ok else "FAIL", err_ref=worst_ref,
+                   diff_emulator=worst_emu, e2e_ms=median,
+                   kernels_ms=kernel_ms,
+                   predicted_ms=entry.get("predicted_ms"),
+                   kernels=kernel_lines(text),
+                   emulated=os.path.isdir(os.path.join(folder, "emulator")))
+        fmt = lambda v, f="%.3e": f % v if v is not None else "-"
+        print("%-26s %4s %-6s %10s %10s %10s %10s %10s %8s" % (
+            name, entry.get("kernels", "-"), row["result"],
+            fmt(worst_ref), fmt(worst_emu) if row["emulated"] else "-",
+            fmt(median, "%.4f"), fmt(kernel_ms, "%.4f"),
+            fmt(entry.get("predicted_ms"), "%.4f"), fmt(load_ms, "%.1f")))
+    results["models"] = rows
+
+
+def bf16_bits(torch, t):
+    return t.to(torch.bfloat16).view(torch.int16).cpu().numpy().view(np.uint16)
+
+
+def run_benchmarks(bundle, manifest, device, kinds, results, ceilings):
+    torch = torch_cuda() if device == "gpu" else None
+    rows = []
+    for entry in manifest["benchmarks"]:
+        if entry["kind"] not in kinds:
+            continue
+        row = dict(entry)
+        rows.append(row)
+        if "error" in entry:
+            continue
+        rng = np.random.default_rng(len(rows))
+        with tempfile.TemporaryDirectory() as work:
+            paths = []
+            if entry["kind"] == "attention":
+                h, q, s, d = (entry["heads"], entry["q_len"], entry["kv_len"],
+                              entry["dim"])
+                arrays = [rng.standard_normal((1, h, n, d), dtype=np.float32)
+                          for n in (q, s, s)]
+            else:
+                m, n, k = entry["m"], entry["n"], entry["k"]
+                floats = [rng.standard_normal(shape, dtype=np.float32)
+                          for shape in ((m, k), (k, n))]
+                arrays = [((f.view(np.uint32) + 0x8000) >> 16).astype(
+                    np.uint16) for f in floats]
+            for i, a in enumerate(arrays):
+                paths.append(os.path.join(work, "input_%d.npy" % i))
+                np.save(paths[-1], a)
+            args = [os.path.join(bundle, entry["so"])] + paths + \
+                ["--save-outputs=" + work]
+            if device == "gpu":
+                args += ["--repeat=20", "--kernel-times=10"]
+            text, why, _ = ridge_exec(bundle, args, device)
+            if why:
+                row["error"] = why
+                continue
+            out = np.load(os.path.join(work, "output_0.npy"))
+            row["ours_ms"], row["ours_kernels_ms"], _ = parse_times(text)
+            # The reference in f32 from the same (rounded) inputs.
+            if entry["kind"] == "attention":
+                ref = attention_reference(torch, arrays, entry["causal"])
+            else:
+                fl = [(a.astype(np.uint32) << 16).view(np.float32)
+                      for a in arrays]
+                ref = gemm_reference(torch, fl)
+                out = (out.astype(np.uint32) << 16).view(np.float32)
+            row["rel_err"] = float(np.linalg.norm(out.astype(np.float64) - ref)
+                                   / np.linalg.norm(ref))
+        if torch is not None:
+            if entry["kind"] == "attention":
+                row["theirs_ms"] = time_sdpa(torch, entry)
+            else:
+                row["theirs_ms"] = time_cublas(torch, entry)
+    results["benchmarks"] = rows
+    print_benchmarks(rows, ceilings)
+
+
+def attention_reference(torch, arrays, causal):
+    q, k, v = [a.astype(np.float64) for a in arrays]
+    scale = 1.0 / np.sqrt(q.shape[-1])
+    if torch is not None:
+        tq, tk, tv = [torch.from_numpy(a).cuda().float() for a in arrays]
+        s = (tq @ tk.transpose(-1, -2)) * scale
+        qn, kn = q.shape[2], k.shape[2]
+        if causal:
+            i = torch.arange(qn, device="cuda")[:, None] + kn - qn
+            j = torch.arange(kn, device="cuda")[None, :]
+            s = s.masked_fill(j > i, float("-inf"))
+        return (torch.softmax(s, -1) @ tv).double().cpu().numpy()
+    s = np.einsum("bhqd,bhkd->bhqk", q, k) * scale
+    if causal:
+        qn, kn = q.shape[2], k.shape[2]
+        mask = np.arange(kn)[None, :] > (np.arange(qn)[:, None] + kn - qn)
+        s = np.where(mask, -np.inf, s)
+    s = np.exp(s - s.max(-1, keepdims=True))
+    return np.einsum("bhqk,bhkd->bhqd", s / s.sum(-1, keepdims=True), v)
+
+
+def gemm_reference(torch, floats):
+    if torch is not None:
+        a, b = [torch.from_numpy(f).cuda() for f in floats]
+        torch.backends.cuda.matmul.allow_tf32 = False
+        return (a @ b).double().cpu().numpy()
+    return floats[0].astype(np.float64) @ floats[1].astype(np.float64)
+
+
+def time_sdpa(torch, e):
+    import torch.nn.functional as F
+    q = torch.randn(1, e["heads"], e["q_len"], e["dim"], device="cuda",
+                    dtype=torch.bfloat16)
+    k = torch.randn(1, e["heads"], e["kv_len"], e["dim"], device="cuda",
+                    dtype=torch.bfloat16)
+    v = torch.randn_like(k)
+    try:
+        from torch.nn.attention import SDPBackend, sdpa_kernel
+        backend = sdpa_kernel(SDPBackend.FLASH_ATTENTION)
+    except ImportError:
+        import contextlib
+        backend = contextlib.nullcontext()
+    with backend:
+        return cuda_time(torch, lambda: F.scaled_dot_product_attention(
+            q, k, v, is_causal=e["causal"] and e["q_len"] > 1))
+
+
+def time_cublas(torch, e):
+    a = torch.randn(e["m"], e["k"], device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(e["k"], e["n"], device="cuda", dtype=torch.bfloat16)
+    return cuda_time(torch, lambda: torch.matmul(a, b))
+
+
+def print_benchmarks(rows, ceilings):
+    peak = ceilings.get("bf16_tflops")
+    bandwidth = ceilings.get("copy_gbs")
+    for kind, theirs in (("attention", "SDPA"), ("gemm", "cuBLAS")):
+        chosen = [r for r in rows if r["kind"] == kind]
+        if not chosen:
+            continue
+        print("\n== %s: Ridgeline against %s, median ms (kernel-only in "
+              "brackets), TFLOP/s" % (kind, theirs))
+        print("%-26s %-7s %9s %9s %9s %9s %8s %8s %9s" % (
+            "shape", "target", "ours ms", "(kernel)", "ours TF", theirs + " TF",
+            "x " + theirs, "x peak", "rel err"))
+        for r in chosen:
+            if "error" in r and "ours_ms" not in r:
+                print("%-26s %-7s %s" % (r["name"], r["target"], r["error"]))
+                continue
+            ours_best = r.get("ours_kernels_ms") or r.get("ours_ms")
+            ours_tf = r["flops"] / (ours_best * 1e-3) / 1e12 \
+                if ours_best else None
+            their_tf = r["flops"] / (r["theirs_ms"] * 1e-3) / 1e12 \
+                if r.get("theirs_ms") else None
+            f = lambda v, fmt: fmt % v if v is not None else "-"
+            print("%-26s %-7s %9s %9s %9s %9s %8s %8s %9s" % (
+                r["name"], r["target"], f(r.get("ours_ms"), "%.3f"),
+                f(r.get("ours_kernels_ms"), "%.3f"), f(ours_tf, "%.1f"),
+                f(their_tf, "%.1f"),
+                f(ours_tf / their_tf if ours_tf and their_tf else None,
+                  "%.3f"),
+                f(ours_tf / peak if ours_tf and peak else None, "%.3f"),
+                f(r.get("rel_err"), "%.2e")))
+            if kind == "attention" and r["q_len"] == 1 and ours_best:
+                kv_bytes = 2 * r["heads"] * r["kv_len"] * r["dim"] * 4
+                gbs = kv_bytes / (ours_best * 1e-3) / 1e9
+                r["kv_gbs"] = gbs
+                print("    K/V (f32) read at %.0f GB/s%s" % (
+                    gbs, ", %.2f of the copy bandwidth" % (gbs / bandwidth)
+                    if bandwidth else ""))
+
+
+def measure_ceilings(results):
+    torch = torch_cuda()
+    if torch is None:
+        return {}
+    x = torch.empty(1 << 28, device="cuda", dtype=torch.float32)
+    ms = cuda_time(torch, lambda: x.clone())
+    copy_gbs = 2 * x.numel() * 4 / (ms * 1e-3) / 1e9
+    del x
+    a = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
+    ms = cuda_time(torch, lambda: a @ b, repeat=10)
+    tflops = 2 * 8192 ** 3 / (ms * 1e-3) / 1e12
+    ceilings = {"copy_gbs": copy_gbs, "bf16_tflops": tflops,
+                "gpu": torch.cuda.get_device_name(0),
+                "torch": torch.__version__}
+    print("%s, torch %s: copy %.0f GB/s, bf16 8192^3 matmul %.1f TFLOP/s" % (
+        ceilings["gpu"], ceilings["torch"], copy_gbs, tflops))
+    results["ceilings"] = ceilings
+    return ceilings
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("bundle", nargs="?", default=HERE)
+    parser.add_argument("--out", default=".")
+    parser.add_argument("--device", default="gpu", choices=["gpu", "emulator"])
+    parser.add_argument("--only", default="models,attention,gemm")
+    args = parser.parse_args()
+    bundle = os.path.abspath(args.bundle)
+    with open(os.path.join(bundle, "manifest.json")) as f:
+        manifest = json.load(f)
+    kinds = set(args.only.split(","))
+    results = {"target": manifest["target"], "device": args.device}
+    ceilings = measure_ceilings(results) if args.device == "gpu" else {}
+    try:
+        if "models" in kinds:
+            run_models(bundle, manifest, args.device, results)
+        run_benchmarks(bundle, manifest, args.device, kinds, results,
+                       ceilings)
+    finally:
+        os.makedirs(args.out, exist_ok=True)
+        with open(os.path.join(args.out, "results.json"), "w") as f:
+            json.dump(results, f, indent=1)
+    failed = [r["name"] for r in results.get("models", [])
+              if r.get("result") != "PASS"]
+    failed += [r["name"] for r in results.get("benchmarks", [])
+               if "error" in r or (r.get("rel_err") or 0) > 2e-2]
+    print("\n%d failed%s" % (len(failed), ": " + ", ".join(failed)
+                              if failed else ""))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
