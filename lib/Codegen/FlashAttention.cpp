@@ -91,6 +91,18 @@ mlir::ridge::whyNotTensorCores(const FlashAttention &attention) {
 }
 
 std::optional<std::string>
+mlir::ridge::whyNotWgmma(const FlashAttention &attention) {
+  if (std::optional<std::string> why = whyNotTensorCores(attention))
+    return why;
+  for (int64_t extent : {attention.dim, attention.valueDim})
+    if (extent % 32 != 0)
+      return ("head dimension " + Twine(extent) +
+              " is not a multiple of 32 (whole 64-byte slabs)")
+          .str();
+  return std::nullopt;
+}
+
+std::optional<std::string>
 mlir::ridge::whyNotDecode(const FlashAttention &attention) {
   if (attention.mmaType)
     return std::string("its products are rounded (the tensor-core kernel's "

@@ -61,6 +61,8 @@ DictionaryAttr KernelConfig::toAttr(MLIRContext *context) const {
                                     b.getDenseI64ArrayAttr(attentionTile)));
     fields.push_back(b.getNamedAttr("attention_stages",
                                     b.getI64IntegerAttr(attentionStages)));
+    fields.push_back(b.getNamedAttr(
+        "mma_instruction", b.getStringAttr(wgmma ? "wgmma" : "mma_sync")));
     if (attentionSplits > 1)
       fields.push_back(b.getNamedAttr("attention_splits",
                                       b.getI64IntegerAttr(attentionSplits)));
@@ -187,6 +189,21 @@ FailureOr<KernelConfig> KernelConfig::fromAttr(DictionaryAttr attr,
     }
     if (failed(integer("attention_stages", config.attentionStages, 1, 2)))
       return failure();
+    // The products' instruction: mma.sync (the default) or, with the query
+    // tile one warpgroup, sm_90a's wgmma.
+    if (Attribute instruction = attr.get("mma_instruction")) {
+      auto name = dyn_cast<StringAttr>(instruction);
+      if (!name ||
+          (name.getValue() != "mma_sync" && name.getValue() != "wgmma") ||
+          (name.getValue() == "wgmma" && tile[0] != 64)) {
+        error = ("'" + kKernelConfigAttr +
+                 "' needs 'mma_instruction' as \"mma_sync\" or \"wgmma\" "
+                 "(one warpgroup: 64 query rows)")
+                    .str();
+        return failure();
+      }
+      config.wgmma = name.getValue() == "wgmma";
+    }
     if (attr.get("attention_splits") &&
         failed(integer("attention_splits", config.attentionSplits, 1, 1024)))
       return failure();
@@ -524,6 +541,9 @@ KernelConfig mlir::ridge::selectKernelConfig(func::FuncOp kernel,
           kAttentionKeyTile * (flash->dim + flash->valueDim) * 2;
       config.attentionTile = {64, kAttentionKeyTile};
       config.attentionStages = 2 * stageBytes <= 48 * 1024 ? 2 : 1;
+      // sm_90a multiplies with wgmma (the 64 query rows one warpgroup),
+      // as its GEMMs do, where K and V rows are whole 64-byte slabs.
+      config.wgmma = target.chip == "sm_90a" && !whyNotWgmma(*flash);
       // Too few query tiles to give every SM a block (few query rows over
       // a long cache): split the keys over blocks, each at least two key
       // tiles, until every SM has one (flash-decoding). Each split writes

@@ -23,6 +23,11 @@
 //     accumulator layout of two m16n8 tiles is the A layout of one m16k16);
 //   - O / l is stored once, 8 bytes a lane.
 //
+// On sm_90a (`mma_instruction = "wgmma"`) the 4 warps are one warpgroup and
+// each product is `wgmma.mma_async` m64nNk16 with A from registers (Q's
+// fragments, then P) and B from shared memory, K and V stored in the
+// 64-byte-swizzled slabs wgmma's descriptors read (MmaFragments.h).
+//
 // With `attention_splits` (few query tiles over many keys: flash-decoding),
 // the blocks of a query tile split its key tiles; each writes its rows'
 // maximum, sum and unnormalized O to a partial buffer, and a second launch,
@@ -98,6 +103,7 @@ public:
     blockRows = config.attentionTile[0];
     keyTile = config.attentionTile[1];
     stages = config.attentionStages;
+    wgmma = config.wgmma;
     warps = blockRows / kWarpRows;
     threads = warps * kWarpSize;
   }
@@ -170,16 +176,73 @@ private:
   /// The global loads of a tile of `rows` rows from `rowBase` (rows past
   /// `rowExtent` read as zero) and `cols` columns of `operand` at head
   /// `head`: one vector of 8 multiply-type elements per chunk the thread
-  /// stages, rounded from f32.
+  /// stages, rounded from f32. `slabs`: in the order of the wgmma layout
+  /// (mma::getSlabChunkPosition).
   SmallVector<Value> loadTile(const GlobalOperand &operand, Value head,
-                              Value rowBase, int64_t rowExtent, int64_t cols);
+                              Value rowBase, int64_t rowExtent, int64_t cols,
+                              bool slabs = false);
+  /// The (row, chunk) of the thread's chunk `q` of a tile of `cols`
+  /// columns.
+  std::pair<Value, Value> getChunkPosition(Value q, int64_t cols, bool slabs) {
+    if (slabs)
+      return mma::getSlabChunkPosition(b, loc, q, keyTile, cols / kChunk);
+    return {div(q, cols / kChunk), rem(q, cols / kChunk)};
+  }
   /// The operands' flat views of the kernel arguments `args`.
   LogicalResult bindOperands(ArrayRef<BlockArgument> args);
   /// The launch that combines the splits' partial rows into `out`.
   void buildCombine(Value partials, Value out);
-  /// Stores what loadTile returned into the tile at `smem` + `stageOffset`.
+  /// Stores what loadTile returned into the tile at `smem` + `stageOffset`:
+  /// in the ldmatrix swizzle, or (`slabs`) in the layout wgmma reads.
   void storeTile(ArrayRef<Value> chunks, Value smem, Value stageOffset,
-                 int64_t cols);
+                 int64_t cols, bool slabs = false);
+  /// Makes this thread's shared-memory stores visible to wgmma (the async
+  /// proxy) before the barrier that publishes them.
+  void fenceSharedForWgmma() {
+    if (wgmma)
+      NVVM::FenceProxyOp::create(
+          b, loc,
+          NVVM::ProxyKindAttr::get(b.getContext(),
+                                   NVVM::ProxyKind::async_shared),
+          NVVM::SharedSpaceAttr::get(b.getContext(),
+                                     NVVM::SharedSpace::shared_cta));
+  }
+  /// wgmma products into `acc` (pinned before the fence and after the
+  /// wait): A fragments `a[s]` from registers, B of k16 step s described by
+  /// `descriptorOf(s)`.
+  SmallVector<Value> multiplyWgmma(ArrayRef<SmallVector<Value>> a,
+                                   function_ref<Value(int64_t)> descriptorOf,
+                                   SmallVector<Value> acc, int64_t n,
+                                   bool transposeB) {
+    acc = mma::pinRegisters(b, loc, acc);
+    SmallVector<SmallVector<Value>> words;
+    for (ArrayRef<Value> fragment : a)
+      words.push_back(mma::pinRegisters(b, loc, fragment));
+    NVVM::WgmmaFenceAlignedOp::create(b, loc);
+    for (auto [step, fragment] : llvm::enumerate(words))
+      acc = mma::createWgmmaRegisterA(b, loc, fragment, descriptorOf(step), acc,
+                                      n, mmaType, transposeB);
+    NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+    return mma::pinRegisters(b, loc, acc);
+  }
+  /// The wgmma descriptor of k16 step `kStep` of a K tile (K-major: keys
+  /// are the rows, the head dimension in 32-element slabs) or of a V tile
+  /// (MN-major: keys are the rows, k; the value dimension in slabs, n) at
+  /// element offset `stageOffset` of `smem`.
+  Value getTileDescriptor(Value smem, Value stageOffset, int64_t kStep,
+                          bool isValue) {
+    constexpr int64_t kGroupBytes = 8 * mma::kSlabRowBytes;
+    int64_t slabBytes = keyTile * mma::kSlabRowBytes;
+    Value bytes = mul(stageOffset, 2);
+    if (!isValue)
+      return mma::getWgmmaDescriptor(
+          b, loc, smem, add(bytes, (kStep / 2) * slabBytes + (kStep % 2) * 32),
+          /*leadingBytes=*/16, kGroupBytes);
+    return mma::getWgmmaDescriptor(b, loc, smem,
+                                   add(bytes, kStep * 16 * mma::kSlabRowBytes),
+                                   slabBytes, kGroupBytes);
+  }
   /// The vector types loadTile returns for a tile of `cols` columns.
   SmallVector<Type> getTileTypes(int64_t cols) {
     return SmallVector<Type>(keyTile * cols / kChunk / threads,
@@ -200,6 +263,8 @@ private:
   Type mmaType;
   int64_t blockRows = 0, keyTile = 0, stages = 0, splits = 1, warps = 0,
           threads = 0;
+  /// sm_90a: both products by wgmma (KernelConfig::wgmma).
+  bool wgmma = false;
 
   GlobalOperand query, key, value, mask;
   Value tid, lane, warp, batchIndex, head, kvHead, queryBase;
@@ -210,7 +275,7 @@ private:
 SmallVector<Value> FlashAttentionBuilder::loadTile(const GlobalOperand &operand,
                                                    Value head, Value rowBase,
                                                    int64_t rowExtent,
-                                                   int64_t cols) {
+                                                   int64_t cols, bool slabs) {
   auto chunkType = VectorType::get({kChunk}, mmaType);
   auto halfType = VectorType::get({kChunk / 2}, b.getF32Type());
   Value zero =
@@ -218,9 +283,8 @@ SmallVector<Value> FlashAttentionBuilder::loadTile(const GlobalOperand &operand,
   int64_t chunksPerRow = cols / kChunk;
   SmallVector<Value> chunks;
   for (int64_t first = 0; first < keyTile * chunksPerRow; first += threads) {
-    Value q = add(tid, first);
-    Value row = add(rowBase, div(q, chunksPerRow));
-    Value chunk = rem(q, chunksPerRow);
+    auto [rowInTile, chunk] = getChunkPosition(add(tid, first), cols, slabs);
+    Value row = add(rowBase, rowInTile);
     Value inBounds = lessThan(row, index(rowExtent));
     // Rows past the extent are zeros, not read: a partial last tile moves
     // only the bytes of its rows.
@@ -248,13 +312,14 @@ SmallVector<Value> FlashAttentionBuilder::loadTile(const GlobalOperand &operand,
 }
 
 void FlashAttentionBuilder::storeTile(ArrayRef<Value> chunks, Value smem,
-                                      Value stageOffset, int64_t cols) {
-  int64_t chunksPerRow = cols / kChunk;
+                                      Value stageOffset, int64_t cols,
+                                      bool slabs) {
   for (auto [i, chunk] : llvm::enumerate(chunks)) {
-    Value q = add(tid, static_cast<int64_t>(i) * threads);
-    Value offset =
-        add(stageOffset, mma::getSwizzledOffset(b, loc, div(q, chunksPerRow),
-                                                rem(q, chunksPerRow), cols));
+    auto [row, column] = getChunkPosition(
+        add(tid, static_cast<int64_t>(i) * threads), cols, slabs);
+    Value offset = add(
+        stageOffset, slabs ? mma::getSlabOffset(b, loc, row, column, keyTile)
+                           : mma::getSwizzledOffset(b, loc, row, column, cols));
     vector::StoreOp::create(b, loc, chunk, smem, offset,
                             /*nontemporal=*/false, llvm::MaybeAlign(16));
   }
@@ -649,10 +714,11 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
     endTile =
         arith::MinSIOp::create(b, loc, endTile, add(firstTile, tilesPerSplit));
   Value firstKey = mul(firstTile, keyTile);
-  storeTile(loadTile(key, kvHead, firstKey, fa.keyLen, fa.dim), keySmem,
-            zeroIndex, fa.dim);
-  storeTile(loadTile(value, kvHead, firstKey, fa.keyLen, fa.valueDim),
-            valueSmem, zeroIndex, fa.valueDim);
+  storeTile(loadTile(key, kvHead, firstKey, fa.keyLen, fa.dim, wgmma), keySmem,
+            zeroIndex, fa.dim, wgmma);
+  storeTile(loadTile(value, kvHead, firstKey, fa.keyLen, fa.valueDim, wgmma),
+            valueSmem, zeroIndex, fa.valueDim, wgmma);
+  fenceSharedForWgmma();
   gpu::BarrierOp::create(b, loc);
 
   // The loop carries per thread: the running maximum and (partial) sum of
@@ -683,9 +749,9 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
     scf::IfOp prefetch;
     auto loadNext = [&]() {
       SmallVector<Value> loaded =
-          loadTile(key, kvHead, nextKeyRow, fa.keyLen, fa.dim);
-      llvm::append_range(
-          loaded, loadTile(value, kvHead, nextKeyRow, fa.keyLen, fa.valueDim));
+          loadTile(key, kvHead, nextKeyRow, fa.keyLen, fa.dim, wgmma);
+      llvm::append_range(loaded, loadTile(value, kvHead, nextKeyRow, fa.keyLen,
+                                          fa.valueDim, wgmma));
       return loaded;
     };
     if (stages == 2) {
@@ -708,7 +774,22 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
                                 /*kContiguous=*/true};
     SmallVector<SmallVector<Value>> scores(keyFrags,
                                            SmallVector<Value>(4, f32(0.0)));
-    for (int64_t kStep = 0; kStep < fa.dim / 16; ++kStep) {
+    if (wgmma) {
+      // One m64n64k16 per k step: the warpgroup's 64 rows against the 64
+      // keys; thread-level, the same accumulators as keyFrags m16n8 tiles.
+      SmallVector<Value> acc = multiplyWgmma(
+          queryFragments,
+          [&](int64_t kStep) {
+            return getTileDescriptor(keySmem, keyStage, kStep,
+                                     /*isValue=*/false);
+          },
+          SmallVector<Value>(keyFrags * 4, f32(0.0)), keyTile,
+          /*transposeB=*/false);
+      for (int64_t frag = 0; frag < keyFrags; ++frag)
+        for (int64_t i = 0; i < 4; ++i)
+          scores[frag][i] = acc[frag * 4 + i];
+    }
+    for (int64_t kStep = 0; !wgmma && kStep < fa.dim / 16; ++kStep) {
       for (int64_t pair = 0; pair < keyFrags / 2; ++pair) {
         SmallVector<Value> regs = mma::loadFragmentBlock(
             b, loc, keyBlock, lane, index(pair * 16), kStep,
@@ -836,11 +917,30 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
     Value valueStage = mul(stage, valueStageElements);
     mma::FragmentBlock valueBlock{valueSmem, valueStage, mmaType, fa.valueDim,
                                   /*kContiguous=*/false};
+    SmallVector<SmallVector<Value>> probabilities;
     for (int64_t kStep = 0; kStep < keyTile / 16; ++kStep) {
       ArrayRef<Value> low = scores[2 * kStep], high = scores[2 * kStep + 1];
-      SmallVector<Value> a{
-          packRounded(low[0], low[1]), packRounded(low[2], low[3]),
-          packRounded(high[0], high[1]), packRounded(high[2], high[3])};
+      probabilities.push_back(
+          {packRounded(low[0], low[1]), packRounded(low[2], low[3]),
+           packRounded(high[0], high[1]), packRounded(high[2], high[3])});
+    }
+    if (wgmma) {
+      // One m64n(dv)k16 per k step, P from registers, V MN-major.
+      SmallVector<Value> acc;
+      for (ArrayRef<Value> fragment : outAcc)
+        llvm::append_range(acc, fragment);
+      acc = multiplyWgmma(
+          probabilities,
+          [&](int64_t kStep) {
+            return getTileDescriptor(valueSmem, valueStage, kStep,
+                                     /*isValue=*/true);
+          },
+          acc, fa.valueDim, /*transposeB=*/true);
+      for (int64_t frag = 0; frag < valueFrags; ++frag)
+        outAcc[frag].assign(acc.begin() + frag * 4, acc.begin() + frag * 4 + 4);
+    }
+    for (int64_t kStep = 0; !wgmma && kStep < keyTile / 16; ++kStep) {
+      ArrayRef<Value> a = probabilities[kStep];
       for (int64_t pair = 0; pair < valueFrags / 2; ++pair) {
         SmallVector<Value> regs =
             mma::loadFragmentBlock(b, loc, valueBlock, lane, index(pair * 16),
@@ -871,9 +971,10 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
       SmallVector<Value> loaded =
           stages == 2 ? SmallVector<Value>(prefetch.getResults()) : loadNext();
       storeTile(ArrayRef<Value>(loaded).take_front(keyChunks), keySmem,
-                mul(nextStage, keyStageElements), fa.dim);
+                mul(nextStage, keyStageElements), fa.dim, wgmma);
       storeTile(ArrayRef<Value>(loaded).drop_front(keyChunks), valueSmem,
-                mul(nextStage, valueStageElements), fa.valueDim);
+                mul(nextStage, valueStageElements), fa.valueDim, wgmma);
+      fenceSharedForWgmma();
     }
     gpu::BarrierOp::create(b, loc);
     scf::YieldOp::create(b, loc, results);
@@ -972,8 +1073,10 @@ struct LowerFlashAttentionPass
     FailureOr<FlashAttention> attention = readFlashAttention(
         kernel->getAttrOfType<DictionaryAttr>(kOnlineAttentionAttr), reason);
     if (succeeded(attention)) {
-      std::optional<std::string> why =
-          decode ? whyNotDecode(*attention) : whyNotTensorCores(*attention);
+      std::optional<std::string> why = decode ? whyNotDecode(*attention)
+                                       : (*config)->wgmma
+                                           ? whyNotWgmma(*attention)
+                                           : whyNotTensorCores(*attention);
       if (why) {
         reason = *why;
         attention = failure();

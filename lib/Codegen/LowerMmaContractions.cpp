@@ -61,8 +61,7 @@ using namespace mlir::ridge;
 namespace {
 
 using mma::kChunk;
-/// 16-byte chunks of a wgmma operand row: 64 bytes, the 64-byte swizzle.
-constexpr int64_t kSlabChunks = 4;
+using mma::kSlabChunks;
 
 /// One operand's tile in shared memory: rows of `innerLen` elements along
 /// the operand's contiguous dimension, `outerLen` rows.
@@ -267,30 +266,16 @@ private:
 
 Value MmaKernelBuilder::swizzledOffset(const StagedOperand &staged, Value row,
                                        Value chunk) {
-  if (wgmma && staged.chunksPerRow() > kSlabChunks) {
-    // wgmma's MN-major layout: rows of one 64-byte slab (32 elements),
-    // slab after slab; the 64-byte swizzle within each.
-    Value slab = div(chunk, kSlabChunks);
-    Value inSlab = rem(chunk, kSlabChunks);
-    Value physical = arith::XOrIOp::create(b, loc, inSlab, rem(div(row, 2), 4));
-    return add(add(mul(slab, staged.outerLen * kSlabChunks * kChunk),
-                   mul(row, kSlabChunks * kChunk)),
-               mul(physical, kChunk));
-  }
+  if (wgmma && staged.chunksPerRow() > kSlabChunks)
+    return mma::getSlabOffset(b, loc, row, chunk, staged.outerLen);
   return mma::getSwizzledOffset(b, loc, row, chunk, staged.innerLen);
 }
 
 std::pair<Value, Value>
 MmaKernelBuilder::getChunkPosition(const StagedOperand &staged, Value q) {
-  if (wgmma && staged.chunksPerRow() > kSlabChunks) {
-    // Slab by slab, so that the 8 chunks a quarter warp stores are two rows
-    // of one slab: 8 distinct 16-byte slots of a 128-byte line.
-    int64_t slabChunks = staged.outerLen * kSlabChunks;
-    Value slab = div(q, slabChunks);
-    Value inSlab = rem(q, slabChunks);
-    return {div(inSlab, kSlabChunks),
-            add(rem(inSlab, kSlabChunks), mul(slab, kSlabChunks))};
-  }
+  if (wgmma)
+    return mma::getSlabChunkPosition(b, loc, q, staged.outerLen,
+                                     staged.chunksPerRow());
   return {div(q, staged.chunksPerRow()), rem(q, staged.chunksPerRow())};
 }
 
@@ -670,38 +655,22 @@ Value MmaKernelBuilder::getDescriptor(const StagedOperand &staged, Value stage,
   // elements): 8-row groups 512 bytes apart (SBO), k16 steps 32 bytes along
   // the row. MN-major (rows of 32 m|n elements, slab after slab): 8 k-row
   // groups 512 bytes apart (SBO), slabs LBO apart, k16 steps 16 rows.
-  constexpr int64_t kRowBytes = kSlabChunks * kChunk * 2;
-  constexpr int64_t kGroupBytes = 8 * kRowBytes;
+  constexpr int64_t kGroupBytes = 8 * mma::kSlabRowBytes;
   Value stageBytes = mul(stage, staged.stageElements() * 2);
   Value offset;
   int64_t leading;
   if (staged.operand->kContiguous) {
-    offset = add(add(stageBytes, mul(rowOffset, kRowBytes)), kStep * 32);
+    offset =
+        add(add(stageBytes, mul(rowOffset, mma::kSlabRowBytes)), kStep * 32);
     leading = 16; // unused by the swizzled K-major layout
   } else {
-    int64_t slabBytes = staged.outerLen * kRowBytes;
+    int64_t slabBytes = staged.outerLen * mma::kSlabRowBytes;
     offset = add(add(stageBytes, mul(div(rowOffset, 32), slabBytes)),
-                 kStep * 16 * kRowBytes);
+                 kStep * 16 * mma::kSlabRowBytes);
     leading = slabBytes;
   }
-  Type i64 = b.getI64Type();
-  Value base =
-      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, staged.smem);
-  Value address = arith::IndexCastUIOp::create(
-      b, loc, i64, arith::AddIOp::create(b, loc, base, offset));
-  auto constant = [&](int64_t value) {
-    return arith::ConstantIntOp::create(b, loc, i64, value);
-  };
-  // Bits 0-13: start address >> 4; 16-29: LBO >> 4; 32-45: SBO >> 4;
-  // 62-63: the layout (2: 64-byte swizzle).
-  Value start = arith::ShRUIOp::create(
-      b, loc, arith::AndIOp::create(b, loc, address, constant(0x3ffff)),
-      constant(4));
-  uint64_t fixed = (uint64_t(leading >> 4) & 0x3fff) << 16 |
-                   (uint64_t(kGroupBytes >> 4) & 0x3fff) << 32 |
-                   uint64_t(2) << 62;
-  return arith::OrIOp::create(b, loc, start,
-                              constant(static_cast<int64_t>(fixed)));
+  return mma::getWgmmaDescriptor(b, loc, staged.smem, offset, leading,
+                                 kGroupBytes);
 }
 
 void MmaKernelBuilder::multiplyStageWgmma(Value stage,

@@ -5,8 +5,10 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
 using namespace mlir::ridge;
@@ -106,4 +108,121 @@ SmallVector<Value> mma::createMma16816(OpBuilder &b, Location loc, ValueRange a,
   for (int64_t i = 0; i < 4; ++i)
     results.push_back(LLVM::ExtractValueOp::create(b, loc, op, i));
   return results;
+}
+
+Value mma::getSlabOffset(OpBuilder &b, Location loc, Value row, Value chunk,
+                         int64_t rows) {
+  Value slab = div(b, loc, chunk, kSlabChunks);
+  Value inSlab = rem(b, loc, chunk, kSlabChunks);
+  Value physical = arith::XOrIOp::create(b, loc, inSlab,
+                                         rem(b, loc, div(b, loc, row, 2), 4));
+  return add(b, loc,
+             add(b, loc, mul(b, loc, slab, rows * kSlabChunks * kChunk),
+                 mul(b, loc, row, kSlabChunks * kChunk)),
+             mul(b, loc, physical, kChunk));
+}
+
+std::pair<Value, Value> mma::getSlabChunkPosition(OpBuilder &b, Location loc,
+                                                  Value q, int64_t rows,
+                                                  int64_t chunksPerRow) {
+  if (chunksPerRow <= kSlabChunks)
+    return {div(b, loc, q, chunksPerRow), rem(b, loc, q, chunksPerRow)};
+  int64_t slabChunks = rows * kSlabChunks;
+  Value slab = div(b, loc, q, slabChunks);
+  Value inSlab = rem(b, loc, q, slabChunks);
+  return {div(b, loc, inSlab, kSlabChunks),
+          add(b, loc, rem(b, loc, inSlab, kSlabChunks),
+              mul(b, loc, slab, kSlabChunks))};
+}
+
+Value mma::getWgmmaDescriptor(OpBuilder &b, Location loc, Value smem,
+                              Value byteOffset, int64_t leadingBytes,
+                              int64_t strideBytes) {
+  Type i64 = b.getI64Type();
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, smem);
+  Value address = arith::IndexCastUIOp::create(
+      b, loc, i64, arith::AddIOp::create(b, loc, base, byteOffset));
+  auto constant = [&](int64_t value) {
+    return arith::ConstantIntOp::create(b, loc, i64, value);
+  };
+  // Bits 0-13: start address >> 4; 16-29: LBO >> 4; 32-45: SBO >> 4;
+  // 62-63: the layout (2: 64-byte swizzle).
+  Value start = arith::ShRUIOp::create(
+      b, loc, arith::AndIOp::create(b, loc, address, constant(0x3ffff)),
+      constant(4));
+  uint64_t fixed = (uint64_t(leadingBytes >> 4) & 0x3fff) << 16 |
+                   (uint64_t(strideBytes >> 4) & 0x3fff) << 32 |
+                   uint64_t(2) << 62;
+  return arith::OrIOp::create(b, loc, start,
+                              constant(static_cast<int64_t>(fixed)));
+}
+
+/// A 16-bit pair register as the i32 inline PTX takes ("r").
+static Value asWord(OpBuilder &b, Location loc, Value value) {
+  if (value.getType().isInteger(32))
+    return value;
+  return LLVM::BitcastOp::create(b, loc, b.getI32Type(), value);
+}
+
+SmallVector<Value> mma::createWgmmaRegisterA(OpBuilder &b, Location loc,
+                                             ValueRange a, Value descB,
+                                             ValueRange acc, int64_t n,
+                                             Type mmaType, bool transposeB) {
+  int64_t count = static_cast<int64_t>(acc.size());
+  assert(count == n / 2 && a.size() == 4 && "wgmma m64nNk16 operands");
+  // d: $0 .. $count-1 (tied to the inputs of the same number), a: the next
+  // 4, b: the descriptor; scale-d 1 (accumulate), A and B not negated.
+  std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n" +
+                     std::to_string(n) + "k16.f32." +
+                     (mmaType.isBF16() ? "bf16.bf16" : "f16.f16") + " {";
+  SmallVector<std::string> constraints;
+  for (int64_t i = 0; i < count; ++i) {
+    text += (i ? ", $" : "$") + std::to_string(i);
+    constraints.push_back("=f");
+  }
+  text += "}, {";
+  for (int64_t i = 0; i < 4; ++i)
+    text += (i ? ", $" : "$") + std::to_string(2 * count + i);
+  text += "}, $" + std::to_string(2 * count + 4) + ", p, 1, 1, " +
+          (transposeB ? "1" : "0") + ";\n}";
+  SmallVector<Value> operands(acc.begin(), acc.end());
+  for (int64_t i = 0; i < count; ++i)
+    constraints.push_back(std::to_string(i));
+  for (Value reg : a) {
+    operands.push_back(asWord(b, loc, reg));
+    constraints.push_back("r");
+  }
+  operands.push_back(descB);
+  constraints.push_back("l");
+  auto resultType = LLVM::LLVMStructType::getLiteral(
+      b.getContext(), SmallVector<Type>(count, b.getF32Type()));
+  auto op = LLVM::InlineAsmOp::create(
+      b, loc, resultType, operands, text, llvm::join(constraints, ","),
+      /*has_side_effects=*/true, /*is_align_stack=*/false,
+      LLVM::tailcallkind::TailCallKind::None,
+      /*asm_dialect=*/LLVM::AsmDialectAttr(),
+      /*operand_attrs=*/ArrayAttr());
+  SmallVector<Value> results;
+  for (int64_t i = 0; i < count; ++i)
+    results.push_back(
+        LLVM::ExtractValueOp::create(b, loc, op->getResult(0), i));
+  return results;
+}
+
+SmallVector<Value> mma::pinRegisters(OpBuilder &b, Location loc,
+                                     ValueRange values) {
+  SmallVector<Value> pinned;
+  for (Value value : values) {
+    if (!value.getType().isF32())
+      value = asWord(b, loc, value);
+    auto op = LLVM::InlineAsmOp::create(
+        b, loc, value.getType(), ValueRange{value}, "",
+        value.getType().isF32() ? "=f,0" : "=r,0",
+        /*has_side_effects=*/true, /*is_align_stack=*/false,
+        LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
+        ArrayAttr());
+    pinned.push_back(op->getResult(0));
+  }
+  return pinned;
 }

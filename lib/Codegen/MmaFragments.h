@@ -59,6 +59,55 @@ SmallVector<Value> createMma16816(OpBuilder &b, Location loc, ValueRange a,
                                   ValueRange bFragment, ValueRange c,
                                   Type mmaType);
 
+//===----------------------------------------------------------------------===//
+// wgmma (sm_90a)
+//===----------------------------------------------------------------------===//
+
+/// 16-byte chunks of a row of the wgmma tile layout: 64 bytes of 16-bit
+/// elements, the span of the 64-byte swizzle.
+inline constexpr int64_t kSlabChunks = 4;
+/// Bytes of one row of that layout.
+inline constexpr int64_t kSlabRowBytes = kSlabChunks * kChunk * 2;
+
+/// The element offset of row `row`'s chunk `chunk` in a tile of `rows` rows
+/// stored as wgmma reads it with the 64-byte swizzle: the contiguous
+/// dimension cut into slabs of 32 elements, each slab `rows` rows of 64
+/// bytes, slab after slab; chunk c of a row sits at c ^ ((row / 2) % 4)
+/// within its slab's row.
+Value getSlabOffset(OpBuilder &b, Location loc, Value row, Value chunk,
+                    int64_t rows);
+/// The (row, chunk) of the `q`-th chunk of a tile of `rows` rows and
+/// `chunksPerRow` chunks in the order threads stage them for that layout:
+/// slab by slab, so that the 8 chunks a quarter warp stores are two rows of
+/// one slab, 8 distinct 16-byte slots of a 128-byte line (no conflict).
+std::pair<Value, Value> getSlabChunkPosition(OpBuilder &b, Location loc,
+                                             Value q, int64_t rows,
+                                             int64_t chunksPerRow);
+/// The wgmma shared-memory matrix descriptor (64-byte swizzle) of the
+/// matrix starting `byteOffset` bytes into `smem`, with 8-row groups
+/// `strideBytes` apart (SBO) and slabs `leadingBytes` apart (LBO; used by
+/// MN-major operands).
+Value getWgmmaDescriptor(OpBuilder &b, Location loc, Value smem,
+                         Value byteOffset, int64_t leadingBytes,
+                         int64_t strideBytes);
+/// `wgmma.mma_async` m64`n`k16 with A from registers (4 per thread, the
+/// warp's 16 rows in the layout of an mma.sync m16n8k16 A fragment) and B
+/// from shared memory (`descB`, MN-major when `transposeB`), f32
+/// accumulators `acc` (n / 2 per thread, as m16n8 fragments of 4 in n
+/// order). MLIR's nvvm.wgmma.mma_async takes A only as a descriptor, so
+/// this one is inline PTX. Returns the new accumulators; they may be read
+/// only after a wgmma.wait_group and pinRegisters.
+SmallVector<Value> createWgmmaRegisterA(OpBuilder &b, Location loc,
+                                        ValueRange a, Value descB,
+                                        ValueRange acc, int64_t n, Type mmaType,
+                                        bool transposeB);
+/// Passes each of `values` through an empty inline-asm statement with side
+/// effects (CUTLASS's warpgroup_fence_operand): the register then cannot be
+/// read or written across the neighbouring wgmma.fence / wait_group, which
+/// LLVM would otherwise be free to move pure arithmetic over. f32 values
+/// stay f32; 16-bit pairs come back as the i32 that holds them.
+SmallVector<Value> pinRegisters(OpBuilder &b, Location loc, ValueRange values);
+
 } // namespace mlir::ridge::mma
 
 #endif // RIDGELINE_LIB_CODEGEN_MMAFRAGMENTS_H

@@ -109,6 +109,65 @@ func.func private @on_tensors(%q: tensor<1x1x64x64xf32>) -> tensor<1x1x64x64xf32
 
 // -----
 
+// The same layer on sm_90a (mma_instruction "wgmma"): the 4 warps are one
+// warpgroup, and each product is one wgmma per k16 step with A from
+// registers (the query fragments, then the probabilities) and B from
+// shared memory, where K and V now sit in the 64-byte-swizzled slabs wgmma
+// reads (no ldmatrix of them). MLIR's nvvm.wgmma.mma_async takes A only
+// from shared memory, so the products are inline PTX; the accumulators are
+// pinned on both sides of the fence and the wait.
+// CHECK-LABEL: func.func private @gpt2_causal_wgmma
+// CHECK: gpu.launch {{.*}} workgroup(%[[K:.*]] : memref<8192xbf16, #gpu.address_space<workgroup>>, %[[V:.*]] : memref<8192xbf16, #gpu.address_space<workgroup>>)
+// The query tile still becomes A fragments through ldmatrix.
+// CHECK-COUNT-4: nvgpu.ldmatrix %[[K]]{{.*}} {numTiles = 4 : i32, transpose = false}
+// The first key and value tiles, then the async-proxy fence that makes
+// them visible to wgmma, then the barrier.
+// CHECK: vector.store {{.*}}, %[[V]]
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NEXT: gpu.barrier
+// CHECK: scf.for
+// S = Q K^T: 4 k steps of m64n64k16, K K-major (imm-trans-b 0).
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK-COUNT-4: llvm.inline_asm has_side_effects {{.*}}wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}p, 1, 1, 0;
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"
+// O += P V: 4 k steps of m64n64k16, V MN-major (imm-trans-b 1).
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK-COUNT-4: llvm.inline_asm has_side_effects {{.*}}wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}p, 1, 1, 1;
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK: gpu.barrier
+// CHECK: scf.yield
+// CHECK-NOT: nvvm.mma.sync
+// CHECK-NOT: transpose = true
+// CHECK: gpu.terminator
+func.func private @gpt2_causal_wgmma(%qkv: memref<1x128x768xf32>, %out: memref<1x4x128x64xf32>) attributes {ridge.kernel = "attention", ridge.kernel_config = {attention_stages = 2 : i64, attention_tile = array<i64: 64, 64>, block_size = 128 : i64, mma_instruction = "wgmma", vector_width = 1 : i64, warps_per_block = 4 : i64}, ridge.online_attention = {causal = true, q = array<i64: 0, 0, 0, 64, 768, 1>, k = array<i64: 0, 256, 0, 64, 768, 1>, v = array<i64: 0, 512, 0, 64, 768, 1>, query_offset = 0 : i64, round_to = bf16, scale = 1.250000e-01 : f64, shape = array<i64: 1, 4, 4, 128, 128, 64, 64>}} {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%out : memref<1x4x128x64xf32>)
+  return
+}
+
+// -----
+
+// wgmma reads K and V rows as whole 64-byte slabs: a head dimension of 48
+// is refused (the policy gives it mma.sync).
+// expected-error @below {{kernel configured for the tensor-core attention is not one it computes: head dimension 48 is not a multiple of 32 (whole 64-byte slabs)}}
+func.func private @wgmma_head_dim_48(%q: memref<1x1x64x48xf32>, %out: memref<1x1x64x48xf32>) attributes {ridge.kernel = "attention", ridge.kernel_config = {attention_stages = 2 : i64, attention_tile = array<i64: 64, 64>, block_size = 128 : i64, mma_instruction = "wgmma", vector_width = 1 : i64, warps_per_block = 4 : i64}, ridge.online_attention = {causal = false, q = array<i64: 0, 0, 3072, 3072, 48, 1>, k = array<i64: 0, 0, 3072, 3072, 48, 1>, v = array<i64: 0, 0, 3072, 3072, 48, 1>, query_offset = 0 : i64, round_to = bf16, scale = 1.250000e-01 : f64, shape = array<i64: 1, 1, 1, 64, 64, 48, 48>}} {
+  return
+}
+
+// -----
+
+// One warpgroup is 64 query rows.
+// expected-error @below {{'ridge.kernel_config' needs 'mma_instruction' as "mma_sync" or "wgmma" (one warpgroup: 64 query rows)}}
+func.func private @wgmma_32_rows(%q: memref<1x1x64x64xf32>, %out: memref<1x1x64x64xf32>) attributes {ridge.kernel = "attention", ridge.kernel_config = {attention_stages = 2 : i64, attention_tile = array<i64: 32, 64>, block_size = 64 : i64, mma_instruction = "wgmma", vector_width = 1 : i64, warps_per_block = 2 : i64}, ridge.online_attention = {causal = false, q = array<i64: 0, 0, 4096, 4096, 64, 1>, k = array<i64: 0, 0, 4096, 4096, 64, 1>, v = array<i64: 0, 0, 4096, 4096, 64, 1>, query_offset = 0 : i64, round_to = bf16, scale = 1.250000e-01 : f64, shape = array<i64: 1, 1, 1, 64, 64, 64, 64>}} {
+  return
+}
+
+// -----
+
 // expected-error @below {{head dimension 72 is not a multiple of 16 from 16 to 128}}
 func.func private @odd_head_dim(%q: memref<1x1x64x72xf32>, %out: memref<1x1x64x72xf32>) attributes {ridge.kernel = "attention", ridge.kernel_config = {attention_stages = 2 : i64, attention_tile = array<i64: 64, 64>, block_size = 128 : i64, vector_width = 1 : i64, warps_per_block = 4 : i64}, ridge.online_attention = {causal = false, q = array<i64: 0, 0, 4608, 4608, 72, 1>, k = array<i64: 0, 0, 4608, 4608, 72, 1>, v = array<i64: 0, 0, 4608, 4608, 72, 1>, query_offset = 0 : i64, round_to = bf16, scale = 1.250000e-01 : f64, shape = array<i64: 1, 1, 1, 64, 64, 72, 72>}} {
   return

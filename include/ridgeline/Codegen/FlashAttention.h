@@ -57,6 +57,11 @@ FailureOr<FlashAttention> readFlashAttention(DictionaryAttr attr,
 /// 128); nullopt when it does.
 std::optional<std::string> whyNotTensorCores(const FlashAttention &attention);
 
+/// Why the tensor-core kernel cannot multiply with sm_90a's `wgmma` (A from
+/// registers, K and V from shared memory in the 64-byte-swizzled layout,
+/// whose rows are 32-element slabs): whyNotTensorCores, or a head dimension
+/// that is not a multiple of 32; nullopt when it can.
+std::optional<std::string> whyNotWgmma(const FlashAttention &attention);
 /// Query rows up to which an f32 attention takes the decode kernel.
 inline constexpr int64_t kMaxDecodeQueries = 4;
 

@@ -51,7 +51,8 @@ struct KernelConfig {
   int64_t mmaStages = 0;
   /// The tensor-core instruction: warp-level `mma.sync` (sm_80 and later)
   /// or warpgroup-level `wgmma` (sm_90a; one warpgroup per 64 rows of the
-  /// tile, k steps of 32 in 64-byte-swizzled shared memory).
+  /// tile, k steps of 32 in 64-byte-swizzled shared memory). The attention
+  /// kernel's products too (`mma_instruction` beside `attention_tile`).
   bool wgmma = false;
   /// The bandwidth path of a skinny contraction (m at most 16: a decode
   /// step, a classifier): one warp per output column, its lanes splitting k
