@@ -134,8 +134,26 @@ mlir::ridge::selectContractionPrecision(Operation *op, const TargetSpec &target,
   // the operands still live in fp32 memory, so only the compute term shrinks.
   const GpuSpec &gpu = model.getGpu();
   double memoryTime = static_cast<double>(bytes) / gpu.bandwidth;
+  // An unrounded attention of more than kMaxDecodeQueries rows runs the
+  // SIMT online loop, which reads every key and value a row sees once per
+  // row: its time is that traffic's, not the minimum's.
+  double fp32MemoryTime = memoryTime;
+  std::string simtBytes;
+  if (auto attention = dyn_cast<AttentionOp>(op);
+      attention && shape->m > kMaxDecodeQueries) {
+    // f32 operands (checked above): 4 bytes an element, D + Dv a score.
+    int64_t dims = shape->k + attention.getValue().getType().getDimSize(3);
+    int64_t scores = flops / (2 * dims + 6);
+    double loopBytes =
+        static_cast<double>(bytes) + static_cast<double>(scores) * dims * 4;
+    fp32MemoryTime = loopBytes / gpu.bandwidth;
+    llvm::raw_string_ostream bytesOs(simtBytes);
+    bytesOs << llvm::format("; the f32 loop reads K and V once per query "
+                            "row, %.3g B",
+                            loopBytes);
+  }
   double fp32Time =
-      std::max(static_cast<double>(flops) / gpu.fp32Flops, memoryTime);
+      std::max(static_cast<double>(flops) / gpu.fp32Flops, fp32MemoryTime);
   double matrixPeak = gpu.getMatrixFlops(target.numerics);
   double roundedTime =
       matrixPeak > 0
@@ -146,7 +164,7 @@ mlir::ridge::selectContractionPrecision(Operation *op, const TargetSpec &target,
   os << llvm::format("intensity %.1f FLOP/B, fp32 ridge point %.1f on ",
                      static_cast<double>(flops) / std::max<int64_t>(bytes, 1),
                      gpu.fp32Flops / gpu.bandwidth)
-     << gpu.name;
+     << gpu.name << simtBytes;
   if (!(roundedTime < fp32Time))
     return keep(PrecisionReason::MemoryBound,
                 dims + ": memory-bound on the fp32 roofline (" + intensity +

@@ -137,6 +137,24 @@ func.func @attention_subgraph(%q: tensor<1x4x128x64xf32>, %k: tensor<1x4x128x64x
 
 // -----
 
+// Causal, the online form's key loop stops at each row's diagonal: row i
+// sees i + 1 keys, 4 * (128 * 129 / 2) = 33024 scores of 262 FLOPs, about
+// half the dense count; the bytes are the same, so the intensity halves
+// (16.5 FLOP/B, memory-bound under the SIMT ridge point of 20). The
+// reference form (scores stored) computes every score and counts them all.
+// CHECK-LABEL: func @causal_attention
+// CHECK: ridge.attention
+// CHECK-SAME: {bound = "memory", bytes = 524288 : i64, ceiling_flops = 6.700000e+13 : f64, flops = 8652288 : i64, intensity = 16.5029296875 : f64
+// CHECK: ridge.attention
+// CHECK-SAME: flops = 17170432 : i64
+func.func @causal_attention(%q: tensor<1x4x128x64xf32>, %k: tensor<1x4x128x64xf32>, %v: tensor<1x4x128x64xf32>) -> (tensor<1x4x128x64xf32>, tensor<1x4x128x128xf32>) {
+  %f:2 = ridge.attention %q, %k, %v {scale = 0.125 : f32, is_causal = true} : tensor<1x4x128x64xf32>, tensor<1x4x128x64xf32>, tensor<1x4x128x64xf32> -> tensor<1x4x128x64xf32>, tensor<1x4x128x128xf32>
+  %g:2 = ridge.attention %q, %k, %v {scale = 0.125 : f32, is_causal = true} : tensor<1x4x128x64xf32>, tensor<1x4x128x64xf32>, tensor<1x4x128x64xf32> -> tensor<1x4x128x64xf32>, tensor<1x4x128x128xf32>
+  return %f#0, %g#1 : tensor<1x4x128x64xf32>, tensor<1x4x128x128xf32>
+}
+
+// -----
+
 // A pointwise chain run op by op: every op reads and writes 1024 floats.
 // The constant is charged to its reader, not to itself.
 // CHECK-LABEL: func @pointwise_chain

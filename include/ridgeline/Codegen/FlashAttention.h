@@ -13,6 +13,8 @@
 #ifndef RIDGELINE_CODEGEN_FLASHATTENTION_H
 #define RIDGELINE_CODEGEN_FLASHATTENTION_H
 
+#include "ridgeline/Dialect/Ridge/IR/Ridge.h"
+
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 
@@ -62,8 +64,6 @@ std::optional<std::string> whyNotTensorCores(const FlashAttention &attention);
 /// whose rows are 32-element slabs): whyNotTensorCores, or a head dimension
 /// that is not a multiple of 32; nullopt when it can.
 std::optional<std::string> whyNotWgmma(const FlashAttention &attention);
-/// Query rows up to which an f32 attention takes the decode kernel.
-inline constexpr int64_t kMaxDecodeQueries = 4;
 
 /// Why the decode kernel (f32 products, a block per query row, warps
 /// splitting the keys, lanes the head dimension) does not compute

@@ -103,5 +103,25 @@ func.func @other_contractions(%q: tensor<1x4x256x128xf32>, %k: tensor<1x4x128x25
   return %0, %1, %2, %3 : tensor<1x4x256x256xf32>, tensor<256x1024xf32>, tensor<1x64x56x56xf32>, tensor<1x64x56x56xf32>
 }
 
+// -----
+
+// A causal attention in its online form (2 heads, 128 tokens of 64): its
+// visible scores (about half) make 16.5 FLOP/B over Q, K, V and O once,
+// under the H100's fp32 ridge point (20). But unrounded, its kernel would
+// be the SIMT online loop, which reads every key and value a row sees once
+// per row (8.7 MB, not 262 kB): rounded, it runs on the tensor-core kernel,
+// which reads them once per 64-row tile. The policy prices that loop, so
+// the attention is rounded.
+// CHECK-LABEL: func @causal_attention
+// CHECK: ridge.attention {{.*}}ridge.precision = "bf16"
+// FP32-LABEL: func @causal_attention
+// FP32-NOT: ridge.precision
+// FP16-LABEL: func @causal_attention
+// FP16: ridge.attention {{.*}}ridge.precision = "fp16"
+func.func @causal_attention(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x128x64xf32>, %v: tensor<1x2x128x64xf32>) -> tensor<1x2x128x64xf32> {
+  %0:2 = ridge.attention %q, %k, %v {scale = 0.125 : f32, is_causal = true} : tensor<1x2x128x64xf32>, tensor<1x2x128x64xf32>, tensor<1x2x128x64xf32> -> tensor<1x2x128x64xf32>, tensor<1x2x128x128xf32>
+  return %0#0 : tensor<1x2x128x64xf32>
+}
+
 // fp8 tensor cores came with sm_89; the error names the chip.
 // NO-FP8: error: --precision=fp8 needs fp8 tensor cores (sm_89, sm_90a or newer); target sm_80 has none

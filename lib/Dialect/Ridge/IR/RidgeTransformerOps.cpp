@@ -91,16 +91,43 @@ LogicalResult AttentionOp::verify() {
   return success();
 }
 
-// FLOPs: |scores| * (2 * (D + Dv) + 6), |scores| = B * Hq * Sq * Skv: the
-// QK^T and PV multiply-adds plus about 6 per score (scale, bias, max, exp,
-// sum, divide); masked-out scores are counted too. Bytes: default (query,
-// key, value, mask, nonpad_kv_seqlen and the result; the score matrix only
-// when `qk` has uses, so a fused attention never writes it).
+// FLOPs: |scores| * (2 * (D + Dv) + 6): the QK^T and PV multiply-adds plus
+// about 6 per score (scale, bias, max, exp, sum, divide). |scores| is
+// B * Hq * Sq * Skv for the reference computation, which scores every key;
+// the online form's key loop stops at the causal and window limits of each
+// row (TransformerToLinalg), so there only the keys a row may see count (a
+// causal square attention: about half). Masks and nonpad lengths are data
+// and are not used to discount. Bytes: default (query, key, value, mask,
+// nonpad_kv_seqlen and the result; the score matrix only when `qk` has
+// uses, so a fused attention never writes it).
 int64_t AttentionOp::getFlops() {
   auto q = getQuery().getType(), v = getValue().getType();
   int64_t scores = getNumElements(getQk().getType());
   if (scores < 0 || !q.hasStaticShape() || !v.hasStaticShape())
     return -1;
+  // The I64Attr getters return uint64_t: read them signed.
+  auto offset = static_cast<int64_t>(getQueryOffset());
+  auto left = static_cast<int64_t>(getLeftWindow());
+  auto right = static_cast<int64_t>(getRightWindow());
+  bool limited = getIsCausal() || left >= 0 || right >= 0;
+  if (limited && isOnlineSoftmaxForm() && !getNonpadKvSeqlen()) {
+    int64_t queryLen = q.getDimSize(2);
+    int64_t keyLen = getKey().getType().getDimSize(2);
+    int64_t rows = q.getDimSize(0) * q.getDimSize(1);
+    int64_t visible = 0;
+    for (int64_t i = 0; i < queryLen; ++i) {
+      int64_t pos = i + offset;
+      int64_t upper = keyLen, lower = 0;
+      if (getIsCausal())
+        upper = std::min(upper, pos + 1);
+      if (right >= 0)
+        upper = std::min(upper, pos + right + 1);
+      if (left >= 0)
+        lower = std::max<int64_t>(0, pos - left);
+      visible += std::max<int64_t>(0, upper - lower);
+    }
+    scores = rows * visible;
+  }
   return scores * (2 * (q.getDimSize(3) + v.getDimSize(3)) + 6);
 }
 

@@ -50,6 +50,13 @@ inline constexpr llvm::StringLiteral kPrecisionAttr = "ridge.precision";
 /// that the CPU build of the same attention rounds the same numbers.
 inline constexpr int64_t kAttentionKeyTile = 64;
 
+/// Query rows up to which an f32 attention has an IO-aware GPU kernel (the
+/// decode kernel: warps over keys, each key read once per row); past it, an
+/// unrounded attention runs the SIMT online loop, one thread per query row,
+/// which reads the keys and values once per row. The precision policy
+/// prices that loop, the kernel config picks the decode kernel by it.
+inline constexpr int64_t kMaxDecodeQueries = 4;
+
 /// Attribute of the scf.forall of an online attention (set by the
 /// graph-to-linalg lowering, moved to the kernel function by
 /// ridge-select-kernel-config): the attention's shape and options and, when

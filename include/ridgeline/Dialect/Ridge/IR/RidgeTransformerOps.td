@@ -52,7 +52,9 @@ def Ridge_AttentionOp : Ridge_Op<"attention", [AttrSizedOperandSegments,
     has uses.
 
     FLOPs: 2*B*Hq*Sq*Skv*(D + Dv) for the two contractions plus about 6 per
-    score (scale, bias, max, exp, sum, divide).
+    score (scale, bias, max, exp, sum, divide); in the online softmax form,
+    whose key loop stops at each row's causal and window limits, only the
+    keys a row may see count.
   }];
   let arguments = (ins Ridge_FloatTensor:$query, Ridge_FloatTensor:$key,
                        Ridge_FloatTensor:$value,
