@@ -124,9 +124,9 @@ def compare(out, ref):
 def run_models(bundle, manifest, device, results):
     print("\n== models on %s (%s): outputs against ONNX Runtime and the "
           "emulator, time per inference" % (manifest["target"], device))
-    print("%-26s %4s %-6s %10s %10s %10s %10s %10s %8s" % (
+    print("%-26s %4s %-6s %10s %10s %10s %10s %10s %8s %12s" % (
         "model", "kern", "result", "err ref", "diff emu", "e2e ms",
-        "kernels ms", "roofline", "load ms"))
+        "kernels ms", "roofline", "load ms", "allocs/run"))
     rows = []
     for entry in manifest["models"]:
         name = entry["name"]
@@ -141,6 +141,7 @@ def run_models(bundle, manifest, device, results):
             args = [os.path.join(folder, "model.so")] + \
                 [os.path.join(folder, i) for i in entry["inputs"]] + \
                 ["--save-outputs=" + work]
+            args.append("--driver-calls")
             if device == "gpu":
                 args += ["--repeat=100", "--kernel-times=20"]
             text, why, _ = ridge_exec(bundle, args, device)
@@ -170,6 +171,14 @@ def run_models(bundle, manifest, device, results):
                     ok = ok and err <= 1e-3 * max(scale, 1.0)
                 k += 1
         median, kernel_ms, load_ms = parse_times(text)
+        # What the second run cost beyond its kernels (issue 16).
+        calls = re.search(r"run 2: (\d+) allocations \(([0-9.]+) MB\).*?"
+                          r"(\d+) other copies \(([0-9.]+) MB\)", text)
+        if calls:
+            row.update(allocations=int(calls.group(1)),
+                       allocated_mb=float(calls.group(2)),
+                       copies=int(calls.group(3)),
+                       copied_mb=float(calls.group(4)))
         row.update(load_ms=load_ms, result="PASS" if ok else "FAIL", err_ref=worst_ref,
                    diff_emulator=worst_emu, e2e_ms=median,
                    kernels_ms=kernel_ms,
@@ -177,11 +186,13 @@ def run_models(bundle, manifest, device, results):
                    kernels=kernel_lines(text),
                    emulated=os.path.isdir(os.path.join(folder, "emulator")))
         fmt = lambda v, f="%.3e": f % v if v is not None else "-"
-        print("%-26s %4s %-6s %10s %10s %10s %10s %10s %8s" % (
+        print("%-26s %4s %-6s %10s %10s %10s %10s %10s %8s %12s" % (
             name, entry.get("kernels", "-"), row["result"],
             fmt(worst_ref), fmt(worst_emu) if row["emulated"] else "-",
             fmt(median, "%.4f"), fmt(kernel_ms, "%.4f"),
-            fmt(entry.get("predicted_ms"), "%.4f"), fmt(load_ms, "%.1f")))
+            fmt(entry.get("predicted_ms"), "%.4f"), fmt(load_ms, "%.1f"),
+            "%d (%.2f MB)" % (row["allocations"], row["allocated_mb"])
+            if "allocations" in row else "-"))
     results["models"] = rows
 
 

@@ -11,6 +11,8 @@
 
 #include "CudaDriver.h"
 
+#include <atomic>
+
 #include <cstdlib>
 #include <dlfcn.h>
 #include <string_view>
@@ -65,6 +67,121 @@ CudaDriver *CudaDriver::get(std::string &whyNot) {
   return state->driver;
 }
 
+//===----------------------------------------------------------------------===//
+// Driver call counts (getDriverCallCounts)
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The bound entry points the counting ones forward to.
+CudaDriver::Api rawApi;
+std::atomic<uint64_t> numAllocations{0}, allocatedBytes{0}, numFrees{0},
+    numHostToDevice{0}, hostToDeviceBytes{0}, numDeviceToHost{0},
+    deviceToHostBytes{0}, numDeviceCopies{0}, deviceCopyBytes{0},
+    numLaunches{0}, numModuleLoads{0};
+
+CUresult countMemAlloc(CUdeviceptr *pointer, size_t bytes) {
+  ++numAllocations;
+  allocatedBytes += bytes;
+  return rawApi.cuMemAlloc(pointer, bytes);
+}
+CUresult countMemAllocManaged(CUdeviceptr *pointer, size_t bytes,
+                              unsigned flags) {
+  ++numAllocations;
+  allocatedBytes += bytes;
+  return rawApi.cuMemAllocManaged(pointer, bytes, flags);
+}
+CUresult countMemFree(CUdeviceptr pointer) {
+  ++numFrees;
+  return rawApi.cuMemFree(pointer);
+}
+CUresult countMemcpyHtoD(CUdeviceptr dst, const void *src, size_t bytes) {
+  ++numHostToDevice;
+  hostToDeviceBytes += bytes;
+  return rawApi.cuMemcpyHtoD(dst, src, bytes);
+}
+CUresult countMemcpyDtoH(void *dst, CUdeviceptr src, size_t bytes) {
+  ++numDeviceToHost;
+  deviceToHostBytes += bytes;
+  return rawApi.cuMemcpyDtoH(dst, src, bytes);
+}
+CUresult countMemcpyDtoD(CUdeviceptr dst, CUdeviceptr src, size_t bytes) {
+  ++numDeviceCopies;
+  deviceCopyBytes += bytes;
+  return rawApi.cuMemcpyDtoD(dst, src, bytes);
+}
+/// The compiled host code's copies (unified addressing: the direction is
+/// the driver's to infer); counted as device copies unless the runtime
+/// made them.
+CUresult countMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes,
+                          CUstream stream) {
+  ++numDeviceCopies;
+  deviceCopyBytes += bytes;
+  return rawApi.cuMemcpyAsync(dst, src, bytes, stream);
+}
+CUresult countLaunchKernel(CUfunction function, unsigned gx, unsigned gy,
+                           unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                           unsigned smem, CUstream stream, void **params,
+                           void **extra) {
+  ++numLaunches;
+  return rawApi.cuLaunchKernel(function, gx, gy, gz, bx, by, bz, smem, stream,
+                               params, extra);
+}
+CUresult countLaunchKernelEx(const CUlaunchConfig *config, CUfunction function,
+                             void **params, void **extra) {
+  ++numLaunches;
+  return rawApi.cuLaunchKernelEx(config, function, params, extra);
+}
+CUresult countModuleLoadData(CUmodule *module, const void *image) {
+  ++numModuleLoads;
+  return rawApi.cuModuleLoadData(module, image);
+}
+CUresult countModuleLoadDataEx(CUmodule *module, const void *image,
+                               unsigned count, int *options, void **values) {
+  ++numModuleLoads;
+  return rawApi.cuModuleLoadDataEx(module, image, count, options, values);
+}
+} // namespace
+
+DriverCallCounts ridge::rt::getDriverCallCounts() {
+  DriverCallCounts counts;
+  counts.allocations = numAllocations;
+  counts.allocatedBytes = allocatedBytes;
+  counts.frees = numFrees;
+  counts.hostToDevice = numHostToDevice;
+  counts.hostToDeviceBytes = hostToDeviceBytes;
+  counts.deviceToHost = numDeviceToHost;
+  counts.deviceToHostBytes = deviceToHostBytes;
+  counts.deviceCopies = numDeviceCopies;
+  counts.deviceCopyBytes = deviceCopyBytes;
+  counts.launches = numLaunches;
+  counts.moduleLoads = numModuleLoads;
+  return counts;
+}
+
+void ridge::rt::resetDriverCallCounts() {
+  for (std::atomic<uint64_t> *counter :
+       {&numAllocations, &allocatedBytes, &numFrees, &numHostToDevice,
+        &hostToDeviceBytes, &numDeviceToHost, &deviceToHostBytes,
+        &numDeviceCopies, &deviceCopyBytes, &numLaunches, &numModuleLoads})
+    *counter = 0;
+}
+
+void CudaDriver::countCalls() {
+  rawApi = fns;
+  fns.cuMemAlloc = countMemAlloc;
+  fns.cuMemAllocManaged = countMemAllocManaged;
+  fns.cuMemFree = countMemFree;
+  fns.cuMemcpyHtoD = countMemcpyHtoD;
+  fns.cuMemcpyDtoH = countMemcpyDtoH;
+  fns.cuMemcpyDtoD = countMemcpyDtoD;
+  fns.cuMemcpyAsync = countMemcpyAsync;
+  fns.cuLaunchKernel = countLaunchKernel;
+  if (fns.cuLaunchKernelEx)
+    fns.cuLaunchKernelEx = countLaunchKernelEx;
+  fns.cuModuleLoadData = countModuleLoadData;
+  fns.cuModuleLoadDataEx = countModuleLoadDataEx;
+}
+
 bool CudaDriver::init(std::string &whyNot) {
   // RIDGE_DEVICE=emulator[:sm_NN[a]] binds the PTX emulator's driver table
   // (EmulatedDriver.cpp) instead of libcuda.so.1; everything else is the
@@ -90,6 +207,7 @@ bool CudaDriver::init(std::string &whyNot) {
   } else if (!bindLibcuda(whyNot)) {
     return false;
   }
+  countCalls();
   return initDevices(whyNot);
 }
 

@@ -223,6 +223,10 @@ private:
   bool bindLibcuda(std::string &whyNot);
   /// cuInit and the device table, through whichever `fns` is bound.
   bool initDevices(std::string &whyNot);
+  /// Routes the allocation, copy, launch and module-load entry points of
+  /// `fns` through counters (getDriverCallCounts), for real and emulated
+  /// drivers alike.
+  void countCalls();
 
   struct DeviceInfo {
     cu::CUdevice device = 0;

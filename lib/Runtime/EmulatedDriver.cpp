@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -55,6 +56,8 @@ struct EmulatorState {
   /// (getEmulatorCounters); guarded by `mutex`.
   std::vector<ridge::emu::KernelCounters> counters;
   std::map<std::string, size_t> counterIndex;
+  /// cuMemAlloc calls so far (RIDGE_EMULATOR_FAIL_ALLOC); guarded by `mutex`.
+  uint64_t allocations = 0;
 };
 
 EmulatorState *state = nullptr;
@@ -162,8 +165,25 @@ CUresult emuCtxGetCurrent(CUcontext *context) {
 }
 CUresult emuSynchronize() { return CUDA_SUCCESS; }
 
+/// RIDGE_EMULATOR_FAIL_ALLOC=N: the N-th cuMemAlloc of the process (from 1)
+/// fails with CUDA_ERROR_OUT_OF_MEMORY, so that tests can put an
+/// out-of-memory error at each allocation of a run; 0 or unset: none.
+uint64_t getInjectedAllocFailure() {
+  static const uint64_t failAt = [] {
+    const char *value = std::getenv("RIDGE_EMULATOR_FAIL_ALLOC");
+    return value ? std::strtoull(value, nullptr, 10) : 0;
+  }();
+  return failAt;
+}
+
 CUresult emuMemAlloc(CUdeviceptr *pointer, size_t bytes) {
   std::lock_guard<std::mutex> lock(state->mutex);
+  if (++state->allocations == getInjectedAllocFailure())
+    return failWith(CUDA_ERROR_OUT_OF_MEMORY,
+                    "out of memory (injected at allocation " +
+                        std::to_string(state->allocations) + " of " +
+                        std::to_string(bytes) +
+                        " bytes by RIDGE_EMULATOR_FAIL_ALLOC)");
   uint64_t address = state->device.getMemory().allocate(bytes, "");
   if (!address)
     return failWith(CUDA_ERROR_OUT_OF_MEMORY,

@@ -20,6 +20,10 @@
 //    Model::run turns into an error result.
 //  * Every entry point makes the default device's primary context current
 //    (upstream pushes/pops it in some entry points only).
+//  * After the first error of a run (the thread's sticky error), launches,
+//    copies, memsets and allocations are not issued: a kernel launched on
+//    the null pointer of a failed allocation would poison the context for
+//    every later run. takeGpuError says how many were skipped.
 //  * A missing driver is recorded without printing: loading a GPU model on a
 //    machine without a GPU runs the module-load constructors, and that is
 //    reported once, by Model::run, as "no NVIDIA GPU available".
@@ -57,6 +61,10 @@ thread_local char tlsError[2048];
 
 /// Device used by the wrappers on this thread (mgpuSetDefaultDevice).
 thread_local int32_t tlsDefaultDevice = 0;
+
+/// Work (launches, copies, allocations) the compiled host code asked for on
+/// this thread after the run had already failed, and that was not issued.
+thread_local uint64_t tlsSkippedWork = 0;
 } // namespace
 
 void ridge::rt::recordGpuError(const std::string &message) {
@@ -72,7 +80,12 @@ std::string ridge::rt::takeGpuError() {
   if (!tlsHasError)
     return std::string();
   tlsHasError = false;
-  return std::string(tlsError);
+  std::string error(tlsError);
+  if (tlsSkippedWork)
+    error += " (" + std::to_string(tlsSkippedWork) +
+             " later launches, copies and allocations were not issued)";
+  tlsSkippedWork = 0;
+  return error;
 }
 
 //===----------------------------------------------------------------------===//
@@ -102,6 +115,17 @@ CudaDriver *enter(const char *fn) {
     return nullptr;
   }
   return driver;
+}
+
+/// Whether the run on this thread has failed: then no more work is issued.
+/// A launch after a failed allocation would read a null buffer and leave
+/// the context poisoned (an illegal address) for every later run of the
+/// process; the first error is what the run reports.
+bool skipAfterError() {
+  if (!hasGpuError())
+    return false;
+  ++tlsSkippedWork;
+  return true;
 }
 
 /// Reports `result` if it is an error. Returns true on success.
@@ -397,6 +421,8 @@ RIDGE_MGPU_EXPORT void mgpuLaunchKernel(CUfunction function, intptr_t gridX,
                                         void **extra, size_t paramsCount) {
   (void)paramsCount;
   const char *fn = "mgpuLaunchKernel";
+  if (skipAfterError())
+    return;
   CudaDriver *driver = enter(fn);
   if (!driver)
     return;
@@ -425,6 +451,8 @@ mgpuLaunchClusterKernel(CUfunction function, intptr_t clusterX,
                         intptr_t blockY, intptr_t blockZ, int32_t smem,
                         CUstream stream, void **params, void **extra) {
   const char *fn = "mgpuLaunchClusterKernel";
+  if (skipAfterError())
+    return;
   CudaDriver *driver = enter(fn);
   if (!driver)
     return;
@@ -577,6 +605,8 @@ RIDGE_MGPU_EXPORT void *mgpuMemAlloc(uint64_t sizeBytes, CUstream stream,
   const char *fn = "mgpuMemAlloc";
   if (sizeBytes == 0)
     return nullptr; // Upstream behaviour: an empty memref needs no storage.
+  if (skipAfterError())
+    return nullptr;
   CudaDriver *driver = enter(fn);
   if (!driver)
     return nullptr;
@@ -606,7 +636,7 @@ RIDGE_MGPU_EXPORT void mgpuMemFree(void *ptr, CUstream stream) {
 RIDGE_MGPU_EXPORT void mgpuMemcpy(void *dst, void *src, size_t sizeBytes,
                                   CUstream stream) {
   const char *fn = "mgpuMemcpy";
-  if (sizeBytes == 0)
+  if (sizeBytes == 0 || skipAfterError())
     return;
   if (CudaDriver *driver = enter(fn))
     ok(driver, fn, "cuMemcpyAsync",
@@ -619,7 +649,7 @@ RIDGE_MGPU_EXPORT void mgpuMemcpy(void *dst, void *src, size_t sizeBytes,
 RIDGE_MGPU_EXPORT void mgpuMemset32(void *dst, unsigned int value, size_t count,
                                     CUstream stream) {
   const char *fn = "mgpuMemset32";
-  if (count == 0)
+  if (count == 0 || skipAfterError())
     return;
   if (CudaDriver *driver = enter(fn))
     ok(driver, fn, "cuMemsetD32Async",
@@ -631,7 +661,7 @@ RIDGE_MGPU_EXPORT void mgpuMemset32(void *dst, unsigned int value, size_t count,
 RIDGE_MGPU_EXPORT void mgpuMemset16(void *dst, unsigned short value,
                                     size_t count, CUstream stream) {
   const char *fn = "mgpuMemset16";
-  if (count == 0)
+  if (count == 0 || skipAfterError())
     return;
   if (CudaDriver *driver = enter(fn))
     ok(driver, fn, "cuMemsetD16Async",

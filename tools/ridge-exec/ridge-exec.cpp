@@ -2,14 +2,16 @@
 //
 //   ridge-exec MODEL.so [INPUT.npy ...] [--random-inputs]
 //              [--device=gpu|emulator] [--repeat=N] [--kernel-times[=N]]
-//              [--save-outputs=DIR] [--describe]
+//              [--save-outputs=DIR] [--driver-calls] [--describe]
 //
 // Loads a shared object written by ridgec, binds its inputs (NumPy .npy
 // files in descriptor order, or uniform random data), runs it once and
 // writes its outputs as DIR/output_K.npy. With --repeat it times N more runs
 // on the data already in place (device-resident on a GPU) and prints their
 // median; with --kernel-times it prints each kernel's time, measured with
-// events around each launch, over N further runs.
+// events around each launch, over N further runs. --driver-calls prints the
+// allocations, copies and launches (rt::getDriverCallCounts) of the first
+// run and of a second one.
 //
 // It links only libridge_runtime (plain C++17 and libdl): this is what runs
 // a model that was compiled elsewhere, on a machine with a GPU and no MLIR,
@@ -286,6 +288,7 @@ struct Options {
   bool randomInputs = false;
   bool emulator = false;
   bool describe = false;
+  bool driverCalls = false;
   int repeat = 0;
   int kernelTimeRuns = 0;
   std::string saveOutputs;
@@ -294,8 +297,8 @@ struct Options {
 const char *const kUsage =
     "usage: ridge-exec MODEL.so [INPUT.npy ...] [--random-inputs]\n"
     "                  [--device=gpu|emulator] [--repeat=N]\n"
-    "                  [--kernel-times[=N]] [--save-outputs=DIR] "
-    "[--describe]\n";
+    "                  [--kernel-times[=N]] [--save-outputs=DIR]\n"
+    "                  [--driver-calls] [--describe]\n";
 
 /// Parses a positive count after `flag=`; -1 on a bad value.
 int parseCount(const std::string &arg, size_t prefix) {
@@ -320,6 +323,8 @@ int parseOptions(int argc, char **argv, Options &options) {
       options.randomInputs = true;
     } else if (arg == "--describe") {
       options.describe = true;
+    } else if (arg == "--driver-calls") {
+      options.driverCalls = true;
     } else if (arg == "--device=gpu") {
       options.emulator = false;
     } else if (arg == "--device=emulator") {
@@ -349,6 +354,29 @@ int parseOptions(int argc, char **argv, Options &options) {
   if (options.randomInputs && !options.inputPaths.empty())
     return fail("give either input files or --random-inputs, not both");
   return kOk;
+}
+
+/// The driver calls between two readings, as one line.
+void printDriverCalls(const char *label, const rt::DriverCallCounts &before,
+                      const rt::DriverCallCounts &after) {
+  auto mb = [](uint64_t bytes) { return bytes / 1e6; };
+  std::printf(
+      "ridge-exec: driver calls, %s: %llu allocations (%.3f MB), "
+      "%llu frees, %llu host-to-device copies (%.3f MB), %llu "
+      "device-to-host (%.3f MB), %llu other copies (%.3f MB), %llu "
+      "launches, %llu module loads\n",
+      label,
+      static_cast<unsigned long long>(after.allocations - before.allocations),
+      mb(after.allocatedBytes - before.allocatedBytes),
+      static_cast<unsigned long long>(after.frees - before.frees),
+      static_cast<unsigned long long>(after.hostToDevice - before.hostToDevice),
+      mb(after.hostToDeviceBytes - before.hostToDeviceBytes),
+      static_cast<unsigned long long>(after.deviceToHost - before.deviceToHost),
+      mb(after.deviceToHostBytes - before.deviceToHostBytes),
+      static_cast<unsigned long long>(after.deviceCopies - before.deviceCopies),
+      mb(after.deviceCopyBytes - before.deviceCopyBytes),
+      static_cast<unsigned long long>(after.launches - before.launches),
+      static_cast<unsigned long long>(after.moduleLoads - before.moduleLoads));
 }
 
 void printTimes(std::vector<double> times) {
@@ -416,8 +444,16 @@ int run(const Options &options) {
   };
   // The first run loads and compiles nothing more but touches every page:
   // it is the warm-up of the timed runs below.
+  rt::DriverCallCounts beforeRun = rt::getDriverCallCounts();
   if (int rc = runOnce())
     return rc;
+  if (options.driverCalls && model->isGpu()) {
+    rt::DriverCallCounts afterRun = rt::getDriverCallCounts();
+    printDriverCalls("run 1", beforeRun, afterRun);
+    if (int rc = runOnce())
+      return rc;
+    printDriverCalls("run 2", afterRun, rt::getDriverCallCounts());
+  }
   if (!options.saveOutputs.empty()) {
     mkdir(options.saveOutputs.c_str(), 0755);
     for (size_t k = 0; k < outputs.size(); ++k)

@@ -215,6 +215,27 @@ void setKernelProfiling(bool enabled);
 std::vector<KernelTime> getKernelTimes();
 void resetKernelTimes();
 
+//===----------------------------------------------------------------------===//
+// Driver calls
+//===----------------------------------------------------------------------===//
+
+/// The CUDA driver calls this process made that allocate, free, copy,
+/// launch or load modules, for real and emulated drivers alike: the
+/// runtime's own (inputs and outputs staged by Model::run) and the compiled
+/// host code's (through the mgpu* wrappers). Copies the host code makes
+/// (mgpuMemcpy) count as device copies: with unified addressing their
+/// direction is the driver's to infer. A difference of two readings around
+/// a run gives what one run costs beyond its kernels.
+struct DriverCallCounts {
+  uint64_t allocations = 0, allocatedBytes = 0, frees = 0;
+  uint64_t hostToDevice = 0, hostToDeviceBytes = 0;
+  uint64_t deviceToHost = 0, deviceToHostBytes = 0;
+  uint64_t deviceCopies = 0, deviceCopyBytes = 0;
+  uint64_t launches = 0, moduleLoads = 0;
+};
+DriverCallCounts getDriverCallCounts();
+void resetDriverCallCounts();
+
 } // namespace ridge::rt
 
 extern "C" {
