@@ -29,19 +29,47 @@ static Value rem(OpBuilder &b, Location loc, Value lhs, int64_t rhs) {
   return arith::RemUIOp::create(b, loc, lhs, index(b, loc, rhs));
 }
 
+/// The XOR pattern of a group of `groupChunks` chunks (8, 4 or 2) for row
+/// `row`, or null for a group that is not swizzled.
+static Value getSwizzlePattern(OpBuilder &b, Location loc, Value row,
+                               int64_t groupChunks) {
+  if (groupChunks == 8)
+    return rem(b, loc, row, 8);
+  if (groupChunks == 4)
+    return rem(b, loc, div(b, loc, row, 2), 4);
+  if (groupChunks == 2)
+    return rem(b, loc, div(b, loc, row, 4), 2);
+  return Value();
+}
+
 Value mma::getSwizzledOffset(OpBuilder &b, Location loc, Value row, Value chunk,
                              int64_t rowElements) {
+  // Rows of 8 chunks or more swizzle each whole group of 8; the chunks past
+  // the last whole group (a row of 12: chunks 8-11) swizzle among
+  // themselves, so that no chunk leaves its row.
   int64_t chunks = rowElements / kChunk;
-  Value pattern;
-  if (chunks >= 8)
-    pattern = rem(b, loc, row, 8);
-  else if (chunks == 4)
-    pattern = rem(b, loc, div(b, loc, row, 2), 4);
-  else if (chunks == 2)
-    pattern = rem(b, loc, div(b, loc, row, 4), 2);
-  Value physical =
-      pattern ? arith::XOrIOp::create(b, loc, chunk, pattern).getResult()
-              : chunk;
+  int64_t whole = chunks / 8 * 8, tail = chunks - whole;
+  auto swizzle = [&](Value inGroup, int64_t groupChunks) -> Value {
+    Value pattern = getSwizzlePattern(b, loc, row, groupChunks);
+    return pattern ? arith::XOrIOp::create(b, loc, inGroup, pattern).getResult()
+                   : inGroup;
+  };
+  Value physical;
+  if (whole == 0) {
+    physical = swizzle(chunk, chunks);
+  } else {
+    Value group = mul(b, loc, div(b, loc, chunk, 8), 8);
+    physical = add(b, loc, group, swizzle(rem(b, loc, chunk, 8), 8));
+    if (tail) {
+      Value start = index(b, loc, whole);
+      Value inTail =
+          add(b, loc, start,
+              swizzle(arith::SubIOp::create(b, loc, chunk, start), tail));
+      Value isTail = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
+                                           chunk, start);
+      physical = arith::SelectOp::create(b, loc, isTail, inTail, physical);
+    }
+  }
   return add(b, loc, mul(b, loc, row, rowElements),
              mul(b, loc, physical, kChunk));
 }

@@ -23,7 +23,11 @@ inline constexpr int64_t kChunk = 8;
 /// row `row`'s chunk `chunk` after the swizzle: chunk c of row r lands in
 /// chunk c ^ f(r), where f spreads the 8 rows an `ldmatrix` quarter warp
 /// reads (and the rows 8 consecutive chunks are stored to) over the 8 chunk
-/// slots of a 128-byte line, so neither conflicts on a bank.
+/// slots of a 128-byte line, so neither conflicts on a bank. The XOR acts
+/// within whole groups of 8 chunks, and the chunks past the last whole
+/// group (a 96-element row: chunks 8-11) among themselves with the pattern
+/// of their count (4 or 2; a 6-chunk row is not swizzled), so that no chunk
+/// leaves its row.
 Value getSwizzledOffset(OpBuilder &b, Location loc, Value row, Value chunk,
                         int64_t rowElements);
 
