@@ -146,6 +146,20 @@ private:
                b.getStringAttr("llvm.nvvm.ex2.approx.ftz.f"), ValueRange{x})
         .getResult(0);
   }
+  /// t + log2(e) * bias, a finite bias kept finite (-FLT_MAX at most) and a
+  /// -inf one -inf: the online form's function (TransformerToLinalg's
+  /// addBiasLog2), so that a row masked everywhere with the most negative
+  /// float is uniform, as the exported Softmax makes it.
+  Value addBiasLog2(Value bias, Value t) {
+    Value sum = math::FmaOp::create(b, loc, bias, f32(1.4426950408889634), t);
+    Value isNegInf =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, bias,
+                              f32(-std::numeric_limits<double>::infinity()));
+    return arith::SelectOp::create(
+        b, loc, isNegInf, f32(-std::numeric_limits<double>::infinity()),
+        arith::MaximumFOp::create(b, loc, sum,
+                                  f32(-std::numeric_limits<float>::max())));
+  }
   /// Butterfly reduction of `value` over the 4 lanes of a quad.
   Value reduceQuad(Value value, bool isMax) {
     Value width =
@@ -525,7 +539,7 @@ LogicalResult FlashAttentionBuilder::buildDecode(ArrayRef<BlockArgument> args,
     if (fa.mask) {
       Value bias = memref::LoadOp::create(
           b, loc, mask.flat, ValueRange{elementIndex(mask, head, row, j)});
-      t = math::FmaOp::create(b, loc, bias, f32(log2e), t);
+      t = addBiasLog2(bias, t);
     }
     Value max = carried[0];
     Value next = arith::MaximumFOp::create(b, loc, max, t);
@@ -827,7 +841,7 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
           Value bias = memref::LoadOp::create(
               b, loc, mask.flat,
               ValueRange{elementIndex(mask, head, safeRow, safeKey)});
-          t = math::FmaOp::create(b, loc, bias, f32(log2e), t);
+          t = addBiasLog2(bias, t);
         }
         flatScores.push_back(t);
       }

@@ -24,6 +24,31 @@ using namespace mlir;
 using namespace mlir::ridge;
 using namespace mlir::ridge::linalg_lowering;
 
+/// t + log2(e) * bias for a score `t` in log2 units: a finite bias stays
+/// finite. Exporters mask with the most negative float (GPT-2's finfo.min);
+/// times log2(e) that overflows to -inf, and a row masked everywhere would
+/// then give zero probabilities where the exported Softmax gives uniform
+/// ones (every score equal). Clamped to -FLT_MAX, such a row stays uniform,
+/// and a key masked beside a visible one still gets exp2(-FLT_MAX - m) = 0.
+/// A -inf bias (a boolean mask) stays -inf. The tensor-core and decode
+/// kernels apply the same function (LowerFlashAttention.cpp), so the CPU
+/// build stays their oracle.
+static Value addBiasLog2(OpBuilder &b, Location loc, Value bias, Value t) {
+  Type f32 = b.getF32Type();
+  Value sum = math::FmaOp::create(
+      b, loc, bias,
+      arith::ConstantOp::create(b, loc, b.getF32FloatAttr(1.4426950408889634)),
+      t);
+  Value lowest = arith::ConstantOp::create(
+      b, loc, b.getFloatAttr(f32, -std::numeric_limits<float>::max()));
+  Value negInf = arith::ConstantOp::create(
+      b, loc, b.getFloatAttr(f32, -std::numeric_limits<float>::infinity()));
+  Value isNegInf =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, bias, negInf);
+  return arith::SelectOp::create(
+      b, loc, isNegInf, negInf, arith::MaximumFOp::create(b, loc, sum, lowest));
+}
+
 namespace {
 
 Value floatConst(OpBuilder &b, Location loc, Type type, double v) {
@@ -469,8 +494,7 @@ struct OnlineAttentionLowering : OpConversionPattern<AttentionOp> {
         if (maskIsBool)
           t = arith::SelectOp::create(b, loc, bias, t, negInfValue);
         else
-          t = math::FmaOp::create(b, loc, extendTo(b, loc, bias, f32),
-                                  floatConst(b, loc, f32, log2e), t);
+          t = addBiasLog2(b, loc, extendTo(b, loc, bias, f32), t);
       }
       return t;
     };

@@ -36,7 +36,10 @@ def main(bench, out, heads, q_len, kv_len, dim, mode):
         # Query i sits at position kv_len - q_len + i (a cache before it).
         allowed = (np.arange(kv_len)[None, :] <=
                    np.arange(q_len)[:, None] + kv_len - q_len)
-        scores = np.where(allowed, scores, -np.inf)
+        # The model's Where fill: a row that sees no key (more queries
+        # than keys) is then uniform over all keys, as the exported Softmax
+        # makes it, not NaN.
+        scores = np.where(allowed, scores, np.finfo(np.float32).min)
     p = np.exp(scores - scores.max(-1, keepdims=True))
     o = (p / p.sum(-1, keepdims=True)) @ v
     with open(os.path.join(data, "output_0.pb"), "wb") as f:
