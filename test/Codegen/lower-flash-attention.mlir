@@ -226,7 +226,7 @@ func.func private @decode(%q: memref<1x2x1x64xf32>, %k: memref<1x2x1024x64xf32>,
 
 // -----
 
-// expected-error @below {{kernel configured for the decode attention is not one it computes: 8 query rows, more than 4}}
-func.func private @decode_many_rows(%q: memref<1x1x8x64xf32>, %out: memref<1x1x8x64xf32>) attributes {ridge.kernel = "attention", ridge.kernel_config = {attention_decode = true, attention_splits = 1 : i64, block_size = 128 : i64, vector_width = 1 : i64, warps_per_block = 4 : i64}, ridge.online_attention = {causal = false, q = array<i64: 0, 0, 512, 64, 64, 1>, k = array<i64: 0, 0, 512, 64, 64, 1>, v = array<i64: 0, 0, 512, 64, 64, 1>, query_offset = 0 : i64, scale = 1.250000e-01 : f64, shape = array<i64: 1, 1, 1, 8, 8, 64, 64>}} {
+// expected-error @below {{kernel configured for the decode attention is not one it computes: 20 query rows, more than 15}}
+func.func private @decode_many_rows(%q: memref<1x1x20x64xf32>, %out: memref<1x1x20x64xf32>) attributes {ridge.kernel = "attention", ridge.kernel_config = {attention_decode = true, attention_splits = 1 : i64, block_size = 128 : i64, vector_width = 1 : i64, warps_per_block = 4 : i64}, ridge.online_attention = {causal = false, q = array<i64: 0, 0, 1280, 64, 64, 1>, k = array<i64: 0, 0, 1280, 64, 64, 1>, v = array<i64: 0, 0, 1280, 64, 64, 1>, query_offset = 0 : i64, scale = 1.250000e-01 : f64, shape = array<i64: 1, 1, 1, 20, 20, 64, 64>}} {
   return
 }

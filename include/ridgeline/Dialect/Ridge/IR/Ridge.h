@@ -51,11 +51,15 @@ inline constexpr llvm::StringLiteral kPrecisionAttr = "ridge.precision";
 inline constexpr int64_t kAttentionKeyTile = 64;
 
 /// Query rows up to which an f32 attention has an IO-aware GPU kernel (the
-/// decode kernel: warps over keys, each key read once per row); past it, an
-/// unrounded attention runs the SIMT online loop, one thread per query row,
-/// which reads the keys and values once per row. The precision policy
-/// prices that loop, the kernel config picks the decode kernel by it.
-inline constexpr int64_t kMaxDecodeQueries = 4;
+/// decode kernel: warps over keys, each key read once per row, the rows of
+/// a head in neighbouring blocks so that L2 serves the rereads); past it,
+/// an unrounded attention runs the SIMT online loop, one thread per query
+/// row, which reads the keys and values once per row. 15 is one below the
+/// tensor-core minimum of 16 (PrecisionPolicy.h's kMinTensorCoreDim): the
+/// few query rows of a decode step, or of speculative decoding's draft
+/// tokens, always have one of the two kernels. The precision policy prices
+/// the SIMT loop past it, the kernel config picks the decode kernel by it.
+inline constexpr int64_t kMaxDecodeQueries = 15;
 
 /// Attribute of the scf.forall of an online attention (set by the
 /// graph-to-linalg lowering, moved to the kernel function by
