@@ -260,6 +260,24 @@ bool hasGpuError();
 /// Returns the first recorded error on this thread ("" if none) and clears it.
 std::string takeGpuError();
 
+/// The device the mgpu* wrappers use on this thread (mgpuSetDefaultDevice),
+/// and a scope that sets it: the model's static constructors load its
+/// kernels, and its entry point launches them, on whichever device that is.
+int getThreadDevice();
+void setThreadDevice(int ordinal);
+class ThreadDeviceScope {
+public:
+  explicit ThreadDeviceScope(int ordinal) : previous(getThreadDevice()) {
+    setThreadDevice(ordinal);
+  }
+  ~ThreadDeviceScope() { setThreadDevice(previous); }
+  ThreadDeviceScope(const ThreadDeviceScope &) = delete;
+  ThreadDeviceScope &operator=(const ThreadDeviceScope &) = delete;
+
+private:
+  int previous;
+};
+
 } // namespace ridge::rt
 
 #endif // RIDGELINE_LIB_RUNTIME_CUDADRIVER_H

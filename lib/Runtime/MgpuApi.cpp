@@ -728,3 +728,6 @@ RIDGE_MGPU_EXPORT void mgpuMemHostUnregisterMemRef(int64_t rank,
 RIDGE_MGPU_EXPORT void mgpuSetDefaultDevice(int32_t device) {
   tlsDefaultDevice = device;
 }
+
+int ridge::rt::getThreadDevice() { return tlsDefaultDevice; }
+void ridge::rt::setThreadDevice(int ordinal) { tlsDefaultDevice = ordinal; }

@@ -25,6 +25,8 @@
 #include <cerrno>
 #include <cstddef>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <set>
 
 using namespace ridge::rt;
@@ -402,8 +404,23 @@ std::string dlerrorString() {
 }
 } // namespace
 
+namespace {
+/// The loaded model objects of the process: the device their kernels were
+/// loaded on (by their static constructors, which run at the first dlopen
+/// only) and how many Models hold each.
+struct LoadedObject {
+  int device = 0;
+  int models = 0;
+};
+std::mutex loadedMutex;
+std::map<void *, LoadedObject> &getLoadedObjects() {
+  static auto *objects = new std::map<void *, LoadedObject>();
+  return *objects;
+}
+} // namespace
+
 std::unique_ptr<Model> Model::load(const std::string &soPath,
-                                   std::string &error) {
+                                   std::string &error, int device) {
   auto fail = [&](const std::string &msg) {
     error = soPath + ": " + msg;
     return nullptr;
@@ -419,12 +436,33 @@ std::unique_ptr<Model> Model::load(const std::string &soPath,
   std::string openPath =
       soPath.find('/') == std::string::npos ? "./" + soPath : soPath;
 
+  if (device < 0)
+    return fail("CUDA device " + std::to_string(device) + " is not an ordinal");
   // Static constructors of GPU models load their kernel modules through
-  // mgpuModuleLoad*; start from a clean slate so their errors are ours.
+  // mgpuModuleLoad*, on this thread's device; start from a clean slate so
+  // their errors are ours.
   takeGpuError();
   dlerror();
-  void *handle = dlopen(openPath.c_str(), RTLD_NOW | RTLD_LOCAL);
+  void *handle;
+  {
+    ThreadDeviceScope scope(device);
+    handle = dlopen(openPath.c_str(), RTLD_NOW | RTLD_LOCAL);
+  }
   std::string ctorGpuError = takeGpuError();
+  if (handle) {
+    std::lock_guard<std::mutex> lock(loadedMutex);
+    LoadedObject &loaded = getLoadedObjects()[handle];
+    if (loaded.models > 0 && loaded.device != device) {
+      int first = loaded.device;
+      dlclose(handle);
+      return fail("already loaded in this process for CUDA device " +
+                  std::to_string(first) +
+                  ", whose kernels it keeps; it cannot also run on device " +
+                  std::to_string(device) + " (load a copy of the file)");
+    }
+    loaded.device = device;
+    ++loaded.models;
+  }
   if (!handle) {
     std::string msg = "cannot load model: " + dlerrorString();
     if (msg.find("undefined symbol: mgpu") != std::string::npos)
@@ -435,6 +473,7 @@ std::unique_ptr<Model> Model::load(const std::string &soPath,
 
   auto model = std::unique_ptr<Model>(new Model());
   model->soPath = soPath;
+  model->device = device;
   model->handle = handle; // From here on ~Model() dlclose()s it.
   model->loadGpuError = std::move(ctorGpuError);
 
@@ -468,8 +507,16 @@ std::unique_ptr<Model> Model::load(const std::string &soPath,
 }
 
 Model::~Model() {
-  if (handle)
+  if (handle) {
+    {
+      std::lock_guard<std::mutex> lock(loadedMutex);
+      auto &objects = getLoadedObjects();
+      auto it = objects.find(handle);
+      if (it != objects.end() && --it->second.models == 0)
+        objects.erase(it);
+    }
     dlclose(handle);
+  }
   // After the model: nothing reads the weights any more.
   weights.unmap();
 }
@@ -532,7 +579,14 @@ bool Model::runGpu(std::vector<void *> &buffers, std::string &error) {
     return false;
   }
   const CudaDriver::Api &api = driver->api();
-  constexpr int kDevice = 0;
+  const int kDevice = device;
+  if (kDevice >= driver->deviceCount()) {
+    error = "CUDA device " + std::to_string(kDevice) + " does not exist (" +
+            std::to_string(driver->deviceCount()) + " device(s) present)";
+    return false;
+  }
+  // The model's host code launches on this thread's device.
+  ThreadDeviceScope scope(kDevice);
 
   // Refuse obviously incompatible devices up front: the driver's own error
   // for this (a PTX JIT or "no kernel image" failure) does not say why.

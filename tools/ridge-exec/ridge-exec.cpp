@@ -1,7 +1,7 @@
 //===- ridge-exec.cpp - Run a compiled model without the compiler ---------===//
 //
 //   ridge-exec MODEL.so [INPUT.npy ...] [--random-inputs]
-//              [--device=gpu|emulator] [--repeat=N] [--kernel-times[=N]]
+//              [--device=gpu|cuda:N|emulator] [--repeat=N] [--kernel-times[=N]]
 //              [--save-outputs=DIR] [--driver-calls] [--describe]
 //
 // Loads a shared object written by ridgec, binds its inputs (NumPy .npy
@@ -287,6 +287,8 @@ struct Options {
   std::vector<std::string> inputPaths;
   bool randomInputs = false;
   bool emulator = false;
+  /// The CUDA device ordinal (--device=cuda:N; gpu is cuda:0).
+  int device = 0;
   bool describe = false;
   bool driverCalls = false;
   int repeat = 0;
@@ -296,7 +298,7 @@ struct Options {
 
 const char *const kUsage =
     "usage: ridge-exec MODEL.so [INPUT.npy ...] [--random-inputs]\n"
-    "                  [--device=gpu|emulator] [--repeat=N]\n"
+    "                  [--device=gpu|cuda:N|emulator] [--repeat=N]\n"
     "                  [--kernel-times[=N]] [--save-outputs=DIR]\n"
     "                  [--driver-calls] [--describe]\n";
 
@@ -327,6 +329,15 @@ int parseOptions(int argc, char **argv, Options &options) {
       options.driverCalls = true;
     } else if (arg == "--device=gpu") {
       options.emulator = false;
+    } else if (startsWith("--device=cuda:")) {
+      std::string text = arg.substr(14);
+      char *end = nullptr;
+      long ordinal = std::strtol(text.c_str(), &end, 10);
+      if (text.empty() || *end != '\0' || ordinal < 0 || ordinal > 1023)
+        return fail("--device=cuda:N takes a device ordinal, not '" + text +
+                    "'");
+      options.emulator = false;
+      options.device = static_cast<int>(ordinal);
     } else if (arg == "--device=emulator") {
       options.emulator = true;
     } else if (startsWith("--repeat=")) {
@@ -394,7 +405,8 @@ int run(const Options &options) {
     setenv("RIDGE_DEVICE", "emulator", 1);
   std::string error;
   auto loadStart = std::chrono::steady_clock::now();
-  std::unique_ptr<rt::Model> model = rt::Model::load(options.modelPath, error);
+  std::unique_ptr<rt::Model> model =
+      rt::Model::load(options.modelPath, error, options.device);
   if (!model)
     return fail(error);
   // On a GPU this includes the driver's JIT compilation of the PTX.

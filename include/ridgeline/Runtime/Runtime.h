@@ -136,13 +136,19 @@ public:
   /// nullptr and sets `error` to "<soPath>: <problem>". Loading a GPU model
   /// succeeds on a machine without a GPU (its descriptor can still be
   /// inspected); run() then fails with "no NVIDIA GPU available: <reason>".
+  /// `device` is the CUDA device ordinal the model's kernels load on (in
+  /// its static constructors) and run() uses. A .so is loaded once per
+  /// process: loading it again for another device gets the first one's
+  /// kernels, so such a load fails with an error.
   static std::unique_ptr<Model> load(const std::string &soPath,
-                                     std::string &error);
+                                     std::string &error, int device = 0);
   ~Model();
   Model(const Model &) = delete;
   Model &operator=(const Model &) = delete;
 
   const std::string &path() const { return soPath; }
+  /// The CUDA device ordinal it was loaded for.
+  int getDevice() const { return device; }
   const ModelInfo &modelInfo() const { return info; }
   const std::string &target() const { return info.target; }
   const std::vector<TensorSpec> &inputs() const { return info.inputs; }
@@ -174,6 +180,7 @@ private:
   ModelInfo info;
   WeightsMapping weights;
   int timedRuns = 0;
+  int device = 0;
   std::vector<double> runTimes;
   /// First GPU error raised by the model's static constructors (the MLIR
   /// lowering loads kernel modules in global constructors at dlopen time).
