@@ -141,14 +141,16 @@ static cl::opt<bool> randomInputs(
     cl::init(false), cl::cat(category));
 
 enum class DeviceKind { Gpu, Emulator };
-static cl::opt<DeviceKind> device(
+static cl::opt<std::string> deviceName(
     "device",
-    cl::desc("What runs a GPU target's kernels: the NVIDIA driver's GPU, or "
-             "the PTX emulator standing in for the driver (RIDGE_DEVICE)"),
-    cl::values(clEnumValN(DeviceKind::Gpu, "gpu", "the GPU (default)"),
-               clEnumValN(DeviceKind::Emulator, "emulator",
-                          "the PTX emulator, as the target's chip")),
-    cl::init(DeviceKind::Gpu), cl::cat(category));
+    cl::desc("What runs a GPU target's kernels: gpu (the NVIDIA driver's "
+             "device 0, the default), cuda:N (its device N), or emulator "
+             "(the PTX emulator standing in for the driver as the target's "
+             "chip; RIDGE_DEVICE)"),
+    cl::value_desc("gpu|cuda:N|emulator"), cl::init("gpu"), cl::cat(category));
+/// --device, parsed once in main.
+static DeviceKind device = DeviceKind::Gpu;
+static int deviceOrdinal = 0;
 
 static cl::opt<std::string> emulatorReport(
     "emulator-report",
@@ -421,7 +423,8 @@ static int compileAndRun(ModuleOp module, const CompileOptions &options,
     return kFailed;
   if (failed(compileGraphModule(module, options, soPath)))
     return kFailed;
-  run.model = ::ridge::rt::Model::load(std::string(soPath), error);
+  run.model =
+      ::ridge::rt::Model::load(std::string(soPath), error, deviceOrdinal);
   if (!run.model)
     return fail(error);
   // The loaded mapping outlives the file, and the weights are copied in:
@@ -790,6 +793,16 @@ int main(int argc, char **argv) {
     return fail(error);
   resolvedTarget = *resolved;
   target = resolvedTarget.chip;
+  if (deviceName == "emulator") {
+    device = DeviceKind::Emulator;
+  } else if (deviceName != "gpu") {
+    StringRef ordinal = StringRef(deviceName).drop_front(5);
+    if (!StringRef(deviceName).starts_with("cuda:") ||
+        ordinal.getAsInteger(10, deviceOrdinal) || deviceOrdinal < 0)
+      return fail("--device takes gpu, cuda:N (a device ordinal) or "
+                  "emulator, not '" +
+                  deviceName + "'");
+  }
   if (kernelTimes && (target == "cpu" || verify))
     return fail("--kernel-times times the kernels of a GPU target's run "
                 "(--target=sm_80, sm_90a, ...; not with --verify)");
@@ -821,7 +834,7 @@ int main(int argc, char **argv) {
       return fail("--device=emulator runs GPU targets (--target=sm_80, "
                   "sm_90a, ...), not the CPU");
     setenv("RIDGE_DEVICE", ("emulator:" + target).c_str(), /*overwrite=*/1);
-  } else if (device.getNumOccurrences()) {
+  } else if (deviceName.getNumOccurrences()) {
     setenv("RIDGE_DEVICE", "gpu", /*overwrite=*/1);
   }
   if (randomInputs) {
