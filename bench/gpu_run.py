@@ -167,8 +167,12 @@ def run_models(bundle, manifest, device, results):
                     err, scale = compare(out, emu)
                     worst_emu = max(worst_emu, err / max(scale, 1.0))
                     # The same binary on the emulator: only the hardware's
-                    # approximate instructions (ex2, rcp, tanh) may differ.
-                    ok = ok and err <= 1e-3 * max(scale, 1.0)
+                    # approximate instructions (ex2, rcp, tanh) and its
+                    # tensor-core accumulation order may differ, which a
+                    # 16-bit output shows at its own precision.
+                    limit = 8e-3 if out.dtype in (np.uint16, np.float16) \
+                        else 1e-3
+                    ok = ok and err <= limit * max(scale, 1.0)
                 k += 1
         median, kernel_ms, load_ms = parse_times(text)
         # What the second run cost beyond its kernels (issue 16).

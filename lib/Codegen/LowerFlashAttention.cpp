@@ -23,7 +23,8 @@
 //     accumulator layout of two m16n8 tiles is the A layout of one m16k16);
 //   - O / l is stored once, 8 bytes a lane.
 //
-// On sm_90a (`mma_instruction = "wgmma"`) the 4 warps are one warpgroup and
+// With `mma_instruction = "wgmma"` (sm_90a; set by hand for now: the policy
+// does not pick it, docs/attention.md) the 4 warps are one warpgroup and
 // each product is `wgmma.mma_async` m64nNk16 with A from registers (Q's
 // fragments, then P) and B from shared memory, K and V stored in the
 // 64-byte-swizzled slabs wgmma's descriptors read (MmaFragments.h).
