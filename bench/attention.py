@@ -40,6 +40,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cuda_timing import cuda_time  # noqa: E402
 from gemm import time_ridgeline  # noqa: E402
 
 
@@ -85,24 +86,6 @@ def make_model(path, heads, q_len, kv_len, dim, causal):
                               opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8
     onnx.save(model, path)
-
-
-def cuda_time(fn, repeat):
-    import torch
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(repeat):
-        start = torch.cuda.Event(enable_timing=True)
-        end = torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        torch.cuda.synchronize()
-        times.append(start.elapsed_time(end))
-    times.sort()
-    return times[len(times) // 2]
 
 
 def torch_cuda():

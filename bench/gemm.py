@@ -26,6 +26,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cuda_timing import cuda_time  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RIDGE_RUN = os.path.join(ROOT, "build", "bin", "ridge-run")
 
@@ -78,20 +81,7 @@ def time_cublas(m, n, k, dtype, repeat):
     tdtype = {"bf16": torch.bfloat16, "f16": torch.float16}[dtype]
     a = torch.randn(m, k, device="cuda", dtype=tdtype)
     b = torch.randn(k, n, device="cuda", dtype=tdtype)
-    for _ in range(3):
-        torch.matmul(a, b)
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(repeat):
-        start = torch.cuda.Event(enable_timing=True)
-        end = torch.cuda.Event(enable_timing=True)
-        start.record()
-        torch.matmul(a, b)
-        end.record()
-        torch.cuda.synchronize()
-        times.append(start.elapsed_time(end))
-    times.sort()
-    return times[len(times) // 2], None
+    return cuda_time(lambda: torch.matmul(a, b), repeat), None
 
 
 def main():

@@ -267,7 +267,8 @@ def main():
     runtime = os.path.join(ROOT, "build", "lib", "Runtime",
                            "libridge_runtime.so")
     shutil.copy2(runtime, os.path.join(out, "lib"))
-    shutil.copy2(os.path.join(ROOT, "bench", "gpu_run.py"), out)
+    for script in ("gpu_run.py", "cuda_timing.py"):
+        shutil.copy2(os.path.join(ROOT, "bench", script), out)
 
     fixtures = model_fixtures()
     if args.models:

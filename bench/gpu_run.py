@@ -30,6 +30,8 @@ import time
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from cuda_timing import cuda_time  # noqa: E402
 
 
 def torch_cuda():
@@ -38,23 +40,6 @@ def torch_cuda():
     except ImportError:
         return None
     return torch if torch.cuda.is_available() else None
-
-
-def cuda_time(torch, fn, repeat=20):
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(repeat):
-        start = torch.cuda.Event(enable_timing=True)
-        end = torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        torch.cuda.synchronize()
-        times.append(start.elapsed_time(end))
-    times.sort()
-    return times[len(times) // 2]
 
 
 def ridge_exec(bundle, args, device, timeout=240):
@@ -303,14 +288,14 @@ def time_sdpa(torch, e):
         import contextlib
         backend = contextlib.nullcontext()
     with backend:
-        return cuda_time(torch, lambda: F.scaled_dot_product_attention(
+        return cuda_time(lambda: F.scaled_dot_product_attention(
             q, k, v, is_causal=e["causal"] and e["q_len"] > 1))
 
 
 def time_cublas(torch, e):
     a = torch.randn(e["m"], e["k"], device="cuda", dtype=torch.bfloat16)
     b = torch.randn(e["k"], e["n"], device="cuda", dtype=torch.bfloat16)
-    return cuda_time(torch, lambda: torch.matmul(a, b))
+    return cuda_time(lambda: torch.matmul(a, b))
 
 
 def print_benchmarks(rows, ceilings):
@@ -357,12 +342,12 @@ def measure_ceilings(results):
     if torch is None:
         return {}
     x = torch.empty(1 << 28, device="cuda", dtype=torch.float32)
-    ms = cuda_time(torch, lambda: x.clone())
+    ms = cuda_time(lambda: x.clone())
     copy_gbs = 2 * x.numel() * 4 / (ms * 1e-3) / 1e9
     del x
     a = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
     b = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
-    ms = cuda_time(torch, lambda: a @ b, repeat=10)
+    ms = cuda_time(lambda: a @ b, repeat=10)
     tflops = 2 * 8192 ** 3 / (ms * 1e-3) / 1e12
     ceilings = {"copy_gbs": copy_gbs, "bf16_tflops": tflops,
                 "gpu": torch.cuda.get_device_name(0),
