@@ -283,6 +283,10 @@ void mlir::ridge::buildGpuLoweringPipeline(OpPassManager &pm,
           "(anonymous namespace)::MergeNestedParallelLoops"}));
   pm.addPass(createConvertParallelLoopToGpuPass());
   pm.addPass(createCanonicalizerPass());
+  // Loops of one iteration folded above (a sequential reduction's
+  // single-thread wrapper, a one-element kernel) left their element
+  // accesses on the host: they become one-thread kernels again.
+  pm.addNestedPass<func::FuncOp>(createLaunchHostMemoryAccessesPass());
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createMergeGpuModulesPass());
@@ -291,6 +295,11 @@ void mlir::ridge::buildGpuLoweringPipeline(OpPassManager &pm,
   // launches) is inlined into @main, so that the launches form one
   // stream-ordered chain.
   pm.addPass(createInlinerPass());
+  // The weights and temporaries of @main move into two device blocks the
+  // runtime's session owns: a run allocates and copies nothing itself.
+  pm.addPass(createPlanDeviceMemoryPass());
+  if (options.stopAfterDeviceMemoryPlan)
+    return;
   // gpu-to-llvm lowers allocations, copies and launches only in their async
   // (stream-ordered) forms.
   pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());

@@ -77,7 +77,7 @@ CudaDriver::Api rawApi;
 std::atomic<uint64_t> numAllocations{0}, allocatedBytes{0}, numFrees{0},
     numHostToDevice{0}, hostToDeviceBytes{0}, numDeviceToHost{0},
     deviceToHostBytes{0}, numDeviceCopies{0}, deviceCopyBytes{0},
-    numLaunches{0}, numModuleLoads{0};
+    numLaunches{0}, numModuleLoads{0}, numGraphLaunches{0};
 
 CUresult countMemAlloc(CUdeviceptr *pointer, size_t bytes) {
   ++numAllocations;
@@ -103,6 +103,22 @@ CUresult countMemcpyDtoH(void *dst, CUdeviceptr src, size_t bytes) {
   ++numDeviceToHost;
   deviceToHostBytes += bytes;
   return rawApi.cuMemcpyDtoH(dst, src, bytes);
+}
+CUresult countMemcpyHtoDAsync(CUdeviceptr dst, const void *src, size_t bytes,
+                              CUstream stream) {
+  ++numHostToDevice;
+  hostToDeviceBytes += bytes;
+  return rawApi.cuMemcpyHtoDAsync(dst, src, bytes, stream);
+}
+CUresult countMemcpyDtoHAsync(void *dst, CUdeviceptr src, size_t bytes,
+                              CUstream stream) {
+  ++numDeviceToHost;
+  deviceToHostBytes += bytes;
+  return rawApi.cuMemcpyDtoHAsync(dst, src, bytes, stream);
+}
+CUresult countGraphLaunch(CUgraphExec graph, CUstream stream) {
+  ++numGraphLaunches;
+  return rawApi.cuGraphLaunch(graph, stream);
 }
 CUresult countMemcpyDtoD(CUdeviceptr dst, CUdeviceptr src, size_t bytes) {
   ++numDeviceCopies;
@@ -155,6 +171,7 @@ DriverCallCounts ridge::rt::getDriverCallCounts() {
   counts.deviceCopyBytes = deviceCopyBytes;
   counts.launches = numLaunches;
   counts.moduleLoads = numModuleLoads;
+  counts.graphLaunches = numGraphLaunches;
   return counts;
 }
 
@@ -162,7 +179,8 @@ void ridge::rt::resetDriverCallCounts() {
   for (std::atomic<uint64_t> *counter :
        {&numAllocations, &allocatedBytes, &numFrees, &numHostToDevice,
         &hostToDeviceBytes, &numDeviceToHost, &deviceToHostBytes,
-        &numDeviceCopies, &deviceCopyBytes, &numLaunches, &numModuleLoads})
+        &numDeviceCopies, &deviceCopyBytes, &numLaunches, &numModuleLoads,
+        &numGraphLaunches})
     *counter = 0;
 }
 
@@ -175,6 +193,10 @@ void CudaDriver::countCalls() {
   fns.cuMemcpyDtoH = countMemcpyDtoH;
   fns.cuMemcpyDtoD = countMemcpyDtoD;
   fns.cuMemcpyAsync = countMemcpyAsync;
+  fns.cuMemcpyHtoDAsync = countMemcpyHtoDAsync;
+  fns.cuMemcpyDtoHAsync = countMemcpyDtoHAsync;
+  if (fns.cuGraphLaunch)
+    fns.cuGraphLaunch = countGraphLaunch;
   fns.cuLaunchKernel = countLaunchKernel;
   if (fns.cuLaunchKernelEx)
     fns.cuLaunchKernelEx = countLaunchKernelEx;
@@ -268,6 +290,23 @@ bool CudaDriver::bindLibcuda(std::string &whyNot) {
   ok &= bind(handle, "cuEventSynchronize", a.cuEventSynchronize, missing);
   ok &= bind(handle, "cuEventElapsedTime", a.cuEventElapsedTime, missing,
              /*required=*/false);
+  ok &= bind(handle, "cuMemcpyHtoDAsync_v2", a.cuMemcpyHtoDAsync, missing);
+  ok &= bind(handle, "cuMemcpyDtoHAsync_v2", a.cuMemcpyDtoHAsync, missing);
+  // A graph needs all of its entry points; without one, sessions launch.
+  bind(handle, "cuStreamBeginCapture_v2", a.cuStreamBeginCapture, missing,
+       /*required=*/false);
+  bind(handle, "cuStreamEndCapture", a.cuStreamEndCapture, missing,
+       /*required=*/false);
+  bind(handle, "cuGraphInstantiateWithFlags", a.cuGraphInstantiateWithFlags,
+       missing, /*required=*/false);
+  bind(handle, "cuGraphLaunch", a.cuGraphLaunch, missing, /*required=*/false);
+  bind(handle, "cuGraphExecDestroy", a.cuGraphExecDestroy, missing,
+       /*required=*/false);
+  bind(handle, "cuGraphDestroy", a.cuGraphDestroy, missing,
+       /*required=*/false);
+  if (!a.cuStreamEndCapture || !a.cuGraphInstantiateWithFlags ||
+      !a.cuGraphLaunch || !a.cuGraphExecDestroy || !a.cuGraphDestroy)
+    a.cuStreamBeginCapture = nullptr;
   ok &= bind(handle, "cuTensorMapEncodeTiled", a.cuTensorMapEncodeTiled,
              missing, /*required=*/false);
   if (!ok) {

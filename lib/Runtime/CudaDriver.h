@@ -33,11 +33,15 @@ struct CUmod_st;
 struct CUfunc_st;
 struct CUstream_st;
 struct CUevent_st;
+struct CUgraph_st;
+struct CUgraphExec_st;
 using CUcontext = CUctx_st *;
 using CUmodule = CUmod_st *;
 using CUfunction = CUfunc_st *;
 using CUstream = CUstream_st *;
 using CUevent = CUevent_st *;
+using CUgraph = CUgraph_st *;
+using CUgraphExec = CUgraphExec_st *;
 
 constexpr CUresult CUDA_SUCCESS = 0;
 constexpr CUresult CUDA_ERROR_INVALID_VALUE = 1;
@@ -51,6 +55,11 @@ constexpr CUresult CUDA_ERROR_INVALID_HANDLE = 400;
 constexpr CUresult CUDA_ERROR_NOT_FOUND = 500;
 constexpr CUresult CUDA_ERROR_LAUNCH_FAILED = 719;
 constexpr CUresult CUDA_ERROR_NOT_SUPPORTED = 801;
+constexpr CUresult CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED = 900;
+constexpr CUresult CUDA_ERROR_STREAM_CAPTURE_INVALIDATED = 901;
+/// CUstreamCaptureMode: other threads may make unsafe calls (cuMemAlloc)
+/// while this one captures.
+constexpr int CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
 constexpr int CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97;
@@ -171,6 +180,10 @@ public:
     cu::CUresult (*cuMemcpyDtoD)(cu::CUdeviceptr, cu::CUdeviceptr, size_t);
     cu::CUresult (*cuMemcpyAsync)(cu::CUdeviceptr, cu::CUdeviceptr, size_t,
                                   cu::CUstream);
+    cu::CUresult (*cuMemcpyHtoDAsync)(cu::CUdeviceptr, const void *, size_t,
+                                      cu::CUstream);
+    cu::CUresult (*cuMemcpyDtoHAsync)(void *, cu::CUdeviceptr, size_t,
+                                      cu::CUstream);
     cu::CUresult (*cuMemsetD8)(cu::CUdeviceptr, unsigned char, size_t);
     cu::CUresult (*cuMemsetD32)(cu::CUdeviceptr, unsigned, size_t);
     cu::CUresult (*cuMemsetD16Async)(cu::CUdeviceptr, unsigned short, size_t,
@@ -202,6 +215,14 @@ public:
     cu::CUresult (*cuEventSynchronize)(cu::CUevent);
     /// Optional: needed only to time kernels (setKernelProfiling).
     cu::CUresult (*cuEventElapsedTime)(float *, cu::CUevent, cu::CUevent);
+    /// Optional: CUDA graphs (a session replays its captured launches).
+    cu::CUresult (*cuStreamBeginCapture)(cu::CUstream, int);
+    cu::CUresult (*cuStreamEndCapture)(cu::CUstream, cu::CUgraph *);
+    cu::CUresult (*cuGraphInstantiateWithFlags)(cu::CUgraphExec *, cu::CUgraph,
+                                                unsigned long long);
+    cu::CUresult (*cuGraphLaunch)(cu::CUgraphExec, cu::CUstream);
+    cu::CUresult (*cuGraphExecDestroy)(cu::CUgraphExec);
+    cu::CUresult (*cuGraphDestroy)(cu::CUgraph);
     /// Optional (CUDA 12.0+): TMA tensor maps for sm_90 kernels. The
     /// emulated driver writes the emulator's own encoding (TensorMap.h).
     cu::CUresult (*cuTensorMapEncodeTiled)(cu::CUtensorMap *, int, unsigned,
@@ -263,6 +284,10 @@ std::string takeGpuError();
 /// The device the mgpu* wrappers use on this thread (mgpuSetDefaultDevice),
 /// and a scope that sets it: the model's static constructors load its
 /// kernels, and its entry point launches them, on whichever device that is.
+/// Whether kernel launches are being timed (setKernelProfiling): their
+/// event waits cannot be captured into a CUDA graph.
+bool isKernelProfiling();
+
 int getThreadDevice();
 void setThreadDevice(int ordinal);
 class ThreadDeviceScope {

@@ -2,11 +2,11 @@
 //
 // The subset of the driver API that the runtime calls (CudaDriver::Api),
 // implemented on lib/Emulator: device memory, module load from PTX text,
-// kernel launches, and streams and events that complete at once (every call
-// runs synchronously). With RIDGE_DEVICE=emulator[:sm_NN] the runtime binds
-// this table instead of libcuda.so.1, so everything above the driver (the
-// mgpu* wrappers, argument packing, buffer staging, launch configuration) is
-// the code a GPU would run.
+// kernel launches, streams and events that complete at once (every call
+// runs synchronously), and CUDA graphs captured from a stream and replayed.
+// With RIDGE_DEVICE=emulator[:sm_NN] the runtime binds this table instead of
+// libcuda.so.1, so everything above the driver (the mgpu* wrappers, argument
+// packing, buffer staging, launch configuration) is the code a GPU would run.
 //
 // Errors carry the emulator's message (kernel, block, thread, PTX line)
 // through cuGetErrorString, so the runtime's usual "call failed: NAME
@@ -51,7 +51,7 @@ struct EmulatorState {
   ridge::emu::Device device;
   int computeCapability = 90;
   std::mutex mutex;
-  int context = 0, stream = 0; // addresses serve as handles
+  int context = 0; // its address serves as the handle
   /// Per kernel name, summed over launches, in the order of first launches
   /// (getEmulatorCounters); guarded by `mutex`.
   std::vector<ridge::emu::KernelCounters> counters;
@@ -98,6 +98,10 @@ const char *getName(CUresult code) {
     return "CUDA_ERROR_LAUNCH_FAILED";
   case CUDA_ERROR_NOT_SUPPORTED:
     return "CUDA_ERROR_NOT_SUPPORTED";
+  case CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED:
+    return "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED";
+  case CUDA_ERROR_STREAM_CAPTURE_INVALIDATED:
+    return "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED";
   default:
     return nullptr;
   }
@@ -163,7 +167,52 @@ CUresult emuCtxGetCurrent(CUcontext *context) {
   *context = reinterpret_cast<CUcontext>(&state->context);
   return CUDA_SUCCESS;
 }
-CUresult emuSynchronize() { return CUDA_SUCCESS; }
+//===----------------------------------------------------------------------===//
+// Streams and graphs
+//===----------------------------------------------------------------------===//
+
+/// One recorded stream operation of a graph: a launch (its parameters
+/// packed by value, as the driver copies them at capture), a copy or a fill.
+struct GraphNode {
+  enum class Kind { Launch, Copy, Fill16, Fill32 } kind = Kind::Launch;
+  EmulatedFunction *function = nullptr;
+  ridge::emu::Dim3 grid, block;
+  unsigned sharedBytes = 0;
+  std::vector<uint8_t> params;
+  CUdeviceptr dst = 0, src = 0;
+  size_t count = 0;
+  unsigned value = 0;
+};
+struct EmulatedGraph {
+  std::vector<GraphNode> nodes;
+};
+/// A stream: work runs at once, except while it captures into a graph.
+struct EmulatedStream {
+  EmulatedGraph *capture = nullptr;
+  /// A call the capture cannot hold was made: cuStreamEndCapture fails.
+  bool invalidated = false;
+};
+/// The stream this thread is capturing (thread-local capture mode): the
+/// driver refuses this thread's synchronizing calls meanwhile, as the real
+/// one does.
+thread_local EmulatedStream *tlsCapturing = nullptr;
+
+EmulatedStream *getCapture(CUstream stream) {
+  auto *emulated = reinterpret_cast<EmulatedStream *>(stream);
+  return emulated && emulated->capture ? emulated : nullptr;
+}
+/// Fails a synchronizing call made while this thread captures a stream.
+CUresult refuseDuringCapture(const char *what) {
+  if (!tlsCapturing)
+    return CUDA_SUCCESS;
+  tlsCapturing->invalidated = true;
+  return failWith(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+                  std::string(what) +
+                      " is not allowed while the thread captures a stream "
+                      "into a CUDA graph");
+}
+
+CUresult emuSynchronize() { return refuseDuringCapture("cuCtxSynchronize"); }
 
 /// RIDGE_EMULATOR_FAIL_ALLOC=N: the N-th cuMemAlloc of the process (from 1)
 /// fails with CUDA_ERROR_OUT_OF_MEMORY, so that tests can put an
@@ -177,6 +226,8 @@ uint64_t getInjectedAllocFailure() {
 }
 
 CUresult emuMemAlloc(CUdeviceptr *pointer, size_t bytes) {
+  if (CUresult r = refuseDuringCapture("cuMemAlloc"))
+    return r;
   std::lock_guard<std::mutex> lock(state->mutex);
   if (++state->allocations == getInjectedAllocFailure())
     return failWith(CUDA_ERROR_OUT_OF_MEMORY,
@@ -196,6 +247,8 @@ CUresult emuMemAllocManaged(CUdeviceptr *pointer, size_t bytes, unsigned) {
   return emuMemAlloc(pointer, bytes);
 }
 CUresult emuMemFree(CUdeviceptr pointer) {
+  if (CUresult r = refuseDuringCapture("cuMemFree"))
+    return r;
   std::lock_guard<std::mutex> lock(state->mutex);
   if (!state->device.getMemory().free(pointer))
     return failWith(CUDA_ERROR_INVALID_VALUE, "cuMemFree of an address that no "
@@ -237,10 +290,31 @@ CUresult emuMemcpyDtoD(CUdeviceptr dst, CUdeviceptr src, size_t bytes) {
 }
 /// Unified addressing: either side may be host or device memory.
 CUresult emuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes,
-                        CUstream) {
+                        CUstream stream) {
+  if (EmulatedStream *capture = getCapture(stream)) {
+    GraphNode node;
+    node.kind = GraphNode::Kind::Copy;
+    node.dst = dst;
+    node.src = src;
+    node.count = bytes;
+    capture->capture->nodes.push_back(std::move(node));
+    return CUDA_SUCCESS;
+  }
   std::memmove(reinterpret_cast<void *>(dst),
                reinterpret_cast<const void *>(src), bytes);
   return CUDA_SUCCESS;
+}
+CUresult emuMemcpyHtoDAsync(CUdeviceptr dst, const void *src, size_t bytes,
+                            CUstream stream) {
+  if (CUresult r = checkDeviceRange("cuMemcpyHtoDAsync", dst, bytes))
+    return r;
+  return emuMemcpyAsync(dst, reinterpret_cast<CUdeviceptr>(src), bytes, stream);
+}
+CUresult emuMemcpyDtoHAsync(void *dst, CUdeviceptr src, size_t bytes,
+                            CUstream stream) {
+  if (CUresult r = checkDeviceRange("cuMemcpyDtoHAsync", src, bytes))
+    return r;
+  return emuMemcpyAsync(reinterpret_cast<CUdeviceptr>(dst), src, bytes, stream);
 }
 template <typename T>
 CUresult fill(const char *what, CUdeviceptr dst, T value, size_t count) {
@@ -257,12 +331,30 @@ CUresult emuMemsetD8(CUdeviceptr dst, unsigned char value, size_t count) {
 CUresult emuMemsetD32(CUdeviceptr dst, unsigned value, size_t count) {
   return fill("cuMemsetD32", dst, value, count);
 }
+/// Records a fill into `stream`'s capture; false when it does not capture.
+bool captureFill(CUstream stream, GraphNode::Kind kind, CUdeviceptr dst,
+                 unsigned value, size_t count) {
+  EmulatedStream *capture = getCapture(stream);
+  if (!capture)
+    return false;
+  GraphNode node;
+  node.kind = kind;
+  node.dst = dst;
+  node.value = value;
+  node.count = count;
+  capture->capture->nodes.push_back(std::move(node));
+  return true;
+}
 CUresult emuMemsetD16Async(CUdeviceptr dst, unsigned short value, size_t count,
-                           CUstream) {
+                           CUstream stream) {
+  if (captureFill(stream, GraphNode::Kind::Fill16, dst, value, count))
+    return checkDeviceRange("cuMemsetD16Async", dst, count * 2);
   return fill("cuMemsetD16Async", dst, value, count);
 }
 CUresult emuMemsetD32Async(CUdeviceptr dst, unsigned value, size_t count,
-                           CUstream) {
+                           CUstream stream) {
+  if (captureFill(stream, GraphNode::Kind::Fill32, dst, value, count))
+    return checkDeviceRange("cuMemsetD32Async", dst, count * 4);
   return fill("cuMemsetD32Async", dst, value, count);
 }
 CUresult emuHostRegister(void *, size_t, unsigned) { return CUDA_SUCCESS; }
@@ -370,9 +462,26 @@ CUresult emuFuncSetAttribute(CUfunction function, int attribute, int value) {
   }
   return CUDA_SUCCESS;
 }
+/// Runs one launch, its parameters packed, and adds up its counters.
+CUresult runPacked(EmulatedFunction *entry, ridge::emu::Dim3 grid,
+                   ridge::emu::Dim3 block, unsigned sharedBytes,
+                   const std::vector<uint8_t> &params) {
+  std::lock_guard<std::mutex> lock(state->mutex);
+  std::string error;
+  ridge::emu::KernelCounters launchCounters;
+  if (!state->device.launchPacked(*entry->module, *entry->kernel, grid, block,
+                                  sharedBytes, params, error, &launchCounters))
+    return failWith(CUDA_ERROR_LAUNCH_FAILED, error);
+  auto [it, inserted] = state->counterIndex.try_emplace(entry->kernel->name,
+                                                        state->counters.size());
+  if (inserted)
+    state->counters.emplace_back();
+  state->counters[it->second].accumulate(launchCounters);
+  return CUDA_SUCCESS;
+}
 CUresult emuLaunchKernel(CUfunction function, unsigned gridX, unsigned gridY,
                          unsigned gridZ, unsigned blockX, unsigned blockY,
-                         unsigned blockZ, unsigned sharedBytes, CUstream,
+                         unsigned blockZ, unsigned sharedBytes, CUstream stream,
                          void **params, void **extra) {
   auto *entry = reinterpret_cast<EmulatedFunction *>(function);
   if (!entry)
@@ -387,27 +496,119 @@ CUresult emuLaunchKernel(CUfunction function, unsigned gridX, unsigned gridY,
                         std::to_string(sharedBytes) +
                         " bytes of dynamic shared memory, above its " +
                         std::to_string(entry->maxDynamicShared));
-  std::lock_guard<std::mutex> lock(state->mutex);
-  std::string error;
-  ridge::emu::KernelCounters launchCounters;
-  if (!state->device.launch(*entry->module, *entry->kernel,
-                            ridge::emu::Dim3{gridX, gridY, gridZ},
-                            ridge::emu::Dim3{blockX, blockY, blockZ},
-                            sharedBytes, params, error, &launchCounters))
-    return failWith(CUDA_ERROR_LAUNCH_FAILED, error);
-  auto [it, inserted] = state->counterIndex.try_emplace(entry->kernel->name,
-                                                        state->counters.size());
-  if (inserted)
-    state->counters.emplace_back();
-  state->counters[it->second].accumulate(launchCounters);
-  return CUDA_SUCCESS;
+  // The parameters are copied now, by value, as the driver does.
+  const ridge::emu::PtxFunction &kernel = *entry->kernel;
+  if (!kernel.params.empty() && !params)
+    return failWith(CUDA_ERROR_INVALID_VALUE,
+                    "kernel '" + kernel.name + "' takes " +
+                        std::to_string(kernel.params.size()) +
+                        " parameters, but none were passed");
+  std::vector<uint8_t> packed(kernel.paramBytes, 0);
+  for (size_t i = 0; i < kernel.params.size(); ++i)
+    std::memcpy(packed.data() + kernel.params[i].offset, params[i],
+                kernel.params[i].size);
+  ridge::emu::Dim3 grid{gridX, gridY, gridZ}, block{blockX, blockY, blockZ};
+  if (EmulatedStream *capture = getCapture(stream)) {
+    GraphNode node;
+    node.function = entry;
+    node.grid = grid;
+    node.block = block;
+    node.sharedBytes = sharedBytes;
+    node.params = std::move(packed);
+    capture->capture->nodes.push_back(std::move(node));
+    return CUDA_SUCCESS;
+  }
+  return runPacked(entry, grid, block, sharedBytes, packed);
 }
 CUresult emuStreamCreate(CUstream *stream, unsigned) {
-  *stream = reinterpret_cast<CUstream>(&state->stream);
+  *stream = reinterpret_cast<CUstream>(new EmulatedStream());
   return CUDA_SUCCESS;
 }
-CUresult emuStreamDestroy(CUstream) { return CUDA_SUCCESS; }
-CUresult emuStreamSynchronize(CUstream) { return CUDA_SUCCESS; }
+CUresult emuStreamDestroy(CUstream stream) {
+  auto *emulated = reinterpret_cast<EmulatedStream *>(stream);
+  if (emulated && emulated->capture)
+    return failWith(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+                    "cuStreamDestroy of a stream that is capturing");
+  delete emulated;
+  return CUDA_SUCCESS;
+}
+CUresult emuStreamSynchronize(CUstream) {
+  return refuseDuringCapture("cuStreamSynchronize");
+}
+CUresult emuStreamBeginCapture(CUstream stream, int) {
+  auto *emulated = reinterpret_cast<EmulatedStream *>(stream);
+  if (!emulated)
+    return failWith(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+                    "the legacy stream cannot be captured");
+  if (emulated->capture || tlsCapturing)
+    return failWith(CUDA_ERROR_INVALID_VALUE,
+                    "cuStreamBeginCapture: a capture is already under way");
+  emulated->capture = new EmulatedGraph();
+  emulated->invalidated = false;
+  tlsCapturing = emulated;
+  return CUDA_SUCCESS;
+}
+CUresult emuStreamEndCapture(CUstream stream, CUgraph *graph) {
+  auto *emulated = reinterpret_cast<EmulatedStream *>(stream);
+  if (!emulated || !emulated->capture)
+    return failWith(CUDA_ERROR_INVALID_VALUE,
+                    "cuStreamEndCapture of a stream that is not capturing");
+  std::unique_ptr<EmulatedGraph> captured(emulated->capture);
+  emulated->capture = nullptr;
+  if (tlsCapturing == emulated)
+    tlsCapturing = nullptr;
+  if (emulated->invalidated) {
+    *graph = nullptr;
+    return failWith(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED,
+                    "the capture was invalidated by a call it cannot hold");
+  }
+  *graph = reinterpret_cast<CUgraph>(captured.release());
+  return CUDA_SUCCESS;
+}
+CUresult emuGraphInstantiate(CUgraphExec *exec, CUgraph graph,
+                             unsigned long long) {
+  if (!graph)
+    return CUDA_ERROR_INVALID_VALUE;
+  *exec = reinterpret_cast<CUgraphExec>(
+      new EmulatedGraph(*reinterpret_cast<EmulatedGraph *>(graph)));
+  return CUDA_SUCCESS;
+}
+CUresult emuGraphLaunch(CUgraphExec exec, CUstream) {
+  auto *graph = reinterpret_cast<EmulatedGraph *>(exec);
+  if (!graph)
+    return CUDA_ERROR_INVALID_VALUE;
+  for (const GraphNode &node : graph->nodes) {
+    CUresult result = CUDA_SUCCESS;
+    switch (node.kind) {
+    case GraphNode::Kind::Launch:
+      result = runPacked(node.function, node.grid, node.block, node.sharedBytes,
+                         node.params);
+      break;
+    case GraphNode::Kind::Copy:
+      std::memmove(reinterpret_cast<void *>(node.dst),
+                   reinterpret_cast<const void *>(node.src), node.count);
+      break;
+    case GraphNode::Kind::Fill16:
+      result = fill("cuMemsetD16Async", node.dst,
+                    static_cast<unsigned short>(node.value), node.count);
+      break;
+    case GraphNode::Kind::Fill32:
+      result = fill("cuMemsetD32Async", node.dst, node.value, node.count);
+      break;
+    }
+    if (result != CUDA_SUCCESS)
+      return result;
+  }
+  return CUDA_SUCCESS;
+}
+CUresult emuGraphExecDestroy(CUgraphExec exec) {
+  delete reinterpret_cast<EmulatedGraph *>(exec);
+  return CUDA_SUCCESS;
+}
+CUresult emuGraphDestroy(CUgraph graph) {
+  delete reinterpret_cast<EmulatedGraph *>(graph);
+  return CUDA_SUCCESS;
+}
 CUresult emuStreamWaitEvent(CUstream, CUevent, unsigned) {
   return CUDA_SUCCESS;
 }
@@ -553,5 +754,13 @@ CudaDriver::Api ridge::rt::getEmulatedDriverApi(int computeCapability) {
   a.cuEventSynchronize = emuEventSynchronize;
   a.cuEventElapsedTime = emuEventElapsedTime;
   a.cuTensorMapEncodeTiled = emuTensorMapEncodeTiled;
+  a.cuMemcpyHtoDAsync = emuMemcpyHtoDAsync;
+  a.cuMemcpyDtoHAsync = emuMemcpyDtoHAsync;
+  a.cuStreamBeginCapture = emuStreamBeginCapture;
+  a.cuStreamEndCapture = emuStreamEndCapture;
+  a.cuGraphInstantiateWithFlags = emuGraphInstantiate;
+  a.cuGraphLaunch = emuGraphLaunch;
+  a.cuGraphExecDestroy = emuGraphExecDestroy;
+  a.cuGraphDestroy = emuGraphDestroy;
   return a;
 }

@@ -377,6 +377,12 @@ void ridge::rt::setKernelProfiling(bool enabled) {
   times.enabled = enabled;
 }
 
+bool ridge::rt::isKernelProfiling() {
+  KernelTimes &times = getTimes();
+  std::lock_guard<std::mutex> lock(times.mutex);
+  return times.enabled;
+}
+
 std::vector<KernelTime> ridge::rt::getKernelTimes() {
   KernelTimes &times = getTimes();
   std::lock_guard<std::mutex> lock(times.mutex);

@@ -59,9 +59,20 @@ static_assert(offsetof(ridge_model_desc, abi_version) == 0 &&
                   offsetof(ridge_model_desc, weights) == 48 &&
                   offsetof(ridge_model_desc, weights_fingerprint) == 56 &&
                   offsetof(ridge_model_desc, weights_bytes) == 64 &&
-                  sizeof(ridge_model_desc) == 72,
+                  offsetof(ridge_model_desc, device_weights_bytes) == 72 &&
+                  offsetof(ridge_model_desc, arena_bytes) == 80 &&
+                  offsetof(ridge_model_desc, peak_live_bytes) == 88 &&
+                  offsetof(ridge_model_desc, num_device_weights) == 96 &&
+                  offsetof(ridge_model_desc, device_weights) == 104 &&
+                  sizeof(ridge_model_desc) == 112,
               "ridge_model_desc must be {i32, ptr, i32, i32, ptr, ptr, i32, "
-              "ptr, i64, i64}");
+              "ptr, i64, i64, i64, i64, i64, i32, ptr}");
+static_assert(offsetof(ridge_device_weight_desc, name) == 0 &&
+                  offsetof(ridge_device_weight_desc, source) == 8 &&
+                  offsetof(ridge_device_weight_desc, offset) == 16 &&
+                  offsetof(ridge_device_weight_desc, bytes) == 24 &&
+                  sizeof(ridge_device_weight_desc) == 32,
+              "ridge_device_weight_desc must be {ptr, ptr, i64, i64}");
 
 //===----------------------------------------------------------------------===//
 // TensorSpec
@@ -322,6 +333,46 @@ bool ridge::rt::readModelDesc(const ridge_model_desc *desc, ModelInfo &out,
       info.weights.push_back(std::move(spec));
     }
   }
+  bool isGpu = info.target != "cpu";
+  if (!isGpu && (desc->num_device_weights || desc->device_weights_bytes ||
+                 desc->arena_bytes)) {
+    error = "a cpu model declares device memory";
+    return false;
+  }
+  if (desc->num_device_weights > kMaxTensors) {
+    error = "the model declares " + std::to_string(desc->num_device_weights) +
+            " device weights (at most " + std::to_string(kMaxTensors) + ")";
+    return false;
+  }
+  if (desc->num_device_weights > 0 && !desc->device_weights) {
+    error = "the model declares device weights but no table of them";
+    return false;
+  }
+  info.deviceWeightsBytes = desc->device_weights_bytes;
+  info.arenaBytes = desc->arena_bytes;
+  info.peakLiveBytes = desc->peak_live_bytes;
+  for (uint32_t i = 0; i < desc->num_device_weights; ++i) {
+    const ridge_device_weight_desc &w = desc->device_weights[i];
+    std::string which = "device weight " + std::to_string(i);
+    if (!w.name || !w.source) {
+      error = which + " has a null name or source";
+      return false;
+    }
+    DeviceWeightSpec spec;
+    spec.name.assign(w.name, strnlen(w.name, kMaxNameBytes));
+    spec.source = w.source;
+    spec.offset = w.offset;
+    spec.bytes = w.bytes;
+    if (w.bytes > desc->device_weights_bytes ||
+        w.offset > desc->device_weights_bytes - w.bytes) {
+      error = which + " ('" + spec.name + "') at bytes [" +
+              std::to_string(w.offset) + ", +" + std::to_string(w.bytes) +
+              ") leaves the " + std::to_string(desc->device_weights_bytes) +
+              "-byte device weights block";
+      return false;
+    }
+    info.deviceWeights.push_back(std::move(spec));
+  }
   out = std::move(info);
   return true;
 }
@@ -507,6 +558,8 @@ std::unique_ptr<Model> Model::load(const std::string &soPath,
 }
 
 Model::~Model() {
+  // The session's graph and buffers refer to the kernels of the object.
+  session.reset();
   if (handle) {
     {
       std::lock_guard<std::mutex> lock(loadedMutex);
@@ -543,6 +596,7 @@ bool Model::run(const std::vector<void *> &hostBuffers, std::string &error) {
 
   // The entry point takes a non-const void **.
   std::vector<void *> buffers(hostBuffers);
+  std::lock_guard<std::mutex> lock(runMutex);
   runTimes.clear();
   if (isGpu())
     return runGpu(buffers, error);
@@ -557,126 +611,26 @@ bool Model::run(const std::vector<void *> &hostBuffers, std::string &error) {
   return true;
 }
 
-namespace {
-/// Frees device buffers on every exit path of runGpu.
-struct DeviceBuffers {
-  const CudaDriver::Api &api;
-  std::vector<cu::CUdeviceptr> ptrs;
-  explicit DeviceBuffers(const CudaDriver::Api &api) : api(api) {}
-  ~DeviceBuffers() {
-    for (cu::CUdeviceptr p : ptrs)
-      if (p)
-        api.cuMemFree(p);
-  }
-};
-} // namespace
-
 bool Model::runGpu(std::vector<void *> &buffers, std::string &error) {
-  std::string why;
-  CudaDriver *driver = CudaDriver::get(why);
-  if (!driver) {
-    error = "no NVIDIA GPU available: " + why;
-    return false;
-  }
-  const CudaDriver::Api &api = driver->api();
-  const int kDevice = device;
-  if (kDevice >= driver->deviceCount()) {
-    error = "CUDA device " + std::to_string(kDevice) + " does not exist (" +
-            std::to_string(driver->deviceCount()) + " device(s) present)";
-    return false;
-  }
-  // The model's host code launches on this thread's device.
-  ThreadDeviceScope scope(kDevice);
-
-  // Refuse obviously incompatible devices up front: the driver's own error
-  // for this (a PTX JIT or "no kernel image" failure) does not say why.
-  int required = 0;
-  bool archSpecific = false;
-  if (parseGpuTarget(info.target, required, archSpecific)) {
-    int have = driver->computeCapability(kDevice);
-    auto sm = [](int cc) { return "sm_" + std::to_string(cc); };
-    if (have < required || (archSpecific && have != required)) {
-      error = "model targets " + info.target + " but GPU '" +
-              driver->deviceName(kDevice) + "' is " + sm(have);
+  if (!session) {
+    session = Session::create(*this, error, sessionOptions);
+    if (!session)
       return false;
-    }
   }
-  if (!loadGpuError.empty()) {
-    error = "loading the model's GPU kernels failed: " + loadGpuError;
+  if (!session->run(buffers, error))
     return false;
-  }
-  if (!driver->makeCurrent(kDevice, error))
-    return false;
-
-  const size_t numInputs = info.inputs.size();
-  DeviceBuffers device(api);
-  device.ptrs.assign(buffers.size(), 0);
-  std::vector<void *> devicePtrs(buffers.size(), nullptr);
-  for (size_t i = 0; i < buffers.size(); ++i) {
-    const TensorSpec &spec =
-        i < numInputs ? info.inputs[i] : info.outputs[i - numInputs];
-    // cuMemAlloc rejects 0 bytes; empty tensors still get a valid, distinct
-    // pointer so the model never sees null.
-    size_t bytes = spec.byteSize() ? spec.byteSize() : 1;
-    if (!driver->check(api.cuMemAlloc(&device.ptrs[i], bytes), "cuMemAlloc",
-                       error)) {
-      error = "allocating " + std::to_string(bytes) + " device bytes for '" +
-              spec.name + "': " + error;
-      return false;
-    }
-    devicePtrs[i] = reinterpret_cast<void *>(device.ptrs[i]);
-    if (i < numInputs && spec.byteSize() &&
-        !driver->check(
-            api.cuMemcpyHtoD(device.ptrs[i], buffers[i], spec.byteSize()),
-            "cuMemcpyHtoD", error)) {
-      error = "copying input '" + spec.name + "' to the GPU: " + error;
-      return false;
-    }
-  }
-  // The copies above run on the legacy default stream and may return before
-  // the DMA finishes, while compiled code launches on non-blocking streams
-  // that do not order against it: wait for the inputs explicitly.
-  if (!driver->check(api.cuCtxSynchronize(), "cuCtxSynchronize", error))
-    return false;
-
-  takeGpuError();
-  entry(devicePtrs.data());
-  std::string runError = takeGpuError();
-  std::string syncError;
-  bool synced =
-      driver->check(api.cuCtxSynchronize(), "cuCtxSynchronize", syncError);
-  if (!runError.empty()) {
-    error = "GPU execution failed: " + runError;
-    return false;
-  }
-  if (!synced) {
-    error = "GPU execution failed: " + syncError;
-    return false;
-  }
-  // Benchmark runs: inputs stay on the device, each run is synchronized.
+  // Benchmark runs: the data stays in the session's device buffers.
+  std::vector<void *> device;
+  for (size_t i = 0; i < buffers.size(); ++i)
+    device.push_back(session->getDeviceBuffer(i));
   for (int i = 0; i < timedRuns; ++i) {
     auto start = std::chrono::steady_clock::now();
-    entry(devicePtrs.data());
-    std::string timedError = takeGpuError();
-    if (!timedError.empty() || !driver->check(api.cuCtxSynchronize(),
-                                              "cuCtxSynchronize", timedError)) {
-      error = "GPU execution failed: " + timedError;
+    if (!session->enqueue(device, nullptr, error) ||
+        !session->synchronize(error))
       return false;
-    }
     runTimes.push_back(
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
             .count());
-  }
-
-  for (size_t i = numInputs; i < buffers.size(); ++i) {
-    const TensorSpec &spec = info.outputs[i - numInputs];
-    if (spec.byteSize() &&
-        !driver->check(
-            api.cuMemcpyDtoH(buffers[i], device.ptrs[i], spec.byteSize()),
-            "cuMemcpyDtoH", error)) {
-      error = "copying output '" + spec.name + "' from the GPU: " + error;
-      return false;
-    }
   }
   return true;
 }

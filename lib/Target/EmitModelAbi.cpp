@@ -89,13 +89,115 @@ static LogicalResult readModelAbi(ModuleOp module, StringRef &target,
   return success();
 }
 
+namespace {
+/// One weight of the kDeviceMemoryAttr plan.
+struct DeviceWeightAbi {
+  StringRef global;
+  uint64_t offset = 0;
+  uint64_t bytes = 0;
+};
+/// The kDeviceMemoryAttr plan, checked.
+struct DeviceMemoryAbi {
+  uint64_t weightsBytes = 0, arenaBytes = 0, peakLiveBytes = 0;
+  SmallVector<DeviceWeightAbi> weights;
+};
+} // namespace
+
+/// Reads ridge-plan-device-memory's description; nullopt for a module
+/// without one (a CPU model).
+static FailureOr<std::optional<DeviceMemoryAbi>>
+readDeviceMemory(ModuleOp module) {
+  Attribute raw = module->getAttr(ridge::kDeviceMemoryAttr);
+  if (!raw)
+    return std::optional<DeviceMemoryAbi>();
+  auto fail = [&]() {
+    return module.emitError("ridge-emit-model-abi: '")
+           << ridge::kDeviceMemoryAttr << "' ";
+  };
+  auto dict = dyn_cast<DictionaryAttr>(raw);
+  auto getSize = [&](StringRef key) -> std::optional<uint64_t> {
+    auto value = dict ? dict.getAs<IntegerAttr>(key) : IntegerAttr();
+    if (!value || value.getValue().isNegative())
+      return std::nullopt;
+    return value.getValue().getZExtValue();
+  };
+  std::optional<uint64_t> weightsBytes = getSize("weights_bytes"),
+                          arenaBytes = getSize("arena_bytes"),
+                          peakLiveBytes = getSize("peak_live_bytes");
+  auto list = dict ? dict.getAs<ArrayAttr>("weights") : ArrayAttr();
+  if (!weightsBytes || !arenaBytes || !peakLiveBytes || !list) {
+    fail() << "must be {weights_bytes, arena_bytes, peak_live_bytes (sizes), "
+              "weights (array)}, got "
+           << raw;
+    return failure();
+  }
+  DeviceMemoryAbi plan{*weightsBytes, *arenaBytes, *peakLiveBytes, {}};
+  for (auto [index, element] : llvm::enumerate(list)) {
+    auto entry = dyn_cast<DictionaryAttr>(element);
+    auto global =
+        entry ? entry.getAs<FlatSymbolRefAttr>("global") : FlatSymbolRefAttr();
+    auto offset = entry ? entry.getAs<IntegerAttr>("offset") : IntegerAttr();
+    auto bytes = entry ? entry.getAs<IntegerAttr>("bytes") : IntegerAttr();
+    if (!global || !offset || !bytes || offset.getValue().isNegative() ||
+        bytes.getValue().isNegative() ||
+        offset.getValue().getZExtValue() + bytes.getValue().getZExtValue() >
+            *weightsBytes) {
+      fail() << "weight " << index
+             << " must be {global = @symbol, offset, bytes} inside "
+                "weights_bytes, got "
+             << element;
+      return failure();
+    }
+    plan.weights.push_back({global.getValue(), offset.getValue().getZExtValue(),
+                            bytes.getValue().getZExtValue()});
+  }
+  return std::optional<DeviceMemoryAbi>(std::move(plan));
+}
+
+/// A GPU model's @main issues its work on the stream its caller gives: the
+/// one stream gpu-to-llvm creates (mgpuStreamCreate) becomes a parameter,
+/// and its synchronization and destruction at the end go, so that a run
+/// returns once its work is queued (and can be captured in a CUDA graph).
+static LogicalResult takeStreamParameter(LLVM::LLVMFuncOp main) {
+  auto ptrType = LLVM::LLVMPointerType::get(main.getContext());
+  SmallVector<LLVM::CallOp> creates;
+  main.walk([&](LLVM::CallOp call) {
+    if (call.getCallee() == "mgpuStreamCreate")
+      creates.push_back(call);
+  });
+  if (creates.size() > 1 ||
+      (creates.size() == 1 && creates.front()->getBlock() != &main.front()))
+    return main.emitError("ridge-emit-model-abi: @main creates ")
+           << creates.size()
+           << " streams, or one outside its entry block; a GPU model runs "
+              "on the one stream its caller gives";
+  SmallVector<Type> params(main.getFunctionType().getParams());
+  params.push_back(ptrType);
+  main.setFunctionType(LLVM::LLVMFunctionType::get(
+      main.getFunctionType().getReturnType(), params));
+  BlockArgument stream = main.front().addArgument(ptrType, main.getLoc());
+  if (creates.empty())
+    return success();
+  Value created = creates.front().getResult();
+  for (Operation *user : llvm::make_early_inc_range(created.getUsers())) {
+    auto call = dyn_cast<LLVM::CallOp>(user);
+    if (call && (call.getCallee() == "mgpuStreamSynchronize" ||
+                 call.getCallee() == "mgpuStreamDestroy"))
+      call.erase();
+  }
+  created.replaceAllUsesWith(stream);
+  creates.front().erase();
+  return success();
+}
+
 /// Adds the constant descriptor globals and `ridge_model_describe` at the
 /// end of `module`. The LLVM struct types mirror ModelAbi.h's C structs;
 /// LLVM lays out non-packed structs with the host C ABI's alignment, which
 /// inserts the same padding (Model.cpp pins the offsets).
 static void emitDescriptor(ModuleOp module, StringRef target,
                            ArrayRef<TensorAbi> tensors, unsigned numInputs,
-                           const std::optional<ExternalWeights> &weights) {
+                           const std::optional<ExternalWeights> &weights,
+                           const std::optional<DeviceMemoryAbi> &device) {
   MLIRContext *ctx = module.getContext();
   OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
   Location loc = module.getLoc();
@@ -116,9 +218,19 @@ static void emitDescriptor(ModuleOp module, StringRef target,
   //                           const struct ridge_tensor_desc *tensors;
   //                           const char *weights_file; uint32_t num_weights;
   //                           const struct ridge_weight_desc *weights;
-  //                           uint64_t weights_fingerprint, weights_bytes; }
+  //                           uint64_t weights_fingerprint, weights_bytes;
+  //                           uint64_t device_weights_bytes, arena_bytes,
+  //                                    peak_live_bytes;
+  //                           uint32_t num_device_weights;
+  //                           const struct ridge_device_weight_desc
+  //                               *device_weights; }
   auto modelType = LLVM::LLVMStructType::getLiteral(
-      ctx, {i32, ptrType, i32, i32, ptrType, ptrType, i32, ptrType, i64, i64});
+      ctx, {i32, ptrType, i32, i32, ptrType, ptrType, i32, ptrType, i64, i64,
+            i64, i64, i64, i32, ptrType});
+  // struct ridge_device_weight_desc { const char *name;
+  //                                   const void *const *source;
+  //                                   uint64_t offset, bytes; }
+  auto deviceWeightType = weightType;
 
   auto addString = [&](const Twine &symbol, StringRef value) {
     std::string text = value.str();
@@ -213,6 +325,56 @@ static void emitDescriptor(ModuleOp module, StringRef target,
       return array;
     });
   }
+  // The device weight table: each entry points at a pointer to the
+  // weight's host bytes, the weight's address slot when it is in the
+  // weights file (valid once the file is mapped), a constant otherwise.
+  LLVM::GlobalOp deviceWeightArray;
+  if (device && !device->weights.empty()) {
+    llvm::StringMap<const ExternalWeight *> slots;
+    if (weights)
+      for (const ExternalWeight &weight : weights->weights)
+        slots[weight.global.getValue()] = &weight;
+    SmallVector<std::pair<LLVM::GlobalOp, LLVM::GlobalOp>> entries;
+    for (auto [k, weight] : llvm::enumerate(device->weights)) {
+      StringRef name = weight.global;
+      LLVM::GlobalOp source;
+      auto slot = slots.find((weight.global + "_address").str());
+      if (slot != slots.end()) {
+        name = slot->second->name;
+        source = module.lookupSymbol<LLVM::GlobalOp>(slot->getKey());
+      } else {
+        auto data = module.lookupSymbol<LLVM::GlobalOp>(weight.global);
+        source = LLVM::GlobalOp::create(
+            b, loc, ptrType, /*isConstant=*/true, LLVM::Linkage::Internal,
+            ("ridge_abi_device_weight_source_" + Twine(k)).str(), Attribute(),
+            /*alignment=*/8);
+        initialize(source, [&]() -> Value {
+          return LLVM::AddressOfOp::create(b, loc, data);
+        });
+      }
+      entries.push_back(
+          {addString("ridge_abi_device_weight_name_" + Twine(k), name),
+           source});
+    }
+    auto arrayType =
+        LLVM::LLVMArrayType::get(deviceWeightType, device->weights.size());
+    deviceWeightArray = LLVM::GlobalOp::create(
+        b, loc, arrayType, /*isConstant=*/true, LLVM::Linkage::Internal,
+        "ridge_abi_device_weights", Attribute());
+    initialize(deviceWeightArray, [&]() -> Value {
+      Value array = LLVM::ZeroOp::create(b, loc, arrayType);
+      for (auto [k, weight] : llvm::enumerate(device->weights)) {
+        Value fields[] = {LLVM::AddressOfOp::create(b, loc, entries[k].first),
+                          LLVM::AddressOfOp::create(b, loc, entries[k].second),
+                          constant(i64, static_cast<int64_t>(weight.offset)),
+                          constant(i64, static_cast<int64_t>(weight.bytes))};
+        array = LLVM::InsertValueOp::create(b, loc, array,
+                                            aggregate(deviceWeightType, fields),
+                                            static_cast<int64_t>(k));
+      }
+      return array;
+    });
+  }
   auto addressOrNull = [&](LLVM::GlobalOp global) -> Value {
     return global ? Value(LLVM::AddressOfOp::create(b, loc, global))
                   : Value(LLVM::ZeroOp::create(b, loc, ptrType));
@@ -233,6 +395,11 @@ static void emitDescriptor(ModuleOp module, StringRef target,
         addressOrNull(weightArray),
         constant(i64, weights ? static_cast<int64_t>(weights->fingerprint) : 0),
         constant(i64, weights ? static_cast<int64_t>(weights->bytes) : 0),
+        constant(i64, device ? static_cast<int64_t>(device->weightsBytes) : 0),
+        constant(i64, device ? static_cast<int64_t>(device->arenaBytes) : 0),
+        constant(i64, device ? static_cast<int64_t>(device->peakLiveBytes) : 0),
+        constant(i32, device ? device->weights.size() : 0),
+        addressOrNull(deviceWeightArray),
     };
     return aggregate(modelType, fields);
   });
@@ -278,6 +445,20 @@ struct EmitModelAbiPass : ridge::impl::EmitModelAbiPassBase<EmitModelAbiPass> {
         }
       }
     }
+    FailureOr<std::optional<DeviceMemoryAbi>> device = readDeviceMemory(module);
+    if (failed(device))
+      return signalPassFailure();
+    if (*device) {
+      for (const DeviceWeightAbi &weight : (*device)->weights) {
+        if (module.lookupSymbol<LLVM::GlobalOp>(weight.global) ||
+            module.lookupSymbol<LLVM::GlobalOp>(
+                (weight.global + "_address").str()))
+          continue;
+        module.emitError("ridge-emit-model-abi: device weight @")
+            << weight.global << " names no llvm.mlir.global";
+        return signalPassFailure();
+      }
+    }
     auto ptrType = LLVM::LLVMPointerType::get(ctx);
     for (Type type : main.getFunctionType().getParams()) {
       if (type != ptrType) {
@@ -293,12 +474,19 @@ struct EmitModelAbiPass : ridge::impl::EmitModelAbiPassBase<EmitModelAbiPass> {
       return signalPassFailure();
     }
 
-    if (main.getNumArguments() != tensors.size()) {
+    // A GPU model's @main takes its two device blocks after the tensors.
+    unsigned numBlocks = *device ? 2 : 0;
+    if (main.getNumArguments() != tensors.size() + numBlocks) {
       main.emitError("ridge-emit-model-abi: @main takes ")
           << main.getNumArguments() << " buffers but '" << ridge::kModelAbiAttr
-          << "' describes " << tensors.size() << " tensors";
+          << "' describes " << tensors.size() << " tensors"
+          << (numBlocks ? " and '" + ridge::kDeviceMemoryAttr.str() +
+                              "' two device blocks"
+                        : std::string());
       return signalPassFailure();
     }
+    if (*device && failed(takeStreamParameter(main)))
+      return signalPassFailure();
 
     // Only the two entry points are the model's interface; `main` must not
     // clash with a host program's main.
@@ -311,7 +499,8 @@ struct EmitModelAbiPass : ridge::impl::EmitModelAbiPassBase<EmitModelAbiPass> {
     Location loc = module.getLoc();
     auto voidType = LLVM::LLVMVoidType::get(ctx);
 
-    // void ridge_model_run(void **buffers)
+    // void ridge_model_run(void **buffers): the tensors, then a GPU model's
+    // device blocks and stream.
     auto run = LLVM::LLVMFuncOp::create(
         b, loc, "ridge_model_run",
         LLVM::LLVMFunctionType::get(voidType, ptrType));
@@ -327,9 +516,10 @@ struct EmitModelAbiPass : ridge::impl::EmitModelAbiPassBase<EmitModelAbiPass> {
     LLVM::CallOp::create(b, loc, main, buffers);
     LLVM::ReturnOp::create(b, loc, ValueRange{});
 
-    emitDescriptor(module, target, tensors, numInputs, *weights);
+    emitDescriptor(module, target, tensors, numInputs, *weights, *device);
     // The globals are the description from here on.
     module->removeAttr(ridge::kModelAbiAttr);
+    module->removeAttr(ridge::kDeviceMemoryAttr);
   }
 };
 

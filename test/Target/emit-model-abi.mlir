@@ -4,7 +4,9 @@
 // NUL-terminated) and per dims array, the ridge_tensor_desc array
 // {name, dtype, rank, dims} and the ridge_model_desc
 // {abi_version, target, num_inputs, num_outputs, tensors, weights_file,
-// num_weights, weights, weights_fingerprint, weights_bytes}.
+// num_weights, weights, weights_fingerprint, weights_bytes,
+// device_weights_bytes, arena_bytes, peak_live_bytes, num_device_weights,
+// device_weights}.
 
 // CHECK-LABEL: llvm.func internal @main
 // CHECK: llvm.func @ridge_model_run(%[[BUFS:.*]]: !llvm.ptr)
@@ -40,8 +42,8 @@
 // CHECK:        llvm.return
 // Without a weights file: null file and table, no weights, zero fingerprint
 // and size.
-// CHECK:      llvm.mlir.global internal constant @ridge_abi_model() {{.*}} : !llvm.struct<(i32, ptr, i32, i32, ptr, ptr, i32, ptr, i64, i64)> {
-// CHECK-NEXT:   %[[VERSION:.*]] = llvm.mlir.constant(3 : i32) : i32
+// CHECK:      llvm.mlir.global internal constant @ridge_abi_model() {{.*}} : !llvm.struct<(i32, ptr, i32, i32, ptr, ptr, i32, ptr, i64, i64, i64, i64, i64, i32, ptr)> {
+// CHECK-NEXT:   %[[VERSION:.*]] = llvm.mlir.constant(4 : i32) : i32
 // CHECK-NEXT:   %[[TARGET:.*]] = llvm.mlir.addressof @ridge_abi_target
 // CHECK-NEXT:   %[[NIN:.*]] = llvm.mlir.constant(2 : i32) : i32
 // CHECK-NEXT:   %[[NOUT:.*]] = llvm.mlir.constant(1 : i32) : i32
@@ -113,6 +115,80 @@ module attributes {ridge.model_abi = {target = "cpu", inputs = [],
     llvm.return %0 : !llvm.ptr
   }
   llvm.func @main(%out: !llvm.ptr) {
+    llvm.return
+  }
+}
+
+// -----
+
+// A GPU model (ridge-plan-device-memory's description): @main takes the
+// device weights block and the arena after its tensors, and the stream it
+// created becomes a last parameter, without its synchronization and
+// destruction; the descriptor gets the sizes and a ridge_device_weight_desc
+// {name, source, offset, bytes} per weight, whose source points at a
+// constant holding the weight's address.
+// CHECK-LABEL: llvm.func @launch(!llvm.ptr)
+// CHECK: llvm.func internal @main(
+// CHECK-SAME: %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %[[STREAM:.*]]: !llvm.ptr)
+// CHECK-NOT: mgpuStreamCreate
+// CHECK: llvm.call @launch(%[[STREAM]])
+// CHECK-NOT: mgpuStream
+// CHECK: llvm.return
+// CHECK: llvm.func @ridge_model_run(%[[BUFS:.*]]: !llvm.ptr)
+// CHECK-COUNT-4: llvm.getelementptr %[[BUFS]]
+// CHECK: llvm.call @main(
+// CHECK-DAG: llvm.mlir.global internal constant @ridge_abi_device_weight_source_0() {{.*}} : !llvm.ptr {
+// CHECK-DAG: llvm.mlir.global internal constant @ridge_abi_device_weight_name_0("__constant_0\00")
+// CHECK:      llvm.mlir.global internal constant @ridge_abi_device_weights() {{.*}} : !llvm.array<1 x struct<(ptr, ptr, i64, i64)>>
+// CHECK:      llvm.mlir.global internal constant @ridge_abi_model()
+// CHECK-DAG:    llvm.mlir.constant(1280 : i64) : i64
+// CHECK-DAG:    llvm.mlir.constant(4096 : i64) : i64
+// CHECK-DAG:    llvm.mlir.constant(3072 : i64) : i64
+// CHECK-DAG:    llvm.mlir.addressof @ridge_abi_device_weights
+// CHECK-NOT:  ridge.device_memory
+module attributes {ridge.model_abi = {target = "sm_80", inputs = [],
+    outputs = [{name = "y", dtype = 3 : i32, shape = array<i64: 4>}]},
+    ridge.device_memory = {weights_bytes = 1280 : i64, arena_bytes = 4096 : i64,
+      peak_live_bytes = 3072 : i64,
+      weights = [{global = @__constant_0, offset = 0 : i64, bytes = 1024 : i64}]}} {
+  llvm.mlir.global private constant @__constant_0(dense<1.0> : tensor<256xf32>) : !llvm.array<256 x f32>
+  llvm.func @mgpuStreamCreate() -> !llvm.ptr
+  llvm.func @mgpuStreamSynchronize(!llvm.ptr)
+  llvm.func @mgpuStreamDestroy(!llvm.ptr)
+  llvm.func @launch(!llvm.ptr)
+  llvm.func @main(%out: !llvm.ptr, %weights: !llvm.ptr, %arena: !llvm.ptr) {
+    %s = llvm.call @mgpuStreamCreate() : () -> !llvm.ptr
+    llvm.call @launch(%s) : (!llvm.ptr) -> ()
+    llvm.call @mgpuStreamSynchronize(%s) : (!llvm.ptr) -> ()
+    llvm.call @mgpuStreamDestroy(%s) : (!llvm.ptr) -> ()
+    llvm.return
+  }
+}
+
+// -----
+
+// The device weights block and the arena are arguments of a GPU model's
+// @main.
+module attributes {ridge.model_abi = {target = "sm_80", inputs = [],
+    outputs = [{name = "y", dtype = 3 : i32, shape = array<i64: 4>}]},
+    ridge.device_memory = {weights_bytes = 0 : i64, arena_bytes = 0 : i64,
+      peak_live_bytes = 0 : i64, weights = []}} {
+  // expected-error @+1 {{@main takes 1 buffers but 'ridge.model_abi' describes 1 tensors and 'ridge.device_memory' two device blocks}}
+  llvm.func @main(%out: !llvm.ptr) {
+    llvm.return
+  }
+}
+
+// -----
+
+// A weight must lie inside the device weights block.
+// expected-error @+1 {{'ridge.device_memory' weight 0 must be {global = @symbol, offset, bytes} inside weights_bytes}}
+module attributes {ridge.model_abi = {target = "sm_80", inputs = [],
+    outputs = [{name = "y", dtype = 3 : i32, shape = array<i64: 4>}]},
+    ridge.device_memory = {weights_bytes = 512 : i64, arena_bytes = 0 : i64,
+      peak_live_bytes = 0 : i64,
+      weights = [{global = @w, offset = 256 : i64, bytes = 1024 : i64}]}} {
+  llvm.func @main(%out: !llvm.ptr, %w: !llvm.ptr, %a: !llvm.ptr) {
     llvm.return
   }
 }

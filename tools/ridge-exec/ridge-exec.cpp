@@ -2,7 +2,8 @@
 //
 //   ridge-exec MODEL.so [INPUT.npy ...] [--random-inputs]
 //              [--device=gpu|cuda:N|emulator] [--repeat=N] [--kernel-times[=N]]
-//              [--save-outputs=DIR] [--driver-calls] [--describe]
+//              [--save-outputs=DIR] [--driver-calls] [--no-cuda-graph]
+//              [--describe]
 //
 // Loads a shared object written by ridgec, binds its inputs (NumPy .npy
 // files in descriptor order, or uniform random data), runs it once and
@@ -11,7 +12,9 @@
 // median; with --kernel-times it prints each kernel's time, measured with
 // events around each launch, over N further runs. --driver-calls prints the
 // allocations, copies and launches (rt::getDriverCallCounts) of the first
-// run and of a second one.
+// run and of a second one. A GPU model runs in an rt::Session (weights
+// uploaded once, one arena); its runs replay a CUDA graph captured at the
+// first unless --no-cuda-graph.
 //
 // It links only libridge_runtime (plain C++17 and libdl): this is what runs
 // a model that was compiled elsewhere, on a machine with a GPU and no MLIR,
@@ -291,6 +294,7 @@ struct Options {
   int device = 0;
   bool describe = false;
   bool driverCalls = false;
+  bool cudaGraph = true;
   int repeat = 0;
   int kernelTimeRuns = 0;
   std::string saveOutputs;
@@ -300,7 +304,7 @@ const char *const kUsage =
     "usage: ridge-exec MODEL.so [INPUT.npy ...] [--random-inputs]\n"
     "                  [--device=gpu|cuda:N|emulator] [--repeat=N]\n"
     "                  [--kernel-times[=N]] [--save-outputs=DIR]\n"
-    "                  [--driver-calls] [--describe]\n";
+    "                  [--driver-calls] [--no-cuda-graph] [--describe]\n";
 
 /// Parses a positive count after `flag=`; -1 on a bad value.
 int parseCount(const std::string &arg, size_t prefix) {
@@ -327,6 +331,8 @@ int parseOptions(int argc, char **argv, Options &options) {
       options.describe = true;
     } else if (arg == "--driver-calls") {
       options.driverCalls = true;
+    } else if (arg == "--no-cuda-graph") {
+      options.cudaGraph = false;
     } else if (arg == "--device=gpu") {
       options.emulator = false;
     } else if (startsWith("--device=cuda:")) {
@@ -375,7 +381,7 @@ void printDriverCalls(const char *label, const rt::DriverCallCounts &before,
       "ridge-exec: driver calls, %s: %llu allocations (%.3f MB), "
       "%llu frees, %llu host-to-device copies (%.3f MB), %llu "
       "device-to-host (%.3f MB), %llu other copies (%.3f MB), %llu "
-      "launches, %llu module loads\n",
+      "launches, %llu graph launches, %llu module loads\n",
       label,
       static_cast<unsigned long long>(after.allocations - before.allocations),
       mb(after.allocatedBytes - before.allocatedBytes),
@@ -387,6 +393,8 @@ void printDriverCalls(const char *label, const rt::DriverCallCounts &before,
       static_cast<unsigned long long>(after.deviceCopies - before.deviceCopies),
       mb(after.deviceCopyBytes - before.deviceCopyBytes),
       static_cast<unsigned long long>(after.launches - before.launches),
+      static_cast<unsigned long long>(after.graphLaunches -
+                                      before.graphLaunches),
       static_cast<unsigned long long>(after.moduleLoads - before.moduleLoads));
 }
 
@@ -423,6 +431,14 @@ int run(const Options &options) {
     for (const rt::TensorSpec &spec : model->outputs())
       std::printf("  output '%s' %s %s\n", spec.name.c_str(),
                   rt::dtypeName(spec.dtype), spec.shapeString().c_str());
+    const rt::ModelInfo &info = model->modelInfo();
+    if (model->isGpu())
+      std::printf("  device weights %llu bytes (%zu weights), arena %llu "
+                  "bytes (peak live %llu bytes)\n",
+                  static_cast<unsigned long long>(info.deviceWeightsBytes),
+                  info.deviceWeights.size(),
+                  static_cast<unsigned long long>(info.arenaBytes),
+                  static_cast<unsigned long long>(info.peakLiveBytes));
     if (!options.randomInputs && options.inputPaths.empty())
       return kOk;
   }
@@ -448,6 +464,7 @@ int run(const Options &options) {
   for (auto &bytes : outputs)
     buffers.push_back(bytes.data());
 
+  model->setSessionOptions(rt::SessionOptions{options.cudaGraph});
   auto runOnce = [&]() -> int {
     if (model->run(buffers, error))
       return kOk;
@@ -457,14 +474,25 @@ int run(const Options &options) {
   // The first run loads and compiles nothing more but touches every page:
   // it is the warm-up of the timed runs below.
   rt::DriverCallCounts beforeRun = rt::getDriverCallCounts();
-  if (int rc = runOnce())
+  if (int rc = runOnce()) {
+    // What a failed run issued: after an out-of-memory error, no launch.
+    if (options.driverCalls && model->isGpu())
+      printDriverCalls("failed run 1", beforeRun, rt::getDriverCallCounts());
     return rc;
+  }
   if (options.driverCalls && model->isGpu()) {
     rt::DriverCallCounts afterRun = rt::getDriverCallCounts();
     printDriverCalls("run 1", beforeRun, afterRun);
     if (int rc = runOnce())
       return rc;
     printDriverCalls("run 2", afterRun, rt::getDriverCallCounts());
+    if (const rt::Session *session = model->getSession()) {
+      if (session->lastRunUsedGraph())
+        std::printf("ridge-exec: run 2 replayed a CUDA graph\n");
+      else if (!session->getGraphFallback().empty())
+        std::printf("ridge-exec: run 2 launched its kernels one by one: %s\n",
+                    session->getGraphFallback().c_str());
+    }
   }
   if (!options.saveOutputs.empty()) {
     mkdir(options.saveOutputs.c_str(), 0755);

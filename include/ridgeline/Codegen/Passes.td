@@ -314,6 +314,68 @@ def GpuHostBuffersPass : Pass<"ridge-gpu-host-buffers", "::mlir::ModuleOp"> {
                            "::mlir::memref::MemRefDialect"];
 }
 
+def PlanDeviceMemoryPass
+    : Pass<"ridge-plan-device-memory", "::mlir::ModuleOp"> {
+  let summary = "Place a GPU model's weights and temporaries in two device "
+                "blocks planned at compile time";
+  let description = [{
+    Runs on the host code of a GPU model after kernel outlining and inlining
+    (a straight-line `@main` of `gpu.alloc`, `gpu.memcpy`, `gpu.launch_func`
+    and `gpu.dealloc`), before `gpu-async-region`. `@main` gains two
+    `memref<Nxi8>` arguments after its tensors, owned by the runtime's
+    session so that a run allocates and copies nothing of its own:
+
+    * the weights block: each device buffer filled by one `gpu.memcpy` from
+      a constant `memref.global` becomes a `memref.view` of it at the
+      global's offset (one offset per global); the session uploads the
+      weights there once;
+    * the arena: every other static `gpu.alloc` of `@main`'s block becomes
+      a view at an offset planned from the buffers' live ranges (greedy by
+      size, ArenaPlan.h), so that buffers never live at the same time share
+      bytes; their `gpu.dealloc`s go.
+
+    A temporary that is copied whole into an output argument after all its
+    other uses, where nothing else touches that output, is replaced by the
+    output (the copy goes). Allocations the plan cannot place (dynamic
+    shapes, nested regions, buffers that escape into non-view memrefs)
+    stay. The plan is recorded in the module attribute
+    `ridge.device_memory`: `weights_bytes`, `arena_bytes`,
+    `peak_live_bytes` (the most bytes live at once, a lower bound of the
+    arena) and `weights`, one `{global, offset, bytes}` dictionary per
+    weight.
+  }];
+  let options = [
+    Option<"alignment", "alignment", "uint64_t", /*default=*/"256",
+           "Byte alignment of every offset (a power of two); 256, as "
+           "cuMemAlloc aligns, covers vector loads, cp.async and TMA">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+def LaunchHostMemoryAccessesPass
+    : Pass<"ridge-launch-host-memory-accesses", "::mlir::func::FuncOp"> {
+  let summary = "Run what is left of memory accesses on the host as "
+                "single-thread kernels";
+  let description = [{
+    Runs after `convert-parallel-loops-to-gpu`. The canonicalizer that lets
+    launch sizes fold to constants also folds one-iteration loops away,
+    among them the single-thread ones `ridge-map-parallel-loops-to-gpu`
+    wraps around a sequential reduction, and the grid of a one-element
+    kernel: their bodies land in the host function, where they would read
+    and write device memory from the CPU (a crash on a GPU, silently right
+    on the emulator, whose device memory is the host's). Each run of
+    consecutive ops of a host block that load or store memref elements
+    (directly or in their regions) becomes one `gpu.launch` of one thread.
+    An access whose result is used after its run stays, with an error.
+  }];
+  let statistics = [
+    Statistic<"numLaunches", "num-launches",
+              "Single-thread kernels made of host memory accesses">,
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 def MapParallelLoopsToGpuPass
     : Pass<"ridge-map-parallel-loops-to-gpu", "::mlir::func::FuncOp"> {
   let summary = "Map each top-level scf.parallel nest to a 1-D grid of blocks";

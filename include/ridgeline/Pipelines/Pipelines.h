@@ -43,6 +43,9 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
   /// Test only, and no textual option: adds passes to the start of the
   /// kernel modules' pipeline (ridge-run's --inject-gpu-fault).
   std::function<void(OpPassManager &)> kernelTestPasses;
+  /// No textual option either: stop once the host code has its device
+  /// memory plan (ridgec --report reads the arena size from it).
+  bool stopAfterDeviceMemoryPlan = false;
 };
 
 struct GraphToLinalgOptions : public PassPipelineOptions<GraphToLinalgOptions> {

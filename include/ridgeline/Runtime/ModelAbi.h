@@ -27,6 +27,16 @@
  * `data_bytes` must equal the descriptor's, so that a weights file of
  * another compile is refused.
  *
+ * A GPU model keeps nothing in device memory of its own. Its run takes
+ * three more pointers after the outputs: the device weights block
+ * (device_weights_bytes, holding each ridge_device_weight_desc's bytes at
+ * its offset; the loader uploads them once, before the first run), the
+ * arena (arena_bytes of device memory for the temporaries, whose offsets
+ * the compiler planned from their live ranges; the same arena must not be
+ * used by two runs at once) and the CUstream the run issues its work on.
+ * The run returns once the work is issued: the caller synchronizes the
+ * stream. Either block may be NULL when its size is 0.
+ *
  * The compiler emits these structs as LLVM globals with the same layout as
  * the C declarations on x86-64 (lib/Target/EmitModelAbi.cpp); the
  * runtime pins the layout with static_asserts (lib/Runtime/Model.cpp).
@@ -46,8 +56,8 @@ extern "C" {
 /* Version of the descriptor layout below. Bumped on every incompatible
  * change; the runtime refuses any other version. (Version 1 was the text
  * manifest returned by the former `ridge_model_manifest()`; version 3 added
- * the weights file.) */
-#define RIDGE_MODEL_ABI_VERSION 3
+ * the weights file; version 4 the device blocks of GPU models.) */
+#define RIDGE_MODEL_ABI_VERSION 4
 
 /* The element types, as one table: X(ENUMERATOR, value, name, bytes).
  * `value` is the number stored in ridge_tensor_desc.dtype and never changes;
@@ -142,6 +152,21 @@ struct ridge_weight_desc {
   uint64_t bytes;
 };
 
+/* One weight of a GPU model's device weights block. 32 bytes on x86-64. */
+struct ridge_device_weight_desc {
+  /* The weight's name (its initializer's, or the constant's symbol), NUL
+   * terminated. Never NULL. */
+  const char *name;
+  /* A pointer to the weight's host address: a constant inside the model for
+   * a weight it embeds, the weight's `address` slot (see ridge_weight_desc)
+   * for one in the weights file, which is only valid once the file is
+   * mapped. */
+  const void *const *source;
+  /* Where its `bytes` bytes go in the device weights block. */
+  uint64_t offset;
+  uint64_t bytes;
+};
+
 /* The first bytes of a weights file. 32 bytes. */
 #define RIDGE_WEIGHTS_MAGIC "RIDGEWTS"
 #define RIDGE_WEIGHTS_VERSION 1
@@ -158,8 +183,8 @@ struct ridge_weights_header {
   uint64_t data_bytes;
 };
 
-/* The whole model. 72 bytes on x86-64: 4 bytes of padding follow
- * abi_version and num_weights. */
+/* The whole model. 112 bytes on x86-64: 4 bytes of padding follow
+ * abi_version, num_weights and num_device_weights. */
 struct ridge_model_desc {
   /* RIDGE_MODEL_ABI_VERSION of the compiler that built the model. */
   uint32_t abi_version;
@@ -181,6 +206,15 @@ struct ridge_model_desc {
   /* The ridge_weights_header fields the file must carry; 0 without one. */
   uint64_t weights_fingerprint;
   uint64_t weights_bytes;
+  /* GPU models (0 and NULL for "cpu"): bytes of the device weights block
+   * and of the arena a run takes, and the most bytes of temporaries live at
+   * once (the arena's lower bound, for reports). */
+  uint64_t device_weights_bytes;
+  uint64_t arena_bytes;
+  uint64_t peak_live_bytes;
+  /* The weights to upload into the device weights block. */
+  uint32_t num_device_weights;
+  const struct ridge_device_weight_desc *device_weights;
 };
 
 /* Entry points a model exports. */

@@ -20,9 +20,11 @@
 #include "ridgeline/Emulator/Counters.h"
 #include "ridgeline/Runtime/ModelAbi.h"
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -71,6 +73,17 @@ struct WeightSpec {
   uint64_t bytes = 0;
 };
 
+/// One weight of a GPU model's device weights block.
+struct DeviceWeightSpec {
+  std::string name;
+  /// Where the weight's host address is read from, once the weights file
+  /// (if any) is mapped.
+  const void *const *source = nullptr;
+  /// Its bytes in the device weights block.
+  uint64_t offset = 0;
+  uint64_t bytes = 0;
+};
+
 /// A validated copy of a model's `ridge_model_describe()` descriptor.
 struct ModelInfo {
   /// RIDGE_MODEL_ABI_VERSION.
@@ -85,6 +98,12 @@ struct ModelInfo {
   uint64_t weightsFingerprint = 0;
   uint64_t weightsBytes = 0;
   std::vector<WeightSpec> weights;
+  /// GPU models: the device blocks each session holds (ModelAbi.h), and
+  /// the most temporary bytes live at once (the arena's lower bound).
+  uint64_t deviceWeightsBytes = 0;
+  uint64_t arenaBytes = 0;
+  uint64_t peakLiveBytes = 0;
+  std::vector<DeviceWeightSpec> deviceWeights;
 };
 
 /// Checks `desc` and copies it into `out`. The checks are strict (see
@@ -127,6 +146,17 @@ bool parseGpuTarget(std::string_view target, int &computeCapability,
 // Models
 //===----------------------------------------------------------------------===//
 
+class Session;
+
+/// How a Session runs a GPU model.
+struct SessionOptions {
+  /// Capture the launches of the first run into a CUDA graph and replay it
+  /// afterwards. Ignored (launches are issued one by one) where the driver
+  /// has no graphs, while kernels are timed (setKernelProfiling), or when
+  /// capturing failed (Session::getGraphFallback says why).
+  bool cudaGraph = true;
+};
+
 /// A loaded model shared object.
 class Model {
 public:
@@ -157,9 +187,10 @@ public:
 
   /// Runs the model. `hostBuffers` holds inputs then outputs in descriptor
   /// order, each a host pointer to inputs()[i].byteSize() (resp. outputs())
-  /// dense row-major bytes. GPU models stage the data through device
-  /// buffers. Returns false and sets `error` on any failure; outputs are
-  /// then unspecified.
+  /// dense row-major bytes. A GPU model runs in a Session the first run
+  /// makes and later runs reuse (its weights uploaded once). Runs from
+  /// several threads are serialized. Returns false and sets `error` on any
+  /// failure; outputs are then unspecified.
   bool run(const std::vector<void *> &hostBuffers, std::string &error);
 
   /// Makes run() execute the model `count` more times after the first, with
@@ -167,9 +198,17 @@ public:
   /// execution's wall time in seconds (synchronized on a GPU). For
   /// benchmarks; 0 (the default) runs once.
   void setTimedRuns(int count) { timedRuns = count; }
+  /// The options of the session run() makes for a GPU model (taken at the
+  /// first run).
+  void setSessionOptions(const SessionOptions &options) {
+    sessionOptions = options;
+  }
+  /// run()'s session; null before the first GPU run.
+  const Session *getSession() const { return session.get(); }
   const std::vector<double> &getRunTimes() const { return runTimes; }
 
 private:
+  friend class Session;
   Model() = default;
   bool runGpu(std::vector<void *> &buffers, std::string &error);
 
@@ -185,6 +224,95 @@ private:
   /// First GPU error raised by the model's static constructors (the MLIR
   /// lowering loads kernel modules in global constructors at dlopen time).
   std::string loadGpuError;
+  /// run()'s session of a GPU model, and the lock that serializes run().
+  std::unique_ptr<Session> session;
+  SessionOptions sessionOptions;
+  std::mutex runMutex;
+};
+
+//===----------------------------------------------------------------------===//
+// Sessions
+//===----------------------------------------------------------------------===//
+
+/// A GPU model made ready to run on its device, as TensorRT's execution
+/// context or AOTInductor's container: the weights uploaded once into one
+/// device block, one arena for the temporaries (its size planned by the
+/// compiler from their live ranges), device buffers for the inputs and
+/// outputs, and a stream. A run allocates nothing and copies no weight: it
+/// queues the input copies, the model's kernels (replayed from a CUDA graph
+/// captured at the first run, where the driver has graphs) and the output
+/// copies on the stream, and waits for that stream only.
+///
+/// Threads: a session runs one inference at a time (they share its arena);
+/// a run started on one thread while another thread's run is in flight
+/// fails with an error saying so. Make one session per thread: sessions of
+/// one model share its kernels and run concurrently, as do sessions of
+/// models loaded for different devices.
+class Session {
+public:
+  using Options = SessionOptions;
+
+  /// Makes a session for `model` (a GPU model; it must outlive the session)
+  /// on the device it was loaded for. On failure returns nullptr and sets
+  /// `error`: no GPU, an incompatible one, kernels that failed to load, or
+  /// out of memory (naming the bytes and what they were for).
+  static std::unique_ptr<Session> create(const Model &model,
+                                         std::string &error);
+  static std::unique_ptr<Session> create(const Model &model, std::string &error,
+                                         const Options &options);
+  ~Session();
+  Session(const Session &) = delete;
+  Session &operator=(const Session &) = delete;
+
+  const Model &getModel() const { return model; }
+
+  /// Runs on host data, as Model::run: copies the inputs in, runs, copies
+  /// the outputs out and waits for the session's stream.
+  bool run(const std::vector<void *> &hostBuffers, std::string &error);
+
+  /// Queues a run on device data: `deviceBuffers` holds inputs then outputs,
+  /// device pointers of this session's device (getDeviceBuffer gives the
+  /// session's own). The work goes on `stream` (a CUstream; null: the
+  /// session's) and this returns once it is queued; synchronize that
+  /// stream before reading the outputs. No other run of this session may
+  /// be queued until it is finished (they share the arena): runs queued on
+  /// one stream are ordered.
+  bool enqueue(const std::vector<void *> &deviceBuffers, void *stream,
+               std::string &error);
+  /// Waits for the session's stream; a fault of its kernels is an error.
+  bool synchronize(std::string &error);
+
+  /// The session's device buffer of input (then output) `index`.
+  void *getDeviceBuffer(size_t index) const;
+  /// The session's stream (a CUstream).
+  void *getStream() const { return stream; }
+  /// Device bytes the session holds: weights, arena, inputs and outputs.
+  uint64_t getDeviceBytes() const { return deviceBytes; }
+  /// Whether the last run replayed a CUDA graph, and why not if it did not
+  /// (empty while graphs are used, or before the first run).
+  bool lastRunUsedGraph() const { return usedGraph; }
+  const std::string &getGraphFallback() const { return graphFallback; }
+
+private:
+  Session(const Model &model, const Options &options)
+      : model(model), options(options) {}
+  bool launch(std::vector<void *> &buffers, void *stream, std::string &error);
+  void releaseGraph();
+
+  const Model &model;
+  Options options;
+  /// Device allocations: the weights block, the arena, then one per tensor.
+  uint64_t weightsBlock = 0, arena = 0;
+  std::vector<uint64_t> tensorBuffers;
+  uint64_t deviceBytes = 0;
+  void *stream = nullptr;
+  /// The instantiated graph and the buffers it was captured with.
+  void *graphExec = nullptr;
+  std::vector<void *> graphBuffers;
+  std::string graphFallback;
+  bool usedGraph = false;
+  /// Set while a run is under way (concurrent runs are refused).
+  std::atomic<bool> busy{false};
 };
 
 //===----------------------------------------------------------------------===//
@@ -239,6 +367,9 @@ struct DriverCallCounts {
   uint64_t deviceToHost = 0, deviceToHostBytes = 0;
   uint64_t deviceCopies = 0, deviceCopyBytes = 0;
   uint64_t launches = 0, moduleLoads = 0;
+  /// Replays of a captured CUDA graph (each runs every launch captured in
+  /// it; the captured launches count once, as launches, at capture).
+  uint64_t graphLaunches = 0;
 };
 DriverCallCounts getDriverCallCounts();
 void resetDriverCallCounts();

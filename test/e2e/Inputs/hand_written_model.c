@@ -30,10 +30,11 @@ static const void *weight;
 static const struct ridge_weight_desc weights[] = {
     {"layer.w", &weight, WEIGHT_OFFSET, 2 * sizeof(int64_t)}};
 static const struct ridge_model_desc desc = {
-    ABI_VERSION, "cpu", 1, 1, tensors, WEIGHTS_FILE, 1, weights, 42, 80};
+    ABI_VERSION, "cpu", 1, 1, tensors, WEIGHTS_FILE, 1, weights, 42,
+    80,          0,     0, 0, 0,       NULL};
 #else
 static const struct ridge_model_desc desc = {
-    ABI_VERSION, "cpu", 1, 1, tensors, NULL, 0, NULL, 0, 0};
+    ABI_VERSION, "cpu", 1, 1, tensors, NULL, 0, NULL, 0, 0, 0, 0, 0, 0, NULL};
 #endif
 #endif
 

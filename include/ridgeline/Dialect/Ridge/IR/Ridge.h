@@ -37,6 +37,12 @@ inline constexpr llvm::StringLiteral kKernelAttr = "ridge.kernel";
 /// runtime (ridge-attach-model-abi; lowered by ridge-emit-model-abi).
 inline constexpr llvm::StringLiteral kModelAbiAttr = "ridge.model_abi";
 
+/// Module attribute of a GPU model describing the two device blocks its
+/// @main takes after its tensors (ridge-plan-device-memory; lowered into the
+/// descriptor by ridge-emit-model-abi): {weights_bytes, arena_bytes,
+/// peak_live_bytes, weights = [{global, offset, bytes}, ...]}.
+inline constexpr llvm::StringLiteral kDeviceMemoryAttr = "ridge.device_memory";
+
 /// Attribute of a contraction (ridge.matmul, ridge.gemm, ridge.conv) naming
 /// the format its f32 operands are rounded to before they are multiplied:
 /// "bf16", "fp16" (set by ridge-select-precision, read by the graph-to-linalg

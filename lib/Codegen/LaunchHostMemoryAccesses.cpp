@@ -1,0 +1,130 @@
+//===- LaunchHostMemoryAccesses.cpp - Host accesses -> one-thread kernels -===//
+//
+// This file implements ridge-launch-host-memory-accesses. Every buffer of a
+// GPU model's host function is device memory, so an element access left in
+// the host code would dereference a device pointer on the CPU. Such accesses
+// appear when a loop of one iteration folds away before it becomes a
+// kernel: the single-thread wrapper of a sequential reduction, the grid of a
+// one-element kernel. The upstream fold is right in general; here its result
+// is moved back into a kernel, of one thread.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ridgeline/Codegen/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "ridge-launch-host-memory-accesses"
+
+namespace mlir::ridge {
+#define GEN_PASS_DEF_LAUNCHHOSTMEMORYACCESSESPASS
+#include "ridgeline/Codegen/Passes.h.inc"
+} // namespace mlir::ridge
+
+using namespace mlir;
+
+/// Whether `op` (or an op in its regions) loads or stores memref elements.
+static bool accessesElements(Operation *op) {
+  WalkResult result = op->walk([](Operation *inner) {
+    if (isa<memref::LoadOp, memref::StoreOp, memref::AtomicRMWOp,
+            affine::AffineLoadOp, affine::AffineStoreOp, vector::LoadOp,
+            vector::StoreOp, vector::TransferReadOp, vector::TransferWriteOp>(
+            inner))
+      return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return result.wasInterrupted();
+}
+
+namespace {
+struct LaunchHostMemoryAccessesPass
+    : ridge::impl::LaunchHostMemoryAccessesPassBase<
+          LaunchHostMemoryAccessesPass> {
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (func.isExternal() || func->getParentOfType<gpu::GPUModuleOp>())
+      return;
+    for (Block &block : func.getBody())
+      if (failed(launchRuns(block)))
+        return signalPassFailure();
+  }
+
+  /// Wraps each run of `block`: consecutive ops that access elements, with
+  /// the side-effect-free ops between them.
+  LogicalResult launchRuns(Block &block) {
+    SmallVector<SmallVector<Operation *>> runs;
+    SmallVector<Operation *> current, pending;
+    for (Operation &op : block) {
+      if (op.hasTrait<OpTrait::IsTerminator>() || isa<gpu::LaunchOp>(op) ||
+          (!accessesElements(&op) && !isMemoryEffectFree(&op))) {
+        if (!current.empty())
+          runs.push_back(std::move(current));
+        current.clear();
+        pending.clear();
+        continue;
+      }
+      if (!accessesElements(&op)) {
+        // Pure: part of the run if an access follows.
+        if (!current.empty())
+          pending.push_back(&op);
+        continue;
+      }
+      current.append(pending.begin(), pending.end());
+      pending.clear();
+      current.push_back(&op);
+    }
+    for (SmallVector<Operation *> &run : runs)
+      if (failed(launch(run)))
+        return failure();
+    return success();
+  }
+
+  /// Moves `run` into a gpu.launch of one thread. Pure ops that depend on no
+  /// op of the run inside it stay before the launch, where later ops may
+  /// use them.
+  LogicalResult launch(ArrayRef<Operation *> run) {
+    llvm::SmallPtrSet<Operation *, 16> inside;
+    SmallVector<Operation *> hoisted, kernel;
+    for (Operation *op : run) {
+      bool dependsOnRun = llvm::any_of(op->getOperands(), [&](Value value) {
+        Operation *def = value.getDefiningOp();
+        return def && inside.contains(def);
+      });
+      if (!accessesElements(op) && !dependsOnRun) {
+        hoisted.push_back(op);
+        continue;
+      }
+      inside.insert(op);
+      kernel.push_back(op);
+    }
+    for (Operation *op : kernel) {
+      for (Operation *user : op->getUsers()) {
+        Operation *ancestor = op->getBlock()->findAncestorOpInBlock(*user);
+        if (!ancestor || !inside.contains(ancestor))
+          return op->emitError("ridge-launch-host-memory-accesses: a value "
+                               "read from device memory on the host is used "
+                               "after the access; it cannot move into a "
+                               "kernel");
+      }
+    }
+    OpBuilder b(run.front());
+    for (Operation *op : hoisted)
+      op->moveBefore(run.front());
+    Location loc = kernel.front()->getLoc();
+    b.setInsertionPoint(kernel.front());
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    auto launch = gpu::LaunchOp::create(b, loc, one, one, one, one, one, one);
+    Block &body = launch.getBody().front();
+    b.setInsertionPointToStart(&body);
+    auto terminator = gpu::TerminatorOp::create(b, loc);
+    for (Operation *op : kernel)
+      op->moveBefore(terminator);
+    LLVM_DEBUG(llvm::dbgs() << "one-thread kernel of " << kernel.size()
+                            << " ops at " << loc << "\n");
+    ++numLaunches;
+    return success();
+  }
+};
+} // namespace

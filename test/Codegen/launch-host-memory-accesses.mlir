@@ -1,0 +1,70 @@
+// RUN: ridge-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(ridge-launch-host-memory-accesses))' --verify-diagnostics | FileCheck %s
+
+// A reduction whose single-thread wrapper folded away: its initial store and
+// its loop are each a one-thread kernel; the device copy between them stays
+// on the host. Pure ops between accesses move with them.
+// CHECK-LABEL: func @folded_reduction
+// CHECK:      gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %[[ONE:.*]], %{{.*}} = %[[ONE]], %{{.*}} = %[[ONE]]) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %[[ONE]], %{{.*}} = %[[ONE]], %{{.*}} = %[[ONE]])
+// CHECK-NEXT:   memref.store
+// CHECK-NEXT:   gpu.terminator
+// CHECK:      gpu.memcpy
+// CHECK:      gpu.launch
+// CHECK-NEXT:   scf.for
+// CHECK:          memref.load
+// CHECK:          memref.store
+// CHECK:        }
+// CHECK-NEXT:   %[[X:.*]] = memref.load
+// CHECK-NEXT:   %[[Y:.*]] = arith.mulf %[[X]], %[[X]]
+// CHECK-NEXT:   memref.store %[[Y]]
+// CHECK-NEXT:   gpu.terminator
+// CHECK:      return
+func.func @folded_reduction(%in: memref<128xf32>, %init: memref<f32>,
+                            %acc: memref<f32>, %out: memref<f32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  memref.store %zero, %init[] : memref<f32>
+  gpu.memcpy %acc, %init : memref<f32>, memref<f32>
+  scf.for %i = %c0 to %c128 step %c1 {
+    %v = memref.load %in[%i] : memref<128xf32>
+    %a = memref.load %acc[] : memref<f32>
+    %s = arith.addf %a, %v : f32
+    memref.store %s, %acc[] : memref<f32>
+  }
+  %x = memref.load %acc[] : memref<f32>
+  %y = arith.mulf %x, %x : f32
+  memref.store %y, %out[] : memref<f32>
+  return
+}
+
+// -----
+
+// A pure op of a run that depends on no access stays before the launch,
+// where later host ops use it.
+// CHECK-LABEL: func @hoisted
+// CHECK:       %[[C:.*]] = arith.addi
+// CHECK:       gpu.launch
+// CHECK:         memref.store
+// CHECK:       call @use(%[[C]])
+func.func private @use(index)
+func.func @hoisted(%out: memref<f32>, %n: index) {
+  %zero = arith.constant 0.0 : f32
+  %c1 = arith.constant 1 : index
+  memref.store %zero, %out[] : memref<f32>
+  %count = arith.addi %n, %c1 : index
+  memref.store %zero, %out[] : memref<f32>
+  func.call @use(%count) : (index) -> ()
+  return
+}
+
+// -----
+
+// A value read on the host and used by a host op cannot move into a kernel.
+func.func private @use(index)
+func.func @escaping(%in: memref<index>) {
+  // expected-error @below {{a value read from device memory on the host is used after the access}}
+  %n = memref.load %in[] : memref<index>
+  func.call @use(%n) : (index) -> ()
+  return
+}
