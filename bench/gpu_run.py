@@ -109,9 +109,12 @@ def compare(out, ref):
 def run_models(bundle, manifest, device, results):
     print("\n== models on %s (%s): outputs against ONNX Runtime and the "
           "emulator, time per inference" % (manifest["target"], device))
-    print("%-26s %4s %-6s %10s %10s %10s %10s %10s %8s %12s" % (
+    # e2e: one inference on device-resident inputs, synchronized, median of
+    # 100 (a CUDA graph replay); "launched": the same with the kernels
+    # launched one by one (--no-cuda-graph).
+    print("%-26s %4s %-6s %10s %10s %10s %10s %10s %10s %8s %12s" % (
         "model", "kern", "result", "err ref", "diff emu", "e2e ms",
-        "kernels ms", "roofline", "load ms", "allocs/run"))
+        "launched", "kernels ms", "roofline", "load ms", "allocs/run"))
     rows = []
     for entry in manifest["models"]:
         name = entry["name"]
@@ -160,6 +163,14 @@ def run_models(bundle, manifest, device, results):
                     ok = ok and err <= limit * max(scale, 1.0)
                 k += 1
         median, kernel_ms, load_ms = parse_times(text)
+        launched_ms = None
+        if device == "gpu":
+            base = [os.path.join(folder, "model.so")] + \
+                [os.path.join(folder, i) for i in entry["inputs"]]
+            plain, _, _ = ridge_exec(bundle, base + ["--repeat=100",
+                                                     "--no-cuda-graph"], device)
+            if plain:
+                launched_ms = parse_times(plain)[0]
         # What the second run cost beyond its kernels (issue 16).
         calls = re.search(r"run 2: (\d+) allocations \(([0-9.]+) MB\).*?"
                           r"(\d+) other copies \(([0-9.]+) MB\)", text)
@@ -170,15 +181,18 @@ def run_models(bundle, manifest, device, results):
                        copied_mb=float(calls.group(4)))
         row.update(load_ms=load_ms, result="PASS" if ok else "FAIL", err_ref=worst_ref,
                    diff_emulator=worst_emu, e2e_ms=median,
+                   e2e_launched_ms=launched_ms,
+                   cuda_graph="replayed a CUDA graph" in text,
                    kernels_ms=kernel_ms,
                    predicted_ms=entry.get("predicted_ms"),
                    kernels=kernel_lines(text),
                    emulated=os.path.isdir(os.path.join(folder, "emulator")))
         fmt = lambda v, f="%.3e": f % v if v is not None else "-"
-        print("%-26s %4s %-6s %10s %10s %10s %10s %10s %8s %12s" % (
+        print("%-26s %4s %-6s %10s %10s %10s %10s %10s %10s %8s %12s" % (
             name, entry.get("kernels", "-"), row["result"],
             fmt(worst_ref), fmt(worst_emu) if row["emulated"] else "-",
-            fmt(median, "%.4f"), fmt(kernel_ms, "%.4f"),
+            fmt(median, "%.4f"), fmt(launched_ms, "%.4f"),
+            fmt(kernel_ms, "%.4f"),
             fmt(entry.get("predicted_ms"), "%.4f"), fmt(load_ms, "%.1f"),
             "%d (%.2f MB)" % (row["allocations"], row["allocated_mb"])
             if "allocations" in row else "-"))

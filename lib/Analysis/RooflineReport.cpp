@@ -431,6 +431,14 @@ void mlir::ridge::printRooflineTable(const RooflineReport &report,
   os << " (" << formatFixed(model.getRidgePoint(), 1) << " FLOP/B)\n";
   if (report.hasKernels)
     printKernelTable(report, os);
+  if (const auto &memory = report.deviceMemory) {
+    os << "\ndevice memory per session: weights "
+       << formatSI(memory->weightsBytes, "B") << " (" << memory->numWeights
+       << (memory->numWeights == 1 ? " weight" : " weights")
+       << ", uploaded once), arena " << formatSI(memory->arenaBytes, "B")
+       << " for the temporaries (peak live "
+       << formatSI(memory->peakLiveBytes, "B") << ")\n";
+  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -529,6 +537,13 @@ void mlir::ridge::printRooflineJson(const RooflineReport &report,
           });
       });
     }
+    if (const auto &memory = report.deviceMemory)
+      json.attributeObject("device_memory", [&] {
+        json.attribute("weights_bytes", memory->weightsBytes);
+        json.attribute("weights", memory->numWeights);
+        json.attribute("arena_bytes", memory->arenaBytes);
+        json.attribute("peak_live_bytes", memory->peakLiveBytes);
+      });
     json.attributeObject("total", [&] {
       json.attribute("ops", static_cast<int64_t>(report.rows.size()));
       json.attribute("flops", report.totalFlops);

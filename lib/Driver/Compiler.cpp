@@ -139,7 +139,10 @@ LogicalResult mlir::ridge::lowerGraphModule(ModuleOp module,
   GraphToLinalgOptions graph;
   graph.fusion = options.fusion;
   buildGraphToLinalgPipeline(pm, graph);
-  if (stage == LoweringStage::LLVMDialect) {
+  if (stage == LoweringStage::DeviceMemoryPlan && !options.isGpu())
+    return emitError(module->getLoc(),
+                     "a device memory plan needs a GPU target");
+  if (stage != LoweringStage::Linalg) {
     if (options.isGpu()) {
       GpuPipelineOptions gpu;
       gpu.chip = options.target.chip;
@@ -147,7 +150,10 @@ LogicalResult mlir::ridge::lowerGraphModule(ModuleOp module,
       gpu.toolkit = options.cudaToolkit;
       gpu.blockSize = options.blockSize;
       gpu.kernelTestPasses = options.kernelTestPasses;
+      gpu.stopAfterDeviceMemoryPlan = stage == LoweringStage::DeviceMemoryPlan;
       buildGpuLoweringPipeline(pm, gpu);
+      if (stage == LoweringStage::DeviceMemoryPlan)
+        return pm.run(module);
     } else {
       buildCpuLoweringPipeline(pm);
     }

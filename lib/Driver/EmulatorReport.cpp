@@ -15,6 +15,7 @@
 #include "ridgeline/Driver/EmulatorReport.h"
 
 #include "ridgeline/Dialect/Ridge/Transforms/Passes.h"
+#include "ridgeline/Driver/Compiler.h"
 #include "ridgeline/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -55,6 +56,30 @@ mlir::ridge::buildPlannedReport(ModuleOp module, const TargetSpec &target,
   auto main = clone->lookupSymbol<func::FuncOp>("main");
   if (main && !main.isExternal())
     addFusionGroups(report, main, model);
+
+  // A GPU model's device memory: the host code lowered as far as its plan
+  // (what the artifact's descriptor will say). Formats the report describes
+  // but code generation does not build yet have none.
+  std::string unsupported;
+  if (target.isGpu() && succeeded(checkCodegenNumerics(target, unsupported))) {
+    OwningOpRef<ModuleOp> lowered = module.clone();
+    CompileOptions options;
+    options.target = target;
+    options.fusion = fusion;
+    if (failed(lowerGraphModule(*lowered, options,
+                                LoweringStage::DeviceMemoryPlan)))
+      return std::nullopt;
+    auto plan = (*lowered)->getAttrOfType<DictionaryAttr>(kDeviceMemoryAttr);
+    auto size = [&](StringRef key) -> int64_t {
+      auto value = plan ? plan.getAs<IntegerAttr>(key) : IntegerAttr();
+      return value ? value.getInt() : 0;
+    };
+    auto weights = plan ? plan.getAs<ArrayAttr>("weights") : ArrayAttr();
+    report.deviceMemory = RooflineReport::DeviceMemory{
+        size("weights_bytes"),
+        weights ? static_cast<int64_t>(weights.size()) : 0, size("arena_bytes"),
+        size("peak_live_bytes")};
+  }
   return report;
 }
 

@@ -16,6 +16,7 @@
 #include <cstring>
 #include <functional>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace ridge::rt;
@@ -513,11 +514,105 @@ static int describeModel(const char *path) {
   return 0;
 }
 
+/// `ridge-runtime-test --sessions MODEL.so` (a GPU model, on the emulated
+/// driver): sessions on several threads at once compute what one session
+/// computes alone. A reference session runs each thread's inputs first and
+/// is destroyed; then every thread makes its own session and runs its
+/// inputs several times, concurrently with the others; every output must
+/// equal the reference bit for bit.
+static int testSessions(const char *path) {
+  constexpr int kThreads = 4, kRuns = 3;
+  std::string error;
+  auto model = Model::load(path, error);
+  if (!model) {
+    std::printf("error: %s\n", error.c_str());
+    return 1;
+  }
+  size_t numInputs = model->inputs().size();
+  auto makeBuffers = [&](int thread, std::vector<std::vector<char>> &data) {
+    data.clear();
+    for (size_t i = 0; i < numInputs + model->outputs().size(); ++i) {
+      const TensorSpec &spec =
+          i < numInputs ? model->inputs()[i] : model->outputs()[i - numInputs];
+      data.emplace_back(std::max<size_t>(spec.byteSize(), 1), 0);
+      if (i >= numInputs)
+        continue;
+      // Small values of each thread's own: floats as f32 only.
+      for (size_t k = 0; k + 4 <= data.back().size(); k += 4) {
+        float value =
+            spec.dtype == RIDGE_DTYPE_F32
+                ? 0.01f * static_cast<float>((k / 4 * 7 + thread * 13) % 97)
+                : 0.0f;
+        std::memcpy(data.back().data() + k, &value, 4);
+      }
+    }
+  };
+  auto pointers = [](std::vector<std::vector<char>> &data) {
+    std::vector<void *> result;
+    for (std::vector<char> &bytes : data)
+      result.push_back(bytes.data());
+    return result;
+  };
+  std::vector<std::vector<std::vector<char>>> references(kThreads);
+  {
+    std::unique_ptr<Session> session = Session::create(*model, error);
+    if (!session) {
+      std::printf("error: %s\n", error.c_str());
+      return 1;
+    }
+    for (int t = 0; t < kThreads; ++t) {
+      makeBuffers(t, references[t]);
+      if (!session->run(pointers(references[t]), error)) {
+        std::printf("error: %s\n", error.c_str());
+        return 1;
+      }
+    }
+  }
+  std::vector<std::string> results(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t]() {
+      std::string threadError;
+      std::unique_ptr<Session> session = Session::create(*model, threadError);
+      if (!session) {
+        results[t] = "session: " + threadError;
+        return;
+      }
+      for (int run = 0; run < kRuns; ++run) {
+        std::vector<std::vector<char>> data;
+        makeBuffers(t, data);
+        if (!session->run(pointers(data), threadError)) {
+          results[t] = "run: " + threadError;
+          return;
+        }
+        for (size_t i = numInputs; i < data.size(); ++i)
+          if (data[i] != references[t][i]) {
+            results[t] = "output " + std::to_string(i - numInputs) +
+                         " of run " + std::to_string(run) +
+                         " differs from the reference";
+            return;
+          }
+      }
+      results[t] = "ok";
+    });
+  }
+  for (std::thread &thread : threads)
+    thread.join();
+  int failed = 0;
+  for (int t = 0; t < kThreads; ++t) {
+    std::printf("thread %d: %s\n", t, results[t].c_str());
+    failed += results[t] != "ok";
+  }
+  return failed ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
   if (argc == 3 && std::string(argv[1]) == "--describe")
     return describeModel(argv[2]);
+  if (argc == 3 && std::string(argv[1]) == "--sessions")
+    return testSessions(argv[2]);
   if (argc != 1) {
-    std::printf("usage: ridge-runtime-test [--describe MODEL.so]\n");
+    std::printf("usage: ridge-runtime-test [--describe|--sessions MODEL.so]\n");
     return 2;
   }
   testDescRead();

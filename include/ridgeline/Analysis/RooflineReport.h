@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,16 @@ struct RooflineReport {
   std::vector<RooflineUnfusedRow> unfused;
   FusionTraffic traffic;
   double kernelTime = 0;
+
+  /// GPU targets: the device memory a session of the compiled model holds
+  /// (ridge-plan-device-memory's plan), when it was added.
+  struct DeviceMemory {
+    int64_t weightsBytes = 0;
+    int64_t numWeights = 0;
+    int64_t arenaBytes = 0;
+    int64_t peakLiveBytes = 0;
+  };
+  std::optional<DeviceMemory> deviceMemory;
 };
 
 /// Builds the report of every op `costs` covers, rows sorted by predicted

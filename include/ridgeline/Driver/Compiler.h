@@ -114,7 +114,10 @@ struct ArtifactCLOptions {
 std::string getWeightsFileName(StringRef outputPath);
 
 /// How far lowerGraphModule goes.
-enum class LoweringStage { Linalg, LLVMDialect };
+/// Linalg: linalg on tensors. DeviceMemoryPlan (GPU targets): the host code
+/// once ridge-plan-device-memory has planned it, kernels not yet lowered.
+/// LLVMDialect: the complete LLVM dialect module.
+enum class LoweringStage { Linalg, DeviceMemoryPlan, LLVMDialect };
 
 /// Runs the shared graph pipeline, then (LLVMDialect) the target's back end,
 /// ridge-externalize-weights when `options.weightsFile` is set, and
