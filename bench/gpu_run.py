@@ -42,13 +42,14 @@ def torch_cuda():
     return torch if torch.cuda.is_available() else None
 
 
-def ridge_exec(bundle, args, device, timeout=240):
+def ridge_exec(bundle, args, device, timeout=240, env=None):
     cmd = [os.path.join(bundle, "bin", "ridge-exec")] + args + \
         ["--device=" + device]
     t0 = time.time()
     try:
         result = subprocess.run(cmd, capture_output=True, text=True,
-                                timeout=timeout)
+                                timeout=timeout,
+                                env=dict(os.environ, **(env or {})))
     except subprocess.TimeoutExpired:
         return None, "timed out after %d s" % timeout, time.time() - t0
     text = result.stdout + result.stderr
@@ -112,9 +113,10 @@ def run_models(bundle, manifest, device, results):
     # e2e: one inference on device-resident inputs, synchronized, median of
     # 100 (a CUDA graph replay); "launched": the same with the kernels
     # launched one by one (--no-cuda-graph).
-    print("%-26s %4s %-6s %10s %10s %10s %10s %10s %10s %8s %12s" % (
+    print("%-26s %4s %-6s %10s %10s %10s %10s %10s %10s %8s %8s %12s" % (
         "model", "kern", "result", "err ref", "diff emu", "e2e ms",
-        "launched", "kernels ms", "roofline", "load ms", "allocs/run"))
+        "launched", "kernels ms", "roofline", "load ms", "jit ms",
+        "allocs/run"))
     rows = []
     for entry in manifest["models"]:
         name = entry["name"]
@@ -171,6 +173,12 @@ def run_models(bundle, manifest, device, results):
                                                      "--no-cuda-graph"], device)
             if plain:
                 launched_ms = parse_times(plain)[0]
+            # The load with the PTX JIT-compiled by the driver instead of
+            # the embedded cubin.
+            jit, _, _ = ridge_exec(bundle, base, device,
+                                   env={"RIDGE_PTX_JIT": "1"})
+            if jit:
+                row["load_jit_ms"] = parse_times(jit)[2]
         # What the second run cost beyond its kernels (issue 16).
         calls = re.search(r"run 2: (\d+) allocations \(([0-9.]+) MB\).*?"
                           r"(\d+) other copies \(([0-9.]+) MB\)", text)
@@ -188,12 +196,13 @@ def run_models(bundle, manifest, device, results):
                    kernels=kernel_lines(text),
                    emulated=os.path.isdir(os.path.join(folder, "emulator")))
         fmt = lambda v, f="%.3e": f % v if v is not None else "-"
-        print("%-26s %4s %-6s %10s %10s %10s %10s %10s %10s %8s %12s" % (
+        print("%-26s %4s %-6s %10s %10s %10s %10s %10s %10s %8s %8s %12s" % (
             name, entry.get("kernels", "-"), row["result"],
             fmt(worst_ref), fmt(worst_emu) if row["emulated"] else "-",
             fmt(median, "%.4f"), fmt(launched_ms, "%.4f"),
             fmt(kernel_ms, "%.4f"),
             fmt(entry.get("predicted_ms"), "%.4f"), fmt(load_ms, "%.1f"),
+            fmt(row.get("load_jit_ms"), "%.1f"),
             "%d (%.2f MB)" % (row["allocations"], row["allocated_mb"])
             if "allocations" in row else "-"))
     results["models"] = rows
@@ -372,6 +381,27 @@ def measure_ceilings(results):
     return ceilings
 
 
+def probe_peers():
+    """Which peer runtimes this machine has (issue 16 compares against ONNX
+    Runtime's CUDA EP and PyTorch eager where installable)."""
+    peers = {}
+    try:
+        import onnxruntime
+        peers["onnxruntime"] = "%s, providers %s" % (
+            onnxruntime.__version__,
+            ",".join(onnxruntime.get_available_providers()))
+    except Exception as e:  # not installed here
+        peers["onnxruntime"] = "unavailable: %s" % e
+    try:
+        import torch
+        peers["torch"] = "%s, cuda %s" % (torch.__version__,
+                                          torch.cuda.is_available())
+    except Exception as e:
+        peers["torch"] = "unavailable: %s" % e
+    print("\n== peers: " + "; ".join("%s %s" % kv for kv in peers.items()))
+    return peers
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("bundle", nargs="?", default=HERE)
@@ -385,6 +415,8 @@ def main():
     kinds = set(args.only.split(","))
     results = {"target": manifest["target"], "device": args.device}
     ceilings = measure_ceilings(results) if args.device == "gpu" else {}
+    if args.device == "gpu":
+        results["peers"] = probe_peers()
     try:
         if "models" in kinds:
             run_models(bundle, manifest, args.device, results)

@@ -80,7 +80,21 @@ ArtifactCLOptions::ArtifactCLOptions(llvm::cl::OptionCategory &category)
                              "x86-64-v3 or znver4, or (default) the "
                              "architecture's baseline, x86-64-v2"),
               llvm::cl::value_desc("cpu"), llvm::cl::init(""),
-              llvm::cl::cat(category)) {}
+              llvm::cl::cat(category)),
+      gpuBinary(
+          "gpu-binary",
+          llvm::cl::desc("What a GPU model embeds of its kernels"),
+          llvm::cl::values(
+              clEnumValN(GpuBinary::Auto, "auto",
+                         "a cubin for the target chip beside the PTX when "
+                         "ptxas and fatbinary are found, the PTX alone "
+                         "otherwise (default)"),
+              clEnumValN(GpuBinary::Ptx, "ptx",
+                         "the PTX alone, JIT-compiled by the driver at load"),
+              clEnumValN(GpuBinary::Fatbin, "fatbin",
+                         "a cubin beside the PTX (needs ptxas and "
+                         "fatbinary)")),
+          llvm::cl::init(GpuBinary::Auto), llvm::cl::cat(category)) {}
 
 std::string mlir::ridge::getWeightsFileName(StringRef outputPath) {
   SmallString<128> name(llvm::sys::path::filename(outputPath));
@@ -154,6 +168,10 @@ LogicalResult mlir::ridge::lowerGraphModule(ModuleOp module,
       buildGpuLoweringPipeline(pm, gpu);
       if (stage == LoweringStage::DeviceMemoryPlan)
         return pm.run(module);
+      // A cubin beside the PTX, so that loading needs no JIT compilation.
+      if (options.gpuFormat == "isa" && options.gpuBinary != GpuBinary::Ptx)
+        pm.addPass(createBuildFatbinsPass(
+            {options.cudaToolkit, options.gpuBinary == GpuBinary::Fatbin}));
     } else {
       buildCpuLoweringPipeline(pm);
     }

@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CudaDriver.h"
+#include "Fatbin.h"
 
 #include "ridgeline/Runtime/Runtime.h"
 
@@ -362,10 +363,19 @@ CUresult emuHostUnregister(void *) { return CUDA_SUCCESS; }
 
 CUresult loadPtx(CUmodule *module, const void *image, std::string &detail) {
   static const unsigned char kElf[4] = {0x7f, 'E', 'L', 'F'};
-  static const unsigned char kFatbin[4] = {0x50, 0xed, 0x55, 0xba};
-  if (std::memcmp(image, kElf, 4) == 0 || std::memcmp(image, kFatbin, 4) == 0) {
-    detail = "the PTX emulator runs PTX text, not cubin or fatbin images";
+  if (std::memcmp(image, kElf, 4) == 0) {
+    detail = "the PTX emulator runs PTX text, not cubin images";
     return CUDA_ERROR_INVALID_IMAGE;
+  }
+  // A fatbin (ridgec's cubin + PTX): the emulator runs its PTX.
+  std::string fatbinPtx;
+  if (isFatbin(image)) {
+    std::string why = extractFatbinPtx(image, fatbinPtx);
+    if (!why.empty()) {
+      detail = why;
+      return CUDA_ERROR_INVALID_IMAGE;
+    }
+    image = fatbinPtx.c_str();
   }
   std::lock_guard<std::mutex> lock(state->mutex);
   std::string error;

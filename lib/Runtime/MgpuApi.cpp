@@ -37,9 +37,11 @@
 #include "ridgeline/Runtime/Runtime.h"
 
 #include "CudaDriver.h"
+#include "Fatbin.h"
 
 #include <climits>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -178,8 +180,38 @@ CUmodule loadModule(const char *fn, const void *data, size_t size,
   const char *bytes = static_cast<const char *>(data);
   CUmodule module = nullptr;
 
+  // RIDGE_PTX_JIT=1: JIT-compile the PTX of a fatbin even where its cubin
+  // would load (to compare load times, or to rule the cubin out).
+  std::string fatbinPtx;
+  const char *forceJit = std::getenv("RIDGE_PTX_JIT");
+  if (isFatbin(bytes) && forceJit && std::strcmp(forceJit, "1") == 0) {
+    std::string why = extractFatbinPtx(bytes, fatbinPtx);
+    if (!why.empty()) {
+      report(fn, "RIDGE_PTX_JIT=1: " + why);
+      return nullptr;
+    }
+    bytes = fatbinPtx.c_str();
+    data = bytes;
+    size = fatbinPtx.size() + 1;
+  }
+  char log[8192];
+  log[0] = '\0';
   if (isBinaryImage(bytes, size)) {
-    ok(driver, fn, "cuModuleLoadData", api.cuModuleLoadData(&module, data));
+    // A fatbin whose cubin does not fit the device is JIT-compiled from its
+    // PTX by the driver: keep the log of that.
+    int options[2] = {CU_JIT_ERROR_LOG_BUFFER,
+                      CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void *values[2] = {log, reinterpret_cast<void *>(uintptr_t(sizeof(log)))};
+    CUresult result = api.cuModuleLoadDataEx(&module, data, 2, options, values);
+    if (result != CUDA_SUCCESS) {
+      log[sizeof(log) - 1] = '\0';
+      std::string problem =
+          "cuModuleLoadDataEx failed: " + driver->errorString(result);
+      if (log[0])
+        problem += "; JIT log: " + std::string(log, std::strcspn(log, "\n"));
+      report(fn, problem);
+      return nullptr;
+    }
     return module;
   }
 
@@ -192,8 +224,6 @@ CUmodule loadModule(const char *fn, const void *data, size_t size,
     copy.assign(bytes, size);
     image = copy.c_str();
   }
-  char log[8192];
-  log[0] = '\0';
   int options[3] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
                     CU_JIT_OPTIMIZATION_LEVEL};
   int level = optLevel < 0 ? 0 : (optLevel > 4 ? 4 : optLevel);

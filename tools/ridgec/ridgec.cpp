@@ -217,6 +217,9 @@ int main(int argc, char **argv) {
   artifactOptions.apply(options);
   options.cudaToolkit = cudaToolkit;
   options.gpuFormat = emit == Emit::Cubin ? "bin" : "isa";
+  // --emit=ptx prints the PTX, not the container it would be packed in.
+  if (emit == Emit::Ptx)
+    options.gpuBinary = GpuBinary::Ptx;
 
   DialectRegistry registry;
   registerCompilerDialects(registry);

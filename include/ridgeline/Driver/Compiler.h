@@ -26,6 +26,17 @@ namespace mlir::ridge {
 
 struct OnnxImportOptions;
 
+/// What a GPU model embeds of its kernels (--gpu-binary).
+enum class GpuBinary {
+  /// A cubin for the target chip beside the PTX when ptxas and fatbinary
+  /// are found, the PTX alone otherwise.
+  Auto,
+  /// The PTX alone: the driver JIT-compiles it at every load.
+  Ptx,
+  /// A cubin beside the PTX; an error without ptxas and fatbinary.
+  Fatbin,
+};
+
 /// Where a compiled model keeps its weights (--weights).
 enum class WeightStorage {
   /// Beside the shared object when the ONNX model kept them as external data
@@ -54,6 +65,8 @@ struct CompileOptions {
   /// the context still has to compile another module that shares them.
   bool releaseWeights = true;
   WeightStorage weights = WeightStorage::Auto;
+  /// What a GPU model embeds of its kernels (with gpuFormat "isa").
+  GpuBinary gpuBinary = GpuBinary::Auto;
   /// The host CPU the shared object is compiled for (getHostCpuName): empty
   /// for the architecture's baseline, "native", or a CPU name.
   std::string hostCpu;
@@ -101,10 +114,12 @@ struct ArtifactCLOptions {
 
   llvm::cl::opt<WeightStorage> weights;
   llvm::cl::opt<std::string> hostCpu;
+  llvm::cl::opt<GpuBinary> gpuBinary;
 
   void apply(CompileOptions &options) const {
     options.weights = weights;
     options.hostCpu = hostCpu;
+    options.gpuBinary = gpuBinary;
   }
 };
 

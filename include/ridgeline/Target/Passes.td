@@ -40,6 +40,28 @@ def EmitModelAbiPass : Pass<"ridge-emit-model-abi", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def BuildFatbinsPass : Pass<"ridge-build-fatbins", "::mlir::ModuleOp"> {
+  let summary = "Embed a cubin beside each GPU module's PTX";
+  let description = [{
+    Runs after `gpu-module-to-binary` has serialized each `gpu.binary` to PTX
+    (format `isa`). Each PTX object of an `#nvvm.target` is assembled by
+    `ptxas` for its chip and packed with its PTX by `fatbinary`, the PTX
+    uncompressed; the object becomes a `fatbin` one, which the host code
+    loads with `mgpuModuleLoad`. The driver then loads the cubin on a GPU of
+    that chip, without JIT compilation, and JIT-compiles the PTX on a newer
+    one; the PTX emulator reads the PTX. Without `ptxas` and `fatbinary`
+    (looked for in `toolkit`/bin, `$CUDA_HOME/bin`, `PATH` and
+    `/usr/local/cuda/bin`) the module stays PTX, unless `required`.
+  }];
+  let options = [
+    Option<"toolkit", "toolkit", "std::string", /*default=*/"\"\"",
+           "CUDA toolkit whose bin/ holds ptxas and fatbinary">,
+    Option<"required", "required", "bool", /*default=*/"false",
+           "Fail when ptxas or fatbinary is missing">,
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 def ExternalizeWeightsPass
     : Pass<"ridge-externalize-weights", "::mlir::ModuleOp"> {
   let summary = "Keep a model's weights in a file beside its shared object";
