@@ -158,10 +158,15 @@ def run_models(bundle, manifest, device, results):
                     worst_emu = max(worst_emu, err / max(scale, 1.0))
                     # The same binary on the emulator: only the hardware's
                     # approximate instructions (ex2, rcp, tanh) and its
-                    # tensor-core accumulation order may differ, which a
-                    # 16-bit output shows at its own precision.
-                    limit = 8e-3 if out.dtype in (np.uint16, np.float16) \
-                        else 1e-3
+                    # tensor-core accumulation order may differ. A 16-bit
+                    # output shows that at its own precision, and so does a
+                    # model that rounds activations to bf16/fp16 before a
+                    # tensor-core kernel: a last-bit difference upstream can
+                    # round to the neighbouring 16-bit value, 2^-7 (bf16)
+                    # away, and carry on from there.
+                    rounded = out.dtype in (np.uint16, np.float16) or \
+                        entry.get("rounded", False)
+                    limit = 8e-3 if rounded else 1e-3
                     ok = ok and err <= limit * max(scale, 1.0)
                 k += 1
         median, kernel_ms, load_ms = parse_times(text)
