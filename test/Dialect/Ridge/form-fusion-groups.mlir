@@ -203,6 +203,24 @@ func.func @norm_after_matmul(%x: tensor<128x256xf32>, %w: tensor<256x256xf32>, %
 
 // -----
 
+// Negative: a transpose after a LayerNorm moves its elements across rows;
+// in the row kernel its loop would run over the moved elements and
+// recompute a row's statistics for each one.
+// CHECK-LABEL: func @transpose_after_norm
+// CHECK: ridge.fusion_group "k0_reduction" kind "reduction"
+// CHECK: ridge.fusion_group "k1_pointwise" kind "pointwise"
+// CHECK-NEXT: ridge.transpose
+// ALL-LABEL: func @transpose_after_norm
+// ALL: ridge.transpose {{.*}}ridge.unfused = [{operand = 0 : i64, reason = "a row-reduction kernel writes its rows in place; ridge.transpose would recompute each row per element it moves"}]
+func.func @transpose_after_norm(%x: tensor<128x4x64xf32>, %s: tensor<64xf32>) -> tensor<4x128x64xf32> {
+  %0:3 = ridge.layer_norm %x, %s {axis = 2 : i64, epsilon = 1.0e-5 : f32} : (tensor<128x4x64xf32>, tensor<64xf32>) -> (tensor<128x4x64xf32>, tensor<128x4x1xf32>, tensor<128x4x1xf32>)
+  // expected-remark @+1 {{a row-reduction kernel writes its rows in place; ridge.transpose would recompute each row per element it moves}}
+  %1 = ridge.transpose %0#0, [1, 0, 2] : tensor<128x4x64xf32> -> tensor<4x128x64xf32>
+  return %1 : tensor<4x128x64xf32>
+}
+
+// -----
+
 // A lone reshape is a view: no kernel.
 // CHECK-LABEL: func @views_only
 // CHECK-NOT: ridge.fusion_group
