@@ -327,7 +327,8 @@ FusionPlanner::checkLegal(const FusionGroup &producer,
       for (Operation *op : consumer.ops)
         if (getFusionRole(op) == FusionRole::Layout)
           return "a row-reduction kernel writes its rows in place; " +
-                 describeFusionOp(op) + " would recompute each row per "
+                 describeFusionOp(op) +
+                 " would recompute each row per "
                  "element it moves";
       return std::nullopt;
     case FusionRole::Reduction:

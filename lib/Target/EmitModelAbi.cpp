@@ -155,39 +155,42 @@ readDeviceMemory(ModuleOp module) {
 }
 
 /// A GPU model's @main issues its work on the stream its caller gives: the
-/// one stream gpu-to-llvm creates (mgpuStreamCreate) becomes a parameter,
-/// and its synchronization and destruction at the end go, so that a run
-/// returns once its work is queued (and can be captured in a CUDA graph).
-static LogicalResult takeStreamParameter(LLVM::LLVMFuncOp main) {
+/// streams gpu-to-llvm creates (mgpuStreamCreate; one, unless host code
+/// between kernels split the async region) all become that parameter, their
+/// destruction goes, and so does the synchronization at the end of the run,
+/// so that a run returns once its work is queued (and can be captured in a
+/// CUDA graph). Synchronizations before the host reads device data stay.
+static void takeStreamParameter(LLVM::LLVMFuncOp main) {
   auto ptrType = LLVM::LLVMPointerType::get(main.getContext());
   SmallVector<LLVM::CallOp> creates;
   main.walk([&](LLVM::CallOp call) {
     if (call.getCallee() == "mgpuStreamCreate")
       creates.push_back(call);
   });
-  if (creates.size() > 1 ||
-      (creates.size() == 1 && creates.front()->getBlock() != &main.front()))
-    return main.emitError("ridge-emit-model-abi: @main creates ")
-           << creates.size()
-           << " streams, or one outside its entry block; a GPU model runs "
-              "on the one stream its caller gives";
   SmallVector<Type> params(main.getFunctionType().getParams());
   params.push_back(ptrType);
   main.setFunctionType(LLVM::LLVMFunctionType::get(
       main.getFunctionType().getReturnType(), params));
   BlockArgument stream = main.front().addArgument(ptrType, main.getLoc());
-  if (creates.empty())
-    return success();
-  Value created = creates.front().getResult();
-  for (Operation *user : llvm::make_early_inc_range(created.getUsers())) {
-    auto call = dyn_cast<LLVM::CallOp>(user);
-    if (call && (call.getCallee() == "mgpuStreamSynchronize" ||
-                 call.getCallee() == "mgpuStreamDestroy"))
-      call.erase();
+  for (LLVM::CallOp create : creates) {
+    Value created = create.getResult();
+    auto callsOf = [&](StringRef callee) {
+      SmallVector<LLVM::CallOp> calls;
+      for (Operation *user : created.getUsers())
+        if (auto call = dyn_cast<LLVM::CallOp>(user))
+          if (call.getCallee() == callee)
+            calls.push_back(call);
+      return calls;
+    };
+    for (LLVM::CallOp destroy : callsOf("mgpuStreamDestroy"))
+      destroy.erase();
+    // The end of the run: the synchronization right before the return.
+    for (LLVM::CallOp sync : callsOf("mgpuStreamSynchronize"))
+      if (isa_and_nonnull<LLVM::ReturnOp>(sync->getNextNode()))
+        sync.erase();
+    created.replaceAllUsesWith(stream);
+    create.erase();
   }
-  created.replaceAllUsesWith(stream);
-  creates.front().erase();
-  return success();
 }
 
 /// Adds the constant descriptor globals and `ridge_model_describe` at the
@@ -485,8 +488,8 @@ struct EmitModelAbiPass : ridge::impl::EmitModelAbiPassBase<EmitModelAbiPass> {
                         : std::string());
       return signalPassFailure();
     }
-    if (*device && failed(takeStreamParameter(main)))
-      return signalPassFailure();
+    if (*device)
+      takeStreamParameter(main);
 
     // Only the two entry points are the model's interface; `main` must not
     // clash with a host program's main.

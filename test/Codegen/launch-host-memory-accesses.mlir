@@ -60,11 +60,39 @@ func.func @hoisted(%out: memref<f32>, %n: index) {
 
 // -----
 
-// A value read on the host and used by a host op cannot move into a kernel.
+// A value read on the host and used by a host op cannot move into a kernel:
+// it stays, with a warning.
+// CHECK-LABEL: func @escaping
+// CHECK-NOT: gpu.launch
+// CHECK: memref.load
 func.func private @use(index)
 func.func @escaping(%in: memref<index>) {
-  // expected-error @below {{a value read from device memory on the host is used after the access}}
+  // expected-warning @below {{the host reads device memory here and uses the value after the access}}
   %n = memref.load %in[] : memref<index>
   func.call @use(%n) : (index) -> ()
+  return
+}
+
+// -----
+
+// A host loop that launches a kernel per step stays a host loop; the
+// accesses inside the kernel are the kernel's.
+// CHECK-LABEL: func @host_loop
+// CHECK: scf.for
+// CHECK-NEXT: gpu.launch
+// CHECK-NOT: gpu.launch
+// CHECK: return
+func.func @host_loop(%buf: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  scf.for %i = %c0 to %c8 step %c1 {
+    gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+               threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+      %v = memref.load %buf[%i] : memref<8xf32>
+      memref.store %v, %buf[%c0] : memref<8xf32>
+      gpu.terminator
+    }
+  }
   return
 }

@@ -167,6 +167,38 @@ module attributes {ridge.model_abi = {target = "sm_80", inputs = [],
 
 // -----
 
+// Host code between kernels (a host read, a host loop) split the async
+// region into two streams: both become the caller's stream; the
+// synchronization before the host read stays, the one at the end goes.
+// CHECK-LABEL: llvm.func @launch_twice(!llvm.ptr)
+// CHECK: llvm.func internal @main(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %[[S:.*]]: !llvm.ptr)
+// CHECK-NEXT: llvm.call @launch_twice(%[[S]])
+// CHECK-NEXT: llvm.call @mgpuStreamSynchronize(%[[S]])
+// CHECK-NEXT: llvm.call @launch_twice(%[[S]])
+// CHECK-NEXT: llvm.return
+module attributes {ridge.model_abi = {target = "sm_80", inputs = [],
+    outputs = [{name = "y", dtype = 3 : i32, shape = array<i64: 4>}]},
+    ridge.device_memory = {weights_bytes = 0 : i64, arena_bytes = 0 : i64,
+      peak_live_bytes = 0 : i64, weights = []}} {
+  llvm.func @mgpuStreamCreate() -> !llvm.ptr
+  llvm.func @mgpuStreamSynchronize(!llvm.ptr)
+  llvm.func @mgpuStreamDestroy(!llvm.ptr)
+  llvm.func @launch_twice(!llvm.ptr)
+  llvm.func @main(%out: !llvm.ptr, %weights: !llvm.ptr, %arena: !llvm.ptr) {
+    %s0 = llvm.call @mgpuStreamCreate() : () -> !llvm.ptr
+    llvm.call @launch_twice(%s0) : (!llvm.ptr) -> ()
+    llvm.call @mgpuStreamSynchronize(%s0) : (!llvm.ptr) -> ()
+    llvm.call @mgpuStreamDestroy(%s0) : (!llvm.ptr) -> ()
+    %s1 = llvm.call @mgpuStreamCreate() : () -> !llvm.ptr
+    llvm.call @launch_twice(%s1) : (!llvm.ptr) -> ()
+    llvm.call @mgpuStreamSynchronize(%s1) : (!llvm.ptr) -> ()
+    llvm.call @mgpuStreamDestroy(%s1) : (!llvm.ptr) -> ()
+    llvm.return
+  }
+}
+
+// -----
+
 // The device weights block and the arena are arguments of a GPU model's
 // @main.
 module attributes {ridge.model_abi = {target = "sm_80", inputs = [],

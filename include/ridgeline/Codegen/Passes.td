@@ -366,12 +366,17 @@ def LaunchHostMemoryAccessesPass
     and write device memory from the CPU (a crash on a GPU, silently right
     on the emulator, whose device memory is the host's). Each run of
     consecutive ops of a host block that load or store memref elements
-    (directly or in their regions) becomes one `gpu.launch` of one thread.
-    An access whose result is used after its run stays, with an error.
+    (directly or in their regions, kernels aside) becomes one `gpu.launch`
+    of one thread. What cannot run in a kernel stays: an op whose regions
+    launch kernels, allocate, copy or call (a host loop over time steps),
+    and a run whose loaded values the host uses afterwards, which gets a
+    warning (such a build runs on the emulator only).
   }];
   let statistics = [
     Statistic<"numLaunches", "num-launches",
               "Single-thread kernels made of host memory accesses">,
+    Statistic<"numLeftOnHost", "num-left-on-host",
+              "Host memory accesses that could not move into a kernel">,
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }

@@ -29,11 +29,12 @@ def EmitModelAbiPass : Pass<"ridge-emit-model-abi", "::mlir::ModuleOp"> {
     weights file's name and a `ridge_weight_desc` array pointing at the
     globals the runtime fills. A GPU model's module with
     `ridge.device_memory` (ridge-plan-device-memory) has `@main` take the
-    device weights block and the arena after its tensors; its one stream
-    (`mgpuStreamCreate`) becomes a last parameter, without the
-    synchronization and destruction at the end, so that a run only queues
-    work on its caller's stream; the descriptor gets the blocks' sizes and
-    a `ridge_device_weight_desc` array of where each weight goes.
+    device weights block and the arena after its tensors; the streams it
+    creates (`mgpuStreamCreate`; more than one where host code split the
+    async region) become one last parameter, without their destruction and
+    the synchronization at the end, so that a run only queues work on its
+    caller's stream; the descriptor gets the blocks' sizes and a
+    `ridge_device_weight_desc` array of where each weight goes.
     `ridge_model_describe()` returns the descriptor's address; the runtime
     reads it without parsing.
   }];
