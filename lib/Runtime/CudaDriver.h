@@ -287,6 +287,10 @@ std::string takeGpuError();
 /// Whether kernel launches are being timed (setKernelProfiling): their
 /// event waits cannot be captured into a CUDA graph.
 bool isKernelProfiling();
+/// RIDGE_SYNC_LAUNCHES=1: each launch is followed by a synchronization of
+/// its stream, so that a kernel's fault is reported with its name (no CUDA
+/// graph then).
+bool isSyncingLaunches();
 
 int getThreadDevice();
 void setThreadDevice(int ordinal);

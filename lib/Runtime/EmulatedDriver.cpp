@@ -59,6 +59,10 @@ struct EmulatorState {
   std::map<std::string, size_t> counterIndex;
   /// cuMemAlloc calls so far (RIDGE_EMULATOR_FAIL_ALLOC); guarded by `mutex`.
   uint64_t allocations = 0;
+  /// RIDGE_EMULATOR_ASYNC_ERRORS=1: the first failed launch, reported from
+  /// then on by every synchronization and launch, as a GPU's sticky error
+  /// is; guarded by `mutex`.
+  CUresult pendingError = 0;
 };
 
 EmulatorState *state = nullptr;
@@ -213,7 +217,32 @@ CUresult refuseDuringCapture(const char *what) {
                       "into a CUDA graph");
 }
 
-CUresult emuSynchronize() { return refuseDuringCapture("cuCtxSynchronize"); }
+/// RIDGE_EMULATOR_ASYNC_ERRORS=1: a launch that fails returns success, and
+/// the failure surfaces at the next synchronization, without the kernel's
+/// name, as a fault does on a GPU (kernels run asynchronously there).
+bool deferLaunchErrors() {
+  static const bool defer = [] {
+    const char *value = std::getenv("RIDGE_EMULATOR_ASYNC_ERRORS");
+    return value && std::strcmp(value, "1") == 0;
+  }();
+  return defer;
+}
+
+/// The deferred error of an earlier launch, if any: sticky, as on a GPU.
+CUresult takePendingError() {
+  std::lock_guard<std::mutex> lock(state->mutex);
+  if (!state->pendingError)
+    return CUDA_SUCCESS;
+  return failWith(state->pendingError, "unspecified launch failure (a "
+                                       "kernel faulted earlier; the context "
+                                       "is unusable)");
+}
+
+CUresult emuSynchronize() {
+  if (CUresult r = refuseDuringCapture("cuCtxSynchronize"))
+    return r;
+  return takePendingError();
+}
 
 /// RIDGE_EMULATOR_FAIL_ALLOC=N: the N-th cuMemAlloc of the process (from 1)
 /// fails with CUDA_ERROR_OUT_OF_MEMORY, so that tests can put an
@@ -477,11 +506,21 @@ CUresult runPacked(EmulatedFunction *entry, ridge::emu::Dim3 grid,
                    ridge::emu::Dim3 block, unsigned sharedBytes,
                    const std::vector<uint8_t> &params) {
   std::lock_guard<std::mutex> lock(state->mutex);
+  if (state->pendingError)
+    return failWith(state->pendingError,
+                    "unspecified launch failure (a kernel faulted earlier; "
+                    "the context is unusable)");
   std::string error;
   ridge::emu::KernelCounters launchCounters;
   if (!state->device.launchPacked(*entry->module, *entry->kernel, grid, block,
-                                  sharedBytes, params, error, &launchCounters))
+                                  sharedBytes, params, error,
+                                  &launchCounters)) {
+    if (deferLaunchErrors()) {
+      state->pendingError = CUDA_ERROR_LAUNCH_FAILED;
+      return CUDA_SUCCESS;
+    }
     return failWith(CUDA_ERROR_LAUNCH_FAILED, error);
+  }
   auto [it, inserted] = state->counterIndex.try_emplace(entry->kernel->name,
                                                         state->counters.size());
   if (inserted)
@@ -543,7 +582,9 @@ CUresult emuStreamDestroy(CUstream stream) {
   return CUDA_SUCCESS;
 }
 CUresult emuStreamSynchronize(CUstream) {
-  return refuseDuringCapture("cuStreamSynchronize");
+  if (CUresult r = refuseDuringCapture("cuStreamSynchronize"))
+    return r;
+  return takePendingError();
 }
 CUresult emuStreamBeginCapture(CUstream stream, int) {
   auto *emulated = reinterpret_cast<EmulatedStream *>(stream);
@@ -645,7 +686,7 @@ CUresult emuEventRecord(CUevent event, CUstream) {
   emulated->wasRecorded = true;
   return CUDA_SUCCESS;
 }
-CUresult emuEventSynchronize(CUevent) { return CUDA_SUCCESS; }
+CUresult emuEventSynchronize(CUevent) { return takePendingError(); }
 CUresult emuEventElapsedTime(float *milliseconds, CUevent start, CUevent end) {
   auto *from = reinterpret_cast<EmulatedEvent *>(start);
   auto *to = reinterpret_cast<EmulatedEvent *>(end);

@@ -341,6 +341,27 @@ void nameKernel(CUfunction function, const char *name) {
   times.names[function] = name ? name : "";
 }
 
+std::string getKernelName(CUfunction function) {
+  KernelTimes &times = getTimes();
+  std::lock_guard<std::mutex> lock(times.mutex);
+  auto it = times.names.find(function);
+  return it != times.names.end() ? it->second : std::string("?");
+}
+
+/// RIDGE_SYNC_LAUNCHES=1: wait for each kernel after its launch, so that a
+/// fault (which a GPU reports at the next synchronization, for whichever
+/// kernel) is reported with the kernel that made it. For debugging: it
+/// serializes the host with the GPU and turns CUDA graphs off.
+void checkLaunch(CudaDriver *driver, const char *fn, CUfunction function,
+                 CUstream stream) {
+  if (!isSyncingLaunches() || hasGpuError())
+    return;
+  CUresult result = driver->api().cuStreamSynchronize(stream);
+  if (result != CUDA_SUCCESS)
+    report(fn, "kernel '" + getKernelName(function) +
+                   "' failed: " + driver->errorString(result));
+}
+
 /// Times one launch when profiling is on: an event before it, one after,
 /// and a wait for the second when the launch has been issued.
 class KernelTimer {
@@ -407,6 +428,14 @@ void ridge::rt::setKernelProfiling(bool enabled) {
   times.enabled = enabled;
 }
 
+bool ridge::rt::isSyncingLaunches() {
+  static const bool sync = [] {
+    const char *value = std::getenv("RIDGE_SYNC_LAUNCHES");
+    return value && std::strcmp(value, "1") == 0;
+  }();
+  return sync;
+}
+
 bool ridge::rt::isKernelProfiling() {
   KernelTimes &times = getTimes();
   std::lock_guard<std::mutex> lock(times.mutex);
@@ -471,11 +500,14 @@ RIDGE_MGPU_EXPORT void mgpuLaunchKernel(CUfunction function, intptr_t gridX,
   if (!launchDims(fn, dims, 6, u) ||
       !prepareSharedMemory(driver, fn, function, smem))
     return;
-  KernelTimer timer(driver, fn, function, stream);
-  ok(driver, fn, "cuLaunchKernel",
-     driver->api().cuLaunchKernel(function, u[0], u[1], u[2], u[3], u[4], u[5],
-                                  static_cast<unsigned>(smem), stream, params,
-                                  extra));
+  {
+    KernelTimer timer(driver, fn, function, stream);
+    ok(driver, fn, "cuLaunchKernel",
+       driver->api().cuLaunchKernel(function, u[0], u[1], u[2], u[3], u[4],
+                                    u[5], static_cast<unsigned>(smem), stream,
+                                    params, extra));
+  }
+  checkLaunch(driver, fn, function, stream);
 }
 
 // Thread-block-cluster launch (sm_90+), emitted for gpu.launch_func with a
@@ -539,6 +571,7 @@ mgpuLaunchClusterKernel(CUfunction function, intptr_t clusterX,
     return;
   ok(driver, fn, "cuLaunchKernelEx",
      api.cuLaunchKernelEx(&config, function, params, extra));
+  checkLaunch(driver, fn, function, stream);
 }
 
 //===----------------------------------------------------------------------===//

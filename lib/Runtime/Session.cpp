@@ -64,6 +64,15 @@ CudaDriver *enterModelDevice(const Model &model, std::string &error) {
   return driver;
 }
 
+/// What a failed synchronization adds: a GPU reports a kernel's fault at
+/// the next synchronization, for whichever kernel of the run made it.
+std::string faultHint() {
+  if (isSyncingLaunches())
+    return "";
+  return " (one of the run's kernels failed; RIDGE_SYNC_LAUNCHES=1 waits "
+         "for each kernel and names it)";
+}
+
 /// Clears `flag` on every exit path.
 struct BusyScope {
   std::atomic<bool> &flag;
@@ -254,7 +263,7 @@ bool Session::run(const std::vector<void *> &hostBuffers, std::string &error) {
   std::string syncError;
   if (!driver->check(api.cuStreamSynchronize(cuStream), "cuStreamSynchronize",
                      syncError)) {
-    error = "GPU execution failed: " + syncError;
+    error = "GPU execution failed: " + syncError + faultHint();
     return false;
   }
   return true;
@@ -301,7 +310,7 @@ bool Session::synchronize(std::string &error) {
   if (!driver->check(
           driver->api().cuStreamSynchronize(static_cast<CUstream>(stream)),
           "cuStreamSynchronize", syncError)) {
-    error = "GPU execution failed: " + syncError;
+    error = "GPU execution failed: " + syncError + faultHint();
     return false;
   }
   return true;
@@ -326,8 +335,10 @@ bool Session::launch(std::vector<void *> &buffers, void *queue,
   usedGraph = false;
   bool graphs =
       options.cudaGraph && api.cuStreamBeginCapture && graphFallback.empty();
-  if (graphs && isKernelProfiling())
-    graphs = false; // Each timed launch waits for its event.
+  // Each timed launch waits for its event; each launch waits for its kernel
+  // under RIDGE_SYNC_LAUNCHES=1.
+  if (graphs && (isKernelProfiling() || isSyncingLaunches()))
+    graphs = false;
   if (graphs && (!graphExec || graphBuffers != buffers)) {
     // Capture the launches once; a failure makes the launches go one by
     // one from now on, which then reports any error of the model itself.
