@@ -190,6 +190,27 @@ void testDescMalformed() {
        "duplicate input name 'x'"},
       {[](DescBuilder &b) { b.outputs[1].name = "y"; }, noop,
        "duplicate output name 'y'"},
+      // Device memory (ABI 4): only GPU models have it, and every weight
+      // lies inside the device weights block.
+      {[](DescBuilder &b) { b.target = "cpu"; },
+       [](DescBuilder &b) { b.desc.arena_bytes = 256; },
+       "a cpu model declares device memory"},
+      {noop,
+       [](DescBuilder &b) {
+         b.desc.num_device_weights = 1;
+         b.desc.device_weights = nullptr;
+       },
+       "declares device weights but no table"},
+      {noop,
+       [](DescBuilder &b) {
+         static const void *host = nullptr;
+         static const ridge_device_weight_desc weight = {"w", &host, 192, 128};
+         b.desc.device_weights_bytes = 256;
+         b.desc.num_device_weights = 1;
+         b.desc.device_weights = &weight;
+       },
+       "device weight 0 ('w') at bytes [192, +128) leaves the 256-byte "
+       "device weights block"},
   };
   for (size_t i = 0; i < cases.size(); ++i) {
     DescBuilder b = goodDesc();
