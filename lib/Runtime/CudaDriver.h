@@ -274,8 +274,8 @@ CudaDriver::Api getEmulatedDriverApi(int computeCapability);
 
 /// The mgpu* wrappers called by compiled GPU host code cannot return errors
 /// and must not abort, so they record the first failure on the calling thread
-/// (and print it to stderr). Model::run clears it before running the entry
-/// point and checks it afterwards.
+/// (without printing it: the run returns it). Model::run and rt::Session clear
+/// it before running the entry point and check it afterwards.
 void recordGpuError(const std::string &message);
 bool hasGpuError();
 /// Returns the first recorded error on this thread ("" if none) and clears it.

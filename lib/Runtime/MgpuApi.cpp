@@ -15,9 +15,11 @@
 //   ptr  mgpuMemAlloc(i64, ptr, i8)
 //
 // Differences from upstream, on purpose:
-//  * Errors never abort and are not just printed: each failure prints one
-//    line to stderr and is recorded as the thread's sticky GPU error, which
-//    Model::run turns into an error result.
+//  * Errors never abort: each failure is recorded as the thread's sticky
+//    GPU error, which Model::run and rt::Session turn into their error
+//    result, so that a tool prints it once. Only teardown failures (module
+//    unloads in static destructors, which no run reports) and a failed
+//    JIT's full log are printed to stderr.
 //  * Every entry point makes the default device's primary context current
 //    (upstream pushes/pops it in some entry points only).
 //  * After the first error of a run (the thread's sticky error), launches,
@@ -95,11 +97,11 @@ std::string ridge::rt::takeGpuError() {
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// Prints one line naming the wrapper and the problem, and records it.
+/// Records one line naming the wrapper and the problem as the thread's
+/// error. Nothing is printed: the run that made the call returns the error,
+/// and the tool reports it once.
 void report(const char *fn, const std::string &problem) {
-  std::string line = std::string(fn) + ": " + problem;
-  std::fprintf(stderr, "ridge-runtime: %s\n", line.c_str());
-  recordGpuError(line);
+  recordGpuError(std::string(fn) + ": " + problem);
 }
 
 /// Returns the driver with the default device's primary context current on
@@ -143,8 +145,12 @@ bool ok(CudaDriver *driver, const char *fn, const char *call, CUresult result) {
 /// complaining would only add noise to every exit.
 bool okTeardown(CudaDriver *driver, const char *fn, const char *call,
                 CUresult result) {
-  if (result == CUDA_ERROR_DEINITIALIZED)
+  if (result == CUDA_ERROR_DEINITIALIZED || result == CUDA_SUCCESS)
     return true;
+  // Model unloads run from static destructors, where no run returns the
+  // error: it is printed.
+  std::fprintf(stderr, "ridge-runtime: %s: %s failed: %s\n", fn, call,
+               driver->errorString(result).c_str());
   return ok(driver, fn, call, result);
 }
 
