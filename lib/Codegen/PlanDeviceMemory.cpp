@@ -46,20 +46,14 @@ namespace mlir::ridge {
 using namespace mlir;
 using namespace mlir::ridge;
 
-/// Bytes of a static memref of integer, float or index elements, or nullopt.
-/// Elements narrower than a byte take a byte each, as the LLVM lowering of
-/// memrefs stores them.
+/// Bytes of a static memref of integer, float or index elements, or nullopt
+/// (getElementByteWidth: elements narrower than a byte take a byte each, as
+/// the LLVM lowering of memrefs stores them; index is 64-bit on the host).
 static std::optional<uint64_t> getByteSize(MemRefType type) {
-  if (!type.hasStaticShape())
-    return std::nullopt;
   Type element = type.getElementType();
-  uint64_t elementBytes;
-  if (element.isIndex())
-    elementBytes = 8;
-  else if (element.isIntOrFloat())
-    elementBytes = llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
-  else
+  if (!type.hasStaticShape() || !(element.isIndex() || element.isIntOrFloat()))
     return std::nullopt;
+  uint64_t elementBytes = element.isIndex() ? 8 : getElementByteWidth(element);
   return elementBytes * static_cast<uint64_t>(type.getNumElements());
 }
 
@@ -196,6 +190,7 @@ struct PlanDeviceMemoryPass
 
     // 2. Outputs written in place: a temporary whose data is copied whole
     //    into an output, which nothing else touches, after every other use.
+    //    Program points: erasing ops below keeps the others in order.
     DenseMap<Operation *, unsigned> positions;
     for (auto [index, op] : llvm::enumerate(block))
       positions[&op] = index;
@@ -220,9 +215,6 @@ struct PlanDeviceMemoryPass
     }
 
     // 3. Temporaries: one arena, offsets from live ranges.
-    positions.clear();
-    for (auto [index, op] : llvm::enumerate(block))
-      positions[&op] = index;
     SmallVector<gpu::AllocOp> temporaries;
     SmallVector<LiveBuffer> live;
     main.walk([&](gpu::AllocOp alloc) {

@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -284,6 +285,13 @@ std::string takeGpuError();
 /// The device the mgpu* wrappers use on this thread (mgpuSetDefaultDevice),
 /// and a scope that sets it: the model's static constructors load its
 /// kernels, and its entry point launches them, on whichever device that is.
+/// Whether the environment variable `name` is "1" (the runtime's switches:
+/// RIDGE_SYNC_LAUNCHES, RIDGE_PTX_JIT, RIDGE_EMULATOR_ASYNC_ERRORS).
+inline bool isEnvFlagSet(const char *name) {
+  const char *value = std::getenv(name);
+  return value && value[0] == '1' && value[1] == '\0';
+}
+
 /// Whether kernel launches are being timed (setKernelProfiling): their
 /// event waits cannot be captured into a CUDA graph.
 bool isKernelProfiling();

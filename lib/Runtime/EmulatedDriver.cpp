@@ -221,10 +221,7 @@ CUresult refuseDuringCapture(const char *what) {
 /// the failure surfaces at the next synchronization, without the kernel's
 /// name, as a fault does on a GPU (kernels run asynchronously there).
 bool deferLaunchErrors() {
-  static const bool defer = [] {
-    const char *value = std::getenv("RIDGE_EMULATOR_ASYNC_ERRORS");
-    return value && std::strcmp(value, "1") == 0;
-  }();
+  static const bool defer = isEnvFlagSet("RIDGE_EMULATOR_ASYNC_ERRORS");
   return defer;
 }
 

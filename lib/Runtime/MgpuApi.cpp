@@ -189,8 +189,7 @@ CUmodule loadModule(const char *fn, const void *data, size_t size,
   // RIDGE_PTX_JIT=1: JIT-compile the PTX of a fatbin even where its cubin
   // would load (to compare load times, or to rule the cubin out).
   std::string fatbinPtx;
-  const char *forceJit = std::getenv("RIDGE_PTX_JIT");
-  if (isFatbin(bytes) && forceJit && std::strcmp(forceJit, "1") == 0) {
+  if (isFatbin(bytes) && isEnvFlagSet("RIDGE_PTX_JIT")) {
     std::string why = extractFatbinPtx(bytes, fatbinPtx);
     if (!why.empty()) {
       report(fn, "RIDGE_PTX_JIT=1: " + why);
@@ -435,10 +434,7 @@ void ridge::rt::setKernelProfiling(bool enabled) {
 }
 
 bool ridge::rt::isSyncingLaunches() {
-  static const bool sync = [] {
-    const char *value = std::getenv("RIDGE_SYNC_LAUNCHES");
-    return value && std::strcmp(value, "1") == 0;
-  }();
+  static const bool sync = isEnvFlagSet("RIDGE_SYNC_LAUNCHES");
   return sync;
 }
 

@@ -574,7 +574,8 @@ Model::~Model() {
   weights.unmap();
 }
 
-bool Model::run(const std::vector<void *> &hostBuffers, std::string &error) {
+bool Model::checkBuffers(const std::vector<void *> &hostBuffers,
+                         std::string &error) const {
   size_t expected = info.inputs.size() + info.outputs.size();
   if (hostBuffers.size() != expected) {
     error = "expected " + std::to_string(expected) + " buffers (" +
@@ -593,7 +594,12 @@ bool Model::run(const std::vector<void *> &hostBuffers, std::string &error) {
       return false;
     }
   }
+  return true;
+}
 
+bool Model::run(const std::vector<void *> &hostBuffers, std::string &error) {
+  if (!checkBuffers(hostBuffers, error))
+    return false;
   // The entry point takes a non-const void **.
   std::vector<void *> buffers(hostBuffers);
   std::lock_guard<std::mutex> lock(runMutex);

@@ -73,10 +73,26 @@ std::string faultHint() {
          "for each kernel and names it)";
 }
 
-/// Clears `flag` on every exit path.
-struct BusyScope {
-  std::atomic<bool> &flag;
-  ~BusyScope() { flag = false; }
+/// Holds a session's one run at a time: `acquired` is false, with `error`
+/// set, when another thread's run holds it.
+class RunGuard {
+public:
+  RunGuard(std::atomic<bool> &busy, std::string &error) : busy(busy) {
+    bool expected = false;
+    acquired = busy.compare_exchange_strong(expected, true);
+    if (!acquired)
+      error = "the session is already running an inference on another "
+              "thread; a session runs one at a time (make one session per "
+              "thread)";
+  }
+  ~RunGuard() {
+    if (acquired)
+      busy = false;
+  }
+  bool acquired;
+
+private:
+  std::atomic<bool> &busy;
 };
 } // namespace
 
@@ -211,22 +227,13 @@ void *Session::getDeviceBuffer(size_t index) const {
 }
 
 bool Session::run(const std::vector<void *> &hostBuffers, std::string &error) {
+  if (!model.checkBuffers(hostBuffers, error))
+    return false;
+  RunGuard guard(busy, error);
+  if (!guard.acquired)
+    return false;
   const ModelInfo &info = model.modelInfo();
   size_t numInputs = info.inputs.size();
-  if (hostBuffers.size() != tensorBuffers.size()) {
-    error = "expected " + std::to_string(tensorBuffers.size()) + " buffers (" +
-            std::to_string(numInputs) + " inputs + " +
-            std::to_string(info.outputs.size()) + " outputs), got " +
-            std::to_string(hostBuffers.size());
-    return false;
-  }
-  bool expected = false;
-  if (!busy.compare_exchange_strong(expected, true)) {
-    error = "the session is already running an inference on another thread; "
-            "a session runs one at a time (make one session per thread)";
-    return false;
-  }
-  BusyScope done{busy};
   CudaDriver *driver = enterModelDevice(model, error);
   if (!driver)
     return false;
@@ -260,13 +267,7 @@ bool Session::run(const std::vector<void *> &hostBuffers, std::string &error) {
       return false;
     }
   }
-  std::string syncError;
-  if (!driver->check(api.cuStreamSynchronize(cuStream), "cuStreamSynchronize",
-                     syncError)) {
-    error = "GPU execution failed: " + syncError + faultHint();
-    return false;
-  }
-  return true;
+  return synchronize(error);
 }
 
 bool Session::enqueue(const std::vector<void *> &deviceBuffers,
@@ -282,15 +283,8 @@ bool Session::enqueue(const std::vector<void *> &deviceBuffers,
       return false;
     }
   }
-  bool expected = false;
-  if (!busy.compare_exchange_strong(expected, true)) {
-    error = "the session is already running an inference on another thread; "
-            "a session runs one at a time (make one session per thread)";
-    return false;
-  }
-  BusyScope done{busy};
-  CudaDriver *driver = enterModelDevice(model, error);
-  if (!driver)
+  RunGuard guard(busy, error);
+  if (!guard.acquired || !enterModelDevice(model, error))
     return false;
   ThreadDeviceScope scope(model.getDevice());
   std::vector<void *> buffers(deviceBuffers);

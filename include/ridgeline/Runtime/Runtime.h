@@ -210,6 +210,10 @@ public:
 private:
   friend class Session;
   Model() = default;
+  /// One host buffer per input and output, none null unless its tensor is
+  /// empty.
+  bool checkBuffers(const std::vector<void *> &hostBuffers,
+                    std::string &error) const;
   bool runGpu(std::vector<void *> &buffers, std::string &error);
 
   using RunFn = void (*)(void **);
