@@ -48,6 +48,9 @@ FLOAT8_TYPES = (17, 18, 19, 20)
 SKIPPED_MODELS = {
     "resnet18": "46 MB of weights: with the rest, over what a device call "
                 "carries (bundle it alone: --models resnet18 --no-benchmarks)",
+    "gpt2_tiny_dynamic": "one 8.5 MB build per test-data set: with the rest, "
+                         "over what a device call carries (--models "
+                         "gpt2_tiny_dynamic --no-benchmarks)",
 }
 
 
