@@ -25,6 +25,14 @@ static constexpr int64_t kWarpSize = 32;
 /// Elements per lane of the wide layout: 16 bytes of f32.
 static constexpr int64_t kWideVector = 4;
 static constexpr int64_t kDefaultBlockSize = 256;
+/// Split-K (selectSplitK): at most 16 splits, each of at least 4 k tiles
+/// (128 of k: the cp.async pipeline's prologue is 2 or 3 of them). The
+/// second launch is priced as 4 k steps: a dependent kernel starts a few
+/// microseconds after the one before it ends, and a k step costs about one
+/// global load's latency (under a microsecond).
+static constexpr int64_t kMaxSplitK = 16;
+static constexpr int64_t kMinKTilesPerSplit = 4;
+static constexpr int64_t kSplitKFixupSteps = 4;
 /// Rows of the bandwidth (GEMV) path: each warp keeps one accumulator per
 /// row.
 static constexpr int64_t kMaxGemvRows = 16;
@@ -48,6 +56,9 @@ DictionaryAttr KernelConfig::toAttr(MLIRContext *context) const {
         b.getNamedAttr("mma_stages", b.getI64IntegerAttr(mmaStages)));
     fields.push_back(b.getNamedAttr(
         "mma_instruction", b.getStringAttr(wgmma ? "wgmma" : "mma_sync")));
+    if (mmaSplitK > 1)
+      fields.push_back(
+          b.getNamedAttr("mma_split_k", b.getI64IntegerAttr(mmaSplitK)));
   }
   if (gemv)
     fields.push_back(b.getNamedAttr("gemv", b.getBoolAttr(true)));
@@ -145,9 +156,17 @@ FailureOr<KernelConfig> KernelConfig::fromAttr(DictionaryAttr attr,
                   .str();
       return failure();
     }
+    if (attr.get("mma_split_k") &&
+        failed(integer("mma_split_k", config.mmaSplitK, 1, kMaxSplitK)))
+      return failure();
     config.mmaTile.assign(tile.asArrayRef().begin(), tile.asArrayRef().end());
     config.mmaWarps.assign(warps.asArrayRef().begin(),
                            warps.asArrayRef().end());
+  }
+  if (attr.get("mma_split_k") && config.mmaTile.empty()) {
+    error = ("'" + kKernelConfigAttr + "' has 'mma_split_k' without 'mma_tile'")
+                .str();
+    return failure();
   }
   if (Attribute gemv = attr.get("gemv")) {
     auto flag = dyn_cast<BoolAttr>(gemv);
@@ -467,6 +486,32 @@ void mlir::ridge::selectMmaTile(int64_t batch, int64_t m, int64_t n, int64_t k,
   config.mmaStages = stages;
 }
 
+int64_t mlir::ridge::selectSplitK(int64_t blocks, int64_t tileElements,
+                                  int64_t kTiles, int64_t operandElements,
+                                  int64_t smCount) {
+  // A block walks its k tiles one after another, each a global load's
+  // latency apart at best; blocks beyond the SMs wait for a second wave.
+  // With fewer tiles than SMs (resnet18's 7x7 layers: 8 tiles of 64 x 64
+  // for 132 SMs, 144 k tiles each) the k loop is the critical path, and
+  // splitting it over idle SMs shortens it; the partial sums cost a write
+  // and a read each, bounded by the operands' size.
+  int64_t limit = std::min<int64_t>(kMaxSplitK, kTiles / kMinKTilesPerSplit);
+  if (blocks > 0 && tileElements > 0)
+    limit =
+        std::min<int64_t>(limit, operandElements / (2 * blocks * tileElements));
+  auto cost = [&](int64_t splits) {
+    int64_t waves =
+        llvm::divideCeil(blocks * splits, std::max<int64_t>(smCount, 1));
+    return waves * llvm::divideCeil(kTiles, splits) +
+           (splits > 1 ? kSplitKFixupSteps : 0);
+  };
+  int64_t best = 1;
+  for (int64_t splits = 2; splits <= limit; ++splits)
+    if (cost(splits) < cost(best))
+      best = splits;
+  return best;
+}
+
 /// Whether `gemv` is what the bandwidth path builds: one f32 product of at
 /// most 16 rows, the weight read with 16-byte loads along k (B n x k: a
 /// Linear layer's weight), k whole 16-byte pieces; the m rows (a few
@@ -510,6 +555,16 @@ KernelConfig mlir::ridge::selectKernelConfig(func::FuncOp kernel,
       });
       selectMmaTile(batch, mma->m, mma->n, mma->getTotalK(), asyncCopies,
                     target, config);
+      int64_t blocks = batch * llvm::divideCeil(mma->m, config.mmaTile[0]) *
+                       llvm::divideCeil(mma->n, config.mmaTile[1]);
+      int64_t kTiles = 0;
+      for (const MmaProduct &product : mma->products)
+        kTiles += llvm::divideCeil(product.k, config.mmaTile[2]);
+      int64_t tileElements = config.mmaTile[0] * config.mmaTile[1] *
+                             static_cast<int64_t>(mma->products.size());
+      config.mmaSplitK = selectSplitK(
+          blocks, tileElements, kTiles,
+          batch * (mma->m + mma->n) * mma->getTotalK(), target.gpu.smCount);
       config.blockSize = config.mmaWarps[0] * config.mmaWarps[1] * kWarpSize;
       config.warpsPerBlock = config.mmaWarps[0] * config.mmaWarps[1];
       config.vectorWidth = 1;

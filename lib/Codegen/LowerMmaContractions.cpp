@@ -101,6 +101,7 @@ public:
     fragsN = warpTileN / 8;
     threads = warpsM * warpsN * kWarpSize;
     stages = config.mmaStages;
+    splitK = config.mmaSplitK;
     wgmma = config.wgmma;
   }
 
@@ -200,16 +201,33 @@ private:
   void multiplyStage(Value stage, SmallVectorImpl<Value> &acc);
   /// The k loop staged through registers (2 stages), or filled by cp.async
   /// (3 or 4 stages); returns the final accumulators.
-  SmallVector<Value> buildRegisterStagedLoop(int64_t numKTiles);
-  /// The loop over k tiles, carrying the accumulators (fragsM x fragsN
-  /// fragments of 4, zero to start).
-  scf::ForOp createKLoop(int64_t numKTiles) {
+  /// Both multiply k tiles `kFirst` .. `kFirst + kCount - 1` of the
+  /// current product (all of them, or a split's share).
+  SmallVector<Value> buildRegisterStagedLoop();
+  /// The loop over the block's `kCount` k tiles, carrying the accumulators
+  /// (fragsM x fragsN fragments of 4, zero to start).
+  scf::ForOp createKLoop() {
     Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
     SmallVector<Value> init(fragsM * fragsN * 4, zero);
-    return scf::ForOp::create(b, loc, index(0), index(numKTiles), index(1),
-                              init);
+    return scf::ForOp::create(b, loc, index(0), kCount, index(1), init);
   }
-  SmallVector<Value> buildAsyncCopyLoop(int64_t numKTiles);
+  SmallVector<Value> buildAsyncCopyLoop();
+  /// Sets the block's k range of a product of `numKTiles` k tiles: all of
+  /// them, or split `split`'s ceil(numKTiles / splitK) (fewer, or none, for
+  /// the last splits).
+  void setKRange(int64_t numKTiles, Value split);
+  /// Sets the thread's and block's coordinates (tid, lane, warps, tile
+  /// origin) from a launch's ids; `batchLinear` is the batch block index.
+  void setBlockCoordinates(gpu::LaunchOp launch, Value batchLinear);
+  /// The index into the split-K partial sums of accumulator `reg` of this
+  /// thread in split `split` of output tile `tile` (fragment order, thread
+  /// fastest: coalesced whole-block writes and reads).
+  Value getPartialIndex(Value tile, Value split, int64_t reg);
+  /// The second launch of a split kernel: adds the splits' partial sums in
+  /// split order (the result does not depend on which block finished first)
+  /// and stores them through the epilogue.
+  void buildSplitKFixup(Value partials, Value gridX, Value gridY,
+                        int64_t batchCount, int64_t numResults);
   /// The chunk (row, chunk-in-row) and operand coordinates of the
   /// `first`-th chunk the thread stages of k tile `kTile`.
   struct ChunkCoordinates {
@@ -252,13 +270,18 @@ private:
   // The tensor-core tile (zero on the GEMV path).
   int64_t tileM = 0, tileN = 0, tileK = 0, warpsM = 0, warpsN = 0;
   int64_t warpTileM = 0, warpTileN = 0, fragsM = 0, fragsN = 0, threads = 0;
-  int64_t stages = 0, gemvWarps = 0;
+  int64_t stages = 0, gemvWarps = 0, splitK = 1;
   bool wgmma = false;
   unsigned numBatch;
 
   StagedOperand lhs, rhs;
   Value tid, lane, warpM, warpN;
   Value mBase, nBase;
+  /// The current product's k tiles for this block: the first, and how many.
+  Value kFirst, kCount;
+  /// Static bound of kCount (the prologue's guards fold when it is exact).
+  int64_t kCountBound = 0;
+  bool kCountExact = true;
   SmallVector<Value> batchIndices;
 };
 
@@ -746,23 +769,24 @@ void MmaKernelBuilder::multiplyStage(Value stage, SmallVectorImpl<Value> &acc) {
   }
 }
 
-SmallVector<Value>
-MmaKernelBuilder::buildRegisterStagedLoop(int64_t numKTiles) {
+SmallVector<Value> MmaKernelBuilder::buildRegisterStagedLoop() {
   Value zeroIndex = index(0);
-  // Prologue: k tile 0 into stage 0.
-  SmallVector<Value> a = loadTile(lhs, zeroIndex);
-  SmallVector<Value> bTile = loadTile(rhs, zeroIndex);
+  // Prologue: the first k tile into stage 0 (a split with no tiles loads
+  // zeros past k and multiplies nothing).
+  SmallVector<Value> a = loadTile(lhs, kFirst);
+  SmallVector<Value> bTile = loadTile(rhs, kFirst);
   storeTile(lhs, a, zeroIndex);
   storeTile(rhs, bTile, zeroIndex);
   fenceSharedForWgmma();
   gpu::BarrierOp::create(b, loc);
 
-  scf::ForOp loop = createKLoop(numKTiles);
+  scf::ForOp loop = createKLoop();
   OpBuilder::InsertionGuard loopGuard(b);
   b.setInsertionPointToStart(loop.getBody());
   Value kTile = loop.getInductionVar();
   Value next = add(kTile, 1);
-  Value hasNext = lessThan(next, numKTiles);
+  Value hasNext =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, next, kCount);
   Value current = rem(kTile, 2);
   Value nextStage = rem(next, 2);
   // 1. The next tile's global loads, in flight during the multiplies.
@@ -776,8 +800,8 @@ MmaKernelBuilder::buildRegisterStagedLoop(int64_t numKTiles) {
   {
     OpBuilder::InsertionGuard ifGuard(b);
     b.setInsertionPointToStart(prefetch.thenBlock());
-    SmallVector<Value> loaded = loadTile(lhs, next);
-    llvm::append_range(loaded, loadTile(rhs, next));
+    SmallVector<Value> loaded = loadTile(lhs, add(kFirst, next));
+    llvm::append_range(loaded, loadTile(rhs, add(kFirst, next)));
     scf::YieldOp::create(b, loc, loaded);
     b.setInsertionPointToStart(prefetch.elseBlock());
     SmallVector<Value> zeros;
@@ -806,17 +830,27 @@ MmaKernelBuilder::buildRegisterStagedLoop(int64_t numKTiles) {
   return SmallVector<Value>(loop.getResults());
 }
 
-SmallVector<Value> MmaKernelBuilder::buildAsyncCopyLoop(int64_t numKTiles) {
-  // Prologue: k tiles 0 .. stages-2 in flight, one commit group each (an
-  // empty group past the last tile keeps the wait counts uniform).
+SmallVector<Value> MmaKernelBuilder::buildAsyncCopyLoop() {
+  // Prologue: the block's first stages-1 k tiles in flight, one commit
+  // group each (an empty group past its last tile keeps the wait counts
+  // uniform).
   for (int64_t tile = 0; tile < stages - 1; ++tile) {
-    if (tile < numKTiles) {
-      copyTileAsync(lhs, index(tile), index(tile));
-      copyTileAsync(rhs, index(tile), index(tile));
+    if (tile < kCountBound) {
+      OpBuilder::InsertionGuard ifGuard(b);
+      if (!kCountExact) {
+        auto guard = scf::IfOp::create(
+            b, loc,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                  index(tile), kCount),
+            /*withElseRegion=*/false);
+        b.setInsertionPoint(guard.thenBlock()->getTerminator());
+      }
+      copyTileAsync(lhs, add(kFirst, tile), index(tile));
+      copyTileAsync(rhs, add(kFirst, tile), index(tile));
     }
     NVVM::CpAsyncCommitGroupOp::create(b, loc);
   }
-  scf::ForOp loop = createKLoop(numKTiles);
+  scf::ForOp loop = createKLoop();
   OpBuilder::InsertionGuard loopGuard(b);
   b.setInsertionPointToStart(loop.getBody());
   Value kTile = loop.getInductionVar();
@@ -829,14 +863,16 @@ SmallVector<Value> MmaKernelBuilder::buildAsyncCopyLoop(int64_t numKTiles) {
   gpu::BarrierOp::create(b, loc);
   // 2. Tile kTile + stages - 1 into the stage tile kTile - 1 used.
   Value ahead = add(kTile, stages - 1);
-  auto issue = scf::IfOp::create(b, loc, lessThan(ahead, numKTiles),
-                                 /*withElseRegion=*/false);
+  auto issue = scf::IfOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, ahead, kCount),
+      /*withElseRegion=*/false);
   {
     OpBuilder::InsertionGuard ifGuard(b);
     b.setInsertionPoint(issue.thenBlock()->getTerminator());
     Value stage = rem(ahead, stages);
-    copyTileAsync(lhs, ahead, stage);
-    copyTileAsync(rhs, ahead, stage);
+    copyTileAsync(lhs, add(kFirst, ahead), stage);
+    copyTileAsync(rhs, add(kFirst, ahead), stage);
   }
   NVVM::CpAsyncCommitGroupOp::create(b, loc);
   // 3. The multiplies of tile kTile.
@@ -1003,8 +1039,21 @@ LogicalResult MmaKernelBuilder::build() {
   };
   Value gridX = index(llvm::divideCeil(mma.n, tileN));
   Value gridY = index(llvm::divideCeil(mma.m, tileM));
-  Value gridZ = index(batchCount);
+  Value gridZ = index(batchCount * splitK);
   Value one = index(1);
+  // Split-K: each split's partial sums, in fragment order, for the second
+  // launch to add (accumulators of every product, every thread, every
+  // split of every output tile).
+  int64_t numResults =
+      static_cast<int64_t>(mma.products.size()) * fragsM * fragsN * 4;
+  int64_t numTiles = batchCount * llvm::divideCeil(mma.n, tileN) *
+                     llvm::divideCeil(mma.m, tileM);
+  Value partials;
+  if (splitK > 1)
+    partials = memref::AllocOp::create(
+        b, loc,
+        MemRefType::get({numTiles * splitK * numResults * threads},
+                        b.getF32Type()));
   auto launch = gpu::LaunchOp::create(
       b, loc, gridX, gridY, gridZ, index(threads), one, one,
       /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
@@ -1014,15 +1063,13 @@ LogicalResult MmaKernelBuilder::build() {
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&launch.getBody().front());
   gpu::KernelDim3 blockIds = launch.getBlockIds();
-  gpu::KernelDim3 threadIds = launch.getThreadIds();
-  tid = threadIds.x;
-  lane = rem(tid, kWarpSize);
-  Value warp = div(tid, kWarpSize);
-  warpM = div(warp, warpsN);
-  warpN = rem(warp, warpsN);
-  mBase = mul(blockIds.y, tileM);
-  nBase = mul(blockIds.x, tileN);
-  setBatchIndices(blockIds.z);
+  // z runs over the batch, and over the splits of each batch index.
+  Value split, batchLinear = blockIds.z;
+  if (splitK > 1) {
+    split = rem(blockIds.z, splitK);
+    batchLinear = div(blockIds.z, splitK);
+  }
+  setBlockCoordinates(launch, batchLinear);
 
   // The products one after the other, each with its own accumulators; the
   // barrier between them keeps the second's first stores out of stages the
@@ -1051,14 +1098,111 @@ LogicalResult MmaKernelBuilder::build() {
       staged->source =
           memref::CollapseShapeOp::create(b, loc, staged->source, groups);
     }
-    int64_t numKTiles = llvm::divideCeil(current.k, tileK);
-    results.push_back(stages > 2 ? buildAsyncCopyLoop(numKTiles)
-                                 : buildRegisterStagedLoop(numKTiles));
+    setKRange(llvm::divideCeil(current.k, tileK), split);
+    results.push_back(stages > 2 ? buildAsyncCopyLoop()
+                                 : buildRegisterStagedLoop());
   }
 
+  if (splitK == 1) {
+    storeResults(results);
+    gpu::TerminatorOp::create(b, loc);
+    return success();
+  }
+  // This split's partial sums, then the second launch.
+  Value tile =
+      add(mul(add(mul(batchLinear, llvm::divideCeil(mma.m, tileM)), blockIds.y),
+              llvm::divideCeil(mma.n, tileN)),
+          blockIds.x);
+  int64_t reg = 0;
+  for (ArrayRef<Value> productResults : results)
+    for (Value value : productResults)
+      memref::StoreOp::create(b, loc, value, partials,
+                              getPartialIndex(tile, split, reg++));
+  gpu::TerminatorOp::create(b, loc);
+  b.setInsertionPointAfter(launch);
+  buildSplitKFixup(partials, gridX, gridY, batchCount, numResults);
+  memref::DeallocOp::create(b, loc, partials);
+  return success();
+}
+
+void MmaKernelBuilder::setKRange(int64_t numKTiles, Value split) {
+  if (splitK == 1) {
+    kFirst = index(0);
+    kCount = index(numKTiles);
+    kCountBound = numKTiles;
+    kCountExact = true;
+    return;
+  }
+  int64_t perSplit = llvm::divideCeil(numKTiles, splitK);
+  kFirst = mul(split, perSplit);
+  // min(perSplit, max(numKTiles - kFirst, 0)), in unsigned arithmetic:
+  // kFirst may pass numKTiles when the splits outnumber a product's tiles.
+  Value left = arith::SubIOp::create(
+      b, loc, arith::MaxUIOp::create(b, loc, index(numKTiles), kFirst), kFirst);
+  kCount = minimum(left, perSplit);
+  kCountBound = perSplit;
+  kCountExact = perSplit * splitK == numKTiles;
+  if (kCountExact)
+    kCount = index(perSplit);
+}
+
+void MmaKernelBuilder::setBlockCoordinates(gpu::LaunchOp launch,
+                                           Value batchLinear) {
+  gpu::KernelDim3 blockIds = launch.getBlockIds();
+  tid = launch.getThreadIds().x;
+  lane = rem(tid, kWarpSize);
+  Value warp = div(tid, kWarpSize);
+  warpM = div(warp, warpsN);
+  warpN = rem(warp, warpsN);
+  mBase = mul(blockIds.y, tileM);
+  nBase = mul(blockIds.x, tileN);
+  setBatchIndices(batchLinear);
+}
+
+Value MmaKernelBuilder::getPartialIndex(Value tile, Value split, int64_t reg) {
+  int64_t numResults =
+      static_cast<int64_t>(mma.products.size()) * fragsM * fragsN * 4;
+  Value slot = add(mul(add(mul(tile, splitK), split), numResults), reg);
+  return add(mul(slot, threads), tid);
+}
+
+void MmaKernelBuilder::buildSplitKFixup(Value partials, Value gridX,
+                                        Value gridY, int64_t batchCount,
+                                        int64_t numResults) {
+  Value one = index(1);
+  auto launch = gpu::LaunchOp::create(b, loc, gridX, gridY, index(batchCount),
+                                      index(threads), one, one);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&launch.getBody().front());
+  gpu::KernelDim3 blockIds = launch.getBlockIds();
+  setBlockCoordinates(launch, blockIds.z);
+  Value tile =
+      add(mul(add(mul(blockIds.z, llvm::divideCeil(mma.m, tileM)), blockIds.y),
+              llvm::divideCeil(mma.n, tileN)),
+          blockIds.x);
+  // Split 0 first, then 1, ...: a fixed order of f32 additions, whichever
+  // block finished first.
+  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
+  auto loop = scf::ForOp::create(b, loc, index(0), index(splitK), one,
+                                 SmallVector<Value>(numResults, zero));
+  {
+    OpBuilder::InsertionGuard loopGuard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    SmallVector<Value> sums;
+    for (int64_t reg = 0; reg < numResults; ++reg) {
+      Value partial = memref::LoadOp::create(
+          b, loc, partials, getPartialIndex(tile, loop.getInductionVar(), reg));
+      sums.push_back(arith::AddFOp::create(
+          b, loc, loop.getRegionIterArgs()[reg], partial));
+    }
+    scf::YieldOp::create(b, loc, sums);
+  }
+  SmallVector<SmallVector<Value>> results(mma.products.size());
+  int64_t perProduct = numResults / static_cast<int64_t>(mma.products.size());
+  for (int64_t reg = 0; reg < numResults; ++reg)
+    results[reg / perProduct].push_back(loop.getResult(reg));
   storeResults(results);
   gpu::TerminatorOp::create(b, loc);
-  return success();
 }
 
 LogicalResult MmaKernelBuilder::buildGemv() {

@@ -465,3 +465,68 @@ func.func private @gemv(%x: memref<2x256xf32>, %w: memref<96x256xf32>, %bias: me
   memref.dealloc %acc : memref<2x96xf32>
   return
 }
+
+// -----
+
+// Split-K (mma_split_k = 4): 320 = 10 k tiles, 3 per split (the last split
+// takes 1), so each block's k range is computed from its split (blockIdx.z)
+// and the cp.async prologue is guarded by it. Each split stores its
+// accumulators as partial sums, thread-fastest (coalesced); a second
+// launch, one block per output tile, adds the 4 splits in order and applies
+// the epilogue.
+// CHECK-LABEL: func.func private @split_k
+// CHECK: %[[PARTIALS:.*]] = memref.alloc() : memref<8192xf32>
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c2, {{.*}} = %c1, {{.*}} = %c4) threads({{.*}}) in ({{.*}} = %c128, {{.*}} = %c1, {{.*}} = %c1)
+// CHECK: arith.maxui {{.*}}, %c10 : index
+// CHECK: %[[COUNT:.*]] = arith.minui {{.*}}, %c3 : index
+// CHECK: scf.if
+// CHECK: nvgpu.device_async_copy
+// CHECK: nvvm.cp.async.commit.group
+// CHECK: scf.for {{.*}} = %c0 to %[[COUNT]] step %c1
+// CHECK: nvvm.mma.sync
+// CHECK-COUNT-8: memref.store {{.*}}, %[[PARTIALS]]
+// CHECK-NOT: math.tanh
+// CHECK: gpu.terminator
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c2, {{.*}} = %c1, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c128, {{.*}} = %c1, {{.*}} = %c1) {
+// CHECK: scf.for {{.*}} = %c0 to %c4 step %c1 iter_args
+// CHECK: memref.load %[[PARTIALS]]
+// CHECK-NEXT: arith.addf
+// CHECK: gpu.shuffle  xor
+// CHECK: math.tanh
+// CHECK: vector.store {{.*}}, %arg3
+// CHECK: gpu.terminator
+// CHECK: memref.dealloc %[[PARTIALS]]
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+func.func private @split_k(%x: memref<32x320xbf16>, %w: memref<320x64xbf16>, %bias: memref<64xf32>, %out: memref<32x64xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 128 : i64, mma_instruction = "mma_sync", mma_split_k = 4 : i64, mma_stages = 3 : i64, mma_tile = array<i64: 32, 32, 32>, mma_warps = array<i64: 2, 2>, vector_width = 1 : i64, warps_per_block = 4 : i64}} {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%out : memref<32x64xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : memref<32x320xbf16>, memref<320x64xbf16>) outs(%out : memref<32x64xf32>) {
+  ^bb0(%l: bf16, %r: bf16, %acc: f32):
+    %le = arith.extf %l : bf16 to f32
+    %re = arith.extf %r : bf16 to f32
+    %p = arith.mulf %le, %re : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%out, %bias : memref<32x64xf32>, memref<64xf32>) outs(%out : memref<32x64xf32>) {
+  ^bb0(%v: f32, %bv: f32, %o: f32):
+    %t = arith.addf %v, %bv : f32
+    %h = math.tanh %t : f32
+    linalg.yield %h : f32
+  }
+  return
+}
+
+// -----
+
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+// expected-error @+1 {{'ridge.kernel_config' needs 'mma_split_k' as an integer in [1, 16]}}
+func.func private @split_k_zero(%x: memref<32x32xbf16>, %w: memref<32x32xbf16>, %out: memref<32x32xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 128 : i64, mma_instruction = "mma_sync", mma_split_k = 0 : i64, mma_stages = 2 : i64, mma_tile = array<i64: 32, 32, 32>, mma_warps = array<i64: 2, 2>, vector_width = 1 : i64, warps_per_block = 4 : i64}} {
+  return
+}

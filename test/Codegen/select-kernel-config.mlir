@@ -311,3 +311,36 @@ func.func private @attention_many_rows(%q: tensor<1x16x4096x64xf32>, %k: tensor<
   %0:2 = ridge.attention %q, %k, %v {scale = 0.125 : f32} : tensor<1x16x4096x64xf32>, tensor<1x16x4096x64xf32>, tensor<1x16x4096x64xf32> -> tensor<1x16x4096x64xf32>, tensor<1x16x4096x4096xf32>
   return %0#0 : tensor<1x16x4096x64xf32>
 }
+
+// -----
+
+// resnet18's last convolutions: m = 512 output channels, n = 7 x 7 = 49
+// pixels, k = 512 x 3 x 3 = 4608 (144 k tiles). 8 output tiles of 64x64
+// leave 124 of the 132 SMs idle and walk 144 k steps each; split-K over 16
+// blocks per tile (128 blocks, one wave) walks 9, plus the second launch
+// that adds the partial sums (priced as 4): 13 k steps on the critical path.
+// CHECK-LABEL: func.func private @conv_split_k
+// CHECK-SAME: mma_instruction = "wgmma", mma_split_k = 16 : i64, mma_stages = 2 : i64, mma_tile = array<i64: 64, 64, 32>
+module attributes {ridge.target = {bandwidth = 3.35e+12 : f64, chip = "sm_90a", gpu = "H100-SXM", l2_bytes = 52428800 : i64, peak_flops = {bf16 = 9.89e+14 : f64, fp16 = 9.89e+14 : f64, fp32 = 6.7e+13 : f64, fp8 = 1.979e+15 : f64, tf32 = 4.94e+14 : f64}, precision = "bf16", registers_per_sm = 65536 : i64, sm_count = 132 : i64, smem_per_sm = 232448 : i64}} {
+  func.func private @conv_split_k(%x: tensor<1x512x7x7xf32>, %w: tensor<512x512x3x3xf32>, %b: tensor<512xf32>) -> tensor<1x512x7x7xf32> attributes {ridge.kernel = "contraction"} {
+    %0 = ridge.conv %x, %w, %b {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1 : i64, ridge.precision = "bf16"} : (tensor<1x512x7x7xf32>, tensor<512x512x3x3xf32>, tensor<512xf32>) -> tensor<1x512x7x7xf32>
+    %1 = ridge.relu %0 : tensor<1x512x7x7xf32>
+    return %1 : tensor<1x512x7x7xf32>
+  }
+}
+
+// -----
+
+// A 512 x 512 x 768 product has 64 blocks of 64x64 for 132 SMs, and two
+// splits of its 24 k tiles would shorten its k loop from 24 steps to 12 +
+// 4, but would write and read 2 x 2 x 512 x 512 partial sums, more than its
+// operands' (512 + 512) x 768 elements: no split.
+// CHECK-LABEL: func.func private @square_no_split
+// CHECK-SAME: mma_tile = array<i64: 64, 64, 32>
+// CHECK-NOT: mma_split_k
+module attributes {ridge.target = {bandwidth = 3.35e+12 : f64, chip = "sm_90a", gpu = "H100-SXM", l2_bytes = 52428800 : i64, peak_flops = {bf16 = 9.89e+14 : f64, fp16 = 9.89e+14 : f64, fp32 = 6.7e+13 : f64, fp8 = 1.979e+15 : f64, tf32 = 4.94e+14 : f64}, precision = "bf16", registers_per_sm = 65536 : i64, sm_count = 132 : i64, smem_per_sm = 232448 : i64}} {
+  func.func private @square_no_split(%x: tensor<512x768xf16>, %w: tensor<768x512xf16>) -> tensor<512x512xf16> attributes {ridge.kernel = "contraction"} {
+    %p = ridge.matmul %x, %w : (tensor<512x768xf16>, tensor<768x512xf16>) -> tensor<512x512xf16>
+    return %p : tensor<512x512xf16>
+  }
+}

@@ -49,6 +49,11 @@ struct KernelConfig {
   /// through registers (operands converted on the way), 3 or 4 filled by
   /// cp.async (operands already in the multiply type).
   int64_t mmaStages = 0;
+  /// Blocks that split the k loop of one output tile (split-K): each
+  /// accumulates its share of the k tiles and writes its partial sums, and
+  /// a second launch adds the splits in order and applies the epilogue.
+  /// 1: no split.
+  int64_t mmaSplitK = 1;
   /// The tensor-core instruction: warp-level `mma.sync` (sm_80 and later)
   /// or warpgroup-level `wgmma` (sm_90a; one warpgroup per 64 rows of the
   /// tile, k steps of 32 in 64-byte-swizzled shared memory). The attention
@@ -139,6 +144,18 @@ SmallVector<int64_t> selectTileSizes(TilingInterface sink);
 void selectMmaTile(int64_t batch, int64_t m, int64_t n, int64_t k,
                    bool asyncCopies, const TargetSpec &target,
                    KernelConfig &config);
+
+/// Split-K of a tensor-core kernel with `blocks` output tiles of
+/// `tileElements` accumulators each (batch and products included) and
+/// `kTiles` k tiles (summed over its products): the split S in [1, 16]
+/// that minimizes the k steps on the critical path,
+/// waves x ceil(kTiles / S) with waves = ceil(blocks x S / smCount), plus
+/// kSplitKFixupSteps for the second launch when S > 1. Each split keeps at
+/// least kMinKTilesPerSplit k tiles, and the partial sums written and read
+/// (2 x S x blocks x tileElements) may not outnumber `operandElements`, the
+/// GEMM's operands (batch x (m + n) x k). Ties go to the smaller S.
+int64_t selectSplitK(int64_t blocks, int64_t tileElements, int64_t kTiles,
+                     int64_t operandElements, int64_t smCount);
 
 /// The decision (policy), on a kernel after ridge-fuse-kernel-bodies (its
 /// producers fused, not yet tiled): tile sizes by the row rule for a kernel
