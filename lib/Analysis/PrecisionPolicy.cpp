@@ -179,14 +179,42 @@ mlir::ridge::selectContractionPrecision(Operation *op, const TargetSpec &target,
   return decision;
 }
 
+SmallVector<std::pair<Operation *, PrecisionDecision>>
+mlir::ridge::selectPrecisions(Operation *root, const TargetSpec &target,
+                              const RooflineModel &model) {
+  SmallVector<std::pair<Operation *, PrecisionDecision>> decisions;
+  root->walk([&](Operation *op) {
+    if (isPrecisionCandidate(op))
+      decisions.emplace_back(op, selectContractionPrecision(op, target, model));
+  });
+  // A fusion group's contractions become one kernel's products, which run
+  // on tensor cores only together (a residual block's 3x3 convolution and
+  // its 1x1 downsampling branch, summed in one epilogue).
+  llvm::DenseMap<Operation *, Precision> groupFormat;
+  for (auto &[op, decision] : decisions)
+    if (decision.roundTo && !isa<AttentionOp>(op))
+      if (auto group = op->getParentOfType<FusionGroupOp>())
+        groupFormat.try_emplace(group, *decision.roundTo);
+  for (auto &[op, decision] : decisions) {
+    if (decision.reason != PrecisionReason::MemoryBound || isa<AttentionOp>(op))
+      continue;
+    auto group = op->getParentOfType<FusionGroupOp>();
+    auto format = group ? groupFormat.find(group) : groupFormat.end();
+    if (format == groupFormat.end())
+      continue;
+    decision.roundTo = format->second;
+    decision.reason = PrecisionReason::FusedWithRounded;
+    decision.explanation += "; rounded to " +
+                            stringifyPrecision(format->second).str() +
+                            " with the contraction fused beside it";
+  }
+  return decisions;
+}
+
 unsigned mlir::ridge::countRoundedContractions(Operation *root,
                                                const TargetSpec &target,
                                                const RooflineModel &model) {
-  unsigned count = 0;
-  root->walk([&](Operation *op) {
-    if (isPrecisionCandidate(op) &&
-        selectContractionPrecision(op, target, model).roundTo)
-      ++count;
-  });
-  return count;
+  return llvm::count_if(
+      selectPrecisions(root, target, model),
+      [](const auto &entry) { return entry.second.roundTo.has_value(); });
 }

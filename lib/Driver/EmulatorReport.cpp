@@ -49,8 +49,13 @@ mlir::ridge::buildPlannedReport(ModuleOp module, const TargetSpec &target,
     return std::nullopt;
   CostAnalysis costs(*clone);
   RooflineReport report = buildRooflineReport(costs, model, modelName);
+  // The kernels, and their formats: a contraction fused beside a rounded
+  // one takes its format (PrecisionPolicy.h), as buildGraphToLinalgPipeline
+  // decides once the groups are formed. The node rows above keep each op's
+  // own decision.
   PassManager groups(module.getContext());
   buildFusionGroupPipeline(groups, fusion, /*recordUnfused=*/true);
+  groups.addNestedPass<func::FuncOp>(createSelectPrecisionPass());
   if (failed(groups.run(*clone)))
     return std::nullopt;
   auto main = clone->lookupSymbol<func::FuncOp>("main");

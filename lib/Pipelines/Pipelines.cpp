@@ -111,6 +111,10 @@ void mlir::ridge::buildGraphToLinalgPipeline(
   // 4. The fusion plan decides the kernels; each kernel function is lowered
   //    on its own, so no fusion crosses a kernel boundary, then inlined back.
   buildFusionGroupPipeline(pm, options.fusion);
+  //    Once more with the kernels known: a contraction fused beside a
+  //    rounded one takes its format, so that all of a kernel's products run
+  //    on its tensor cores (PrecisionPolicy.h).
+  pm.addNestedPass<func::FuncOp>(createSelectPrecisionPass());
   pm.addPass(createOutlineFusionGroupsPass());
   // 5. Graph ops -> linalg on tensors (a contraction's ridge.precision
   //    rounds its operands in its body); each kernel's producers fold into

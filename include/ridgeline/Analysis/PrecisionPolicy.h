@@ -15,7 +15,9 @@
 //    dimension (M, N, K) is at least 16, one tensor-core tile. A
 //    memory-bound contraction (a node test, a decode step, a GEMV) stays
 //    fp32: rounding it adds error and saves no time, since its operands
-//    stay fp32 in memory.
+//    stay fp32 in memory;
+//  * a memory-bound contraction fused into one kernel with a rounded one
+//    takes its format (the kernel's products share its tensor cores).
 //
 // The decision depends on the GPU model and the requested numerics only, so
 // a CPU build with `--precision=bf16` rounds exactly the contractions that
@@ -55,6 +57,11 @@ enum class PrecisionReason {
   TooSmall,
   /// Memory-bound on the fp32 roofline: rounding saves no time.
   MemoryBound,
+  /// Memory-bound, but in one fusion group with a rounded contraction (a
+  /// residual block's 1x1 downsampling convolution beside its 3x3 one):
+  /// rounded to the same format, since one product in fp32 would keep the
+  /// whole kernel off the tensor cores.
+  FusedWithRounded,
 };
 
 struct PrecisionDecision {
@@ -90,8 +97,18 @@ PrecisionDecision selectContractionPrecision(Operation *op,
                                              const TargetSpec &target,
                                              const RooflineModel &model);
 
-/// Candidates of `root` that `selectContractionPrecision` rounds (a tool's
-/// summary: ridge-run widens its comparison for them).
+/// The decisions for every candidate under `root`, in walk order:
+/// selectContractionPrecision for each, then, inside each ridge.fusion_group
+/// that rounds one of its MatMul/Gemm/Conv to a format, that format for the
+/// group's other MatMul/Gemm/Conv that are only memory-bound
+/// (PrecisionReason::FusedWithRounded): products of one kernel share its
+/// tensor cores, and an fp32 one would put the kernel on SIMT.
+SmallVector<std::pair<Operation *, PrecisionDecision>>
+selectPrecisions(Operation *root, const TargetSpec &target,
+                 const RooflineModel &model);
+
+/// Candidates of `root` that `selectPrecisions` rounds (a tool's summary:
+/// ridge-run widens its comparison for them).
 unsigned countRoundedContractions(Operation *root, const TargetSpec &target,
                                   const RooflineModel &model);
 

@@ -1,4 +1,4 @@
-// RUN: ridge-opt %s -split-input-file -ridge-select-precision | FileCheck %s
+// RUN: ridge-opt %s -split-input-file -ridge-select-precision | FileCheck %s --check-prefixes=CHECK,DEFAULT
 // RUN: ridge-opt %s -split-input-file -ridge-select-precision=precision=fp32 | FileCheck %s --check-prefix=FP32
 // RUN: ridge-opt %s -split-input-file -ridge-attach-target=chip=cpu -ridge-select-precision | FileCheck %s --check-prefix=FP32
 // RUN: ridge-opt %s -split-input-file -ridge-attach-target="chip=cpu precision=bf16" -ridge-select-precision | FileCheck %s
@@ -125,3 +125,39 @@ func.func @causal_attention(%q: tensor<1x2x128x64xf32>, %k: tensor<1x2x128x64xf3
 
 // fp8 tensor cores came with sm_89; the error names the chip.
 // NO-FP8: error: --precision=fp8 needs fp8 tensor cores (sm_89, sm_90a or newer); target sm_80 has none
+
+// -----
+
+// resnet18's last downsampling block: the 3x3 convolution (24 FLOP/B) is
+// compute-bound on the H100's fp32 roofline, the 1x1 strided one (15.6
+// FLOP/B) memory-bound. Fused into one kernel (their sum is one epilogue),
+// the 1x1 takes the 3x3's format: the kernel's products share its tensor
+// cores, and an fp32 product would put the whole kernel on SIMT. Outside a
+// fusion group each keeps its own decision.
+// CHECK-LABEL: func @fused_downsample
+// CHECK: ridge.fusion_group
+// CHECK: ridge.conv {{.*}}ridge.precision = "bf16"
+// CHECK: ridge.conv {{.*}}ridge.precision = "bf16"
+// CHECK: ridge.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: ridge.conv {{.*}}ridge.precision = "bf16"
+// On the H100 (the default target) the lone 1x1 stays fp32; the A100's
+// ridge point (9.6 FLOP/B) rounds it on its own too.
+// DEFAULT-NEXT: ridge.conv %{{.*}} {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>}
+// FP32-LABEL: func @fused_downsample
+// FP32-NOT: ridge.precision
+// FP32: return
+// FP16-LABEL: func @fused_downsample
+// FP16: ridge.conv {{.*}}ridge.precision = "fp16"
+// FP16: ridge.conv {{.*}}ridge.precision = "fp16"
+func.func @fused_downsample(%x: tensor<1x512x7x7xf32>, %w: tensor<512x512x3x3xf32>, %b: tensor<512xf32>, %y: tensor<1x256x14x14xf32>, %wd: tensor<512x256x1x1xf32>, %bd: tensor<512xf32>) -> (tensor<1x512x7x7xf32>, tensor<1x512x7x7xf32>, tensor<1x512x7x7xf32>) {
+  %g = ridge.fusion_group "k0_conv" kind "contraction" -> tensor<1x512x7x7xf32> {
+    %0 = ridge.conv %x, %w, %b {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x512x7x7xf32>, tensor<512x512x3x3xf32>, tensor<512xf32>) -> tensor<1x512x7x7xf32>
+    %1 = ridge.conv %y, %wd, %bd {strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x256x14x14xf32>, tensor<512x256x1x1xf32>, tensor<512xf32>) -> tensor<1x512x7x7xf32>
+    %2 = ridge.add %0, %1 : (tensor<1x512x7x7xf32>, tensor<1x512x7x7xf32>) -> tensor<1x512x7x7xf32>
+    ridge.yield %2 : tensor<1x512x7x7xf32>
+  }
+  %3 = ridge.conv %x, %w, %b {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x512x7x7xf32>, tensor<512x512x3x3xf32>, tensor<512xf32>) -> tensor<1x512x7x7xf32>
+  %4 = ridge.conv %y, %wd, %bd {strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x256x14x14xf32>, tensor<512x256x1x1xf32>, tensor<512xf32>) -> tensor<1x512x7x7xf32>
+  return %g, %3, %4 : tensor<1x512x7x7xf32>, tensor<1x512x7x7xf32>, tensor<1x512x7x7xf32>
+}

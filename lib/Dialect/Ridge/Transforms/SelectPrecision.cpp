@@ -45,6 +45,8 @@ struct SelectPrecisionPass
       return numTooSmall;
     case PrecisionReason::MemoryBound:
       return numMemoryBound;
+    case PrecisionReason::FusedWithRounded:
+      return numFusedWithRounded;
     }
     llvm_unreachable("unknown precision reason");
   }
@@ -63,11 +65,7 @@ struct SelectPrecisionPass
       return signalPassFailure();
 
     bool changed = false;
-    func.walk([&](Operation *op) {
-      if (!isPrecisionCandidate(op))
-        return;
-      PrecisionDecision decision =
-          selectContractionPrecision(op, *target, *model);
+    for (auto &[op, decision] : selectPrecisions(func, *target, *model)) {
       ++getStatistic(decision.reason);
       LLVM_DEBUG(llvm::dbgs()
                  << op->getName() << " at " << op->getLoc() << ": "
@@ -82,7 +80,7 @@ struct SelectPrecisionPass
       } else {
         changed |= static_cast<bool>(op->removeAttr(kPrecisionAttr));
       }
-    });
+    }
     if (!changed)
       markAllAnalysesPreserved();
   }
