@@ -128,10 +128,10 @@ private:
   Value rem(Value lhs, int64_t rhs) {
     return arith::RemUIOp::create(b, loc, lhs, index(rhs));
   }
-  Value lessThan(Value lhs, int64_t rhs) {
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, lhs,
-                                 index(rhs));
+  Value lessThan(Value lhs, Value rhs) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, lhs, rhs);
   }
+  Value lessThan(Value lhs, int64_t rhs) { return lessThan(lhs, index(rhs)); }
   Value minimum(Value lhs, int64_t rhs) {
     return arith::MinUIOp::create(b, loc, lhs, index(rhs));
   }
@@ -219,6 +219,13 @@ private:
   /// Sets the thread's and block's coordinates (tid, lane, warps, tile
   /// origin) from a launch's ids; `batchLinear` is the batch block index.
   void setBlockCoordinates(gpu::LaunchOp launch, Value batchLinear);
+  /// The linear index of the block's output tile: batch index, then m and
+  /// n tiles (row-major), from a launch's block ids.
+  Value getTileIndex(Value batchLinear, gpu::KernelDim3 blockIds) {
+    Value row =
+        add(mul(batchLinear, llvm::divideCeil(mma.m, tileM)), blockIds.y);
+    return add(mul(row, llvm::divideCeil(mma.n, tileN)), blockIds.x);
+  }
   /// The index into the split-K partial sums of accumulator `reg` of this
   /// thread in split `split` of output tile `tile` (fragment order, thread
   /// fastest: coalesced whole-block writes and reads).
@@ -785,8 +792,7 @@ SmallVector<Value> MmaKernelBuilder::buildRegisterStagedLoop() {
   b.setInsertionPointToStart(loop.getBody());
   Value kTile = loop.getInductionVar();
   Value next = add(kTile, 1);
-  Value hasNext =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, next, kCount);
+  Value hasNext = lessThan(next, kCount);
   Value current = rem(kTile, 2);
   Value nextStage = rem(next, 2);
   // 1. The next tile's global loads, in flight during the multiplies.
@@ -838,11 +844,8 @@ SmallVector<Value> MmaKernelBuilder::buildAsyncCopyLoop() {
     if (tile < kCountBound) {
       OpBuilder::InsertionGuard ifGuard(b);
       if (!kCountExact) {
-        auto guard = scf::IfOp::create(
-            b, loc,
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                  index(tile), kCount),
-            /*withElseRegion=*/false);
+        auto guard = scf::IfOp::create(b, loc, lessThan(index(tile), kCount),
+                                       /*withElseRegion=*/false);
         b.setInsertionPoint(guard.thenBlock()->getTerminator());
       }
       copyTileAsync(lhs, add(kFirst, tile), index(tile));
@@ -863,10 +866,8 @@ SmallVector<Value> MmaKernelBuilder::buildAsyncCopyLoop() {
   gpu::BarrierOp::create(b, loc);
   // 2. Tile kTile + stages - 1 into the stage tile kTile - 1 used.
   Value ahead = add(kTile, stages - 1);
-  auto issue = scf::IfOp::create(
-      b, loc,
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, ahead, kCount),
-      /*withElseRegion=*/false);
+  auto issue = scf::IfOp::create(b, loc, lessThan(ahead, kCount),
+                                 /*withElseRegion=*/false);
   {
     OpBuilder::InsertionGuard ifGuard(b);
     b.setInsertionPoint(issue.thenBlock()->getTerminator());
@@ -1109,10 +1110,7 @@ LogicalResult MmaKernelBuilder::build() {
     return success();
   }
   // This split's partial sums, then the second launch.
-  Value tile =
-      add(mul(add(mul(batchLinear, llvm::divideCeil(mma.m, tileM)), blockIds.y),
-              llvm::divideCeil(mma.n, tileN)),
-          blockIds.x);
+  Value tile = getTileIndex(batchLinear, blockIds);
   int64_t reg = 0;
   for (ArrayRef<Value> productResults : results)
     for (Value value : productResults)
@@ -1176,10 +1174,7 @@ void MmaKernelBuilder::buildSplitKFixup(Value partials, Value gridX,
   b.setInsertionPointToStart(&launch.getBody().front());
   gpu::KernelDim3 blockIds = launch.getBlockIds();
   setBlockCoordinates(launch, blockIds.z);
-  Value tile =
-      add(mul(add(mul(blockIds.z, llvm::divideCeil(mma.m, tileM)), blockIds.y),
-              llvm::divideCeil(mma.n, tileN)),
-          blockIds.x);
+  Value tile = getTileIndex(blockIds.z, blockIds);
   // Split 0 first, then 1, ...: a fixed order of f32 additions, whichever
   // block finished first.
   Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
