@@ -148,6 +148,8 @@ public:
                              std::string &error) override;
   uint8_t *accessGlobalAsync(uint64_t address, uint64_t bytes,
                              std::string &error) override;
+  void countAsyncGlobal(bool load,
+                        const std::vector<uint64_t> &addresses) override;
   const uint8_t *accessParam(uint64_t offset, uint64_t bytes) override {
     if (offset + bytes > params.size() || offset + bytes < offset)
       return nullptr;

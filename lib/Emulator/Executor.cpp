@@ -323,6 +323,27 @@ uint8_t *BlockRun::accessGlobalAsync(uint64_t address, uint64_t bytes,
   return nullptr;
 }
 
+void BlockRun::countAsyncGlobal(bool load,
+                                const std::vector<uint64_t> &addresses) {
+  // 32 pieces of 16 bytes a request, as a warp's 16-byte accesses would be:
+  // the bytes and the distinct sectors are what the counters compare.
+  constexpr unsigned kPieceBytes = 16;
+  for (size_t first = 0; first < addresses.size(); first += kWarpSize) {
+    WarpAccess access;
+    access.bytes = kPieceBytes;
+    size_t count = std::min<size_t>(kWarpSize, addresses.size() - first);
+    for (size_t i = 0; i < count; ++i) {
+      access.lanes |= 1u << i;
+      access.address[i] = addresses[first + i];
+    }
+    if (load)
+      countGlobalAccess(stats.globalLoad, access, &footprint.load,
+                        &footprint.store);
+    else
+      countGlobalAccess(stats.globalStore, access, &footprint.store);
+  }
+}
+
 bool BlockRun::completeBarriers(bool &released) {
   released = false;
   uint32_t waitingAt[kNumBarriers] = {};

@@ -737,6 +737,10 @@ bool HopperUnit::performCopy(const Copy &copy, std::string &error) {
     else
       std::memcpy(global, shared, copy.bytes);
     transferred = copy.bytes;
+    std::vector<uint64_t> pieces;
+    for (uint64_t offset = 0; offset < copy.bytes; offset += 16)
+      pieces.push_back(copy.global + offset);
+    host.countAsyncGlobal(copy.kind == Copy::Load, pieces);
   } else {
     TensorMap map;
     std::string why;
@@ -758,6 +762,9 @@ bool HopperUnit::performCopy(const Copy &copy, std::string &error) {
     uint64_t boxBytes = total * elementBytes;
     if (!host.accessSharedAsync(copy.shared, boxBytes, load, why))
       return failCopy("tensor copy: " + why);
+    // The global bytes moved, in 16-byte pieces (rows of the box are whole
+    // 16-byte units: the map's box[0] x element size is a multiple of 16).
+    std::vector<uint64_t> pieces;
     for (uint64_t linear = 0; linear < total; ++linear) {
       uint64_t rest = linear;
       bool inBounds = true;
@@ -788,16 +795,19 @@ bool HopperUnit::performCopy(const Copy &copy, std::string &error) {
           std::memset(shared, map.oobFill ? 0xff : 0, elementBytes);
         continue;
       }
-      uint8_t *global = host.accessGlobalAsync(map.globalAddress + globalOffset,
-                                               elementBytes, why);
+      uint64_t address = map.globalAddress + globalOffset;
+      uint8_t *global = host.accessGlobalAsync(address, elementBytes, why);
       if (!global)
         return failCopy("tensor copy: " + why);
+      if (pieces.empty() || address / 16 != pieces.back() / 16)
+        pieces.push_back(address / 16 * 16);
       if (load)
         std::memcpy(shared, global, elementBytes);
       else
         std::memcpy(global, shared, elementBytes);
     }
     transferred = boxBytes;
+    host.countAsyncGlobal(load, pieces);
   }
   ++version;
   if (copy.mbarrier != ~0ull) {

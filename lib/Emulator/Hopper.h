@@ -70,6 +70,11 @@ public:
   /// against the allocation table; null with `error`.
   virtual uint8_t *accessGlobalAsync(uint64_t address, uint64_t bytes,
                                      std::string &error) = 0;
+  /// Counts global bytes the async proxy moved for the block (a bulk or
+  /// tensor copy), as requests of the 16-byte pieces at `addresses`:
+  /// DRAM traffic the threads did not request themselves.
+  virtual void countAsyncGlobal(bool load,
+                                const std::vector<uint64_t> &addresses) = 0;
   /// The kernel's parameter bytes at a generic or .param address.
   virtual const uint8_t *accessParam(uint64_t address, uint64_t bytes) = 0;
   virtual std::string getRegName(uint32_t reg) const = 0;

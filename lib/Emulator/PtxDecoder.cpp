@@ -221,6 +221,13 @@ bool Decoder::decode(Instruction &inst, const std::string &opcodeText,
                                   : Space::Shared;
       continue;
     }
+    // cvta.to.shared::cluster: a CTA's own shared window is its part of the
+    // cluster's (clusters are not emulated: a kernel that declares one is
+    // refused), which is what LLVM writes before a TMA load's destination.
+    if (m == "shared::cluster" && inst.opcode == Opcode::Cvta) {
+      inst.space = Space::Shared;
+      continue;
+    }
     if (m == "shared::cluster")
       return unsupported("state space .shared::cluster");
     if (m == "v2" || m == "v4") {
