@@ -118,6 +118,7 @@ constexpr int CU_TENSOR_MAP_SWIZZLE_32B = 1;
 constexpr int CU_TENSOR_MAP_SWIZZLE_64B = 2;
 constexpr int CU_TENSOR_MAP_SWIZZLE_128B = 3;
 constexpr int CU_TENSOR_MAP_L2_PROMOTION_NONE = 0;
+constexpr int CU_TENSOR_MAP_L2_PROMOTION_L2_128B = 2;
 constexpr int CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0;
 static_assert(sizeof(CUlaunchConfig) == 56, "must match cuda.h");
 } // namespace cu

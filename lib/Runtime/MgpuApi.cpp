@@ -577,6 +577,73 @@ mgpuLaunchClusterKernel(CUfunction function, intptr_t clusterX,
 }
 
 //===----------------------------------------------------------------------===//
+// Tensor maps (TMA)
+//===----------------------------------------------------------------------===//
+
+// The host code of an sm_90a tensor-core kernel whose operands are loaded by
+// TMA (ridge-lower-mma-contractions, `mma_tma`) encodes each operand's tiled
+// tensor map just before the launch, into 128 bytes of its own stack, and
+// passes them by value: the kernel reads them as a `__grid_constant__`
+// parameter, as CUTLASS's and Triton's do. Encoding touches no device state,
+// so it is legal while a stream is being captured, and a captured graph keeps
+// the parameter's bytes: no device copy of the map to keep alive or refresh.
+//
+// Dimensions and box sizes go innermost first (as cuTensorMapEncodeTiled
+// takes them), `rank` of them used; strides are in bytes, for dimensions 1
+// and up. Every element stride is 1; elements outside the tensor read as
+// zeros (the k tail and the m|n edges of a tile).
+RIDGE_MGPU_EXPORT void ridgeTensorMapEncodeTiled(
+    void *map, void *base, int32_t dataType, int32_t rank, int64_t dim0,
+    int64_t dim1, int64_t dim2, int64_t dim3, int64_t dim4, int64_t stride1,
+    int64_t stride2, int64_t stride3, int64_t stride4, int32_t box0,
+    int32_t box1, int32_t box2, int32_t box3, int32_t box4, int32_t swizzle) {
+  const char *fn = "ridgeTensorMapEncodeTiled";
+  if (map)
+    std::memset(map, 0, sizeof(CUtensorMap));
+  if (skipAfterError())
+    return;
+  CudaDriver *driver = enter(fn);
+  if (!driver)
+    return;
+  const CudaDriver::Api &api = driver->api();
+  if (!api.cuTensorMapEncodeTiled) {
+    report(fn, "TMA tensor maps need cuTensorMapEncodeTiled (CUDA 12.0+ "
+               "driver)");
+    return;
+  }
+  if (rank < 1 || rank > 5) {
+    report(fn,
+           "tensor map rank " + std::to_string(rank) + " is outside [1, 5]");
+    return;
+  }
+  const int64_t dims[] = {dim0, dim1, dim2, dim3, dim4};
+  const int64_t strides[] = {stride1, stride2, stride3, stride4};
+  const int32_t boxes[] = {box0, box1, box2, box3, box4};
+  uint64_t globalDim[5], globalStrides[4];
+  unsigned boxDim[5], elementStrides[5];
+  for (int32_t i = 0; i < rank; ++i) {
+    if (dims[i] <= 0 || boxes[i] <= 0) {
+      report(fn, "tensor map dimension " + std::to_string(i) + " of size " +
+                     std::to_string(dims[i]) + ", box " +
+                     std::to_string(boxes[i]));
+      return;
+    }
+    globalDim[i] = static_cast<uint64_t>(dims[i]);
+    boxDim[i] = static_cast<unsigned>(boxes[i]);
+    elementStrides[i] = 1;
+    if (i > 0)
+      globalStrides[i - 1] = static_cast<uint64_t>(strides[i - 1]);
+  }
+  ok(driver, fn, "cuTensorMapEncodeTiled",
+     api.cuTensorMapEncodeTiled(static_cast<CUtensorMap *>(map), dataType,
+                                static_cast<unsigned>(rank), base, globalDim,
+                                globalStrides, boxDim, elementStrides,
+                                CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
+                                CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+}
+
+//===----------------------------------------------------------------------===//
 // Streams and events
 //===----------------------------------------------------------------------===//
 

@@ -30,6 +30,11 @@ extern "C" void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
                                  void *stream, void **params, void **extra,
                                  size_t paramsCount);
 extern "C" void mgpuModuleUnload(void *module);
+extern "C" void ridgeTensorMapEncodeTiled(
+    void *map, void *base, int32_t dataType, int32_t rank, int64_t dim0,
+    int64_t dim1, int64_t dim2, int64_t dim3, int64_t dim4, int64_t stride1,
+    int64_t stride2, int64_t stride3, int64_t stride4, int32_t box0,
+    int32_t box1, int32_t box2, int32_t box3, int32_t box4, int32_t swizzle);
 
 namespace {
 int failures = 0;
@@ -349,6 +354,28 @@ void testEmulatedTensorMap() {
   end();
 }
 
+/// The host code's tensor-map encoder fails softly: a refused map is the
+/// run's error (naming the wrapper), and the map it leaves is zeros, with
+/// or without a driver.
+void testTensorMapEncoderErrors() {
+  begin("ridgeTensorMapEncodeTiled-errors");
+  takeGpuError();
+  alignas(64) uint64_t map[16];
+  std::memset(map, 0xab, sizeof(map));
+  alignas(256) static uint16_t matrix[64 * 64];
+  ridgeTensorMapEncodeTiled(map, matrix, cu::CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
+                            /*rank=*/6, 64, 64, 1, 1, 1, 128, 0, 0, 0, 32, 64,
+                            1, 1, 1, cu::CU_TENSOR_MAP_SWIZZLE_64B);
+  std::string error = takeGpuError();
+  expect(error.find("ridgeTensorMapEncodeTiled") == 0,
+         "the error names the wrapper: '" + error + "'");
+  bool zeros = true;
+  for (uint64_t word : map)
+    zeros &= word == 0;
+  expect(zeros, "the refused map is zeros");
+  end();
+}
+
 void testStickyErrors() {
   begin("gpu-sticky-error");
   takeGpuError();
@@ -642,6 +669,7 @@ int main(int argc, char **argv) {
   testGpuTargets();
   testDriverProbe();
   testEmulatedTensorMap();
+  testTensorMapEncoderErrors();
   testStickyErrors();
   testModelLoadErrors();
   testEmulatorCounters();
