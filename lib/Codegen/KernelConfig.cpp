@@ -36,6 +36,10 @@ static constexpr int64_t kSplitKFixupSteps = 4;
 /// Rows of the bandwidth (GEMV) path: each warp keeps one accumulator per
 /// row.
 static constexpr int64_t kMaxGemvRows = 16;
+/// Shared memory an sm_90a block may opt in to (227 KiB).
+static constexpr int64_t kMaxTmaSharedMemoryBytes = 227 * 1024;
+/// TMA stages: enough k tiles in flight to cover a global load's latency.
+static constexpr int64_t kMaxTmaStages = 4;
 
 DictionaryAttr KernelConfig::toAttr(MLIRContext *context) const {
   Builder b(context);
@@ -59,6 +63,8 @@ DictionaryAttr KernelConfig::toAttr(MLIRContext *context) const {
     if (mmaSplitK > 1)
       fields.push_back(
           b.getNamedAttr("mma_split_k", b.getI64IntegerAttr(mmaSplitK)));
+    if (mmaTma)
+      fields.push_back(b.getNamedAttr("mma_tma", b.getBoolAttr(true)));
   }
   if (gemv)
     fields.push_back(b.getNamedAttr("gemv", b.getBoolAttr(true)));
@@ -148,8 +154,34 @@ FailureOr<KernelConfig> KernelConfig::fromAttr(DictionaryAttr attr,
                   .str();
       return failure();
     }
-    // Static shared memory: 48 KiB a block.
-    if (config.mmaStages * (tile[0] + tile[1]) * tile[2] * 2 > 48 * 1024) {
+    if (Attribute tma = attr.get("mma_tma")) {
+      auto flag = dyn_cast<BoolAttr>(tma);
+      if (!flag || (flag.getValue() && !config.wgmma)) {
+        error =
+            ("'" + kKernelConfigAttr +
+             "' needs 'mma_tma' as a bool, true only with 'mma_instruction' "
+             "\"wgmma\" (TMA is sm_90a's)")
+                .str();
+        return failure();
+      }
+      config.mmaTma = flag.getValue();
+    }
+    // TMA kernels take dynamic shared memory (up to sm_90a's 227 KiB a
+    // block); the others static shared memory, 48 KiB a block.
+    if (config.mmaTma) {
+      int64_t bytes =
+          getTmaSharedMemoryBytes(tile[0], tile[1], tile[2], config.mmaStages);
+      if (bytes > kMaxTmaSharedMemoryBytes) {
+        error = ("'" + kKernelConfigAttr + "' has " + Twine(config.mmaStages) +
+                 " TMA stages of a " + Twine(tile[0]) + "x" + Twine(tile[1]) +
+                 "x" + Twine(tile[2]) + " tile: " + Twine(bytes) +
+                 " bytes of shared memory, more than " +
+                 Twine(kMaxTmaSharedMemoryBytes))
+                    .str();
+        return failure();
+      }
+    } else if (config.mmaStages * (tile[0] + tile[1]) * tile[2] * 2 >
+               48 * 1024) {
       error = ("'" + kKernelConfigAttr + "' has " + Twine(config.mmaStages) +
                " stages of a " + Twine(tile[0]) + "x" + Twine(tile[1]) + "x" +
                Twine(tile[2]) + " tile: more than 48 KiB of shared memory")
@@ -486,6 +518,17 @@ void mlir::ridge::selectMmaTile(int64_t batch, int64_t m, int64_t n, int64_t k,
   config.mmaStages = stages;
 }
 
+int64_t mlir::ridge::selectTmaStages(int64_t kTiles) {
+  return std::clamp<int64_t>(kTiles, 2, kMaxTmaStages);
+}
+
+int64_t mlir::ridge::getTmaSharedMemoryBytes(int64_t tileM, int64_t tileN,
+                                             int64_t tileK, int64_t stages) {
+  constexpr int64_t kAlignmentSlack = 1024, kMbarrierBytes = 8;
+  return kAlignmentSlack + stages * (tileM + tileN) * tileK * 2 +
+         2 * stages * kMbarrierBytes;
+}
+
 int64_t mlir::ridge::selectSplitK(int64_t blocks, int64_t tileElements,
                                   int64_t kTiles, int64_t operandElements,
                                   int64_t smCount) {
@@ -567,6 +610,22 @@ KernelConfig mlir::ridge::selectKernelConfig(func::FuncOp kernel,
           batch * (mma->m + mma->n) * mma->getTotalK(), target.gpu.smCount);
       config.blockSize = config.mmaWarps[0] * config.mmaWarps[1] * kWarpSize;
       config.warpsPerBlock = config.mmaWarps[0] * config.mmaWarps[1];
+      // sm_90a: operands that TMA can copy as they are (whole row-major
+      // bf16/f16 tensors) are loaded by a producer warp of their own, the
+      // stages in dynamic shared memory (deeper than the 48 KiB of static
+      // shared memory allows); the consumers only multiply.
+      auto copiedByTma = [&](const MmaProduct &p, const MmaOperand &operand,
+                             bool isLhs) {
+        std::string why;
+        return getMmaTmaLayout(*mma, p, operand, isLhs, why).has_value();
+      };
+      if (config.wgmma && mma->products.size() == 1 &&
+          copiedByTma(mma->products[0], mma->products[0].lhs, true) &&
+          copiedByTma(mma->products[0], mma->products[0].rhs, false)) {
+        config.mmaTma = true;
+        config.mmaStages = selectTmaStages(kTiles);
+        config.blockSize += kWarpSize;
+      }
       config.vectorWidth = 1;
       return config;
     }

@@ -76,6 +76,11 @@ struct StagedOperand {
   Value source;
   /// The shared buffer: one tile of outerLen x innerLen per stage.
   Value smem;
+  /// TMA (KernelConfig::mmaTma): how the tensor map views the operand, and
+  /// the map: its value on the host (the 128 bytes the launch passes), its
+  /// address in the kernel.
+  MmaTmaLayout tmaLayout;
+  Value hostTensorMap, tensorMap;
 
   int64_t stageElements() const { return outerLen * innerLen; }
   int64_t chunksPerRow() const { return innerLen / kChunk; }
@@ -103,9 +108,12 @@ public:
     stages = config.mmaStages;
     splitK = config.mmaSplitK;
     wgmma = config.wgmma;
+    tma = config.mmaTma;
   }
 
-  LogicalResult build();
+  /// `encodeFn`: the runtime's ridgeTensorMapEncodeTiled, which the host
+  /// code of a TMA kernel calls (declared by the caller).
+  LogicalResult build(func::FuncOp encodeFn);
   /// The bandwidth path (KernelConfig::gemv): one warp per output column n,
   /// all m rows of it; lanes take 16-byte pieces of k 128 elements apart,
   /// then a shuffle reduction; lane 0 applies the epilogue and stores.
@@ -151,6 +159,50 @@ private:
                       Value rowOffset);
   /// The wgmma multiplies of the tile in stage `stage`.
   void multiplyStageWgmma(Value stage, SmallVectorImpl<Value> &acc);
+  /// The wgmmas of stage `stage` on the warpgroup's accumulators, `packed`
+  /// as the struct wgmma reads and writes, committed as one group and not
+  /// waited for; returns the accumulators' new struct.
+  Value issueWgmmaStage(Value stage, Value packed);
+  /// The accumulators as that struct, and back.
+  Value packAccumulators(ArrayRef<Value> acc);
+  SmallVector<Value> unpackAccumulators(Value packed, int64_t count);
+
+  /// TMA (KernelConfig::mmaTma).
+  /// Host code before the launch: the tensor map of `staged`, encoded by the
+  /// runtime into a stack slot, as the 128-byte value the launch passes.
+  Value encodeTensorMap(const StagedOperand &staged, func::FuncOp encode);
+  /// The shared-memory address (`!llvm.ptr<3>`) `byteOffset` bytes into
+  /// `memref`.
+  Value getSharedPointer(Value memref, Value byteOffset);
+  /// The full (the stage's tiles have landed) or empty (the consumers are
+  /// done reading it) mbarrier of stage `stage`.
+  Value getFullBarrier(Value stage) {
+    return getSharedPointer(barriers, mul(stage, 8));
+  }
+  Value getEmptyBarrier(Value stage) {
+    return getSharedPointer(barriers, mul(add(stage, stages), 8));
+  }
+  /// Waits until the phase of `barrier` of parity `parity` (0 or 1) has
+  /// completed.
+  void waitBarrier(Value barrier, Value parity);
+  /// The tensor copies of k tile `kTile` of `staged` into stage `stage`,
+  /// completing their bytes on `barrier`: one box of the tile for a K-major
+  /// operand, one per 32-element slab for an MN-major one.
+  void copyTileTma(const StagedOperand &staged, Value kTile, Value stage,
+                   Value barrier);
+  /// The producer warp: for each k tile, waits until the consumers released
+  /// its stage, announces the stage's bytes on its full barrier and issues
+  /// the copies (one lane).
+  void buildTmaProducer();
+  /// The consumer warpgroups' k loop: waits for each stage's full barrier,
+  /// issues its wgmmas, keeps one group in flight, and releases the stage
+  /// before it on its empty barrier (every thread arrives); returns the
+  /// final accumulators.
+  SmallVector<Value> buildTmaConsumer();
+  /// What a block does with the products' accumulators: the epilogue and
+  /// stores, or (split-K) its partial sums.
+  void finishResults(ArrayRef<SmallVector<Value>> results, Value split,
+                     Value tile, Value partials);
   /// Makes shared-memory writes of this thread visible to wgmma (the async
   /// proxy) before the barrier that publishes them.
   void fenceSharedForWgmma();
@@ -278,7 +330,9 @@ private:
   int64_t tileM = 0, tileN = 0, tileK = 0, warpsM = 0, warpsN = 0;
   int64_t warpTileM = 0, warpTileN = 0, fragsM = 0, fragsN = 0, threads = 0;
   int64_t stages = 0, gemvWarps = 0, splitK = 1;
-  bool wgmma = false;
+  bool wgmma = false, tma = false;
+  /// TMA: the stages' full and empty mbarriers (memref<2 x stages x i64>).
+  Value barriers;
   unsigned numBatch;
 
   StagedOperand lhs, rhs;
@@ -703,17 +757,25 @@ Value MmaKernelBuilder::getDescriptor(const StagedOperand &staged, Value stage,
                                  kGroupBytes);
 }
 
-void MmaKernelBuilder::multiplyStageWgmma(Value stage,
-                                          SmallVectorImpl<Value> &acc) {
-  MLIRContext *context = b.getContext();
-  Type f32 = b.getF32Type();
-  // This warpgroup's accumulators (64 x tileN, f32) as the struct wgmma
-  // reads and writes.
+Value MmaKernelBuilder::packAccumulators(ArrayRef<Value> acc) {
   auto structType = LLVM::LLVMStructType::getLiteral(
-      context, SmallVector<Type>(acc.size(), f32));
+      b.getContext(), SmallVector<Type>(acc.size(), b.getF32Type()));
   Value packed = LLVM::PoisonOp::create(b, loc, structType);
   for (auto [i, value] : llvm::enumerate(acc))
     packed = LLVM::InsertValueOp::create(b, loc, packed, value, i);
+  return packed;
+}
+
+SmallVector<Value> MmaKernelBuilder::unpackAccumulators(Value packed,
+                                                        int64_t count) {
+  SmallVector<Value> acc;
+  for (int64_t i = 0; i < count; ++i)
+    acc.push_back(LLVM::ExtractValueOp::create(b, loc, packed, i));
+  return acc;
+}
+
+Value MmaKernelBuilder::issueWgmmaStage(Value stage, Value packed) {
+  MLIRContext *context = b.getContext();
   Value warpgroup = div(div(tid, kWarpSize), 4);
   Value rowOffset = mul(warpgroup, 64);
   auto type = NVVM::WGMMATypesAttr::get(context, product->lhs.mmaType.isBF16()
@@ -728,7 +790,7 @@ void MmaKernelBuilder::multiplyStageWgmma(Value stage,
     Value descA = getDescriptor(lhs, stage, kStep, rowOffset);
     Value descB = getDescriptor(rhs, stage, kStep, index(0));
     packed = NVVM::WgmmaMmaAsyncOp::create(
-        b, loc, structType, packed, descA, descB,
+        b, loc, packed.getType(), packed, descA, descB,
         NVVM::MMAShapeAttr::get(context, 64, tileN, 16), type, type,
         NVVM::WGMMATypesAttr::get(context, NVVM::WGMMATypes::f32),
         NVVM::WGMMAScaleOutAttr::get(context, NVVM::WGMMAScaleOut::one),
@@ -740,10 +802,18 @@ void MmaKernelBuilder::multiplyStageWgmma(Value stage,
         NVVM::MMAIntOverflowAttr());
   }
   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+  return packed;
+}
+
+void MmaKernelBuilder::multiplyStageWgmma(Value stage,
+                                          SmallVectorImpl<Value> &acc) {
+  // This warpgroup's accumulators (64 x tileN, f32) as the struct wgmma
+  // reads and writes.
+  Value packed = issueWgmmaStage(stage, packAccumulators(acc));
   // The stage is read before the barrier that lets its next copies in.
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-  for (size_t i = 0; i < acc.size(); ++i)
-    acc[i] = LLVM::ExtractValueOp::create(b, loc, packed, i);
+  SmallVector<Value> result = unpackAccumulators(packed, acc.size());
+  llvm::copy(result, acc.begin());
 }
 
 void MmaKernelBuilder::multiplyStage(Value stage, SmallVectorImpl<Value> &acc) {
@@ -884,6 +954,213 @@ SmallVector<Value> MmaKernelBuilder::buildAsyncCopyLoop() {
   return SmallVector<Value>(loop.getResults());
 }
 
+Value MmaKernelBuilder::encodeTensorMap(const StagedOperand &staged,
+                                        func::FuncOp encode) {
+  MLIRContext *context = b.getContext();
+  Type i32 = b.getI32Type(), i64 = b.getI64Type();
+  auto pointer = LLVM::LLVMPointerType::get(context);
+  auto mapType = LLVM::LLVMArrayType::get(i64, 16);
+  const MmaOperand &operand = *staged.operand;
+  const MmaTmaLayout &layout = staged.tmaLayout;
+  auto type = cast<MemRefType>(operand.value.getType());
+  int64_t elementBytes = operand.mmaType.getIntOrFloatBitWidth() / 8;
+  // Dimensions innermost first: the contiguous one, the rows, then the
+  // batch loops the operand reads, innermost first.
+  SmallVector<int64_t> dims = {layout.inner, layout.outer};
+  SmallVector<int64_t> boxes = {mma::kSlabChunks * kChunk,
+                                operand.kContiguous ? staged.outerLen : tileK};
+  ArrayRef<int64_t> shape = type.getShape();
+  unsigned numBatchDims = layout.batchLoops.size();
+  for (unsigned i = 0; i < numBatchDims; ++i) {
+    dims.push_back(shape[numBatchDims - 1 - i]);
+    boxes.push_back(1);
+  }
+  SmallVector<int64_t> strides;
+  int64_t stride = layout.inner * elementBytes;
+  for (size_t i = 1; i < dims.size(); ++i) {
+    strides.push_back(stride);
+    stride *= dims[i];
+  }
+  auto i32Constant = [&](int64_t value) -> Value {
+    return arith::ConstantIntOp::create(b, loc, i32, value);
+  };
+  auto i64Constant = [&](int64_t value) -> Value {
+    return arith::ConstantIntOp::create(b, loc, i64, value);
+  };
+  // CUtensorMapDataType: 6 float16, 9 bfloat16; CUtensorMapSwizzle 2: 64B.
+  constexpr int64_t kSwizzle64B = 2;
+  Value slot = LLVM::AllocaOp::create(b, loc, pointer, mapType, i64Constant(1),
+                                      /*alignment=*/64);
+  Value base = arith::IndexCastUIOp::create(
+      b, loc, i64,
+      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, operand.value));
+  SmallVector<Value> args = {slot,
+                             LLVM::IntToPtrOp::create(b, loc, pointer, base),
+                             i32Constant(operand.mmaType.isBF16() ? 9 : 6),
+                             i32Constant(static_cast<int64_t>(dims.size()))};
+  for (size_t i = 0; i < 5; ++i)
+    args.push_back(i64Constant(i < dims.size() ? dims[i] : 1));
+  for (size_t i = 0; i < 4; ++i)
+    args.push_back(i64Constant(i < strides.size() ? strides[i] : 0));
+  for (size_t i = 0; i < 5; ++i)
+    args.push_back(i32Constant(i < boxes.size() ? boxes[i] : 1));
+  args.push_back(i32Constant(kSwizzle64B));
+  func::CallOp::create(b, loc, encode, args);
+  return LLVM::LoadOp::create(b, loc, mapType, slot, /*alignment=*/64);
+}
+
+Value MmaKernelBuilder::getSharedPointer(Value memref, Value byteOffset) {
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+  Value address = arith::IndexCastUIOp::create(b, loc, b.getI64Type(),
+                                               add(base, byteOffset));
+  return LLVM::IntToPtrOp::create(
+      b, loc,
+      LLVM::LLVMPointerType::get(
+          b.getContext(), static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared)),
+      address);
+}
+
+void MmaKernelBuilder::waitBarrier(Value barrier, Value parity) {
+  // try_wait's suspend-time hint, in nanoseconds: as upstream's nvgpu.
+  constexpr int64_t kSuspendHint = 10000000;
+  Type i32 = b.getI32Type();
+  NVVM::MBarrierTryWaitParityOp::create(
+      b, loc, barrier, arith::IndexCastUIOp::create(b, loc, i32, parity),
+      arith::ConstantIntOp::create(b, loc, i32, kSuspendHint));
+}
+
+void MmaKernelBuilder::copyTileTma(const StagedOperand &staged, Value kTile,
+                                   Value stage, Value barrier) {
+  MLIRContext *context = b.getContext();
+  Type i32 = b.getI32Type();
+  const MmaOperand &operand = *staged.operand;
+  auto toI32 = [&](Value value) -> Value {
+    return arith::IndexCastUIOp::create(b, loc, i32, value);
+  };
+  // The batch coordinates, innermost first.
+  SmallVector<Value> batchCoords;
+  for (unsigned loop : llvm::reverse(staged.tmaLayout.batchLoops))
+    batchCoords.push_back(toI32(batchIndices[loop]));
+  Value kBase = mul(kTile, tileK);
+  Value rowBase = staged.isLhs ? mBase : nBase;
+  int64_t elementBytes = operand.mmaType.getIntOrFloatBitWidth() / 8;
+  Value stageBytes = mul(stage, staged.stageElements() * elementBytes);
+  auto cluster = LLVM::LLVMPointerType::get(
+      context, static_cast<unsigned>(NVVM::NVVMMemorySpace::SharedCluster));
+  auto copy = [&](Value byteOffset, Value inner, Value outer) {
+    SmallVector<Value> coords = {toI32(inner), toI32(outer)};
+    llvm::append_range(coords, batchCoords);
+    // A CTA's own shared memory is its part of the (trivial) cluster's.
+    Value destination = LLVM::AddrSpaceCastOp::create(
+        b, loc, cluster, getSharedPointer(staged.smem, byteOffset));
+    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+        b, loc, destination, staged.tensorMap, coords, barrier,
+        /*im2colOffsets=*/ValueRange(), /*multicastMask=*/Value(),
+        /*l2CacheHint=*/Value(), NVVM::TMALoadMode::TILE,
+        /*isCTAOnly=*/false, /*group=*/nullptr, /*predicate=*/Value());
+  };
+  if (operand.kContiguous) {
+    // Rows of 32 k elements (64 bytes), the 64-byte swizzle: the layout
+    // wgmma's K-major descriptors read, as the tensor copy writes it.
+    copy(stageBytes, kBase, rowBase);
+    return;
+  }
+  // MN-major: slabs of 32 m|n elements by the tile's 32 k rows, slab after
+  // slab.
+  int64_t slabElements = mma::kSlabChunks * kChunk;
+  int64_t slabBytes = staged.outerLen * mma::kSlabRowBytes;
+  for (int64_t slab = 0; slab < staged.innerLen / slabElements; ++slab)
+    copy(add(stageBytes, slab * slabBytes), add(rowBase, slab * slabElements),
+         kBase);
+}
+
+void MmaKernelBuilder::buildTmaProducer() {
+  Type i32 = b.getI32Type();
+  int64_t elementBytes = product->lhs.mmaType.getIntOrFloatBitWidth() / 8;
+  Value stageBytes = arith::ConstantIntOp::create(
+      b, loc, i32, (lhs.stageElements() + rhs.stageElements()) * elementBytes);
+  auto loop = scf::ForOp::create(b, loc, index(0), kCount, index(1));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value kTile = loop.getInductionVar();
+  Value stage = rem(kTile, stages);
+  // From the second round on, the stage is free once the consumers have
+  // released the tile `stages` before (the previous phase of its empty
+  // barrier).
+  auto reuse =
+      scf::IfOp::create(b, loc,
+                        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
+                                              kTile, index(stages)),
+                        /*withElseRegion=*/false);
+  {
+    OpBuilder::InsertionGuard ifGuard(b);
+    b.setInsertionPoint(reuse.thenBlock()->getTerminator());
+    Value round = div(kTile, stages);
+    waitBarrier(getEmptyBarrier(stage),
+                rem(arith::SubIOp::create(b, loc, round, index(1)), 2));
+  }
+  // The full barrier's phase completes with this arrival and the copies'
+  // bytes (whole boxes: the zeros past the tensor's edges count too).
+  Value full = getFullBarrier(stage);
+  NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), full, stageBytes,
+                                         NVVM::MemScopeKind::CTA,
+                                         /*relaxed=*/false,
+                                         /*predicate=*/Value());
+  copyTileTma(lhs, add(kFirst, kTile), stage, full);
+  copyTileTma(rhs, add(kFirst, kTile), stage, full);
+}
+
+SmallVector<Value> MmaKernelBuilder::buildTmaConsumer() {
+  int64_t count = fragsM * fragsN * 4;
+  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
+  Value init = packAccumulators(SmallVector<Value>(count, zero));
+  auto loop =
+      scf::ForOp::create(b, loc, index(0), kCount, index(1), ValueRange{init});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value kTile = loop.getInductionVar();
+    Value stage = rem(kTile, stages);
+    waitBarrier(getFullBarrier(stage), rem(div(kTile, stages), 2));
+    Value packed = issueWgmmaStage(stage, loop.getRegionIterArgs()[0]);
+    // One group in flight: the previous tile's wgmmas are done, and its
+    // stage goes back to the producer. Every consumer thread arrives: a
+    // branch around one lane's arrival would make the warp diverge right
+    // before the next wgmma.fence, whose .aligned form needs it converged.
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
+    auto releaseIf = scf::IfOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, kTile,
+                              index(0)),
+        /*withElseRegion=*/false);
+    {
+      OpBuilder::InsertionGuard ifGuard(b);
+      b.setInsertionPoint(releaseIf.thenBlock()->getTerminator());
+      Value previous = rem(add(kTile, stages - 1), stages);
+      NVVM::MBarrierArriveOp::create(b, loc, b.getI64Type(),
+                                     getEmptyBarrier(previous),
+                                     /*count=*/Value());
+    }
+    scf::YieldOp::create(b, loc, packed);
+  }
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+  return unpackAccumulators(loop.getResult(0), count);
+}
+
+void MmaKernelBuilder::finishResults(ArrayRef<SmallVector<Value>> results,
+                                     Value split, Value tile, Value partials) {
+  if (splitK == 1) {
+    storeResults(results);
+    return;
+  }
+  // This split's partial sums, for the second launch.
+  int64_t reg = 0;
+  for (ArrayRef<Value> productResults : results)
+    for (Value value : productResults)
+      memref::StoreOp::create(b, loc, value, partials,
+                              getPartialIndex(tile, split, reg++));
+}
+
 void MmaKernelBuilder::storeResults(ArrayRef<SmallVector<Value>> results) {
   // Accumulator (fragM, fragN, i) is element (group + 8 (i / 2),
   // 2 * (lane % 4) + i % 2) of its 16 x 8 fragment. Lanes 2j and 2j + 1
@@ -975,7 +1252,7 @@ void MmaKernelBuilder::storeResults(ArrayRef<SmallVector<Value>> results) {
   }
 }
 
-LogicalResult MmaKernelBuilder::build() {
+LogicalResult MmaKernelBuilder::build(func::FuncOp encodeFn) {
   MLIRContext *context = b.getContext();
   int64_t batchCount = 1;
   for (int64_t extent : mma.batch)
@@ -1055,12 +1332,42 @@ LogicalResult MmaKernelBuilder::build() {
         b, loc,
         MemRefType::get({numTiles * splitK * numResults * threads},
                         b.getF32Type()));
+  // TMA: each operand's tensor map, encoded on the host before the launch.
+  if (tma) {
+    if (mma.products.size() != 1)
+      return mma.products.front().contraction->emitError()
+             << "'mma_tma' loads the operands of one product";
+    product = &mma.products.front();
+    lhs = stage(*product, /*isLhs=*/true);
+    rhs = stage(*product, /*isLhs=*/false);
+    for (StagedOperand *staged : {&lhs, &rhs}) {
+      std::string reason;
+      std::optional<MmaTmaLayout> layout = getMmaTmaLayout(
+          mma, *product, *staged->operand, staged->isLhs, reason);
+      if (!layout)
+        return product->contraction->emitError()
+               << "'mma_tma' needs TMA to copy operand "
+               << (staged->isLhs ? "A" : "B") << ", but " << reason;
+      staged->tmaLayout = *layout;
+      staged->hostTensorMap = encodeTensorMap(*staged, encodeFn);
+    }
+  }
+  // The TMA kernel's shared memory is dynamic (its stages may pass the 48
+  // KiB of static shared memory), aligned in the kernel; its producer warp
+  // comes after the consumer warpgroups.
+  Value dynamicSharedBytes;
+  if (tma)
+    dynamicSharedBytes = arith::ConstantIntOp::create(
+        b, loc, b.getI32Type(),
+        getTmaSharedMemoryBytes(tileM, tileN, tileK, stages));
+  SmallVector<Type> attributions;
+  if (!tma)
+    attributions = {smemType(stage(mma.products[0], true)),
+                    smemType(stage(mma.products[0], false))};
   auto launch = gpu::LaunchOp::create(
-      b, loc, gridX, gridY, gridZ, index(threads), one, one,
-      /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
-      /*asyncDependencies=*/ValueRange(),
-      TypeRange{smemType(stage(mma.products[0], true)),
-                smemType(stage(mma.products[0], false))});
+      b, loc, gridX, gridY, gridZ, index(tma ? threads + kWarpSize : threads),
+      one, one, dynamicSharedBytes, /*asyncTokenType=*/nullptr,
+      /*asyncDependencies=*/ValueRange(), attributions);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&launch.getBody().front());
   gpu::KernelDim3 blockIds = launch.getBlockIds();
@@ -1071,52 +1378,114 @@ LogicalResult MmaKernelBuilder::build() {
     batchLinear = div(blockIds.z, splitK);
   }
   setBlockCoordinates(launch, batchLinear);
+  Value tile;
+  if (splitK > 1)
+    tile = getTileIndex(batchLinear, blockIds);
 
-  // The products one after the other, each with its own accumulators; the
-  // barrier between them keeps the second's first stores out of stages the
-  // first is still reading.
-  SmallVector<SmallVector<Value>> results;
-  for (const MmaProduct &current : mma.products) {
-    if (!results.empty())
-      gpu::BarrierOp::create(b, loc);
-    product = &current;
-    lhs = stage(current, /*isLhs=*/true);
-    rhs = stage(current, /*isLhs=*/false);
-    lhs.smem = launch.getWorkgroupAttributions()[0];
-    rhs.smem = launch.getWorkgroupAttributions()[1];
+  if (tma) {
+    // A's stages, B's stages, then the mbarriers, from the first 1024-byte
+    // boundary of the dynamic shared memory (the 64-byte swizzle's atom, on
+    // which TMA and wgmma agree).
+    int64_t elementBytes = product->lhs.mmaType.getIntOrFloatBitWidth() / 8;
+    auto dynamicType = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                                       MemRefLayoutAttrInterface(), workgroup);
+    Value dynamic = gpu::DynamicSharedMemoryOp::create(b, loc, dynamicType);
+    Value address =
+        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, dynamic);
+    Value offset = rem(
+        arith::SubIOp::create(b, loc, index(1024), rem(address, 1024)), 1024);
     for (StagedOperand *staged : {&lhs, &rhs}) {
-      if (!staged->operand->collapsedK)
-        continue;
-      // Its k dimensions (the trailing ones, contiguous) as one.
-      int64_t rank = cast<MemRefType>(staged->source.getType()).getRank();
-      int64_t numK = current.kLoops.size();
-      SmallVector<ReassociationIndices> groups;
-      for (int64_t i = 0; i < rank - numK; ++i)
-        groups.push_back({i});
-      groups.emplace_back();
-      for (int64_t i = rank - numK; i < rank; ++i)
-        groups.back().push_back(i);
-      staged->source =
-          memref::CollapseShapeOp::create(b, loc, staged->source, groups);
+      staged->smem = memref::ViewOp::create(b, loc, smemType(*staged), dynamic,
+                                            offset, ValueRange());
+      offset = add(offset, stages * staged->stageElements() * elementBytes);
+      staged->tensorMap = UnrealizedConversionCastOp::create(
+                              b, loc, LLVM::LLVMPointerType::get(context),
+                              staged->hostTensorMap)
+                              .getResult(0);
     }
-    setKRange(llvm::divideCeil(current.k, tileK), split);
-    results.push_back(stages > 2 ? buildAsyncCopyLoop()
-                                 : buildRegisterStagedLoop());
+    barriers = memref::ViewOp::create(
+        b, loc,
+        MemRefType::get({2 * stages}, b.getI64Type(),
+                        MemRefLayoutAttrInterface(), workgroup),
+        dynamic, offset, ValueRange());
+    setKRange(llvm::divideCeil(product->k, tileK), split);
+    // One thread initializes the barriers: a stage is full after the
+    // producer's one arrival and the copies' bytes, empty after one
+    // arrival of each consumer thread.
+    Type i32 = b.getI32Type();
+    auto initIf = scf::IfOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, index(0)),
+        /*withElseRegion=*/false);
+    {
+      OpBuilder::InsertionGuard ifGuard(b);
+      b.setInsertionPoint(initIf.thenBlock()->getTerminator());
+      for (int64_t i = 0; i < stages; ++i) {
+        NVVM::MBarrierInitOp::create(
+            b, loc, getFullBarrier(index(i)),
+            arith::ConstantIntOp::create(b, loc, i32, 1), Value());
+        NVVM::MBarrierInitOp::create(
+            b, loc, getEmptyBarrier(index(i)),
+            arith::ConstantIntOp::create(b, loc, i32, threads), Value());
+      }
+      NVVM::FenceMbarrierInitOp::create(b, loc);
+    }
+    gpu::BarrierOp::create(b, loc);
+    // The roles: no block-wide barrier after this point.
+    Value producer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
+                                           tid, index(threads));
+    auto roles = scf::IfOp::create(b, loc, producer, /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard ifGuard(b);
+      b.setInsertionPoint(roles.thenBlock()->getTerminator());
+      auto laneIf = scf::IfOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
+                                index(0)),
+          /*withElseRegion=*/false);
+      b.setInsertionPoint(laneIf.thenBlock()->getTerminator());
+      buildTmaProducer();
+      b.setInsertionPoint(roles.elseBlock()->getTerminator());
+      SmallVector<SmallVector<Value>> results = {buildTmaConsumer()};
+      finishResults(results, split, tile, partials);
+    }
+  } else {
+    // The products one after the other, each with its own accumulators; the
+    // barrier between them keeps the second's first stores out of stages
+    // the first is still reading.
+    SmallVector<SmallVector<Value>> results;
+    for (const MmaProduct &current : mma.products) {
+      if (!results.empty())
+        gpu::BarrierOp::create(b, loc);
+      product = &current;
+      lhs = stage(current, /*isLhs=*/true);
+      rhs = stage(current, /*isLhs=*/false);
+      lhs.smem = launch.getWorkgroupAttributions()[0];
+      rhs.smem = launch.getWorkgroupAttributions()[1];
+      for (StagedOperand *staged : {&lhs, &rhs}) {
+        if (!staged->operand->collapsedK)
+          continue;
+        // Its k dimensions (the trailing ones, contiguous) as one.
+        int64_t rank = cast<MemRefType>(staged->source.getType()).getRank();
+        int64_t numK = current.kLoops.size();
+        SmallVector<ReassociationIndices> groups;
+        for (int64_t i = 0; i < rank - numK; ++i)
+          groups.push_back({i});
+        groups.emplace_back();
+        for (int64_t i = rank - numK; i < rank; ++i)
+          groups.back().push_back(i);
+        staged->source =
+            memref::CollapseShapeOp::create(b, loc, staged->source, groups);
+      }
+      setKRange(llvm::divideCeil(current.k, tileK), split);
+      results.push_back(stages > 2 ? buildAsyncCopyLoop()
+                                   : buildRegisterStagedLoop());
+    }
+    finishResults(results, split, tile, partials);
   }
-
-  if (splitK == 1) {
-    storeResults(results);
-    gpu::TerminatorOp::create(b, loc);
-    return success();
-  }
-  // This split's partial sums, then the second launch.
-  Value tile = getTileIndex(batchLinear, blockIds);
-  int64_t reg = 0;
-  for (ArrayRef<Value> productResults : results)
-    for (Value value : productResults)
-      memref::StoreOp::create(b, loc, value, partials,
-                              getPartialIndex(tile, split, reg++));
   gpu::TerminatorOp::create(b, loc);
+  if (splitK == 1)
+    return success();
   b.setInsertionPointAfter(launch);
   buildSplitKFixup(partials, gridX, gridY, batchCount, numResults);
   memref::DeallocOp::create(b, loc, partials);
@@ -1300,19 +1669,49 @@ LogicalResult MmaKernelBuilder::buildGemv() {
   return success();
 }
 
+/// The runtime's tensor-map encoder (MgpuApi.cpp), declared in `module`.
+static func::FuncOp declareTensorMapEncoder(ModuleOp module) {
+  constexpr StringLiteral kName = "ridgeTensorMapEncodeTiled";
+  if (auto existing = module.lookupSymbol<func::FuncOp>(kName))
+    return existing;
+  MLIRContext *context = module.getContext();
+  Type pointer = LLVM::LLVMPointerType::get(context);
+  Type i32 = IntegerType::get(context, 32), i64 = IntegerType::get(context, 64);
+  // (map, base, data type, rank, 5 dims, 4 strides, 5 boxes, swizzle).
+  SmallVector<Type> inputs = {pointer, pointer, i32, i32};
+  inputs.append(5, i64);
+  inputs.append(4, i64);
+  inputs.append(5, i32);
+  inputs.push_back(i32);
+  OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
+  auto encoder = func::FuncOp::create(builder, module.getLoc(), kName,
+                                      FunctionType::get(context, inputs, {}));
+  encoder.setPrivate();
+  return encoder;
+}
+
 namespace {
 struct LowerMmaContractionsPass
     : public ridge::impl::LowerMmaContractionsPassBase<
           LowerMmaContractionsPass> {
   void runOnOperation() override {
-    func::FuncOp kernel = getOperation();
+    // A module pass: TMA kernels' host code calls a runtime function that
+    // the module declares.
+    ModuleOp module = getOperation();
+    for (auto kernel :
+         llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+      if (failed(lowerKernel(kernel)))
+        return signalPassFailure();
+  }
+
+  LogicalResult lowerKernel(func::FuncOp kernel) {
     if (kernel.isExternal() || !kernel->hasAttr(kKernelAttr))
-      return;
+      return success();
     FailureOr<std::optional<KernelConfig>> config = getKernelConfig(kernel);
     if (failed(config))
-      return signalPassFailure();
+      return failure();
     if (!*config || !(*config)->usesDedicatedKernel())
-      return;
+      return success();
     std::string reason;
     FailureOr<MmaContraction> mma =
         matchMmaContraction(kernel, reason, /*allowF32=*/(*config)->gemv);
@@ -1320,12 +1719,12 @@ struct LowerMmaContractionsPass
       kernel.emitError() << "kernel configured for tensor cores is not a "
                             "tensor-core contraction on buffers: "
                          << reason;
-      return signalPassFailure();
+      return failure();
     }
     if (!mma->products.front().contraction.hasPureBufferSemantics()) {
       kernel.emitError() << "ridge-lower-mma-contractions runs on buffers "
                             "(after bufferization)";
-      return signalPassFailure();
+      return failure();
     }
     // At the last of the ops, where every operand they read is defined (an
     // epilogue's residual may be a view made after the contraction).
@@ -1334,9 +1733,12 @@ struct LowerMmaContractionsPass
                           : mma->products.back().contraction.getOperation();
     OpBuilder builder(last);
     MmaKernelBuilder kernelBuilder(builder, last->getLoc(), *mma, **config);
+    func::FuncOp encoder;
+    if ((*config)->mmaTma)
+      encoder = declareTensorMapEncoder(getOperation());
     if (failed((*config)->gemv ? kernelBuilder.buildGemv()
-                               : kernelBuilder.build()))
-      return signalPassFailure();
+                               : kernelBuilder.build(encoder)))
+      return failure();
     // The linalg ops are now the launch; the accumulator buffer of an
     // epilogue kernel, and a result buffer copied out, are no longer needed.
     llvm::SetVector<Value> buffers;
@@ -1377,11 +1779,17 @@ struct LowerMmaContractionsPass
     }
     if (!(*config)->gemv)
       ++numTensorCoreKernels;
-    LLVM_DEBUG(llvm::dbgs()
-               << kernel.getName() << ": tensor-core kernel of "
-               << mma->products.size() << " product(s), "
-               << (*config)->mmaTile[0] << "x" << (*config)->mmaTile[1] << "x"
-               << (*config)->mmaTile[2] << "\n");
+    if ((*config)->mmaTma)
+      ++numTmaKernels;
+    LLVM_DEBUG({
+      if (!(*config)->gemv)
+        llvm::dbgs() << kernel.getName() << ": tensor-core kernel of "
+                     << mma->products.size() << " product(s), "
+                     << (*config)->mmaTile[0] << "x" << (*config)->mmaTile[1]
+                     << "x" << (*config)->mmaTile[2]
+                     << ((*config)->mmaTma ? ", TMA" : "") << "\n";
+    });
+    return success();
   }
 };
 } // namespace

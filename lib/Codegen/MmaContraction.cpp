@@ -678,3 +678,82 @@ FailureOr<MmaContraction> mlir::ridge::matchMmaContraction(func::FuncOp kernel,
   }
   return result;
 }
+
+std::optional<MmaTmaLayout> mlir::ridge::getMmaTmaLayout(
+    const MmaContraction &mma, const MmaProduct &product,
+    const MmaOperand &operand, bool isLhs, std::string &reason) {
+  if (!operand.value || operand.gathered || operand.collapsedK ||
+      operand.producer) {
+    reason = "the operand is not read as a whole tensor (gathered, computed "
+             "or collapsed)";
+    return std::nullopt;
+  }
+  if (operand.elementType != operand.mmaType) {
+    reason = "the operand is stored as another type than it is multiplied in";
+    return std::nullopt;
+  }
+  auto type = dyn_cast<ShapedType>(operand.value.getType());
+  if (!type || !type.hasStaticShape()) {
+    reason = "the operand is not a static tensor";
+    return std::nullopt;
+  }
+  if (auto memref = dyn_cast<MemRefType>(type);
+      memref && !memref.getLayout().isIdentity()) {
+    reason = "the operand's buffer is not row-major";
+    return std::nullopt;
+  }
+  // Loops of the contraction: batch, m, n, then k.
+  unsigned numBatch = mma.batch.size();
+  unsigned mFirst = numBatch, nFirst = mFirst + mma.mLoops.size();
+  unsigned kFirst = nFirst + mma.nLoops.size();
+  unsigned rowFirst = isLhs ? mFirst : nFirst;
+  unsigned rowCount = isLhs ? mma.mLoops.size() : mma.nLoops.size();
+  SmallVector<unsigned> expected;
+  MmaTmaLayout layout;
+  AffineMap map = operand.map;
+  unsigned result = 0;
+  for (; result < map.getNumResults(); ++result) {
+    auto dim = dyn_cast<AffineDimExpr>(map.getResult(result));
+    if (!dim || dim.getPosition() >= numBatch)
+      break;
+    layout.batchLoops.push_back(dim.getPosition());
+  }
+  auto append = [&](unsigned first, unsigned count) {
+    for (unsigned i = 0; i < count; ++i)
+      expected.push_back(first + i);
+  };
+  if (operand.kContiguous) {
+    append(rowFirst, rowCount);
+    append(kFirst, product.kLoops.size());
+  } else {
+    append(kFirst, product.kLoops.size());
+    append(rowFirst, rowCount);
+  }
+  bool ordered =
+      map.getNumResults() == result + expected.size() &&
+      llvm::is_sorted(layout.batchLoops) &&
+      std::adjacent_find(layout.batchLoops.begin(), layout.batchLoops.end()) ==
+          layout.batchLoops.end();
+  for (unsigned i = 0; ordered && i < expected.size(); ++i) {
+    auto dim = dyn_cast<AffineDimExpr>(map.getResult(result + i));
+    ordered = dim && dim.getPosition() == expected[i];
+  }
+  if (!ordered) {
+    reason = "the operand's dimensions are not its batch loops, then its rows, "
+             "then its contiguous loops";
+    return std::nullopt;
+  }
+  if (layout.batchLoops.size() + 2 > 5) {
+    reason = "a tensor map has at most 5 dimensions (3 batch loops)";
+    return std::nullopt;
+  }
+  int64_t rowExtent = isLhs ? mma.m : mma.n;
+  layout.outer = operand.kContiguous ? rowExtent : product.k;
+  layout.inner = operand.kContiguous ? product.k : rowExtent;
+  int64_t bytes = operand.mmaType.getIntOrFloatBitWidth() / 8;
+  if ((layout.inner * bytes) % 16 != 0) {
+    reason = "the operand's rows are not whole 16-byte units";
+    return std::nullopt;
+  }
+  return layout;
+}

@@ -264,7 +264,7 @@ void mlir::ridge::buildGpuLoweringPipeline(OpPassManager &pm,
   //    config) become their gpu.launch; the other kernels' ops become parallel
   //    loops, keeping each kernel's config; loops over empty buffers fold away
   //    first.
-  pm.addNestedPass<func::FuncOp>(createLowerMmaContractionsPass());
+  pm.addPass(createLowerMmaContractionsPass());
   pm.addNestedPass<func::FuncOp>(createLowerFlashAttentionPass());
   pm.addNestedPass<func::FuncOp>(createKernelsToParallelLoopsPass());
   pm.addPass(createCanonicalizerPass());
@@ -338,6 +338,10 @@ void mlir::ridge::buildGpuLoweringPipeline(OpPassManager &pm,
   ConvertGpuOpsToNVVMOpsOptions nvvm;
   nvvm.useBarePtrCallConv = true;
   kernels.addPass(createConvertGpuOpsToNVVMOps(nvvm));
+  // TMA tensor maps the launches pass by value -> __grid_constant__;
+  // dynamic shared memory -> the kernel's extern array.
+  kernels.addPass(createGridConstantKernelArgsPass());
+  kernels.addPass(createExternDynamicSharedMemoryPass());
   // NVVM ops written as PTX (wgmma) -> inline assembly.
   kernels.addPass(createConvertNVVMToLLVMPass());
   kernels.addPass(createCanonicalizerPass());

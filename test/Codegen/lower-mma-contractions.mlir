@@ -530,3 +530,110 @@ func.func private @split_k(%x: memref<32x320xbf16>, %w: memref<320x64xbf16>, %bi
 func.func private @split_k_zero(%x: memref<32x32xbf16>, %w: memref<32x32xbf16>, %out: memref<32x32xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 128 : i64, mma_instruction = "mma_sync", mma_split_k = 0 : i64, mma_stages = 2 : i64, mma_tile = array<i64: 32, 32, 32>, mma_warps = array<i64: 2, 2>, vector_width = 1 : i64, warps_per_block = 4 : i64}} {
   return
 }
+
+// -----
+
+// TMA (mma_tma, sm_90a): the host encodes each operand's tensor map (A: 192
+// rows of 128 k, the batch-like d0 folded into m since B does not read it;
+// B: k x n, MN-major, boxes of one 32-element slab) into a stack slot and
+// passes the 128 bytes by value. The kernel takes 25,648 bytes of dynamic
+// shared memory (3 stages of A and B, 6 mbarriers, 1 KiB for alignment),
+// 4 consumer warps and a producer warp. Thread 0 initializes the full
+// barriers (1 arrival) and the empty ones (128, every consumer thread);
+// the producer's lane 0 waits for a stage's release from the second round
+// on, expects 8 KiB on its full barrier and issues 1 + 2 tensor copies;
+// the consumers wait on the full barrier, issue 2 wgmmas, keep one group
+// in flight, release the previous stage, and apply the epilogue.
+// CHECK-LABEL: func.func private @ridgeTensorMapEncodeTiled(!llvm.ptr, !llvm.ptr, i32, i32, i64, i64, i64, i64, i64, i64, i64, i64, i64, i32, i32, i32, i32, i32, i32)
+// CHECK-LABEL: func.func private @tma
+// CHECK: %[[SLOT_A:.*]] = llvm.alloca %c1_i64 x !llvm.array<16 x i64> {alignment = 64 : i64}
+// CHECK: memref.extract_aligned_pointer_as_index %arg0
+// CHECK: call @ridgeTensorMapEncodeTiled(%[[SLOT_A]], {{.*}}, %c9_i32, %c2_i32, %c128_i64, %c192_i64, %c1_i64, %c1_i64, %c1_i64, %c256_i64, %c0_i64, %c0_i64, %c0_i64, %c32_i32, %c64_i32, %c1_i32, %c1_i32, %c1_i32, %c2_i32)
+// CHECK: %[[MAP_A:.*]] = llvm.load %[[SLOT_A]] {alignment = 64 : i64} : !llvm.ptr -> !llvm.array<16 x i64>
+// CHECK: call @ridgeTensorMapEncodeTiled({{.*}}, %c9_i32, %c2_i32, %c64_i64, %c128_i64, %c1_i64, %c1_i64, %c1_i64, %c128_i64, %c0_i64, %c0_i64, %c0_i64, %c32_i32, %c32_i32, %c1_i32, %c1_i32, %c1_i32, %c2_i32)
+// CHECK: %[[MAP_B:.*]] = llvm.load
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1, {{.*}} = %c3, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c160, {{.*}} = %c1, {{.*}} = %c1) dynamic_shared_memory_size %c25648_i32
+// CHECK: gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+// CHECK: memref.view {{.*}} to memref<6144xbf16, #gpu.address_space<workgroup>>
+// CHECK: %[[PTR_A:.*]] = builtin.unrealized_conversion_cast %[[MAP_A]] : !llvm.array<16 x i64> to !llvm.ptr
+// CHECK: memref.view {{.*}} to memref<6144xbf16, #gpu.address_space<workgroup>>
+// CHECK: %[[PTR_B:.*]] = builtin.unrealized_conversion_cast %[[MAP_B]] : !llvm.array<16 x i64> to !llvm.ptr
+// CHECK: memref.view {{.*}} to memref<6xi64, #gpu.address_space<workgroup>>
+// CHECK-COUNT-3: nvvm.mbarrier.init {{.*}}, %c1_i32 : !llvm.ptr<3>, i32
+// CHECK: nvvm.fence.mbarrier.init
+// CHECK-NEXT: }
+// CHECK-NEXT: gpu.barrier
+// CHECK: scf.for %{{.*}} = %c0 to %c4 step %c1 {
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: nvvm.mbarrier.arrive.expect_tx %[[FULL:.*]], %c8192_i32
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global {{.*}}, %[[PTR_A]], %[[FULL]], box[
+// CHECK-COUNT-2: nvvm.cp.async.bulk.tensor.shared.cluster.global {{.*}}, %[[PTR_B]], %[[FULL]], box[
+// CHECK: } else {
+// CHECK: scf.for %{{.*}} = %c0 to %c4 step %c1 iter_args(%{{.*}} = %{{.*}}) -> (!llvm.struct<(f32,
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK-COUNT-2: nvvm.wgmma.mma_async
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK: nvvm.mbarrier.arrive
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: gpu.shuffle  xor
+// CHECK: memref.load %arg2
+// CHECK: vector.store {{.*}}, %arg3
+#a = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+#b = affine_map<(d0, d1, d2, d3) -> (d3, d2)>
+#c = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+#id = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#row = affine_map<(d0, d1, d2) -> (d2)>
+func.func private @tma(%x: memref<2x96x128xbf16>, %w: memref<128x64xbf16>, %bias: memref<64xf32>, %out: memref<2x96x64xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 160 : i64, mma_instruction = "wgmma", mma_stages = 3 : i64, mma_tile = array<i64: 64, 64, 32>, mma_tma = true, mma_warps = array<i64: 4, 1>, vector_width = 1 : i64, warps_per_block = 4 : i64}} {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%out : memref<2x96x64xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%x, %w : memref<2x96x128xbf16>, memref<128x64xbf16>) outs(%out : memref<2x96x64xf32>) {
+  ^bb0(%l: bf16, %r: bf16, %acc: f32):
+    %le = arith.extf %l : bf16 to f32
+    %re = arith.extf %r : bf16 to f32
+    %p = arith.mulf %le, %re : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%out, %bias : memref<2x96x64xf32>, memref<64xf32>) outs(%out : memref<2x96x64xf32>) {
+  ^bb0(%v: f32, %bv: f32, %o: f32):
+    %t = arith.addf %v, %bv : f32
+    linalg.yield %t : f32
+  }
+  return
+}
+
+// -----
+
+// mma_tma is sm_90a's: not with mma.sync.
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+// expected-error @+1 {{'ridge.kernel_config' needs 'mma_tma' as a bool, true only with 'mma_instruction' "wgmma" (TMA is sm_90a's)}}
+func.func private @tma_mma_sync(%x: memref<32x32xbf16>, %w: memref<32x32xbf16>, %out: memref<32x32xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 128 : i64, mma_instruction = "mma_sync", mma_stages = 2 : i64, mma_tile = array<i64: 32, 32, 32>, mma_tma = true, mma_warps = array<i64: 2, 2>, vector_width = 1 : i64, warps_per_block = 4 : i64}} {
+  return
+}
+
+// -----
+
+// TMA copies bytes: an f32 operand rounded to bf16 on the way cannot be
+// loaded by it.
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func private @tma_f32_operand(%x: memref<64x64xf32>, %w: memref<64x64xbf16>, %out: memref<64x64xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 160 : i64, mma_instruction = "wgmma", mma_stages = 2 : i64, mma_tile = array<i64: 64, 64, 32>, mma_tma = true, mma_warps = array<i64: 4, 1>, vector_width = 1 : i64, warps_per_block = 4 : i64}} {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%out : memref<64x64xf32>)
+  // expected-error @+1 {{'mma_tma' needs TMA to copy operand A, but the operand is stored as another type than it is multiplied in}}
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : memref<64x64xf32>, memref<64x64xbf16>) outs(%out : memref<64x64xf32>) {
+  ^bb0(%l: f32, %r: bf16, %acc: f32):
+    %lt = arith.truncf %l : f32 to bf16
+    %le = arith.extf %lt : bf16 to f32
+    %re = arith.extf %r : bf16 to f32
+    %p = arith.mulf %le, %re : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}

@@ -59,6 +59,13 @@ struct KernelConfig {
   /// tile, k steps of 32 in 64-byte-swizzled shared memory). The attention
   /// kernel's products too (`mma_instruction` beside `attention_tile`).
   bool wgmma = false;
+  /// sm_90a's operand pipeline (with `wgmma`): a producer warp beside the
+  /// consumer warpgroups loads each k tile of A and B with TMA tensor copies
+  /// into `mmaStages` stages of dynamic shared memory, whose full and empty
+  /// mbarriers order it with the consumers' wgmmas (warp specialization).
+  /// The operands must be whole row-major tensors in the multiply type
+  /// (getMmaTmaLayout).
+  bool mmaTma = false;
   /// The bandwidth path of a skinny contraction (m at most 16: a decode
   /// step, a classifier): one warp per output column, its lanes splitting k
   /// in 16-byte loads, a shuffle reduction (ridge-lower-mma-contractions).
@@ -144,6 +151,19 @@ SmallVector<int64_t> selectTileSizes(TilingInterface sink);
 void selectMmaTile(int64_t batch, int64_t m, int64_t n, int64_t k,
                    bool asyncCopies, const TargetSpec &target,
                    KernelConfig &config);
+
+/// Shared-memory stages of a TMA-fed kernel (KernelConfig::mmaTma) with
+/// `kTiles` k tiles: 4 (the k tiles that hide a global load's latency
+/// behind the wgmmas of the tiles before it), fewer for shorter k loops, at
+/// least 2.
+int64_t selectTmaStages(int64_t kTiles);
+
+/// Bytes of dynamic shared memory a TMA-fed kernel's launch asks for:
+/// `stages` tiles of A and B (`tileM` x k and `tileN` x k 16-bit elements),
+/// a full and an empty mbarrier per stage, and a kilobyte to align the
+/// buffers on the 64-byte swizzle's atom.
+int64_t getTmaSharedMemoryBytes(int64_t tileM, int64_t tileN, int64_t tileK,
+                                int64_t stages);
 
 /// Split-K of a tensor-core kernel with `blocks` output tiles of
 /// `tileElements` accumulators each (batch and products included) and

@@ -117,6 +117,30 @@ struct MmaContraction {
   }
 };
 
+/// How an operand is read by TMA (sm_90a's tensor copies): as a row-major
+/// tensor of its batch dimensions, then one flat dimension of the GEMM rows
+/// it stages along (m|n, or k) and one of its contiguous ones (k, or m|n).
+struct MmaTmaLayout {
+  /// The batch loops the operand reads, outermost first (a broadcast
+  /// operand reads fewer than the kernel has, or none).
+  SmallVector<unsigned> batchLoops;
+  /// The flat extents of its staged rows (outer) and of its contiguous
+  /// dimension (inner), in elements.
+  int64_t outer = 0, inner = 0;
+};
+
+/// The TMA layout of `operand` of `product`, or nullopt with `reason` when
+/// TMA cannot copy it: the operand must be stored as multiplied (bf16/f16),
+/// read as a whole (not gathered, computed or collapsed), through a map that
+/// lists its batch loops, then all its row loops, then all its contiguous
+/// loops (in loop order), from a static row-major tensor or buffer, with at
+/// most 3 batch loops (a tensor map has 5 dimensions) and contiguous rows of
+/// whole 16-byte units.
+std::optional<MmaTmaLayout> getMmaTmaLayout(const MmaContraction &mma,
+                                            const MmaProduct &product,
+                                            const MmaOperand &operand,
+                                            bool isLhs, std::string &reason);
+
 /// Matches `kernel` (on tensors or buffers). On failure, `reason` says why
 /// (for LLVM_DEBUG and remarks).
 /// With `allowF32`, operands multiplied in f32 match too (mmaType f32): the

@@ -488,7 +488,7 @@ def LowerFlashAttentionPass : Pass<"ridge-lower-flash-attention",
 }
 
 def LowerMmaContractionsPass : Pass<"ridge-lower-mma-contractions",
-                                    "::mlir::func::FuncOp"> {
+                                    "::mlir::ModuleOp"> {
   let summary = "Build tensor-core GEMM kernels (mma.sync) from their config";
   let description = [{
     A kernel whose `ridge.kernel_config` has an `mma_tile` (chosen by
@@ -501,8 +501,16 @@ def LowerMmaContractionsPass : Pass<"ridge-lower-mma-contractions",
     kernels' remaining linalg ops become loops. The mechanism decides
     nothing: the tile, the warps and the rounding are the config's and the
     contraction body's.
+
+    With `mma_tma` (sm_90a), a producer warp loads the k tiles with TMA
+    tensor copies into dynamic shared memory, ordered with the consumer
+    warpgroups' wgmmas by full and empty mbarriers; the host encodes each
+    operand's tensor map (the runtime's `ridgeTensorMapEncodeTiled`, declared
+    in the module) and the launch passes it by value
+    (ridge-grid-constant-kernel-args gives the kernel its address).
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::func::FuncDialect",
                            "::mlir::nvgpu::NVGPUDialect",
                            "::mlir::NVVM::NVVMDialect",
                            "::mlir::LLVM::LLVMDialect",
@@ -512,6 +520,48 @@ def LowerMmaContractionsPass : Pass<"ridge-lower-mma-contractions",
   let statistics = [
     Statistic<"numTensorCoreKernels", "num-tensor-core-kernels",
               "Kernels built on tensor cores">,
+    Statistic<"numTmaKernels", "num-tma-kernels",
+              "Tensor-core kernels whose operands TMA loads">,
+  ];
+}
+
+def ExternDynamicSharedMemoryPass
+    : Pass<"ridge-extern-dynamic-shared-memory", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Declare dynamic shared memory as the kernel's extern array";
+  let description = [{
+    convert-gpu-to-nvvm lowers `gpu.dynamic_shared_memory` to an internal
+    zero-sized shared global, which NVPTX prints as a one-byte static
+    variable (`.shared .b8 __dynamic_shmem__0;`): the kernel then indexes
+    past it into the dynamic allocation that follows. This pass gives such a
+    global external linkage and a 1024-byte alignment, which NVPTX prints as
+    CUDA's `extern __shared__ __align__(1024) char smem[]` (`.extern .shared
+    .align 1024 .b8 __dynamic_shmem__0[];`): the launch's dynamic shared
+    memory itself, starting on the 64- and 128-byte swizzles' atom. Runs on
+    the kernel module after convert-gpu-to-nvvm.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+def GridConstantKernelArgsPass : Pass<"ridge-grid-constant-kernel-args",
+                                      "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Pass aggregate kernel arguments as __grid_constant__ "
+                "parameters";
+  let description = [{
+    A kernel argument of an LLVM array type (a TMA tensor map, 128 bytes the
+    host encodes before the launch) whose kernel uses only take its address
+    (an `unrealized_conversion_cast` to `!llvm.ptr`, as
+    ridge-lower-mma-contractions writes it) becomes a `byval` pointer
+    argument marked `nvvm.grid_constant` and aligned to 64 bytes: NVPTX then
+    declares it `.param .align 64 .b8 p[128]` and takes its generic address
+    with `cvta.param`, as nvcc does for a `__grid_constant__ const
+    CUtensorMap`. The host's launch still passes the array by value. Runs on
+    the kernel module after convert-gpu-to-nvvm.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::NVVM::NVVMDialect"];
+  let statistics = [
+    Statistic<"numGridConstantArgs", "num-grid-constant-args",
+              "Kernel arguments passed as __grid_constant__ parameters">,
   ];
 }
 
