@@ -40,6 +40,8 @@ static constexpr int64_t kMaxGemvRows = 16;
 static constexpr int64_t kMaxTmaSharedMemoryBytes = 227 * 1024;
 /// TMA stages: enough k tiles in flight to cover a global load's latency.
 static constexpr int64_t kMaxTmaStages = 4;
+/// TMA's k tile: rows of 128 bytes of 16-bit elements, the 128-byte swizzle.
+static constexpr int64_t kTmaTileK = 64;
 
 DictionaryAttr KernelConfig::toAttr(MLIRContext *context) const {
   Builder b(context);
@@ -143,17 +145,6 @@ FailureOr<KernelConfig> KernelConfig::fromAttr(DictionaryAttr attr,
       return failure();
     }
     config.wgmma = instruction.getValue() == "wgmma";
-    // wgmma: one warpgroup (4 warps) per 64 rows, the whole tile's n, k
-    // steps of 32 (64-byte rows) and n in 32-element slabs of 64 bytes.
-    if (config.wgmma &&
-        (warps[1] != 1 || warps[0] % 4 != 0 || tile[0] != 16 * warps[0] ||
-         tile[2] != 32 || tile[1] % 32 != 0)) {
-      error = ("'" + kKernelConfigAttr +
-               "' has a wgmma tile that is not 64 rows per warpgroup "
-               "(mma_warps {4 * groups, 1}), n a multiple of 32 and k 32")
-                  .str();
-      return failure();
-    }
     if (Attribute tma = attr.get("mma_tma")) {
       auto flag = dyn_cast<BoolAttr>(tma);
       if (!flag || (flag.getValue() && !config.wgmma)) {
@@ -165,6 +156,21 @@ FailureOr<KernelConfig> KernelConfig::fromAttr(DictionaryAttr attr,
         return failure();
       }
       config.mmaTma = flag.getValue();
+    }
+    // wgmma: one warpgroup (4 warps) per 64 rows, the whole tile's n; rows
+    // of the swizzle span: k steps of 32 and n in 32-element slabs (64
+    // bytes), or with TMA of 64 (the 128-byte swizzle).
+    int64_t span = config.mmaTma ? 64 : 32;
+    if (config.wgmma &&
+        (warps[1] != 1 || warps[0] % 4 != 0 || tile[0] != 16 * warps[0] ||
+         tile[2] != span || tile[1] % span != 0)) {
+      error = ("'" + kKernelConfigAttr +
+               "' has a wgmma tile that is not 64 rows per warpgroup "
+               "(mma_warps {4 * groups, 1}), n a multiple of " +
+               Twine(span) + " and k " + Twine(span) +
+               (config.mmaTma ? " (TMA's 128-byte swizzle)" : ""))
+                  .str();
+      return failure();
     }
     // TMA kernels take dynamic shared memory (up to sm_90a's 227 KiB a
     // block); the others static shared memory, 48 KiB a block.
@@ -598,34 +604,37 @@ KernelConfig mlir::ridge::selectKernelConfig(func::FuncOp kernel,
       });
       selectMmaTile(batch, mma->m, mma->n, mma->getTotalK(), asyncCopies,
                     target, config);
-      int64_t blocks = batch * llvm::divideCeil(mma->m, config.mmaTile[0]) *
-                       llvm::divideCeil(mma->n, config.mmaTile[1]);
-      int64_t kTiles = 0;
-      for (const MmaProduct &product : mma->products)
-        kTiles += llvm::divideCeil(product.k, config.mmaTile[2]);
-      int64_t tileElements = config.mmaTile[0] * config.mmaTile[1] *
-                             static_cast<int64_t>(mma->products.size());
-      config.mmaSplitK = selectSplitK(
-          blocks, tileElements, kTiles,
-          batch * (mma->m + mma->n) * mma->getTotalK(), target.gpu.smCount);
-      config.blockSize = config.mmaWarps[0] * config.mmaWarps[1] * kWarpSize;
-      config.warpsPerBlock = config.mmaWarps[0] * config.mmaWarps[1];
       // sm_90a: operands that TMA can copy as they are (whole row-major
-      // bf16/f16 tensors) are loaded by a producer warp of their own, the
-      // stages in dynamic shared memory (deeper than the 48 KiB of static
-      // shared memory allows); the consumers only multiply.
+      // bf16/f16 tensors) are loaded by a producer warp of their own, in k
+      // tiles of 64 (rows of 128 bytes: TMA's 128-byte swizzle), the stages
+      // in dynamic shared memory (deeper than the 48 KiB of static shared
+      // memory allows); the consumers only multiply.
       auto copiedByTma = [&](const MmaProduct &p, const MmaOperand &operand,
                              bool isLhs) {
         std::string why;
         return getMmaTmaLayout(*mma, p, operand, isLhs, why).has_value();
       };
-      if (config.wgmma && mma->products.size() == 1 &&
+      config.mmaTma =
+          config.wgmma && mma->products.size() == 1 &&
           copiedByTma(mma->products[0], mma->products[0].lhs, true) &&
-          copiedByTma(mma->products[0], mma->products[0].rhs, false)) {
-        config.mmaTma = true;
+          copiedByTma(mma->products[0], mma->products[0].rhs, false);
+      if (config.mmaTma)
+        config.mmaTile[2] = kTmaTileK;
+      int64_t blocks = batch * llvm::divideCeil(mma->m, config.mmaTile[0]) *
+                       llvm::divideCeil(mma->n, config.mmaTile[1]);
+      int64_t kTiles = 0;
+      for (const MmaProduct &product : mma->products)
+        kTiles += llvm::divideCeil(product.k, config.mmaTile[2]);
+      if (config.mmaTma)
         config.mmaStages = selectTmaStages(kTiles);
-        config.blockSize += kWarpSize;
-      }
+      int64_t tileElements = config.mmaTile[0] * config.mmaTile[1] *
+                             static_cast<int64_t>(mma->products.size());
+      config.mmaSplitK = selectSplitK(
+          blocks, tileElements, kTiles,
+          batch * (mma->m + mma->n) * mma->getTotalK(), target.gpu.smCount);
+      config.warpsPerBlock = config.mmaWarps[0] * config.mmaWarps[1];
+      config.blockSize =
+          (config.warpsPerBlock + (config.mmaTma ? 1 : 0)) * kWarpSize;
       config.vectorWidth = 1;
       return config;
     }

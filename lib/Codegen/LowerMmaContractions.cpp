@@ -157,6 +157,10 @@ private:
   /// `stage` at k16 step `kStep`, starting `rowOffset` rows (m or n) in.
   Value getDescriptor(const StagedOperand &staged, Value stage, int64_t kStep,
                       Value rowOffset);
+  /// The bytes of a wgmma tile row and the span of its swizzle: 128 for
+  /// TMA's stages (k tiles of 64), else 64 (k tiles of 32; the threads'
+  /// 16-byte stores and cp.async copies write that layout).
+  int64_t getSwizzleBytes() const { return tma ? 128 : mma::kSlabRowBytes; }
   /// The wgmma multiplies of the tile in stage `stage`.
   void multiplyStageWgmma(Value stage, SmallVectorImpl<Value> &acc);
   /// The wgmmas of stage `stage` on the warpgroup's accumulators, `packed`
@@ -735,26 +739,27 @@ void MmaKernelBuilder::fenceSharedForWgmma() {
 
 Value MmaKernelBuilder::getDescriptor(const StagedOperand &staged, Value stage,
                                       int64_t kStep, Value rowOffset) {
-  // Byte offsets in the buffer (2-byte elements). K-major (rows of 32 k
-  // elements): 8-row groups 512 bytes apart (SBO), k16 steps 32 bytes along
-  // the row. MN-major (rows of 32 m|n elements, slab after slab): 8 k-row
-  // groups 512 bytes apart (SBO), slabs LBO apart, k16 steps 16 rows.
-  constexpr int64_t kGroupBytes = 8 * mma::kSlabRowBytes;
+  // Byte offsets in the buffer (2-byte elements), rows of R bytes (the
+  // swizzle span: 64, or 128 for TMA's stages). K-major (rows of k): 8-row
+  // groups 8R bytes apart (SBO), k16 steps 32 bytes along the row. MN-major
+  // (rows of R / 2 m|n elements, slab after slab): 8 k-row groups 8R bytes
+  // apart (SBO), slabs LBO apart, k16 steps 16 rows.
+  int64_t rowBytes = getSwizzleBytes();
+  int64_t groupBytes = 8 * rowBytes;
   Value stageBytes = mul(stage, staged.stageElements() * 2);
   Value offset;
   int64_t leading;
   if (staged.operand->kContiguous) {
-    offset =
-        add(add(stageBytes, mul(rowOffset, mma::kSlabRowBytes)), kStep * 32);
+    offset = add(add(stageBytes, mul(rowOffset, rowBytes)), kStep * 32);
     leading = 16; // unused by the swizzled K-major layout
   } else {
-    int64_t slabBytes = staged.outerLen * mma::kSlabRowBytes;
-    offset = add(add(stageBytes, mul(div(rowOffset, 32), slabBytes)),
-                 kStep * 16 * mma::kSlabRowBytes);
+    int64_t slabBytes = staged.outerLen * rowBytes;
+    offset = add(add(stageBytes, mul(div(rowOffset, rowBytes / 2), slabBytes)),
+                 kStep * 16 * rowBytes);
     leading = slabBytes;
   }
   return mma::getWgmmaDescriptor(b, loc, staged.smem, offset, leading,
-                                 kGroupBytes);
+                                 groupBytes, rowBytes);
 }
 
 Value MmaKernelBuilder::packAccumulators(ArrayRef<Value> acc) {
@@ -967,7 +972,10 @@ Value MmaKernelBuilder::encodeTensorMap(const StagedOperand &staged,
   // Dimensions innermost first: the contiguous one, the rows, then the
   // batch loops the operand reads, innermost first.
   SmallVector<int64_t> dims = {layout.inner, layout.outer};
-  SmallVector<int64_t> boxes = {mma::kSlabChunks * kChunk,
+  // Boxes of one swizzle span of the contiguous dimension (all of a K-major
+  // tile's k; one slab of an MN-major tile) by the tile's rows.
+  int64_t spanElements = getSwizzleBytes() / elementBytes;
+  SmallVector<int64_t> boxes = {spanElements,
                                 operand.kContiguous ? staged.outerLen : tileK};
   ArrayRef<int64_t> shape = type.getShape();
   unsigned numBatchDims = layout.batchLoops.size();
@@ -987,8 +995,8 @@ Value MmaKernelBuilder::encodeTensorMap(const StagedOperand &staged,
   auto i64Constant = [&](int64_t value) -> Value {
     return arith::ConstantIntOp::create(b, loc, i64, value);
   };
-  // CUtensorMapDataType: 6 float16, 9 bfloat16; CUtensorMapSwizzle 2: 64B.
-  constexpr int64_t kSwizzle64B = 2;
+  // CUtensorMapDataType: 6 float16, 9 bfloat16; CUtensorMapSwizzle 3: 128B.
+  constexpr int64_t kSwizzle128B = 3;
   Value slot = LLVM::AllocaOp::create(b, loc, pointer, mapType, i64Constant(1),
                                       /*alignment=*/64);
   Value base = arith::IndexCastUIOp::create(
@@ -1004,7 +1012,7 @@ Value MmaKernelBuilder::encodeTensorMap(const StagedOperand &staged,
     args.push_back(i64Constant(i < strides.size() ? strides[i] : 0));
   for (size_t i = 0; i < 5; ++i)
     args.push_back(i32Constant(i < boxes.size() ? boxes[i] : 1));
-  args.push_back(i32Constant(kSwizzle64B));
+  args.push_back(i32Constant(kSwizzle128B));
   func::CallOp::create(b, loc, encode, args);
   return LLVM::LoadOp::create(b, loc, mapType, slot, /*alignment=*/64);
 }
@@ -1060,15 +1068,16 @@ void MmaKernelBuilder::copyTileTma(const StagedOperand &staged, Value kTile,
         /*isCTAOnly=*/false, /*group=*/nullptr, /*predicate=*/Value());
   };
   if (operand.kContiguous) {
-    // Rows of 32 k elements (64 bytes), the 64-byte swizzle: the layout
-    // wgmma's K-major descriptors read, as the tensor copy writes it.
+    // Rows of 64 k elements (128 bytes), the 128-byte swizzle (chunk c of
+    // row r at c ^ (r % 8)): the layout wgmma's K-major descriptors read, as
+    // the tensor copy writes it.
     copy(stageBytes, kBase, rowBase);
     return;
   }
-  // MN-major: slabs of 32 m|n elements by the tile's 32 k rows, slab after
+  // MN-major: slabs of 64 m|n elements by the tile's 64 k rows, slab after
   // slab.
-  int64_t slabElements = mma::kSlabChunks * kChunk;
-  int64_t slabBytes = staged.outerLen * mma::kSlabRowBytes;
+  int64_t slabElements = getSwizzleBytes() / elementBytes;
+  int64_t slabBytes = staged.outerLen * getSwizzleBytes();
   for (int64_t slab = 0; slab < staged.innerLen / slabElements; ++slab)
     copy(add(stageBytes, slab * slabBytes), add(rowBase, slab * slabElements),
          kBase);

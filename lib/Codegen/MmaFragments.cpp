@@ -165,7 +165,9 @@ std::pair<Value, Value> mma::getSlabChunkPosition(OpBuilder &b, Location loc,
 
 Value mma::getWgmmaDescriptor(OpBuilder &b, Location loc, Value smem,
                               Value byteOffset, int64_t leadingBytes,
-                              int64_t strideBytes) {
+                              int64_t strideBytes, int64_t swizzleBytes) {
+  assert((swizzleBytes == 64 || swizzleBytes == 128) &&
+         "the 64- or 128-byte swizzle");
   Type i64 = b.getI64Type();
   Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, smem);
   Value address = arith::IndexCastUIOp::create(
@@ -174,13 +176,13 @@ Value mma::getWgmmaDescriptor(OpBuilder &b, Location loc, Value smem,
     return arith::ConstantIntOp::create(b, loc, i64, value);
   };
   // Bits 0-13: start address >> 4; 16-29: LBO >> 4; 32-45: SBO >> 4;
-  // 62-63: the layout (2: 64-byte swizzle).
+  // 62-63: the layout (1: 128-byte swizzle, 2: 64-byte swizzle).
   Value start = arith::ShRUIOp::create(
       b, loc, arith::AndIOp::create(b, loc, address, constant(0x3ffff)),
       constant(4));
   uint64_t fixed = (uint64_t(leadingBytes >> 4) & 0x3fff) << 16 |
                    (uint64_t(strideBytes >> 4) & 0x3fff) << 32 |
-                   uint64_t(2) << 62;
+                   uint64_t(swizzleBytes == 128 ? 1 : 2) << 62;
   return arith::OrIOp::create(b, loc, start,
                               constant(static_cast<int64_t>(fixed)));
 }

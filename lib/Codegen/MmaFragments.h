@@ -87,13 +87,14 @@ Value getSlabOffset(OpBuilder &b, Location loc, Value row, Value chunk,
 std::pair<Value, Value> getSlabChunkPosition(OpBuilder &b, Location loc,
                                              Value q, int64_t rows,
                                              int64_t chunksPerRow);
-/// The wgmma shared-memory matrix descriptor (64-byte swizzle) of the
-/// matrix starting `byteOffset` bytes into `smem`, with 8-row groups
-/// `strideBytes` apart (SBO) and slabs `leadingBytes` apart (LBO; used by
-/// MN-major operands).
+/// The wgmma shared-memory matrix descriptor of the matrix starting
+/// `byteOffset` bytes into `smem`, in rows of `swizzleBytes` (64 or 128)
+/// swizzled as TMA's swizzle of that span, with 8-row groups `strideBytes`
+/// apart (SBO) and slabs `leadingBytes` apart (LBO; used by MN-major
+/// operands).
 Value getWgmmaDescriptor(OpBuilder &b, Location loc, Value smem,
                          Value byteOffset, int64_t leadingBytes,
-                         int64_t strideBytes);
+                         int64_t strideBytes, int64_t swizzleBytes = 64);
 /// `wgmma.mma_async` m64`n`k16 with A from registers (4 per thread, the
 /// warp's 16 rows in the layout of an mma.sync m16n8k16 A fragment) and B
 /// from shared memory (`descB`, MN-major when `transposeB`), f32

@@ -534,45 +534,47 @@ func.func private @split_k_zero(%x: memref<32x32xbf16>, %w: memref<32x32xbf16>, 
 // -----
 
 // TMA (mma_tma, sm_90a): the host encodes each operand's tensor map (A: 192
-// rows of 128 k, the batch-like d0 folded into m since B does not read it;
-// B: k x n, MN-major, boxes of one 32-element slab) into a stack slot and
-// passes the 128 bytes by value. The kernel takes 25,648 bytes of dynamic
+// rows of 128 k, the batch-like d0 folded into m since B does not read it,
+// boxes of 64 k by the tile's 64 rows; B: k x n, MN-major, boxes of one
+// 64-element slab by 64 k rows; the 128-byte swizzle) into a stack slot and
+// passes the 128 bytes by value. The kernel takes 74,800 bytes of dynamic
 // shared memory (3 stages of A and B, 6 mbarriers, 1 KiB for alignment),
 // 4 consumer warps and a producer warp. Thread 0 initializes the full
 // barriers (1 arrival) and the empty ones (128, every consumer thread);
 // the producer's lane 0 waits for a stage's release from the second round
-// on, expects 8 KiB on its full barrier and issues 1 + 2 tensor copies;
-// the consumers wait on the full barrier, issue 2 wgmmas, keep one group
-// in flight, release the previous stage, and apply the epilogue.
+// on, expects 24 KiB on its full barrier and issues 1 + 2 tensor copies;
+// the consumers wait on the full barrier, issue 4 wgmmas (128-byte-swizzle
+// descriptors), keep one group in flight, release the previous stage, and
+// apply the epilogue.
 // CHECK-LABEL: func.func private @ridgeTensorMapEncodeTiled(!llvm.ptr, !llvm.ptr, i32, i32, i64, i64, i64, i64, i64, i64, i64, i64, i64, i32, i32, i32, i32, i32, i32)
 // CHECK-LABEL: func.func private @tma
 // CHECK: %[[SLOT_A:.*]] = llvm.alloca %c1_i64 x !llvm.array<16 x i64> {alignment = 64 : i64}
 // CHECK: memref.extract_aligned_pointer_as_index %arg0
-// CHECK: call @ridgeTensorMapEncodeTiled(%[[SLOT_A]], {{.*}}, %c9_i32, %c2_i32, %c128_i64, %c192_i64, %c1_i64, %c1_i64, %c1_i64, %c256_i64, %c0_i64, %c0_i64, %c0_i64, %c32_i32, %c64_i32, %c1_i32, %c1_i32, %c1_i32, %c2_i32)
+// CHECK: call @ridgeTensorMapEncodeTiled(%[[SLOT_A]], {{.*}}, %c9_i32, %c2_i32, %c128_i64, %c192_i64, %c1_i64, %c1_i64, %c1_i64, %c256_i64, %c0_i64, %c0_i64, %c0_i64, %c64_i32, %c64_i32, %c1_i32, %c1_i32, %c1_i32, %c3_i32)
 // CHECK: %[[MAP_A:.*]] = llvm.load %[[SLOT_A]] {alignment = 64 : i64} : !llvm.ptr -> !llvm.array<16 x i64>
-// CHECK: call @ridgeTensorMapEncodeTiled({{.*}}, %c9_i32, %c2_i32, %c64_i64, %c128_i64, %c1_i64, %c1_i64, %c1_i64, %c128_i64, %c0_i64, %c0_i64, %c0_i64, %c32_i32, %c32_i32, %c1_i32, %c1_i32, %c1_i32, %c2_i32)
+// CHECK: call @ridgeTensorMapEncodeTiled({{.*}}, %c9_i32, %c2_i32, %c128_i64, %c128_i64, %c1_i64, %c1_i64, %c1_i64, %c256_i64, %c0_i64, %c0_i64, %c0_i64, %c64_i32, %c64_i32, %c1_i32, %c1_i32, %c1_i32, %c3_i32)
 // CHECK: %[[MAP_B:.*]] = llvm.load
-// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1, {{.*}} = %c3, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c160, {{.*}} = %c1, {{.*}} = %c1) dynamic_shared_memory_size %c25648_i32
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1, {{.*}} = %c3, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c160, {{.*}} = %c1, {{.*}} = %c1) dynamic_shared_memory_size %c74800_i32
 // CHECK: gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
-// CHECK: memref.view {{.*}} to memref<6144xbf16, #gpu.address_space<workgroup>>
+// CHECK: memref.view {{.*}} to memref<12288xbf16, #gpu.address_space<workgroup>>
 // CHECK: %[[PTR_A:.*]] = builtin.unrealized_conversion_cast %[[MAP_A]] : !llvm.array<16 x i64> to !llvm.ptr
-// CHECK: memref.view {{.*}} to memref<6144xbf16, #gpu.address_space<workgroup>>
+// CHECK: memref.view {{.*}} to memref<24576xbf16, #gpu.address_space<workgroup>>
 // CHECK: %[[PTR_B:.*]] = builtin.unrealized_conversion_cast %[[MAP_B]] : !llvm.array<16 x i64> to !llvm.ptr
 // CHECK: memref.view {{.*}} to memref<6xi64, #gpu.address_space<workgroup>>
 // CHECK-COUNT-3: nvvm.mbarrier.init {{.*}}, %c1_i32 : !llvm.ptr<3>, i32
 // CHECK: nvvm.fence.mbarrier.init
 // CHECK-NEXT: }
 // CHECK-NEXT: gpu.barrier
-// CHECK: scf.for %{{.*}} = %c0 to %c4 step %c1 {
+// CHECK: scf.for %{{.*}} = %c0 to %c2 step %c1 {
 // CHECK: nvvm.mbarrier.try_wait.parity
-// CHECK: nvvm.mbarrier.arrive.expect_tx %[[FULL:.*]], %c8192_i32
+// CHECK: nvvm.mbarrier.arrive.expect_tx %[[FULL:.*]], %c24576_i32
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global {{.*}}, %[[PTR_A]], %[[FULL]], box[
 // CHECK-COUNT-2: nvvm.cp.async.bulk.tensor.shared.cluster.global {{.*}}, %[[PTR_B]], %[[FULL]], box[
 // CHECK: } else {
-// CHECK: scf.for %{{.*}} = %c0 to %c4 step %c1 iter_args(%{{.*}} = %{{.*}}) -> (!llvm.struct<(f32,
+// CHECK: scf.for %{{.*}} = %c0 to %c2 step %c1 iter_args(%{{.*}} = %{{.*}}) -> (!llvm.struct<(f32,
 // CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK: nvvm.wgmma.fence.aligned
-// CHECK-COUNT-2: nvvm.wgmma.mma_async
+// CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 16>
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK: nvvm.mbarrier.arrive
@@ -585,10 +587,10 @@ func.func private @split_k_zero(%x: memref<32x32xbf16>, %w: memref<32x32xbf16>, 
 #c = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
 #id = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 #row = affine_map<(d0, d1, d2) -> (d2)>
-func.func private @tma(%x: memref<2x96x128xbf16>, %w: memref<128x64xbf16>, %bias: memref<64xf32>, %out: memref<2x96x64xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 160 : i64, mma_instruction = "wgmma", mma_stages = 3 : i64, mma_tile = array<i64: 64, 64, 32>, mma_tma = true, mma_warps = array<i64: 4, 1>, vector_width = 1 : i64, warps_per_block = 4 : i64}} {
+func.func private @tma(%x: memref<2x96x128xbf16>, %w: memref<128x128xbf16>, %bias: memref<128xf32>, %out: memref<2x96x128xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 160 : i64, mma_instruction = "wgmma", mma_stages = 3 : i64, mma_tile = array<i64: 64, 128, 64>, mma_tma = true, mma_warps = array<i64: 4, 1>, vector_width = 1 : i64, warps_per_block = 4 : i64}} {
   %zero = arith.constant 0.0 : f32
-  linalg.fill ins(%zero : f32) outs(%out : memref<2x96x64xf32>)
-  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%x, %w : memref<2x96x128xbf16>, memref<128x64xbf16>) outs(%out : memref<2x96x64xf32>) {
+  linalg.fill ins(%zero : f32) outs(%out : memref<2x96x128xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%x, %w : memref<2x96x128xbf16>, memref<128x128xbf16>) outs(%out : memref<2x96x128xf32>) {
   ^bb0(%l: bf16, %r: bf16, %acc: f32):
     %le = arith.extf %l : bf16 to f32
     %re = arith.extf %r : bf16 to f32
@@ -596,7 +598,7 @@ func.func private @tma(%x: memref<2x96x128xbf16>, %w: memref<128x64xbf16>, %bias
     %s = arith.addf %acc, %p : f32
     linalg.yield %s : f32
   }
-  linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%out, %bias : memref<2x96x64xf32>, memref<64xf32>) outs(%out : memref<2x96x64xf32>) {
+  linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%out, %bias : memref<2x96x128xf32>, memref<128xf32>) outs(%out : memref<2x96x128xf32>) {
   ^bb0(%v: f32, %bv: f32, %o: f32):
     %t = arith.addf %v, %bv : f32
     linalg.yield %t : f32
@@ -622,7 +624,7 @@ func.func private @tma_mma_sync(%x: memref<32x32xbf16>, %w: memref<32x32xbf16>, 
 #a = affine_map<(d0, d1, d2) -> (d0, d2)>
 #b = affine_map<(d0, d1, d2) -> (d2, d1)>
 #c = affine_map<(d0, d1, d2) -> (d0, d1)>
-func.func private @tma_f32_operand(%x: memref<64x64xf32>, %w: memref<64x64xbf16>, %out: memref<64x64xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 160 : i64, mma_instruction = "wgmma", mma_stages = 2 : i64, mma_tile = array<i64: 64, 64, 32>, mma_tma = true, mma_warps = array<i64: 4, 1>, vector_width = 1 : i64, warps_per_block = 4 : i64}} {
+func.func private @tma_f32_operand(%x: memref<64x64xf32>, %w: memref<64x64xbf16>, %out: memref<64x64xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 160 : i64, mma_instruction = "wgmma", mma_stages = 2 : i64, mma_tile = array<i64: 64, 64, 64>, mma_tma = true, mma_warps = array<i64: 4, 1>, vector_width = 1 : i64, warps_per_block = 4 : i64}} {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%out : memref<64x64xf32>)
   // expected-error @+1 {{'mma_tma' needs TMA to copy operand A, but the operand is stored as another type than it is multiplied in}}

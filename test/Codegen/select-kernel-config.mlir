@@ -204,10 +204,10 @@ module attributes {ridge.target = {bandwidth = 3.35e+12 : f64, chip = "sm_80", g
 // A 4096x4096 product has 1024 blocks of 128x128: the big tile, 8 warps.
 // On sm_90a the instruction is wgmma: the 8 warps are 2 warpgroups of 64
 // rows each; f16 operands in memory, whole row-major tensors, are loaded by
-// TMA: a producer warp more (288 threads), as many stages as k tiles (2 of
-// 32) up to 4.
+// TMA in k tiles of 64 (128-byte rows): a producer warp more (288 threads),
+// as many stages as k tiles (here 1) but at least 2 and at most 4.
 // CHECK-LABEL: func.func private @mma_big
-// CHECK-SAME: block_size = 288 : i64, mma_instruction = "wgmma", mma_stages = 2 : i64, mma_tile = array<i64: 128, 128, 32>, mma_tma = true, mma_warps = array<i64: 8, 1>
+// CHECK-SAME: block_size = 288 : i64, mma_instruction = "wgmma", mma_stages = 2 : i64, mma_tile = array<i64: 128, 128, 64>, mma_tma = true, mma_warps = array<i64: 8, 1>
 module attributes {ridge.target = {bandwidth = 3.35e+12 : f64, chip = "sm_90a", gpu = "H100-SXM", l2_bytes = 52428800 : i64, peak_flops = {bf16 = 9.89e+14 : f64, fp16 = 9.89e+14 : f64, fp32 = 6.7e+13 : f64, fp8 = 1.979e+15 : f64, tf32 = 4.94e+14 : f64}, precision = "bf16", registers_per_sm = 65536 : i64, sm_count = 132 : i64, smem_per_sm = 232448 : i64}} {
   func.func private @mma_big(%x: tensor<4096x64xf16>, %w: tensor<64x4096xf16>) -> tensor<4096x4096xf16> attributes {ridge.kernel = "contraction"} {
     %p = ridge.matmul %x, %w : (tensor<4096x64xf16>, tensor<64x4096xf16>) -> tensor<4096x4096xf16>
@@ -217,11 +217,11 @@ module attributes {ridge.target = {bandwidth = 3.35e+12 : f64, chip = "sm_90a", 
 
 // -----
 
-// TMA stages: 4 for a long k loop (8 k tiles), 64 KiB of dynamic shared
-// memory. The same product on sm_80 (no TMA) fills 3 cp.async stages of
-// static shared memory.
+// TMA stages: 4 for a long k loop (4 k tiles of 64), 128 KiB of dynamic
+// shared memory. The same product on sm_80 (no TMA) fills 3 cp.async stages
+// of static shared memory, k tiles of 32.
 // CHECK-LABEL: func.func private @mma_tma_deep
-// CHECK-SAME: block_size = 288 : i64, mma_instruction = "wgmma", mma_stages = 4 : i64, mma_tile = array<i64: 128, 128, 32>, mma_tma = true
+// CHECK-SAME: block_size = 288 : i64, mma_instruction = "wgmma", mma_stages = 4 : i64, mma_tile = array<i64: 128, 128, 64>, mma_tma = true
 module attributes {ridge.target = {bandwidth = 3.35e+12 : f64, chip = "sm_90a", gpu = "H100-SXM", l2_bytes = 52428800 : i64, peak_flops = {bf16 = 9.89e+14 : f64, fp16 = 9.89e+14 : f64, fp32 = 6.7e+13 : f64, fp8 = 1.979e+15 : f64, tf32 = 4.94e+14 : f64}, precision = "bf16", registers_per_sm = 65536 : i64, sm_count = 132 : i64, smem_per_sm = 232448 : i64}} {
   func.func private @mma_tma_deep(%x: tensor<4096x256xbf16>, %w: tensor<256x4096xbf16>) -> tensor<4096x4096xbf16> attributes {ridge.kernel = "contraction"} {
     %p = ridge.matmul %x, %w : (tensor<4096x256xbf16>, tensor<256x4096xbf16>) -> tensor<4096x4096xbf16>
@@ -358,11 +358,11 @@ module attributes {ridge.target = {bandwidth = 3.35e+12 : f64, chip = "sm_90a", 
 // -----
 
 // A 512 x 512 x 768 product has 64 blocks of 64x64 for 132 SMs, and two
-// splits of its 24 k tiles would shorten its k loop from 24 steps to 12 +
-// 4, but would write and read 2 x 2 x 512 x 512 partial sums, more than its
-// operands' (512 + 512) x 768 elements: no split.
+// splits of its 12 k tiles (of 64: TMA's) would shorten its k loop from 12
+// steps to 6 + 4, but would write and read 2 x 2 x 512 x 512 partial sums,
+// more than its operands' (512 + 512) x 768 elements: no split.
 // CHECK-LABEL: func.func private @square_no_split
-// CHECK-SAME: mma_tile = array<i64: 64, 64, 32>
+// CHECK-SAME: mma_tile = array<i64: 64, 64, 64>, mma_tma = true
 // CHECK-NOT: mma_split_k
 module attributes {ridge.target = {bandwidth = 3.35e+12 : f64, chip = "sm_90a", gpu = "H100-SXM", l2_bytes = 52428800 : i64, peak_flops = {bf16 = 9.89e+14 : f64, fp16 = 9.89e+14 : f64, fp32 = 6.7e+13 : f64, fp8 = 1.979e+15 : f64, tf32 = 4.94e+14 : f64}, precision = "bf16", registers_per_sm = 65536 : i64, sm_count = 132 : i64, smem_per_sm = 232448 : i64}} {
   func.func private @square_no_split(%x: tensor<512x768xf16>, %w: tensor<768x512xf16>) -> tensor<512x512xf16> attributes {ridge.kernel = "contraction"} {

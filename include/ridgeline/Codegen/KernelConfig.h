@@ -60,8 +60,9 @@ struct KernelConfig {
   /// kernel's products too (`mma_instruction` beside `attention_tile`).
   bool wgmma = false;
   /// sm_90a's operand pipeline (with `wgmma`): a producer warp beside the
-  /// consumer warpgroups loads each k tile of A and B with TMA tensor copies
-  /// into `mmaStages` stages of dynamic shared memory, whose full and empty
+  /// consumer warpgroups loads each k tile of A and B (k tiles of 64: rows
+  /// of 128 bytes in the 128-byte swizzle) with TMA tensor copies into
+  /// `mmaStages` stages of dynamic shared memory, whose full and empty
   /// mbarriers order it with the consumers' wgmmas (warp specialization).
   /// The operands must be whole row-major tensors in the multiply type
   /// (getMmaTmaLayout).
@@ -153,9 +154,9 @@ void selectMmaTile(int64_t batch, int64_t m, int64_t n, int64_t k,
                    KernelConfig &config);
 
 /// Shared-memory stages of a TMA-fed kernel (KernelConfig::mmaTma) with
-/// `kTiles` k tiles: 4 (the k tiles that hide a global load's latency
-/// behind the wgmmas of the tiles before it), fewer for shorter k loops, at
-/// least 2.
+/// `kTiles` k tiles (of 64): 4 (the k tiles that hide a global load's
+/// latency behind the wgmmas of the tiles before it), fewer for shorter k
+/// loops, at least 2.
 int64_t selectTmaStages(int64_t kTiles);
 
 /// Bytes of dynamic shared memory a TMA-fed kernel's launch asks for:
