@@ -61,7 +61,7 @@ def ridgeline_kernel(ridgec, model, target, work):
     if len(params) != 4 or any(t != "u64" for t, _ in params):
         raise Failure("%s takes %s; expected four pointers (Q, K, V, O)"
                       % (name, params))
-    v = kernel_launch(ridgec, model, target, name)
+    v, _ = kernel_launch(ridgec, model, target, name)
     return {"ptx": ptx_path, "name": name, "grid": v[0:3], "block": v[3:6],
             "shared": v[6], "scalars": [], "extra_pointers": 0,
             "output": "f32"}

@@ -119,13 +119,42 @@ def entry_params(ptx, kernel):
                   re.S)
     if not m:
         raise Failure("no .entry %s in the PTX" % kernel)
-    return re.findall(r"\.param\s+\.(\w+)(?:\s+\.\w+)*\s+(\w+)", m.group(1))
+    params = []
+    for decl in m.group(1).split(","):
+        words = decl.split()
+        if not words or words[0] != ".param":
+            continue
+        # The element type is the last type word (.align N, .ptr, a state
+        # space in between); the name may carry an array size.
+        types = [w[1:] for w in words[1:-1] if re.fullmatch(
+            r"\.[busf]\d+", w)]
+        params.append((types[-1] if types else "", words[-1].split("[")[0]))
+    return params
+
+
+def tensor_maps(llvm):
+    """The tensor maps the host code encodes (ridgeTensorMapEncodeTiled, in
+    launch-argument order) as ridge-emu `tmap:` specs of operands a and b:
+    type, dims and boxes innermost first, the swizzle."""
+    calls = re.findall(r"call void @ridgeTensorMapEncodeTiled\(ptr %\w+, "
+                       r"ptr %\w+, ((?:i\d+ -?\d+(?:, )?)+)\)", llvm)
+    types = {6: "f16", 9: "bf16"}
+    swizzles = {0: "", 1: ":swizzle32", 2: ":swizzle64", 3: ":swizzle128"}
+    specs = []
+    for name, call in zip("ab", calls):
+        v = [int(x) for x in re.findall(r"i\d+ (-?\d+)", call)]
+        rank, dims, boxes = v[1], v[2:7], v[11:16]
+        specs.append("tmap:%s:%s:%s:%s%s" % (
+            name, types[v[0]], "x".join(map(str, dims[:rank])),
+            "x".join(map(str, boxes[:rank])), swizzles[v[16]]))
+    return specs
 
 
 def kernel_launch(ridgec, model, target, name):
     """Grid (3), block (3) and dynamic shared bytes of Ridgeline's launch of
     kernel `name`, from the host code: the function handle of the kernel's
-    name, then mgpuLaunchKernel(handle, gx, gy, gz, bx, by, bz, shmem, ..)."""
+    name, then mgpuLaunchKernel(handle, gx, gy, gz, bx, by, bz, shmem, ..);
+    and the tensor maps of a TMA kernel's operands."""
     llvm = run([ridgec, model, "--target=" + target, "--emit=llvm", "-o",
                 "-"], "ridgec --emit=llvm")
     handle = re.search(r"(%\w+) = call ptr @mgpuModuleGetFunction\(ptr %\w+, "
@@ -137,7 +166,7 @@ def kernel_launch(ridgec, model, target, name):
     if not launch:
         raise Failure("cannot find the launch of %s in Ridgeline's host code"
                       % name)
-    return [int(x) for x in launch.groups()]
+    return [int(x) for x in launch.groups()], tensor_maps(llvm)
 
 
 def ridgeline_kernel(ridgec, model, target, work):
@@ -152,13 +181,16 @@ def ridgeline_kernel(ridgec, model, target, work):
                       "found %s" % (target, names or "none"))
     name = names[0]
     params = entry_params(ptx, name)
-    if len(params) != 3 or any(t != "u64" for t, _ in params):
-        raise Failure("%s takes %s; expected three pointers (A, B, C)"
-                      % (name, params))
-    v = kernel_launch(ridgec, model, target, name)
+    v, maps = kernel_launch(ridgec, model, target, name)
+    # sm_90a's TMA kernel (mma_tma) takes A and B as tensor maps (128-byte
+    # __grid_constant__ parameters) and C as a pointer; the others three
+    # pointers.
+    expected = ["b8", "b8", "u64"] if maps else ["u64"] * 3
+    if [t for t, _ in params] != expected or (maps and len(maps) != 2):
+        raise Failure("%s takes %s; expected %s" % (name, params, expected))
     return {"ptx": ptx_path, "name": name, "grid": v[0:3], "block": v[3:6],
             "shared": v[6], "scalars": [], "extra_pointers": 0,
-            "output": "bf16 -> f32"}
+            "output": "bf16 -> f32", "tensor_maps": maps}
 
 
 # --- Triton ----------------------------------------------------------------
@@ -251,8 +283,11 @@ def emulate(emu, kernel, m, n, k, a_path, b_path, work, tag):
         cmd += ["--shared", str(kernel["shared"])]
     cmd += ["--buffer", "a:bf16:%d:file=%s" % (m * k, a_path),
             "--buffer", "b:bf16:%d:file=%s" % (k * n, b_path),
-            "--buffer", "c:f32:%d" % (m * n),
-            "--arg", "buf:a", "--arg", "buf:b", "--arg", "buf:c"]
+            "--buffer", "c:f32:%d" % (m * n)]
+    for operand, spec in zip("ab", kernel.get("tensor_maps") or
+                             ["buf:a", "buf:b"]):
+        cmd += ["--arg", spec]
+    cmd += ["--arg", "buf:c"]
     for value in kernel["scalars"]:
         cmd += ["--arg", "u32:%d" % value]
     for _ in range(kernel["extra_pointers"]):

@@ -20,6 +20,13 @@
 //   - the epilogue (the kernel's elementwise op: bias, activation, residual,
 //     cast) is applied to the accumulators in registers and stored once.
 //
+// On sm_90a with `mma_tma` (operands stored as multiplied, whole row-major
+// tensors), the threads copy nothing: as in CUTLASS 3's warp-specialized
+// GEMMs, a producer warp issues TMA tensor copies of each k tile (64 of k,
+// the 128-byte swizzle) into dynamic shared memory, full and empty
+// mbarriers per stage order them with the consumer warpgroups' wgmmas, and
+// the host encodes the tensor maps before the launch.
+//
 // The rounding of f32 operands is the one the contraction's body spells
 // (`extf(truncf(x))`, placed by ridge-select-precision), so the CPU build
 // of the same linalg computes the same products: it is the oracle.
@@ -191,7 +198,7 @@ private:
   void waitBarrier(Value barrier, Value parity);
   /// The tensor copies of k tile `kTile` of `staged` into stage `stage`,
   /// completing their bytes on `barrier`: one box of the tile for a K-major
-  /// operand, one per 32-element slab for an MN-major one.
+  /// operand, one per 64-element slab for an MN-major one.
   void copyTileTma(const StagedOperand &staged, Value kTile, Value stage,
                    Value barrier);
   /// The producer warp: for each k tile, waits until the consumers released
@@ -1393,8 +1400,9 @@ LogicalResult MmaKernelBuilder::build(func::FuncOp encodeFn) {
 
   if (tma) {
     // A's stages, B's stages, then the mbarriers, from the first 1024-byte
-    // boundary of the dynamic shared memory (the 64-byte swizzle's atom, on
-    // which TMA and wgmma agree).
+    // boundary of the dynamic shared memory (the 128-byte swizzle's atom,
+    // on which TMA and wgmma agree; ridge-extern-dynamic-shared-memory
+    // aligns the array so, and this keeps the kernel right without it).
     int64_t elementBytes = product->lhs.mmaType.getIntOrFloatBitWidth() / 8;
     auto dynamicType = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
                                        MemRefLayoutAttrInterface(), workgroup);
