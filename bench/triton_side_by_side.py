@@ -284,8 +284,7 @@ def emulate(emu, kernel, m, n, k, a_path, b_path, work, tag):
     cmd += ["--buffer", "a:bf16:%d:file=%s" % (m * k, a_path),
             "--buffer", "b:bf16:%d:file=%s" % (k * n, b_path),
             "--buffer", "c:f32:%d" % (m * n)]
-    for operand, spec in zip("ab", kernel.get("tensor_maps") or
-                             ["buf:a", "buf:b"]):
+    for spec in kernel.get("tensor_maps") or ["buf:a", "buf:b"]:
         cmd += ["--arg", spec]
     cmd += ["--arg", "buf:c"]
     for value in kernel["scalars"]:

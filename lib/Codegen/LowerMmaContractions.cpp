@@ -33,11 +33,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ridgeline/Codegen/KernelConfig.h"
-#include "ridgeline/Codegen/MmaContraction.h"
 #include "ridgeline/Codegen/Passes.h"
 
-#include "MmaFragments.h"
+#include "MmaKernelBuilder.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -65,299 +63,8 @@ namespace mlir::ridge {
 using namespace mlir;
 using namespace mlir::ridge;
 
-namespace {
-
 using mma::kChunk;
 using mma::kSlabChunks;
-
-/// One operand's tile in shared memory: rows of `innerLen` elements along
-/// the operand's contiguous dimension, `outerLen` rows.
-struct StagedOperand {
-  const MmaOperand *operand;
-  /// Whether the operand is A (rows m) or B (rows n).
-  bool isLhs;
-  int64_t outerLen, innerLen;
-  int64_t outerExtent, innerExtent;
-  /// What its 16-byte loads read: the operand, or the view of it that
-  /// collapses its k dimensions into one (MmaOperand::collapsedK).
-  Value source;
-  /// The shared buffer: one tile of outerLen x innerLen per stage.
-  Value smem;
-  /// TMA (KernelConfig::mmaTma): how the tensor map views the operand, and
-  /// the map: its value on the host (the 128 bytes the launch passes), its
-  /// address in the kernel.
-  MmaTmaLayout tmaLayout;
-  Value hostTensorMap, tensorMap;
-
-  int64_t stageElements() const { return outerLen * innerLen; }
-  int64_t chunksPerRow() const { return innerLen / kChunk; }
-};
-
-class MmaKernelBuilder {
-public:
-  MmaKernelBuilder(OpBuilder &b, Location loc, const MmaContraction &mma,
-                   const KernelConfig &config)
-      : b(b), loc(loc), mma(mma) {
-    numBatch = mma.batch.size();
-    gemvWarps = config.warpsPerBlock;
-    if (!config.usesTensorCores())
-      return;
-    tileM = config.mmaTile[0];
-    tileN = config.mmaTile[1];
-    tileK = config.mmaTile[2];
-    warpsM = config.mmaWarps[0];
-    warpsN = config.mmaWarps[1];
-    warpTileM = tileM / warpsM;
-    warpTileN = tileN / warpsN;
-    fragsM = warpTileM / 16;
-    fragsN = warpTileN / 8;
-    threads = warpsM * warpsN * kWarpSize;
-    stages = config.mmaStages;
-    splitK = config.mmaSplitK;
-    wgmma = config.wgmma;
-    tma = config.mmaTma;
-  }
-
-  /// `encodeFn`: the runtime's ridgeTensorMapEncodeTiled, which the host
-  /// code of a TMA kernel calls (declared by the caller).
-  LogicalResult build(func::FuncOp encodeFn);
-  /// The bandwidth path (KernelConfig::gemv): one warp per output column n,
-  /// all m rows of it; lanes take 16-byte pieces of k 128 elements apart,
-  /// then a shuffle reduction; lane 0 applies the epilogue and stores.
-  LogicalResult buildGemv();
-
-private:
-  Value index(int64_t value) {
-    return arith::ConstantIndexOp::create(b, loc, value);
-  }
-  Value add(Value lhs, Value rhs) {
-    return arith::AddIOp::create(b, loc, lhs, rhs);
-  }
-  Value add(Value lhs, int64_t rhs) { return rhs ? add(lhs, index(rhs)) : lhs; }
-  Value mul(Value lhs, int64_t rhs) {
-    return arith::MulIOp::create(b, loc, lhs, index(rhs));
-  }
-  Value div(Value lhs, int64_t rhs) {
-    return arith::DivUIOp::create(b, loc, lhs, index(rhs));
-  }
-  Value rem(Value lhs, int64_t rhs) {
-    return arith::RemUIOp::create(b, loc, lhs, index(rhs));
-  }
-  Value lessThan(Value lhs, Value rhs) {
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, lhs, rhs);
-  }
-  Value lessThan(Value lhs, int64_t rhs) { return lessThan(lhs, index(rhs)); }
-  Value minimum(Value lhs, int64_t rhs) {
-    return arith::MinUIOp::create(b, loc, lhs, index(rhs));
-  }
-
-  /// The element offset in one stage of row `row`'s chunk `chunk`, after the
-  /// swizzle: chunk c of row r lands in chunk c ^ f(r), where f spreads the 8
-  /// rows an `ldmatrix` quarter warp reads (and the rows 8 consecutive
-  /// chunks are stored to) over the 8 chunk slots of a 128-byte line.
-  Value swizzledOffset(const StagedOperand &staged, Value row, Value chunk);
-  /// The (row, chunk) of the q-th chunk of a tile in the order threads
-  /// stage them.
-  std::pair<Value, Value> getChunkPosition(const StagedOperand &staged,
-                                           Value q);
-  /// The wgmma shared-memory matrix descriptor of `staged` in stage
-  /// `stage` at k16 step `kStep`, starting `rowOffset` rows (m or n) in.
-  Value getDescriptor(const StagedOperand &staged, Value stage, int64_t kStep,
-                      Value rowOffset);
-  /// The bytes of a wgmma tile row and the span of its swizzle: 128 for
-  /// TMA's stages (k tiles of 64), else 64 (k tiles of 32; the threads'
-  /// 16-byte stores and cp.async copies write that layout).
-  int64_t getSwizzleBytes() const { return tma ? 128 : mma::kSlabRowBytes; }
-  /// The wgmma multiplies of the tile in stage `stage`.
-  void multiplyStageWgmma(Value stage, SmallVectorImpl<Value> &acc);
-  /// The wgmmas of stage `stage` on the warpgroup's accumulators, `packed`
-  /// as the struct wgmma reads and writes, committed as one group and not
-  /// waited for; returns the accumulators' new struct.
-  Value issueWgmmaStage(Value stage, Value packed);
-  /// The accumulators as that struct, and back.
-  Value packAccumulators(ArrayRef<Value> acc);
-  SmallVector<Value> unpackAccumulators(Value packed, int64_t count);
-
-  /// TMA (KernelConfig::mmaTma).
-  /// Host code before the launch: the tensor map of `staged`, encoded by the
-  /// runtime into a stack slot, as the 128-byte value the launch passes.
-  Value encodeTensorMap(const StagedOperand &staged, func::FuncOp encode);
-  /// The shared-memory address (`!llvm.ptr<3>`) `byteOffset` bytes into
-  /// `memref`.
-  Value getSharedPointer(Value memref, Value byteOffset);
-  /// The full (the stage's tiles have landed) or empty (the consumers are
-  /// done reading it) mbarrier of stage `stage`.
-  Value getFullBarrier(Value stage) {
-    return getSharedPointer(barriers, mul(stage, 8));
-  }
-  Value getEmptyBarrier(Value stage) {
-    return getSharedPointer(barriers, mul(add(stage, stages), 8));
-  }
-  /// Waits until the phase of `barrier` of parity `parity` (0 or 1) has
-  /// completed.
-  void waitBarrier(Value barrier, Value parity);
-  /// The tensor copies of k tile `kTile` of `staged` into stage `stage`,
-  /// completing their bytes on `barrier`: one box of the tile for a K-major
-  /// operand, one per 64-element slab for an MN-major one.
-  void copyTileTma(const StagedOperand &staged, Value kTile, Value stage,
-                   Value barrier);
-  /// The producer warp: for each k tile, waits until the consumers released
-  /// its stage, announces the stage's bytes on its full barrier and issues
-  /// the copies (one lane).
-  void buildTmaProducer();
-  /// The consumer warpgroups' k loop: waits for each stage's full barrier,
-  /// issues its wgmmas, keeps one group in flight, and releases the stage
-  /// before it on its empty barrier (every thread arrives); returns the
-  /// final accumulators.
-  SmallVector<Value> buildTmaConsumer();
-  /// What a block does with the products' accumulators: the epilogue and
-  /// stores, or (split-K) its partial sums.
-  void finishResults(ArrayRef<SmallVector<Value>> results, Value split,
-                     Value tile, Value partials);
-  /// Makes shared-memory writes of this thread visible to wgmma (the async
-  /// proxy) before the barrier that publishes them.
-  void fenceSharedForWgmma();
-
-  /// The batch loops' indices of block `linear` (row-major over them).
-  void setBatchIndices(Value linear) {
-    batchIndices.assign(numBatch, Value());
-    for (int64_t i = static_cast<int64_t>(numBatch) - 1; i >= 0; --i) {
-      batchIndices[i] = rem(linear, mma.batch[i]);
-      linear = div(linear, mma.batch[i]);
-    }
-  }
-  /// Which loops a flat GEMM coordinate decodes into.
-  enum class GemmDim { M, N, K };
-  /// Writes the loop indices of flat coordinate `flat` along `dim` into
-  /// `coords` (row-major over its loops).
-  void decode(Value flat, GemmDim dim, SmallVectorImpl<Value> &coords);
-  /// Loop indices of the contraction: the block's batch indices, the
-  /// others zero until decoded.
-  SmallVector<Value> getLoopCoordinates();
-  /// The results of `map` at loop indices `coords`.
-  SmallVector<Value> evaluateMap(AffineMap map, ArrayRef<Value> coords);
-  /// Indices into `operand` of the element at (batch, m|n, k) coordinates.
-  SmallVector<Value> operandIndices(const StagedOperand &staged, Value rowCoord,
-                                    Value kCoord);
-  /// The epilogue's loop indices of element (batch, m, n): the result
-  /// loops, permuted as the epilogue reads the contraction.
-  SmallVector<Value> epilogueCoordinates(Value m, Value n);
-  /// The element of a gathered operand at loop indices `coords`, as stored
-  /// (a load through its map, or its computation cloned from the
-  /// contraction's body).
-  Value gatherElement(const MmaOperand &operand, ArrayRef<Value> coords);
-  /// loadTile for a gathered operand: 8 elements a chunk, read one by one,
-  /// rounded, zero outside the operand.
-  SmallVector<Value> gatherTile(const StagedOperand &staged, Value kTile);
-
-  /// Global loads of k tile `kTile` of `staged` into registers: one vector
-  /// of 8 multiply-type elements per chunk the thread stages, zero outside
-  /// the operand.
-  SmallVector<Value> loadTile(const StagedOperand &staged, Value kTile);
-  /// Stores what loadTile returned into stage `stage`.
-  void storeTile(const StagedOperand &staged, ArrayRef<Value> chunks,
-                 Value stage);
-  /// The cp.async copies of k tile `kTile` of `staged` into stage `stage`:
-  /// 16 bytes a chunk, zero-filled (a source size of 0) outside the operand.
-  void copyTileAsync(const StagedOperand &staged, Value kTile, Value stage);
-  /// The multiplies of the tile in stage `stage` into the accumulators.
-  void multiplyStage(Value stage, SmallVectorImpl<Value> &acc);
-  /// The k loop staged through registers (2 stages), or filled by cp.async
-  /// (3 or 4 stages); returns the final accumulators.
-  /// Both multiply k tiles `kFirst` .. `kFirst + kCount - 1` of the
-  /// current product (all of them, or a split's share).
-  SmallVector<Value> buildRegisterStagedLoop();
-  /// The loop over the block's `kCount` k tiles, carrying the accumulators
-  /// (fragsM x fragsN fragments of 4, zero to start).
-  scf::ForOp createKLoop() {
-    Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
-    SmallVector<Value> init(fragsM * fragsN * 4, zero);
-    return scf::ForOp::create(b, loc, index(0), kCount, index(1), init);
-  }
-  SmallVector<Value> buildAsyncCopyLoop();
-  /// Sets the block's k range of a product of `numKTiles` k tiles: all of
-  /// them, or split `split`'s ceil(numKTiles / splitK) (fewer, or none, for
-  /// the last splits).
-  void setKRange(int64_t numKTiles, Value split);
-  /// Sets the thread's and block's coordinates (tid, lane, warps, tile
-  /// origin) from a launch's ids; `batchLinear` is the batch block index.
-  void setBlockCoordinates(gpu::LaunchOp launch, Value batchLinear);
-  /// The linear index of the block's output tile: batch index, then m and
-  /// n tiles (row-major), from a launch's block ids.
-  Value getTileIndex(Value batchLinear, gpu::KernelDim3 blockIds) {
-    Value row =
-        add(mul(batchLinear, llvm::divideCeil(mma.m, tileM)), blockIds.y);
-    return add(mul(row, llvm::divideCeil(mma.n, tileN)), blockIds.x);
-  }
-  /// The index into the split-K partial sums of accumulator `reg` of this
-  /// thread in split `split` of output tile `tile` (fragment order, thread
-  /// fastest: coalesced whole-block writes and reads).
-  Value getPartialIndex(Value tile, Value split, int64_t reg);
-  /// The second launch of a split kernel: adds the splits' partial sums in
-  /// split order (the result does not depend on which block finished first)
-  /// and stores them through the epilogue.
-  void buildSplitKFixup(Value partials, Value gridX, Value gridY,
-                        int64_t batchCount, int64_t numResults);
-  /// The chunk (row, chunk-in-row) and operand coordinates of the
-  /// `first`-th chunk the thread stages of k tile `kTile`.
-  struct ChunkCoordinates {
-    Value row, chunk, inBounds;
-    SmallVector<Value> indices;
-  };
-  ChunkCoordinates getChunk(const StagedOperand &staged, Value kTile,
-                            int64_t first);
-
-  /// The `ldmatrix` x4 of the 16 x 16 block of `staged` at row `rowOffset`
-  /// (m or n) and k16 step `kStep`, as 4 registers: A's a0..a3 when the row
-  /// half is the minor matrix index, else b0, b1 of two 8-wide B fragments.
-  SmallVector<Value> loadBlock(const StagedOperand &staged, Value stageOffset,
-                               Value rowOffset, int64_t kStep,
-                               bool rowHalfMinor);
-
-  /// The element `op` (an elementwise generic) computes at its loop indices
-  /// `at`: its body cloned, its inputs not in `mapping` loaded through their
-  /// maps, its linalg.index ops replaced by `at`.
-  Value cloneElement(linalg::GenericOp op, ArrayRef<Value> at,
-                     IRMapping &mapping);
-  /// The epilogue's result for accumulator `value` of element (m, n) (the
-  /// accumulator itself without an epilogue).
-  Value applyEpilogue(ArrayRef<Value> values, Value m, Value n);
-  /// The position among the epilogue's inputs of the first product's
-  /// result (the products' results are read through the same map).
-  unsigned getEpilogueInput();
-  /// The buffer the kernel's result is stored to.
-  Value getResultBuffer();
-  /// Stores the accumulators: lane pairs exchange halves so that each lane
-  /// holds 4 consecutive elements of one row, applies the epilogue to them
-  /// and stores them with one vector store.
-  void storeResults(ArrayRef<SmallVector<Value>> results);
-
-  OpBuilder &b;
-  Location loc;
-  MmaContraction mma;
-  /// The product whose k loop is being built.
-  const MmaProduct *product = nullptr;
-  // The tensor-core tile (zero on the GEMV path).
-  int64_t tileM = 0, tileN = 0, tileK = 0, warpsM = 0, warpsN = 0;
-  int64_t warpTileM = 0, warpTileN = 0, fragsM = 0, fragsN = 0, threads = 0;
-  int64_t stages = 0, gemvWarps = 0, splitK = 1;
-  bool wgmma = false, tma = false;
-  /// TMA: the stages' full and empty mbarriers (memref<2 x stages x i64>).
-  Value barriers;
-  unsigned numBatch;
-
-  StagedOperand lhs, rhs;
-  Value tid, lane, warpM, warpN;
-  Value mBase, nBase;
-  /// The current product's k tiles for this block: the first, and how many.
-  Value kFirst, kCount;
-  /// Static bound of kCount (the prologue's guards fold when it is exact).
-  int64_t kCountBound = 0;
-  bool kCountExact = true;
-  SmallVector<Value> batchIndices;
-};
-
-} // namespace
 
 Value MmaKernelBuilder::swizzledOffset(const StagedOperand &staged, Value row,
                                        Value chunk) {
@@ -753,7 +460,7 @@ Value MmaKernelBuilder::getDescriptor(const StagedOperand &staged, Value stage,
   // apart (SBO), slabs LBO apart, k16 steps 16 rows.
   int64_t rowBytes = getSwizzleBytes();
   int64_t groupBytes = 8 * rowBytes;
-  Value stageBytes = mul(stage, staged.stageElements() * 2);
+  Value stageBytes = mul(stage, staged.stageElements() * staged.elementBytes());
   Value offset;
   int64_t leading;
   if (staged.operand->kContiguous) {
@@ -966,203 +673,6 @@ SmallVector<Value> MmaKernelBuilder::buildAsyncCopyLoop() {
   return SmallVector<Value>(loop.getResults());
 }
 
-Value MmaKernelBuilder::encodeTensorMap(const StagedOperand &staged,
-                                        func::FuncOp encode) {
-  MLIRContext *context = b.getContext();
-  Type i32 = b.getI32Type(), i64 = b.getI64Type();
-  auto pointer = LLVM::LLVMPointerType::get(context);
-  auto mapType = LLVM::LLVMArrayType::get(i64, 16);
-  const MmaOperand &operand = *staged.operand;
-  const MmaTmaLayout &layout = staged.tmaLayout;
-  auto type = cast<MemRefType>(operand.value.getType());
-  int64_t elementBytes = operand.mmaType.getIntOrFloatBitWidth() / 8;
-  // Dimensions innermost first: the contiguous one, the rows, then the
-  // batch loops the operand reads, innermost first.
-  SmallVector<int64_t> dims = {layout.inner, layout.outer};
-  // Boxes of one swizzle span of the contiguous dimension (all of a K-major
-  // tile's k; one slab of an MN-major tile) by the tile's rows.
-  int64_t spanElements = getSwizzleBytes() / elementBytes;
-  SmallVector<int64_t> boxes = {spanElements,
-                                operand.kContiguous ? staged.outerLen : tileK};
-  ArrayRef<int64_t> shape = type.getShape();
-  unsigned numBatchDims = layout.batchLoops.size();
-  for (unsigned i = 0; i < numBatchDims; ++i) {
-    dims.push_back(shape[numBatchDims - 1 - i]);
-    boxes.push_back(1);
-  }
-  SmallVector<int64_t> strides;
-  int64_t stride = layout.inner * elementBytes;
-  for (size_t i = 1; i < dims.size(); ++i) {
-    strides.push_back(stride);
-    stride *= dims[i];
-  }
-  auto i32Constant = [&](int64_t value) -> Value {
-    return arith::ConstantIntOp::create(b, loc, i32, value);
-  };
-  auto i64Constant = [&](int64_t value) -> Value {
-    return arith::ConstantIntOp::create(b, loc, i64, value);
-  };
-  // CUtensorMapDataType: 6 float16, 9 bfloat16; CUtensorMapSwizzle 3: 128B.
-  constexpr int64_t kSwizzle128B = 3;
-  Value slot = LLVM::AllocaOp::create(b, loc, pointer, mapType, i64Constant(1),
-                                      /*alignment=*/64);
-  Value base = arith::IndexCastUIOp::create(
-      b, loc, i64,
-      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, operand.value));
-  SmallVector<Value> args = {slot,
-                             LLVM::IntToPtrOp::create(b, loc, pointer, base),
-                             i32Constant(operand.mmaType.isBF16() ? 9 : 6),
-                             i32Constant(static_cast<int64_t>(dims.size()))};
-  for (size_t i = 0; i < 5; ++i)
-    args.push_back(i64Constant(i < dims.size() ? dims[i] : 1));
-  for (size_t i = 0; i < 4; ++i)
-    args.push_back(i64Constant(i < strides.size() ? strides[i] : 0));
-  for (size_t i = 0; i < 5; ++i)
-    args.push_back(i32Constant(i < boxes.size() ? boxes[i] : 1));
-  args.push_back(i32Constant(kSwizzle128B));
-  func::CallOp::create(b, loc, encode, args);
-  return LLVM::LoadOp::create(b, loc, mapType, slot, /*alignment=*/64);
-}
-
-Value MmaKernelBuilder::getSharedPointer(Value memref, Value byteOffset) {
-  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
-  Value address = arith::IndexCastUIOp::create(b, loc, b.getI64Type(),
-                                               add(base, byteOffset));
-  return LLVM::IntToPtrOp::create(
-      b, loc,
-      LLVM::LLVMPointerType::get(
-          b.getContext(), static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared)),
-      address);
-}
-
-void MmaKernelBuilder::waitBarrier(Value barrier, Value parity) {
-  // try_wait's suspend-time hint, in nanoseconds: as upstream's nvgpu.
-  constexpr int64_t kSuspendHint = 10000000;
-  Type i32 = b.getI32Type();
-  NVVM::MBarrierTryWaitParityOp::create(
-      b, loc, barrier, arith::IndexCastUIOp::create(b, loc, i32, parity),
-      arith::ConstantIntOp::create(b, loc, i32, kSuspendHint));
-}
-
-void MmaKernelBuilder::copyTileTma(const StagedOperand &staged, Value kTile,
-                                   Value stage, Value barrier) {
-  MLIRContext *context = b.getContext();
-  Type i32 = b.getI32Type();
-  const MmaOperand &operand = *staged.operand;
-  auto toI32 = [&](Value value) -> Value {
-    return arith::IndexCastUIOp::create(b, loc, i32, value);
-  };
-  // The batch coordinates, innermost first.
-  SmallVector<Value> batchCoords;
-  for (unsigned loop : llvm::reverse(staged.tmaLayout.batchLoops))
-    batchCoords.push_back(toI32(batchIndices[loop]));
-  Value kBase = mul(kTile, tileK);
-  Value rowBase = staged.isLhs ? mBase : nBase;
-  int64_t elementBytes = operand.mmaType.getIntOrFloatBitWidth() / 8;
-  Value stageBytes = mul(stage, staged.stageElements() * elementBytes);
-  auto cluster = LLVM::LLVMPointerType::get(
-      context, static_cast<unsigned>(NVVM::NVVMMemorySpace::SharedCluster));
-  auto copy = [&](Value byteOffset, Value inner, Value outer) {
-    SmallVector<Value> coords = {toI32(inner), toI32(outer)};
-    llvm::append_range(coords, batchCoords);
-    // A CTA's own shared memory is its part of the (trivial) cluster's.
-    Value destination = LLVM::AddrSpaceCastOp::create(
-        b, loc, cluster, getSharedPointer(staged.smem, byteOffset));
-    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-        b, loc, destination, staged.tensorMap, coords, barrier,
-        /*im2colOffsets=*/ValueRange(), /*multicastMask=*/Value(),
-        /*l2CacheHint=*/Value(), NVVM::TMALoadMode::TILE,
-        /*isCTAOnly=*/false, /*group=*/nullptr, /*predicate=*/Value());
-  };
-  if (operand.kContiguous) {
-    // Rows of 64 k elements (128 bytes), the 128-byte swizzle (chunk c of
-    // row r at c ^ (r % 8)): the layout wgmma's K-major descriptors read, as
-    // the tensor copy writes it.
-    copy(stageBytes, kBase, rowBase);
-    return;
-  }
-  // MN-major: slabs of 64 m|n elements by the tile's 64 k rows, slab after
-  // slab.
-  int64_t slabElements = getSwizzleBytes() / elementBytes;
-  int64_t slabBytes = staged.outerLen * getSwizzleBytes();
-  for (int64_t slab = 0; slab < staged.innerLen / slabElements; ++slab)
-    copy(add(stageBytes, slab * slabBytes), add(rowBase, slab * slabElements),
-         kBase);
-}
-
-void MmaKernelBuilder::buildTmaProducer() {
-  Type i32 = b.getI32Type();
-  int64_t elementBytes = product->lhs.mmaType.getIntOrFloatBitWidth() / 8;
-  Value stageBytes = arith::ConstantIntOp::create(
-      b, loc, i32, (lhs.stageElements() + rhs.stageElements()) * elementBytes);
-  auto loop = scf::ForOp::create(b, loc, index(0), kCount, index(1));
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(loop.getBody());
-  Value kTile = loop.getInductionVar();
-  Value stage = rem(kTile, stages);
-  // From the second round on, the stage is free once the consumers have
-  // released the tile `stages` before (the previous phase of its empty
-  // barrier).
-  auto reuse =
-      scf::IfOp::create(b, loc,
-                        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
-                                              kTile, index(stages)),
-                        /*withElseRegion=*/false);
-  {
-    OpBuilder::InsertionGuard ifGuard(b);
-    b.setInsertionPoint(reuse.thenBlock()->getTerminator());
-    Value round = div(kTile, stages);
-    waitBarrier(getEmptyBarrier(stage),
-                rem(arith::SubIOp::create(b, loc, round, index(1)), 2));
-  }
-  // The full barrier's phase completes with this arrival and the copies'
-  // bytes (whole boxes: the zeros past the tensor's edges count too).
-  Value full = getFullBarrier(stage);
-  NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), full, stageBytes,
-                                         NVVM::MemScopeKind::CTA,
-                                         /*relaxed=*/false,
-                                         /*predicate=*/Value());
-  copyTileTma(lhs, add(kFirst, kTile), stage, full);
-  copyTileTma(rhs, add(kFirst, kTile), stage, full);
-}
-
-SmallVector<Value> MmaKernelBuilder::buildTmaConsumer() {
-  int64_t count = fragsM * fragsN * 4;
-  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
-  Value init = packAccumulators(SmallVector<Value>(count, zero));
-  auto loop =
-      scf::ForOp::create(b, loc, index(0), kCount, index(1), ValueRange{init});
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    Value kTile = loop.getInductionVar();
-    Value stage = rem(kTile, stages);
-    waitBarrier(getFullBarrier(stage), rem(div(kTile, stages), 2));
-    Value packed = issueWgmmaStage(stage, loop.getRegionIterArgs()[0]);
-    // One group in flight: the previous tile's wgmmas are done, and its
-    // stage goes back to the producer. Every consumer thread arrives: a
-    // branch around one lane's arrival would make the warp diverge right
-    // before the next wgmma.fence, whose .aligned form needs it converged.
-    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
-    auto releaseIf = scf::IfOp::create(
-        b, loc,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, kTile,
-                              index(0)),
-        /*withElseRegion=*/false);
-    {
-      OpBuilder::InsertionGuard ifGuard(b);
-      b.setInsertionPoint(releaseIf.thenBlock()->getTerminator());
-      Value previous = rem(add(kTile, stages - 1), stages);
-      NVVM::MBarrierArriveOp::create(b, loc, b.getI64Type(),
-                                     getEmptyBarrier(previous),
-                                     /*count=*/Value());
-    }
-    scf::YieldOp::create(b, loc, packed);
-  }
-  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-  return unpackAccumulators(loop.getResult(0), count);
-}
-
 void MmaKernelBuilder::finishResults(ArrayRef<SmallVector<Value>> results,
                                      Value split, Value tile, Value partials) {
   if (splitK == 1) {
@@ -1268,43 +778,52 @@ void MmaKernelBuilder::storeResults(ArrayRef<SmallVector<Value>> results) {
   }
 }
 
+StagedOperand MmaKernelBuilder::stageOperand(const MmaProduct &product,
+                                             bool isLhs) {
+  const MmaOperand &operand = isLhs ? product.lhs : product.rhs;
+  StagedOperand staged;
+  staged.operand = &operand;
+  staged.isLhs = isLhs;
+  staged.source = operand.value;
+  int64_t rowLen = isLhs ? tileM : tileN;
+  int64_t rowExtent = isLhs ? mma.m : mma.n;
+  if (operand.kContiguous) {
+    staged.outerLen = rowLen;
+    staged.innerLen = tileK;
+    staged.outerExtent = rowExtent;
+    staged.innerExtent = product.k;
+  } else {
+    staged.outerLen = tileK;
+    staged.innerLen = rowLen;
+    staged.outerExtent = product.k;
+    staged.innerExtent = rowExtent;
+  }
+  return staged;
+}
+
+MemRefType MmaKernelBuilder::getStageBufferType(const StagedOperand &staged) {
+  auto workgroup = gpu::AddressSpaceAttr::get(
+      b.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace());
+  return MemRefType::get({stages * staged.stageElements()},
+                         staged.operand->mmaType, MemRefLayoutAttrInterface(),
+                         workgroup);
+}
+
 LogicalResult MmaKernelBuilder::build(func::FuncOp encodeFn) {
-  MLIRContext *context = b.getContext();
   int64_t batchCount = 1;
   for (int64_t extent : mma.batch)
     batchCount *= extent;
-  auto stage = [&](const MmaProduct &product, bool isLhs) {
-    const MmaOperand &operand = isLhs ? product.lhs : product.rhs;
-    StagedOperand staged;
-    staged.operand = &operand;
-    staged.isLhs = isLhs;
-    staged.source = operand.value;
-    int64_t rowLen = isLhs ? tileM : tileN;
-    int64_t rowExtent = isLhs ? mma.m : mma.n;
-    if (operand.kContiguous) {
-      staged.outerLen = rowLen;
-      staged.innerLen = tileK;
-      staged.outerExtent = rowExtent;
-      staged.innerExtent = product.k;
-    } else {
-      staged.outerLen = tileK;
-      staged.innerLen = rowLen;
-      staged.outerExtent = product.k;
-      staged.innerExtent = rowExtent;
-    }
-    return staged;
-  };
   // Every product stages A and B tiles of the same size: one pair of shared
   // buffers serves them all.
   for (const MmaProduct &candidate : mma.products) {
     Operation *contraction = candidate.contraction;
     for (bool isLhs : {true, false}) {
-      StagedOperand staged = stage(candidate, isLhs);
+      StagedOperand staged = stageOperand(candidate, isLhs);
       if ((staged.outerLen * staged.chunksPerRow()) % threads != 0)
         return contraction->emitError()
                << "tensor-core tile " << tileM << "x" << tileN << "x" << tileK
                << " does not split evenly over " << threads << " threads";
-      if (stages <= 2)
+      if (stages <= 2 || tma)
         continue;
       const MmaOperand &operand = *staged.operand;
       if (operand.gathered)
@@ -1323,14 +842,9 @@ LogicalResult MmaKernelBuilder::build(func::FuncOp encodeFn) {
                << operand.mmaType << " needs 2 (register-staged) stages";
     }
   }
+  if (tma && failed(prepareTmaOperands(encodeFn)))
+    return failure();
 
-  auto workgroup = gpu::AddressSpaceAttr::get(
-      context, gpu::GPUDialect::getWorkgroupAddressSpace());
-  auto smemType = [&](const StagedOperand &staged) {
-    return MemRefType::get({stages * staged.stageElements()},
-                           staged.operand->mmaType, MemRefLayoutAttrInterface(),
-                           workgroup);
-  };
   Value gridX = index(llvm::divideCeil(mma.n, tileN));
   Value gridY = index(llvm::divideCeil(mma.m, tileM));
   Value gridZ = index(batchCount * splitK);
@@ -1348,38 +862,19 @@ LogicalResult MmaKernelBuilder::build(func::FuncOp encodeFn) {
         b, loc,
         MemRefType::get({numTiles * splitK * numResults * threads},
                         b.getF32Type()));
-  // TMA: each operand's tensor map, encoded on the host before the launch.
-  if (tma) {
-    if (mma.products.size() != 1)
-      return mma.products.front().contraction->emitError()
-             << "'mma_tma' loads the operands of one product";
-    product = &mma.products.front();
-    lhs = stage(*product, /*isLhs=*/true);
-    rhs = stage(*product, /*isLhs=*/false);
-    for (StagedOperand *staged : {&lhs, &rhs}) {
-      std::string reason;
-      std::optional<MmaTmaLayout> layout = getMmaTmaLayout(
-          mma, *product, *staged->operand, staged->isLhs, reason);
-      if (!layout)
-        return product->contraction->emitError()
-               << "'mma_tma' needs TMA to copy operand "
-               << (staged->isLhs ? "A" : "B") << ", but " << reason;
-      staged->tmaLayout = *layout;
-      staged->hostTensorMap = encodeTensorMap(*staged, encodeFn);
-    }
-  }
   // The TMA kernel's shared memory is dynamic (its stages may pass the 48
   // KiB of static shared memory), aligned in the kernel; its producer warp
-  // comes after the consumer warpgroups.
+  // comes after the consumer warpgroups. The others stage in two workgroup
+  // buffers.
   Value dynamicSharedBytes;
+  SmallVector<Type> attributions;
   if (tma)
     dynamicSharedBytes = arith::ConstantIntOp::create(
         b, loc, b.getI32Type(),
         getTmaSharedMemoryBytes(tileM, tileN, tileK, stages));
-  SmallVector<Type> attributions;
-  if (!tma)
-    attributions = {smemType(stage(mma.products[0], true)),
-                    smemType(stage(mma.products[0], false))};
+  else
+    attributions = {getStageBufferType(stageOperand(mma.products[0], true)),
+                    getStageBufferType(stageOperand(mma.products[0], false))};
   auto launch = gpu::LaunchOp::create(
       b, loc, gridX, gridY, gridZ, index(tma ? threads + kWarpSize : threads),
       one, one, dynamicSharedBytes, /*asyncTokenType=*/nullptr,
@@ -1397,109 +892,10 @@ LogicalResult MmaKernelBuilder::build(func::FuncOp encodeFn) {
   Value tile;
   if (splitK > 1)
     tile = getTileIndex(batchLinear, blockIds);
-
-  if (tma) {
-    // A's stages, B's stages, then the mbarriers, from the first 1024-byte
-    // boundary of the dynamic shared memory (the 128-byte swizzle's atom,
-    // on which TMA and wgmma agree; ridge-extern-dynamic-shared-memory
-    // aligns the array so, and this keeps the kernel right without it).
-    int64_t elementBytes = product->lhs.mmaType.getIntOrFloatBitWidth() / 8;
-    auto dynamicType = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
-                                       MemRefLayoutAttrInterface(), workgroup);
-    Value dynamic = gpu::DynamicSharedMemoryOp::create(b, loc, dynamicType);
-    Value address =
-        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, dynamic);
-    Value offset = rem(
-        arith::SubIOp::create(b, loc, index(1024), rem(address, 1024)), 1024);
-    for (StagedOperand *staged : {&lhs, &rhs}) {
-      staged->smem = memref::ViewOp::create(b, loc, smemType(*staged), dynamic,
-                                            offset, ValueRange());
-      offset = add(offset, stages * staged->stageElements() * elementBytes);
-      staged->tensorMap = UnrealizedConversionCastOp::create(
-                              b, loc, LLVM::LLVMPointerType::get(context),
-                              staged->hostTensorMap)
-                              .getResult(0);
-    }
-    barriers = memref::ViewOp::create(
-        b, loc,
-        MemRefType::get({2 * stages}, b.getI64Type(),
-                        MemRefLayoutAttrInterface(), workgroup),
-        dynamic, offset, ValueRange());
-    setKRange(llvm::divideCeil(product->k, tileK), split);
-    // One thread initializes the barriers: a stage is full after the
-    // producer's one arrival and the copies' bytes, empty after one
-    // arrival of each consumer thread.
-    Type i32 = b.getI32Type();
-    auto initIf = scf::IfOp::create(
-        b, loc,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, index(0)),
-        /*withElseRegion=*/false);
-    {
-      OpBuilder::InsertionGuard ifGuard(b);
-      b.setInsertionPoint(initIf.thenBlock()->getTerminator());
-      for (int64_t i = 0; i < stages; ++i) {
-        NVVM::MBarrierInitOp::create(
-            b, loc, getFullBarrier(index(i)),
-            arith::ConstantIntOp::create(b, loc, i32, 1), Value());
-        NVVM::MBarrierInitOp::create(
-            b, loc, getEmptyBarrier(index(i)),
-            arith::ConstantIntOp::create(b, loc, i32, threads), Value());
-      }
-      NVVM::FenceMbarrierInitOp::create(b, loc);
-    }
-    gpu::BarrierOp::create(b, loc);
-    // The roles: no block-wide barrier after this point.
-    Value producer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
-                                           tid, index(threads));
-    auto roles = scf::IfOp::create(b, loc, producer, /*withElseRegion=*/true);
-    {
-      OpBuilder::InsertionGuard ifGuard(b);
-      b.setInsertionPoint(roles.thenBlock()->getTerminator());
-      auto laneIf = scf::IfOp::create(
-          b, loc,
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
-                                index(0)),
-          /*withElseRegion=*/false);
-      b.setInsertionPoint(laneIf.thenBlock()->getTerminator());
-      buildTmaProducer();
-      b.setInsertionPoint(roles.elseBlock()->getTerminator());
-      SmallVector<SmallVector<Value>> results = {buildTmaConsumer()};
-      finishResults(results, split, tile, partials);
-    }
-  } else {
-    // The products one after the other, each with its own accumulators; the
-    // barrier between them keeps the second's first stores out of stages
-    // the first is still reading.
-    SmallVector<SmallVector<Value>> results;
-    for (const MmaProduct &current : mma.products) {
-      if (!results.empty())
-        gpu::BarrierOp::create(b, loc);
-      product = &current;
-      lhs = stage(current, /*isLhs=*/true);
-      rhs = stage(current, /*isLhs=*/false);
-      lhs.smem = launch.getWorkgroupAttributions()[0];
-      rhs.smem = launch.getWorkgroupAttributions()[1];
-      for (StagedOperand *staged : {&lhs, &rhs}) {
-        if (!staged->operand->collapsedK)
-          continue;
-        // Its k dimensions (the trailing ones, contiguous) as one.
-        int64_t rank = cast<MemRefType>(staged->source.getType()).getRank();
-        int64_t numK = current.kLoops.size();
-        SmallVector<ReassociationIndices> groups;
-        for (int64_t i = 0; i < rank - numK; ++i)
-          groups.push_back({i});
-        groups.emplace_back();
-        for (int64_t i = rank - numK; i < rank; ++i)
-          groups.back().push_back(i);
-        staged->source =
-            memref::CollapseShapeOp::create(b, loc, staged->source, groups);
-      }
-      setKRange(llvm::divideCeil(current.k, tileK), split);
-      results.push_back(stages > 2 ? buildAsyncCopyLoop()
-                                   : buildRegisterStagedLoop());
-    }
-    finishResults(results, split, tile, partials);
-  }
+  if (tma)
+    buildTmaBlock(split, tile, partials);
+  else
+    buildThreadStagedBlock(launch, split, tile, partials);
   gpu::TerminatorOp::create(b, loc);
   if (splitK == 1)
     return success();
@@ -1507,6 +903,42 @@ LogicalResult MmaKernelBuilder::build(func::FuncOp encodeFn) {
   buildSplitKFixup(partials, gridX, gridY, batchCount, numResults);
   memref::DeallocOp::create(b, loc, partials);
   return success();
+}
+
+void MmaKernelBuilder::buildThreadStagedBlock(gpu::LaunchOp launch, Value split,
+                                              Value tile, Value partials) {
+  // The products one after the other, each with its own accumulators; the
+  // barrier between them keeps the second's first stores out of stages
+  // the first is still reading.
+  SmallVector<SmallVector<Value>> results;
+  for (const MmaProduct &current : mma.products) {
+    if (!results.empty())
+      gpu::BarrierOp::create(b, loc);
+    product = &current;
+    lhs = stageOperand(current, /*isLhs=*/true);
+    rhs = stageOperand(current, /*isLhs=*/false);
+    lhs.smem = launch.getWorkgroupAttributions()[0];
+    rhs.smem = launch.getWorkgroupAttributions()[1];
+    for (StagedOperand *staged : {&lhs, &rhs}) {
+      if (!staged->operand->collapsedK)
+        continue;
+      // Its k dimensions (the trailing ones, contiguous) as one.
+      int64_t rank = cast<MemRefType>(staged->source.getType()).getRank();
+      int64_t numK = current.kLoops.size();
+      SmallVector<ReassociationIndices> groups;
+      for (int64_t i = 0; i < rank - numK; ++i)
+        groups.push_back({i});
+      groups.emplace_back();
+      for (int64_t i = rank - numK; i < rank; ++i)
+        groups.back().push_back(i);
+      staged->source =
+          memref::CollapseShapeOp::create(b, loc, staged->source, groups);
+    }
+    setKRange(llvm::divideCeil(current.k, tileK), split);
+    results.push_back(stages > 2 ? buildAsyncCopyLoop()
+                                 : buildRegisterStagedLoop());
+  }
+  finishResults(results, split, tile, partials);
 }
 
 void MmaKernelBuilder::setKRange(int64_t numKTiles, Value split) {
@@ -1684,27 +1116,6 @@ LogicalResult MmaKernelBuilder::buildGemv() {
   }
   gpu::TerminatorOp::create(b, loc);
   return success();
-}
-
-/// The runtime's tensor-map encoder (MgpuApi.cpp), declared in `module`.
-static func::FuncOp declareTensorMapEncoder(ModuleOp module) {
-  constexpr StringLiteral kName = "ridgeTensorMapEncodeTiled";
-  if (auto existing = module.lookupSymbol<func::FuncOp>(kName))
-    return existing;
-  MLIRContext *context = module.getContext();
-  Type pointer = LLVM::LLVMPointerType::get(context);
-  Type i32 = IntegerType::get(context, 32), i64 = IntegerType::get(context, 64);
-  // (map, base, data type, rank, 5 dims, 4 strides, 5 boxes, swizzle).
-  SmallVector<Type> inputs = {pointer, pointer, i32, i32};
-  inputs.append(5, i64);
-  inputs.append(4, i64);
-  inputs.append(5, i32);
-  inputs.push_back(i32);
-  OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
-  auto encoder = func::FuncOp::create(builder, module.getLoc(), kName,
-                                      FunctionType::get(context, inputs, {}));
-  encoder.setPrivate();
-  return encoder;
 }
 
 namespace {

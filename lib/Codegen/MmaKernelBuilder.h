@@ -1,0 +1,340 @@
+//===- MmaKernelBuilder.h - The tensor-core GEMM kernel builder -*- C++ -*-===//
+//
+// The builder behind ridge-lower-mma-contractions: one tensor-core (or
+// GEMV) kernel from a matched contraction and its config. Its threads-staged
+// pipelines (registers, cp.async), epilogue and split-K live in
+// LowerMmaContractions.cpp; sm_90a's TMA pipeline (a producer warp, tensor
+// copies, mbarriers) in MmaTmaPipeline.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RIDGELINE_LIB_CODEGEN_MMAKERNELBUILDER_H
+#define RIDGELINE_LIB_CODEGEN_MMAKERNELBUILDER_H
+
+#include "ridgeline/Codegen/KernelConfig.h"
+#include "ridgeline/Codegen/MmaContraction.h"
+
+#include "MmaFragments.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+namespace mlir::ridge {
+
+/// One operand's tile in shared memory: rows of `innerLen` elements along
+/// the operand's contiguous dimension, `outerLen` rows.
+struct StagedOperand {
+  const MmaOperand *operand;
+  /// Whether the operand is A (rows m) or B (rows n).
+  bool isLhs;
+  int64_t outerLen, innerLen;
+  int64_t outerExtent, innerExtent;
+  /// What its 16-byte loads read: the operand, or the view of it that
+  /// collapses its k dimensions into one (MmaOperand::collapsedK).
+  Value source;
+  /// The shared buffer: one tile of outerLen x innerLen per stage.
+  Value smem;
+  /// TMA (KernelConfig::mmaTma): how the tensor map views the operand, and
+  /// the map: its value on the host (the 128 bytes the launch passes), its
+  /// address in the kernel.
+  MmaTmaLayout tmaLayout;
+  Value hostTensorMap, tensorMap;
+
+  int64_t stageElements() const { return outerLen * innerLen; }
+  int64_t chunksPerRow() const { return innerLen / mma::kChunk; }
+  int64_t elementBytes() const {
+    return operand->mmaType.getIntOrFloatBitWidth() / 8;
+  }
+};
+
+class MmaKernelBuilder {
+public:
+  MmaKernelBuilder(OpBuilder &b, Location loc, const MmaContraction &mma,
+                   const KernelConfig &config)
+      : b(b), loc(loc), mma(mma) {
+    numBatch = mma.batch.size();
+    gemvWarps = config.warpsPerBlock;
+    if (!config.usesTensorCores())
+      return;
+    tileM = config.mmaTile[0];
+    tileN = config.mmaTile[1];
+    tileK = config.mmaTile[2];
+    warpsM = config.mmaWarps[0];
+    warpsN = config.mmaWarps[1];
+    warpTileM = tileM / warpsM;
+    warpTileN = tileN / warpsN;
+    fragsM = warpTileM / 16;
+    fragsN = warpTileN / 8;
+    threads = warpsM * warpsN * kWarpSize;
+    stages = config.mmaStages;
+    splitK = config.mmaSplitK;
+    wgmma = config.wgmma;
+    tma = config.mmaTma;
+  }
+
+  /// `encodeFn`: the runtime's ridgeTensorMapEncodeTiled, which the host
+  /// code of a TMA kernel calls (declared by the caller).
+  LogicalResult build(func::FuncOp encodeFn);
+  /// The bandwidth path (KernelConfig::gemv): one warp per output column n,
+  /// all m rows of it; lanes take 16-byte pieces of k 128 elements apart,
+  /// then a shuffle reduction; lane 0 applies the epilogue and stores.
+  LogicalResult buildGemv();
+
+private:
+  Value index(int64_t value) {
+    return arith::ConstantIndexOp::create(b, loc, value);
+  }
+  Value add(Value lhs, Value rhs) {
+    return arith::AddIOp::create(b, loc, lhs, rhs);
+  }
+  Value add(Value lhs, int64_t rhs) { return rhs ? add(lhs, index(rhs)) : lhs; }
+  Value mul(Value lhs, int64_t rhs) {
+    return arith::MulIOp::create(b, loc, lhs, index(rhs));
+  }
+  Value div(Value lhs, int64_t rhs) {
+    return arith::DivUIOp::create(b, loc, lhs, index(rhs));
+  }
+  Value rem(Value lhs, int64_t rhs) {
+    return arith::RemUIOp::create(b, loc, lhs, index(rhs));
+  }
+  Value lessThan(Value lhs, Value rhs) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, lhs, rhs);
+  }
+  Value lessThan(Value lhs, int64_t rhs) { return lessThan(lhs, index(rhs)); }
+  Value minimum(Value lhs, int64_t rhs) {
+    return arith::MinUIOp::create(b, loc, lhs, index(rhs));
+  }
+
+  /// The element offset in one stage of row `row`'s chunk `chunk`, after the
+  /// swizzle: chunk c of row r lands in chunk c ^ f(r), where f spreads the 8
+  /// rows an `ldmatrix` quarter warp reads (and the rows 8 consecutive
+  /// chunks are stored to) over the 8 chunk slots of a 128-byte line.
+  Value swizzledOffset(const StagedOperand &staged, Value row, Value chunk);
+  /// The (row, chunk) of the q-th chunk of a tile in the order threads
+  /// stage them.
+  std::pair<Value, Value> getChunkPosition(const StagedOperand &staged,
+                                           Value q);
+  /// The wgmma shared-memory matrix descriptor of `staged` in stage
+  /// `stage` at k16 step `kStep`, starting `rowOffset` rows (m or n) in.
+  Value getDescriptor(const StagedOperand &staged, Value stage, int64_t kStep,
+                      Value rowOffset);
+  /// The bytes of a wgmma tile row and the span of its swizzle: 128 for
+  /// TMA's stages (k tiles of 64), else 64 (k tiles of 32; the threads'
+  /// 16-byte stores and cp.async copies write that layout).
+  int64_t getSwizzleBytes() const { return tma ? 128 : mma::kSlabRowBytes; }
+  /// The wgmma multiplies of the tile in stage `stage`.
+  void multiplyStageWgmma(Value stage, SmallVectorImpl<Value> &acc);
+  /// The wgmmas of stage `stage` on the warpgroup's accumulators, `packed`
+  /// as the struct wgmma reads and writes, committed as one group and not
+  /// waited for; returns the accumulators' new struct.
+  Value issueWgmmaStage(Value stage, Value packed);
+  /// The accumulators as that struct, and back.
+  Value packAccumulators(ArrayRef<Value> acc);
+  SmallVector<Value> unpackAccumulators(Value packed, int64_t count);
+
+  /// The staging of operand A (`isLhs`) or B of `product` in this tile.
+  StagedOperand stageOperand(const MmaProduct &product, bool isLhs);
+  /// The shared buffer of all stages of `staged`.
+  MemRefType getStageBufferType(const StagedOperand &staged);
+  /// The block's work on buffers the threads stage (registers or
+  /// cp.async): the products' k loops one after the other in the launch's
+  /// workgroup buffers, then the epilogue or split-K's partial sums.
+  void buildThreadStagedBlock(gpu::LaunchOp launch, Value split, Value tile,
+                              Value partials);
+
+  /// TMA (KernelConfig::mmaTma; MmaTmaPipeline.cpp).
+  /// Host code before the launch: checks that TMA can copy each operand and
+  /// encodes its tensor map.
+  LogicalResult prepareTmaOperands(func::FuncOp encodeFn);
+  /// The block's work: the stages and mbarriers carved from dynamic shared
+  /// memory, the barriers initialized, then the producer warp and the
+  /// consumer warpgroups (with the epilogue or split-K's partial sums).
+  void buildTmaBlock(Value split, Value tile, Value partials);
+  /// Host code before the launch: the tensor map of `staged`, encoded by the
+  /// runtime into a stack slot, as the 128-byte value the launch passes.
+  Value encodeTensorMap(const StagedOperand &staged, func::FuncOp encode);
+  /// The shared-memory address (`!llvm.ptr<3>`) `byteOffset` bytes into
+  /// `memref`.
+  Value getSharedPointer(Value memref, Value byteOffset);
+  /// The full (the stage's tiles have landed) or empty (the consumers are
+  /// done reading it) mbarrier of stage `stage`.
+  Value getFullBarrier(Value stage) {
+    return getSharedPointer(barriers, mul(stage, 8));
+  }
+  Value getEmptyBarrier(Value stage) {
+    return getSharedPointer(barriers, mul(add(stage, stages), 8));
+  }
+  /// Waits until the phase of `barrier` of parity `parity` (0 or 1) has
+  /// completed.
+  void waitBarrier(Value barrier, Value parity);
+  /// The tensor copies of k tile `kTile` of `staged` into stage `stage`,
+  /// completing their bytes on `barrier`: one box of the tile for a K-major
+  /// operand, one per 64-element slab for an MN-major one.
+  void copyTileTma(const StagedOperand &staged, Value kTile, Value stage,
+                   Value barrier);
+  /// The producer warp: for each k tile, waits until the consumers released
+  /// its stage, announces the stage's bytes on its full barrier and issues
+  /// the copies (one lane).
+  void buildTmaProducer();
+  /// The consumer warpgroups' k loop: waits for each stage's full barrier,
+  /// issues its wgmmas, keeps one group in flight, and releases the stage
+  /// before it on its empty barrier (every thread arrives); returns the
+  /// final accumulators.
+  SmallVector<Value> buildTmaConsumer();
+  /// What a block does with the products' accumulators: the epilogue and
+  /// stores, or (split-K) its partial sums.
+  void finishResults(ArrayRef<SmallVector<Value>> results, Value split,
+                     Value tile, Value partials);
+  /// Makes shared-memory writes of this thread visible to wgmma (the async
+  /// proxy) before the barrier that publishes them.
+  void fenceSharedForWgmma();
+
+  /// The batch loops' indices of block `linear` (row-major over them).
+  void setBatchIndices(Value linear) {
+    batchIndices.assign(numBatch, Value());
+    for (int64_t i = static_cast<int64_t>(numBatch) - 1; i >= 0; --i) {
+      batchIndices[i] = rem(linear, mma.batch[i]);
+      linear = div(linear, mma.batch[i]);
+    }
+  }
+  /// Which loops a flat GEMM coordinate decodes into.
+  enum class GemmDim { M, N, K };
+  /// Writes the loop indices of flat coordinate `flat` along `dim` into
+  /// `coords` (row-major over its loops).
+  void decode(Value flat, GemmDim dim, SmallVectorImpl<Value> &coords);
+  /// Loop indices of the contraction: the block's batch indices, the
+  /// others zero until decoded.
+  SmallVector<Value> getLoopCoordinates();
+  /// The results of `map` at loop indices `coords`.
+  SmallVector<Value> evaluateMap(AffineMap map, ArrayRef<Value> coords);
+  /// Indices into `operand` of the element at (batch, m|n, k) coordinates.
+  SmallVector<Value> operandIndices(const StagedOperand &staged, Value rowCoord,
+                                    Value kCoord);
+  /// The epilogue's loop indices of element (batch, m, n): the result
+  /// loops, permuted as the epilogue reads the contraction.
+  SmallVector<Value> epilogueCoordinates(Value m, Value n);
+  /// The element of a gathered operand at loop indices `coords`, as stored
+  /// (a load through its map, or its computation cloned from the
+  /// contraction's body).
+  Value gatherElement(const MmaOperand &operand, ArrayRef<Value> coords);
+  /// loadTile for a gathered operand: 8 elements a chunk, read one by one,
+  /// rounded, zero outside the operand.
+  SmallVector<Value> gatherTile(const StagedOperand &staged, Value kTile);
+
+  /// Global loads of k tile `kTile` of `staged` into registers: one vector
+  /// of 8 multiply-type elements per chunk the thread stages, zero outside
+  /// the operand.
+  SmallVector<Value> loadTile(const StagedOperand &staged, Value kTile);
+  /// Stores what loadTile returned into stage `stage`.
+  void storeTile(const StagedOperand &staged, ArrayRef<Value> chunks,
+                 Value stage);
+  /// The cp.async copies of k tile `kTile` of `staged` into stage `stage`:
+  /// 16 bytes a chunk, zero-filled (a source size of 0) outside the operand.
+  void copyTileAsync(const StagedOperand &staged, Value kTile, Value stage);
+  /// The multiplies of the tile in stage `stage` into the accumulators.
+  void multiplyStage(Value stage, SmallVectorImpl<Value> &acc);
+  /// The k loop staged through registers (2 stages), or filled by cp.async
+  /// (3 or 4 stages); returns the final accumulators.
+  /// Both multiply k tiles `kFirst` .. `kFirst + kCount - 1` of the
+  /// current product (all of them, or a split's share).
+  SmallVector<Value> buildRegisterStagedLoop();
+  /// The loop over the block's `kCount` k tiles, carrying the accumulators
+  /// (fragsM x fragsN fragments of 4, zero to start).
+  scf::ForOp createKLoop() {
+    Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
+    SmallVector<Value> init(fragsM * fragsN * 4, zero);
+    return scf::ForOp::create(b, loc, index(0), kCount, index(1), init);
+  }
+  SmallVector<Value> buildAsyncCopyLoop();
+  /// Sets the block's k range of a product of `numKTiles` k tiles: all of
+  /// them, or split `split`'s ceil(numKTiles / splitK) (fewer, or none, for
+  /// the last splits).
+  void setKRange(int64_t numKTiles, Value split);
+  /// Sets the thread's and block's coordinates (tid, lane, warps, tile
+  /// origin) from a launch's ids; `batchLinear` is the batch block index.
+  void setBlockCoordinates(gpu::LaunchOp launch, Value batchLinear);
+  /// The linear index of the block's output tile: batch index, then m and
+  /// n tiles (row-major), from a launch's block ids.
+  Value getTileIndex(Value batchLinear, gpu::KernelDim3 blockIds) {
+    Value row =
+        add(mul(batchLinear, llvm::divideCeil(mma.m, tileM)), blockIds.y);
+    return add(mul(row, llvm::divideCeil(mma.n, tileN)), blockIds.x);
+  }
+  /// The index into the split-K partial sums of accumulator `reg` of this
+  /// thread in split `split` of output tile `tile` (fragment order, thread
+  /// fastest: coalesced whole-block writes and reads).
+  Value getPartialIndex(Value tile, Value split, int64_t reg);
+  /// The second launch of a split kernel: adds the splits' partial sums in
+  /// split order (the result does not depend on which block finished first)
+  /// and stores them through the epilogue.
+  void buildSplitKFixup(Value partials, Value gridX, Value gridY,
+                        int64_t batchCount, int64_t numResults);
+  /// The chunk (row, chunk-in-row) and operand coordinates of the
+  /// `first`-th chunk the thread stages of k tile `kTile`.
+  struct ChunkCoordinates {
+    Value row, chunk, inBounds;
+    SmallVector<Value> indices;
+  };
+  ChunkCoordinates getChunk(const StagedOperand &staged, Value kTile,
+                            int64_t first);
+
+  /// The `ldmatrix` x4 of the 16 x 16 block of `staged` at row `rowOffset`
+  /// (m or n) and k16 step `kStep`, as 4 registers: A's a0..a3 when the row
+  /// half is the minor matrix index, else b0, b1 of two 8-wide B fragments.
+  SmallVector<Value> loadBlock(const StagedOperand &staged, Value stageOffset,
+                               Value rowOffset, int64_t kStep,
+                               bool rowHalfMinor);
+
+  /// The element `op` (an elementwise generic) computes at its loop indices
+  /// `at`: its body cloned, its inputs not in `mapping` loaded through their
+  /// maps, its linalg.index ops replaced by `at`.
+  Value cloneElement(linalg::GenericOp op, ArrayRef<Value> at,
+                     IRMapping &mapping);
+  /// The epilogue's result for accumulator `value` of element (m, n) (the
+  /// accumulator itself without an epilogue).
+  Value applyEpilogue(ArrayRef<Value> values, Value m, Value n);
+  /// The position among the epilogue's inputs of the first product's
+  /// result (the products' results are read through the same map).
+  unsigned getEpilogueInput();
+  /// The buffer the kernel's result is stored to.
+  Value getResultBuffer();
+  /// Stores the accumulators: lane pairs exchange halves so that each lane
+  /// holds 4 consecutive elements of one row, applies the epilogue to them
+  /// and stores them with one vector store.
+  void storeResults(ArrayRef<SmallVector<Value>> results);
+
+  OpBuilder &b;
+  Location loc;
+  MmaContraction mma;
+  /// The product whose k loop is being built.
+  const MmaProduct *product = nullptr;
+  // The tensor-core tile (zero on the GEMV path).
+  int64_t tileM = 0, tileN = 0, tileK = 0, warpsM = 0, warpsN = 0;
+  int64_t warpTileM = 0, warpTileN = 0, fragsM = 0, fragsN = 0, threads = 0;
+  int64_t stages = 0, gemvWarps = 0, splitK = 1;
+  bool wgmma = false, tma = false;
+  /// TMA: the stages' full and empty mbarriers (memref<2 x stages x i64>).
+  Value barriers;
+  unsigned numBatch;
+
+  StagedOperand lhs, rhs;
+  Value tid, lane, warpM, warpN;
+  Value mBase, nBase;
+  /// The current product's k tiles for this block: the first, and how many.
+  Value kFirst, kCount;
+  /// Static bound of kCount (the prologue's guards fold when it is exact).
+  int64_t kCountBound = 0;
+  bool kCountExact = true;
+  SmallVector<Value> batchIndices;
+};
+
+/// The runtime's tensor-map encoder (MgpuApi.cpp), declared in `module`
+/// once: the host code of TMA kernels calls it.
+func::FuncOp declareTensorMapEncoder(ModuleOp module);
+
+} // namespace mlir::ridge
+
+#endif // RIDGELINE_LIB_CODEGEN_MMAKERNELBUILDER_H

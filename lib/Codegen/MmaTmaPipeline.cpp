@@ -1,0 +1,347 @@
+//===- MmaTmaPipeline.cpp - sm_90a's TMA-fed tensor-core GEMM -------------===//
+//
+// The `mma_tma` kernels of ridge-lower-mma-contractions (KernelConfig.h):
+// the structure of CUTLASS 3's warp-specialized Hopper GEMMs. On the host,
+// each operand's tensor map is encoded before the launch (the runtime's
+// ridgeTensorMapEncodeTiled) and passed by value; in the kernel,
+//
+//   - the stages (k tiles of 64 in the 128-byte swizzle, which TMA writes
+//     and the wgmma descriptors read) and a full and an empty mbarrier per
+//     stage live in dynamic shared memory;
+//   - a producer warp (one lane) waits for a stage's release, announces its
+//     bytes on its full barrier and issues the tensor copies;
+//   - the consumer warpgroups wait on the full barrier, issue the stage's
+//     wgmmas, keep one group in flight and release the stage before it;
+//   - the epilogue (or split-K's partial sums) is the other pipelines'.
+//
+// No thread copies an operand, and there is no block-wide barrier after the
+// barriers' initialization.
+//
+//===----------------------------------------------------------------------===//
+
+#include "MmaKernelBuilder.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace mlir::ridge;
+
+/// The period of the 128-byte swizzle (8 rows of 128 bytes): stage buffers
+/// start on it, so that TMA's writes and wgmma's reads, both swizzled on
+/// the absolute shared address, agree.
+static constexpr int64_t kSwizzleAtomBytes = 1024;
+
+LogicalResult MmaKernelBuilder::prepareTmaOperands(func::FuncOp encodeFn) {
+  if (mma.products.size() != 1)
+    return mma.products.front().contraction->emitError()
+           << "'mma_tma' loads the operands of one product";
+  product = &mma.products.front();
+  lhs = stageOperand(*product, /*isLhs=*/true);
+  rhs = stageOperand(*product, /*isLhs=*/false);
+  for (StagedOperand *staged : {&lhs, &rhs}) {
+    std::string reason;
+    std::optional<MmaTmaLayout> layout =
+        getMmaTmaLayout(mma, *product, *staged->operand, staged->isLhs, reason);
+    if (!layout)
+      return product->contraction->emitError()
+             << "'mma_tma' needs TMA to copy operand "
+             << (staged->isLhs ? "A" : "B") << ", but " << reason;
+    staged->tmaLayout = *layout;
+    staged->hostTensorMap = encodeTensorMap(*staged, encodeFn);
+  }
+  return success();
+}
+
+void MmaKernelBuilder::buildTmaBlock(Value split, Value tile, Value partials) {
+  MLIRContext *context = b.getContext();
+  auto workgroup = gpu::AddressSpaceAttr::get(
+      context, gpu::GPUDialect::getWorkgroupAddressSpace());
+  // A's stages, B's stages, then the mbarriers, from the first 1024-byte
+  // boundary of the dynamic shared memory (the 128-byte swizzle's atom,
+  // on which TMA and wgmma agree; ridge-extern-dynamic-shared-memory
+  // aligns the array so, and this keeps the kernel right without it).
+  auto dynamicType = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                                     MemRefLayoutAttrInterface(), workgroup);
+  Value dynamic = gpu::DynamicSharedMemoryOp::create(b, loc, dynamicType);
+  Value address =
+      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, dynamic);
+  Value offset = rem(arith::SubIOp::create(b, loc, index(kSwizzleAtomBytes),
+                                           rem(address, kSwizzleAtomBytes)),
+                     kSwizzleAtomBytes);
+  for (StagedOperand *staged : {&lhs, &rhs}) {
+    staged->smem = memref::ViewOp::create(b, loc, getStageBufferType(*staged),
+                                          dynamic, offset, ValueRange());
+    offset =
+        add(offset, stages * staged->stageElements() * staged->elementBytes());
+    staged->tensorMap =
+        UnrealizedConversionCastOp::create(
+            b, loc, LLVM::LLVMPointerType::get(context), staged->hostTensorMap)
+            .getResult(0);
+  }
+  barriers = memref::ViewOp::create(
+      b, loc,
+      MemRefType::get({2 * stages}, b.getI64Type(), MemRefLayoutAttrInterface(),
+                      workgroup),
+      dynamic, offset, ValueRange());
+  setKRange(llvm::divideCeil(product->k, tileK), split);
+  // One thread initializes the barriers: a stage is full after the
+  // producer's one arrival and the copies' bytes, empty after one
+  // arrival of each consumer thread.
+  Type i32 = b.getI32Type();
+  auto initIf = scf::IfOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, index(0)),
+      /*withElseRegion=*/false);
+  {
+    OpBuilder::InsertionGuard ifGuard(b);
+    b.setInsertionPoint(initIf.thenBlock()->getTerminator());
+    for (int64_t i = 0; i < stages; ++i) {
+      NVVM::MBarrierInitOp::create(b, loc, getFullBarrier(index(i)),
+                                   arith::ConstantIntOp::create(b, loc, i32, 1),
+                                   Value());
+      NVVM::MBarrierInitOp::create(
+          b, loc, getEmptyBarrier(index(i)),
+          arith::ConstantIntOp::create(b, loc, i32, threads), Value());
+    }
+    NVVM::FenceMbarrierInitOp::create(b, loc);
+  }
+  gpu::BarrierOp::create(b, loc);
+  // The roles: no block-wide barrier after this point.
+  Value producer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, tid,
+                                         index(threads));
+  auto roles = scf::IfOp::create(b, loc, producer, /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard ifGuard(b);
+    b.setInsertionPoint(roles.thenBlock()->getTerminator());
+    auto laneIf = scf::IfOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, index(0)),
+        /*withElseRegion=*/false);
+    b.setInsertionPoint(laneIf.thenBlock()->getTerminator());
+    buildTmaProducer();
+    b.setInsertionPoint(roles.elseBlock()->getTerminator());
+    SmallVector<SmallVector<Value>> results = {buildTmaConsumer()};
+    finishResults(results, split, tile, partials);
+  }
+}
+
+Value MmaKernelBuilder::encodeTensorMap(const StagedOperand &staged,
+                                        func::FuncOp encode) {
+  MLIRContext *context = b.getContext();
+  Type i32 = b.getI32Type(), i64 = b.getI64Type();
+  auto pointer = LLVM::LLVMPointerType::get(context);
+  auto mapType = LLVM::LLVMArrayType::get(i64, 16);
+  const MmaOperand &operand = *staged.operand;
+  const MmaTmaLayout &layout = staged.tmaLayout;
+  auto type = cast<MemRefType>(operand.value.getType());
+  int64_t elementBytes = staged.elementBytes();
+  // Dimensions innermost first: the contiguous one, the rows, then the
+  // batch loops the operand reads, innermost first.
+  SmallVector<int64_t> dims = {layout.inner, layout.outer};
+  // Boxes of one swizzle span of the contiguous dimension (all of a K-major
+  // tile's k; one slab of an MN-major tile) by the tile's rows.
+  int64_t spanElements = getSwizzleBytes() / elementBytes;
+  SmallVector<int64_t> boxes = {spanElements,
+                                operand.kContiguous ? staged.outerLen : tileK};
+  ArrayRef<int64_t> shape = type.getShape();
+  unsigned numBatchDims = layout.batchLoops.size();
+  for (unsigned i = 0; i < numBatchDims; ++i) {
+    dims.push_back(shape[numBatchDims - 1 - i]);
+    boxes.push_back(1);
+  }
+  SmallVector<int64_t> strides;
+  int64_t stride = layout.inner * elementBytes;
+  for (size_t i = 1; i < dims.size(); ++i) {
+    strides.push_back(stride);
+    stride *= dims[i];
+  }
+  auto i32Constant = [&](int64_t value) -> Value {
+    return arith::ConstantIntOp::create(b, loc, i32, value);
+  };
+  auto i64Constant = [&](int64_t value) -> Value {
+    return arith::ConstantIntOp::create(b, loc, i64, value);
+  };
+  // CUtensorMapDataType: 6 float16, 9 bfloat16; CUtensorMapSwizzle 3: 128B.
+  constexpr int64_t kSwizzle128B = 3;
+  Value slot = LLVM::AllocaOp::create(b, loc, pointer, mapType, i64Constant(1),
+                                      /*alignment=*/64);
+  Value base = arith::IndexCastUIOp::create(
+      b, loc, i64,
+      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, operand.value));
+  SmallVector<Value> args = {slot,
+                             LLVM::IntToPtrOp::create(b, loc, pointer, base),
+                             i32Constant(operand.mmaType.isBF16() ? 9 : 6),
+                             i32Constant(static_cast<int64_t>(dims.size()))};
+  for (size_t i = 0; i < 5; ++i)
+    args.push_back(i64Constant(i < dims.size() ? dims[i] : 1));
+  for (size_t i = 0; i < 4; ++i)
+    args.push_back(i64Constant(i < strides.size() ? strides[i] : 0));
+  for (size_t i = 0; i < 5; ++i)
+    args.push_back(i32Constant(i < boxes.size() ? boxes[i] : 1));
+  args.push_back(i32Constant(kSwizzle128B));
+  func::CallOp::create(b, loc, encode, args);
+  return LLVM::LoadOp::create(b, loc, mapType, slot, /*alignment=*/64);
+}
+
+Value MmaKernelBuilder::getSharedPointer(Value memref, Value byteOffset) {
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+  Value address = arith::IndexCastUIOp::create(b, loc, b.getI64Type(),
+                                               add(base, byteOffset));
+  return LLVM::IntToPtrOp::create(
+      b, loc,
+      LLVM::LLVMPointerType::get(
+          b.getContext(), static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared)),
+      address);
+}
+
+void MmaKernelBuilder::waitBarrier(Value barrier, Value parity) {
+  // try_wait's suspend-time hint, in nanoseconds: as upstream's nvgpu.
+  constexpr int64_t kSuspendHint = 10000000;
+  Type i32 = b.getI32Type();
+  NVVM::MBarrierTryWaitParityOp::create(
+      b, loc, barrier, arith::IndexCastUIOp::create(b, loc, i32, parity),
+      arith::ConstantIntOp::create(b, loc, i32, kSuspendHint));
+}
+
+void MmaKernelBuilder::copyTileTma(const StagedOperand &staged, Value kTile,
+                                   Value stage, Value barrier) {
+  MLIRContext *context = b.getContext();
+  Type i32 = b.getI32Type();
+  const MmaOperand &operand = *staged.operand;
+  auto toI32 = [&](Value value) -> Value {
+    return arith::IndexCastUIOp::create(b, loc, i32, value);
+  };
+  // The batch coordinates, innermost first.
+  SmallVector<Value> batchCoords;
+  for (unsigned loop : llvm::reverse(staged.tmaLayout.batchLoops))
+    batchCoords.push_back(toI32(batchIndices[loop]));
+  Value kBase = mul(kTile, tileK);
+  Value rowBase = staged.isLhs ? mBase : nBase;
+  int64_t elementBytes = staged.elementBytes();
+  Value stageBytes = mul(stage, staged.stageElements() * elementBytes);
+  auto cluster = LLVM::LLVMPointerType::get(
+      context, static_cast<unsigned>(NVVM::NVVMMemorySpace::SharedCluster));
+  auto copy = [&](Value byteOffset, Value inner, Value outer) {
+    SmallVector<Value> coords = {toI32(inner), toI32(outer)};
+    llvm::append_range(coords, batchCoords);
+    // A CTA's own shared memory is its part of the (trivial) cluster's.
+    Value destination = LLVM::AddrSpaceCastOp::create(
+        b, loc, cluster, getSharedPointer(staged.smem, byteOffset));
+    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+        b, loc, destination, staged.tensorMap, coords, barrier,
+        /*im2colOffsets=*/ValueRange(), /*multicastMask=*/Value(),
+        /*l2CacheHint=*/Value(), NVVM::TMALoadMode::TILE,
+        /*isCTAOnly=*/false, /*group=*/nullptr, /*predicate=*/Value());
+  };
+  if (operand.kContiguous) {
+    // Rows of 64 k elements (128 bytes), the 128-byte swizzle (chunk c of
+    // row r at c ^ (r % 8)): the layout wgmma's K-major descriptors read, as
+    // the tensor copy writes it.
+    copy(stageBytes, kBase, rowBase);
+    return;
+  }
+  // MN-major: slabs of 64 m|n elements by the tile's 64 k rows, slab after
+  // slab.
+  int64_t slabElements = getSwizzleBytes() / elementBytes;
+  int64_t slabBytes = staged.outerLen * getSwizzleBytes();
+  for (int64_t slab = 0; slab < staged.innerLen / slabElements; ++slab)
+    copy(add(stageBytes, slab * slabBytes), add(rowBase, slab * slabElements),
+         kBase);
+}
+
+void MmaKernelBuilder::buildTmaProducer() {
+  Type i32 = b.getI32Type();
+  Value stageBytes = arith::ConstantIntOp::create(
+      b, loc, i32,
+      lhs.stageElements() * lhs.elementBytes() +
+          rhs.stageElements() * rhs.elementBytes());
+  auto loop = scf::ForOp::create(b, loc, index(0), kCount, index(1));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value kTile = loop.getInductionVar();
+  Value stage = rem(kTile, stages);
+  // From the second round on, the stage is free once the consumers have
+  // released the tile `stages` before (the previous phase of its empty
+  // barrier).
+  auto reuse =
+      scf::IfOp::create(b, loc,
+                        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
+                                              kTile, index(stages)),
+                        /*withElseRegion=*/false);
+  {
+    OpBuilder::InsertionGuard ifGuard(b);
+    b.setInsertionPoint(reuse.thenBlock()->getTerminator());
+    Value round = div(kTile, stages);
+    waitBarrier(getEmptyBarrier(stage),
+                rem(arith::SubIOp::create(b, loc, round, index(1)), 2));
+  }
+  // The full barrier's phase completes with this arrival and the copies'
+  // bytes (whole boxes: the zeros past the tensor's edges count too).
+  Value full = getFullBarrier(stage);
+  NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), full, stageBytes,
+                                         NVVM::MemScopeKind::CTA,
+                                         /*relaxed=*/false,
+                                         /*predicate=*/Value());
+  copyTileTma(lhs, add(kFirst, kTile), stage, full);
+  copyTileTma(rhs, add(kFirst, kTile), stage, full);
+}
+
+SmallVector<Value> MmaKernelBuilder::buildTmaConsumer() {
+  int64_t count = fragsM * fragsN * 4;
+  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
+  Value init = packAccumulators(SmallVector<Value>(count, zero));
+  auto loop =
+      scf::ForOp::create(b, loc, index(0), kCount, index(1), ValueRange{init});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value kTile = loop.getInductionVar();
+    Value stage = rem(kTile, stages);
+    waitBarrier(getFullBarrier(stage), rem(div(kTile, stages), 2));
+    Value packed = issueWgmmaStage(stage, loop.getRegionIterArgs()[0]);
+    // One group in flight: the previous tile's wgmmas are done, and its
+    // stage goes back to the producer. Every consumer thread arrives: a
+    // branch around one lane's arrival would make the warp diverge right
+    // before the next wgmma.fence, whose .aligned form needs it converged.
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
+    auto releaseIf = scf::IfOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, kTile,
+                              index(0)),
+        /*withElseRegion=*/false);
+    {
+      OpBuilder::InsertionGuard ifGuard(b);
+      b.setInsertionPoint(releaseIf.thenBlock()->getTerminator());
+      Value previous = rem(add(kTile, stages - 1), stages);
+      NVVM::MBarrierArriveOp::create(b, loc, b.getI64Type(),
+                                     getEmptyBarrier(previous),
+                                     /*count=*/Value());
+    }
+    scf::YieldOp::create(b, loc, packed);
+  }
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+  return unpackAccumulators(loop.getResult(0), count);
+}
+
+func::FuncOp mlir::ridge::declareTensorMapEncoder(ModuleOp module) {
+  constexpr StringLiteral kName = "ridgeTensorMapEncodeTiled";
+  if (auto existing = module.lookupSymbol<func::FuncOp>(kName))
+    return existing;
+  MLIRContext *context = module.getContext();
+  Type pointer = LLVM::LLVMPointerType::get(context);
+  Type i32 = IntegerType::get(context, 32), i64 = IntegerType::get(context, 64);
+  // (map, base, data type, rank, 5 dims, 4 strides, 5 boxes, swizzle).
+  SmallVector<Type> inputs = {pointer, pointer, i32, i32};
+  inputs.append(5, i64);
+  inputs.append(4, i64);
+  inputs.append(5, i32);
+  inputs.push_back(i32);
+  OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
+  auto encoder = func::FuncOp::create(builder, module.getLoc(), kName,
+                                      FunctionType::get(context, inputs, {}));
+  encoder.setPrivate();
+  return encoder;
+}
