@@ -137,7 +137,9 @@ static cl::opt<int> repeat(
 static cl::opt<bool> randomInputs(
     "random-inputs",
     cl::desc("Run on uniform random inputs of the model's own static shapes "
-             "instead of --test-data (for --repeat benchmarks)"),
+             "instead of --test-data (for --repeat benchmarks; the same "
+             "inputs on every target, so --save-outputs of two runs "
+             "compare)"),
     cl::init(false), cl::cat(category));
 
 enum class DeviceKind { Gpu, Emulator };
@@ -335,12 +337,13 @@ static size_t compareElements(const ::ridge::rt::TensorSpec &spec,
 /// The relative tolerance of outputs computed through contractions whose
 /// operands were rounded to `numerics` (docs/precision.md): 8 units of
 /// rounding of the format, u = 2^-8 for bf16 (8 significant bits) and 2^-11
-/// for fp16 (11); 0 for fp32.
+/// for fp16 and tf32 (11); 0 for fp32.
 static double getReducedPrecisionTolerance(Precision numerics) {
   switch (numerics) {
   case Precision::BF16:
     return std::ldexp(1.0, -5);
   case Precision::FP16:
+  case Precision::TF32:
     return std::ldexp(1.0, -8);
   default:
     return 0;
@@ -685,6 +688,11 @@ static int runOnRandomInputs(MLIRContext &context, CompileOptions options) {
     return rc;
   llvm::outs() << "ridge-run: ran '" << inputFile << "' on " << target
                << " with random inputs\n";
+  // The inputs are the same on every target (a fixed seed): a CPU run's
+  // saved outputs are the oracle of an emulated or GPU run's.
+  if (!saveOutputs.empty())
+    if (int rc = writeOutputs(*run.model, run.outputs))
+      return rc;
   printTimes(run.model->getRunTimes());
   if (kernelTimes)
     printMeasuredKernelTimes(*run.plan);
