@@ -115,6 +115,11 @@ mlir::ridge::selectContractionPrecision(Operation *op, const TargetSpec &target,
   }
   if (target.numerics == Precision::FP32)
     return keep(PrecisionReason::Fp32Requested, "fp32 requested");
+  if (isa<AttentionOp>(op) && target.numerics != Precision::BF16 &&
+      target.numerics != Precision::FP16)
+    return keep(PrecisionReason::NoAttentionFormat,
+                "the attention kernels multiply bf16 or fp16, not " +
+                    stringifyPrecision(target.numerics) + ": fp32");
 
   std::optional<ContractionShape> shape = getContractionShape(op);
   auto costed = cast<CostOpInterface>(op);

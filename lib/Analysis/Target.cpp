@@ -245,11 +245,11 @@ FailureOr<RooflineModel> mlir::ridge::getRooflineForPass(Operation *op,
 
 LogicalResult mlir::ridge::checkCodegenNumerics(const TargetSpec &target,
                                                 std::string &error) {
-  if (target.numerics != Precision::TF32 && target.numerics != Precision::FP8)
+  if (target.numerics != Precision::FP8)
     return success();
   error = "--precision=" + stringifyPrecision(target.numerics).str() +
           " is not supported by code generation yet (contractions compute "
-          "in fp32, bf16 or fp16); the roofline report (--report) accepts "
-          "it";
+          "in fp32, tf32, bf16 or fp16); the roofline report (--report) "
+          "accepts it";
   return failure();
 }

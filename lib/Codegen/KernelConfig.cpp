@@ -173,7 +173,9 @@ FailureOr<KernelConfig> KernelConfig::fromAttr(DictionaryAttr attr,
       return failure();
     }
     // TMA kernels take dynamic shared memory (up to sm_90a's 227 KiB a
-    // block); the others static shared memory, 48 KiB a block.
+    // block); the others static shared memory, 48 KiB a block (counted here
+    // at 2 bytes an element: the config does not know the operands; the
+    // lowering checks tf32's 4).
     if (config.mmaTma) {
       int64_t bytes =
           getTmaSharedMemoryBytes(tile[0], tile[1], tile[2], config.mmaStages);
@@ -480,7 +482,8 @@ static int64_t countParallelIterations(func::FuncOp kernel) {
 }
 
 void mlir::ridge::selectMmaTile(int64_t batch, int64_t m, int64_t n, int64_t k,
-                                bool asyncCopies, const TargetSpec &target,
+                                bool asyncCopies, bool tf32,
+                                const TargetSpec &target,
                                 KernelConfig &config) {
   // Bigger tiles reuse each staged operand element more (a 128 x 128 tile
   // reads 1/64 of an element per FLOP pair, a 32 x 32 one 1/16) but make
@@ -494,7 +497,7 @@ void mlir::ridge::selectMmaTile(int64_t batch, int64_t m, int64_t n, int64_t k,
       {128, 128, 2, 4}, {64, 64, 2, 2}, {32, 32, 2, 2}};
   static constexpr Candidate kWgmma[] = {
       {128, 128, 8, 1}, {64, 128, 4, 1}, {64, 64, 4, 1}};
-  bool wgmma = target.chip == "sm_90a";
+  bool wgmma = target.chip == "sm_90a" && !tf32;
   ArrayRef<Candidate> candidates =
       wgmma ? ArrayRef<Candidate>(kWgmma) : ArrayRef<Candidate>(kMmaSync);
   const Candidate *chosen = &candidates.back();
@@ -507,14 +510,18 @@ void mlir::ridge::selectMmaTile(int64_t batch, int64_t m, int64_t n, int64_t k,
     }
   }
   config.wgmma = wgmma;
-  constexpr int64_t tileK = 32;
+  // Rows of 64 bytes: the swizzle of a 4-chunk row, conflict-free for the
+  // fragment loads of both element sizes, and 3 stages of 128 x 128 in 48
+  // KiB either way.
+  int64_t elementBytes = tf32 ? 4 : 2;
+  int64_t tileK = 64 / elementBytes;
   config.mmaTile = {chosen->m, chosen->n, tileK};
   config.mmaWarps = {chosen->warpsM, chosen->warpsN};
   // cp.async stages: as many as hide a global load's latency behind the
   // multiplies of the stages before it (3 is CUTLASS's sm_80 default, 4
   // where 48 KiB of static shared memory holds them); k loops shorter than
   // the pipeline gain nothing from more.
-  int64_t stageBytes = (chosen->m + chosen->n) * tileK * 2;
+  int64_t stageBytes = (chosen->m + chosen->n) * tileK * elementBytes;
   int64_t stages = 2;
   if (asyncCopies)
     stages =
@@ -596,13 +603,11 @@ KernelConfig mlir::ridge::selectKernelConfig(func::FuncOp kernel,
       int64_t batch = 1;
       for (int64_t extent : mma->batch)
         batch *= extent;
-      auto copiedAsStored = [](const MmaOperand &operand) {
-        return !operand.gathered && operand.elementType == operand.mmaType;
-      };
       bool asyncCopies = llvm::all_of(mma->products, [&](const MmaProduct &p) {
-        return copiedAsStored(p.lhs) && copiedAsStored(p.rhs);
+        return p.lhs.isStagedAsStored() && p.rhs.isStagedAsStored();
       });
-      selectMmaTile(batch, mma->m, mma->n, mma->getTotalK(), asyncCopies,
+      bool tf32 = mma->products.front().lhs.mmaType.isTF32();
+      selectMmaTile(batch, mma->m, mma->n, mma->getTotalK(), asyncCopies, tf32,
                     target, config);
       // sm_90a: operands that TMA can copy as they are (whole row-major
       // bf16/f16 tensors) are loaded by a producer warp of their own, in k

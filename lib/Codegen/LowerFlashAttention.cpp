@@ -811,7 +811,7 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
             /*rowHalfMinor=*/false);
         for (int64_t half = 0; half < 2; ++half) {
           SmallVector<Value> &acc = scores[2 * pair + half];
-          acc = mma::createMma16816(
+          acc = mma::createMma(
               b, loc, queryFragments[kStep],
               ValueRange{regs[2 * half], regs[2 * half + 1]}, acc, mmaType);
         }
@@ -962,7 +962,7 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
                                    kStep, /*rowHalfMinor=*/false);
         for (int64_t half = 0; half < 2; ++half) {
           SmallVector<Value> &acc = outAcc[2 * pair + half];
-          acc = mma::createMma16816(
+          acc = mma::createMma(
               b, loc, a, ValueRange{regs[2 * half], regs[2 * half + 1]}, acc,
               mmaType);
         }

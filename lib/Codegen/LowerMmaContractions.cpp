@@ -70,7 +70,10 @@ Value MmaKernelBuilder::swizzledOffset(const StagedOperand &staged, Value row,
                                        Value chunk) {
   if (wgmma && staged.chunksPerRow() > kSlabChunks)
     return mma::getSlabOffset(b, loc, row, chunk, staged.outerLen);
-  return mma::getSwizzledOffset(b, loc, row, chunk, staged.innerLen);
+  const MmaOperand &operand = *staged.operand;
+  return mma::getSwizzledOffset(
+      b, loc, row, chunk, staged.innerLen, staged.chunkElements(),
+      mma::getSwizzleReads(operand.mmaType, operand.kContiguous));
 }
 
 std::pair<Value, Value>
@@ -206,10 +209,11 @@ Value MmaKernelBuilder::gatherElement(const MmaOperand &operand,
 SmallVector<Value> MmaKernelBuilder::gatherTile(const StagedOperand &staged,
                                                 Value kTile) {
   const MmaOperand &operand = *staged.operand;
-  Type mmaType = operand.mmaType;
-  auto chunkType = VectorType::get({kChunk}, mmaType);
+  Type stagedType = operand.getStagedType();
+  int64_t chunkElements = staged.chunkElements();
+  auto chunkType = VectorType::get({chunkElements}, stagedType);
   Value zero =
-      arith::ConstantOp::create(b, loc, mmaType, b.getZeroAttr(mmaType));
+      arith::ConstantOp::create(b, loc, stagedType, b.getZeroAttr(stagedType));
   Value kBase = mul(kTile, tileK);
   Value rowBase = staged.isLhs ? mBase : nBase;
   bool kInner = operand.kContiguous;
@@ -228,16 +232,16 @@ SmallVector<Value> MmaKernelBuilder::gatherTile(const StagedOperand &staged,
     // element; clamped coordinates keep every load inside the operand.
     SmallVector<Value> coords = getLoopCoordinates();
     decode(minimum(outer, staged.outerExtent - 1), outerDim, coords);
-    Value innerStart = add(innerBase, mul(chunk, kChunk));
+    Value innerStart = add(innerBase, mul(chunk, chunkElements));
     SmallVector<Value> elements;
-    for (int64_t i = 0; i < kChunk; ++i) {
+    for (int64_t i = 0; i < chunkElements; ++i) {
       Value inner = add(innerStart, i);
       Value inBounds = arith::AndIOp::create(
           b, loc, outerInBounds, lessThan(inner, staged.innerExtent));
       decode(minimum(inner, staged.innerExtent - 1), innerDim, coords);
       Value element = gatherElement(operand, coords);
-      if (element.getType() != mmaType)
-        element = arith::TruncFOp::create(b, loc, mmaType, element);
+      if (element.getType() != stagedType)
+        element = arith::TruncFOp::create(b, loc, stagedType, element);
       elements.push_back(
           arith::SelectOp::create(b, loc, inBounds, element, zero));
     }
@@ -262,14 +266,14 @@ MmaKernelBuilder::getChunk(const StagedOperand &staged, Value kTile,
   std::tie(result.row, result.chunk) =
       getChunkPosition(staged, add(tid, first));
   Value outer = add(outerBase, result.row);
-  Value inner = add(innerBase, mul(result.chunk, kChunk));
+  Value inner = add(innerBase, mul(result.chunk, staged.chunkElements()));
   result.inBounds =
       arith::AndIOp::create(b, loc, lessThan(outer, staged.outerExtent),
                             lessThan(inner, staged.innerExtent));
   // Clamped coordinates keep the access inside the buffer; what lies
   // outside the operand (the k tail, the m|n edge) is zeroed.
   Value safeOuter = minimum(outer, staged.outerExtent - 1);
-  Value safeInner = minimum(inner, staged.innerExtent - kChunk);
+  Value safeInner = minimum(inner, staged.innerExtent - staged.chunkElements());
   Value rowCoord = kInner ? safeOuter : safeInner;
   Value kCoord = kInner ? safeInner : safeOuter;
   result.indices = operandIndices(staged, rowCoord, kCoord);
@@ -281,8 +285,8 @@ SmallVector<Value> MmaKernelBuilder::loadTile(const StagedOperand &staged,
   const MmaOperand &operand = *staged.operand;
   if (operand.gathered)
     return gatherTile(staged, kTile);
-  Type mmaType = operand.mmaType;
-  auto chunkType = VectorType::get({kChunk}, mmaType);
+  Type stagedType = operand.getStagedType();
+  auto chunkType = VectorType::get({staged.chunkElements()}, stagedType);
   Type stored = operand.elementType;
   int64_t numChunks = staged.outerLen * staged.chunksPerRow();
   Value zero =
@@ -292,13 +296,13 @@ SmallVector<Value> MmaKernelBuilder::loadTile(const StagedOperand &staged,
     ChunkCoordinates chunk = getChunk(staged, kTile, first);
     SmallVector<Value> &indices = chunk.indices;
     Value value;
-    if (stored == mmaType) {
+    if (stored == stagedType) {
       value =
           vector::LoadOp::create(b, loc, chunkType, staged.source, indices,
                                  /*nontemporal=*/false, llvm::MaybeAlign(16));
     } else {
-      // An f32 operand: two 16-byte loads, rounded to the multiply type as
-      // the contraction's body rounds it.
+      // An f32 operand multiplied in bf16/f16: two 16-byte loads, rounded
+      // to the multiply type as the contraction's body rounds it.
       auto halfType = VectorType::get({kChunk / 2}, stored);
       Value low =
           vector::LoadOp::create(b, loc, halfType, staged.source, indices,
@@ -327,11 +331,13 @@ void MmaKernelBuilder::copyTileAsync(const StagedOperand &staged, Value kTile,
     ChunkCoordinates chunk = getChunk(staged, kTile, first);
     Value offset =
         add(stageOffset, swizzledOffset(staged, chunk.row, chunk.chunk));
-    Value sourceElements = arith::SelectOp::create(b, loc, chunk.inBounds,
-                                                   index(kChunk), index(0));
+    int64_t chunkElements = staged.chunkElements();
+    Value sourceElements = arith::SelectOp::create(
+        b, loc, chunk.inBounds, index(chunkElements), index(0));
     nvgpu::DeviceAsyncCopyOp::create(
         b, loc, tokenType, staged.smem, ValueRange{offset}, staged.source,
-        chunk.indices, b.getIndexAttr(kChunk), sourceElements, b.getUnitAttr());
+        chunk.indices, b.getIndexAttr(chunkElements), sourceElements,
+        b.getUnitAttr());
   }
 }
 
@@ -540,7 +546,10 @@ void MmaKernelBuilder::multiplyStage(Value stage, SmallVectorImpl<Value> &acc) {
     return multiplyStageWgmma(stage, acc);
   Value lhsStage = mul(stage, lhs.stageElements());
   Value rhsStage = mul(stage, rhs.stageElements());
-  for (int64_t kStep = 0; kStep < tileK / 16; ++kStep) {
+  // A k step is one mma.sync's k: two chunks (k16 of bf16/f16, k8 of
+  // tf32).
+  int64_t kStepLen = 2 * lhs.chunkElements();
+  for (int64_t kStep = 0; kStep < tileK / kStepLen; ++kStep) {
     SmallVector<SmallVector<Value>> aFrags, bFrags;
     for (int64_t fragM = 0; fragM < fragsM; ++fragM)
       aFrags.push_back(loadBlock(lhs, lhsStage,
@@ -557,7 +566,7 @@ void MmaKernelBuilder::multiplyStage(Value stage, SmallVectorImpl<Value> &acc) {
       for (int64_t fragN = 0; fragN < fragsN; ++fragN) {
         int64_t base = (fragM * fragsN + fragN) * 4;
         SmallVector<Value> c(ArrayRef<Value>(acc).slice(base, 4));
-        SmallVector<Value> d = mma::createMma16816(
+        SmallVector<Value> d = mma::createMma(
             b, loc, aFrags[fragM], bFrags[fragN], c, product->lhs.mmaType);
         llvm::copy(d, acc.begin() + base);
       }
@@ -588,8 +597,10 @@ SmallVector<Value> MmaKernelBuilder::buildRegisterStagedLoop() {
   SmallVector<Type> chunkTypes;
   int64_t lhsCount = lhs.outerLen * lhs.chunksPerRow() / threads;
   int64_t rhsCount = rhs.outerLen * rhs.chunksPerRow() / threads;
-  chunkTypes.append(lhsCount, VectorType::get({kChunk}, product->lhs.mmaType));
-  chunkTypes.append(rhsCount, VectorType::get({kChunk}, product->rhs.mmaType));
+  chunkTypes.append(lhsCount, VectorType::get({lhs.chunkElements()},
+                                              product->lhs.getStagedType()));
+  chunkTypes.append(rhsCount, VectorType::get({rhs.chunkElements()},
+                                              product->rhs.getStagedType()));
   auto prefetch = scf::IfOp::create(b, loc, chunkTypes, hasNext,
                                     /*withElseRegion=*/true);
   {
@@ -805,8 +816,8 @@ MemRefType MmaKernelBuilder::getStageBufferType(const StagedOperand &staged) {
   auto workgroup = gpu::AddressSpaceAttr::get(
       b.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace());
   return MemRefType::get({stages * staged.stageElements()},
-                         staged.operand->mmaType, MemRefLayoutAttrInterface(),
-                         workgroup);
+                         staged.operand->getStagedType(),
+                         MemRefLayoutAttrInterface(), workgroup);
 }
 
 LogicalResult MmaKernelBuilder::build(func::FuncOp encodeFn) {
@@ -833,7 +844,7 @@ LogicalResult MmaKernelBuilder::build(func::FuncOp encodeFn) {
                   "chunks: an operand read element by element (a "
                   "convolution's window, or rows that are not whole chunks) "
                   "needs 2 (register-staged) stages";
-      if (operand.elementType != operand.mmaType)
+      if (operand.elementType != operand.getStagedType())
         return contraction->emitError()
                << "'mma_stages' " << stages
                << " fills shared memory with cp.async, which copies bytes: "
@@ -841,6 +852,23 @@ LogicalResult MmaKernelBuilder::build(func::FuncOp encodeFn) {
                << operand.elementType << " and multiplied in "
                << operand.mmaType << " needs 2 (register-staged) stages";
     }
+  }
+  const MmaProduct &first = mma.products.front();
+  if (first.lhs.mmaType.isTF32() && wgmma)
+    return first.contraction->emitError()
+           << "operands rounded to tf32 need 'mma_instruction' \"mma_sync\" "
+              "(m16n8k8): wgmma reads tf32 only K-major from shared memory";
+  // Static shared memory (the config checked it at 2 bytes an element).
+  if (!tma) {
+    StagedOperand a = stageOperand(first, true),
+                  bStaged = stageOperand(first, false);
+    int64_t bytes = stages * (a.stageElements() * a.elementBytes() +
+                              bStaged.stageElements() * bStaged.elementBytes());
+    if (bytes > 48 * 1024)
+      return first.contraction->emitError()
+             << stages << " stages of a " << tileM << "x" << tileN << "x"
+             << tileK << " tile of " << first.lhs.getStagedType() << " take "
+             << bytes << " bytes of shared memory, more than 48 KiB";
   }
   if (tma && failed(prepareTmaOperands(encodeFn)))
     return failure();

@@ -29,7 +29,9 @@ static bool isZeroFill(linalg::LinalgOp op) {
          matchPattern(yield.getOperand(0), m_AnyZeroFloat());
 }
 
-static bool isMmaType(Type type) { return type.isBF16() || type.isF16(); }
+static bool isMmaType(Type type) {
+  return type.isBF16() || type.isF16() || type.isTF32();
+}
 
 namespace {
 /// The loops a value of a contraction's body depends on, and the ops that
@@ -108,6 +110,9 @@ static LogicalResult matchMultiplied(Value ext, linalg::GenericOp op,
     source = trunc.getIn();
   }
   operand.elementType = source.getType();
+  // tf32 is a rounding of f32 values only.
+  if (operand.mmaType.isTF32() && !operand.elementType.isF32())
+    return failure();
   Block *body = op.getBody();
   slice.loops.resize(op.getNumLoops());
   if (auto arg = dyn_cast<BlockArgument>(source);
@@ -160,7 +165,7 @@ static bool isCollapsibleK(const MmaOperand &operand, const MmaContraction &mma,
   AffineMap map = operand.map;
   unsigned numResults = map.getNumResults();
   if (rowLoops.size() != 1 || numResults < numK + 1 ||
-      map.getNumSymbols() != 0 || product.k % 8 != 0)
+      map.getNumSymbols() != 0 || product.k % operand.getChunkElements() != 0)
     return false;
   auto isDim = [&](unsigned result, unsigned dim) {
     auto expr = dyn_cast<AffineDimExpr>(map.getResult(result));
@@ -238,10 +243,10 @@ static void decideStaging(MmaOperand &operand, const MmaContraction &mma,
     kContiguous = false;
   else
     return;
-  // Chunks of 8 elements (16 bytes of bf16) along the contiguous dimension,
-  // inside one row of it.
+  // Chunks of 16 bytes (8 bf16, 4 tf32-rounded f32) along the contiguous
+  // dimension, inside one row of it.
   int64_t innerExtent = kContiguous ? product.k : rowLoops.back();
-  if (innerExtent % 8 != 0)
+  if (innerExtent % operand.getChunkElements() != 0)
     return;
   operand.gathered = false;
   operand.kContiguous = kContiguous;
@@ -310,7 +315,7 @@ static LogicalResult matchContraction(linalg::GenericOp op, MmaProduct &product,
   SmallVector<Operation *> chain{mul, add};
   if (failed(matchMultiplied(mul.getLhs(), op, x, xSlice, chain, allowF32)) ||
       failed(matchMultiplied(mul.getRhs(), op, y, ySlice, chain, allowF32))) {
-    reason = "operands are not multiplied in bf16 or f16";
+    reason = "operands are not multiplied in bf16, f16 or tf32";
     return failure();
   }
   if (x.mmaType != y.mmaType) {
@@ -689,7 +694,8 @@ std::optional<MmaTmaLayout> mlir::ridge::getMmaTmaLayout(
     return std::nullopt;
   }
   if (operand.elementType != operand.mmaType) {
-    reason = "the operand is stored as another type than it is multiplied in";
+    reason = "the operand is stored as another type than it is multiplied in "
+             "(TMA copies bf16 and f16)";
     return std::nullopt;
   }
   auto type = dyn_cast<ShapedType>(operand.value.getType());

@@ -32,7 +32,19 @@ static Value rem(OpBuilder &b, Location loc, Value lhs, int64_t rhs) {
 /// The XOR pattern of a group of `groupChunks` chunks (8, 4 or 2) for row
 /// `row`, or null for a group that is not swizzled.
 static Value getSwizzlePattern(OpBuilder &b, Location loc, Value row,
-                               int64_t groupChunks) {
+                               int64_t groupChunks, mma::SwizzleReads reads) {
+  if (reads == mma::SwizzleReads::ChunkPairOf4Rows) {
+    // Chunk pairs: a warp reads pair p of rows r..r+3 (r a multiple of 4).
+    // Rows of 8 chunks or more start on the same bank, so the 4 rows take
+    // the 4 pairs of a line (pattern 2 (r % 4)); rows of 4 share a line two
+    // by two, so rows r and r + 2 take different pairs; rows of 2 chunks
+    // are read whole, 4 of them a line.
+    if (groupChunks == 8)
+      return mul(b, loc, rem(b, loc, row, 4), 2);
+    if (groupChunks == 4)
+      return mul(b, loc, rem(b, loc, div(b, loc, row, 2), 2), 2);
+    return Value();
+  }
   if (groupChunks == 8)
     return rem(b, loc, row, 8);
   if (groupChunks == 4)
@@ -43,14 +55,15 @@ static Value getSwizzlePattern(OpBuilder &b, Location loc, Value row,
 }
 
 Value mma::getSwizzledOffset(OpBuilder &b, Location loc, Value row, Value chunk,
-                             int64_t rowElements) {
+                             int64_t rowElements, int64_t chunkElements,
+                             SwizzleReads reads) {
   // Rows of 8 chunks or more swizzle each whole group of 8; the chunks past
   // the last whole group (a row of 12: chunks 8-11) swizzle among
   // themselves, so that no chunk leaves its row.
-  int64_t chunks = rowElements / kChunk;
+  int64_t chunks = rowElements / chunkElements;
   int64_t whole = chunks / 8 * 8, tail = chunks - whole;
   auto swizzle = [&](Value inGroup, int64_t groupChunks) -> Value {
-    Value pattern = getSwizzlePattern(b, loc, row, groupChunks);
+    Value pattern = getSwizzlePattern(b, loc, row, groupChunks, reads);
     return pattern ? arith::XOrIOp::create(b, loc, inGroup, pattern).getResult()
                    : inGroup;
   };
@@ -71,7 +84,7 @@ Value mma::getSwizzledOffset(OpBuilder &b, Location loc, Value row, Value chunk,
     }
   }
   return add(b, loc, mul(b, loc, row, rowElements),
-             mul(b, loc, physical, kChunk));
+             mul(b, loc, physical, chunkElements));
 }
 
 Value mma::packPair(OpBuilder &b, Location loc, Value pair, Type mmaType) {
@@ -82,10 +95,55 @@ Value mma::packPair(OpBuilder &b, Location loc, Value pair, Type mmaType) {
   return vector::ExtractOp::create(b, loc, word, 0);
 }
 
+/// The tf32 of f32 `value`: `cvt.rna.tf32.f32`, the register mma.sync
+/// takes.
+static Value roundToTf32(OpBuilder &b, Location loc, Value value) {
+  return NVVM::ConvertFloatToTF32Op::create(b, loc, b.getI32Type(), value,
+                                            NVVM::FPRoundingMode::RNA,
+                                            NVVM::SaturationMode::NONE,
+                                            /*relu=*/false);
+}
+
+/// loadFragmentBlock of a tf32 MN-major tile (k x (m|n)): register i is
+/// matrix i of the x4 (row half and k half as there), the lane's word of it
+/// element (m|n = rowOffset + 8 rowHalf + lane / 4, k = 8 kStep + 4 kHalf +
+/// lane % 4).
+static SmallVector<Value> loadTf32MnMajorBlock(OpBuilder &b, Location loc,
+                                               const mma::FragmentBlock &block,
+                                               Value lane, Value rowOffset,
+                                               int64_t kStep,
+                                               bool rowHalfMinor) {
+  int64_t chunkElements = mma::getChunkElements(block.mmaType);
+  Value group = div(b, loc, lane, 4), inGroup = rem(b, loc, lane, 4);
+  SmallVector<Value> registers;
+  for (int64_t i = 0; i < 4; ++i) {
+    int64_t rowHalf = rowHalfMinor ? i % 2 : i / 2;
+    int64_t kHalf = rowHalfMinor ? i / 2 : i % 2;
+    Value row = add(b, loc, inGroup, index(b, loc, kStep * 8 + kHalf * 4));
+    Value column =
+        add(b, loc, add(b, loc, rowOffset, index(b, loc, rowHalf * 8)), group);
+    Value offset = add(b, loc, block.stageOffset,
+                       add(b, loc,
+                           mma::getSwizzledOffset(
+                               b, loc, row, div(b, loc, column, chunkElements),
+                               block.rowElements, chunkElements,
+                               mma::SwizzleReads::ChunkPairOf4Rows),
+                           rem(b, loc, column, chunkElements)));
+    Value word = memref::LoadOp::create(b, loc, block.smem, ValueRange{offset});
+    registers.push_back(roundToTf32(b, loc, word));
+  }
+  return registers;
+}
+
 SmallVector<Value> mma::loadFragmentBlock(OpBuilder &b, Location loc,
                                           const FragmentBlock &block,
                                           Value lane, Value rowOffset,
                                           int64_t kStep, bool rowHalfMinor) {
+  bool tf32 = block.mmaType.isTF32();
+  if (tf32 && !block.kContiguous)
+    return loadTf32MnMajorBlock(b, loc, block, lane, rowOffset, kStep,
+                                rowHalfMinor);
+  int64_t chunkElements = getChunkElements(block.mmaType);
   // ldmatrix x4: lanes 8i..8i+7 give the row addresses of matrix i, the
   // (row half, k half) 8 x 8 block of the 16 x 16 block. A's registers
   // a0..a3 take the row half as the minor index (i % 2); B's b0, b1 of two
@@ -107,28 +165,38 @@ SmallVector<Value> mma::loadFragmentBlock(OpBuilder &b, Location loc,
               index(b, loc, kStep * 16));
     chunk = add(b, loc, div(b, loc, rowOffset, 8), rowHalf);
   }
-  Value offset = add(b, loc, block.stageOffset,
-                     getSwizzledOffset(b, loc, row, chunk, block.rowElements));
-  auto resultType = VectorType::get({4, 2}, block.mmaType);
+  Value offset = add(
+      b, loc, block.stageOffset,
+      getSwizzledOffset(b, loc, row, chunk, block.rowElements, chunkElements));
+  // A register holds 2 bf16/f16 or one f32 (tf32's 8 x 4 matrices are the
+  // 8 x 8 ones of 16-bit halves: the lane's word is its k element).
+  Type staged = tf32 ? Type(b.getF32Type()) : block.mmaType;
+  auto resultType = VectorType::get({4, tf32 ? 1 : 2}, staged);
   Value matrix = nvgpu::LdMatrixOp::create(
       b, loc, resultType, block.smem, ValueRange{offset},
       b.getBoolAttr(!block.kContiguous), b.getI32IntegerAttr(4));
   SmallVector<Value> registers;
-  for (int64_t i = 0; i < 4; ++i)
-    registers.push_back(packPair(
-        b, loc, vector::ExtractOp::create(b, loc, matrix, i), block.mmaType));
+  for (int64_t i = 0; i < 4; ++i) {
+    Value pair = vector::ExtractOp::create(b, loc, matrix, i);
+    registers.push_back(
+        tf32 ? roundToTf32(b, loc, vector::ExtractOp::create(b, loc, pair, 0))
+             : packPair(b, loc, pair, block.mmaType));
+  }
   return registers;
 }
 
-SmallVector<Value> mma::createMma16816(OpBuilder &b, Location loc, ValueRange a,
-                                       ValueRange bFragment, ValueRange c,
-                                       Type mmaType) {
+SmallVector<Value> mma::createMma(OpBuilder &b, Location loc, ValueRange a,
+                                  ValueRange bFragment, ValueRange c,
+                                  Type mmaType) {
   Type f32 = b.getF32Type();
-  auto type = mmaType.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+  auto type = mmaType.isBF16()   ? NVVM::MMATypes::bf16
+              : mmaType.isTF32() ? NVVM::MMATypes::tf32
+                                 : NVVM::MMATypes::f16;
+  int64_t k = mmaType.isTF32() ? 8 : 16;
   auto resultType = LLVM::LLVMStructType::getLiteral(b.getContext(),
                                                      SmallVector<Type>(4, f32));
   auto op = NVVM::MmaOp::create(
-      b, loc, resultType, a, bFragment, c, ArrayRef<int64_t>{16, 8, 16},
+      b, loc, resultType, a, bFragment, c, ArrayRef<int64_t>{16, 8, k},
       std::nullopt, std::nullopt, std::array<NVVM::MMATypes, 2>{type, type},
       std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
                                      NVVM::MMALayout::col});

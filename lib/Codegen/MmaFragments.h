@@ -19,6 +19,24 @@ namespace mlir::ridge::mma {
 /// the shared-memory swizzle.
 inline constexpr int64_t kChunk = 8;
 
+/// Elements of a 16-byte chunk of a tile multiplied in `mmaType`: 8 of
+/// bf16/f16, 4 of tf32 (staged as f32).
+inline int64_t getChunkElements(Type mmaType) {
+  return mmaType.isTF32() ? 4 : kChunk;
+}
+
+/// Which reads of a tile its swizzle keeps free of bank conflicts (stores of
+/// whole chunks, 8 consecutive ones of a row or of consecutive rows, are
+/// conflict-free under any of them).
+enum class SwizzleReads {
+  /// `ldmatrix`: a quarter warp reads one chunk of each of 8 consecutive
+  /// rows.
+  ChunkOf8Rows,
+  /// tf32 fragments of an MN-major tile (k x (m|n)), one 32-bit word a lane:
+  /// a warp reads an even chunk and the next of 4 consecutive rows.
+  ChunkPairOf4Rows,
+};
+
 /// The element offset, in a tile whose rows hold `rowElements` elements, of
 /// row `row`'s chunk `chunk` after the swizzle: chunk c of row r lands in
 /// chunk c ^ f(r), where f spreads the 8 rows an `ldmatrix` quarter warp
@@ -28,8 +46,12 @@ inline constexpr int64_t kChunk = 8;
 /// group (a 96-element row: chunks 8-11) among themselves with the pattern
 /// of their count (4 or 2; a 6-chunk row is not swizzled), so that no chunk
 /// leaves its row.
+/// ChunkPairOf4Rows swizzles by whole chunk pairs instead: pair p of row r
+/// lands in pair p ^ g(r), g spreading 4 consecutive rows over 4 pairs of a
+/// 128-byte line. `chunkElements`: elements of a chunk (getChunkElements).
 Value getSwizzledOffset(OpBuilder &b, Location loc, Value row, Value chunk,
-                        int64_t rowElements);
+                        int64_t rowElements, int64_t chunkElements = kChunk,
+                        SwizzleReads reads = SwizzleReads::ChunkOf8Rows);
 
 /// Where a 16 x 16 block of a tile sits and how it is stored.
 struct FragmentBlock {
@@ -40,14 +62,26 @@ struct FragmentBlock {
   /// Elements per row of the tile.
   int64_t rowElements = 0;
   /// Whether k runs along the tile's rows (A: m x k, B: n x k); otherwise
-  /// the tile is k x (m|n) and is read with the transposing `ldmatrix`.
+  /// the tile is k x (m|n) and is read with the transposing `ldmatrix` (16-bit
+  /// types) or a word a lane (tf32, swizzled for ChunkPairOf4Rows).
   bool kContiguous = true;
 };
+
+/// How the tile of `block` is swizzled: for its fragment loads.
+inline SwizzleReads getSwizzleReads(Type mmaType, bool kContiguous) {
+  return mmaType.isTF32() && !kContiguous ? SwizzleReads::ChunkPairOf4Rows
+                                          : SwizzleReads::ChunkOf8Rows;
+}
 
 /// The `ldmatrix` x4 of the 16 x 16 block at row (m or n) `rowOffset` and
 /// k16 step `kStep` of `block`, as 4 registers: A's a0..a3 when
 /// `rowHalfMinor`, else b0, b1 of two 8-wide B fragments (rows
 /// rowOffset..+7, then +8..+15).
+/// tf32: the 16 x 8 block of k8 step `kStep`, in the same register order
+/// (an m16n8k8 A fragment, or two n8k8 B fragments), each f32 rounded to
+/// tf32 (`cvt.rna.tf32.f32`, as the contraction's body rounds it): one
+/// `ldmatrix` x4 of 32-bit elements for a K-major tile, 4 loads of a word
+/// for an MN-major one (32-bit elements cannot be transposed by ldmatrix).
 SmallVector<Value> loadFragmentBlock(OpBuilder &b, Location loc,
                                      const FragmentBlock &block, Value lane,
                                      Value rowOffset, int64_t kStep,
@@ -57,11 +91,10 @@ SmallVector<Value> loadFragmentBlock(OpBuilder &b, Location loc,
 /// vector<2xf16>; bf16: the i32 that holds the pair).
 Value packPair(OpBuilder &b, Location loc, Value pair, Type mmaType);
 
-/// `mma.sync.m16n8k16.row.col`: a (4 registers) x b (2) + c (4 f32); the 4
-/// f32 results.
-SmallVector<Value> createMma16816(OpBuilder &b, Location loc, ValueRange a,
-                                  ValueRange bFragment, ValueRange c,
-                                  Type mmaType);
+/// `mma.sync.m16n8k16.row.col` (bf16, f16) or `mma.sync.m16n8k8.row.col`
+/// (tf32): a (4 registers) x b (2) + c (4 f32); the 4 f32 results.
+SmallVector<Value> createMma(OpBuilder &b, Location loc, ValueRange a,
+                             ValueRange bFragment, ValueRange c, Type mmaType);
 
 //===----------------------------------------------------------------------===//
 // wgmma (sm_90a)

@@ -44,10 +44,11 @@ struct StagedOperand {
   Value hostTensorMap, tensorMap;
 
   int64_t stageElements() const { return outerLen * innerLen; }
-  int64_t chunksPerRow() const { return innerLen / mma::kChunk; }
-  int64_t elementBytes() const {
-    return operand->mmaType.getIntOrFloatBitWidth() / 8;
-  }
+  /// Elements of a 16-byte chunk, and chunks of a row.
+  int64_t chunkElements() const { return operand->getChunkElements(); }
+  int64_t chunksPerRow() const { return innerLen / chunkElements(); }
+  /// Bytes of a staged element (2, or tf32's f32 4).
+  int64_t elementBytes() const { return operand->getStagedBytes(); }
 };
 
 class MmaKernelBuilder {

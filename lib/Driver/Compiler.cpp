@@ -46,8 +46,8 @@ TargetCLOptions::TargetCLOptions(llvm::cl::OptionCategory &category)
                 llvm::cl::desc("Number format of compute-bound contractions "
                                "(docs/precision.md): fp32 (SIMT), fp16 or "
                                "bf16 (the default of GPU targets; the CPU "
-                               "computes in fp32 unless given one); tf32 and "
-                               "fp8 for --report only"),
+                               "computes in fp32 unless given one), tf32 "
+                               "(mma.sync m16n8k8); fp8 for --report only"),
                 llvm::cl::init(""), llvm::cl::cat(category)) {}
 
 ImportCLOptions::ImportCLOptions(llvm::cl::OptionCategory &category)
@@ -135,7 +135,7 @@ FailureOr<TargetSpec> TargetCLOptions::resolve(StringRef toolName,
 LogicalResult mlir::ridge::lowerGraphModule(ModuleOp module,
                                             const CompileOptions &options,
                                             LoweringStage stage) {
-  // tf32 and fp8 describe kernels in the roofline report only, so far.
+  // fp8 describes kernels in the roofline report only, so far.
   std::string error;
   if (failed(checkCodegenNumerics(options.target, error)))
     return emitError(module->getLoc(), error);

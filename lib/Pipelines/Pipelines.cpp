@@ -250,6 +250,7 @@ void mlir::ridge::buildCpuLoweringPipeline(OpPassManager &pm) {
   pm.addPass(createConvertMathToFuncs());
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createExpandBf16ConversionsPass());
+  pm.addPass(createExpandTf32RoundingPass());
   pm.addPass(createSCFToControlFlowPass());
   // 4. Host code -> LLVM dialect.
   addHostToLLVMPasses(pm, HostCode::Cpu);
@@ -266,6 +267,8 @@ void mlir::ridge::buildGpuLoweringPipeline(OpPassManager &pm,
   //    first.
   pm.addPass(createLowerMmaContractionsPass());
   pm.addNestedPass<func::FuncOp>(createLowerFlashAttentionPass());
+  // tf32 roundings the tensor-core kernels did not take (SIMT kernels).
+  pm.addPass(createExpandTf32RoundingPass());
   pm.addNestedPass<func::FuncOp>(createKernelsToParallelLoopsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createRetypeEmptyBuffersPass());

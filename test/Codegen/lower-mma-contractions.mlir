@@ -121,13 +121,103 @@ func.func private @batched_f16(%x: memref<3x32x64xf16>, %w: memref<48x64xf16>, %
 #a = affine_map<(d0, d1, d2) -> (d0, d2)>
 #b = affine_map<(d0, d1, d2) -> (d2, d1)>
 #c = affine_map<(d0, d1, d2) -> (d0, d1)>
-// expected-error @+1 {{kernel configured for tensor cores is not a tensor-core contraction on buffers: operands are not multiplied in bf16 or f16}}
+// expected-error @+1 {{kernel configured for tensor cores is not a tensor-core contraction on buffers: operands are not multiplied in bf16, f16 or tf32}}
 func.func private @fp32_body(%x: memref<32x32xf32>, %w: memref<32x32xf32>, %out: memref<32x32xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 128 : i64, mma_instruction = "mma_sync", mma_stages = 2 : i64, mma_tile = array<i64: 32, 32, 32>, mma_warps = array<i64: 2, 2>, vector_width = 1 : i64, warps_per_block = 4 : i64}} {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%out : memref<32x32xf32>)
   linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : memref<32x32xf32>, memref<32x32xf32>) outs(%out : memref<32x32xf32>) {
   ^bb0(%l: f32, %r: f32, %acc: f32):
     %p = arith.mulf %l, %r : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// tf32: f32 operands the body rounds to tf32 are staged as the f32 they are
+// stored as, by cp.async (3 stages, 4 f32 a 16-byte chunk, k tiles of 16),
+// and rounded by the fragment loads (cvt.rna.tf32.f32, what the CPU's
+// ridge-expand-tf32-rounding computes). A (m x k) is read with the
+// non-transposing ldmatrix of 32-bit elements, one register a matrix; B
+// (k x n: 32-bit elements cannot be transposed by ldmatrix) a word a lane
+// from a tile swizzled by chunk pairs; mma.sync m16n8k8 with tf32
+// multiplicands, 2 k steps a tile.
+// CHECK-LABEL: func.func private @tf32_cp_async
+// CHECK: gpu.launch {{.*}} workgroup(%[[A:.*]] : memref<1536xf32, #gpu.address_space<workgroup>>, %[[B:.*]] : memref<3072xf32, #gpu.address_space<workgroup>>)
+// CHECK: nvgpu.device_async_copy %arg0{{.*}}, %[[A]]{{.*}}, 4, %{{.*}} {bypassL1} : memref<64x64xf32> to memref<1536xf32, #gpu.address_space<workgroup>>
+// CHECK: nvgpu.device_async_copy %arg1{{.*}}, %[[B]]{{.*}}, 4, %{{.*}} {bypassL1} : memref<64x128xf32> to memref<3072xf32, #gpu.address_space<workgroup>>
+// CHECK: scf.for
+// CHECK: nvgpu.ldmatrix %[[A]]{{.*}} {numTiles = 4 : i32, transpose = false} : memref<1536xf32, #gpu.address_space<workgroup>> -> vector<4x1xf32>
+// CHECK: nvvm.convert.float.to.tf32 {{.*}} {rnd = #nvvm.fp_rnd_mode<rna>}
+// CHECK: memref.load %[[B]]
+// CHECK: nvvm.convert.float.to.tf32 {{.*}} {rnd = #nvvm.fp_rnd_mode<rna>}
+// CHECK: nvvm.mma.sync {{.*}} multiplicandAPtxType = #nvvm.mma_type<tf32>, multiplicandBPtxType = #nvvm.mma_type<tf32>, shape = #nvvm.shape<m = 16, n = 8, k = 8>
+// CHECK-NOT: arith.truncf
+// CHECK: gpu.terminator
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func private @tf32_cp_async(%x: memref<64x64xf32>, %w: memref<64x128xf32>, %out: memref<64x128xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 128 : i64, mma_instruction = "mma_sync", mma_stages = 3 : i64, mma_tile = array<i64: 32, 64, 16>, mma_warps = array<i64: 2, 2>, vector_width = 1 : i64, warps_per_block = 4 : i64}} {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%out : memref<64x128xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : memref<64x64xf32>, memref<64x128xf32>) outs(%out : memref<64x128xf32>) {
+  ^bb0(%l: f32, %r: f32, %acc: f32):
+    %lt = arith.truncf %l : f32 to tf32
+    %rt = arith.truncf %r : f32 to tf32
+    %le = arith.extf %lt : tf32 to f32
+    %re = arith.extf %rt : tf32 to f32
+    %p = arith.mulf %le, %re : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// tf32 with wgmma (a hand-written config): wgmma reads tf32 only K-major
+// from shared memory, and the mechanism has no such staging.
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func private @tf32_wgmma(%x: memref<64x64xf32>, %w: memref<64x64xf32>, %out: memref<64x64xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 128 : i64, mma_instruction = "wgmma", mma_stages = 2 : i64, mma_tile = array<i64: 64, 64, 32>, mma_warps = array<i64: 4, 1>, vector_width = 1 : i64, warps_per_block = 4 : i64}} {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%out : memref<64x64xf32>)
+  // expected-error @+1 {{operands rounded to tf32 need 'mma_instruction' "mma_sync" (m16n8k8): wgmma reads tf32 only K-major from shared memory}}
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : memref<64x64xf32>, memref<64x64xf32>) outs(%out : memref<64x64xf32>) {
+  ^bb0(%l: f32, %r: f32, %acc: f32):
+    %lt = arith.truncf %l : f32 to tf32
+    %rt = arith.truncf %r : f32 to tf32
+    %le = arith.extf %lt : tf32 to f32
+    %re = arith.extf %rt : tf32 to f32
+    %p = arith.mulf %le, %re : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// The config's 48 KiB check counts 2 bytes an element (48 KiB here); 3
+// stages of a 128x128x32 tile of tf32's f32 take 96 KiB, which the
+// lowering refuses.
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func private @tf32_too_much_shared(%x: memref<128x128xf32>, %w: memref<128x128xf32>, %out: memref<128x128xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 256 : i64, mma_instruction = "mma_sync", mma_stages = 3 : i64, mma_tile = array<i64: 128, 128, 32>, mma_warps = array<i64: 2, 4>, vector_width = 1 : i64, warps_per_block = 8 : i64}} {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%out : memref<128x128xf32>)
+  // expected-error @+1 {{3 stages of a 128x128x32 tile of 'f32' take 98304 bytes of shared memory, more than 48 KiB}}
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : memref<128x128xf32>, memref<128x128xf32>) outs(%out : memref<128x128xf32>) {
+  ^bb0(%l: f32, %r: f32, %acc: f32):
+    %lt = arith.truncf %l : f32 to tf32
+    %rt = arith.truncf %r : f32 to tf32
+    %le = arith.extf %lt : tf32 to f32
+    %re = arith.extf %rt : tf32 to f32
+    %p = arith.mulf %le, %re : f32
     %s = arith.addf %acc, %p : f32
     linalg.yield %s : f32
   }

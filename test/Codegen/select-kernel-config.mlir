@@ -242,6 +242,20 @@ module attributes {ridge.target = {bandwidth = 3.35e+12 : f64, chip = "sm_80", g
 
 // -----
 
+// tf32 (f32 operands the body rounds to tf32): mma.sync m16n8k8 even on
+// sm_90a (wgmma reads tf32 only K-major, and this weight is [K, N]), k tiles
+// of 16 (64-byte rows of f32), cp.async copying the stored f32 (the
+// fragment loads round it): 3 stages of 128x128x16 fill the 48 KiB.
+// CHECK-LABEL: func.func private @mma_tf32
+// CHECK-SAME: block_size = 256 : i64, mma_instruction = "mma_sync", mma_stages = 3 : i64, mma_tile = array<i64: 128, 128, 16>, mma_warps = array<i64: 2, 4>
+// CHECK-NOT: mma_tma
+func.func private @mma_tf32(%x: tensor<4096x256xf32>, %w: tensor<256x4096xf32>) -> tensor<4096x4096xf32> attributes {ridge.kernel = "contraction"} {
+  %p = ridge.matmul %x, %w {ridge.precision = "tf32"} : (tensor<4096x256xf32>, tensor<256x4096xf32>) -> tensor<4096x4096xf32>
+  return %p : tensor<4096x4096xf32>
+}
+
+// -----
+
 // On the CPU target, and for f32 operands the body multiplies in f32, the
 // contraction stays on the SIMT row rule: tiled by one output element.
 // CHECK-LABEL: func.func private @simt_f32

@@ -62,6 +62,9 @@ enum class PrecisionReason {
   /// rounded to the same format, since one product in fp32 would keep the
   /// whole kernel off the tensor cores.
   FusedWithRounded,
+  /// An attention asked for a format its kernels do not multiply in (tf32,
+  /// fp8; they take bf16/fp16 or f32): fp32.
+  NoAttentionFormat,
 };
 
 struct PrecisionDecision {

@@ -111,9 +111,9 @@ FailureOr<RooflineModel> getRooflineForPass(Operation *op, StringRef gpu = "",
                                             StringRef precision = "");
 
 /// Whether the code generator can compute contractions in `numerics`:
-/// fp32, bf16 and fp16 (operands rounded in the contraction's body); tf32
-/// and fp8 only describe kernels in the roofline report so far. Fails with
-/// an `error` naming `--precision`.
+/// fp32, tf32, bf16 and fp16 (operands rounded in the contraction's body);
+/// fp8 only describes kernels in the roofline report so far. Fails with an
+/// `error` naming `--precision`.
 LogicalResult checkCodegenNumerics(const TargetSpec &target,
                                    std::string &error);
 

@@ -3,11 +3,11 @@
 // The shape of a kernel that the tensor-core GEMM core (and the GEMV
 // bandwidth path) implements: elementwise producers of its operands (a head
 // split), one or two products (a zero fill and a contraction whose operands
-// are rounded to, or stored in, a 16-bit float type; f32 for the GEMV
-// path), and at most one elementwise epilogue. The same matcher runs on
-// tensors (ridge-select-kernel-config decides the kernel's config) and on
-// buffers (ridge-lower-mma-contractions builds the kernel), so the policy
-// never picks a path for a kernel the mechanism cannot build.
+// are rounded to, or stored in, a 16-bit float type, or rounded to tf32;
+// f32 for the GEMV path), and at most one elementwise epilogue. The same
+// matcher runs on tensors (ridge-select-kernel-config decides the kernel's
+// config) and on buffers (ridge-lower-mma-contractions builds the kernel), so
+// the policy never picks a path for a kernel the mechanism cannot build.
 //
 // The contraction's loops are (batch..., m..., n..., k...): the parallel
 // loops before the first one only A reads, then those only A reads, then
@@ -40,9 +40,10 @@ struct MmaOperand {
   Value bodyValue;
   /// The element type read: the stored type, f32 or `mmaType`.
   Type elementType;
-  /// The 16-bit float type the tensor-core instruction multiplies (bf16 or
-  /// f16): the operand's own type, or the type the contraction body rounds
-  /// an f32 operand to (`extf(truncf(x))`).
+  /// The float type the tensor-core instruction multiplies (bf16, f16 or
+  /// tf32): the operand's own type, or the type the contraction body rounds
+  /// an f32 operand to (`extf(truncf(x))`; always so for tf32, which no
+  /// tensor is stored as).
   FloatType mmaType;
   /// Whether the operand is staged with k along its shared-memory rows (A:
   /// m x k; B: "column-major", n x k); otherwise m (A) or n (B) is.
@@ -61,6 +62,26 @@ struct MmaOperand {
   /// is gathered by computing each element from its body, and `value` is
   /// never stored. Null otherwise.
   linalg::GenericOp producer;
+
+  /// The type a tile of the operand is staged as in shared memory: the
+  /// multiply type, or f32 for tf32 (the fragment loads round the staged
+  /// f32 to tf32, as `cvt.rna.tf32.f32` does, so that cp.async can copy the
+  /// stored bytes).
+  Type getStagedType() const {
+    return mmaType.isTF32() ? Float32Type::get(mmaType.getContext())
+                            : Type(mmaType);
+  }
+  /// Bytes of a staged element, and how many of them a 16-byte chunk (the
+  /// unit of staging and of the shared-memory swizzle) holds.
+  int64_t getStagedBytes() const {
+    return getStagedType().getIntOrFloatBitWidth() / 8;
+  }
+  int64_t getChunkElements() const { return 16 / getStagedBytes(); }
+  /// Whether its stored elements are staged as they are (copied as bytes,
+  /// by cp.async or TMA): read whole, stored as staged.
+  bool isStagedAsStored() const {
+    return !gathered && elementType == getStagedType();
+  }
 };
 
 /// One product of a tensor-core kernel: a zero fill (possibly shared with

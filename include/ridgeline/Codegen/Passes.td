@@ -204,6 +204,27 @@ def ExpandBf16ConversionsPass : Pass<"ridge-expand-bf16-conversions"> {
   ];
 }
 
+def ExpandTf32RoundingPass : Pass<"ridge-expand-tf32-rounding"> {
+  let summary = "Compute f32 -> tf32 -> f32 roundings with integer arithmetic";
+  let description = [{
+    Rewrites `arith.extf(arith.truncf(x : f32 to tf32) : tf32 to f32)`, the
+    rounding a contraction's body applies to its operands under
+    `ridge.precision = "tf32"`, into bitcasts, an add and a mask: round to
+    nearest with ties away from zero, as `cvt.rna.tf32.f32` does (carrying
+    into the exponent, to infinity past the largest finite value), NaN
+    kept. LLVM has no tf32 type; the tensor-core kernels have already
+    consumed their roundings (ridge-lower-mma-contractions rounds their
+    fragments with cvt.rna), so this runs on what is left: the CPU build,
+    which thereby rounds exactly as the GPU build does, and SIMT kernels.
+    A tf32 value used other than widened back to f32 is an error.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let statistics = [
+    Statistic<"numExpanded", "num-expanded",
+              "tf32 roundings expanded into integer arithmetic">,
+  ];
+}
+
 def MarkKernelArgsNoAliasPass : Pass<"ridge-mark-kernel-args-noalias",
                                      "::mlir::ModuleOp"> {
   let summary = "Mark kernel buffer arguments that cannot overlap noalias";

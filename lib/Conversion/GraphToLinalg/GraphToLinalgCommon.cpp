@@ -35,14 +35,20 @@ FailureOr<Type> getOperandRoundingType(Operation *op) {
     return Type(BFloat16Type::get(ctx));
   if (attr.getValue() == "fp16")
     return Type(Float16Type::get(ctx));
+  // tf32 rounds a contraction's operands; an attention's kernels (the
+  // tensor-core and the SIMT online one) multiply bf16/f16 or f32.
+  if (attr.getValue() == "tf32" && !isa<AttentionOp>(op))
+    return Type(FloatTF32Type::get(ctx));
   if (attr.getValue() == "tf32" || attr.getValue() == "fp8")
     return op->emitOpError()
            << "'" << kPrecisionAttr << "' = \"" << attr.getValue()
-           << "\" is not supported by code generation yet (fp32, bf16 or "
-              "fp16)";
+           << "\" is not supported by code generation yet ("
+           << (isa<AttentionOp>(op) ? "fp32, bf16 or fp16"
+                                    : "fp32, tf32, bf16 or fp16")
+           << ")";
   return op->emitOpError() << "unknown '" << kPrecisionAttr << "' \""
                            << attr.getValue()
-                           << "\" (expected fp32, bf16 or fp16)";
+                           << "\" (expected fp32, tf32, bf16 or fp16)";
 }
 
 Value roundThrough(OpBuilder &b, Location loc, Value v, Type narrow) {

@@ -33,12 +33,13 @@ Value extendTo(OpBuilder &b, Location loc, Value v, Type type);
 Value truncateTo(OpBuilder &b, Location loc, Value v, Type type);
 
 /// The float type a contraction's f32 operands are rounded to before they
-/// are multiplied, from its kPrecisionAttr: bf16 or f16; a null type when the
-/// op has none (or "fp32"). Fails, with an error at `op`, on a format the
-/// lowering cannot compute in (tf32, fp8) or an unknown one.
+/// are multiplied, from its kPrecisionAttr: bf16, f16 or (MatMul, Gemm,
+/// Conv) tf32; a null type when the op has none (or "fp32"). Fails, with an
+/// error at `op`, on a format the lowering cannot compute in (fp8; tf32 for
+/// an attention, whose kernels multiply bf16/f16) or an unknown one.
 FailureOr<Type> getOperandRoundingType(Operation *op);
 
-/// An f32 `v` rounded to `narrow` (bf16, f16) and widened back, the body
+/// An f32 `v` rounded to `narrow` (bf16, f16, tf32) and widened back, the body
 /// pattern the tensor-core code generator recognizes:
 /// `arith.extf(arith.truncf(v : f32 to narrow) : narrow to f32)`. `v` itself
 /// when `narrow` is null or `v` is not f32.

@@ -69,10 +69,27 @@ func.func @conv_bf16(%x: tensor<1x16x8x8xf32>, %w: tensor<32x16x3x3xf32>, %bias:
 
 // -----
 
-// tf32 and fp8 are for the roofline report only, so far.
+// tf32 rounds the same way, through the builtin tf32 type (19 bits, f32's
+// exponent): what the tensor-core lowering rounds with cvt.rna.tf32.f32, and
+// what ridge-expand-tf32-rounding computes on the bits elsewhere.
+// CHECK-LABEL: func @matmul_tf32
+// CHECK: ^bb0(%[[L:.*]]: f32, %[[R:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT:   %[[LN:.*]] = arith.truncf %[[L]] : f32 to tf32
+// CHECK-NEXT:   arith.extf %[[LN]] : tf32 to f32
+// CHECK-NEXT:   %[[RN:.*]] = arith.truncf %[[R]] : f32 to tf32
+// CHECK-NEXT:   arith.extf %[[RN]] : tf32 to f32
+// CHECK-NEXT:   arith.mulf
 func.func @matmul_tf32(%a: tensor<64x32xf32>, %b: tensor<32x16xf32>) -> tensor<64x16xf32> {
-  // expected-error @+2 {{'ridge.precision' = "tf32" is not supported by code generation yet (fp32, bf16 or fp16)}}
-  // expected-error @+1 {{failed to legalize operation 'ridge.matmul'}}
   %0 = ridge.matmul %a, %b {ridge.precision = "tf32"} : (tensor<64x32xf32>, tensor<32x16xf32>) -> tensor<64x16xf32>
+  return %0 : tensor<64x16xf32>
+}
+
+// -----
+
+// fp8 is for the roofline report only, so far.
+func.func @matmul_fp8(%a: tensor<64x32xf32>, %b: tensor<32x16xf32>) -> tensor<64x16xf32> {
+  // expected-error @+2 {{'ridge.precision' = "fp8" is not supported by code generation yet (fp32, tf32, bf16 or fp16)}}
+  // expected-error @+1 {{failed to legalize operation 'ridge.matmul'}}
+  %0 = ridge.matmul %a, %b {ridge.precision = "fp8"} : (tensor<64x32xf32>, tensor<32x16xf32>) -> tensor<64x16xf32>
   return %0 : tensor<64x16xf32>
 }

@@ -5,6 +5,7 @@
 // RUN: ridge-opt %s -split-input-file -ridge-attach-target=chip=sm_80 -ridge-select-precision | FileCheck %s
 // RUN: ridge-opt %s -split-input-file -ridge-select-precision=precision=fp16 | FileCheck %s --check-prefix=FP16
 // RUN: not ridge-opt %s -split-input-file -ridge-attach-target=chip=sm_80 -ridge-select-precision=precision=fp8 2>&1 | FileCheck %s --check-prefix=NO-FP8
+// RUN: ridge-opt %s -split-input-file -ridge-select-precision=precision=tf32 | FileCheck %s --check-prefix=TF32
 
 // The default target (sm_90a, the H100: fp32 ridge point 67 TFLOP/s / 3.35
 // TB/s = 20 FLOP/B) computes bf16. A CPU target computes fp32 unless bf16 is
@@ -160,4 +161,18 @@ func.func @fused_downsample(%x: tensor<1x512x7x7xf32>, %w: tensor<512x512x3x3xf3
   %3 = ridge.conv %x, %w, %b {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x512x7x7xf32>, tensor<512x512x3x3xf32>, tensor<512xf32>) -> tensor<1x512x7x7xf32>
   %4 = ridge.conv %y, %wd, %bd {strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x256x14x14xf32>, tensor<512x256x1x1xf32>, tensor<512xf32>) -> tensor<1x512x7x7xf32>
   return %g, %3, %4 : tensor<1x512x7x7xf32>, tensor<1x512x7x7xf32>, tensor<1x512x7x7xf32>
+}
+
+// -----
+
+// tf32 rounds the contractions it shortens, as bf16 does; an attention stays
+// fp32 (its kernels multiply bf16/fp16, or f32 on the SIMT path).
+// TF32-LABEL: func @tf32_matmul_and_attention
+// TF32: ridge.matmul {{.*}}ridge.precision = "tf32"
+// TF32-NOT: ridge.precision
+// TF32: return
+func.func @tf32_matmul_and_attention(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>, %q: tensor<1x2x128x64xf32>, %k: tensor<1x2x128x64xf32>, %v: tensor<1x2x128x64xf32>) -> (tensor<1024x1024xf32>, tensor<1x2x128x64xf32>) {
+  %0 = ridge.matmul %a, %b : (tensor<1024x1024xf32>, tensor<1024x1024xf32>) -> tensor<1024x1024xf32>
+  %1:2 = ridge.attention %q, %k, %v {scale = 0.125 : f32, is_causal = true} : tensor<1x2x128x64xf32>, tensor<1x2x128x64xf32>, tensor<1x2x128x64xf32> -> tensor<1x2x128x64xf32>, tensor<1x2x128x128xf32>
+  return %0, %1#0 : tensor<1024x1024xf32>, tensor<1x2x128x64xf32>
 }

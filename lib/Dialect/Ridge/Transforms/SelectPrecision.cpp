@@ -47,6 +47,8 @@ struct SelectPrecisionPass
       return numMemoryBound;
     case PrecisionReason::FusedWithRounded:
       return numFusedWithRounded;
+    case PrecisionReason::NoAttentionFormat:
+      return numNoAttentionFormat;
     }
     llvm_unreachable("unknown precision reason");
   }

@@ -109,6 +109,9 @@ def SelectPrecisionPass : Pass<"ridge-select-precision",
     Statistic<"numFusedWithRounded", "num-fused-with-rounded",
               "Memory-bound contractions rounded with a rounded contraction "
               "of their fusion group">,
+    Statistic<"numNoAttentionFormat", "num-no-attention-format",
+              "Attentions kept in fp32: their kernels do not multiply in the "
+              "requested format">,
   ];
   let dependentDialects = ["::mlir::ridge::RidgeDialect"];
 }
