@@ -36,6 +36,9 @@ static constexpr int64_t kSplitKFixupSteps = 4;
 /// Rows of the bandwidth (GEMV) path: each warp keeps one accumulator per
 /// row.
 static constexpr int64_t kMaxGemvRows = 16;
+/// Elements of a row below which it is not shared by warps: 8 steps of a
+/// warp's 128-element vector layout.
+static constexpr int64_t kRowElementsPerWarp = 1024;
 /// Shared memory an sm_90a block may opt in to (227 KiB).
 static constexpr int64_t kMaxTmaSharedMemoryBytes = 227 * 1024;
 /// TMA stages: enough k tiles in flight to cover a global load's latency.
@@ -50,6 +53,9 @@ DictionaryAttr KernelConfig::toAttr(MLIRContext *context) const {
       b.getNamedAttr("vector_width", b.getI64IntegerAttr(vectorWidth)),
       b.getNamedAttr("warps_per_block", b.getI64IntegerAttr(warpsPerBlock)),
   };
+  if (rowWarps > 1)
+    fields.push_back(
+        b.getNamedAttr("row_warps", b.getI64IntegerAttr(rowWarps)));
   if (!tileSizes.empty())
     fields.push_back(
         b.getNamedAttr("tile_sizes", b.getDenseI64ArrayAttr(tileSizes)));
@@ -109,6 +115,19 @@ FailureOr<KernelConfig> KernelConfig::fromAttr(DictionaryAttr attr,
                      1024 / kWarpSize)) ||
       failed(integer("vector_width", config.vectorWidth, 1, kWideVector)))
     return failure();
+  // Warps sharing a row: one row a block, all of its warps.
+  if (attr.get("row_warps")) {
+    if (failed(integer("row_warps", config.rowWarps, 1, 1024 / kWarpSize)))
+      return failure();
+    if (config.rowWarps > 1 && config.rowWarps != config.warpsPerBlock) {
+      error = ("'" + kKernelConfigAttr + "' has 'row_warps' " +
+               Twine(config.rowWarps) + " but 'warps_per_block' " +
+               Twine(config.warpsPerBlock) +
+               ": a row shared by warps takes the whole block")
+                  .str();
+      return failure();
+    }
+  }
   if (config.vectorWidth != 1 && config.vectorWidth != kWideVector) {
     error = ("'" + kKernelConfigAttr + "' has vector_width " +
              Twine(config.vectorWidth) + "; expected 1 or 4")
@@ -444,6 +463,21 @@ static int64_t countTiles(TilingInterface sink, ArrayRef<int64_t> tileSizes) {
   return count;
 }
 
+/// Elements of one tile of `sink` along the loops `tileSizes` keeps whole
+/// (0): a row kernel's row (static extents only).
+static int64_t countRowElements(TilingInterface sink,
+                                ArrayRef<int64_t> tileSizes) {
+  auto linalgSink = dyn_cast<linalg::LinalgOp>(sink.getOperation());
+  if (!linalgSink)
+    return 1;
+  int64_t count = 1;
+  for (auto [range, size] :
+       llvm::zip(linalgSink.getStaticLoopRanges(), tileSizes))
+    if (size == 0 && !ShapedType::isDynamic(range))
+      count *= range;
+  return count;
+}
+
 /// Parallel iterations of the biggest linalg op of a kernel that is not
 /// tiled (one op, or ops whose slices do not follow from a tile).
 /// Iterations of the kernel's top-level scf.forall loops (static extents).
@@ -529,6 +563,17 @@ void mlir::ridge::selectMmaTile(int64_t batch, int64_t m, int64_t n, int64_t k,
                                               llvm::divideCeil(k, tileK) + 1),
                             3, 4);
   config.mmaStages = stages;
+}
+
+int64_t mlir::ridge::selectRowWarps(int64_t rows, int64_t rowElements,
+                                    int64_t smCount) {
+  // A row kernel maps one warp to a row; with fewer rows than SMs some SMs
+  // idle and each busy warp walks a long row alone (a softmax over a
+  // vocabulary, a norm over a wide hidden dimension with a few tokens).
+  if (rows >= smCount)
+    return 1;
+  return std::clamp<int64_t>(rowElements / kRowElementsPerWarp, 1,
+                             kMaxWarpsPerBlock);
 }
 
 int64_t mlir::ridge::selectTmaStages(int64_t kTiles) {
@@ -736,5 +781,13 @@ KernelConfig mlir::ridge::selectKernelConfig(func::FuncOp kernel,
                                           : countTiles(sink, config.tileSizes);
   config.warpsPerBlock =
       selectWarpsPerBlock(rows, target.gpu.smCount, kMaxWarpsPerBlock);
+  // Rows much longer than a warp, too few for the SMs: a block's warps
+  // share each row.
+  if (!config.tileSizes.empty()) {
+    config.rowWarps = selectRowWarps(
+        rows, countRowElements(sink, config.tileSizes), target.gpu.smCount);
+    if (config.rowWarps > 1)
+      config.warpsPerBlock = config.rowWarps;
+  }
   return config;
 }

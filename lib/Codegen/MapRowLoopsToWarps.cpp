@@ -13,11 +13,21 @@
 // in every lane. Loops the pattern does not
 // cover are left to ridge-map-parallel-loops-to-gpu.
 //
+// A row much longer than a warp, in a kernel of too few rows to give every
+// SM a warp (KernelConfig::rowWarps), is shared by the W warps of a block:
+// thread t of the block handles elements t, t + 32W, ..., and each warp's
+// total is combined with the other warps' through a W-element buffer in
+// shared memory (a workgroup alloca, which
+// ridge-workgroup-allocas-to-attributions makes a launch attribution), in
+// warp order, so that every thread gets the same total.
+//
 //===----------------------------------------------------------------------===//
 
 #include "ridgeline/Analysis/Target.h"
 #include "ridgeline/Codegen/KernelConfig.h"
 #include "ridgeline/Codegen/Passes.h"
+
+#include "VectorAccesses.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
@@ -237,142 +247,65 @@ static Value warpAllReduce(OpBuilder &b, Location loc, Value value,
                                        /*uniform=*/true);
 }
 
-static constexpr int64_t kVectorWidth = 4;
+namespace {
+/// The threads that share one row: a warp's lanes, or (KernelConfig::
+/// rowWarps > 1) all the threads of a block.
+struct RowThreads {
+  /// The thread's position in the row's threads, and how many there are.
+  Value thread;
+  int64_t count = kWarpSize;
+  /// The thread's warp in the row and its lane (count > 32).
+  Value warp, lane;
+  /// Where the shared buffers of the cross-warp combination are allocated:
+  /// the start of the block's thread loop.
+  Block *threadBody = nullptr;
+};
+} // namespace
 
-/// Whether `memref` starts on a 16-byte boundary and every row it holds does
-/// too: a device buffer (256-byte aligned), an alloca aligned to 16, or a
-/// view of one whose offsets and strides keep multiples of 4 elements.
-static bool isVectorAligned(Value memref) {
-  auto type = dyn_cast<MemRefType>(memref.getType());
-  if (!type || type.getElementTypeBitWidth() != 32)
-    return false;
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (failed(type.getStridesAndOffset(strides, offset)) || strides.empty() ||
-      strides.back() != 1)
-    return false;
-  for (int64_t stride : ArrayRef<int64_t>(strides).drop_back())
-    if (ShapedType::isDynamic(stride) || stride % kVectorWidth != 0)
-      return false;
-  Operation *def = memref.getDefiningOp();
-  if (!def)
-    return type.getLayout().isIdentity();
-  if (auto alloca = dyn_cast<memref::AllocaOp>(def))
-    return alloca.getAlignment().value_or(0) >= 16;
-  if (isa<memref::AllocOp, memref::GetGlobalOp>(def))
-    return type.getLayout().isIdentity();
-  if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(def))
-    return isVectorAligned(def->getOperand(0));
-  if (auto subview = dyn_cast<memref::SubViewOp>(def)) {
-    // The last dimension's offset must be a static multiple of 4; every
-    // other offset is scaled by a stride that is one (checked above).
-    std::optional<int64_t> last =
-        getConstantIntValue(subview.getMixedOffsets().back());
-    return last && *last % kVectorWidth == 0 &&
-           isVectorAligned(subview.getSource());
+/// The total of `warpTotal` (a warp's all-reduce, in every lane) over the
+/// warps that share the row: each warp's lane 0 writes its total to a slot
+/// of a shared buffer, a barrier, then every thread combines the slots in
+/// warp order (the same total, bit for bit, in every thread).
+static Value combineAcrossWarps(RewriterBase &rewriter, Location loc,
+                                Value warpTotal, const AccumulatorInfo &acc,
+                                const RowThreads &row) {
+  int64_t warps = row.count / kWarpSize;
+  if (warps == 1)
+    return warpTotal;
+  auto workgroup = gpu::AddressSpaceAttr::get(
+      rewriter.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace());
+  auto slotsType = MemRefType::get({warps}, acc.type,
+                                   MemRefLayoutAttrInterface(), workgroup);
+  Value slots;
+  {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(row.threadBody);
+    slots = memref::AllocaOp::create(rewriter, loc, slotsType);
   }
-  return false;
+  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  Value isFirstLane = arith::CmpIOp::create(
+      rewriter, loc, arith::CmpIPredicate::eq, row.lane, zero);
+  auto write = scf::IfOp::create(rewriter, loc, isFirstLane);
+  {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPoint(write.thenBlock()->getTerminator());
+    memref::StoreOp::create(rewriter, loc, warpTotal, slots, row.warp);
+  }
+  gpu::BarrierOp::create(rewriter, loc);
+  Value total = memref::LoadOp::create(rewriter, loc, slots, zero);
+  for (int64_t w = 1; w < warps; ++w)
+    total = acc.createCombine(
+        rewriter, loc, total,
+        memref::LoadOp::create(
+            rewriter, loc, slots,
+            ValueRange{arith::ConstantIndexOp::create(rewriter, loc, w)}));
+  return total;
 }
 
-/// The loads and stores of `body` that become 4-wide vector accesses: their
-/// last index is `iv`, their buffer is vector-aligned, their other indices
-/// are loop-invariant, and the loop does not both read and write the buffer.
-static void findVectorAccesses(Block *body, Value iv,
-                               SmallVectorImpl<Operation *> &accesses) {
-  llvm::SmallPtrSet<Value, 8> stored, loaded;
-  SmallVector<Operation *> candidates;
-  body->walk([&](Operation *op) {
-    Value memref;
-    ValueRange indices;
-    if (auto load = dyn_cast<memref::LoadOp>(op)) {
-      memref = load.getMemRef();
-      indices = load.getIndices();
-      loaded.insert(memref);
-    } else if (auto store = dyn_cast<memref::StoreOp>(op)) {
-      memref = store.getMemRef();
-      indices = store.getIndices();
-      stored.insert(memref);
-    } else {
-      return;
-    }
-    if (indices.empty() || indices.back() != iv || !isVectorAligned(memref))
-      return;
-    for (Value index : indices.drop_back())
-      if (index.getParentBlock() == body ||
-          body->getParentOp()->isAncestor(
-              index.getParentBlock()->getParentOp()))
-        return;
-    candidates.push_back(op);
-  });
-  for (Operation *op : candidates) {
-    Value memref = isa<memref::LoadOp>(op)
-                       ? cast<memref::LoadOp>(op).getMemRef()
-                       : cast<memref::StoreOp>(op).getMemRef();
-    if (!(stored.contains(memref) && loaded.contains(memref)))
-      accesses.push_back(op);
-  }
-}
-
-/// Rewrites the body of `loop` (lower bound lane * 4, step 128) to process
-/// elements iv .. iv + 3: vector loads and stores for the accesses at `iv`,
-/// the rest of the body repeated for each of the four elements.
-static void vectorizeRowLoop(RewriterBase &rewriter, scf::ForOp loop,
-                             ArrayRef<Operation *> accesses) {
-  Location loc = loop.getLoc();
-  Block *body = loop.getBody();
-  Value iv = loop.getInductionVar();
-  llvm::SmallPtrSet<Operation *, 8> vectorized(accesses.begin(),
-                                               accesses.end());
-  Block *newBody =
-      rewriter.createBlock(&loop.getRegion(), {}, {iv.getType()}, {loc});
-  Value base = newBody->getArgument(0);
-  rewriter.setInsertionPointToStart(newBody);
-  DenseMap<Operation *, Value> vectors;
-  for (Operation *op : accesses)
-    if (auto load = dyn_cast<memref::LoadOp>(op)) {
-      SmallVector<Value> indices(load.getIndices());
-      indices.back() = base;
-      auto type = VectorType::get({kVectorWidth}, load.getType());
-      vectors[op] =
-          vector::LoadOp::create(rewriter, loc, type, load.getMemRef(), indices,
-                                 /*nontemporal=*/false, llvm::MaybeAlign(16));
-    }
-  DenseMap<Operation *, SmallVector<Value>> storedValues;
-  for (int64_t k = 0; k < kVectorWidth; ++k) {
-    IRMapping mapping;
-    Value offset = arith::ConstantIndexOp::create(rewriter, loc, k);
-    mapping.map(iv, arith::AddIOp::create(rewriter, loc, base, offset));
-    for (Operation &op : body->without_terminator()) {
-      if (vectorized.contains(&op)) {
-        if (auto load = dyn_cast<memref::LoadOp>(op))
-          mapping.map(load.getResult(), vector::ExtractOp::create(
-                                            rewriter, loc, vectors[&op], k));
-        else
-          storedValues[&op].push_back(mapping.lookupOrDefault(
-              cast<memref::StoreOp>(op).getValueToStore()));
-        continue;
-      }
-      rewriter.clone(op, mapping);
-    }
-  }
-  for (Operation *op : accesses)
-    if (auto store = dyn_cast<memref::StoreOp>(op)) {
-      auto type =
-          VectorType::get({kVectorWidth}, store.getValueToStore().getType());
-      Value vector =
-          vector::FromElementsOp::create(rewriter, loc, type, storedValues[op]);
-      SmallVector<Value> indices(store.getIndices());
-      indices.back() = base;
-      vector::StoreOp::create(rewriter, loc, vector, store.getMemRef(), indices,
-                              /*nontemporal=*/false, llvm::MaybeAlign(16));
-    }
-  scf::YieldOp::create(rewriter, loc);
-  rewriter.eraseBlock(body);
-}
-
-/// Whether a row loop runs over a multiple of 128 elements from 0 in unit
-/// steps: each lane can then own 4 consecutive elements per step of 128.
-static bool fitsVectorLayout(Operation *loop) {
+/// Whether a row loop runs over a multiple of `threads` x 4 elements from 0
+/// in unit steps: each of the row's threads can then own 4 consecutive
+/// elements per step.
+static bool fitsVectorLayout(Operation *loop, int64_t threads) {
   std::optional<int64_t> first, upper, unit;
   if (auto forOp = dyn_cast<scf::ForOp>(loop)) {
     first = getConstantIntValue(forOp.getLowerBound());
@@ -385,7 +318,7 @@ static bool fitsVectorLayout(Operation *loop) {
     unit = getConstantIntValue(parallel.getStep()[0]);
   }
   return first == 0 && unit == 1 && upper &&
-         *upper % (kWarpSize * kVectorWidth) == 0;
+         *upper % (threads * kVectorWidth) == 0;
 }
 
 static Block *getRowLoopBody(Operation *loop) {
@@ -401,7 +334,7 @@ static Block *getRowLoopBody(Operation *loop) {
 /// so all of those loops must share one layout: the vector one only if
 /// every one of them fits it and at least one has 16-byte accesses to gain.
 static llvm::SmallPtrSet<Operation *, 8>
-selectVectorLayoutLoops(ArrayRef<Operation *> loops) {
+selectVectorLayoutLoops(ArrayRef<Operation *> loops, int64_t threads) {
   llvm::EquivalenceClasses<Operation *> classes;
   DenseMap<Operation *, Operation *> firstLoopOfBuffer;
   for (Operation *loop : loops) {
@@ -428,7 +361,7 @@ selectVectorLayoutLoops(ArrayRef<Operation *> loops) {
     for (auto member = classes.member_begin(**it);
          member != classes.member_end(); ++member) {
       Operation *loop = *member;
-      bool fits = fitsVectorLayout(loop);
+      bool fits = fitsVectorLayout(loop, threads);
       allFit &= fits;
       if (fits) {
         SmallVector<Operation *> accesses;
@@ -446,13 +379,14 @@ selectVectorLayoutLoops(ArrayRef<Operation *> loops) {
   return selected;
 }
 
-/// Lane `lane` of a warp runs iterations lb + lane*step, lb + (lane+32)*step,
-/// ... of `loop`. In the vector layout (selectVectorLayoutLoops) it instead
-/// runs 4 consecutive elements per step of 128, with 16-byte accesses where
-/// they are aligned.
+/// Thread t of the row's T threads (a warp's lanes: T = 32) runs iterations
+/// lb + t*step, lb + (t+T)*step, ... of `loop`. In the vector layout
+/// (selectVectorLayoutLoops) it instead runs 4 consecutive elements per
+/// step of 4T, with 16-byte accesses where they are aligned.
 static void distributeLoopBounds(RewriterBase &rewriter, scf::ForOp loop,
-                                 Value lane, bool vectorLayout) {
+                                 const RowThreads &row, bool vectorLayout) {
   Location loc = loop.getLoc();
+  Value lane = row.thread;
   if (vectorLayout) {
     SmallVector<Operation *> accesses;
     findVectorAccesses(loop.getBody(), loop.getInductionVar(), accesses);
@@ -461,29 +395,30 @@ static void distributeLoopBounds(RewriterBase &rewriter, scf::ForOp loop,
         rewriter, loc, lane,
         arith::ConstantIndexOp::create(rewriter, loc, kVectorWidth));
     Value step =
-        arith::ConstantIndexOp::create(rewriter, loc, kWarpSize * kVectorWidth);
+        arith::ConstantIndexOp::create(rewriter, loc, row.count * kVectorWidth);
     rewriter.modifyOpInPlace(loop, [&] {
       loop.setLowerBound(start);
       loop.setStep(step);
     });
-    vectorizeRowLoop(rewriter, loop, accesses);
+    unrollWithVectorAccesses(rewriter, loop.getBody(), /*ivIndex=*/0, accesses);
     return;
   }
   rewriter.setInsertionPoint(loop);
   Value offset = arith::MulIOp::create(rewriter, loc, lane, loop.getStep());
   Value lower =
       arith::AddIOp::create(rewriter, loc, loop.getLowerBound(), offset);
-  Value warp = arith::ConstantIndexOp::create(rewriter, loc, kWarpSize);
-  Value step = arith::MulIOp::create(rewriter, loc, loop.getStep(), warp);
+  Value threads = arith::ConstantIndexOp::create(rewriter, loc, row.count);
+  Value step = arith::MulIOp::create(rewriter, loc, loop.getStep(), threads);
   rewriter.modifyOpInPlace(loop, [&] {
     loop.setLowerBound(lower);
     loop.setStep(step);
   });
 }
 
-/// Lane-strides a reduction loop and combines the lanes' partials.
+/// Strides a reduction loop over the row's threads and combines their
+/// partials: across a warp's lanes, then across the row's warps.
 static void distributeReduction(RewriterBase &rewriter, scf::ForOp loop,
-                                Value lane, bool vectorLayout) {
+                                const RowThreads &row, bool vectorLayout) {
   SmallVector<AccumulatorInfo> accumulators;
   for (Accumulator acc : matchReductionLoop(loop))
     accumulators.emplace_back(acc);
@@ -498,20 +433,21 @@ static void distributeReduction(RewriterBase &rewriter, scf::ForOp loop,
     Value identity = arith::ConstantOp::create(rewriter, loc, acc.identity);
     memref::StoreOp::create(rewriter, loc, identity, acc.memref, acc.indices);
   }
-  distributeLoopBounds(rewriter, loop, lane, vectorLayout);
+  distributeLoopBounds(rewriter, loop, row, vectorLayout);
   rewriter.setInsertionPointAfter(loop);
   for (auto [acc, init] : llvm::zip(accumulators, initial)) {
     Value partial =
         memref::LoadOp::create(rewriter, loc, acc.memref, acc.indices);
-    Value total = warpAllReduce(rewriter, loc, partial, acc);
+    Value total = combineAcrossWarps(
+        rewriter, loc, warpAllReduce(rewriter, loc, partial, acc), acc, row);
     Value result = acc.createCombine(rewriter, loc, init, total);
     memref::StoreOp::create(rewriter, loc, result, acc.memref, acc.indices);
   }
 }
 
-/// Turns a row's elementwise parallel loop into a lane-strided scf.for.
+/// Turns a row's elementwise parallel loop into a thread-strided scf.for.
 static void distributeRowLoop(RewriterBase &rewriter, scf::ParallelOp loop,
-                              Value lane, bool vectorLayout) {
+                              const RowThreads &row, bool vectorLayout) {
   Location loc = loop.getLoc();
   rewriter.setInsertionPoint(loop);
   auto forOp = scf::ForOp::create(rewriter, loc, loop.getLowerBound()[0],
@@ -521,7 +457,7 @@ static void distributeRowLoop(RewriterBase &rewriter, scf::ParallelOp loop,
   rewriter.inlineBlockBefore(body, forOp.getBody()->getTerminator(),
                              forOp.getInductionVar());
   rewriter.eraseOp(loop);
-  distributeLoopBounds(rewriter, forOp, lane, vectorLayout);
+  distributeLoopBounds(rewriter, forOp, row, vectorLayout);
 }
 
 /// The trip count of each dimension of a row kernel's root (static after
@@ -546,7 +482,8 @@ static int64_t getNumRows(scf::ParallelOp root) {
 }
 
 /// Replaces `root` (rows over its iteration space) by a block x thread loop
-/// nest in which warp w of block b handles row b * warpsPerBlock + w.
+/// nest in which warp w of block b handles row b * warpsPerBlock + w, or
+/// (config.rowWarps > 1) block b handles row b with all its warps.
 /// Returns the number of row loops given the vector layout.
 static unsigned mapRowsToWarps(RewriterBase &rewriter, scf::ParallelOp root,
                                const KernelConfig &config) {
@@ -559,7 +496,9 @@ static unsigned mapRowsToWarps(RewriterBase &rewriter, scf::ParallelOp root,
   SmallVector<int64_t> extents = getRowExtents(root);
   int64_t rows = getNumRows(root);
   int64_t warpsPerBlock = config.warpsPerBlock;
-  int64_t blocks = (rows + warpsPerBlock - 1) / warpsPerBlock;
+  int64_t rowWarps = config.rowWarps;
+  int64_t rowsPerBlock = warpsPerBlock / rowWarps;
+  int64_t blocks = (rows + rowsPerBlock - 1) / rowsPerBlock;
   int64_t threads = warpsPerBlock * kWarpSize;
 
   Value zero = constant(0), one = constant(1);
@@ -584,12 +523,25 @@ static unsigned mapRowsToWarps(RewriterBase &rewriter, scf::ParallelOp root,
       arith::DivUIOp::create(rewriter, loc, thread, constant(kWarpSize));
   Value lane =
       arith::RemUIOp::create(rewriter, loc, thread, constant(kWarpSize));
-  Value row = arith::AddIOp::create(
-      rewriter, loc,
-      arith::MulIOp::create(rewriter, loc, grid.getInductionVars()[0],
-                            constant(warpsPerBlock)),
-      warp);
-  // Whole warps take the same branch, so the shuffles below stay converged.
+  RowThreads rowThreads;
+  rowThreads.threadBody = block.getBody();
+  rowThreads.warp = warp;
+  rowThreads.lane = lane;
+  Value row;
+  if (rowWarps == 1) {
+    rowThreads.thread = lane;
+    row = arith::AddIOp::create(
+        rewriter, loc,
+        arith::MulIOp::create(rewriter, loc, grid.getInductionVars()[0],
+                              constant(warpsPerBlock)),
+        warp);
+  } else {
+    rowThreads.thread = thread;
+    rowThreads.count = threads;
+    row = grid.getInductionVars()[0];
+  }
+  // Whole warps take the same branch (whole blocks, for rows shared by
+  // warps), so the shuffles and barriers below stay converged.
   Value inRange = arith::CmpIOp::create(
       rewriter, loc, arith::CmpIPredicate::ult, row, constant(rows));
   auto guard = scf::IfOp::create(rewriter, loc, inRange);
@@ -615,13 +567,13 @@ static unsigned mapRowsToWarps(RewriterBase &rewriter, scf::ParallelOp root,
       loops.push_back(&op);
   llvm::SmallPtrSet<Operation *, 8> vectorLoops;
   if (config.vectorWidth > 1)
-    vectorLoops = selectVectorLayoutLoops(loops);
+    vectorLoops = selectVectorLayoutLoops(loops, rowThreads.count);
   for (Operation *loop : loops) {
     bool vectorLayout = vectorLoops.contains(loop);
     if (auto forOp = dyn_cast<scf::ForOp>(loop))
-      distributeReduction(rewriter, forOp, lane, vectorLayout);
+      distributeReduction(rewriter, forOp, rowThreads, vectorLayout);
     else
-      distributeRowLoop(rewriter, cast<scf::ParallelOp>(loop), lane,
+      distributeRowLoop(rewriter, cast<scf::ParallelOp>(loop), rowThreads,
                         vectorLayout);
   }
   return vectorLoops.size();

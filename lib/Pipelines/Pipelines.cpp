@@ -275,6 +275,7 @@ void mlir::ridge::buildGpuLoweringPipeline(OpPassManager &pm,
   // 3. GPU mapping. Row-kernel grids fill the SMs of the module's
   //    ridge.target GPU.
   pm.addNestedPass<func::FuncOp>(createMapRowLoopsToWarpsPass());
+  pm.addNestedPass<func::FuncOp>(createVectorizePointwiseLoopsPass());
   MapParallelLoopsToGpuPassOptions mapping;
   mapping.blockSize = options.blockSize;
   pm.addNestedPass<func::FuncOp>(createMapParallelLoopsToGpuPass(mapping));
@@ -289,6 +290,7 @@ void mlir::ridge::buildGpuLoweringPipeline(OpPassManager &pm,
       /*disabledPatterns=*/{
           "(anonymous namespace)::MergeNestedParallelLoops"}));
   pm.addPass(createConvertParallelLoopToGpuPass());
+  pm.addPass(createWorkgroupAllocasToAttributionsPass());
   pm.addPass(createCanonicalizerPass());
   // Loops of one iteration folded above (a sequential reduction's
   // single-thread wrapper, a one-element kernel) left their element

@@ -350,3 +350,63 @@ func.func @row_reduce_64bit(%x: memref<20x64xf64>, %k: memref<20x64xi64>,
   }
   return
 }
+
+// -----
+
+// A row shared by the 4 warps of a block (row_warps 4: 2 rows of 4096, too
+// few for the SMs): block b takes row b; its 128 threads stride the row by
+// 4 elements each per step of 512 (16-byte loads); each warp's butterfly
+// total goes to its slot of a 4-element workgroup buffer (lane 0 writes),
+// a barrier, and every thread adds the 4 slots in warp order.
+// CHECK-LABEL: func @row_sum_shared_by_warps
+// GRID-LABEL: func @row_sum_shared_by_warps
+// CHECK: scf.parallel (%[[B:.*]]) = (%{{.*}}) to (%c2) step
+// CHECK:   scf.parallel (%[[T:.*]]) = (%{{.*}}) to (%c128) step
+// CHECK:     %[[SLOTS:.*]] = memref.alloca() : memref<4xf32, #gpu.address_space<workgroup>>
+// CHECK:     %[[WARP:.*]] = arith.divui %[[T]], %c32
+// CHECK:     %[[LANE:.*]] = arith.remui %[[T]], %c32
+// CHECK:     arith.cmpi ult, %[[B]], %c2
+// CHECK:       %[[START:.*]] = arith.muli %[[T]], %c4
+// CHECK:       scf.for %{{.*}} = %[[START]] to %c4096 step %c512 {
+// CHECK:         vector.load %arg0
+// CHECK:       gpu.shuffle xor {{.*}}, %c16_i32
+// CHECK:       %[[WT:.*]] = arith.addf
+// CHECK:       %[[FIRST:.*]] = arith.cmpi eq, %[[LANE]], %{{c0.*}}
+// CHECK:       scf.if %[[FIRST]] {
+// CHECK:         memref.store %[[WT]], %[[SLOTS]][%[[WARP]]]
+// CHECK:       gpu.barrier
+// CHECK:       %[[S0:.*]] = memref.load %[[SLOTS]][%{{c[0-9_]*}}]
+// CHECK:       %[[S1:.*]] = memref.load %[[SLOTS]][%{{c[0-9_]*}}]
+// CHECK:       %[[A1:.*]] = arith.addf %[[S0]], %[[S1]]
+// CHECK:       %[[S2:.*]] = memref.load %[[SLOTS]][%{{c[0-9_]*}}]
+// CHECK:       %[[A2:.*]] = arith.addf %[[A1]], %[[S2]]
+// CHECK:       %[[S3:.*]] = memref.load %[[SLOTS]][%{{c[0-9_]*}}]
+// CHECK:       arith.addf %[[A2]], %[[S3]]
+// CHECK:       scf.for %{{.*}} = %{{.*}} to %c4096 step %{{c512.*}} {
+// CHECK:         vector.store
+func.func @row_sum_shared_by_warps(%x: memref<2x4096xf32>, %y: memref<2x4096xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4096 = arith.constant 4096 : index
+  %zero = arith.constant 0.0 : f32
+  scf.parallel (%i) = (%c0) to (%c2) step (%c1) {
+    %acc = memref.alloca() : memref<1xf32>
+    memref.store %zero, %acc[%c0] : memref<1xf32>
+    scf.for %j = %c0 to %c4096 step %c1 {
+      %v = memref.load %x[%i, %j] : memref<2x4096xf32>
+      %a = memref.load %acc[%c0] : memref<1xf32>
+      %s = arith.addf %a, %v : f32
+      memref.store %s, %acc[%c0] : memref<1xf32>
+    }
+    %total = memref.load %acc[%c0] : memref<1xf32>
+    scf.parallel (%j) = (%c0) to (%c4096) step (%c1) {
+      %v = memref.load %x[%i, %j] : memref<2x4096xf32>
+      %d = arith.divf %v, %total : f32
+      memref.store %d, %y[%i, %j] : memref<2x4096xf32>
+      scf.reduce
+    }
+    scf.reduce
+  } {ridge.kernel_config = {block_size = 128 : i64, row_warps = 4 : i64, tile_sizes = array<i64: 1, 0>, vector_width = 4 : i64, warps_per_block = 4 : i64}}
+  return
+}

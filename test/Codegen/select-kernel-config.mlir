@@ -242,6 +242,29 @@ module attributes {ridge.target = {bandwidth = 3.35e+12 : f64, chip = "sm_80", g
 
 // -----
 
+// A softmax over 2 rows of 8192 (a vocabulary): 2 rows leave 130 of the 132
+// SMs idle, and a warp would walk 8192 elements alone; 8 warps share each
+// row (at least 1024 elements a warp), one row a block.
+// CHECK-LABEL: func.func private @softmax_long_rows
+// CHECK-SAME: ridge.kernel_config = {block_size = 256 : i64, row_warps = 8 : i64, tile_sizes = array<i64: 1, 0>, vector_width = 4 : i64, warps_per_block = 8 : i64}
+func.func private @softmax_long_rows(%x: tensor<2x8192xf32>) -> tensor<2x8192xf32> attributes {ridge.kernel = "reduction"} {
+  %0 = ridge.softmax %x {axis = 1 : i64} : tensor<2x8192xf32>
+  return %0 : tensor<2x8192xf32>
+}
+
+// -----
+
+// 2 rows of 2048: 2 warps a row.
+// CHECK-LABEL: func.func private @norm_rows_of_2048
+// CHECK-SAME: row_warps = 2 : i64
+// CHECK-SAME: warps_per_block = 2 : i64
+func.func private @norm_rows_of_2048(%x: tensor<2x2048xf32>, %s: tensor<2048xf32>) -> tensor<2x2048xf32> attributes {ridge.kernel = "reduction"} {
+  %0 = ridge.rms_norm %x, %s {axis = 1 : i64} : (tensor<2x2048xf32>, tensor<2048xf32>) -> tensor<2x2048xf32>
+  return %0 : tensor<2x2048xf32>
+}
+
+// -----
+
 // tf32 (f32 operands the body rounds to tf32): mma.sync m16n8k8 even on
 // sm_90a (wgmma reads tf32 only K-major, and this weight is [K, N]), k tiles
 // of 16 (64-byte rows of f32), cp.async copying the stored f32 (the

@@ -35,6 +35,11 @@ struct KernelConfig {
   SmallVector<int64_t> tileSizes;
   /// Rows (warps) per thread block of a row kernel.
   int64_t warpsPerBlock = 8;
+  /// Warps that share one row of a row kernel: 1, or (rows much longer than
+  /// a warp, too few to give every SM one) the block's warpsPerBlock, its
+  /// threads striding the row together and each reduction combined across
+  /// the warps in shared memory (ridge-map-row-loops-to-warps).
+  int64_t rowWarps = 1;
   /// Elements a lane owns per step of a row loop: 4 (16-byte accesses where
   /// aligned) or 1.
   int64_t vectorWidth = 4;
@@ -155,6 +160,12 @@ SmallVector<int64_t> selectTileSizes(TilingInterface sink);
 void selectMmaTile(int64_t batch, int64_t m, int64_t n, int64_t k,
                    bool asyncCopies, bool tf32, const TargetSpec &target,
                    KernelConfig &config);
+
+/// Warps per row of a row kernel (KernelConfig::rowWarps) of `rows` rows of
+/// `rowElements` elements on a GPU of `smCount` SMs: 1 when the rows give
+/// every SM a warp; otherwise as many as keep at least kRowElementsPerWarp
+/// elements a warp (a warp's 8 steps of 4 x 32), at most 8.
+int64_t selectRowWarps(int64_t rows, int64_t rowElements, int64_t smCount);
 
 /// Shared-memory stages of a TMA-fed kernel (KernelConfig::mmaTma) with
 /// `kTiles` k tiles (of 64): 4 (the k tiles that hide a global load's

@@ -402,6 +402,63 @@ def LaunchHostMemoryAccessesPass
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
+def VectorizePointwiseLoopsPass
+    : Pass<"ridge-vectorize-pointwise-loops", "::mlir::func::FuncOp"> {
+  let summary = "Give each thread of a pointwise kernel 4 consecutive "
+                "elements, read and written with 16-byte accesses";
+  let description = [{
+    A kernel whose config asks for 16-byte lane accesses (`vector_width`
+    4: it moves 32-bit data) and whose top-level `scf.parallel` is
+    straight-line (a pointwise or broadcast kernel; row kernels are mapped
+    to warps before) handles 4 consecutive elements of its innermost
+    dimension per iteration, when that dimension runs from 0 over a
+    multiple of 4. Views of one element (the tiled body's subviews) are
+    folded into their loads and stores, a load of an element the iteration
+    stored before is the stored value, and then every access whose last
+    index is the innermost induction variable on a buffer aligned for it
+    (`isVectorAligned`: rows of whole 16-byte units from a 16-byte
+    boundary) becomes one `vector.load` / `vector.store` of 4 (16 bytes);
+    an operand broadcast along that dimension is read once, the other
+    accesses and the arithmetic are repeated for each element.
+    `ridge-map-parallel-loops-to-gpu` then maps the loop with a quarter of
+    the iterations.
+  }];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::vector::VectorDialect"
+  ];
+  let statistics = [
+    Statistic<"numVectorized", "num-vectorized",
+              "Pointwise loops given 4 elements an iteration">,
+    Statistic<"numVectorAccesses", "num-vector-accesses",
+              "16-byte loads and stores of those loops">,
+    Statistic<"numForwarded", "num-forwarded",
+              "Loads replaced by the value the iteration stored">,
+  ];
+}
+
+def WorkgroupAllocasToAttributionsPass
+    : Pass<"ridge-workgroup-allocas-to-attributions"> {
+  let summary = "Make workgroup-memory allocas in gpu.launch bodies launch "
+                "attributions";
+  let description = [{
+    A mapping pass that runs on parallel loops (before the launches exist)
+    allocates a block's shared buffer as a `memref.alloca` in the workgroup
+    address space at the start of the thread loop: the W slots in which
+    the warps sharing a row (ridge-map-row-loops-to-warps, `row_warps`)
+    combine their totals. convert-parallel-loops-to-gpu moves it into the
+    `gpu.launch` body; this pass makes it a workgroup attribution of that
+    launch (`.shared` memory, one buffer per block). An alloca nested in a
+    loop or branch of the body, of a dynamic shape, or outside a launch is
+    an error.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+  let statistics = [
+    Statistic<"numPromoted", "num-promoted",
+              "Workgroup allocas made launch attributions">,
+  ];
+}
+
 def MapParallelLoopsToGpuPass
     : Pass<"ridge-map-parallel-loops-to-gpu", "::mlir::func::FuncOp"> {
   let summary = "Map each top-level scf.parallel nest to a 1-D grid of blocks";

@@ -5,8 +5,9 @@ its kernel's PTX on the emulator and compares with NumPy.
 
 The chain (gen_scaling_models.py chain 40) is one pointwise kernel over a
 [64, 256] f32 tensor; it takes its two buffers as bare pointers and runs
-one thread per element, blocks of its .maxntid. Prints "TARGET: PASS" or the worst
-element.
+one thread per 4 elements (16-byte accesses, ridge-vectorize-pointwise-loops)
+or per element, blocks of its .maxntid. Prints "TARGET: PASS (N elements a
+thread)" or the worst element.
 """
 
 import os
@@ -45,6 +46,8 @@ def main(ridgec, emu, generator, target, work):
     text = open(ptx).read()
     kernels = re.findall(r"\.entry (\w+)\(", text)
     block = int(re.search(r"\.maxntid (\d+)", text).group(1))
+    # 16-byte loads: each thread owns 4 consecutive elements.
+    per_thread = 4 if "ld.global.v4" in text else 1
     if len(kernels) != 1:
         print("%s: FAIL: expected one kernel, found %s" % (target, kernels))
         return 1
@@ -53,7 +56,8 @@ def main(ridgec, emu, generator, target, work):
     x_path, y_path = os.path.join(work, "x.bin"), os.path.join(work, "y.bin")
     x.tofile(x_path)
     subprocess.run([emu, ptx, "--kernel", kernels[0],
-                    "--grid", str(x.size // block), "--block", str(block),
+                    "--grid", str(x.size // (block * per_thread)),
+                    "--block", str(block),
                     "--buffer", "x:f32:%d:file=%s" % (x.size, x_path),
                     "--buffer", "y:f32:%d" % x.size,
                     "--arg", "buf:x", "--arg", "buf:y",
@@ -67,7 +71,7 @@ def main(ridgec, emu, generator, target, work):
         print("%s: FAIL at %s: %r, expected %r" % (target, worst, got[worst],
                                                   want[worst]))
         return 1
-    print("%s: PASS" % target)
+    print("%s: PASS (%d elements a thread)" % (target, per_thread))
     return 0
 
 

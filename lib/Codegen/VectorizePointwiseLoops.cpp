@@ -1,0 +1,149 @@
+//===- VectorizePointwiseLoops.cpp - 16-byte accesses in pointwise kernels ===//
+//
+// A pointwise kernel maps one element to a thread: each thread reads and
+// writes 4 bytes of every f32 buffer, and a warp's 128-byte request is
+// split over its 32 lanes. With 4 consecutive elements a thread, each of
+// its accesses is one 16-byte `ld/st.global.v4`: a quarter of the memory
+// instructions and of the index arithmetic for the same bytes, as the row
+// kernels (ridge-map-row-loops-to-warps) already do. The decision is the
+// kernel config's (`vector_width`, ridge-select-kernel-config: the kernel
+// moves 32-bit data); this pass is the mechanism, and leaves a loop it
+// cannot vectorize as it is.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ridgeline/Codegen/KernelConfig.h"
+#include "ridgeline/Codegen/Passes.h"
+
+#include "VectorAccesses.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
+#include "mlir/Dialect/MemRef/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "ridge-vectorize-pointwise-loops"
+
+namespace mlir::ridge {
+#define GEN_PASS_DEF_VECTORIZEPOINTWISELOOPSPASS
+#include "ridgeline/Codegen/Passes.h.inc"
+} // namespace mlir::ridge
+
+using namespace mlir;
+using namespace mlir::ridge;
+
+/// Whether `loop`'s body is straight-line: no nested regions (a row loop, a
+/// fused tile's element loop), so that repeating it per element keeps its
+/// order of accesses.
+static bool isStraightLine(scf::ParallelOp loop) {
+  if (loop.getNumResults() != 0)
+    return false;
+  for (Operation &op : loop.getBody()->without_terminator())
+    if (op.getNumRegions() != 0)
+      return false;
+  return true;
+}
+
+/// Whether the innermost dimension of `loop` runs from 0 in unit steps over
+/// a multiple of 4.
+static bool hasVectorInnermostDim(scf::ParallelOp loop) {
+  unsigned last = loop.getNumLoops() - 1;
+  std::optional<int64_t> lower =
+      getConstantIntValue(loop.getLowerBound()[last]);
+  std::optional<int64_t> upper =
+      getConstantIntValue(loop.getUpperBound()[last]);
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep()[last]);
+  return lower == 0 && step == 1 && upper && *upper > 0 &&
+         *upper % kVectorWidth == 0;
+}
+
+/// Replaces each load of an element the body stored before it (same buffer
+/// value, same indices, no store in between) by the stored value: a fused
+/// kernel that writes a result and reads it back for a second one (a cast
+/// of the value it stores) then reads the buffer not at all, and its store
+/// can be vectorized. Returns how many loads went.
+static int64_t forwardStoredValues(RewriterBase &rewriter, Block *body) {
+  memref::StoreOp lastStore;
+  int64_t forwarded = 0;
+  for (Operation &op : llvm::make_early_inc_range(*body)) {
+    if (auto store = dyn_cast<memref::StoreOp>(op)) {
+      lastStore = store;
+      continue;
+    }
+    auto load = dyn_cast<memref::LoadOp>(op);
+    if (!load) {
+      // Anything else that writes memory ends what the last store tells.
+      if (!isMemoryEffectFree(&op) && !isa<memref::LoadOp>(op))
+        lastStore = nullptr;
+      continue;
+    }
+    if (lastStore && lastStore.getMemRef() == load.getMemRef() &&
+        lastStore.getIndices() == load.getIndices()) {
+      rewriter.replaceOp(load, lastStore.getValueToStore());
+      ++forwarded;
+    }
+  }
+  return forwarded;
+}
+
+namespace {
+struct VectorizePointwiseLoopsPass
+    : public ridge::impl::VectorizePointwiseLoopsPassBase<
+          VectorizePointwiseLoopsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (func.isExternal() || func->getParentOfType<gpu::GPUModuleOp>())
+      return;
+    SmallVector<scf::ParallelOp> roots;
+    func.walk([&](scf::ParallelOp loop) {
+      // Loops mapped already (one warp per row) keep their mapping.
+      if (!loop->getParentOfType<scf::ParallelOp>() &&
+          !loop->hasAttr(gpu::getMappingAttrName()))
+        roots.push_back(loop);
+    });
+    IRRewriter rewriter(&getContext());
+    for (scf::ParallelOp root : roots) {
+      FailureOr<std::optional<KernelConfig>> config = getKernelConfig(root);
+      if (failed(config))
+        return signalPassFailure();
+      if (!*config || (*config)->vectorWidth != kVectorWidth ||
+          !isStraightLine(root) || !hasVectorInnermostDim(root))
+        continue;
+      // Element views (the tiled body's one-element subviews) into the
+      // loads and stores, so that their indices are the loop's.
+      RewritePatternSet patterns(&getContext());
+      memref::populateFoldMemRefAliasOpPatterns(patterns);
+      affine::AffineApplyOp::getCanonicalizationPatterns(patterns,
+                                                         &getContext());
+      GreedyRewriteConfig greedy;
+      greedy.setScope(&root.getRegion());
+      if (failed(applyPatternsGreedily(root.getRegion(), std::move(patterns),
+                                       greedy)))
+        return signalPassFailure();
+      Block *body = root.getBody();
+      numForwarded += forwardStoredValues(rewriter, body);
+      unsigned last = root.getNumLoops() - 1;
+      SmallVector<Operation *> accesses;
+      findVectorAccesses(body, body->getArgument(last), accesses);
+      if (accesses.empty())
+        continue;
+      rewriter.setInsertionPoint(root);
+      Value four =
+          arith::ConstantIndexOp::create(rewriter, root.getLoc(), kVectorWidth);
+      rewriter.modifyOpInPlace(
+          root, [&] { root.getStepMutable().slice(last, 1).assign(four); });
+      unrollWithVectorAccesses(rewriter, body, last, accesses);
+      ++numVectorized;
+      numVectorAccesses += accesses.size();
+      LLVM_DEBUG(llvm::dbgs()
+                 << "vectorized a rank-" << root.getNumLoops() << " loop, "
+                 << accesses.size() << " 16-byte accesses\n");
+    }
+  }
+};
+} // namespace
