@@ -81,6 +81,8 @@ void mlir::ridge::buildGraphOptimizationPipeline(OpPassManager &pm,
   if (!matchComposites)
     return;
   pm.addNestedPass<func::FuncOp>(createMatchAttentionPass());
+  // Squeeze-and-excitation scales into the next convolution's weights.
+  pm.addNestedPass<func::FuncOp>(createFoldChannelScalesPass());
   // The chains' K transposes and scale constants left unused.
   pm.addPass(createCanonicalizerPass());
 }

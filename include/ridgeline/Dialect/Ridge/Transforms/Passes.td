@@ -143,6 +143,33 @@ def MatchAttentionPass : Pass<"ridge-match-attention", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::ridge::RidgeDialect"];
 }
 
+def FoldChannelScalesPass : Pass<"ridge-fold-channel-scales",
+                                 "::mlir::func::FuncOp"> {
+  let summary = "Fold a convolution input's channel scale (squeeze-and-"
+                "excitation) into its weights";
+  let description = [{
+    Rewrites `conv(mul(x, s), w)`, s a [1, C, 1, ...] channel scale of the
+    convolution's input (a squeeze-and-excitation block's sigmoid gate, a
+    batch of one), into `conv(x, mul(w, s))`: the scale is applied in a pass
+    over the weights instead of a pass over the activation (convolution is
+    linear in each input channel, and zero padding stays zero). The control
+    function folds when the weights are fewer than the activation's
+    elements; a grouped convolution, a scaled activation with other uses, or
+    per-image scales are left alone (with `remarks`, a remark at the Mul
+    says why).
+  }];
+  let options = [
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Emit a remark at each channel scale of a convolution left "
+           "alone">,
+  ];
+  let statistics = [
+    Statistic<"numFolded", "num-folded",
+              "Channel scales folded into convolution weights">,
+  ];
+  let dependentDialects = ["::mlir::ridge::RidgeDialect"];
+}
+
 //===----------------------------------------------------------------------===//
 // Fusion groups (graph level)
 //===----------------------------------------------------------------------===//
