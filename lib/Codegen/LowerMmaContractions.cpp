@@ -458,28 +458,42 @@ void MmaKernelBuilder::fenceSharedForWgmma() {
 }
 
 Value MmaKernelBuilder::getDescriptor(const StagedOperand &staged, Value stage,
-                                      int64_t kStep, Value rowOffset) {
+                                      Value rowOffset) {
   // Byte offsets in the buffer (2-byte elements), rows of R bytes (the
   // swizzle span: 64, or 128 for TMA's stages). K-major (rows of k): 8-row
-  // groups 8R bytes apart (SBO), k16 steps 32 bytes along the row. MN-major
-  // (rows of R / 2 m|n elements, slab after slab): 8 k-row groups 8R bytes
-  // apart (SBO), slabs LBO apart, k16 steps 16 rows.
+  // groups 8R bytes apart (SBO). MN-major (rows of R / 2 m|n elements, slab
+  // after slab): 8 k-row groups 8R bytes apart (SBO), slabs LBO apart.
   int64_t rowBytes = getSwizzleBytes();
   int64_t groupBytes = 8 * rowBytes;
   Value stageBytes = mul(stage, staged.stageElements() * staged.elementBytes());
   Value offset;
   int64_t leading;
   if (staged.operand->kContiguous) {
-    offset = add(add(stageBytes, mul(rowOffset, rowBytes)), kStep * 32);
+    offset = add(stageBytes, mul(rowOffset, rowBytes));
     leading = 16; // unused by the swizzled K-major layout
   } else {
     int64_t slabBytes = staged.outerLen * rowBytes;
-    offset = add(add(stageBytes, mul(div(rowOffset, rowBytes / 2), slabBytes)),
-                 kStep * 16 * rowBytes);
+    offset = add(stageBytes, mul(div(rowOffset, rowBytes / 2), slabBytes));
     leading = slabBytes;
   }
   return mma::getWgmmaDescriptor(b, loc, staged.smem, offset, leading,
                                  groupBytes, rowBytes);
+}
+
+Value MmaKernelBuilder::advanceDescriptor(const StagedOperand &staged,
+                                          Value descriptor, int64_t kStep) {
+  if (kStep == 0)
+    return descriptor;
+  // k16 steps are 32 bytes along a K-major row, 16 rows of an MN-major
+  // slab. The start address field holds the shared address >> 4 in 14
+  // bits, and a stage's addresses stay below 2^18 (228 KiB of shared
+  // memory), so the offset adds without a carry out of the field
+  // (CUTLASS's descriptor iterators add the same way).
+  int64_t bytes = staged.operand->kContiguous ? kStep * 32
+                                              : kStep * 16 * getSwizzleBytes();
+  return arith::AddIOp::create(
+      b, loc, descriptor,
+      arith::ConstantIntOp::create(b, loc, b.getI64Type(), bytes >> 4));
 }
 
 Value MmaKernelBuilder::packAccumulators(ArrayRef<Value> acc) {
@@ -510,10 +524,13 @@ Value MmaKernelBuilder::issueWgmmaStage(Value stage, Value packed) {
     return NVVM::MMALayoutAttr::get(context, transposed ? NVVM::MMALayout::col
                                                         : NVVM::MMALayout::row);
   };
+  // The stage's descriptors once, each k step's an add to them.
+  Value firstA = getDescriptor(lhs, stage, rowOffset);
+  Value firstB = getDescriptor(rhs, stage, index(0));
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
   for (int64_t kStep = 0; kStep < tileK / 16; ++kStep) {
-    Value descA = getDescriptor(lhs, stage, kStep, rowOffset);
-    Value descB = getDescriptor(rhs, stage, kStep, index(0));
+    Value descA = advanceDescriptor(lhs, firstA, kStep);
+    Value descB = advanceDescriptor(rhs, firstB, kStep);
     packed = NVVM::WgmmaMmaAsyncOp::create(
         b, loc, packed.getType(), packed, descA, descB,
         NVVM::MMAShapeAttr::get(context, 64, tileN, 16), type, type,

@@ -119,9 +119,12 @@ private:
   std::pair<Value, Value> getChunkPosition(const StagedOperand &staged,
                                            Value q);
   /// The wgmma shared-memory matrix descriptor of `staged` in stage
-  /// `stage` at k16 step `kStep`, starting `rowOffset` rows (m or n) in.
-  Value getDescriptor(const StagedOperand &staged, Value stage, int64_t kStep,
+  /// `stage` at its first k, starting `rowOffset` rows (m or n) in.
+  Value getDescriptor(const StagedOperand &staged, Value stage,
                       Value rowOffset);
+  /// `descriptor` (getDescriptor's) moved to k16 step `kStep`: one add.
+  Value advanceDescriptor(const StagedOperand &staged, Value descriptor,
+                          int64_t kStep);
   /// The bytes of a wgmma tile row and the span of its swizzle: 128 for
   /// TMA's stages (k tiles of 64), else 64 (k tiles of 32; the threads'
   /// 16-byte stores and cp.async copies write that layout).

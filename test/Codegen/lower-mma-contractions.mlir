@@ -229,9 +229,12 @@ func.func private @tf32_too_much_shared(%x: memref<128x128xf32>, %w: memref<128x
 // sm_90a's wgmma: one warpgroup per 64 rows (here 1, 128 threads) computes
 // a 64x64 tile with wgmma.m64n64k16 from shared-memory descriptors (64-byte
 // swizzle: layout 2 in bits 62-63, SBO 512 bytes); A is K-major, B (k x n)
-// MN-major, read transposed (layoutB row). Writes by the generic proxy
-// (st.shared) are fenced for the async proxy before the barrier; the stage
-// is read completely (wait_group 0) before the next one overwrites it.
+// MN-major, read transposed (layoutB row). Each operand's descriptor is
+// built once a stage; the second k16 step's adds to it (A: 32 bytes along
+// its rows, 2 in the >> 4 address field; B: 16 rows of 64 bytes, 64).
+// Writes by the generic proxy (st.shared) are fenced for the async proxy
+// before the barrier; the stage is read completely (wait_group 0) before
+// the next one overwrites it.
 #a = affine_map<(d0, d1, d2) -> (d0, d2)>
 #b = affine_map<(d0, d1, d2) -> (d2, d1)>
 #c = affine_map<(d0, d1, d2) -> (d0, d1)>
@@ -241,10 +244,13 @@ func.func private @tf32_too_much_shared(%x: memref<128x128xf32>, %w: memref<128x
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK-NEXT: gpu.barrier
 // CHECK: scf.for
-// CHECK: nvvm.wgmma.fence.aligned
 // CHECK: memref.extract_aligned_pointer_as_index %[[A]]
-// CHECK: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
-// CHECK: nvvm.wgmma.mma_async
+// CHECK: memref.extract_aligned_pointer_as_index %[[B]]
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK-NEXT: %[[D:.*]] = nvvm.wgmma.mma_async %[[DA:.*]], %[[DB:.*]], %{{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
+// CHECK-NEXT: %[[DA1:.*]] = arith.addi %[[DA]], %c2_i64 : i64
+// CHECK-NEXT: %[[DB1:.*]] = arith.addi %[[DB]], %c64_i64 : i64
+// CHECK-NEXT: nvvm.wgmma.mma_async %[[DA1]], %[[DB1]], %[[D]]
 // CHECK-NOT: nvvm.wgmma.mma_async
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
