@@ -449,33 +449,36 @@ SmallVector<int64_t> mlir::ridge::selectTileSizes(TilingInterface sink) {
   return sizes;
 }
 
-/// Iterations of the loop that tiling `sink` by `tileSizes` makes (a dynamic
-/// extent counts one).
-static int64_t countTiles(TilingInterface sink, ArrayRef<int64_t> tileSizes) {
+/// The product over the static loops of `sink` of `factor(extent, tile
+/// size)` (a dynamic extent, or a sink that is not a linalg op, counts one).
+static int64_t multiplyOverLoops(
+    TilingInterface sink, ArrayRef<int64_t> tileSizes,
+    llvm::function_ref<int64_t(int64_t extent, int64_t size)> factor) {
   auto linalgSink = dyn_cast<linalg::LinalgOp>(sink.getOperation());
   if (!linalgSink)
     return 1;
   int64_t count = 1;
   for (auto [range, size] :
        llvm::zip(linalgSink.getStaticLoopRanges(), tileSizes))
-    if (size > 0 && !ShapedType::isDynamic(range))
-      count *= (range + size - 1) / size;
+    if (!ShapedType::isDynamic(range))
+      count *= factor(range, size);
   return count;
 }
 
-/// Elements of one tile of `sink` along the loops `tileSizes` keeps whole
-/// (0): a row kernel's row (static extents only).
+/// Iterations of the loop that tiling `sink` by `tileSizes` makes.
+static int64_t countTiles(TilingInterface sink, ArrayRef<int64_t> tileSizes) {
+  return multiplyOverLoops(sink, tileSizes, [](int64_t extent, int64_t size) {
+    return size > 0 ? (extent + size - 1) / size : 1;
+  });
+}
+
+/// Elements of one tile along the loops `tileSizes` keeps whole (0): a row
+/// kernel's row.
 static int64_t countRowElements(TilingInterface sink,
                                 ArrayRef<int64_t> tileSizes) {
-  auto linalgSink = dyn_cast<linalg::LinalgOp>(sink.getOperation());
-  if (!linalgSink)
-    return 1;
-  int64_t count = 1;
-  for (auto [range, size] :
-       llvm::zip(linalgSink.getStaticLoopRanges(), tileSizes))
-    if (size == 0 && !ShapedType::isDynamic(range))
-      count *= range;
-  return count;
+  return multiplyOverLoops(sink, tileSizes, [](int64_t extent, int64_t size) {
+    return size == 0 ? extent : 1;
+  });
 }
 
 /// Parallel iterations of the biggest linalg op of a kernel that is not
