@@ -379,6 +379,31 @@ selectVectorLayoutLoops(ArrayRef<Operation *> loops, int64_t threads) {
   return selected;
 }
 
+/// Counts `loop`'s iterations from 0 when every thread of the row runs
+/// `count` of them: `for i = 0 to count`, the old induction variable
+/// `start + i * stride`. LLVM can then unroll a short row loop fully, and a
+/// lane-private row buffer it indexes (shrinkRowBuffer) can live in
+/// registers instead of local memory.
+static void normalizeRowLoop(RewriterBase &rewriter, scf::ForOp loop,
+                             Value start, int64_t stride, int64_t count) {
+  Location loc = loop.getLoc();
+  rewriter.setInsertionPoint(loop);
+  auto constant = [&](int64_t value) {
+    return arith::ConstantIndexOp::create(rewriter, loc, value);
+  };
+  Value zero = constant(0), upper = constant(count), one = constant(1);
+  rewriter.modifyOpInPlace(loop, [&] {
+    loop.setLowerBound(zero);
+    loop.setUpperBound(upper);
+    loop.setStep(one);
+  });
+  rewriter.setInsertionPointToStart(loop.getBody());
+  Value counter = loop.getInductionVar();
+  auto scaled = arith::MulIOp::create(rewriter, loc, counter, constant(stride));
+  Value element = arith::AddIOp::create(rewriter, loc, start, scaled);
+  rewriter.replaceAllUsesExcept(counter, element, scaled);
+}
+
 /// Thread t of the row's T threads (a warp's lanes: T = 32) runs iterations
 /// lb + t*step, lb + (t+T)*step, ... of `loop`. In the vector layout
 /// (selectVectorLayoutLoops) it instead runs 4 consecutive elements per
@@ -396,14 +421,21 @@ static void distributeLoopBounds(RewriterBase &rewriter, scf::ForOp loop,
         arith::ConstantIndexOp::create(rewriter, loc, kVectorWidth));
     Value step =
         arith::ConstantIndexOp::create(rewriter, loc, row.count * kVectorWidth);
+    int64_t upper = *getConstantIntValue(loop.getUpperBound());
     rewriter.modifyOpInPlace(loop, [&] {
       loop.setLowerBound(start);
       loop.setStep(step);
     });
     unrollWithVectorAccesses(rewriter, loop.getBody(), /*ivIndex=*/0, accesses);
+    // The layout runs from 0 over a multiple of 4T (fitsVectorLayout).
+    int64_t stride = row.count * kVectorWidth;
+    normalizeRowLoop(rewriter, loop, start, stride, upper / stride);
     return;
   }
   rewriter.setInsertionPoint(loop);
+  std::optional<int64_t> lower0 = getConstantIntValue(loop.getLowerBound());
+  std::optional<int64_t> upper = getConstantIntValue(loop.getUpperBound());
+  std::optional<int64_t> step0 = getConstantIntValue(loop.getStep());
   Value offset = arith::MulIOp::create(rewriter, loc, lane, loop.getStep());
   Value lower =
       arith::AddIOp::create(rewriter, loc, loop.getLowerBound(), offset);
@@ -413,6 +445,85 @@ static void distributeLoopBounds(RewriterBase &rewriter, scf::ForOp loop,
     loop.setLowerBound(lower);
     loop.setStep(step);
   });
+  // Every thread runs the same number of iterations when the row is a
+  // whole number of T steps.
+  if (lower0 && upper && step0 && *step0 > 0 && *upper > *lower0 &&
+      (*upper - *lower0) % (*step0 * row.count) == 0) {
+    int64_t stride = *step0 * row.count;
+    normalizeRowLoop(rewriter, loop, lower, stride,
+                     (*upper - *lower0) / stride);
+  }
+}
+
+/// Shrinks a lane-private row buffer (isLaneLocal: every access at a row
+/// loop's index) to the N / T elements each of the row's T threads touches:
+/// element idx is local element idx / T in the scalar layout (idx = t + T i)
+/// and (idx / 4T) * 4 + idx % 4 in the vector one (idx = 4t + 4T i + k).
+/// With the row loops counted from 0 (normalizeRowLoop), the local index is
+/// the loop counter's, and a short row's buffer becomes registers once LLVM
+/// unrolls the loops: a LayerNorm's cached row no longer goes through local
+/// memory.
+static void shrinkRowBuffer(RewriterBase &rewriter, memref::AllocaOp buffer,
+                            int64_t threads, bool vectorLayout) {
+  MemRefType type = buffer.getType();
+  if (!type.hasStaticShape() || type.getRank() == 0 ||
+      !type.getLayout().isIdentity())
+    return;
+  int64_t elements = type.getShape().back();
+  int64_t unit = vectorLayout ? threads * kVectorWidth : threads;
+  if (elements % unit != 0 || elements == elements / threads)
+    return;
+  auto indicesOf = [](Operation *user) -> std::optional<MutableOperandRange> {
+    if (auto load = dyn_cast<memref::LoadOp>(user))
+      return load.getIndicesMutable();
+    if (auto store = dyn_cast<memref::StoreOp>(user))
+      return store.getIndicesMutable();
+    if (auto load = dyn_cast<vector::LoadOp>(user))
+      return load.getIndicesMutable();
+    if (auto store = dyn_cast<vector::StoreOp>(user))
+      return store.getIndicesMutable();
+    return std::nullopt;
+  };
+  for (Operation *user : buffer->getUsers()) {
+    std::optional<MutableOperandRange> indices = indicesOf(user);
+    if (!indices || indices->empty() ||
+        (isa<memref::StoreOp, vector::StoreOp>(user) &&
+         user->getOperand(0) == buffer.getResult()))
+      return;
+  }
+  Location loc = buffer.getLoc();
+  SmallVector<int64_t> shape(type.getShape());
+  shape.back() = elements / threads;
+  rewriter.setInsertionPoint(buffer);
+  auto local = memref::AllocaOp::create(
+      rewriter, loc,
+      MemRefType::get(shape, type.getElementType(), MemRefLayoutAttrInterface(),
+                      type.getMemorySpace()),
+      buffer.getAlignmentAttr());
+  auto constant = [&](int64_t value) {
+    return arith::ConstantIndexOp::create(rewriter, loc, value);
+  };
+  for (Operation *user : llvm::to_vector(buffer->getUsers())) {
+    rewriter.setInsertionPoint(user);
+    MutableOperandRange indices = *indicesOf(user);
+    Value index = indices[indices.size() - 1].get();
+    Value position;
+    if (vectorLayout) {
+      Value step = arith::DivUIOp::create(rewriter, loc, index, constant(unit));
+      position = arith::AddIOp::create(
+          rewriter, loc,
+          arith::MulIOp::create(rewriter, loc, step, constant(kVectorWidth)),
+          arith::RemUIOp::create(rewriter, loc, index, constant(kVectorWidth)));
+    } else {
+      position =
+          arith::DivUIOp::create(rewriter, loc, index, constant(threads));
+    }
+    rewriter.modifyOpInPlace(user, [&] {
+      indices[indices.size() - 1].set(position);
+      user->replaceUsesOfWith(buffer.getResult(), local.getResult());
+    });
+  }
+  rewriter.eraseOp(buffer);
 }
 
 /// Strides a reduction loop over the row's threads and combines their
@@ -568,6 +679,20 @@ static unsigned mapRowsToWarps(RewriterBase &rewriter, scf::ParallelOp root,
   llvm::SmallPtrSet<Operation *, 8> vectorLoops;
   if (config.vectorWidth > 1)
     vectorLoops = selectVectorLayoutLoops(loops, rowThreads.count);
+  // The layout of each lane-private row buffer: its loops' (one layout for
+  // all of them, selectVectorLayoutLoops).
+  llvm::MapVector<Operation *, bool> rowBuffers;
+  for (Operation *loop : loops)
+    loop->walk([&](Operation *access) {
+      Value memref;
+      if (auto load = dyn_cast<memref::LoadOp>(access))
+        memref = load.getMemRef();
+      else if (auto store = dyn_cast<memref::StoreOp>(access))
+        memref = store.getMemRef();
+      auto buffer = memref ? memref.getDefiningOp<memref::AllocaOp>() : nullptr;
+      if (buffer && buffer.getType().getNumElements() > 1)
+        rowBuffers.try_emplace(buffer, vectorLoops.contains(loop));
+    });
   for (Operation *loop : loops) {
     bool vectorLayout = vectorLoops.contains(loop);
     if (auto forOp = dyn_cast<scf::ForOp>(loop))
@@ -576,6 +701,9 @@ static unsigned mapRowsToWarps(RewriterBase &rewriter, scf::ParallelOp root,
       distributeRowLoop(rewriter, cast<scf::ParallelOp>(loop), rowThreads,
                         vectorLayout);
   }
+  for (auto [buffer, vectorLayout] : rowBuffers)
+    shrinkRowBuffer(rewriter, cast<memref::AllocaOp>(buffer), rowThreads.count,
+                    vectorLayout);
   return vectorLoops.size();
 }
 

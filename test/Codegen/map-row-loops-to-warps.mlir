@@ -12,8 +12,9 @@
 
 // A row kernel (a max reduction, then the row written): 20 rows on 2 SMs,
 // 8 warps per block -> 3 blocks of 256 threads; warp w of block b takes row 8b + w, lane
-// l takes elements l, l + 32, ...; the max ends in a 5-step xor butterfly
-// and joins the value the accumulator held before the loop.
+// l takes elements l, l + 32, ... (each row loop counts its 2 steps from 0:
+// element l + 32 i); the max ends in a 5-step xor butterfly and joins the
+// value the accumulator held before the loop.
 // CHECK-LABEL: func @row_max
 // CHECK: scf.parallel (%[[B:.*]]) = (%{{.*}}) to (%c3) step
 // CHECK:   scf.parallel (%[[T:.*]]) = (%{{.*}}) to (%c256) step
@@ -25,7 +26,9 @@
 // CHECK:     scf.if %[[IN]] {
 // CHECK:       %[[INIT:.*]] = memref.load %[[ACC:.*]][
 // CHECK:       memref.store %{{.*}}, %[[ACC]][
-// CHECK:       scf.for %{{.*}} = %{{.*}} to %c64 step %{{.*}} {
+// CHECK:       scf.for %[[I:.*]] = %{{.*}} to %c2 step %{{.*}} {
+// CHECK:         %[[S:.*]] = arith.muli %[[I]], %{{c32.*}}
+// CHECK:         arith.addi %{{.*}}, %[[S]]
 // CHECK:         arith.maximumf
 // CHECK:       }
 // CHECK:       %[[P:.*]] = memref.load %[[ACC]][
@@ -38,7 +41,7 @@
 // CHECK:       %[[TOTAL:.*]] = arith.maximumf
 // CHECK:       %[[JOINED:.*]] = arith.maximumf %[[INIT]], %[[TOTAL]]
 // CHECK:       memref.store %[[JOINED]], %[[ACC]][
-// CHECK:       scf.for %{{.*}} = %{{.*}} to %c64 step %{{.*}} {
+// CHECK:       scf.for %{{.*}} = %{{.*}} to %{{c2.*}} step %{{.*}} {
 // CHECK:         memref.store
 // CHECK-NOT:   scf.parallel
 // CHECK:   } {mapping = [#gpu.loop_dim_map<processor = thread_x
@@ -150,16 +153,18 @@ func.func @reversed_row_buffer(%x: memref<20x64xf32>, %y: memref<20x64xf32>) {
 // the accumulator chain stays scalar.
 // CHECK-LABEL: func @row_sum_vectorized
 // CHECK: %[[START:.*]] = arith.muli %{{.*}}, %c4
-// CHECK: scf.for %[[J:.*]] = %[[START]] to %c256 step %c128 {
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{c2.*}} step %{{.*}} {
+// CHECK:   %[[S:.*]] = arith.muli %[[I]], %{{c128.*}}
+// CHECK:   %[[J:.*]] = arith.addi %[[START]], %[[S]]
 // CHECK:   %[[V:.*]] = vector.load %{{.*}}[%c0, %[[J]]] {alignment = 16 : i64} : memref<1x256xf32, strided<[256, 1], offset: ?>>, vector<4xf32>
 // CHECK:   vector.extract %[[V]][0]
 // CHECK:   arith.addf
 // CHECK:   vector.extract %[[V]][3]
 // CHECK:   arith.addf
 // CHECK: gpu.shuffle xor
-// CHECK: scf.for %[[K:.*]] = %{{.*}} to %c256 step %c128{{.*}} {
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{c2.*}} step %{{.*}} {
 // CHECK:   %[[W:.*]] = vector.from_elements
-// CHECK:   vector.store %[[W]], %{{.*}}[%c0, %[[K]]] {alignment = 16 : i64}
+// CHECK:   vector.store %[[W]], %{{.*}}[%c0, %{{.*}}] {alignment = 16 : i64}
 func.func @row_sum_vectorized(%x: memref<16x256xf32>, %y: memref<16x256xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -218,16 +223,24 @@ func.func @unaligned_view(%x: memref<16x264xf32>, %y: memref<16x256xf32>) {
 // that touch it, so they share one layout. The copy into the buffer and the
 // read-back are 16-byte accesses; the square-in-place loop reads and writes
 // the buffer (no vector access of its own) and still gets the 4-wide layout,
-// or its lanes would read elements another lane wrote.
+// or its lanes would read elements another lane wrote. Each lane holds
+// only its 4 of the 128 elements: the buffer shrinks to 4 (element j at
+// (j / 128) * 4 + j % 4), and each loop counts its one step from 0.
 // CHECK-LABEL: func @private_row_one_layout
+// CHECK: %[[ROW:.*]] = memref.alloca() {alignment = 64 : i64} : memref<4xf32>
 // CHECK: %[[START:.*]] = arith.muli %{{.*}}, %c4
-// CHECK: scf.for %[[A:.*]] = %[[START]] to %c128 step %c128{{.*}} {
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{c1(_[0-9]+)?}} step %{{.*}} {
+// CHECK:   %[[A:.*]] = arith.addi %[[START]], %{{.*}}
 // CHECK:   vector.load %{{.*}}[%{{.*}}, %[[A]]] {alignment = 16 : i64} : memref<4x128xf32>, vector<4xf32>
-// CHECK:   vector.store %{{.*}}, %[[ROW:.*]][%[[A]]] {alignment = 16 : i64} : memref<128xf32>, vector<4xf32>
-// CHECK: scf.for %[[B:.*]] = %{{.*}} to %c128 step %c128{{.*}} {
+// CHECK:   %[[STEP:.*]] = arith.divui %[[A]], %{{c128.*}}
+// CHECK:   %[[QUAD:.*]] = arith.muli %[[STEP]], %{{c4.*}}
+// CHECK:   %[[K:.*]] = arith.remui %[[A]], %{{c4.*}}
+// CHECK:   %[[L:.*]] = arith.addi %[[QUAD]], %[[K]]
+// CHECK:   vector.store %{{.*}}, %[[ROW]][%[[L]]] {alignment = 16 : i64} : memref<4xf32>, vector<4xf32>
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{c1(_[0-9]+)?}} step %{{.*}} {
 // CHECK-COUNT-4: memref.load %[[ROW]]
-// CHECK: scf.for %[[C:.*]] = %{{.*}} to %c128 step %c128{{.*}} {
-// CHECK:   vector.load %[[ROW]][%[[C]]] {alignment = 16 : i64}
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{c1(_[0-9]+)?}} step %{{.*}} {
+// CHECK:   vector.load %[[ROW]][%{{.*}}] {alignment = 16 : i64}
 // CHECK-NOT: scf.for
 func.func @private_row_one_layout(%x: memref<4x128xf32>, %y: memref<4x128xf32>) {
   %c0 = arith.constant 0 : index
@@ -355,7 +368,8 @@ func.func @row_reduce_64bit(%x: memref<20x64xf64>, %k: memref<20x64xi64>,
 
 // A row shared by the 4 warps of a block (row_warps 4: 2 rows of 4096, too
 // few for the SMs): block b takes row b; its 128 threads stride the row by
-// 4 elements each per step of 512 (16-byte loads); each warp's butterfly
+// 4 elements each per step of 512 (16-byte loads; the loops count their 8
+// steps from 0); each warp's butterfly
 // total goes to its slot of a 4-element workgroup buffer (lane 0 writes),
 // a barrier, and every thread adds the 4 slots in warp order.
 // CHECK-LABEL: func @row_sum_shared_by_warps
@@ -367,7 +381,7 @@ func.func @row_reduce_64bit(%x: memref<20x64xf64>, %k: memref<20x64xi64>,
 // CHECK:     %[[LANE:.*]] = arith.remui %[[T]], %c32
 // CHECK:     arith.cmpi ult, %[[B]], %c2
 // CHECK:       %[[START:.*]] = arith.muli %[[T]], %c4
-// CHECK:       scf.for %{{.*}} = %[[START]] to %c4096 step %c512 {
+// CHECK:       scf.for %{{.*}} = %{{.*}} to %c8 step %{{.*}} {
 // CHECK:         vector.load %arg0
 // CHECK:       gpu.shuffle xor {{.*}}, %c16_i32
 // CHECK:       %[[WT:.*]] = arith.addf
@@ -382,7 +396,7 @@ func.func @row_reduce_64bit(%x: memref<20x64xf64>, %k: memref<20x64xi64>,
 // CHECK:       %[[A2:.*]] = arith.addf %[[A1]], %[[S2]]
 // CHECK:       %[[S3:.*]] = memref.load %[[SLOTS]][%{{c[0-9_]*}}]
 // CHECK:       arith.addf %[[A2]], %[[S3]]
-// CHECK:       scf.for %{{.*}} = %{{.*}} to %c4096 step %{{c512.*}} {
+// CHECK:       scf.for %{{.*}} = %{{.*}} to %{{c8.*}} step %{{.*}} {
 // CHECK:         vector.store
 func.func @row_sum_shared_by_warps(%x: memref<2x4096xf32>, %y: memref<2x4096xf32>) {
   %c0 = arith.constant 0 : index
