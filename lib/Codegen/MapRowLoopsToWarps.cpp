@@ -333,6 +333,20 @@ static Block *getRowLoopBody(Operation *loop) {
 /// buffer is split across lanes by the layout of the loops that touch it,
 /// so all of those loops must share one layout: the vector one only if
 /// every one of them fits it and at least one has 16-byte accesses to gain.
+/// The thread-private row buffer (an alloca of more than one element) that
+/// `access` loads or stores, or null.
+static memref::AllocaOp getRowBuffer(Operation *access) {
+  Value memref;
+  if (auto load = dyn_cast<memref::LoadOp>(access))
+    memref = load.getMemRef();
+  else if (auto store = dyn_cast<memref::StoreOp>(access))
+    memref = store.getMemRef();
+  auto buffer = memref ? memref.getDefiningOp<memref::AllocaOp>() : nullptr;
+  if (!buffer || buffer.getType().getNumElements() <= 1)
+    return nullptr;
+  return buffer;
+}
+
 static llvm::SmallPtrSet<Operation *, 8>
 selectVectorLayoutLoops(ArrayRef<Operation *> loops, int64_t threads) {
   llvm::EquivalenceClasses<Operation *> classes;
@@ -340,13 +354,8 @@ selectVectorLayoutLoops(ArrayRef<Operation *> loops, int64_t threads) {
   for (Operation *loop : loops) {
     classes.insert(loop);
     loop->walk([&](Operation *access) {
-      Value memref;
-      if (auto load = dyn_cast<memref::LoadOp>(access))
-        memref = load.getMemRef();
-      else if (auto store = dyn_cast<memref::StoreOp>(access))
-        memref = store.getMemRef();
-      auto buffer = memref ? memref.getDefiningOp<memref::AllocaOp>() : nullptr;
-      if (!buffer || buffer.getType().getNumElements() <= 1)
+      memref::AllocaOp buffer = getRowBuffer(access);
+      if (!buffer)
         return;
       auto [it, inserted] = firstLoopOfBuffer.try_emplace(buffer, loop);
       if (!inserted)
@@ -684,13 +693,7 @@ static unsigned mapRowsToWarps(RewriterBase &rewriter, scf::ParallelOp root,
   llvm::MapVector<Operation *, bool> rowBuffers;
   for (Operation *loop : loops)
     loop->walk([&](Operation *access) {
-      Value memref;
-      if (auto load = dyn_cast<memref::LoadOp>(access))
-        memref = load.getMemRef();
-      else if (auto store = dyn_cast<memref::StoreOp>(access))
-        memref = store.getMemRef();
-      auto buffer = memref ? memref.getDefiningOp<memref::AllocaOp>() : nullptr;
-      if (buffer && buffer.getType().getNumElements() > 1)
+      if (memref::AllocaOp buffer = getRowBuffer(access))
         rowBuffers.try_emplace(buffer, vectorLoops.contains(loop));
     });
   for (Operation *loop : loops) {
