@@ -495,9 +495,7 @@ static void shrinkRowBuffer(RewriterBase &rewriter, memref::AllocaOp buffer,
   };
   for (Operation *user : buffer->getUsers()) {
     std::optional<MutableOperandRange> indices = indicesOf(user);
-    if (!indices || indices->empty() ||
-        (isa<memref::StoreOp, vector::StoreOp>(user) &&
-         user->getOperand(0) == buffer.getResult()))
+    if (!indices || indices->empty())
       return;
   }
   Location loc = buffer.getLoc();
