@@ -90,11 +90,11 @@ struct GlobalOperand {
   bool aligned = false;
 };
 
-class FlashAttentionBuilder {
+class FlashAttentionBuilder : mma::IndexMath {
 public:
   FlashAttentionBuilder(OpBuilder &b, Location loc, const FlashAttention &fa,
                         const KernelConfig &config)
-      : b(b), loc(loc), fa(fa), mmaType(fa.mmaType) {
+      : IndexMath(b, loc), fa(fa), mmaType(fa.mmaType) {
     splits = config.attentionSplits;
     if (config.attentionDecode) {
       warps = 4;
@@ -116,22 +116,6 @@ public:
   LogicalResult buildDecode(ArrayRef<BlockArgument> args, Value out);
 
 private:
-  Value index(int64_t value) {
-    return arith::ConstantIndexOp::create(b, loc, value);
-  }
-  Value add(Value lhs, Value rhs) {
-    return arith::AddIOp::create(b, loc, lhs, rhs);
-  }
-  Value add(Value lhs, int64_t rhs) { return rhs ? add(lhs, index(rhs)) : lhs; }
-  Value mul(Value lhs, int64_t rhs) {
-    return arith::MulIOp::create(b, loc, lhs, index(rhs));
-  }
-  Value div(Value lhs, int64_t rhs) {
-    return arith::DivUIOp::create(b, loc, lhs, index(rhs));
-  }
-  Value rem(Value lhs, int64_t rhs) {
-    return arith::RemUIOp::create(b, loc, lhs, index(rhs));
-  }
   Value lessThan(Value lhs, Value rhs) {
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, lhs, rhs);
   }
@@ -272,8 +256,6 @@ private:
     return mma::packPair(b, loc, pair, mmaType);
   }
 
-  OpBuilder &b;
-  Location loc;
   const FlashAttention &fa;
   Type mmaType;
   int64_t blockRows = 0, keyTile = 0, stages = 0, splits = 1, warps = 0,
@@ -811,9 +793,9 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
             /*rowHalfMinor=*/false);
         for (int64_t half = 0; half < 2; ++half) {
           SmallVector<Value> &acc = scores[2 * pair + half];
-          acc = mma::createMma(
-              b, loc, queryFragments[kStep],
-              ValueRange{regs[2 * half], regs[2 * half + 1]}, acc, mmaType);
+          acc = mma::createMma(b, loc, queryFragments[kStep],
+                               ValueRange{regs[2 * half], regs[2 * half + 1]},
+                               acc, mmaType);
         }
       }
     }
@@ -962,9 +944,9 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
                                    kStep, /*rowHalfMinor=*/false);
         for (int64_t half = 0; half < 2; ++half) {
           SmallVector<Value> &acc = outAcc[2 * pair + half];
-          acc = mma::createMma(
-              b, loc, a, ValueRange{regs[2 * half], regs[2 * half + 1]}, acc,
-              mmaType);
+          acc = mma::createMma(b, loc, a,
+                               ValueRange{regs[2 * half], regs[2 * half + 1]},
+                               acc, mmaType);
         }
       }
     }

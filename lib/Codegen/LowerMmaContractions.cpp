@@ -489,8 +489,8 @@ Value MmaKernelBuilder::advanceDescriptor(const StagedOperand &staged,
   // bits, and a stage's addresses stay below 2^18 (228 KiB of shared
   // memory), so the offset adds without a carry out of the field
   // (CUTLASS's descriptor iterators add the same way).
-  int64_t bytes = staged.operand->kContiguous ? kStep * 32
-                                              : kStep * 16 * getSwizzleBytes();
+  int64_t bytes =
+      staged.operand->kContiguous ? kStep * 32 : kStep * 16 * getSwizzleBytes();
   return arith::AddIOp::create(
       b, loc, descriptor,
       arith::ConstantIntOp::create(b, loc, b.getI64Type(), bytes >> 4));

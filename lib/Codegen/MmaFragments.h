@@ -11,9 +11,38 @@
 #ifndef RIDGELINE_LIB_CODEGEN_MMAFRAGMENTS_H
 #define RIDGELINE_LIB_CODEGEN_MMAFRAGMENTS_H
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 
 namespace mlir::ridge::mma {
+
+/// Index arithmetic at one builder and location, with constant operands:
+/// the shorthand of the tensor-core kernel builders (the GEMM's and the
+/// attention's), which derive from it.
+class IndexMath {
+protected:
+  IndexMath(OpBuilder &b, Location loc) : b(b), loc(loc) {}
+
+  Value index(int64_t value) {
+    return arith::ConstantIndexOp::create(b, loc, value);
+  }
+  Value add(Value lhs, Value rhs) {
+    return arith::AddIOp::create(b, loc, lhs, rhs);
+  }
+  Value add(Value lhs, int64_t rhs) { return rhs ? add(lhs, index(rhs)) : lhs; }
+  Value mul(Value lhs, int64_t rhs) {
+    return arith::MulIOp::create(b, loc, lhs, index(rhs));
+  }
+  Value div(Value lhs, int64_t rhs) {
+    return arith::DivUIOp::create(b, loc, lhs, index(rhs));
+  }
+  Value rem(Value lhs, int64_t rhs) {
+    return arith::RemUIOp::create(b, loc, lhs, index(rhs));
+  }
+
+  OpBuilder &b;
+  Location loc;
+};
 
 /// Elements of a 16-byte chunk of a 16-bit type: the unit of staging and of
 /// the shared-memory swizzle.

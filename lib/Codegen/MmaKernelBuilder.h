@@ -51,11 +51,11 @@ struct StagedOperand {
   int64_t elementBytes() const { return operand->getStagedBytes(); }
 };
 
-class MmaKernelBuilder {
+class MmaKernelBuilder : mma::IndexMath {
 public:
   MmaKernelBuilder(OpBuilder &b, Location loc, const MmaContraction &mma,
                    const KernelConfig &config)
-      : b(b), loc(loc), mma(mma) {
+      : IndexMath(b, loc), mma(mma) {
     numBatch = mma.batch.size();
     gemvWarps = config.warpsPerBlock;
     if (!config.usesTensorCores())
@@ -85,22 +85,6 @@ public:
   LogicalResult buildGemv();
 
 private:
-  Value index(int64_t value) {
-    return arith::ConstantIndexOp::create(b, loc, value);
-  }
-  Value add(Value lhs, Value rhs) {
-    return arith::AddIOp::create(b, loc, lhs, rhs);
-  }
-  Value add(Value lhs, int64_t rhs) { return rhs ? add(lhs, index(rhs)) : lhs; }
-  Value mul(Value lhs, int64_t rhs) {
-    return arith::MulIOp::create(b, loc, lhs, index(rhs));
-  }
-  Value div(Value lhs, int64_t rhs) {
-    return arith::DivUIOp::create(b, loc, lhs, index(rhs));
-  }
-  Value rem(Value lhs, int64_t rhs) {
-    return arith::RemUIOp::create(b, loc, lhs, index(rhs));
-  }
   Value lessThan(Value lhs, Value rhs) {
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, lhs, rhs);
   }
@@ -310,8 +294,6 @@ private:
   /// and stores them with one vector store.
   void storeResults(ArrayRef<SmallVector<Value>> results);
 
-  OpBuilder &b;
-  Location loc;
   MmaContraction mma;
   /// The product whose k loop is being built.
   const MmaProduct *product = nullptr;
