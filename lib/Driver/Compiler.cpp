@@ -47,7 +47,8 @@ TargetCLOptions::TargetCLOptions(llvm::cl::OptionCategory &category)
                                "(docs/precision.md): fp32 (SIMT), fp16 or "
                                "bf16 (the default of GPU targets; the CPU "
                                "computes in fp32 unless given one), tf32 "
-                               "(mma.sync m16n8k8); fp8 for --report only"),
+                               "(mma.sync m16n8k8); fp8 (e4m3, per-tensor "
+                               "scales: the CPU and --report only, so far)"),
                 llvm::cl::init(""), llvm::cl::cat(category)) {}
 
 ImportCLOptions::ImportCLOptions(llvm::cl::OptionCategory &category)
@@ -135,7 +136,7 @@ FailureOr<TargetSpec> TargetCLOptions::resolve(StringRef toolName,
 LogicalResult mlir::ridge::lowerGraphModule(ModuleOp module,
                                             const CompileOptions &options,
                                             LoweringStage stage) {
-  // fp8 describes kernels in the roofline report only, so far.
+  // fp8 GPU kernels are not built yet; fp8 describes them in the report.
   std::string error;
   if (failed(checkCodegenNumerics(options.target, error)))
     return emitError(module->getLoc(), error);

@@ -249,6 +249,9 @@ void mlir::ridge::buildCpuLoweringPipeline(OpPassManager &pm) {
   bf16Arithmetic.sourceTypeStrs = {"bf16"};
   bf16Arithmetic.targetTypeStr = "f32";
   pm.addPass(arith::createArithEmulateUnsupportedFloats(bf16Arithmetic));
+  // fp8 contractions' e4m3 roundings and widenings (their math.roundeven
+  // goes on to libm with the rest).
+  pm.addPass(createExpandFloat8ConversionsPass());
   pm.addPass(createConvertMathToFuncs());
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createExpandBf16ConversionsPass());
@@ -269,8 +272,10 @@ void mlir::ridge::buildGpuLoweringPipeline(OpPassManager &pm,
   //    first.
   pm.addPass(createLowerMmaContractionsPass());
   pm.addNestedPass<func::FuncOp>(createLowerFlashAttentionPass());
-  // tf32 roundings the tensor-core kernels did not take (SIMT kernels).
+  // tf32 and e4m3 roundings the tensor-core kernels did not take (SIMT
+  // kernels).
   pm.addPass(createExpandTf32RoundingPass());
+  pm.addPass(createExpandFloat8ConversionsPass());
   pm.addNestedPass<func::FuncOp>(createKernelsToParallelLoopsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createRetypeEmptyBuffersPass());

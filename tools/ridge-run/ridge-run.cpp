@@ -336,10 +336,12 @@ static size_t compareElements(const ::ridge::rt::TensorSpec &spec,
 
 /// The relative tolerance of outputs computed through contractions whose
 /// operands were rounded to `numerics` (docs/precision.md): 8 units of
-/// rounding of the format, u = 2^-8 for bf16 (8 significant bits) and 2^-11
-/// for fp16 and tf32 (11); 0 for fp32.
+/// rounding of the format, u = 2^-8 for bf16 (8 significant bits), 2^-11
+/// for fp16 and tf32 (11) and 2^-4 for fp8 (e4m3: 4); 0 for fp32.
 static double getReducedPrecisionTolerance(Precision numerics) {
   switch (numerics) {
+  case Precision::FP8:
+    return std::ldexp(1.0, -1);
   case Precision::BF16:
     return std::ldexp(1.0, -5);
   case Precision::FP16:

@@ -17,7 +17,9 @@
 //    fp32: rounding it adds error and saves no time, since its operands
 //    stay fp32 in memory;
 //  * a memory-bound contraction fused into one kernel with a rounded one
-//    takes its format (the kernel's products share its tensor cores).
+//    takes its format (the kernel's products share its tensor cores);
+//  * fp8 (e4m3 with per-tensor power-of-two scales) for MatMul and Gemm
+//    only; a convolution or attention asked for fp8 is rounded to bf16.
 //
 // The decision depends on the GPU model and the requested numerics only, so
 // a CPU build with `--precision=bf16` rounds exactly the contractions that
@@ -65,6 +67,9 @@ enum class PrecisionReason {
   /// An attention asked for a format its kernels do not multiply in (tf32,
   /// fp8; they take bf16/fp16 or f32): fp32.
   NoAttentionFormat,
+  /// fp8 requested for a convolution or an attention, whose kernels take no
+  /// per-tensor scales: compute-bound, so rounded to bf16 instead.
+  Fp8Fallback,
 };
 
 struct PrecisionDecision {

@@ -47,4 +47,42 @@ def MathToPtxPass : Pass<"ridge-math-to-ptx"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+//===----------------------------------------------------------------------===//
+// Float8 conversions to integer arithmetic
+//===----------------------------------------------------------------------===//
+
+def ExpandFloat8ConversionsPass : Pass<"ridge-expand-float8-conversions"> {
+  let summary = "Compute float8 roundings and widenings with integer arithmetic";
+  let description = [{
+    An fp8 contraction (docs/precision.md) quantizes its operands with
+    `arith.truncf` to `f8E4M3FN` and widens them back with `arith.extf`;
+    the tensor-core lowering multiplies them with e4m3 `wgmma`. What is left
+    (the CPU build, SIMT kernels) has no LLVM float8 type, and the LLVM
+    conversion stores float8 values as i8. This pass rewrites each
+    `arith.truncf` to a float8 type into the bit pattern that round to
+    nearest even gives (overflow to NaN, as `arith.truncf`'s IEEE
+    conversion; an fp8 quantization clamps to the largest finite value
+    first), bitcast to the float8 type, and each `arith.extf` from a
+    float8 type into its exact value. The CPU build is then the numerics
+    oracle of an fp8 GPU build bit for bit.
+
+    ```mlir
+    %q = arith.truncf %x : f32 to f8E4M3FN
+    %w = arith.extf %q : f8E4M3FN to f32
+    // becomes
+    %bits = ... integer arithmetic on %x ... : i8
+    %q = arith.bitcast %bits : i8 to f8E4M3FN
+    %w = ... integer arithmetic on (arith.bitcast %q : f8E4M3FN to i8) ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
+  let statistics = [
+    Statistic<"numRoundings", "num-roundings",
+              "Roundings to a float8 type expanded">,
+    Statistic<"numWidenings", "num-widenings",
+              "Widenings from a float8 type expanded">,
+  ];
+}
+
 #endif // RIDGELINE_CONVERSION_PASSES

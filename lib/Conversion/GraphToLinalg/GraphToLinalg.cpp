@@ -268,8 +268,13 @@ struct MatMulLowering : OpConversionPattern<MatMulOp> {
     auto fullType =
         RankedTensorType::get(fullShape, resultType.getElementType());
     Value result =
-        buildContraction(rewriter, loc, lhs, rhs, operandMap(lhsType, m, k),
-                         operandMap(rhsType, k, n), fullType, *roundTo);
+        isa_and_nonnull<Float8E4M3FNType>(*roundTo)
+            ? buildFp8Contraction(rewriter, loc, lhs, rhs, op.getLhs(),
+                                  op.getRhs(), operandMap(lhsType, m, k),
+                                  operandMap(rhsType, k, n), fullType)
+            : buildContraction(rewriter, loc, lhs, rhs,
+                               operandMap(lhsType, m, k),
+                               operandMap(rhsType, k, n), fullType, *roundTo);
     if (fullType != resultType) {
       // A vector operand was promoted: fold the unit dim it added into its
       // neighbour (both unit dims vanish for vector x vector, rank 0).
@@ -311,8 +316,11 @@ struct GemmLowering : OpConversionPattern<GemmOp> {
     if (failed(roundTo))
       return failure();
     Value product =
-        buildContraction(rewriter, loc, adaptor.getA(), adaptor.getB(), aMap,
-                         bMap, resultType, *roundTo);
+        isa_and_nonnull<Float8E4M3FNType>(*roundTo)
+            ? buildFp8Contraction(rewriter, loc, adaptor.getA(), adaptor.getB(),
+                                  op.getA(), op.getB(), aMap, bMap, resultType)
+            : buildContraction(rewriter, loc, adaptor.getA(), adaptor.getB(),
+                               aMap, bMap, resultType, *roundTo);
     double alpha = op.getAlpha().convertToDouble();
     double beta = op.getBeta().convertToDouble();
     Value c = adaptor.getC();

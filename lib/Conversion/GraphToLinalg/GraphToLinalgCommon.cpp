@@ -39,12 +39,16 @@ FailureOr<Type> getOperandRoundingType(Operation *op) {
   // tensor-core and the SIMT online one) multiply bf16/f16 or f32.
   if (attr.getValue() == "tf32" && !isa<AttentionOp>(op))
     return Type(FloatTF32Type::get(ctx));
+  // fp8 only with the per-tensor scales buildFp8Contraction builds.
+  if (attr.getValue() == "fp8" && isa<MatMulOp, GemmOp>(op))
+    return Type(Float8E4M3FNType::get(ctx));
   if (attr.getValue() == "tf32" || attr.getValue() == "fp8")
     return op->emitOpError()
            << "'" << kPrecisionAttr << "' = \"" << attr.getValue()
            << "\" is not supported by code generation yet ("
            << (isa<AttentionOp>(op) ? "fp32, bf16 or fp16"
-                                    : "fp32, tf32, bf16 or fp16")
+               : isa<ConvOp>(op)    ? "fp32, tf32, bf16 or fp16"
+                                    : "fp32, tf32, bf16, fp16 or fp8")
            << ")";
   return op->emitOpError() << "unknown '" << kPrecisionAttr << "' \""
                            << attr.getValue()

@@ -8,6 +8,7 @@
 #ifndef RIDGELINE_LIB_CONVERSION_GRAPHTOLINALG_GRAPHTOLINALGCOMMON_H
 #define RIDGELINE_LIB_CONVERSION_GRAPHTOLINALG_GRAPHTOLINALGCOMMON_H
 
+#include "ridgeline/Conversion/Float8Arithmetic.h"
 #include "ridgeline/Dialect/Ridge/IR/Ridge.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -39,6 +40,21 @@ Value truncateTo(OpBuilder &b, Location loc, Value v, Type type);
 /// an attention, whose kernels multiply bf16/f16) or an unknown one.
 FailureOr<Type> getOperandRoundingType(Operation *op);
 
+/// The fp8 contraction of MatMul/Gemm (kPrecisionAttr "fp8";
+/// docs/precision.md): out[batch..., m, n] = 2^-(e_lhs + e_rhs) *
+/// sum_k q(lhs) q(rhs), where q(x) = e4m3(clamp(x * 2^e_x, +-448)) and e_x
+/// is the largest exponent that keeps the tensor's amax * 2^e_x at most
+/// 448 (getFp8ScaleExponent). An operand defined by a ridge.constant
+/// (`graphOperand`, the op's own operand) is quantized here, at compile
+/// time, into a new f8E4M3FN weight; any other gets its amax from a
+/// whole-tensor max reduction and is quantized by an elementwise op. Both
+/// quantized operands are laid out with k innermost (wgmma reads e4m3 only
+/// K-major). `lhsMap`/`rhsMap` are over (batch..., m, n, k); the result is
+/// f32.
+Value buildFp8Contraction(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                          Value graphLhs, Value graphRhs, AffineMap lhsMap,
+                          AffineMap rhsMap, RankedTensorType resultType);
+
 /// An f32 `v` rounded to `narrow` (bf16, f16, tf32) and widened back, the body
 /// pattern the tensor-core code generator recognizes:
 /// `arith.extf(arith.truncf(v : f32 to narrow) : narrow to f32)`. `v` itself
@@ -66,21 +82,6 @@ Value buildElementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
 /// Evaluates `body` in f32 for f16/bf16 operands and converts back.
 Value computeInAccumulatorType(OpBuilder &b, Location loc, ValueRange args,
                                function_ref<Value(ValueRange)> body);
-
-/// True for the ONNX float8 types (f8E4M3FN, f8E4M3FNUZ, f8E5M2,
-/// f8E5M2FNUZ), which the lowering stores as their i8 bit patterns.
-bool isOnnxFloat8(Type type);
-
-/// The f32 value of `bits` (i8), the bit pattern of a value of the float8
-/// `type`; exact, NaN for its NaNs.
-Value decodeFloat8(OpBuilder &b, Location loc, Value bits, FloatType type);
-
-/// The bit pattern (i8) of the float `value` rounded to nearest even in the
-/// float8 `type` (ONNX Cast-19): overflow and infinities give the largest
-/// finite value when `saturate`, else infinity (f8E5M2) or NaN; FNUZ types
-/// have no negative zero, and 0x80 is their NaN.
-Value encodeFloat8(OpBuilder &b, Location loc, Value value, FloatType type,
-                   bool saturate);
 
 // Per-family pattern sets, one file each.
 void populateElementwiseToLinalgPatterns(const TypeConverter &converter,

@@ -86,10 +86,71 @@ func.func @matmul_tf32(%a: tensor<64x32xf32>, %b: tensor<32x16xf32>) -> tensor<6
 
 // -----
 
-// fp8 is for the roofline report only, so far.
-func.func @matmul_fp8(%a: tensor<64x32xf32>, %b: tensor<32x16xf32>) -> tensor<64x16xf32> {
-  // expected-error @+2 {{'ridge.precision' = "fp8" is not supported by code generation yet (fp32, tf32, bf16 or fp16)}}
-  // expected-error @+1 {{failed to legalize operation 'ridge.matmul'}}
-  %0 = ridge.matmul %a, %b {ridge.precision = "fp8"} : (tensor<64x32xf32>, tensor<32x16xf32>) -> tensor<64x16xf32>
+// fp8 (docs/precision.md): each operand is scaled by a power of two and
+// rounded to e4m3; the product is scaled back. An activation gets a
+// whole-tensor max |x| and a quantizing op; a constant weight is quantized at
+// compile time into a resource, transposed so that k is innermost (wgmma
+// reads e4m3 only K-major). w = [[1, 2], [3, 0.1], [-1.5, 0], [0.25, 0.5]]:
+// amax 3 takes 2^7 (384 <= 448 < 768); transposed, 128 384 -192 32 | 256
+// 12.8 0 64 round to 70 7C F4 60 | 78 55 00 68 (12.8 to 13).
+// CHECK-LABEL: func @matmul_fp8_weight
+// CHECK-SAME: (%[[A:.*]]: tensor<64x4xf32>)
+// CHECK: %[[AMAX:.*]] = linalg.generic {{.*}} iterator_types = ["reduction", "reduction"]} ins(%[[A]] : tensor<64x4xf32>) outs(%{{.*}} : tensor<f32>)
+// CHECK:   math.absf
+// CHECK:   arith.maximumf
+// CHECK: %[[QA:.*]] = linalg.generic {{.*}} ins(%[[A]], %[[AMAX]] : tensor<64x4xf32>, tensor<f32>) outs(%{{.*}} : tensor<64x4xf8E4M3FN>)
+// CHECK:   arith.bitcast %{{.*}} : f32 to i32
+// CHECK:   arith.mulf
+// CHECK:   arith.maximumf %{{.*}}, %{{.*}} : f32
+// CHECK:   arith.minimumf
+// CHECK:   arith.truncf %{{.*}} : f32 to f8E4M3FN
+// CHECK: %[[W:.*]] = arith.constant dense_resource<w.e4m3> : tensor<2x4xf8E4M3FN>
+// CHECK: %[[SUM:.*]] = linalg.generic {indexing_maps = [#{{.*}}, #[[WMAP:.*]], #{{.*}}], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[QA]], %[[W]] : tensor<64x4xf8E4M3FN>, tensor<2x4xf8E4M3FN>)
+// CHECK-NEXT: ^bb0(%[[L:.*]]: f8E4M3FN, %[[R:.*]]: f8E4M3FN, %[[S:.*]]: f32):
+// CHECK-NEXT:   %[[LW:.*]] = arith.extf %[[L]] : f8E4M3FN to f32
+// CHECK-NEXT:   %[[RW:.*]] = arith.extf %[[R]] : f8E4M3FN to f32
+// CHECK-NEXT:   %[[P:.*]] = arith.mulf %[[LW]], %[[RW]] : f32
+// CHECK-NEXT:   arith.addf %[[S]], %[[P]] : f32
+// CHECK: linalg.generic {{.*}} ins(%[[SUM]], %[[AMAX]] : tensor<64x2xf32>, tensor<f32>)
+// CHECK:   arith.subi
+// CHECK:   arith.mulf
+// CHECK:   %[[INV:.*]] = arith.constant 7.812500e-03 : f32
+// CHECK:   arith.mulf %{{.*}}, %[[INV]] : f32
+// CHECK: w.e4m3: "0x01000000707CF46078550068"
+func.func @matmul_fp8_weight(%a: tensor<64x4xf32>) -> tensor<64x2xf32> {
+  %w = ridge.constant dense_resource<w> : tensor<4x2xf32>
+  %0 = ridge.matmul %a, %w {ridge.precision = "fp8"} : (tensor<64x4xf32>, tensor<4x2xf32>) -> tensor<64x2xf32>
+  return %0 : tensor<64x2xf32>
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      w: "0x040000000000803F0000004000004040CDCCCC3D0000C0BF000000000000803E0000003F"
+    }
+  }
+#-}
+
+// -----
+
+// Two activations (Gemm, B not transposed): both get an amax; B is written
+// k innermost by its quantizing op, which reads it transposed.
+// CHECK-LABEL: func @gemm_fp8_activations
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<64x32xf8E4M3FN>)
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<32x16xf32>, tensor<f32>) outs(%{{.*}} : tensor<16x32xf8E4M3FN>)
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<64x32xf8E4M3FN>, tensor<16x32xf8E4M3FN>)
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}}, %{{.*}} : tensor<64x16xf32>, tensor<f32>, tensor<f32>)
+func.func @gemm_fp8_activations(%a: tensor<64x32xf32>, %b: tensor<32x16xf32>) -> tensor<64x16xf32> {
+  %0 = ridge.gemm %a, %b {ridge.precision = "fp8"} : (tensor<64x32xf32>, tensor<32x16xf32>) -> tensor<64x16xf32>
   return %0 : tensor<64x16xf32>
+}
+
+// -----
+
+// A convolution has no fp8 form (the policy gives it bf16).
+func.func @conv_fp8(%x: tensor<1x16x8x8xf32>, %w: tensor<32x16x3x3xf32>) -> tensor<1x32x8x8xf32> {
+  // expected-error @+2 {{'ridge.precision' = "fp8" is not supported by code generation yet (fp32, tf32, bf16 or fp16)}}
+  // expected-error @+1 {{failed to legalize operation 'ridge.conv'}}
+  %0 = ridge.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, ridge.precision = "fp8"} : (tensor<1x16x8x8xf32>, tensor<32x16x3x3xf32>) -> tensor<1x32x8x8xf32>
+  return %0 : tensor<1x32x8x8xf32>
 }

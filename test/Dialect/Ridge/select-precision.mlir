@@ -6,6 +6,7 @@
 // RUN: ridge-opt %s -split-input-file -ridge-select-precision=precision=fp16 | FileCheck %s --check-prefix=FP16
 // RUN: not ridge-opt %s -split-input-file -ridge-attach-target=chip=sm_80 -ridge-select-precision=precision=fp8 2>&1 | FileCheck %s --check-prefix=NO-FP8
 // RUN: ridge-opt %s -split-input-file -ridge-select-precision=precision=tf32 | FileCheck %s --check-prefix=TF32
+// RUN: ridge-opt %s -split-input-file -ridge-select-precision=precision=fp8 | FileCheck %s --check-prefix=FP8
 
 // The default target (sm_90a, the H100: fp32 ridge point 67 TFLOP/s / 3.35
 // TB/s = 20 FLOP/B) computes bf16. A CPU target computes fp32 unless bf16 is
@@ -175,4 +176,19 @@ func.func @tf32_matmul_and_attention(%a: tensor<1024x1024xf32>, %b: tensor<1024x
   %0 = ridge.matmul %a, %b : (tensor<1024x1024xf32>, tensor<1024x1024xf32>) -> tensor<1024x1024xf32>
   %1:2 = ridge.attention %q, %k, %v {scale = 0.125 : f32, is_causal = true} : tensor<1x2x128x64xf32>, tensor<1x2x128x64xf32>, tensor<1x2x128x64xf32> -> tensor<1x2x128x64xf32>, tensor<1x2x128x128xf32>
   return %0, %1#0 : tensor<1024x1024xf32>, tensor<1x2x128x64xf32>
+}
+
+// -----
+
+// fp8 (sm_90a, the default chip) for MatMul and Gemm, whose lowering builds
+// per-tensor scales; a convolution and an attention get bf16 instead.
+// FP8-LABEL: func @fp8_matmul_conv_attention
+// FP8: ridge.matmul {{.*}}ridge.precision = "fp8"
+// FP8: ridge.conv {{.*}}ridge.precision = "bf16"
+// FP8: ridge.attention {{.*}}ridge.precision = "bf16"
+func.func @fp8_matmul_conv_attention(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>, %x: tensor<1x512x7x7xf32>, %w: tensor<512x512x3x3xf32>, %q: tensor<1x2x128x64xf32>, %k: tensor<1x2x128x64xf32>, %v: tensor<1x2x128x64xf32>) -> (tensor<1024x1024xf32>, tensor<1x512x7x7xf32>, tensor<1x2x128x64xf32>) {
+  %0 = ridge.matmul %a, %b : (tensor<1024x1024xf32>, tensor<1024x1024xf32>) -> tensor<1024x1024xf32>
+  %1 = ridge.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x512x7x7xf32>, tensor<512x512x3x3xf32>) -> tensor<1x512x7x7xf32>
+  %2:2 = ridge.attention %q, %k, %v {scale = 0.125 : f32, is_causal = true} : tensor<1x2x128x64xf32>, tensor<1x2x128x64xf32>, tensor<1x2x128x64xf32> -> tensor<1x2x128x64xf32>, tensor<1x2x128x128xf32>
+  return %0, %1, %2#0 : tensor<1024x1024xf32>, tensor<1x512x7x7xf32>, tensor<1x2x128x64xf32>
 }

@@ -49,6 +49,8 @@ struct SelectPrecisionPass
       return numFusedWithRounded;
     case PrecisionReason::NoAttentionFormat:
       return numNoAttentionFormat;
+    case PrecisionReason::Fp8Fallback:
+      return numFp8Fallback;
     }
     llvm_unreachable("unknown precision reason");
   }

@@ -112,6 +112,9 @@ def SelectPrecisionPass : Pass<"ridge-select-precision",
     Statistic<"numNoAttentionFormat", "num-no-attention-format",
               "Attentions kept in fp32: their kernels do not multiply in the "
               "requested format">,
+    Statistic<"numFp8Fallback", "num-fp8-fallback",
+              "Convolutions and attentions asked for fp8 rounded to bf16: "
+              "per-tensor scales are built for MatMul and Gemm only">,
   ];
   let dependentDialects = ["::mlir::ridge::RidgeDialect"];
 }

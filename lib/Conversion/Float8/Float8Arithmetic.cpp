@@ -1,24 +1,24 @@
-//===- Float8.cpp - ONNX float8 conversions as integer arithmetic ---------===//
+//===- Float8Arithmetic.cpp - float8 conversions as integer arithmetic ----===//
 //
-// The lowering stores the ONNX float8 types (f8E4M3FN, f8E4M3FNUZ, f8E5M2,
-// f8E5M2FNUZ) as their i8 bit patterns: neither LLVM's CPU back ends nor
-// NVPTX before sm_89 convert to or from them. The conversions below are
-// exact integer and float arithmetic that both back ends and the PTX
-// emulator run as they run any other: decoding is exact, encoding rounds to
-// nearest even once, from the source value.
+// Float8Arithmetic.h says why; the encoder's rounding is ONNX Cast-19's.
 //
 //===----------------------------------------------------------------------===//
 
-#include "GraphToLinalgCommon.h"
+#include "ridgeline/Conversion/Float8Arithmetic.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 
 #include "llvm/ADT/APFloat.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 
 using namespace mlir;
 using namespace mlir::ridge;
 
-namespace mlir::ridge::linalg_lowering {
+namespace mlir::ridge {
 
 namespace {
 
@@ -199,4 +199,52 @@ Value encodeFloat8(OpBuilder &b, Location loc, Value value, FloatType type,
       b, loc, isNaN, arith::OrIOp::create(b, loc, sign, c8(0x7f)), result);
 }
 
-} // namespace mlir::ridge::linalg_lowering
+int getFp8ScaleExponent(float amax) {
+  uint32_t bits;
+  std::memcpy(&bits, &amax, sizeof(bits));
+  int exponent = static_cast<int>((bits >> 23) & 0xff);
+  int scale = ((bits & 0x7fffff) <= 0x600000 ? 135 : 134) - exponent;
+  return std::clamp(scale, -126, 126);
+}
+
+Value buildFp8ScaleExponent(OpBuilder &b, Location loc, Value amax) {
+  Type i32 = b.getI32Type();
+  auto c = [&](int64_t v) {
+    return arith::ConstantOp::create(b, loc, b.getIntegerAttr(i32, v));
+  };
+  Value bits = arith::BitcastOp::create(b, loc, i32, amax);
+  Value exponent = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, bits, c(23)), c(0xff));
+  Value fitsBelow = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::ule,
+      arith::AndIOp::create(b, loc, bits, c(0x7fffff)), c(0x600000));
+  Value scale = arith::SubIOp::create(
+      b, loc, arith::SelectOp::create(b, loc, fitsBelow, c(135), c(134)),
+      exponent);
+  return arith::MaxSIOp::create(
+      b, loc, arith::MinSIOp::create(b, loc, scale, c(126)), c(-126));
+}
+
+Value buildPowerOfTwo(OpBuilder &b, Location loc, Value exponent) {
+  Type i32 = b.getI32Type();
+  auto c = [&](int64_t v) {
+    return arith::ConstantOp::create(b, loc, b.getIntegerAttr(i32, v));
+  };
+  return arith::BitcastOp::create(
+      b, loc, b.getF32Type(),
+      arith::ShLIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, exponent, c(127)), c(23)));
+}
+
+uint8_t quantizeToE4M3(float x, int exponent) {
+  float scaled = x * std::ldexp(1.0f, exponent);
+  if (!std::isnan(scaled))
+    scaled = std::clamp(scaled, -kFp8E4M3Max, kFp8E4M3Max);
+  APFloat value(scaled);
+  bool losesInfo = false;
+  value.convert(APFloat::Float8E4M3FN(), APFloat::rmNearestTiesToEven,
+                &losesInfo);
+  return static_cast<uint8_t>(value.bitcastToAPInt().getZExtValue());
+}
+
+} // namespace mlir::ridge
