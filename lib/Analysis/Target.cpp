@@ -245,12 +245,13 @@ FailureOr<RooflineModel> mlir::ridge::getRooflineForPass(Operation *op,
 
 LogicalResult mlir::ridge::checkCodegenNumerics(const TargetSpec &target,
                                                 std::string &error) {
-  if (target.numerics != Precision::FP8 || !target.isGpu())
+  if (target.numerics != Precision::FP8 || !target.isGpu() ||
+      target.chip == "sm_90a")
     return success();
-  error = "--precision=" + stringifyPrecision(target.numerics).str() +
-          " is not supported by GPU code generation yet (its e4m3 "
-          "tensor-core kernels are not built; GPU contractions compute in "
-          "fp32, tf32, bf16 or fp16); the CPU build (--target=cpu) computes "
-          "it, and the roofline report (--report) accepts it";
+  error = "--precision=fp8 kernels are generated for sm_90a only (e4m3 "
+          "wgmma), not for target " +
+          target.chip +
+          "; the CPU build (--target=cpu) computes it, and the roofline "
+          "report (--report) accepts it";
   return failure();
 }

@@ -181,8 +181,18 @@ static void convertInternalReshapes(func::FuncOp kernel) {
 }
 
 /// Everything in a kernel belongs together; a producer the kernel also
-/// returns stays whole so that the tiled loop can hand its value out.
+/// returns stays whole so that the tiled loop can hand its value out. An
+/// fp8 contraction's quantizing op (its result float8) stays the producer
+/// of the contraction too: the tensor-core kernel stages the operand by
+/// computing that op's element, as it does a fused head split's
+/// (MmaOperand::producer); folded into the contraction's body, the rounding
+/// would read the operand and its scale as further inputs of the
+/// contraction.
 static bool isFusionAllowed(OpOperand *operand) {
+  auto consumer = dyn_cast<linalg::LinalgOp>(operand->getOwner());
+  if (consumer && consumer.getNumReductionLoops() != 0 &&
+      isa<Float8E4M3FNType>(getElementTypeOrSelf(operand->get().getType())))
+    return false;
   return !isKernelResult(operand->get());
 }
 

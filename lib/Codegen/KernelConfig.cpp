@@ -178,16 +178,20 @@ FailureOr<KernelConfig> KernelConfig::fromAttr(DictionaryAttr attr,
     }
     // wgmma: one warpgroup (4 warps) per 64 rows, the whole tile's n; rows
     // of the swizzle span: k steps of 32 and n in 32-element slabs (64
-    // bytes), or with TMA of 64 (the 128-byte swizzle).
+    // bytes), or with TMA of 64 (the 128-byte swizzle). e4m3 (1 byte) takes
+    // k 64 for the same 64-byte rows; the lowering checks the row bytes
+    // against the operands' type.
     int64_t span = config.mmaTma ? 64 : 32;
+    bool byteRows = !config.mmaTma && tile[2] == 64;
     if (config.wgmma &&
         (warps[1] != 1 || warps[0] % 4 != 0 || tile[0] != 16 * warps[0] ||
-         tile[2] != span || tile[1] % span != 0)) {
+         (tile[2] != span && !byteRows) || tile[1] % span != 0)) {
       error = ("'" + kKernelConfigAttr +
                "' has a wgmma tile that is not 64 rows per warpgroup "
                "(mma_warps {4 * groups, 1}), n a multiple of " +
                Twine(span) + " and k " + Twine(span) +
-               (config.mmaTma ? " (TMA's 128-byte swizzle)" : ""))
+               (config.mmaTma ? " (TMA's 128-byte swizzle)"
+                              : " (64 for 1-byte e4m3)"))
                   .str();
       return failure();
     }
@@ -519,7 +523,7 @@ static int64_t countParallelIterations(func::FuncOp kernel) {
 }
 
 void mlir::ridge::selectMmaTile(int64_t batch, int64_t m, int64_t n, int64_t k,
-                                bool asyncCopies, bool tf32,
+                                bool asyncCopies, FloatType mmaType,
                                 const TargetSpec &target,
                                 KernelConfig &config) {
   // Bigger tiles reuse each staged operand element more (a 128 x 128 tile
@@ -534,6 +538,7 @@ void mlir::ridge::selectMmaTile(int64_t batch, int64_t m, int64_t n, int64_t k,
       {128, 128, 2, 4}, {64, 64, 2, 2}, {32, 32, 2, 2}};
   static constexpr Candidate kWgmma[] = {
       {128, 128, 8, 1}, {64, 128, 4, 1}, {64, 64, 4, 1}};
+  bool tf32 = mmaType.isTF32();
   bool wgmma = target.chip == "sm_90a" && !tf32;
   ArrayRef<Candidate> candidates =
       wgmma ? ArrayRef<Candidate>(kWgmma) : ArrayRef<Candidate>(kMmaSync);
@@ -550,7 +555,7 @@ void mlir::ridge::selectMmaTile(int64_t batch, int64_t m, int64_t n, int64_t k,
   // Rows of 64 bytes: the swizzle of a 4-chunk row, conflict-free for the
   // fragment loads of both element sizes, and 3 stages of 128 x 128 in 48
   // KiB either way.
-  int64_t elementBytes = tf32 ? 4 : 2;
+  int64_t elementBytes = tf32 ? 4 : mmaType.getWidth() / 8;
   int64_t tileK = 64 / elementBytes;
   config.mmaTile = {chosen->m, chosen->n, tileK};
   config.mmaWarps = {chosen->warpsM, chosen->warpsN};
@@ -654,9 +659,8 @@ KernelConfig mlir::ridge::selectKernelConfig(func::FuncOp kernel,
       bool asyncCopies = llvm::all_of(mma->products, [&](const MmaProduct &p) {
         return p.lhs.isStagedAsStored() && p.rhs.isStagedAsStored();
       });
-      bool tf32 = mma->products.front().lhs.mmaType.isTF32();
-      selectMmaTile(batch, mma->m, mma->n, mma->getTotalK(), asyncCopies, tf32,
-                    target, config);
+      selectMmaTile(batch, mma->m, mma->n, mma->getTotalK(), asyncCopies,
+                    mma->products.front().lhs.mmaType, target, config);
       // sm_90a: operands that TMA can copy as they are (whole row-major
       // bf16/f16 tensors) are loaded by a producer warp of their own, in k
       // tiles of 64 (rows of 128 bytes: TMA's 128-byte swizzle), the stages

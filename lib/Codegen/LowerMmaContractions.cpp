@@ -50,6 +50,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/Statistic.h"
 #include "llvm/Support/Debug.h"
 
@@ -174,11 +175,14 @@ SmallVector<Value> MmaKernelBuilder::epilogueCoordinates(Value m, Value n) {
 }
 
 Value MmaKernelBuilder::gatherElement(const MmaOperand &operand,
-                                      ArrayRef<Value> coords) {
+                                      ArrayRef<Value> coords,
+                                      IRMapping *loaded) {
   if (linalg::GenericOp producer = operand.producer) {
     // The producer's element at its loop indices (its result is indexed by
-    // them).
+    // them); inputs in `loaded` are read already.
     IRMapping mapping;
+    if (loaded)
+      mapping = *loaded;
     return cloneElement(producer, evaluateMap(operand.map, coords), mapping);
   }
   if (operand.value)
@@ -209,6 +213,7 @@ Value MmaKernelBuilder::gatherElement(const MmaOperand &operand,
 SmallVector<Value> MmaKernelBuilder::gatherTile(const StagedOperand &staged,
                                                 Value kTile) {
   const MmaOperand &operand = *staged.operand;
+  ElementInvariants scope(*this);
   Type stagedType = operand.getStagedType();
   int64_t chunkElements = staged.chunkElements();
   auto chunkType = VectorType::get({chunkElements}, stagedType);
@@ -223,6 +228,7 @@ SmallVector<Value> MmaKernelBuilder::gatherTile(const StagedOperand &staged,
   GemmDim outerDim = kInner ? rowDim : GemmDim::K;
   GemmDim innerDim = kInner ? GemmDim::K : rowDim;
   int64_t numChunks = staged.outerLen * staged.chunksPerRow();
+  SmallVector<OpOperand *> vectorInputs = getVectorLoadedInputs(staged);
   SmallVector<Value> chunks;
   for (int64_t first = 0; first < numChunks; first += threads) {
     auto [row, chunk] = getChunkPosition(staged, add(tid, first));
@@ -234,21 +240,131 @@ SmallVector<Value> MmaKernelBuilder::gatherTile(const StagedOperand &staged,
     decode(minimum(outer, staged.outerExtent - 1), outerDim, coords);
     Value innerStart = add(innerBase, mul(chunk, chunkElements));
     SmallVector<Value> elements;
+    // The current 4 elements of each vector-loaded input.
+    SmallVector<SmallVector<Value>> loaded(vectorInputs.size());
     for (int64_t i = 0; i < chunkElements; ++i) {
       Value inner = add(innerStart, i);
       Value inBounds = arith::AndIOp::create(
           b, loc, outerInBounds, lessThan(inner, staged.innerExtent));
       decode(minimum(inner, staged.innerExtent - 1), innerDim, coords);
-      Value element = gatherElement(operand, coords);
+      linalg::GenericOp producer = operand.producer;
+      if (!vectorInputs.empty() && i % kVectorLoadElements == 0) {
+        // The next 4 elements of each such input with one 16-byte load
+        // (the tile's inner extent is whole vectors: the 4 are inside or
+        // outside together).
+        SmallVector<Value> at = evaluateMap(operand.map, coords);
+        for (auto [input, values] : llvm::zip(vectorInputs, loaded)) {
+          Type element = getElementTypeOrSelf(input->get().getType());
+          Value vector = vector::LoadOp::create(
+              b, loc, VectorType::get({kVectorLoadElements}, element),
+              input->get(),
+              evaluateMap(producer.getMatchingIndexingMap(input), at),
+              /*nontemporal=*/false, llvm::MaybeAlign(16));
+          values.clear();
+          for (int64_t e = 0; e < kVectorLoadElements; ++e)
+            values.push_back(vector::ExtractOp::create(b, loc, vector, e));
+        }
+      }
+      IRMapping current;
+      for (auto [input, values] : llvm::zip(vectorInputs, loaded))
+        current.map(producer.getMatchingBlockArgument(input),
+                    values[i % kVectorLoadElements]);
+      Value element = gatherElement(operand, coords, &current);
+      if (Value clamped = getE4M3RoundingSource(element)) {
+        elements.push_back(arith::SelectOp::create(
+            b, loc, inBounds, clamped,
+            arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0))));
+        continue;
+      }
       if (element.getType() != stagedType)
         element = arith::TruncFOp::create(b, loc, stagedType, element);
       elements.push_back(
           arith::SelectOp::create(b, loc, inBounds, element, zero));
     }
+    if (elements.front().getType() != stagedType) {
+      // e4m3 elements still f32: rounded in pairs, one
+      // `cvt.rn.satfinite.e4m3x2.f32` each (its first source in the upper
+      // byte, the later element).
+      SmallVector<Value> pairs;
+      for (size_t i = 0; i < elements.size(); i += 2)
+        pairs.push_back(NVVM::ConvertF32x2ToF8x2Op::create(
+            b, loc, b.getI16Type(), elements[i + 1], elements[i],
+            NVVM::FPRoundingMode::RN, NVVM::SaturationMode::SATFINITE,
+            /*relu=*/false, stagedType));
+      Value packed = vector::FromElementsOp::create(
+          b, loc, VectorType::get({chunkElements / 2}, b.getI16Type()), pairs);
+      chunks.push_back(vector::BitCastOp::create(b, loc, chunkType, packed));
+      continue;
+    }
     chunks.push_back(
         vector::FromElementsOp::create(b, loc, chunkType, elements));
   }
   return chunks;
+}
+
+/// The f32 that `element` rounds to e4m3 when it is
+/// `arith.truncf(clamp(x, -448, 448))` (an fp8 operand's quantizing op,
+/// Fp8Contraction.cpp), else null: clamped first, the rounding is what
+/// `cvt.rn.satfinite.e4m3x2.f32` computes (without the clamp, arith.truncf
+/// gives NaN where cvt saturates).
+Value MmaKernelBuilder::getE4M3RoundingSource(Value element) {
+  auto trunc = element.getDefiningOp<arith::TruncFOp>();
+  if (!trunc || !isa<Float8E4M3FNType>(trunc.getType()) ||
+      !trunc.getIn().getType().isF32() || trunc.getRoundingmodeAttr())
+    return {};
+  auto isBound = [](Value v, double bound) {
+    FloatAttr attr;
+    return matchPattern(v, m_Constant(&attr)) &&
+           attr.getValueAsDouble() == bound;
+  };
+  Value clamped = trunc.getIn();
+  auto min = clamped.getDefiningOp<arith::MinimumFOp>();
+  auto max = min ? min.getLhs().getDefiningOp<arith::MaximumFOp>() : nullptr;
+  if (!min || !max || !isBound(min.getRhs(), 448.0) ||
+      !isBound(max.getRhs(), -448.0))
+    return {};
+  return clamped;
+}
+
+SmallVector<OpOperand *>
+MmaKernelBuilder::getVectorLoadedInputs(const StagedOperand &staged) {
+  const MmaOperand &operand = *staged.operand;
+  linalg::GenericOp producer = operand.producer;
+  // K-major, one k loop: the tile's inner coordinate is k itself, read at
+  // the operand's last dimension.
+  if (!producer || !operand.kContiguous || product->kLoops.size() != 1 ||
+      staged.innerExtent % kVectorLoadElements != 0 ||
+      staged.chunkElements() % kVectorLoadElements != 0)
+    return {};
+  AffineMap operandMap = operand.map;
+  unsigned kLoop = mma.getNumParallelLoops();
+  auto lastDim = dyn_cast<AffineDimExpr>(
+      operandMap.getResult(operandMap.getNumResults() - 1));
+  if (!lastDim || lastDim.getPosition() != kLoop ||
+      llvm::count_if(operandMap.getResults(), [&](AffineExpr expr) {
+        return expr.isFunctionOfDim(kLoop);
+      }) != 1)
+    return {};
+  unsigned kDim = operandMap.getNumResults() - 1; // the producer's loop
+  SmallVector<OpOperand *> inputs;
+  for (OpOperand *input : producer.getDpsInputOperands()) {
+    if (producer.getMatchingBlockArgument(input).use_empty())
+      continue;
+    auto type = dyn_cast<MemRefType>(input->get().getType());
+    AffineMap map = producer.getMatchingIndexingMap(input);
+    if (!type || type.getRank() == 0 || map.getNumResults() == 0 ||
+        !type.getLayout().isIdentity() || !type.getElementType().isF32() ||
+        type.getShape().back() % kVectorLoadElements != 0)
+      continue;
+    auto last = dyn_cast<AffineDimExpr>(map.getResult(map.getNumResults() - 1));
+    if (!last || last.getPosition() != kDim ||
+        llvm::count_if(map.getResults(), [&](AffineExpr expr) {
+          return expr.isFunctionOfDim(kDim);
+        }) != 1)
+      continue;
+    inputs.push_back(input);
+  }
+  return inputs;
 }
 
 MmaKernelBuilder::ChunkCoordinates
@@ -366,17 +482,50 @@ SmallVector<Value> MmaKernelBuilder::loadBlock(const StagedOperand &staged,
 
 Value MmaKernelBuilder::cloneElement(linalg::GenericOp op, ArrayRef<Value> at,
                                      IRMapping &mapping) {
+  Block *body = op.getBody();
   for (OpOperand *input : op.getDpsInputOperands()) {
     BlockArgument arg = op.getMatchingBlockArgument(input);
-    if (!arg.use_empty() && !mapping.contains(arg))
-      mapping.map(arg, memref::LoadOp::create(
-                           b, loc, input->get(),
-                           evaluateMap(op.getMatchingIndexingMap(input), at)));
+    if (arg.use_empty() || mapping.contains(arg))
+      continue;
+    AffineMap map = op.getMatchingIndexingMap(input);
+    if (invariants && map.getNumResults() == 0) {
+      IRMapping &shared = invariants->values;
+      if (!shared.contains(arg)) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPoint(invariants->anchor);
+        shared.map(arg,
+                   memref::LoadOp::create(b, loc, input->get(), ValueRange()));
+      }
+      mapping.map(arg, shared.lookup(arg));
+      continue;
+    }
+    mapping.map(arg, memref::LoadOp::create(b, loc, input->get(),
+                                            evaluateMap(map, at)));
   }
-  Block *body = op.getBody();
+  // An op of the body is invariant when it is pure and reads only values
+  // from outside the body or invariant ones.
+  auto isInvariant = [&](Operation &inner) {
+    return invariants && isPure(&inner) && inner.getNumRegions() == 0 &&
+           inner.getNumResults() != 0 &&
+           llvm::all_of(inner.getOperands(), [&](Value operand) {
+             return operand.getParentBlock() != body ||
+                    invariants->values.contains(operand);
+           });
+  };
   for (Operation &inner : body->without_terminator()) {
     if (auto indexOp = dyn_cast<linalg::IndexOp>(inner)) {
       mapping.map(indexOp.getResult(), at[indexOp.getDim()]);
+      continue;
+    }
+    if (isInvariant(inner)) {
+      IRMapping &shared = invariants->values;
+      if (!shared.contains(inner.getResult(0))) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPoint(invariants->anchor);
+        b.clone(inner, shared);
+      }
+      for (Value result : inner.getResults())
+        mapping.map(result, shared.lookup(result));
       continue;
     }
     b.clone(inner, mapping);
@@ -513,13 +662,18 @@ SmallVector<Value> MmaKernelBuilder::unpackAccumulators(Value packed,
   return acc;
 }
 
-Value MmaKernelBuilder::issueWgmmaStage(Value stage, Value packed) {
+Value MmaKernelBuilder::issueWgmmaStage(Value stage, Value packed, bool fresh) {
   MLIRContext *context = b.getContext();
   Value warpgroup = div(div(tid, kWarpSize), 4);
   Value rowOffset = mul(warpgroup, 64);
-  auto type = NVVM::WGMMATypesAttr::get(context, product->lhs.mmaType.isBF16()
-                                                     ? NVVM::WGMMATypes::bf16
-                                                     : NVVM::WGMMATypes::f16);
+  FloatType mmaType = product->lhs.mmaType;
+  auto type = NVVM::WGMMATypesAttr::get(
+      context, mmaType.isBF16()                 ? NVVM::WGMMATypes::bf16
+               : isa<Float8E4M3FNType>(mmaType) ? NVVM::WGMMATypes::e4m3
+                                                : NVVM::WGMMATypes::f16);
+  // A k step is one wgmma's k: 32 bytes of a K-major row (k16 of 2-byte
+  // types, k32 of e4m3).
+  int64_t kStepLen = 32 / lhs.elementBytes();
   auto layout = [&](bool transposed) {
     return NVVM::MMALayoutAttr::get(context, transposed ? NVVM::MMALayout::col
                                                         : NVVM::MMALayout::row);
@@ -528,14 +682,16 @@ Value MmaKernelBuilder::issueWgmmaStage(Value stage, Value packed) {
   Value firstA = getDescriptor(lhs, stage, rowOffset);
   Value firstB = getDescriptor(rhs, stage, index(0));
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
-  for (int64_t kStep = 0; kStep < tileK / 16; ++kStep) {
+  for (int64_t kStep = 0; kStep < tileK / kStepLen; ++kStep) {
     Value descA = advanceDescriptor(lhs, firstA, kStep);
     Value descB = advanceDescriptor(rhs, firstB, kStep);
     packed = NVVM::WgmmaMmaAsyncOp::create(
         b, loc, packed.getType(), packed, descA, descB,
-        NVVM::MMAShapeAttr::get(context, 64, tileN, 16), type, type,
+        NVVM::MMAShapeAttr::get(context, 64, tileN, kStepLen), type, type,
         NVVM::WGMMATypesAttr::get(context, NVVM::WGMMATypes::f32),
-        NVVM::WGMMAScaleOutAttr::get(context, NVVM::WGMMAScaleOut::one),
+        NVVM::WGMMAScaleOutAttr::get(context, fresh && kStep == 0
+                                                  ? NVVM::WGMMAScaleOut::zero
+                                                  : NVVM::WGMMAScaleOut::one),
         NVVM::WGMMAScaleInAttr::get(context, NVVM::WGMMAScaleIn::one),
         NVVM::WGMMAScaleInAttr::get(context, NVVM::WGMMAScaleIn::one),
         // A: row = K-major; B: col = K-major (the transposes are for
@@ -551,10 +707,19 @@ void MmaKernelBuilder::multiplyStageWgmma(Value stage,
                                           SmallVectorImpl<Value> &acc) {
   // This warpgroup's accumulators (64 x tileN, f32) as the struct wgmma
   // reads and writes.
-  Value packed = issueWgmmaStage(stage, packAccumulators(acc));
+  // e4m3: each stage's sum is added to the f32 accumulators by the
+  // threads (the promotion of DeepSeek-V3, sec. 3.3.2, and CUTLASS's
+  // non-"FastAccum" fp8 kernels): Hopper's fp8 wgmma keeps fewer bits than
+  // f32 as it accumulates, so sums over all of k would lose precision as k
+  // grows. The emulator accumulates exactly either way.
+  bool promote = isa<Float8E4M3FNType>(product->lhs.mmaType);
+  Value packed = issueWgmmaStage(stage, packAccumulators(acc), promote);
   // The stage is read before the barrier that lets its next copies in.
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
   SmallVector<Value> result = unpackAccumulators(packed, acc.size());
+  if (promote)
+    for (auto [sum, partial] : llvm::zip(acc, result))
+      partial = arith::AddFOp::create(b, loc, sum, partial);
   llvm::copy(result, acc.begin());
 }
 
@@ -716,6 +881,7 @@ void MmaKernelBuilder::finishResults(ArrayRef<SmallVector<Value>> results,
 }
 
 void MmaKernelBuilder::storeResults(ArrayRef<SmallVector<Value>> results) {
+  ElementInvariants scope(*this);
   // Accumulator (fragM, fragN, i) is element (group + 8 (i / 2),
   // 2 * (lane % 4) + i % 2) of its 16 x 8 fragment. Lanes 2j and 2j + 1
   // swap halves (shfl.bfly 1): the even lane then holds row `group`,
@@ -875,6 +1041,15 @@ LogicalResult MmaKernelBuilder::build(func::FuncOp encodeFn) {
     return first.contraction->emitError()
            << "operands rounded to tf32 need 'mma_instruction' \"mma_sync\" "
               "(m16n8k8): wgmma reads tf32 only K-major from shared memory";
+  if (wgmma && !tma && tileK * first.lhs.getStagedBytes() != 64)
+    return first.contraction->emitError()
+           << "a wgmma tile of k " << tileK << " of " << first.lhs.mmaType
+           << " is not rows of 64 bytes (the 64-byte swizzle)";
+  if (isa<Float8E4M3FNType>(first.lhs.mmaType) &&
+      (!wgmma || !first.lhs.kContiguous || !first.rhs.kContiguous))
+    return first.contraction->emitError()
+           << "e4m3 operands need 'mma_instruction' \"wgmma\" (sm_90a) and "
+              "both operands K-major (wgmma reads e4m3 only K-major)";
   // Static shared memory (the config checked it at 2 bytes an element).
   if (!tma) {
     StagedOperand a = stageOperand(first, true),
@@ -889,6 +1064,7 @@ LogicalResult MmaKernelBuilder::build(func::FuncOp encodeFn) {
   }
   if (tma && failed(prepareTmaOperands(encodeFn)))
     return failure();
+  buildScaleReductions();
 
   Value gridX = index(llvm::divideCeil(mma.n, tileN));
   Value gridY = index(llvm::divideCeil(mma.m, tileM));
@@ -948,6 +1124,87 @@ LogicalResult MmaKernelBuilder::build(func::FuncOp encodeFn) {
   buildSplitKFixup(partials, gridX, gridY, batchCount, numResults);
   memref::DeallocOp::create(b, loc, partials);
   return success();
+}
+
+void MmaKernelBuilder::buildScaleReductions() {
+  // Each thread folds kElementsPerThread elements, a block's threads
+  // apart (coalesced), so a block covers threads * kElementsPerThread.
+  constexpr int64_t kElementsPerThread = 16;
+  Value one = index(1);
+  for (MmaContraction::ScaleReduction scale : mma.scaleReductions) {
+    Value input = scale.reduction.getDpsInputOperand(0)->get();
+    Value amax = scale.reduction.getDpsInitOperand(0)->get();
+    auto inputType = cast<MemRefType>(input.getType());
+    int64_t count = inputType.getNumElements();
+    {
+      auto zeroing =
+          gpu::LaunchOp::create(b, loc, one, one, one, one, one, one);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&zeroing.getBody().front());
+      memref::StoreOp::create(
+          b, loc, arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0)),
+          amax, ValueRange());
+      gpu::TerminatorOp::create(b, loc);
+    }
+    int64_t perBlock = threads * kElementsPerThread;
+    auto launch =
+        gpu::LaunchOp::create(b, loc, index(llvm::divideCeil(count, perBlock)),
+                              one, one, index(threads), one, one);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&launch.getBody().front());
+    Value thread = launch.getThreadIds().x;
+    Value first = add(mul(launch.getBlockIds().x, perBlock), thread);
+    Value local = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
+    for (int64_t i = 0; i < kElementsPerThread; ++i) {
+      Value flat = add(first, i * threads);
+      Value inBounds = lessThan(flat, count);
+      // Clamped, so that the load stays inside the operand; what lies
+      // past it counts as 0.
+      Value at = minimum(flat, count - 1);
+      SmallVector<Value> indices(inputType.getRank());
+      for (int64_t d = inputType.getRank() - 1; d >= 0; --d) {
+        indices[d] = rem(at, inputType.getDimSize(d));
+        at = div(at, inputType.getDimSize(d));
+      }
+      Value magnitude = math::AbsFOp::create(
+          b, loc, memref::LoadOp::create(b, loc, input, indices));
+      Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
+      local = arith::MaximumFOp::create(
+          b, loc, local,
+          arith::SelectOp::create(b, loc, inBounds, magnitude, zero));
+    }
+    for (int64_t offset = kWarpSize / 2; offset >= 1; offset /= 2) {
+      Value other =
+          gpu::ShuffleOp::create(
+              b, loc, local,
+              arith::ConstantIntOp::create(b, loc, b.getI32Type(), offset),
+              arith::ConstantIntOp::create(b, loc, b.getI32Type(), kWarpSize),
+              gpu::ShuffleMode::XOR)
+              .getShuffleResult();
+      local = arith::MaximumFOp::create(b, loc, local, other);
+    }
+    Value leader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                         rem(thread, kWarpSize), index(0));
+    auto ifLeader = scf::IfOp::create(b, loc, leader, /*withElse=*/false);
+    {
+      OpBuilder::InsertionGuard thenGuard(b);
+      b.setInsertionPointToStart(ifLeader.thenBlock());
+      // Magnitudes order as their bits do (u32), NaNs above infinity, so
+      // one `atom.global.max.u32` folds the warp's maximum in, NaN
+      // propagating as in arith.maximumf.
+      Value address = arith::IndexCastOp::create(
+          b, loc, b.getI64Type(),
+          memref::ExtractAlignedPointerAsIndexOp::create(b, loc, amax));
+      Value pointer = LLVM::IntToPtrOp::create(
+          b, loc, LLVM::LLVMPointerType::get(b.getContext(), /*global=*/1),
+          address);
+      LLVM::AtomicRMWOp::create(
+          b, loc, LLVM::AtomicBinOp::umax, pointer,
+          arith::BitcastOp::create(b, loc, b.getI32Type(), local),
+          LLVM::AtomicOrdering::monotonic);
+    }
+    gpu::TerminatorOp::create(b, loc);
+  }
 }
 
 void MmaKernelBuilder::buildThreadStagedBlock(gpu::LaunchOp launch, Value split,
@@ -1234,6 +1491,15 @@ struct LowerMmaContractionsPass
       buffers.insert(producer.getDpsInitOperand(0)->get());
       producer->erase();
     }
+    // The scale reductions are launches now; their 0-d results stay (the
+    // GEMM launch reads them).
+    llvm::SetVector<Operation *> scaleFills;
+    for (MmaContraction::ScaleReduction &scale : mma->scaleReductions) {
+      scale.reduction->erase();
+      scaleFills.insert(scale.fill);
+    }
+    for (Operation *fill : scaleFills)
+      fill->erase();
     if (memref::CopyOp copy = mma->resultCopy) {
       Operation *view = copy.getSource().getDefiningOp();
       copy->erase();

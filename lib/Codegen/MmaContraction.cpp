@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
@@ -30,7 +31,27 @@ static bool isZeroFill(linalg::LinalgOp op) {
 }
 
 static bool isMmaType(Type type) {
-  return type.isBF16() || type.isF16() || type.isTF32();
+  return type.isBF16() || type.isF16() || type.isTF32() ||
+         isa<Float8E4M3FNType>(type);
+}
+
+/// Whether `generic` is an fp8 operand's scale reduction: `max |x|` over all
+/// of its one input into a 0-d f32 (Fp8Contraction.cpp).
+static bool isScaleReduction(linalg::GenericOp generic) {
+  if (generic.getNumDpsInputs() != 1 || generic.getNumDpsInits() != 1 ||
+      generic.getNumParallelLoops() != 0)
+    return false;
+  auto init = dyn_cast<ShapedType>(generic.getDpsInits()[0].getType());
+  if (!init || init.getRank() != 0 || !init.getElementType().isF32())
+    return false;
+  Block *body = generic.getBody();
+  auto yield = cast<linalg::YieldOp>(body->getTerminator());
+  auto max = yield.getOperand(0).getDefiningOp<arith::MaximumFOp>();
+  if (!max || body->getOperations().size() != 3)
+    return false;
+  auto abs = max.getRhs().getDefiningOp<math::AbsFOp>();
+  return abs && abs.getOperand() == body->getArgument(0) &&
+         max.getLhs() == body->getArgument(1);
 }
 
 namespace {
@@ -206,9 +227,11 @@ static void decideStaging(MmaOperand &operand, const MmaContraction &mma,
   ArrayRef<int64_t> rowLoops = isLhs ? mma.mLoops : mma.nLoops;
   unsigned kDim = mma.getNumParallelLoops();
   // Gathered A is staged along k (weights are stored k-contiguous), gathered
-  // B along n (a convolution's output pixels are neighbours in its input).
+  // B along n (a convolution's output pixels are neighbours in its input);
+  // e4m3 along k always (wgmma reads it only K-major, and the fp8 lowering
+  // stores it k-contiguous).
   operand.gathered = true;
-  operand.kContiguous = isLhs;
+  operand.kContiguous = isLhs || isa<Float8E4M3FNType>(operand.mmaType);
   if (!operand.value || !hasContiguousRows(operand.value))
     return;
   if (product.kLoops.size() > 1) {
@@ -315,7 +338,7 @@ static LogicalResult matchContraction(linalg::GenericOp op, MmaProduct &product,
   SmallVector<Operation *> chain{mul, add};
   if (failed(matchMultiplied(mul.getLhs(), op, x, xSlice, chain, allowF32)) ||
       failed(matchMultiplied(mul.getRhs(), op, y, ySlice, chain, allowF32))) {
-    reason = "operands are not multiplied in bf16, f16 or tf32";
+    reason = "operands are not multiplied in bf16, f16, tf32 or e4m3";
     return failure();
   }
   if (x.mmaType != y.mmaType) {
@@ -540,6 +563,18 @@ FailureOr<MmaContraction> mlir::ridge::matchMmaContraction(func::FuncOp kernel,
       continue;
     }
     auto generic = dyn_cast<linalg::GenericOp>(op);
+    if (generic && result.products.empty() && isScaleReduction(generic)) {
+      Value init = generic.getDpsInitOperand(0)->get();
+      auto zero = zeros.find(init);
+      if (zero == zeros.end()) {
+        reason = "a scale reduction does not start from zero";
+        return failure();
+      }
+      result.scaleReductions.push_back({generic, zero->second});
+      if (!onTensors)
+        zeros.erase(zero);
+      continue;
+    }
     if (linalgOp.getNumReductionLoops() == 0 && result.products.empty() &&
         generic && isElementwiseProducer(generic)) {
       producers[onTensors ? generic->getResult(0)
@@ -590,7 +625,8 @@ FailureOr<MmaContraction> mlir::ridge::matchMmaContraction(func::FuncOp kernel,
       operand->producer = producer->second;
       operand->gathered = true;
       operand->collapsedK = false;
-      operand->kContiguous = isLhs;
+      // wgmma reads e4m3 K-major only.
+      operand->kContiguous = isLhs || isa<Float8E4M3FNType>(operand->mmaType);
       if (!llvm::is_contained(result.producers, producer->second))
         result.producers.push_back(producer->second);
     }

@@ -117,8 +117,9 @@ private:
   void multiplyStageWgmma(Value stage, SmallVectorImpl<Value> &acc);
   /// The wgmmas of stage `stage` on the warpgroup's accumulators, `packed`
   /// as the struct wgmma reads and writes, committed as one group and not
-  /// waited for; returns the accumulators' new struct.
-  Value issueWgmmaStage(Value stage, Value packed);
+  /// waited for; returns the accumulators' new struct. With `fresh`, the
+  /// first wgmma ignores `packed` (scale-d 0): the stage's sum alone.
+  Value issueWgmmaStage(Value stage, Value packed, bool fresh = false);
   /// The accumulators as that struct, and back.
   Value packAccumulators(ArrayRef<Value> acc);
   SmallVector<Value> unpackAccumulators(Value packed, int64_t count);
@@ -207,7 +208,16 @@ private:
   /// The element of a gathered operand at loop indices `coords`, as stored
   /// (a load through its map, or its computation cloned from the
   /// contraction's body).
-  Value gatherElement(const MmaOperand &operand, ArrayRef<Value> coords);
+  Value gatherElement(const MmaOperand &operand, ArrayRef<Value> coords,
+                      IRMapping *loaded = nullptr);
+  /// The inputs of `operand`'s producer that gatherTile loads 4 elements
+  /// at a time along the tile's inner dimension (k of a K-major operand):
+  /// those read through a map whose last result is that dimension alone,
+  /// from a buffer contiguous along it, in whole 16-byte vectors (an fp8
+  /// operand's activation, row-major [M, K]). Empty when the tile's inner
+  /// extent is not whole vectors.
+  SmallVector<OpOperand *> getVectorLoadedInputs(const StagedOperand &staged);
+  static constexpr int64_t kVectorLoadElements = 4;
   /// loadTile for a gathered operand: 8 elements a chunk, read one by one,
   /// rounded, zero outside the operand.
   SmallVector<Value> gatherTile(const StagedOperand &staged, Value kTile);
@@ -255,6 +265,14 @@ private:
   /// thread in split `split` of output tile `tile` (fragment order, thread
   /// fastest: coalesced whole-block writes and reads).
   Value getPartialIndex(Value tile, Value split, int64_t reg);
+  /// The clamped f32 an fp8 quantizing op rounds to e4m3 (the staging
+  /// rounds it with cvt), or null when `element` is not such a rounding.
+  Value getE4M3RoundingSource(Value element);
+  /// An fp8 kernel's scale reductions (MmaContraction::scaleReductions),
+  /// before its GEMM launch: per reduction, a one-thread launch zeroes the
+  /// 0-d result and a grid of blocks folds max |x| into it, each warp with
+  /// one atomic max of the bits (NaN-propagating as the CPU's reduction).
+  void buildScaleReductions();
   /// The second launch of a split kernel: adds the splits' partial sums in
   /// split order (the result does not depend on which block finished first)
   /// and stores them through the epilogue.
@@ -278,9 +296,29 @@ private:
 
   /// The element `op` (an elementwise generic) computes at its loop indices
   /// `at`: its body cloned, its inputs not in `mapping` loaded through their
-  /// maps, its linalg.index ops replaced by `at`.
+  /// maps, its linalg.index ops replaced by `at`. Within an
+  /// ElementInvariants scope, what does not depend on the element (0-d
+  /// inputs, such as an fp8 scale's amax, and the pure ops of them) is
+  /// loaded and computed once for all the elements of the scope.
   Value cloneElement(linalg::GenericOp op, ArrayRef<Value> at,
                      IRMapping &mapping);
+  /// The values cloneElement shares between the elements it clones while
+  /// this lives, computed before `anchor` (an op made where the scope
+  /// begins, so that they dominate elements cloned in nested blocks, such
+  /// as the epilogue's bounds guards).
+  struct ElementInvariants {
+    explicit ElementInvariants(MmaKernelBuilder &builder)
+        : builder(builder), outer(builder.invariants) {
+      anchor = arith::ConstantIndexOp::create(builder.b, builder.loc, 0);
+      builder.invariants = this;
+    }
+    ~ElementInvariants() { builder.invariants = outer; }
+    MmaKernelBuilder &builder;
+    ElementInvariants *outer;
+    Operation *anchor;
+    IRMapping values;
+  };
+  ElementInvariants *invariants = nullptr;
   /// The epilogue's result for accumulator `value` of element (m, n) (the
   /// accumulator itself without an epilogue).
   Value applyEpilogue(ArrayRef<Value> values, Value m, Value n);

@@ -47,8 +47,8 @@ TargetCLOptions::TargetCLOptions(llvm::cl::OptionCategory &category)
                                "(docs/precision.md): fp32 (SIMT), fp16 or "
                                "bf16 (the default of GPU targets; the CPU "
                                "computes in fp32 unless given one), tf32 "
-                               "(mma.sync m16n8k8); fp8 (e4m3, per-tensor "
-                               "scales: the CPU and --report only, so far)"),
+                               "(mma.sync m16n8k8); fp8 (e4m3 with per-tensor "
+                               "scales: the CPU and sm_90a)"),
                 llvm::cl::init(""), llvm::cl::cat(category)) {}
 
 ImportCLOptions::ImportCLOptions(llvm::cl::OptionCategory &category)
@@ -136,7 +136,8 @@ FailureOr<TargetSpec> TargetCLOptions::resolve(StringRef toolName,
 LogicalResult mlir::ridge::lowerGraphModule(ModuleOp module,
                                             const CompileOptions &options,
                                             LoweringStage stage) {
-  // fp8 GPU kernels are not built yet; fp8 describes them in the report.
+  // fp8 kernels are built for sm_90a only; fp8 describes others' in the
+  // report.
   std::string error;
   if (failed(checkCodegenNumerics(options.target, error)))
     return emitError(module->getLoc(), error);

@@ -197,9 +197,12 @@ InstructionClass ridge::emu::classify(const Instruction &inst, Space space) {
 
 uint64_t ridge::emu::getTensorCoreFlops(const Instruction &inst) {
   if (inst.opcode == Opcode::Wgmma) {
-    // A warpgroup's m64nNk16 (k8 for tf32), a quarter per warp.
+    // A warpgroup's m64nNk16 (k8 for tf32, k32 for e4m3/e5m2), a quarter
+    // per warp.
     uint64_t n = inst.variant & 0x3ff;
-    uint64_t k = inst.srcType == Type::B32 ? 8 : 16;
+    uint64_t k = inst.srcType == Type::B32                              ? 8
+                 : inst.srcType == Type::B8 || inst.srcType == Type::U8 ? 32
+                                                                        : 16;
     return 2 * 16 * n * k;
   }
   const MatrixOperands &shape = inst.matrix;

@@ -1104,6 +1104,19 @@ bool BlockRun::executeLanes(Warp &warp, const Instruction &inst,
     return true;
   }
   case Opcode::Cvt: {
+    if (ops.size() == 3 &&
+        (inst.type == Type::E4M3x2 || inst.type == Type::E5M2x2)) {
+      // Two f32 sources rounded to 8-bit floats (.rn.satfinite): a in the
+      // upper byte, b in the lower.
+      bool e5m2 = inst.type == Type::E5M2x2;
+      for (uint32_t m = exec; m; m &= m - 1) {
+        unsigned lane = __builtin_ctz(m);
+        uint64_t high = f32ToFp8(bitsToF32(read(warp, ops[1], lane)), e5m2);
+        uint64_t low = f32ToFp8(bitsToF32(read(warp, ops[2], lane)), e5m2);
+        write(warp, ops[0].reg, lane, high << 8 | low);
+      }
+      return true;
+    }
     if (ops.size() == 3) {
       // Two f32 sources packed into one f16x2/bf16x2: a in the upper half,
       // b in the lower.

@@ -351,22 +351,33 @@ bool ridge::emu::detail::decodeHopper(
       k = static_cast<unsigned>(std::atoi(m.substr(kPos + 1).c_str()));
       continue;
     }
-    if (m == "f32" || m == "f16" || m == "bf16" || m == "tf32") {
+    if (m == "f32" || m == "f16" || m == "bf16" || m == "tf32" || m == "e4m3" ||
+        m == "e5m2") {
       types.push_back(m == "f32"    ? Type::F32
                       : m == "f16"  ? Type::F16
                       : m == "bf16" ? Type::BF16
-                                    : Type::B32); // tf32
+                      : m == "tf32" ? Type::B32  // tf32
+                      : m == "e4m3" ? Type::B8   // e4m3
+                                    : Type::U8); // e5m2
       continue;
     }
     return unsupported("modifier '." + m + "'");
   }
-  if (types.size() != 3 || types[1] != types[2])
+  // A and B may mix e4m3 and e5m2; the other types are both the same.
+  bool fp8 = types.size() == 3 &&
+             (types[1] == Type::B8 || types[1] == Type::U8) &&
+             (types[2] == Type::B8 || types[2] == Type::U8);
+  if (types.size() != 3 || (types[1] != types[2] && !fp8))
     return unsupported("type combination");
   inst.type = types[0];    // accumulator
-  inst.srcType = types[1]; // A and B (B32 stands for tf32)
+  inst.srcType = types[1]; // A (B32 stands for tf32, B8 e4m3, U8 e5m2)
+  inst.bType = types[2];   // B
   bool tf32 = inst.srcType == Type::B32;
-  if (n < 8 || n > 256 || n % 8 || k != (tf32 ? 8u : 16u) ||
-      (inst.type == Type::F16 && inst.srcType != Type::F16) ||
+  if (n < 8 || n > 256 || n % 8 ||
+      k != (tf32  ? 8u
+            : fp8 ? 32u
+                  : 16u) ||
+      (inst.type == Type::F16 && inst.srcType != Type::F16 && !fp8) ||
       (tf32 && inst.type != Type::F32))
     return unsupported("shape or type combination");
   inst.variant = n;
@@ -391,7 +402,8 @@ bool ridge::emu::detail::decodeHopper(
     error = "'" + inst.text + "' needs 4 registers of A";
     return false;
   }
-  size_t maxOperands = tf32 ? 6 : aRegs ? 7 : 8;
+  // tf32 and the 8-bit types take no transposes (K-major only).
+  size_t maxOperands = tf32 || fp8 ? 6 : aRegs ? 7 : 8;
   if (!operandCount(6, maxOperands))
     return false;
   for (size_t p = 4; p < operands.size(); ++p)
@@ -902,6 +914,9 @@ double operandValue(Type type, uint64_t bits) {
     return halfToF32(static_cast<uint16_t>(bits));
   case Type::BF16:
     return bf16ToF32(static_cast<uint16_t>(bits));
+  case Type::B8: // e4m3
+  case Type::U8: // e5m2
+    return fp8ToF32(static_cast<uint8_t>(bits), type == Type::U8);
   default: // tf32: the low 13 mantissa bits of the f32 are ignored
     return bitsToF32(bits & 0xffffe000u);
   }
@@ -913,8 +928,9 @@ bool HopperUnit::mma(uint32_t warp, const Instruction &inst, uint32_t exec) {
   unsigned n = inst.variant & 0x3ff;
   bool aRegs = inst.variant & kWgmmaARegs;
   bool tf32 = inst.srcType == Type::B32;
-  unsigned k = tf32 ? 8 : 16;
-  unsigned elementBytes = tf32 ? 4 : 2;
+  bool fp8 = inst.srcType == Type::B8 || inst.srcType == Type::U8;
+  unsigned k = tf32 ? 8 : fp8 ? 32 : 16;
+  unsigned elementBytes = tf32 ? 4 : fp8 ? 1 : 2;
   unsigned first = __builtin_ctz(exec);
   unsigned slice = warp % 4; // this warp's 16 rows of the 64
   // Descriptors and scale-d must be uniform across the warpgroup; the first
@@ -938,9 +954,9 @@ bool HopperUnit::mma(uint32_t warp, const Instruction &inst, uint32_t exec) {
   if (ops[3].kind == OperandKind::Imm)
     scaleD = ops[3].imm != 0;
   double scaleA = ops[4].imm < 0 ? -1 : 1, scaleB = ops[5].imm < 0 ? -1 : 1;
-  bool transA = !aRegs && !tf32 && ops.size() > 6 && ops[6].imm != 0;
-  bool transB =
-      !tf32 && ops.size() > (aRegs ? 6u : 7u) && ops[aRegs ? 6 : 7].imm != 0;
+  bool transA = !aRegs && !tf32 && !fp8 && ops.size() > 6 && ops[6].imm != 0;
+  bool transB = !tf32 && !fp8 && ops.size() > (aRegs ? 6u : 7u) &&
+                ops[aRegs ? 6 : 7].imm != 0;
 
   struct Descriptor {
     uint64_t start, lbo, sbo;
@@ -990,17 +1006,24 @@ bool HopperUnit::mma(uint32_t warp, const Instruction &inst, uint32_t exec) {
   };
 
   // A: this warp's 16 rows.
-  double a[16][16];
+  double a[16][32];
   if (aRegs) {
     // The mma.sync m16nNk16 A fragment: register j of lane l holds rows
     // l/4 (+8 for j odd) and k pair (l%4)*2 (+8 for j >= 2); for tf32 one
-    // element per register, k = l%4 (+4 for j >= 2).
+    // element per register, k = l%4 (+4 for j >= 2); for the 8-bit types
+    // four, k = (l%4)*4 + byte (+16 for j >= 2).
     for (unsigned lane = 0; lane < kWarpSize; ++lane)
       for (unsigned j = 0; j < 4; ++j) {
         uint64_t bits = host.readReg(warp, ops[1].regs[j], lane);
         unsigned row = lane / 4 + (j % 2) * 8;
         if (tf32) {
           a[row][lane % 4 + (j / 2) * 4] = operandValue(inst.srcType, bits);
+          continue;
+        }
+        if (fp8) {
+          for (unsigned byte = 0; byte < 4; ++byte)
+            a[row][(lane % 4) * 4 + byte + (j / 2) * 16] =
+                operandValue(inst.srcType, (bits >> (8 * byte)) & 0xff);
           continue;
         }
         unsigned col = (lane % 4) * 2 + (j / 2) * 8;
@@ -1029,7 +1052,7 @@ bool HopperUnit::mma(uint32_t warp, const Instruction &inst, uint32_t exec) {
       uint64_t bits;
       if (!readShared(descB, col, kk, transB, bits, "B"))
         return false;
-      b[size_t(col) * k + kk] = operandValue(inst.srcType, bits);
+      b[size_t(col) * k + kk] = operandValue(inst.bType, bits);
     }
 
   // D fragment: register i of lane l holds row l/4 (+8 if bit 1 of i is

@@ -345,12 +345,19 @@ bool Decoder::decode(Instruction &inst, const std::string &opcodeText,
                      ? "-" + std::to_string(entry->maxOperands)
                      : "") +
                 " operands, found " + std::to_string(count));
-  // cvt.{f16x2,bf16x2}.f32 d, a, b packs two conversions; every other cvt
-  // has one source.
+  // cvt.{f16x2,bf16x2,e4m3x2,e5m2x2}.f32 d, a, b packs two conversions;
+  // every other cvt has one source. The 8-bit ones round to nearest and
+  // saturate (PTX requires .rn.satfinite).
+  bool fp8Pair = inst.type == Type::E4M3x2 || inst.type == Type::E5M2x2;
   if (inst.opcode == Opcode::Cvt && count == 3 &&
-      !((inst.type == Type::F16x2 || inst.type == Type::BF16x2) &&
+      !((inst.type == Type::F16x2 || inst.type == Type::BF16x2 || fp8Pair) &&
         inst.srcType == Type::F32))
     return fail("'" + opcodeText + "' takes 2 operands, found 3");
+  if (inst.opcode == Opcode::Cvt && fp8Pair &&
+      (count != 3 || inst.srcType != Type::F32 || !inst.sat ||
+       inst.rounding != Rounding::Rn))
+    return unsupported("cvt to " + std::string(getTypeName(inst.type)) +
+                       " other than .rn.satfinite from two f32");
   if (inst.opcode == Opcode::Shfl && inst.type != Type::B32)
     return unsupported("shuffle type (b32 only)");
 

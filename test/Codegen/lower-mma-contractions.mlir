@@ -121,7 +121,7 @@ func.func private @batched_f16(%x: memref<3x32x64xf16>, %w: memref<48x64xf16>, %
 #a = affine_map<(d0, d1, d2) -> (d0, d2)>
 #b = affine_map<(d0, d1, d2) -> (d2, d1)>
 #c = affine_map<(d0, d1, d2) -> (d0, d1)>
-// expected-error @+1 {{kernel configured for tensor cores is not a tensor-core contraction on buffers: operands are not multiplied in bf16, f16 or tf32}}
+// expected-error @+1 {{kernel configured for tensor cores is not a tensor-core contraction on buffers: operands are not multiplied in bf16, f16, tf32 or e4m3}}
 func.func private @fp32_body(%x: memref<32x32xf32>, %w: memref<32x32xf32>, %out: memref<32x32xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 128 : i64, mma_instruction = "mma_sync", mma_stages = 2 : i64, mma_tile = array<i64: 32, 32, 32>, mma_warps = array<i64: 2, 2>, vector_width = 1 : i64, warps_per_block = 4 : i64}} {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%out : memref<32x32xf32>)
@@ -732,6 +732,117 @@ func.func private @tma_f32_operand(%x: memref<64x64xf32>, %w: memref<64x64xbf16>
     %p = arith.mulf %le, %re : f32
     %s = arith.addf %acc, %p : f32
     linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// fp8 (docs/precision.md): the activation's scale reduction (max |x| into a
+// 0-d buffer) becomes two launches before the GEMM's: one thread zeroes the
+// buffer, then 8 blocks of 128 threads (16 elements each) fold the maximum
+// in, one atomic max of the bits per warp. The GEMM stages A by computing
+// the quantizing producer's element (the scale once, from one load of the
+// amax; each element scaled and clamped, rounded to e4m3 in pairs by cvt;
+// through registers, so 2 stages) and loads the e4m3 weight (n x k) 16 bytes
+// at a time; both K-major, 64-byte rows (k tiles of 64), multiplied by
+// wgmma m64n64k32 e4m3, 2 per k tile, the first with scale-d 0: the threads
+// add each k tile's sum to their f32 accumulators (Hopper's fp8
+// accumulation keeps fewer bits than f32). The epilogue reads the scale
+// again to undo it.
+// CHECK-LABEL: func.func private @fp8_weight
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1, {{.*}} = %c1, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c1, {{.*}} = %c1, {{.*}} = %c1)
+// CHECK:   memref.store %{{.*}}, %[[AMAX:.*]][] : memref<f32>
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c8, {{.*}} = %c1, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c128, {{.*}} = %c1, {{.*}} = %c1)
+// CHECK-COUNT-16: math.absf
+// CHECK:   gpu.shuffle  xor
+// CHECK:   memref.extract_aligned_pointer_as_index %[[AMAX]]
+// CHECK:   llvm.atomicrmw umax %{{.*}}, %{{.*}} monotonic : !llvm.ptr<1>, i32
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1, {{.*}} = %c2, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c128, {{.*}} = %c1, {{.*}} = %c1) workgroup(%[[A:.*]] : memref<8192xf8E4M3FN, #gpu.address_space<workgroup>>, %[[B:.*]] : memref<8192xf8E4M3FN, #gpu.address_space<workgroup>>)
+// CHECK:   memref.load %[[AMAX]][] : memref<f32>
+// CHECK-COUNT-8: nvvm.convert.f32x2.to.f8x2 %{{.*}}, %{{.*}} {rnd = #nvvm.fp_rnd_mode<rn>, sat = #nvvm.sat_mode<satfinite>} : i16(f8E4M3FN)
+// CHECK:   vector.bitcast %{{.*}} : vector<8xi16> to vector<16xf8E4M3FN>
+// CHECK:   vector.load %arg1{{.*}} {alignment = 16 : i64} : memref<64x128xf8E4M3FN>, vector<16xf8E4M3FN>
+// CHECK:   vector.store {{.*}}, %[[A]]{{.*}} : memref<8192xf8E4M3FN, #gpu.address_space<workgroup>>, vector<16xf8E4M3FN>
+// CHECK:   nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 32>, D[<f32>, <zero>], A[<e4m3>, <one>, <row>], B[<e4m3>, <one>, <col>]
+// CHECK:   nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 32>, D[<f32>, <one>]
+// CHECK-NOT: nvvm.wgmma.mma_async
+// CHECK:   nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-COUNT-32: arith.addf
+// CHECK:   memref.load %[[AMAX]][] : memref<f32>
+// CHECK:   gpu.terminator
+// CHECK-NOT: linalg.generic
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#scalar = affine_map<(d0, d1) -> ()>
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#bt = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func private @fp8_weight(%x: memref<128x128xf32>, %w: memref<64x128xf8E4M3FN>, %out: memref<128x64xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 128 : i64, mma_instruction = "wgmma", mma_stages = 2 : i64, mma_tile = array<i64: 64, 64, 64>, mma_warps = array<i64: 4, 1>, vector_width = 1 : i64, warps_per_block = 4 : i64}} {
+  %zero = arith.constant 0.0 : f32
+  %amax = memref.alloc() : memref<f32>
+  linalg.fill ins(%zero : f32) outs(%amax : memref<f32>)
+  linalg.generic {indexing_maps = [#id, #scalar], iterator_types = ["reduction", "reduction"]} ins(%x : memref<128x128xf32>) outs(%amax : memref<f32>) {
+  ^bb0(%in: f32, %m: f32):
+    %abs = math.absf %in : f32
+    %max = arith.maximumf %m, %abs : f32
+    linalg.yield %max : f32
+  }
+  %q = memref.alloc() : memref<128x128xf8E4M3FN>
+  linalg.generic {indexing_maps = [#id, #scalar, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %amax : memref<128x128xf32>, memref<f32>) outs(%q : memref<128x128xf8E4M3FN>) {
+  ^bb0(%in: f32, %m: f32, %o: f8E4M3FN):
+    %bits = arith.bitcast %m : f32 to i32
+    %c23 = arith.constant 23 : i32
+    %e = arith.shrui %bits, %c23 : i32
+    %c262 = arith.constant 262 : i32
+    %s = arith.subi %c262, %e : i32
+    %sb = arith.shli %s, %c23 : i32
+    %scale = arith.bitcast %sb : i32 to f32
+    %y = arith.mulf %in, %scale : f32
+    %lo = arith.constant -448.0 : f32
+    %hi = arith.constant 448.0 : f32
+    %c1 = arith.maximumf %y, %lo : f32
+    %c2 = arith.minimumf %c1, %hi : f32
+    %t = arith.truncf %c2 : f32 to f8E4M3FN
+    linalg.yield %t : f8E4M3FN
+  }
+  %acc = memref.alloc() : memref<128x64xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<128x64xf32>)
+  linalg.generic {indexing_maps = [#a, #bt, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%q, %w : memref<128x128xf8E4M3FN>, memref<64x128xf8E4M3FN>) outs(%acc : memref<128x64xf32>) {
+  ^bb0(%l: f8E4M3FN, %r: f8E4M3FN, %s: f32):
+    %le = arith.extf %l : f8E4M3FN to f32
+    %re = arith.extf %r : f8E4M3FN to f32
+    %p = arith.mulf %le, %re : f32
+    %sum = arith.addf %s, %p : f32
+    linalg.yield %sum : f32
+  }
+  linalg.generic {indexing_maps = [#id, #scalar, #id], iterator_types = ["parallel", "parallel"]} ins(%acc, %amax : memref<128x64xf32>, memref<f32>) outs(%out : memref<128x64xf32>) {
+  ^bb0(%v: f32, %m: f32, %o: f32):
+    %r = arith.mulf %v, %m : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %q : memref<128x128xf8E4M3FN>
+  memref.dealloc %acc : memref<128x64xf32>
+  memref.dealloc %amax : memref<f32>
+  return
+}
+
+// -----
+
+// e4m3 is multiplied by wgmma only (sm_90a).
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#bt = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func private @fp8_mma_sync(%x: memref<64x64xf8E4M3FN>, %w: memref<64x64xf8E4M3FN>, %out: memref<64x64xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 128 : i64, mma_instruction = "mma_sync", mma_stages = 2 : i64, mma_tile = array<i64: 64, 64, 64>, mma_warps = array<i64: 2, 2>, vector_width = 1 : i64, warps_per_block = 4 : i64}} {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%out : memref<64x64xf32>)
+  // expected-error @+1 {{e4m3 operands need 'mma_instruction' "wgmma" (sm_90a) and both operands K-major (wgmma reads e4m3 only K-major)}}
+  linalg.generic {indexing_maps = [#a, #bt, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : memref<64x64xf8E4M3FN>, memref<64x64xf8E4M3FN>) outs(%out : memref<64x64xf32>) {
+  ^bb0(%l: f8E4M3FN, %r: f8E4M3FN, %s: f32):
+    %le = arith.extf %l : f8E4M3FN to f32
+    %re = arith.extf %r : f8E4M3FN to f32
+    %p = arith.mulf %le, %re : f32
+    %sum = arith.addf %s, %p : f32
+    linalg.yield %sum : f32
   }
   return
 }

@@ -112,9 +112,9 @@ FailureOr<RooflineModel> getRooflineForPass(Operation *op, StringRef gpu = "",
 
 /// Whether the code generator can compute contractions in `numerics`:
 /// fp32, tf32, bf16 and fp16 (operands rounded in the contraction's body);
-/// fp8 (per-tensor scaled e4m3) on the CPU only, so far: a GPU target at fp8
-/// describes kernels in the roofline report only. Fails with an `error`
-/// naming `--precision`.
+/// fp8 (per-tensor scaled e4m3) on the CPU and sm_90a (wgmma); another GPU
+/// target at fp8 describes kernels in the roofline report only. Fails with
+/// an `error` naming `--precision`.
 LogicalResult checkCodegenNumerics(const TargetSpec &target,
                                    std::string &error);
 

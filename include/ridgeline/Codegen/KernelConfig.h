@@ -152,14 +152,15 @@ SmallVector<int64_t> selectTileSizes(TilingInterface sink);
 /// `batch` x m x n x k on `target` (the shape policy; docs/kernel-config.md):
 /// the largest of 128x128 (8 warps), 64x64 and 32x32 (4 warps) that still
 /// gives every SM a block, else the smallest; k tiles of 64 bytes of staged
-/// elements (32 of bf16/f16, 16 of tf32's f32). `asyncCopies`: the operands
-/// are stored as they are staged, so cp.async can fill the stages (3, or 4
-/// where the static shared memory allows), else 2. `tf32`: the operands are
-/// rounded to tf32, which runs mma.sync m16n8k8 on every chip (sm_90a's
-/// wgmma takes tf32 only K-major, and a MatMul's weight is [K, N]).
+/// elements (32 of bf16/f16, 16 of tf32's f32, 64 of e4m3). `asyncCopies`:
+/// the operands are stored as they are staged, so cp.async can fill the
+/// stages (3, or 4 where the static shared memory allows), else 2.
+/// `mmaType`: what the tensor cores multiply; tf32 runs mma.sync m16n8k8 on
+/// every chip (sm_90a's wgmma takes tf32 only K-major, and a MatMul's
+/// weight is [K, N]), e4m3 only wgmma (sm_90a).
 void selectMmaTile(int64_t batch, int64_t m, int64_t n, int64_t k,
-                   bool asyncCopies, bool tf32, const TargetSpec &target,
-                   KernelConfig &config);
+                   bool asyncCopies, FloatType mmaType,
+                   const TargetSpec &target, KernelConfig &config);
 
 /// Warps per row of a row kernel (KernelConfig::rowWarps) of `rows` rows of
 /// `rowElements` elements on a GPU of `smCount` SMs: 1 when the rows give

@@ -40,9 +40,9 @@ struct MmaOperand {
   Value bodyValue;
   /// The element type read: the stored type, f32 or `mmaType`.
   Type elementType;
-  /// The float type the tensor-core instruction multiplies (bf16, f16 or
-  /// tf32): the operand's own type, or the type the contraction body rounds
-  /// an f32 operand to (`extf(truncf(x))`; always so for tf32, which no
+  /// The float type the tensor-core instruction multiplies (bf16, f16, tf32
+  /// or f8E4M3FN): the operand's own type, or the type the contraction body
+  /// rounds an f32 operand to (`extf(truncf(x))`; always so for tf32, which no
   /// tensor is stored as).
   FloatType mmaType;
   /// Whether the operand is staged with k along its shared-memory rows (A:
@@ -120,6 +120,15 @@ struct MmaContraction {
   SmallVector<memref::CopyOp> zeroCopies;
   /// The ops that compute operands elementwise (MmaOperand::producer).
   SmallVector<linalg::GenericOp> producers;
+  /// An fp8 kernel's scale reductions (docs/precision.md): `max |x|` of a
+  /// whole operand into a zero-filled 0-d value (`fill`), which its
+  /// quantizing producer and the epilogue read. The kernel computes them in
+  /// launches of their own before the GEMM's.
+  struct ScaleReduction {
+    linalg::GenericOp reduction;
+    linalg::LinalgOp fill;
+  };
+  SmallVector<ScaleReduction> scaleReductions;
   /// Parallel loop extents: the batch loops (possibly none), the loops of m
   /// and n (one or more each), in loop order, shared by every product.
   SmallVector<int64_t> batch, mLoops, nLoops;

@@ -10,6 +10,7 @@
 #ifndef RIDGELINE_EMULATOR_FLOATFORMATS_H
 #define RIDGELINE_EMULATOR_FLOATFORMATS_H
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -106,6 +107,58 @@ inline uint16_t f32ToBf16(float value) {
     return static_cast<uint16_t>((bits >> 16) | 0x40);
   bits += 0x7fff + ((bits >> 16) & 1);
   return static_cast<uint16_t>(bits >> 16);
+}
+
+/// The value of an 8-bit float: e4m3 (E4M3FN: bias 7, no infinities, S.1111.111
+/// NaN) or e5m2 (bias 15, IEEE infinities and NaNs), as wgmma's .e4m3 and
+/// .e5m2 operands are read. Exact in f32.
+inline float fp8ToF32(uint8_t value, bool e5m2) {
+  unsigned mantissaBits = e5m2 ? 2 : 3;
+  int bias = e5m2 ? 15 : 7;
+  unsigned exponent = (value & 0x7f) >> mantissaBits;
+  unsigned mantissa = value & ((1u << mantissaBits) - 1);
+  float sign = (value & 0x80) ? -1.0f : 1.0f;
+  if (e5m2 && exponent == 0x1f)
+    return mantissa ? NAN : sign * INFINITY;
+  if (!e5m2 && (value & 0x7f) == 0x7f)
+    return NAN;
+  float significand = exponent
+                          ? static_cast<float>(mantissa | (1u << mantissaBits))
+                          : static_cast<float>(mantissa);
+  int scale = (exponent ? static_cast<int>(exponent) : 1) - bias -
+              static_cast<int>(mantissaBits);
+  return sign * std::ldexp(significand, scale);
+}
+
+/// f32 -> e4m3 (E4M3FN) or e5m2, as cvt.rn.satfinite rounds: to nearest
+/// even, overflow and infinities to the largest finite magnitude (448,
+/// 57344), NaN to 0x7f.
+inline uint8_t f32ToFp8(float value, bool e5m2) {
+  if (std::isnan(value))
+    return 0x7f;
+  uint8_t sign = std::signbit(value) ? 0x80 : 0;
+  int mantissaBits = e5m2 ? 2 : 3, bias = e5m2 ? 15 : 7;
+  int minExponent = 1 - bias; // of the smallest normal
+  double largest = e5m2 ? 57344.0 : 448.0;
+  double magnitude = std::fabs(static_cast<double>(value));
+  double rounded = largest;
+  if (magnitude < largest) {
+    // One unit of the last place at magnitude's binade (subnormals share
+    // the smallest normal's); nearbyint rounds ties to even.
+    int exponent = magnitude > 0 ? std::max(std::ilogb(magnitude), minExponent)
+                                 : minExponent;
+    double unit = std::ldexp(1.0, exponent - mantissaBits);
+    rounded = std::min(std::nearbyint(magnitude / unit) * unit, largest);
+  }
+  if (rounded < std::ldexp(1.0, minExponent))
+    return sign | static_cast<uint8_t>(
+                      rounded / std::ldexp(1.0, minExponent - mantissaBits));
+  int exponent = std::ilogb(rounded);
+  int mantissa =
+      static_cast<int>(rounded / std::ldexp(1.0, exponent - mantissaBits)) -
+      (1 << mantissaBits);
+  return sign |
+         static_cast<uint8_t>(((exponent + bias) << mantissaBits) | mantissa);
 }
 
 /// f64 -> f32 rounded to odd: truncated toward zero, the last bit set when

@@ -45,7 +45,9 @@ enum class Type : uint8_t {
   BF16x2,
   F32,
   F64,
-  TF32, // a .b32 register holding an f32 whose low 13 mantissa bits are 0
+  TF32,   // a .b32 register holding an f32 whose low 13 mantissa bits are 0
+  E4M3x2, // two 8-bit floats in a .b16 (cvt's packed destination)
+  E5M2x2,
 };
 
 /// Width of `type` in bits (1 for .pred, 0 for None).
@@ -226,7 +228,8 @@ struct MatrixOperands {
 struct Instruction {
   Opcode opcode = Opcode::Mov;
   Type type = Type::None;    // the (last) type modifier
-  Type srcType = Type::None; // cvt's source type
+  Type srcType = Type::None; // cvt's source type; wgmma's A type
+  Type bType = Type::None;   // wgmma's B type (e4m3 and e5m2 may mix)
   Space space = Space::Generic;
   Rounding rounding = Rounding::Default;
   Compare compare = Compare::Eq;

@@ -1,8 +1,10 @@
 // sm_90a kernels that nvcc compiles to PTX for nvcc-hopper.test: mbarrier,
 // TMA (cp.async.bulk.tensor) and wgmma, written with inline PTX as CUTLASS
-// writes them. ridge-emu builds the tensor maps (--arg tmap:...).
+// writes them, and f32 -> 8-bit float conversions through cuda_fp8.h.
+// ridge-emu builds the tensor maps (--arg tmap:...).
 #include <cstdint>
 #include <cuda.h>
+#include <cuda_fp8.h>
 
 namespace {
 
@@ -296,5 +298,187 @@ extern "C" __global__ void __launch_bounds__(384)
     int row = group * 64 + warp * 16 + lane / 4 + 8 * ((i >> 1) & 1);
     int col = (i / 4) * 8 + (lane % 4) * 2 + (i % 2);
     c[row * 128 + col] = d[i];
+  }
+}
+
+// (e) 8-bit float GEMMs: C = A * B^T with A (M x 128) and B^T (N x 128) in
+// e4m3 (or e5m2 for B), both K-major as fp8 wgmma requires (it takes no
+// transposes), f32 accumulation. A 128-byte swizzled row is 128 elements, so
+// one TMA box row covers all of K and each k32 step moves the descriptors 32
+// bytes along it, as the bf16 kernels' k16 steps do.
+
+// The m64nNk32 D fragment is the bf16 one: register i of lane l holds row
+// l/4 (+8 if bit 1 of i is set) and column (i/4)*8 + (l%4)*2 + i%2 of this
+// warp's 16 rows.
+template <int N>
+__device__ void storeAccumulators(const float (&d)[N / 2], float *c,
+                                  int group) {
+  int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
+  for (int i = 0; i < N / 2; ++i) {
+    int row = group * 64 + warp * 16 + lane / 4 + 8 * ((i >> 1) & 1);
+    int col = (i / 4) * 8 + (lane % 4) * 2 + (i % 2);
+    c[row * N + col] = d[i];
+  }
+}
+
+// m64n128k32 with A and B from shared-memory descriptors: A is always e4m3,
+// B e4m3 or e5m2 (the PTX type suffixes name A's type, then B's).
+#define FP8_WGMMA_SS(BTYPE)                                                    \
+  asm volatile(                                                                \
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                             \
+      "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3." BTYPE " {"           \
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, " \
+      "%30, %31, "                                                             \
+      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, " \
+      "%46, %47, "                                                             \
+      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, " \
+      "%62, %63"                                                               \
+      "}, %64, %65, p, 1, 1;\n}\n"                                             \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]),            \
+        "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]),            \
+        "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),       \
+        "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),       \
+        "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),       \
+        "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]),       \
+        "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]),       \
+        "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),       \
+        "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]),       \
+        "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]),       \
+        "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]),       \
+        "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]),       \
+        "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])                     \
+      : "l"(descA), "l"(descB), "r"(scaleD))
+
+template <bool E5m2B>
+__device__ void fp8WgmmaStep(float (&d)[64], uint64_t descA, uint64_t descB,
+                             uint32_t scaleD) {
+  if (E5m2B)
+    FP8_WGMMA_SS("e5m2");
+  else
+    FP8_WGMMA_SS("e4m3");
+}
+
+// C[128x128] = A[128x128] * B[128x128]^T: each of the two warpgroups issues
+// 4 m64n128k32 for its 64 rows.
+template <bool E5m2B>
+__device__ void fp8Gemm(const CUtensorMap *mapA, const CUtensorMap *mapBt,
+                        float *c) {
+  __shared__ alignas(1024) uint8_t a[128 * 128];
+  __shared__ alignas(1024) uint8_t b[128 * 128];
+  __shared__ uint64_t bar;
+  if (threadIdx.x == 0) {
+    mbarrierInit(smem(&bar), 1);
+    asm volatile("fence.mbarrier_init.release.cluster;");
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    mbarrierArriveExpectTx(smem(&bar), sizeof(a) + sizeof(b));
+    tmaLoad2d(smem(a), mapA, 0, 0, smem(&bar));
+    tmaLoad2d(smem(b), mapBt, 0, 0, smem(&bar));
+  }
+  mbarrierWait(smem(&bar), 0);
+
+  int group = threadIdx.x / 128;
+  float d[64];
+  for (int i = 0; i < 64; ++i)
+    d[i] = 0.f;
+  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+  for (int k = 0; k < 4; ++k) {
+    // 8-row groups 1024 bytes apart (SBO); k32 is 32 bytes of the row.
+    uint64_t descA = descriptor(smem(a + group * 64 * 128) + k * 32, 16, 1024);
+    uint64_t descB = descriptor(smem(b) + k * 32, 16, 1024);
+    fp8WgmmaStep<E5m2B>(d, descA, descB, k > 0);
+  }
+  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+  asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+  storeAccumulators<128>(d, c, group);
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+    wgmma_fp8_gemm(const __grid_constant__ CUtensorMap mapA,
+                   const __grid_constant__ CUtensorMap mapBt, float *c) {
+  fp8Gemm<false>(&mapA, &mapBt, c);
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+    wgmma_fp8_e5m2_gemm(const __grid_constant__ CUtensorMap mapA,
+                        const __grid_constant__ CUtensorMap mapBt, float *c) {
+  fp8Gemm<true>(&mapA, &mapBt, c);
+}
+
+// C[128x64] = A[128x128] * B[64x128]^T in e4m3 with A from registers
+// (m64n64k32): each thread loads its A fragment straight from global memory
+// (A row-major, K contiguous), so the fragment layout is checked apart from
+// any shared-memory layout. Register j of lane l holds 4 consecutive k of
+// row l/4 (+8 for j odd) of its warp's 16, from k (l%4)*4 (+16 for j >= 2),
+// as mma.sync m16n8k32 holds 8-bit A.
+extern "C" __global__ void __launch_bounds__(256)
+    wgmma_fp8_gemm_rs(const uint8_t *aGlobal,
+                      const __grid_constant__ CUtensorMap mapBt, float *c) {
+  __shared__ alignas(1024) uint8_t b[64 * 128];
+  __shared__ uint64_t bar;
+  if (threadIdx.x == 0) {
+    mbarrierInit(smem(&bar), 1);
+    asm volatile("fence.mbarrier_init.release.cluster;");
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    mbarrierArriveExpectTx(smem(&bar), sizeof(b));
+    tmaLoad2d(smem(b), &mapBt, 0, 0, smem(&bar));
+  }
+
+  int group = threadIdx.x / 128, warp = (threadIdx.x / 32) % 4;
+  int lane = threadIdx.x % 32;
+  uint32_t fragment[4][4];
+  for (int k = 0; k < 4; ++k)
+    for (int j = 0; j < 4; ++j) {
+      int row = group * 64 + warp * 16 + lane / 4 + 8 * (j % 2);
+      int col = k * 32 + (lane % 4) * 4 + 16 * (j / 2);
+      fragment[k][j] =
+          *reinterpret_cast<const uint32_t *>(aGlobal + row * 128 + col);
+    }
+  mbarrierWait(smem(&bar), 0);
+
+  float d[32];
+  for (int i = 0; i < 32; ++i)
+    d[i] = 0.f;
+  // The fence also orders the fragment registers' writes before the
+  // wgmma that reads them.
+  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+  for (int k = 0; k < 4; ++k) {
+    uint64_t descB = descriptor(smem(b) + k * 32, 16, 1024);
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 {"
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, "
+        "%15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, "
+        "%28, %29, %30, %31}, {%32, %33, %34, %35}, %36, p, 1, 1;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]),
+          "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]),
+          "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),
+          "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),
+          "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),
+          "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]),
+          "+f"(d[30]), "+f"(d[31])
+        : "r"(fragment[k][0]), "r"(fragment[k][1]), "r"(fragment[k][2]),
+          "r"(fragment[k][3]), "l"(descB), "r"(uint32_t(k > 0)));
+  }
+  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+  asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+  storeAccumulators<64>(d, c, group);
+}
+
+// (f) f32 pairs to 8-bit floats, one pair per thread, with cuda_fp8.h's
+// __nv_cvt_float2_to_fp8x2, which for sm_89 and later is one
+// cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32 with x.y as a (the upper byte) and
+// x.x as b (the lower byte).
+extern "C" __global__ void cvt_fp8x2(const float2 *in, uint16_t *e4m3,
+                                     uint16_t *e5m2, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float2 pair = in[i];
+    e4m3[i] = __nv_cvt_float2_to_fp8x2(pair, __NV_SATFINITE, __NV_E4M3);
+    e5m2[i] = __nv_cvt_float2_to_fp8x2(pair, __NV_SATFINITE, __NV_E5M2);
   }
 }
