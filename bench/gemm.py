@@ -8,15 +8,19 @@ the timed runs: one kernel launch and the runtime's launch overhead), and,
 when PyTorch with CUDA is importable, times `torch.matmul` (cuBLAS) on the
 same shape in the same run with CUDA events. It prints TFLOP/s, the
 fraction of cuBLAS and the fraction of the measured peak (the best cuBLAS
-figure of the run). fp8 rows compare against `torch._scaled_mm` once
-Ridgeline generates fp8 GEMMs (it does not yet: the row says so).
+figure of the run). `--dtype fp8` (sm_90a) times the fp8 form instead:
+C = A x B^T with A [M, K] and B [N, K] in f32, compiled at
+`--precision=fp8` (each operand's amax, scale and e4m3 rounding at run
+time, inside Ridgeline's kernels), against `torch._scaled_mm` on operands
+quantized beforehand (the row also gives torch's time with that
+quantization).
 
 Shapes: 4096, 8192 and 16384 square, and the contractions of the shared
 models (gpt2_tiny's 128-token MatMuls). `--device emulator --sizes 256`
 runs the script end to end without a GPU (the times are the emulator's and
 mean nothing).
 
-Usage: bench/gemm.py [--target sm_90a] [--dtype bf16|f16] [--repeat 20]
+Usage: bench/gemm.py [--target sm_90a] [--dtype bf16|f16|fp8] [--repeat 20]
                      [--sizes 4096,8192,16384] [--no-models] [--device gpu]
 """
 import argparse
@@ -45,6 +49,20 @@ MODEL_SHAPES = [
 def make_model(path, m, n, k, dtype):
     import onnx
     from onnx import TensorProto, helper
+    if dtype == "fp8":
+        # f32 operands, B as [N, K] (k contiguous, as e4m3 is multiplied):
+        # the compiler quantizes both at run time (--precision=fp8).
+        f32 = TensorProto.FLOAT
+        graph = helper.make_graph(
+            [helper.make_node("Gemm", ["a", "b"], ["c"], transB=1)], "gemm",
+            [helper.make_tensor_value_info("a", f32, [m, k]),
+             helper.make_tensor_value_info("b", f32, [n, k])],
+            [helper.make_tensor_value_info("c", f32, [m, n])])
+        model = helper.make_model(graph,
+                                  opset_imports=[helper.make_opsetid("", 17)])
+        model.ir_version = 8
+        onnx.save(model, path)
+        return
     elem = {"bf16": TensorProto.BFLOAT16, "f16": TensorProto.FLOAT16}[dtype]
     graph = helper.make_graph(
         [helper.make_node("MatMul", ["a", "b"], ["c"])], "gemm",
@@ -57,10 +75,15 @@ def make_model(path, m, n, k, dtype):
     onnx.save(model, path)
 
 
-def time_ridgeline(model, target, device, repeat):
+def compile_flags(dtype):
+    """ridgec/ridge-run flags of a benchmark in `dtype`."""
+    return ["--precision=fp8"] if dtype == "fp8" else []
+
+
+def time_ridgeline(model, target, device, repeat, dtype="bf16"):
     """Median milliseconds of `repeat` timed runs, or an error string."""
     cmd = [RIDGE_RUN, model, "--target=" + target, "--random-inputs",
-           "--repeat=%d" % repeat]
+           "--repeat=%d" % repeat] + compile_flags(dtype)
     if device == "emulator":
         cmd.append("--device=emulator")
     run = subprocess.run(cmd, capture_output=True, text=True)
@@ -78,16 +101,52 @@ def time_cublas(m, n, k, dtype, repeat):
         return None, "no torch"
     if not torch.cuda.is_available():
         return None, "no CUDA device for torch"
+    if dtype == "fp8":
+        return time_scaled_mm(torch, m, n, k, repeat)
     tdtype = {"bf16": torch.bfloat16, "f16": torch.float16}[dtype]
     a = torch.randn(m, k, device="cuda", dtype=tdtype)
     b = torch.randn(k, n, device="cuda", dtype=tdtype)
     return cuda_time(lambda: torch.matmul(a, b), repeat), None
 
 
+def quantize_e4m3(torch, x):
+    """x (f32) as e4m3 with a per-tensor scale, and the scale to undo it."""
+    amax = x.abs().amax().clamp(min=1e-12)
+    scale = 448.0 / amax
+    return (x * scale).to(torch.float8_e4m3fn), (1.0 / scale).float()
+
+
+def time_scaled_mm(torch, m, n, k, repeat, with_quantization=False):
+    """torch._scaled_mm (cuBLASLt fp8) on e4m3 operands quantized once
+    beforehand, bf16 out; `with_quantization` times the per-tensor
+    quantization of f32 A and B with it."""
+    if not hasattr(torch, "_scaled_mm") or not hasattr(torch,
+                                                        "float8_e4m3fn"):
+        return None, "no torch._scaled_mm"
+    a = torch.randn(m, k, device="cuda", dtype=torch.float32)
+    b = torch.randn(n, k, device="cuda", dtype=torch.float32)
+    qa, sa = quantize_e4m3(torch, a)
+    qb, sb = quantize_e4m3(torch, b)
+
+    def run():
+        if with_quantization:
+            qa2, sa2 = quantize_e4m3(torch, a)
+            qb2, sb2 = quantize_e4m3(torch, b)
+            return torch._scaled_mm(qa2, qb2.t(), scale_a=sa2, scale_b=sb2,
+                                    out_dtype=torch.bfloat16)
+        return torch._scaled_mm(qa, qb.t(), scale_a=sa, scale_b=sb,
+                                out_dtype=torch.bfloat16)
+    try:
+        return cuda_time(run, repeat), None
+    except RuntimeError as e:
+        return None, "torch._scaled_mm: %s" % str(e).splitlines()[0]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--target", default="sm_90a")
-    parser.add_argument("--dtype", default="bf16", choices=["bf16", "f16"])
+    parser.add_argument("--dtype", default="bf16",
+                        choices=["bf16", "f16", "fp8"])
     parser.add_argument("--device", default="gpu", choices=["gpu", "emulator"])
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--sizes", default="4096,8192,16384")
@@ -104,7 +163,7 @@ def main():
             model = os.path.join(work, "gemm_%d_%d_%d.onnx" % (m, n, k))
             make_model(model, m, n, k, args.dtype)
             ours, why = time_ridgeline(model, args.target, args.device,
-                                       args.repeat)
+                                       args.repeat, args.dtype)
             theirs, why_not = (None, "emulator run") \
                 if args.device == "emulator" else \
                 time_cublas(m, n, k, args.dtype, args.repeat)
@@ -113,8 +172,11 @@ def main():
     tflops = lambda ms, m, n, k: flops(m, n, k) / (ms * 1e-3) / 1e12
     peak = max([tflops(t, m, n, k) for _, m, n, k, _, _, t, _ in rows if t]
                or [0])
-    print("GEMM %s on %s (%s): Ridgeline vs cuBLAS (torch.matmul), median "
-          "of %d runs" % (args.dtype, args.target, args.device, args.repeat))
+    theirs_name = "torch._scaled_mm" if args.dtype == "fp8" else \
+        "torch.matmul"
+    print("GEMM %s on %s (%s): Ridgeline vs cuBLAS (%s), median "
+          "of %d runs" % (args.dtype, args.target, args.device, theirs_name,
+                          args.repeat))
     if peak:
         print("measured peak (best cuBLAS): %.1f TFLOP/s" % peak)
     print("%-24s %18s %10s %10s %10s %10s %10s" %
@@ -134,8 +196,6 @@ def main():
             print("    ridgeline: %s" % why)
         if why_not and args.device == "gpu":
             print("    cuBLAS: %s" % why_not)
-    print("fp8 (torch._scaled_mm): not run; Ridgeline does not generate fp8 "
-          "GEMMs yet")
     return 0 if all(r[4] for r in rows) else 1
 
 

@@ -132,6 +132,10 @@ echo
 if [[ "$arch" == sm_90a ]]; then
   /usr/bin/python3 "$root/bench/gemm.py" --target sm_80 --no-models \
     || echo "GEMM benchmark (sm_80 code) failed"
+  # fp8 (e4m3 wgmma, f32 operands quantized in the kernels) against
+  # torch._scaled_mm.
+  /usr/bin/python3 "$root/bench/gemm.py" --target sm_90a --dtype fp8 \
+    --sizes 4096,8192 || echo "GEMM benchmark (fp8) failed"
 fi
 # Fused attention against PyTorch SDPA (flash, bf16) at head dims 64 and
 # 128, L = 1k/4k/16k, causal and not, and decode over 8k/64k cached keys

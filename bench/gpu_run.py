@@ -32,6 +32,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from cuda_timing import cuda_time  # noqa: E402
+import gemm  # noqa: E402  (the fp8 benchmarks' torch._scaled_mm)
 
 
 def torch_cuda():
@@ -235,6 +236,11 @@ def run_benchmarks(bundle, manifest, device, kinds, results, ceilings):
                               entry["dim"])
                 arrays = [rng.standard_normal((1, h, n, d), dtype=np.float32)
                           for n in (q, s, s)]
+            elif entry.get("dtype") == "fp8":
+                # f32 A [M, K] and B [N, K]; the kernels quantize them.
+                m, n, k = entry["m"], entry["n"], entry["k"]
+                arrays = [rng.standard_normal(shape, dtype=np.float32)
+                          for shape in ((m, k), (n, k))]
             else:
                 m, n, k = entry["m"], entry["n"], entry["k"]
                 floats = [rng.standard_normal(shape, dtype=np.float32)
@@ -257,6 +263,12 @@ def run_benchmarks(bundle, manifest, device, kinds, results, ceilings):
             # The reference in f32 from the same (rounded) inputs.
             if entry["kind"] == "attention":
                 ref = attention_reference(torch, arrays, entry["causal"])
+            elif entry.get("dtype") == "fp8":
+                # Against the unquantized product: e4m3's 3 mantissa bits
+                # leave a few percent (docs/precision.md).
+                ref = gemm_reference(torch, [arrays[0],
+                                             np.ascontiguousarray(
+                                                 arrays[1].T)])
             else:
                 fl = [(a.astype(np.uint32) << 16).view(np.float32)
                       for a in arrays]
@@ -267,6 +279,14 @@ def run_benchmarks(bundle, manifest, device, kinds, results, ceilings):
         if torch is not None:
             if entry["kind"] == "attention":
                 row["theirs_ms"] = time_sdpa(torch, entry)
+            elif entry.get("dtype") == "fp8":
+                for key, quantized in (("theirs_ms", False),
+                                       ("theirs_quantizing_ms", True)):
+                    row[key], why = gemm.time_scaled_mm(
+                        torch, entry["m"], entry["n"], entry["k"], 20,
+                        quantized)
+                    if why:
+                        row["theirs_error"] = why
             else:
                 row["theirs_ms"] = time_cublas(torch, entry)
     results["benchmarks"] = rows
@@ -327,8 +347,11 @@ def time_cublas(torch, e):
 
 
 def print_benchmarks(rows, ceilings):
-    peak = ceilings.get("bf16_tflops")
     bandwidth = ceilings.get("copy_gbs")
+
+    def row_peak(r):
+        return ceilings.get("fp8_tflops" if r.get("dtype") == "fp8"
+                            else "bf16_tflops")
     for kind, theirs in (("attention", "SDPA"), ("gemm", "cuBLAS")):
         chosen = [r for r in rows if r["kind"] == kind]
         if not chosen:
@@ -354,8 +377,17 @@ def print_benchmarks(rows, ceilings):
                 f(their_tf, "%.1f"),
                 f(ours_tf / their_tf if ours_tf and their_tf else None,
                   "%.3f"),
-                f(ours_tf / peak if ours_tf and peak else None, "%.3f"),
+                f(ours_tf / row_peak(r) if ours_tf and row_peak(r) else None,
+                  "%.3f"),
                 f(r.get("rel_err"), "%.2e")))
+            if r.get("dtype") == "fp8":
+                # fp8 rows: theirs is torch._scaled_mm on operands quantized
+                # beforehand; ours quantizes f32 inside its kernels.
+                print("    fp8: vs torch._scaled_mm; with torch's "
+                      "quantization of A and B: %s ms%s" % (
+                          f(r.get("theirs_quantizing_ms"), "%.3f"),
+                          "; " + r["theirs_error"]
+                          if r.get("theirs_error") else ""))
             if kind == "attention" and r["q_len"] == 1 and ours_best:
                 kv_bytes = 2 * r["heads"] * r["kv_len"] * r["dim"] * 4
                 gbs = kv_bytes / (ours_best * 1e-3) / 1e9
@@ -382,6 +414,13 @@ def measure_ceilings(results):
                 "torch": torch.__version__}
     print("%s, torch %s: copy %.0f GB/s, bf16 8192^3 matmul %.1f TFLOP/s" % (
         ceilings["gpu"], ceilings["torch"], copy_gbs, tflops))
+    fp8_ms, why = gemm.time_scaled_mm(torch, 8192, 8192, 8192, 10)
+    if fp8_ms:
+        ceilings["fp8_tflops"] = 2 * 8192 ** 3 / (fp8_ms * 1e-3) / 1e12
+        print("fp8 8192^3 torch._scaled_mm %.1f TFLOP/s" %
+              ceilings["fp8_tflops"])
+    else:
+        print("fp8 ceiling not measured: %s" % why)
     results["ceilings"] = ceilings
     return ceilings
 
@@ -433,8 +472,12 @@ def main():
             json.dump(results, f, indent=1)
     failed = [r["name"] for r in results.get("models", [])
               if r.get("result") != "PASS"]
+    # The relative error of a bf16 product is about 2^-8 per term (2e-2
+    # leaves room); an e4m3 one about 2^-4 / sqrt(3) per operand, 5% of the
+    # product's norm for two quantized operands (0.1 leaves room).
+    tolerance = lambda r: 1e-1 if r.get("dtype") == "fp8" else 2e-2
     failed += [r["name"] for r in results.get("benchmarks", [])
-               if "error" in r or (r.get("rel_err") or 0) > 2e-2]
+               if "error" in r or (r.get("rel_err") or 0) > tolerance(r)]
     print("\n%d failed%s" % (len(failed), ": " + ", ".join(failed)
                               if failed else ""))
     return 1 if failed else 0

@@ -713,7 +713,13 @@ void MmaKernelBuilder::multiplyStageWgmma(Value stage,
   // f32 as it accumulates, so sums over all of k would lose precision as k
   // grows. The emulator accumulates exactly either way.
   bool promote = isa<Float8E4M3FNType>(product->lhs.mmaType);
-  Value packed = issueWgmmaStage(stage, packAccumulators(acc), promote);
+  // The stage's sum starts from scale-d 0, so its input is poison: values
+  // moved into the wgmma's registers would be accesses that need another
+  // wgmma.fence after them.
+  Value input = packAccumulators(acc);
+  if (promote)
+    input = LLVM::PoisonOp::create(b, loc, input.getType());
+  Value packed = issueWgmmaStage(stage, input, promote);
   // The stage is read before the barrier that lets its next copies in.
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
   SmallVector<Value> result = unpackAccumulators(packed, acc.size());

@@ -146,7 +146,7 @@ def fp8_round(x, e5m2):
     values = fp8_values(codes, e5m2)
     codes, values = codes[np.isfinite(values)], values[np.isfinite(values)]
     nan = np.isnan(x)
-    magnitude = np.where(nan, 0.0, np.abs(x.astype(np.float64)))
+    magnitude = np.abs(np.where(nan, 0, x).astype(np.float64))
     # The neighbours below and above (both the largest past it), and the
     # midpoint between them: exact in float64, so the comparisons are too.
     above = np.searchsorted(values, magnitude)
@@ -215,8 +215,8 @@ def report_bits(case, inputs, got, want):
     if wrong.size == 0:
         print("%s: PASS" % case)
         return True
-    print("%s: FAIL at %d of %d inputs:" % (case, wrong.size, got.size) +
-          "".join(" 0x%08x (%r): expected 0x%02x, got 0x%02x;" % (
+    print("%s: FAIL, %d of %d wrong: " % (case, wrong.size, got.size) +
+          "; ".join("0x%08x (%r): expected 0x%02x, got 0x%02x" % (
               inputs[i:i + 1].view(np.uint32)[0], float(inputs[i]), want[i],
               got[i]) for i in wrong[:8]))
     return False
