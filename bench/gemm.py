@@ -52,22 +52,18 @@ def make_model(path, m, n, k, dtype):
     if dtype == "fp8":
         # f32 operands, B as [N, K] (k contiguous, as e4m3 is multiplied):
         # the compiler quantizes both at run time (--precision=fp8).
-        f32 = TensorProto.FLOAT
-        graph = helper.make_graph(
-            [helper.make_node("Gemm", ["a", "b"], ["c"], transB=1)], "gemm",
-            [helper.make_tensor_value_info("a", f32, [m, k]),
-             helper.make_tensor_value_info("b", f32, [n, k])],
-            [helper.make_tensor_value_info("c", f32, [m, n])])
-        model = helper.make_model(graph,
-                                  opset_imports=[helper.make_opsetid("", 17)])
-        model.ir_version = 8
-        onnx.save(model, path)
-        return
-    elem = {"bf16": TensorProto.BFLOAT16, "f16": TensorProto.FLOAT16}[dtype]
+        elem = TensorProto.FLOAT
+        node = helper.make_node("Gemm", ["a", "b"], ["c"], transB=1)
+        b_shape = [n, k]
+    else:
+        elem = {"bf16": TensorProto.BFLOAT16,
+                "f16": TensorProto.FLOAT16}[dtype]
+        node = helper.make_node("MatMul", ["a", "b"], ["c"])
+        b_shape = [k, n]
     graph = helper.make_graph(
-        [helper.make_node("MatMul", ["a", "b"], ["c"])], "gemm",
+        [node], "gemm",
         [helper.make_tensor_value_info("a", elem, [m, k]),
-         helper.make_tensor_value_info("b", elem, [k, n])],
+         helper.make_tensor_value_info("b", elem, b_shape)],
         [helper.make_tensor_value_info("c", elem, [m, n])])
     model = helper.make_model(graph,
                               opset_imports=[helper.make_opsetid("", 17)])

@@ -70,6 +70,8 @@ static void computeGroupCost(FusionGroup &group) {
         });
       },
       &group.inputs, &group.outputs);
+  for (Operation *op : group.ops)
+    group.bytes += getFp8TrafficAdjustment(op);
 }
 
 //===----------------------------------------------------------------------===//
@@ -533,14 +535,16 @@ FusionTraffic mlir::ridge::computeFusionTraffic(Block &block) {
   FusionTraffic traffic;
   block.walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (auto group = dyn_cast<FusionGroupOp>(op)) {
-      traffic.fusedBytes += std::max<int64_t>(0, group.getMinBytes());
+      traffic.fusedBytes += std::max<int64_t>(0, group.getMinBytes()) +
+                            getFp8TrafficAdjustment(group);
       return WalkResult::advance();
     }
     if (isa<CostOpInterface>(op) && !isa<ConstantOp>(op)) {
       order.push_back(op);
       if (!op->getParentOfType<FusionGroupOp>())
         traffic.fusedBytes +=
-            std::max<int64_t>(0, cast<CostOpInterface>(op).getMinBytes());
+            std::max<int64_t>(0, cast<CostOpInterface>(op).getMinBytes()) +
+            getFp8TrafficAdjustment(op);
     }
     return WalkResult::advance();
   });

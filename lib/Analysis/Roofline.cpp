@@ -106,6 +106,29 @@ ComputeFormat mlir::ridge::getComputeFormat(Operation *op) {
   return {name, precision};
 }
 
+int64_t mlir::ridge::getFp8TrafficAdjustment(Operation *op) {
+  if (auto group = dyn_cast<FusionGroupOp>(op)) {
+    int64_t delta = 0;
+    for (Operation &member : group.getBody().front().without_terminator())
+      delta += getFp8TrafficAdjustment(&member);
+    return delta;
+  }
+  auto attr = op->getAttrOfType<StringAttr>(kPrecisionAttr);
+  if (!attr || attr.getValue() != "fp8" || !isa<MatMulOp, GemmOp>(op))
+    return 0;
+  // The multiplied operands: MatMul's and Gemm's first two.
+  int64_t delta = 0;
+  for (Value operand : op->getOperands().take_front(2)) {
+    auto type = dyn_cast<RankedTensorType>(operand.getType());
+    if (!type || !type.hasStaticShape())
+      return 0;
+    int64_t elements = type.getNumElements();
+    int64_t bytes = elements * type.getElementTypeBitWidth() / 8;
+    delta += operand.getDefiningOp<ConstantOp>() ? elements - bytes : bytes;
+  }
+  return delta;
+}
+
 CostAnalysis::CostAnalysis(Operation *root) {
   root->walk<WalkOrder::PreOrder>([&](Operation *op) {
     auto costed = dyn_cast<CostOpInterface>(op);
@@ -117,6 +140,8 @@ CostAnalysis::CostAnalysis(Operation *root) {
     cost.op = costed;
     cost.flops = costed.getFlops();
     cost.bytes = costed.getMinBytes();
+    if (cost.bytes >= 0)
+      cost.bytes += getFp8TrafficAdjustment(op);
     cost.contraction = costed.isContraction();
     cost.format = getComputeFormat(costed);
     LLVM_DEBUG(llvm::dbgs()

@@ -130,9 +130,12 @@ void mlir::ridge::addFusionGroups(RooflineReport &report, func::FuncOp func,
     // contraction's ceiling: the epilogue's few FLOPs overlap its
     // multiply-adds.
     auto cost = cast<CostOpInterface>(group.getOperation());
-    row.point = model.place(std::max<int64_t>(0, cost.getFlops()),
-                            std::max<int64_t>(0, cost.getMinBytes()),
-                            getComputeFormat(group));
+    int64_t bytes = cost.getMinBytes();
+    if (bytes >= 0)
+      bytes += getFp8TrafficAdjustment(group);
+    row.point =
+        model.place(std::max<int64_t>(0, cost.getFlops()),
+                    std::max<int64_t>(0, bytes), getComputeFormat(group));
     report.kernelTime += row.point.getTime();
     report.kernels.push_back(std::move(row));
   }

@@ -13,10 +13,10 @@
 
 #include "GraphToLinalgCommon.h"
 
+#include "ridgeline/Dialect/Ridge/IR/ConstantElements.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
-
-#include <cstring>
 
 using namespace mlir;
 using namespace mlir::ridge;
@@ -28,27 +28,15 @@ namespace {
 /// The f32 elements of `graphValue` when a ridge.constant defines it (inline
 /// or as a loaded resource blob), row-major.
 std::optional<SmallVector<float>> readF32Constant(Value graphValue) {
-  auto constant = graphValue ? graphValue.getDefiningOp<ConstantOp>() : nullptr;
-  if (!constant)
+  if (!graphValue || !getElementTypeOrSelf(graphValue.getType()).isF32())
     return std::nullopt;
-  ElementsAttr attr = constant.getValue();
-  if (!attr.getElementType().isF32())
+  std::optional<ConstantElementFn> element = getConstantElements(graphValue);
+  if (!element)
     return std::nullopt;
-  if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
-    auto values = dense.getValues<float>();
-    return SmallVector<float>(values.begin(), values.end());
-  }
-  auto resource = dyn_cast<DenseResourceElementsAttr>(attr);
-  AsmResourceBlob *blob =
-      resource ? resource.getRawHandle().getBlob() : nullptr;
-  if (!blob)
-    return std::nullopt;
-  ArrayRef<char> data = blob->getData();
-  int64_t count = attr.getNumElements();
-  if (static_cast<int64_t>(data.size()) != count * 4)
-    return std::nullopt;
-  SmallVector<float> values(count);
-  std::memcpy(values.data(), data.data(), data.size());
+  auto type = cast<RankedTensorType>(graphValue.getType());
+  SmallVector<float> values(type.getNumElements());
+  for (auto [i, value] : llvm::enumerate(values))
+    value = static_cast<float>((*element)(i));
   return values;
 }
 

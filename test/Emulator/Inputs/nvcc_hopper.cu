@@ -57,6 +57,16 @@ __device__ void tmaStore2d(const CUtensorMap *map, int x, int y, uint32_t src) {
   asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
 }
 
+// The block's one mbarrier for its TMA loads, initialized by thread 0 and
+// visible to the async proxy before any thread goes on.
+__device__ void initLoadBarrier(uint64_t *bar) {
+  if (threadIdx.x == 0) {
+    mbarrierInit(smem(bar), 1);
+    asm volatile("fence.mbarrier_init.release.cluster;");
+  }
+  __syncthreads();
+}
+
 } // namespace
 
 // (a) A producer warp passes 8 chunks of 32 floats to a consumer warp
@@ -100,11 +110,7 @@ extern "C" __global__ void tma_tile(const __grid_constant__ CUtensorMap in,
                                     int outY) {
   __shared__ alignas(1024) uint16_t tile[32 * 64];
   __shared__ uint64_t bar;
-  if (threadIdx.x == 0) {
-    mbarrierInit(smem(&bar), 1);
-    asm volatile("fence.mbarrier_init.release.cluster;");
-  }
-  __syncthreads();
+  initLoadBarrier(&bar);
   if (threadIdx.x == 0) {
     mbarrierArriveExpectTx(smem(&bar), sizeof(tile));
     tmaLoad2d(smem(tile), &in, x, y, smem(&bar));
@@ -168,11 +174,7 @@ __device__ void gemm(const CUtensorMap *mapA, const CUtensorMap *mapB,
   __shared__ alignas(1024) uint16_t a[128 * 64];
   __shared__ alignas(1024) uint16_t b[128 * 64];
   __shared__ uint64_t bar;
-  if (threadIdx.x == 0) {
-    mbarrierInit(smem(&bar), 1);
-    asm volatile("fence.mbarrier_init.release.cluster;");
-  }
-  __syncthreads();
+  initLoadBarrier(&bar);
   if (threadIdx.x == 0) {
     mbarrierArriveExpectTx(smem(&bar), sizeof(a) + sizeof(b));
     tmaLoad2d(smem(a), mapA, 0, 0, smem(&bar));
@@ -367,11 +369,7 @@ __device__ void fp8Gemm(const CUtensorMap *mapA, const CUtensorMap *mapBt,
   __shared__ alignas(1024) uint8_t a[128 * 128];
   __shared__ alignas(1024) uint8_t b[128 * 128];
   __shared__ uint64_t bar;
-  if (threadIdx.x == 0) {
-    mbarrierInit(smem(&bar), 1);
-    asm volatile("fence.mbarrier_init.release.cluster;");
-  }
-  __syncthreads();
+  initLoadBarrier(&bar);
   if (threadIdx.x == 0) {
     mbarrierArriveExpectTx(smem(&bar), sizeof(a) + sizeof(b));
     tmaLoad2d(smem(a), mapA, 0, 0, smem(&bar));
@@ -418,11 +416,7 @@ extern "C" __global__ void __launch_bounds__(256)
                       const __grid_constant__ CUtensorMap mapBt, float *c) {
   __shared__ alignas(1024) uint8_t b[64 * 128];
   __shared__ uint64_t bar;
-  if (threadIdx.x == 0) {
-    mbarrierInit(smem(&bar), 1);
-    asm volatile("fence.mbarrier_init.release.cluster;");
-  }
-  __syncthreads();
+  initLoadBarrier(&bar);
   if (threadIdx.x == 0) {
     mbarrierArriveExpectTx(smem(&bar), sizeof(b));
     tmaLoad2d(smem(b), &mapBt, 0, 0, smem(&bar));
