@@ -191,6 +191,7 @@ static void convertInternalReshapes(func::FuncOp kernel) {
 static bool isFusionAllowed(OpOperand *operand) {
   auto consumer = dyn_cast<linalg::LinalgOp>(operand->getOwner());
   if (consumer && consumer.getNumReductionLoops() != 0 &&
+      operand->get().getDefiningOp<linalg::GenericOp>() &&
       isa<Float8E4M3FNType>(getElementTypeOrSelf(operand->get().getType())))
     return false;
   return !isKernelResult(operand->get());

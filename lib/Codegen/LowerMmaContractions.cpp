@@ -251,8 +251,12 @@ SmallVector<Value> MmaKernelBuilder::gatherTile(const StagedOperand &staged,
       if (!vectorInputs.empty() && i % kVectorLoadElements == 0) {
         // The next 4 elements of each such input with one 16-byte load
         // (the tile's inner extent is whole vectors: the 4 are inside or
-        // outside together).
-        SmallVector<Value> at = evaluateMap(operand.map, coords);
+        // outside together). Past the extent the load is clamped to the
+        // last whole vector, aligned, and its elements are not used.
+        SmallVector<Value> vectorCoords(coords);
+        decode(minimum(inner, staged.innerExtent - kVectorLoadElements),
+               innerDim, vectorCoords);
+        SmallVector<Value> at = evaluateMap(operand.map, vectorCoords);
         for (auto [input, values] : llvm::zip(vectorInputs, loaded)) {
           Type element = getElementTypeOrSelf(input->get().getType());
           Value vector = vector::LoadOp::create(

@@ -563,7 +563,10 @@ FailureOr<MmaContraction> mlir::ridge::matchMmaContraction(func::FuncOp kernel,
       continue;
     }
     auto generic = dyn_cast<linalg::GenericOp>(op);
-    if (generic && result.products.empty() && isScaleReduction(generic)) {
+    // An fp8 kernel's scale reductions and quantizing producers, which may
+    // follow a product when each product quantizes its own copy of an
+    // operand (gate and up projections of one activation, before CSE).
+    if (generic && isScaleReduction(generic)) {
       Value init = generic.getDpsInitOperand(0)->get();
       auto zero = zeros.find(init);
       if (zero == zeros.end()) {
@@ -575,8 +578,12 @@ FailureOr<MmaContraction> mlir::ridge::matchMmaContraction(func::FuncOp kernel,
         zeros.erase(zero);
       continue;
     }
-    if (linalgOp.getNumReductionLoops() == 0 && result.products.empty() &&
-        generic && isElementwiseProducer(generic)) {
+    bool quantizes = generic && generic.getNumDpsInits() == 1 &&
+                     isa<Float8E4M3FNType>(getElementTypeOrSelf(
+                         generic.getDpsInits()[0].getType()));
+    if (linalgOp.getNumReductionLoops() == 0 && generic &&
+        (result.products.empty() || quantizes) &&
+        isElementwiseProducer(generic)) {
       producers[onTensors ? generic->getResult(0)
                           : generic.getDpsInitOperand(0)->get()] = generic;
       continue;

@@ -44,8 +44,9 @@ std::optional<SmallVector<float>> readF32Constant(Value graphValue) {
 struct QuantizedOperand {
   Value value;   // f8E4M3FN, k innermost
   AffineMap map; // over (batch..., m, n, k)
-  /// The scale exponent: an i32 0-d tensor's source (the amax, a 0-d f32
-  /// tensor) for an activation, or a compile-time value for a weight.
+  /// An activation's amax (a 0-d f32 tensor computed at run time), from
+  /// which each use computes its scale exponent; null for a weight, whose
+  /// exponent was chosen here, at compile time.
   Value amax;
   int exponent = 0;
 };
