@@ -16,6 +16,7 @@
 
 #include "ridgeline/Codegen/KernelConfig.h"
 #include "ridgeline/Codegen/Passes.h"
+#include "ridgeline/Dialect/Ridge/IR/Ridge.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -269,6 +270,67 @@ static FrozenRewritePatternSet buildFusionPatterns(MLIRContext *context) {
   return FrozenRewritePatternSet(std::move(patterns));
 }
 
+/// A contraction kernel may return a value of its epilogue as well as the
+/// epilogue's end: LLaMA's query projection returns the head-split product
+/// and its product with the RoPE cosines; its output projection returns the
+/// residual sum and that sum squared (the next RMSNorm's operand). Fused
+/// into its one elementwise consumer, the returned producer becomes a
+/// further result of that consumer (upstream's fusion preserves a producer
+/// result that has other uses): one epilogue of several results, all
+/// computed from the same accumulator element, which the tensor-core kernel
+/// stores side by side (MmaContraction::epilogue) and which the SIMT path
+/// tiles as one sink. Left as two ops, the kernel would be a contraction
+/// with an epilogue chain, which neither the matcher nor the GEMM core
+/// builds.
+static void mergeReturnedEpilogues(func::FuncOp kernel) {
+  auto kind = kernel->getAttrOfType<StringAttr>(kKernelAttr);
+  if (!kind || kind.getValue() != "contraction")
+    return;
+  IRRewriter rewriter(kernel.getContext());
+  auto findFusable = [&]() -> OpOperand * {
+    for (auto consumer : kernel.front().getOps<linalg::GenericOp>()) {
+      if (consumer.getNumReductionLoops() != 0)
+        continue;
+      for (OpOperand *operand : consumer.getDpsInputOperands()) {
+        auto producer = operand->get().getDefiningOp<linalg::GenericOp>();
+        if (!producer || producer.getNumReductionLoops() != 0 ||
+            !isKernelResult(operand->get()))
+          continue;
+        // Read by this consumer and returned, nothing else: the fused op
+        // replaces both of its uses.
+        bool onlyThese =
+            llvm::all_of(producer->getUsers(), [&](Operation *user) {
+              return user == consumer.getOperation() ||
+                     isa<func::ReturnOp>(user);
+            });
+        if (onlyThese && linalg::areElementwiseOpsFusable(operand))
+          return operand;
+      }
+    }
+    return nullptr;
+  };
+  while (OpOperand *operand = findFusable()) {
+    auto consumer = cast<linalg::GenericOp>(operand->getOwner());
+    Operation *producer = operand->get().getDefiningOp();
+    rewriter.setInsertionPoint(consumer);
+    FailureOr<linalg::ElementwiseOpFusionResult> fused =
+        linalg::fuseElementwiseOps(rewriter, operand);
+    if (failed(fused))
+      return;
+    for (auto [original, replacement] : fused->replacements)
+      rewriter.replaceUsesWithIf(original, replacement, [&](OpOperand &use) {
+        return use.getOwner() != consumer.getOperation() &&
+               use.getOwner() != producer;
+      });
+    rewriter.eraseOp(consumer);
+    if (producer->use_empty())
+      rewriter.eraseOp(producer);
+    LLVM_DEBUG(llvm::dbgs() << kernel.getName()
+                            << ": a returned epilogue value merged into its "
+                               "consumer\n");
+  }
+}
+
 /// Fuses producers into consumers; reshapes that propagation could not move
 /// out of the way are turned into reads and fused on a second round.
 static LogicalResult fuseProducers(func::FuncOp kernel,
@@ -277,7 +339,10 @@ static LogicalResult fuseProducers(func::FuncOp kernel,
   if (failed(applyPatternsGreedily(kernel, patterns)))
     return failure();
   convertInternalReshapes(kernel);
-  return applyPatternsGreedily(kernel, patterns);
+  if (failed(applyPatternsGreedily(kernel, patterns)))
+    return failure();
+  mergeReturnedEpilogues(kernel);
+  return success();
 }
 
 namespace {

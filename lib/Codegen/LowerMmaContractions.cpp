@@ -486,6 +486,12 @@ SmallVector<Value> MmaKernelBuilder::loadBlock(const StagedOperand &staged,
 
 Value MmaKernelBuilder::cloneElement(linalg::GenericOp op, ArrayRef<Value> at,
                                      IRMapping &mapping) {
+  return cloneElementResults(op, at, mapping).front();
+}
+
+SmallVector<Value> MmaKernelBuilder::cloneElementResults(linalg::GenericOp op,
+                                                         ArrayRef<Value> at,
+                                                         IRMapping &mapping) {
   Block *body = op.getBody();
   for (OpOperand *input : op.getDpsInputOperands()) {
     BlockArgument arg = op.getMatchingBlockArgument(input);
@@ -534,14 +540,16 @@ Value MmaKernelBuilder::cloneElement(linalg::GenericOp op, ArrayRef<Value> at,
     }
     b.clone(inner, mapping);
   }
-  return mapping.lookupOrDefault(body->getTerminator()->getOperand(0));
+  return llvm::map_to_vector(
+      body->getTerminator()->getOperands(),
+      [&](Value v) { return mapping.lookupOrDefault(v); });
 }
 
-Value MmaKernelBuilder::applyEpilogue(ArrayRef<Value> values, Value m,
-                                      Value n) {
+SmallVector<Value> MmaKernelBuilder::applyEpilogue(ArrayRef<Value> values,
+                                                   Value m, Value n) {
   linalg::GenericOp epilogue = mma.epilogue;
   if (!epilogue)
-    return values.front();
+    return {values.front()};
   // The products' results are the accumulators in registers; the other
   // inputs are loaded at the element's (permuted) indices.
   IRMapping mapping;
@@ -552,7 +560,7 @@ Value MmaKernelBuilder::applyEpilogue(ArrayRef<Value> values, Value m,
       if (input->get() == acc)
         mapping.map(epilogue.getMatchingBlockArgument(input), value);
   }
-  return cloneElement(epilogue, epilogueCoordinates(m, n), mapping);
+  return cloneElementResults(epilogue, epilogueCoordinates(m, n), mapping);
 }
 
 unsigned MmaKernelBuilder::getEpilogueInput() {
@@ -563,12 +571,16 @@ unsigned MmaKernelBuilder::getEpilogueInput() {
   llvm_unreachable("the matcher found the epilogue reading the result");
 }
 
-Value MmaKernelBuilder::getResultBuffer() {
+unsigned MmaKernelBuilder::getNumResults() {
+  return mma.epilogue ? mma.epilogue.getNumDpsInits() : 1;
+}
+
+Value MmaKernelBuilder::getResultBuffer(unsigned result) {
   Value buffer =
       mma.epilogue
-          ? mma.epilogue.getDpsInitOperand(0)->get()
+          ? mma.epilogue.getDpsInitOperand(result)->get()
           : mma.products.front().contraction.getDpsInitOperand(0)->get();
-  memref::CopyOp copy = mma.resultCopy;
+  memref::CopyOp copy = mma.resultCopies[result];
   if (!copy)
     return buffer;
   // The buffer is copied to the kernel's result argument, through a view
@@ -903,10 +915,10 @@ void MmaKernelBuilder::storeResults(ArrayRef<SmallVector<Value>> results) {
   Value rowOffset = arith::SelectOp::create(b, loc, odd, index(8), index(0));
   Value warpRow = add(mBase, mul(warpM, warpTileM));
   Value warpColumn = add(nBase, mul(warpN, warpTileN));
-  Value buffer = getResultBuffer();
-  auto bufferType = cast<MemRefType>(buffer.getType());
-  Type resultType = bufferType.getElementType();
-  auto vectorType = VectorType::get({4}, resultType);
+  unsigned numResults = getNumResults();
+  SmallVector<Value> buffers;
+  for (unsigned r = 0; r < numResults; ++r)
+    buffers.push_back(getResultBuffer(r));
   // Quads of 4 consecutive n stay in one row of the result when its
   // innermost extent is a multiple of 4 (one vector store); otherwise (a
   // 7 x 7 convolution output) each element is stored on its own.
@@ -920,8 +932,6 @@ void MmaKernelBuilder::storeResults(ArrayRef<SmallVector<Value>> results) {
     unsigned last = read.getNumResults() - 1;
     quadStores &= read.getDimPosition(last) == last;
   }
-  bool aligned = isRowAligned(buffer, rowElements);
-  int64_t vectorBytes = 4 * bufferType.getElementTypeBitWidth() / 8;
   Value one32 = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 1);
   Value width32 =
       arith::ConstantIntOp::create(b, loc, b.getI32Type(), kWarpSize);
@@ -957,8 +967,10 @@ void MmaKernelBuilder::storeResults(ArrayRef<SmallVector<Value>> results) {
                                            /*withElseRegion=*/false);
           OpBuilder::InsertionGuard ifGuard(b);
           b.setInsertionPoint(guardIf.thenBlock()->getTerminator());
-          memref::StoreOp::create(b, loc, applyEpilogue(quads[i], m, column),
-                                  buffer, epilogueCoordinates(m, column));
+          SmallVector<Value> coords = epilogueCoordinates(m, column);
+          for (auto [value, buffer] :
+               llvm::zip(applyEpilogue(quads[i], m, column), buffers))
+            memref::StoreOp::create(b, loc, value, buffer, coords);
         }
         continue;
       }
@@ -970,14 +982,24 @@ void MmaKernelBuilder::storeResults(ArrayRef<SmallVector<Value>> results) {
                                        /*withElseRegion=*/false);
       OpBuilder::InsertionGuard ifGuard(b);
       b.setInsertionPoint(guardIf.thenBlock()->getTerminator());
-      SmallVector<Value> values;
+      // values[r][i]: result r of quad element i.
+      SmallVector<SmallVector<Value, 4>> values(numResults);
       for (int64_t i = 0; i < 4; ++i)
-        values.push_back(applyEpilogue(quads[i], m, add(n, i)));
-      Value vector = vector::FromElementsOp::create(b, loc, vectorType, values);
-      vector::StoreOp::create(b, loc, vector, buffer, epilogueCoordinates(m, n),
-                              /*nontemporal=*/false,
-                              aligned ? llvm::MaybeAlign(vectorBytes)
-                                      : llvm::MaybeAlign());
+        for (auto [r, value] :
+             llvm::enumerate(applyEpilogue(quads[i], m, add(n, i))))
+          values[r].push_back(value);
+      SmallVector<Value> coords = epilogueCoordinates(m, n);
+      for (auto [buffer, quad] : llvm::zip(buffers, values)) {
+        auto bufferType = cast<MemRefType>(buffer.getType());
+        auto vectorType = VectorType::get({4}, bufferType.getElementType());
+        int64_t vectorBytes = 4 * bufferType.getElementTypeBitWidth() / 8;
+        Value vector = vector::FromElementsOp::create(b, loc, vectorType, quad);
+        vector::StoreOp::create(b, loc, vector, buffer, coords,
+                                /*nontemporal=*/false,
+                                isRowAligned(buffer, rowElements)
+                                    ? llvm::MaybeAlign(vectorBytes)
+                                    : llvm::MaybeAlign());
+      }
     }
   }
 }
@@ -1421,10 +1443,15 @@ LogicalResult MmaKernelBuilder::buildGemv() {
   {
     OpBuilder::InsertionGuard ifGuard(b);
     b.setInsertionPoint(storeIf.thenBlock()->getTerminator());
-    Value buffer = getResultBuffer();
-    for (int64_t m = 0; m < mma.m; ++m)
-      memref::StoreOp::create(b, loc, applyEpilogue(results[m], index(m), n),
-                              buffer, epilogueCoordinates(index(m), n));
+    SmallVector<Value> buffers;
+    for (unsigned r = 0, e = getNumResults(); r < e; ++r)
+      buffers.push_back(getResultBuffer(r));
+    for (int64_t m = 0; m < mma.m; ++m) {
+      SmallVector<Value> coords = epilogueCoordinates(index(m), n);
+      for (auto [value, buffer] :
+           llvm::zip(applyEpilogue(results[m], index(m), n), buffers))
+        memref::StoreOp::create(b, loc, value, buffer, coords);
+    }
   }
   gpu::TerminatorOp::create(b, loc);
   return success();
@@ -1483,7 +1510,8 @@ struct LowerMmaContractionsPass
     // epilogue kernel, and a result buffer copied out, are no longer needed.
     llvm::SetVector<Value> buffers;
     if (mma->epilogue) {
-      buffers.insert(mma->epilogue.getDpsInitOperand(0)->get());
+      for (Value init : mma->epilogue.getDpsInits())
+        buffers.insert(init);
       mma->epilogue->erase();
     }
     for (memref::CopyOp copy : mma->zeroCopies)
@@ -1510,7 +1538,9 @@ struct LowerMmaContractionsPass
     }
     for (Operation *fill : scaleFills)
       fill->erase();
-    if (memref::CopyOp copy = mma->resultCopy) {
+    for (memref::CopyOp copy : mma->resultCopies) {
+      if (!copy)
+        continue;
       Operation *view = copy.getSource().getDefiningOp();
       copy->erase();
       if (view && isa<memref::CollapseShapeOp, memref::ExpandShapeOp>(view))

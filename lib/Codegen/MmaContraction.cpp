@@ -419,12 +419,12 @@ static LogicalResult matchContraction(linalg::GenericOp op, MmaProduct &product,
 
 /// Whether `epilogue` is an elementwise op over the products' result space
 /// (possibly permuted, the same way for each) that reads each of `results`
-/// once, element for element, and writes one result in its own space.
+/// once, element for element, and writes its results (one, or several that
+/// the kernel returns side by side) in its own space.
 static LogicalResult matchEpilogue(linalg::GenericOp epilogue,
                                    ArrayRef<Value> results, unsigned rank,
                                    std::string &reason) {
-  if (epilogue.getNumReductionLoops() != 0 || epilogue.getNumLoops() != rank ||
-      epilogue.getNumDpsInits() != 1) {
+  if (epilogue.getNumReductionLoops() != 0 || epilogue.getNumLoops() != rank) {
     reason = "epilogue is not elementwise over the result";
     return failure();
   }
@@ -450,11 +450,19 @@ static LogicalResult matchEpilogue(linalg::GenericOp epilogue,
     }
   }
   if (reads != results.size() ||
-      epilogue.getMatchingIndexingMap(epilogue.getDpsInitOperand(0)) !=
-          identity) {
+      llvm::any_of(epilogue.getDpsInitsMutable(), [&](OpOperand &init) {
+        return epilogue.getMatchingIndexingMap(&init) != identity;
+      })) {
     reason = "epilogue does not map the contraction to its result";
     return failure();
   }
+  // The results after the first are fresh values (the first may be computed
+  // in place of an accumulator, checked by the caller).
+  for (OpOperand &init : llvm::drop_begin(epilogue.getDpsInitsMutable()))
+    if (!epilogue.getMatchingBlockArgument(&init).use_empty()) {
+      reason = "epilogue reads one of its results";
+      return failure();
+    }
   for (Operation &op : epilogue.getBody()->without_terminator())
     if (op.getNumRegions() != 0) {
       reason = "epilogue body has regions";
@@ -675,19 +683,20 @@ FailureOr<MmaContraction> mlir::ridge::matchMmaContraction(func::FuncOp kernel,
   if (result.epilogue) {
     if (failed(matchEpilogue(result.epilogue, accs, rank, reason)))
       return failure();
-    // On buffers each accumulator is a buffer of the kernel's own, or the
-    // epilogue's result buffer when bufferization computed it in place.
-    Value epilogueInit = result.epilogue.getDpsInitOperand(0)->get();
+    // On buffers each accumulator is a buffer of the kernel's own, or one
+    // of the epilogue's result buffers when bufferization computed it in
+    // place.
     for (Value acc : accs) {
-      if (!onTensors && !acc.getDefiningOp<memref::AllocOp>() &&
-          acc != epilogueInit) {
+      OpOperand *inPlace = nullptr;
+      for (OpOperand &init : result.epilogue.getDpsInitsMutable())
+        if (init.get() == acc)
+          inPlace = &init;
+      if (!onTensors && !acc.getDefiningOp<memref::AllocOp>() && !inPlace) {
         reason = "the accumulator is not a buffer of the kernel's own";
         return failure();
       }
-      if (!onTensors && acc == epilogueInit &&
-          !result.epilogue
-               .getMatchingBlockArgument(result.epilogue.getDpsInitOperand(0))
-               .use_empty()) {
+      if (!onTensors && inPlace &&
+          !result.epilogue.getMatchingBlockArgument(inPlace).use_empty()) {
         reason = "the epilogue reads its in-place result";
         return failure();
       }
@@ -697,16 +706,23 @@ FailureOr<MmaContraction> mlir::ridge::matchMmaContraction(func::FuncOp kernel,
     return failure();
   }
   // Each accumulator is read by the epilogue only (on buffers: written by
-  // its fill and contraction, freed after, and the result may be copied out
+  // its fill and contraction, freed after, and a result may be copied out
   // to the kernel's result argument).
-  Value resultBuffer =
-      result.epilogue ? result.epilogue.getDpsInitOperand(0)->get() : accs[0];
-  if (!onTensors && !isa<BlockArgument>(resultBuffer)) {
-    result.resultCopy = getResultCopy(resultBuffer, result.zeroCopies);
-    if (!result.resultCopy) {
-      reason = "the contraction's result is not the kernel's";
-      return failure();
+  SmallVector<Value> resultBuffers;
+  if (result.epilogue)
+    llvm::append_range(resultBuffers, result.epilogue.getDpsInits());
+  else
+    resultBuffers.push_back(accs[0]);
+  for (Value resultBuffer : resultBuffers) {
+    memref::CopyOp copy;
+    if (!onTensors && !isa<BlockArgument>(resultBuffer)) {
+      copy = getResultCopy(resultBuffer, result.zeroCopies);
+      if (!copy) {
+        reason = "the contraction's result is not the kernel's";
+        return failure();
+      }
     }
+    result.resultCopies.push_back(copy);
   }
   if (onTensors && !result.epilogue)
     return result;
@@ -716,9 +732,12 @@ FailureOr<MmaContraction> mlir::ridge::matchMmaContraction(func::FuncOp kernel,
           user == product.contraction || isa<memref::DeallocOp>(user) ||
           llvm::is_contained(result.zeroCopies, user))
         continue;
-      if (result.resultCopy && acc == resultBuffer &&
-          (user == result.resultCopy ||
-           user == result.resultCopy.getSource().getDefiningOp()))
+      bool copiedOut = false;
+      for (auto [buffer, copy] : llvm::zip(resultBuffers, result.resultCopies))
+        copiedOut |= copy && acc == buffer &&
+                     (user == copy.getOperation() ||
+                      user == copy.getSource().getDefiningOp());
+      if (copiedOut)
         continue;
       reason = "the contraction's result has another use";
       return failure();

@@ -302,6 +302,10 @@ private:
   /// loaded and computed once for all the elements of the scope.
   Value cloneElement(linalg::GenericOp op, ArrayRef<Value> at,
                      IRMapping &mapping);
+  /// cloneElement for every result of `op` (a multi-result epilogue).
+  SmallVector<Value> cloneElementResults(linalg::GenericOp op,
+                                         ArrayRef<Value> at,
+                                         IRMapping &mapping);
   /// The values cloneElement shares between the elements it clones while
   /// this lives, computed before `anchor` (an op made where the scope
   /// begins, so that they dominate elements cloned in nested blocks, such
@@ -319,14 +323,16 @@ private:
     IRMapping values;
   };
   ElementInvariants *invariants = nullptr;
-  /// The epilogue's result for accumulator `value` of element (m, n) (the
-  /// accumulator itself without an epilogue).
-  Value applyEpilogue(ArrayRef<Value> values, Value m, Value n);
+  /// The epilogue's results for accumulators `values` of element (m, n),
+  /// one per kernel result (the accumulator itself without an epilogue).
+  SmallVector<Value> applyEpilogue(ArrayRef<Value> values, Value m, Value n);
   /// The position among the epilogue's inputs of the first product's
   /// result (the products' results are read through the same map).
   unsigned getEpilogueInput();
-  /// The buffer the kernel's result is stored to.
-  Value getResultBuffer();
+  /// How many results the kernel stores (the epilogue's, or the product's).
+  unsigned getNumResults();
+  /// The buffer the kernel's result `result` is stored to.
+  Value getResultBuffer(unsigned result);
   /// Stores the accumulators: lane pairs exchange halves so that each lane
   /// holds 4 consecutive elements of one row, applies the epilogue to them
   /// and stores them with one vector store.

@@ -135,3 +135,62 @@ func.func private @k_chain(%x: tensor<8x16xf32>, %a: tensor<16xf32>, %b: tensor<
   %5 = ridge.add %4, %x : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
   return %5 : tensor<8x16xf32>
 }
+
+// -----
+
+// A contraction kernel that returns a value of its epilogue besides the
+// epilogue's end (an output projection's residual sum, and the sum squared
+// for the next RMSNorm): the returned producer merges into its consumer, one
+// epilogue of two results after the contraction.
+// CHECK-LABEL: func.func private @k_residual_and_square
+// CHECK: %[[MM:.*]] = linalg.generic {{.*}}"reduction"]
+// CHECK: %[[E:.*]]:2 = linalg.generic
+// CHECK-SAME: ins(%arg1, %[[MM]] :
+// CHECK: %[[SUM:.*]] = arith.addf
+// CHECK-NEXT: %[[SQUARE:.*]] = math.powf %[[SUM]]
+// CHECK-NEXT: linalg.yield %[[SUM]], %[[SQUARE]]
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[E]]#0, %[[E]]#1
+func.func private @k_residual_and_square(%x: tensor<16x32xf32>, %res: tensor<16x64xf32>, %w: tensor<32x64xf32>) -> (tensor<16x64xf32>, tensor<16x64xf32>) attributes {ridge.kernel = "contraction"} {
+  %two = ridge.constant dense<2.0> : tensor<f32>
+  %0 = ridge.matmul %x, %w : (tensor<16x32xf32>, tensor<32x64xf32>) -> tensor<16x64xf32>
+  %1 = ridge.add %res, %0 : (tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<16x64xf32>
+  %2 = ridge.pow %1, %two : (tensor<16x64xf32>, tensor<f32>) -> tensor<16x64xf32>
+  return %1, %2 : tensor<16x64xf32>, tensor<16x64xf32>
+}
+
+// -----
+
+// LLaMA's query projection: the head-split product (a transpose, returned)
+// and its product with the RoPE cosines (broadcast over the heads) are one
+// epilogue that reads the contraction through the transpose.
+// CHECK-LABEL: func.func private @k_head_split_and_rope
+// CHECK: %[[MM:.*]] = linalg.generic {{.*}}"reduction"]
+// CHECK: %[[E:.*]]:2 = linalg.generic
+// CHECK-SAME: ins(%[[MM]], %arg1 :
+// CHECK-NEXT: ^bb0(%[[P:[a-z0-9_]+]]: f32, %[[COS:[a-z0-9_]+]]: f32,
+// CHECK-NEXT: %[[ROPE:.*]] = arith.mulf %[[P]], %[[COS]]
+// CHECK-NEXT: linalg.yield %[[P]], %[[ROPE]] : f32, f32
+// CHECK: return %[[E]]#0, %[[E]]#1
+func.func private @k_head_split_and_rope(%x: tensor<8x32xf32>, %cos: tensor<8x16xf32>, %w: tensor<32x64xf32>) -> (tensor<4x8x16xf32>, tensor<4x8x16xf32>) attributes {ridge.kernel = "contraction"} {
+  %0 = ridge.matmul %x, %w : (tensor<8x32xf32>, tensor<32x64xf32>) -> tensor<8x64xf32>
+  %1 = ridge.reshape %0 : tensor<8x64xf32> -> tensor<8x4x16xf32>
+  %2 = ridge.transpose %1, [1, 0, 2] : tensor<8x4x16xf32> -> tensor<4x8x16xf32>
+  %3 = ridge.mul %2, %cos : (tensor<4x8x16xf32>, tensor<8x16xf32>) -> tensor<4x8x16xf32>
+  return %2, %3 : tensor<4x8x16xf32>, tensor<4x8x16xf32>
+}
+
+// -----
+
+// Outside contraction kernels a returned value stays an op of its own (the
+// tiled loop yields it; the SIMT path needs no single epilogue).
+// CHECK-LABEL: func.func private @k_pointwise_returns_both
+// CHECK: %[[ADD:.*]] = linalg.generic
+// CHECK: %[[EXP:.*]] = linalg.generic
+// CHECK-SAME: ins(%[[ADD]] :
+// CHECK: return %[[ADD]], %[[EXP]]
+func.func private @k_pointwise_returns_both(%x: tensor<16x64xf32>, %y: tensor<16x64xf32>) -> (tensor<16x64xf32>, tensor<16x64xf32>) attributes {ridge.kernel = "pointwise"} {
+  %0 = ridge.add %x, %y : (tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<16x64xf32>
+  %1 = ridge.exp %0 : tensor<16x64xf32>
+  return %0, %1 : tensor<16x64xf32>, tensor<16x64xf32>
+}

@@ -522,6 +522,80 @@ func.func private @computed_operand(%src: memref<32x64xf32>, %w: memref<32x64xf3
 
 // -----
 
+// An epilogue of two results (an output projection's residual sum, and the
+// sum squared for the next RMSNorm): both are computed from the same
+// accumulator quad and stored side by side, each with its own 16-byte
+// vector store into its own result.
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func private @two_results
+// CHECK: gpu.launch
+// CHECK: nvvm.mma.sync
+// CHECK: gpu.shuffle  xor
+// CHECK: scf.if
+// CHECK: memref.load %arg2
+// CHECK: arith.addf
+// CHECK: arith.mulf
+// CHECK: vector.store %{{.*}}, %arg3[%[[M:.*]], %[[N:.*]]] {alignment = 16 : i64} : memref<32x64xf32>, vector<4xf32>
+// CHECK-NEXT: vector.from_elements
+// CHECK-NEXT: vector.store %{{.*}}, %arg4[%[[M]], %[[N]]] {alignment = 16 : i64} : memref<32x64xf32>, vector<4xf32>
+// CHECK-NOT: linalg.generic
+func.func private @two_results(%x: memref<32x32xbf16>, %w: memref<32x64xbf16>, %res: memref<32x64xf32>, %sum: memref<32x64xf32>, %square: memref<32x64xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 128 : i64, mma_instruction = "mma_sync", mma_stages = 2 : i64, mma_tile = array<i64: 32, 32, 32>, mma_warps = array<i64: 2, 2>, vector_width = 1 : i64, warps_per_block = 4 : i64}} {
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc() : memref<32x64xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<32x64xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : memref<32x32xbf16>, memref<32x64xbf16>) outs(%acc : memref<32x64xf32>) {
+  ^bb0(%l: bf16, %r: bf16, %s: f32):
+    %le = arith.extf %l : bf16 to f32
+    %re = arith.extf %r : bf16 to f32
+    %p = arith.mulf %le, %re : f32
+    %t = arith.addf %s, %p : f32
+    linalg.yield %t : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%res, %acc : memref<32x64xf32>, memref<32x64xf32>) outs(%sum, %square : memref<32x64xf32>, memref<32x64xf32>) {
+  ^bb0(%rv: f32, %v: f32, %o1: f32, %o2: f32):
+    %s = arith.addf %rv, %v : f32
+    %q = arith.mulf %s, %s : f32
+    linalg.yield %s, %q : f32, f32
+  }
+  memref.dealloc %acc : memref<32x64xf32>
+  return
+}
+
+// -----
+
+// A second result the epilogue reads (accumulates into) is not an
+// elementwise result of the product.
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+// expected-error @+1 {{kernel configured for tensor cores is not a tensor-core contraction on buffers: epilogue reads one of its results}}
+func.func private @second_result_read(%x: memref<32x32xbf16>, %w: memref<32x64xbf16>, %sum: memref<32x64xf32>, %total: memref<32x64xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 128 : i64, mma_instruction = "mma_sync", mma_stages = 2 : i64, mma_tile = array<i64: 32, 32, 32>, mma_warps = array<i64: 2, 2>, vector_width = 1 : i64, warps_per_block = 4 : i64}} {
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc() : memref<32x64xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<32x64xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : memref<32x32xbf16>, memref<32x64xbf16>) outs(%acc : memref<32x64xf32>) {
+  ^bb0(%l: bf16, %r: bf16, %s: f32):
+    %le = arith.extf %l : bf16 to f32
+    %re = arith.extf %r : bf16 to f32
+    %p = arith.mulf %le, %re : f32
+    %t = arith.addf %s, %p : f32
+    linalg.yield %t : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%acc : memref<32x64xf32>) outs(%sum, %total : memref<32x64xf32>, memref<32x64xf32>) {
+  ^bb0(%v: f32, %o1: f32, %o2: f32):
+    %t = arith.addf %o2, %v : f32
+    linalg.yield %v, %t : f32, f32
+  }
+  memref.dealloc %acc : memref<32x64xf32>
+  return
+}
+
+// -----
+
 // The bandwidth path (gemv): a 2 x 256 by [96, 256] f32 product with a
 // bias. One warp per output column, 8 warps a block (12 blocks for 96
 // columns); each lane reads 16 bytes of the weight row and of both

@@ -4,7 +4,8 @@
 // bandwidth path) implements: elementwise producers of its operands (a head
 // split), one or two products (a zero fill and a contraction whose operands
 // are rounded to, or stored in, a 16-bit float type, or rounded to tf32;
-// f32 for the GEMV path), and at most one elementwise epilogue. The same
+// f32 for the GEMV path), and at most one elementwise epilogue (of one
+// result, or of several that the kernel returns side by side). The same
 // matcher runs on tensors (ridge-select-kernel-config decides the kernel's
 // config) and on buffers (ridge-lower-mma-contractions builds the kernel), so
 // the policy never picks a path for a kernel the mechanism cannot build.
@@ -107,14 +108,16 @@ struct MmaContraction {
   SmallVector<MmaProduct, 1> products;
   /// The elementwise op reading the products' results (bias, activation,
   /// residual add, cast, a permuted layout), or null when the one product's
-  /// result is the kernel's.
+  /// result is the kernel's. It may have several results, each a result of
+  /// the kernel (a residual sum and its square), all in the same space.
   linalg::GenericOp epilogue;
-  /// On buffers: the copy of the result buffer (possibly through a
+  /// On buffers, one per result (the epilogue's results, in order, or the
+  /// one product's): the copy of the result buffer (possibly through a
   /// collapse_shape or expand_shape view of it) into the kernel's result
   /// argument, when bufferization computed the result in a buffer of the
   /// kernel's own (a convolution's result reshaped back to NCHW); the kernel
   /// then stores straight into the argument. Null otherwise.
-  memref::CopyOp resultCopy;
+  SmallVector<memref::CopyOp, 1> resultCopies;
   /// On buffers: copies of a zero-filled buffer that serve as a product's
   /// zero accumulator (one fill that two products share, bufferized).
   SmallVector<memref::CopyOp> zeroCopies;

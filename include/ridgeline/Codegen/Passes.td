@@ -23,7 +23,10 @@ def FuseKernelBodiesPass : Pass<"ridge-fuse-kernel-bodies",
     linalg on tensors. Elementwise producers fold into their consumers
     (recomputed for several consumers, except values the kernel returns),
     reshapes propagate out of the way and `tensor.extract`s from elementwise
-    generics (slices, gathers, concats) compute the element in place. What
+    generics (slices, gathers, concats) compute the element in place. In a
+    contraction kernel, a returned elementwise value read by one elementwise
+    consumer merges into it as a further result (one epilogue of several
+    results, which the tensor-core kernel stores side by side). What
     is left is the op producing the kernel's result and the reductions it
     reads; `ridge-select-kernel-config` decides their tiling from this body
     and `ridge-tile-kernel-bodies` builds the one loop nest.
