@@ -268,6 +268,10 @@ private:
   /// The clamped f32 an fp8 quantizing op rounds to e4m3 (the staging
   /// rounds it with cvt), or null when `element` is not such a rounding.
   Value getE4M3RoundingSource(Value element);
+  /// One staged chunk of e4m3 elements from their clamped f32 values
+  /// (getE4M3RoundingSource), rounded in pairs by
+  /// `cvt.rn.satfinite.e4m3x2.f32`.
+  Value packE4M3Chunk(ArrayRef<Value> elements, VectorType chunkType);
   /// An fp8 kernel's scale reductions (MmaContraction::scaleReductions),
   /// before its GEMM launch: per reduction, a one-thread launch zeroes the
   /// 0-d result and a grid of blocks folds max |x| into it, each warp with

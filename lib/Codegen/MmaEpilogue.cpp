@@ -1,0 +1,264 @@
+//===- MmaEpilogue.cpp - Results of the tensor-core GEMM
+//--------------------===//
+//
+// How ridge-lower-mma-contractions stores a kernel's results: the
+// accumulators in registers, exchanged between lane pairs so that each lane
+// holds 4 consecutive elements of one row, the kernel's elementwise epilogue
+// applied to them (one result, or several stored side by side), one 16-byte
+// store per quad and result; with split-K, each split's partial sums, and a
+// second launch that adds them in split order before the same epilogue.
+//
+//===----------------------------------------------------------------------===//
+
+#include "MmaKernelBuilder.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlir::ridge;
+
+SmallVector<Value> MmaKernelBuilder::epilogueCoordinates(Value m, Value n) {
+  SmallVector<Value> coords = getLoopCoordinates();
+  decode(m, GemmDim::M, coords);
+  decode(n, GemmDim::N, coords);
+  coords.truncate(mma.getNumParallelLoops());
+  if (!mma.epilogue)
+    return coords;
+  AffineMap read = mma.epilogue.getMatchingIndexingMap(
+      mma.epilogue.getDpsInputOperand(getEpilogueInput()));
+  SmallVector<Value> permuted(coords.size());
+  for (unsigned i = 0; i < read.getNumResults(); ++i)
+    permuted[read.getDimPosition(i)] = coords[i];
+  return permuted;
+}
+
+SmallVector<Value> MmaKernelBuilder::applyEpilogue(ArrayRef<Value> values,
+                                                   Value m, Value n) {
+  linalg::GenericOp epilogue = mma.epilogue;
+  if (!epilogue)
+    return {values.front()};
+  // The products' results are the accumulators in registers; the other
+  // inputs are loaded at the element's (permuted) indices.
+  IRMapping mapping;
+  for (auto [product, value] : llvm::zip(mma.products, values)) {
+    Value acc =
+        linalg::LinalgOp(product.contraction).getDpsInitOperand(0)->get();
+    for (OpOperand *input : epilogue.getDpsInputOperands())
+      if (input->get() == acc)
+        mapping.map(epilogue.getMatchingBlockArgument(input), value);
+  }
+  return cloneElementResults(epilogue, epilogueCoordinates(m, n), mapping);
+}
+
+unsigned MmaKernelBuilder::getEpilogueInput() {
+  Value acc = mma.products.front().contraction.getDpsInitOperand(0)->get();
+  for (OpOperand *input : mma.epilogue.getDpsInputOperands())
+    if (input->get() == acc)
+      return input->getOperandNumber();
+  llvm_unreachable("the matcher found the epilogue reading the result");
+}
+
+unsigned MmaKernelBuilder::getNumResults() {
+  return mma.epilogue ? mma.epilogue.getNumDpsInits() : 1;
+}
+
+Value MmaKernelBuilder::getResultBuffer(unsigned result) {
+  Value buffer =
+      mma.epilogue
+          ? mma.epilogue.getDpsInitOperand(result)->get()
+          : mma.products.front().contraction.getDpsInitOperand(0)->get();
+  memref::CopyOp copy = mma.resultCopies[result];
+  if (!copy)
+    return buffer;
+  // The buffer is copied to the kernel's result argument, through a view
+  // that reshapes it: store into the argument, viewed the other way.
+  auto type = cast<MemRefType>(buffer.getType());
+  Value target = copy.getTarget();
+  Operation *view = copy.getSource().getDefiningOp();
+  if (auto collapse = dyn_cast_if_present<memref::CollapseShapeOp>(view))
+    return memref::ExpandShapeOp::create(b, loc, type.getShape(), target,
+                                         collapse.getReassociationIndices());
+  if (auto expand = dyn_cast_if_present<memref::ExpandShapeOp>(view))
+    return memref::CollapseShapeOp::create(b, loc, target,
+                                           expand.getReassociationIndices());
+  return target;
+}
+
+/// Whether `memref` is a buffer the kernel gets whole (a device allocation,
+/// 256-byte aligned) with rows of whole 16-byte units: the 16-byte stores of
+/// the epilogue are aligned.
+static bool isRowAligned(Value memref, int64_t rowElements) {
+  auto type = cast<MemRefType>(memref.getType());
+  int64_t bytes = rowElements * type.getElementTypeBitWidth() / 8;
+  // A reshaping view of a whole buffer starts where the buffer does.
+  if (auto expand = memref.getDefiningOp<memref::ExpandShapeOp>())
+    memref = expand.getSrc();
+  else if (auto collapse = memref.getDefiningOp<memref::CollapseShapeOp>())
+    memref = collapse.getSrc();
+  return type.getLayout().isIdentity() && bytes % 16 == 0 &&
+         (isa<BlockArgument>(memref) ||
+          memref.getDefiningOp<memref::AllocOp>());
+}
+
+void MmaKernelBuilder::finishResults(ArrayRef<SmallVector<Value>> results,
+                                     Value split, Value tile, Value partials) {
+  if (splitK == 1) {
+    storeResults(results);
+    return;
+  }
+  // This split's partial sums, for the second launch.
+  int64_t reg = 0;
+  for (ArrayRef<Value> productResults : results)
+    for (Value value : productResults)
+      memref::StoreOp::create(b, loc, value, partials,
+                              getPartialIndex(tile, split, reg++));
+}
+
+void MmaKernelBuilder::storeResults(ArrayRef<SmallVector<Value>> results) {
+  ElementInvariants scope(*this);
+  // Accumulator (fragM, fragN, i) is element (group + 8 (i / 2),
+  // 2 * (lane % 4) + i % 2) of its 16 x 8 fragment. Lanes 2j and 2j + 1
+  // swap halves (shfl.bfly 1): the even lane then holds row `group`,
+  // columns 4 (j % 2) .. + 3, the odd lane row `group + 8`, the same columns.
+  Value group = div(lane, 4);
+  Value odd = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                    rem(lane, 2), index(1));
+  Value quadColumn = mul(div(rem(lane, 4), 2), 4);
+  Value rowOffset = arith::SelectOp::create(b, loc, odd, index(8), index(0));
+  Value warpRow = add(mBase, mul(warpM, warpTileM));
+  Value warpColumn = add(nBase, mul(warpN, warpTileN));
+  unsigned numResults = getNumResults();
+  SmallVector<Value> buffers;
+  for (unsigned r = 0; r < numResults; ++r)
+    buffers.push_back(getResultBuffer(r));
+  // Quads of 4 consecutive n stay in one row of the result when its
+  // innermost extent is a multiple of 4 (one vector store); otherwise (a
+  // 7 x 7 convolution output) each element is stored on its own.
+  int64_t rowElements = mma.nLoops.back();
+  bool quadStores = rowElements % 4 == 0;
+  // An epilogue that permutes the result keeps quads together only when the
+  // innermost loop stays innermost.
+  if (mma.epilogue) {
+    AffineMap read = mma.epilogue.getMatchingIndexingMap(
+        mma.epilogue.getDpsInputOperand(getEpilogueInput()));
+    unsigned last = read.getNumResults() - 1;
+    quadStores &= read.getDimPosition(last) == last;
+  }
+  Value one32 = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 1);
+  Value width32 =
+      arith::ConstantIntOp::create(b, loc, b.getI32Type(), kWarpSize);
+  for (int64_t fragM = 0; fragM < fragsM; ++fragM) {
+    for (int64_t fragN = 0; fragN < fragsN; ++fragN) {
+      // quads[i][p]: element i of the quad, product p.
+      SmallVector<SmallVector<Value>> quads(4);
+      for (ArrayRef<Value> productResults : results) {
+        ArrayRef<Value> c =
+            productResults.slice((fragM * fragsN + fragN) * 4, 4);
+        Value sent[2], received[2];
+        for (int64_t i = 0; i < 2; ++i) {
+          sent[i] = arith::SelectOp::create(b, loc, odd, c[i], c[2 + i]);
+          received[i] = gpu::ShuffleOp::create(b, loc, sent[i], one32, width32,
+                                               gpu::ShuffleMode::XOR)
+                            .getShuffleResult();
+        }
+        for (int64_t i = 0; i < 4; ++i) {
+          Value even = i < 2 ? c[i] : received[i - 2];
+          Value oddValue = i < 2 ? received[i] : c[i];
+          quads[i].push_back(
+              arith::SelectOp::create(b, loc, odd, oddValue, even));
+        }
+      }
+      Value m = add(add(add(warpRow, group), rowOffset), fragM * 16);
+      Value n = add(add(warpColumn, quadColumn), fragN * 8);
+      if (!quadStores) {
+        for (int64_t i = 0; i < 4; ++i) {
+          Value column = add(n, i);
+          Value inside = arith::AndIOp::create(b, loc, lessThan(m, mma.m),
+                                               lessThan(column, mma.n));
+          auto guardIf = scf::IfOp::create(b, loc, inside,
+                                           /*withElseRegion=*/false);
+          OpBuilder::InsertionGuard ifGuard(b);
+          b.setInsertionPoint(guardIf.thenBlock()->getTerminator());
+          SmallVector<Value> coords = epilogueCoordinates(m, column);
+          for (auto [value, buffer] :
+               llvm::zip(applyEpilogue(quads[i], m, column), buffers))
+            memref::StoreOp::create(b, loc, value, buffer, coords);
+        }
+        continue;
+      }
+      // n is a multiple of 4 and so is the extent: the quad is inside or
+      // outside together.
+      Value inside =
+          arith::AndIOp::create(b, loc, lessThan(m, mma.m), lessThan(n, mma.n));
+      auto guardIf = scf::IfOp::create(b, loc, inside,
+                                       /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard ifGuard(b);
+      b.setInsertionPoint(guardIf.thenBlock()->getTerminator());
+      // values[r][i]: result r of quad element i.
+      SmallVector<SmallVector<Value, 4>> values(numResults);
+      for (int64_t i = 0; i < 4; ++i)
+        for (auto [r, value] :
+             llvm::enumerate(applyEpilogue(quads[i], m, add(n, i))))
+          values[r].push_back(value);
+      SmallVector<Value> coords = epilogueCoordinates(m, n);
+      for (auto [buffer, quad] : llvm::zip(buffers, values)) {
+        auto bufferType = cast<MemRefType>(buffer.getType());
+        auto vectorType = VectorType::get({4}, bufferType.getElementType());
+        int64_t vectorBytes = 4 * bufferType.getElementTypeBitWidth() / 8;
+        Value vector = vector::FromElementsOp::create(b, loc, vectorType, quad);
+        vector::StoreOp::create(b, loc, vector, buffer, coords,
+                                /*nontemporal=*/false,
+                                isRowAligned(buffer, rowElements)
+                                    ? llvm::MaybeAlign(vectorBytes)
+                                    : llvm::MaybeAlign());
+      }
+    }
+  }
+}
+
+Value MmaKernelBuilder::getPartialIndex(Value tile, Value split, int64_t reg) {
+  int64_t numResults =
+      static_cast<int64_t>(mma.products.size()) * fragsM * fragsN * 4;
+  Value slot = add(mul(add(mul(tile, splitK), split), numResults), reg);
+  return add(mul(slot, threads), tid);
+}
+
+void MmaKernelBuilder::buildSplitKFixup(Value partials, Value gridX,
+                                        Value gridY, int64_t batchCount,
+                                        int64_t numResults) {
+  Value one = index(1);
+  auto launch = gpu::LaunchOp::create(b, loc, gridX, gridY, index(batchCount),
+                                      index(threads), one, one);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&launch.getBody().front());
+  gpu::KernelDim3 blockIds = launch.getBlockIds();
+  setBlockCoordinates(launch, blockIds.z);
+  Value tile = getTileIndex(blockIds.z, blockIds);
+  // Split 0 first, then 1, ...: a fixed order of f32 additions, whichever
+  // block finished first.
+  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
+  auto loop = scf::ForOp::create(b, loc, index(0), index(splitK), one,
+                                 SmallVector<Value>(numResults, zero));
+  {
+    OpBuilder::InsertionGuard loopGuard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    SmallVector<Value> sums;
+    for (int64_t reg = 0; reg < numResults; ++reg) {
+      Value partial = memref::LoadOp::create(
+          b, loc, partials, getPartialIndex(tile, loop.getInductionVar(), reg));
+      sums.push_back(arith::AddFOp::create(
+          b, loc, loop.getRegionIterArgs()[reg], partial));
+    }
+    scf::YieldOp::create(b, loc, sums);
+  }
+  SmallVector<SmallVector<Value>> results(mma.products.size());
+  int64_t perProduct = numResults / static_cast<int64_t>(mma.products.size());
+  for (int64_t reg = 0; reg < numResults; ++reg)
+    results[reg / perProduct].push_back(loop.getResult(reg));
+  storeResults(results);
+  gpu::TerminatorOp::create(b, loc);
+}
