@@ -456,9 +456,10 @@ static LogicalResult matchEpilogue(linalg::GenericOp epilogue,
     reason = "epilogue does not map the contraction to its result";
     return failure();
   }
-  // The results after the first are fresh values (the first may be computed
-  // in place of an accumulator, checked by the caller).
-  for (OpOperand &init : llvm::drop_begin(epilogue.getDpsInitsMutable()))
+  // Every result is a fresh value: the kernel computes it from the inputs
+  // alone (an init may hold an accumulator computed in place, which the
+  // epilogue must not read as its old result).
+  for (OpOperand &init : epilogue.getDpsInitsMutable())
     if (!epilogue.getMatchingBlockArgument(&init).use_empty()) {
       reason = "epilogue reads one of its results";
       return failure();
@@ -686,21 +687,12 @@ FailureOr<MmaContraction> mlir::ridge::matchMmaContraction(func::FuncOp kernel,
     // On buffers each accumulator is a buffer of the kernel's own, or one
     // of the epilogue's result buffers when bufferization computed it in
     // place.
-    for (Value acc : accs) {
-      OpOperand *inPlace = nullptr;
-      for (OpOperand &init : result.epilogue.getDpsInitsMutable())
-        if (init.get() == acc)
-          inPlace = &init;
-      if (!onTensors && !acc.getDefiningOp<memref::AllocOp>() && !inPlace) {
+    for (Value acc : accs)
+      if (!onTensors && !acc.getDefiningOp<memref::AllocOp>() &&
+          !llvm::is_contained(result.epilogue.getDpsInits(), acc)) {
         reason = "the accumulator is not a buffer of the kernel's own";
         return failure();
       }
-      if (!onTensors && inPlace &&
-          !result.epilogue.getMatchingBlockArgument(inPlace).use_empty()) {
-        reason = "the epilogue reads its in-place result";
-        return failure();
-      }
-    }
   } else if (result.products.size() > 1) {
     reason = "two products and no epilogue combining them";
     return failure();

@@ -566,8 +566,8 @@ func.func private @two_results(%x: memref<32x32xbf16>, %w: memref<32x64xbf16>, %
 
 // -----
 
-// A second result the epilogue reads (accumulates into) is not an
-// elementwise result of the product.
+// A result the epilogue reads (accumulates into) is not an elementwise
+// result of the product.
 #a = affine_map<(d0, d1, d2) -> (d0, d2)>
 #b = affine_map<(d0, d1, d2) -> (d2, d1)>
 #c = affine_map<(d0, d1, d2) -> (d0, d1)>
