@@ -62,16 +62,19 @@ unsigned MmaKernelBuilder::getEpilogueInput() {
   llvm_unreachable("the matcher found the epilogue reading the result");
 }
 
-unsigned MmaKernelBuilder::getNumResults() {
-  return mma.epilogue ? mma.epilogue.getNumDpsInits() : 1;
+SmallVector<Value> MmaKernelBuilder::getResultBuffers() {
+  SmallVector<Value> buffers;
+  if (mma.epilogue)
+    llvm::append_range(buffers, mma.epilogue.getDpsInits());
+  else
+    buffers.push_back(
+        mma.products.front().contraction.getDpsInitOperand(0)->get());
+  for (auto [buffer, copy] : llvm::zip(buffers, mma.resultCopies))
+    buffer = getStoredBuffer(buffer, copy);
+  return buffers;
 }
 
-Value MmaKernelBuilder::getResultBuffer(unsigned result) {
-  Value buffer =
-      mma.epilogue
-          ? mma.epilogue.getDpsInitOperand(result)->get()
-          : mma.products.front().contraction.getDpsInitOperand(0)->get();
-  memref::CopyOp copy = mma.resultCopies[result];
+Value MmaKernelBuilder::getStoredBuffer(Value buffer, memref::CopyOp copy) {
   if (!copy)
     return buffer;
   // The buffer is copied to the kernel's result argument, through a view
@@ -131,10 +134,7 @@ void MmaKernelBuilder::storeResults(ArrayRef<SmallVector<Value>> results) {
   Value rowOffset = arith::SelectOp::create(b, loc, odd, index(8), index(0));
   Value warpRow = add(mBase, mul(warpM, warpTileM));
   Value warpColumn = add(nBase, mul(warpN, warpTileN));
-  unsigned numResults = getNumResults();
-  SmallVector<Value> buffers;
-  for (unsigned r = 0; r < numResults; ++r)
-    buffers.push_back(getResultBuffer(r));
+  SmallVector<Value> buffers = getResultBuffers();
   // Quads of 4 consecutive n stay in one row of the result when its
   // innermost extent is a multiple of 4 (one vector store); otherwise (a
   // 7 x 7 convolution output) each element is stored on its own.
@@ -199,7 +199,7 @@ void MmaKernelBuilder::storeResults(ArrayRef<SmallVector<Value>> results) {
       OpBuilder::InsertionGuard ifGuard(b);
       b.setInsertionPoint(guardIf.thenBlock()->getTerminator());
       // values[r][i]: result r of quad element i.
-      SmallVector<SmallVector<Value, 4>> values(numResults);
+      SmallVector<SmallVector<Value, 4>> values(buffers.size());
       for (int64_t i = 0; i < 4; ++i)
         for (auto [r, value] :
              llvm::enumerate(applyEpilogue(quads[i], m, add(n, i))))

@@ -113,9 +113,7 @@ LogicalResult MmaKernelBuilder::buildGemv() {
   {
     OpBuilder::InsertionGuard ifGuard(b);
     b.setInsertionPoint(storeIf.thenBlock()->getTerminator());
-    SmallVector<Value> buffers;
-    for (unsigned r = 0, e = getNumResults(); r < e; ++r)
-      buffers.push_back(getResultBuffer(r));
+    SmallVector<Value> buffers = getResultBuffers();
     for (int64_t m = 0; m < mma.m; ++m) {
       SmallVector<Value> coords = epilogueCoordinates(index(m), n);
       for (auto [value, buffer] :

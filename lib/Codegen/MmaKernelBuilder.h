@@ -333,10 +333,13 @@ private:
   /// The position among the epilogue's inputs of the first product's
   /// result (the products' results are read through the same map).
   unsigned getEpilogueInput();
-  /// How many results the kernel stores (the epilogue's, or the product's).
-  unsigned getNumResults();
-  /// The buffer the kernel's result `result` is stored to.
-  Value getResultBuffer(unsigned result);
+  /// The buffers the kernel's results are stored to, one per result (the
+  /// epilogue's, in order, or the product's).
+  SmallVector<Value> getResultBuffers();
+  /// Where a result computed in `buffer` is stored: the kernel's result
+  /// argument that `copy` (MmaContraction::resultCopies) copies it to,
+  /// viewed as `buffer` is, or `buffer` itself without a copy.
+  Value getStoredBuffer(Value buffer, memref::CopyOp copy);
   /// Stores the accumulators: lane pairs exchange halves so that each lane
   /// holds 4 consecutive elements of one row, applies the epilogue to them
   /// and stores them with one vector store.
