@@ -56,22 +56,39 @@ def run_model(args, model, out_dir, target, device=None):
     return [np.load(f) for f in files]
 
 
-def widen(array):
-    # bf16 outputs are saved as their uint16 bits.
-    if array.dtype == np.uint16:
+def output_kinds(model_path):
+    """For each graph output: "bf16" (ridge-run saves its uint16 bits),
+    "float", or None for a type not compared (integers, booleans)."""
+    import onnx
+
+    kinds = []
+    for output in onnx.load(model_path, load_external_data=False).graph.output:
+        elem = output.type.tensor_type.elem_type
+        if elem == onnx.TensorProto.BFLOAT16:
+            kinds.append("bf16")
+        elif elem in (onnx.TensorProto.FLOAT, onnx.TensorProto.FLOAT16,
+                      onnx.TensorProto.DOUBLE):
+            kinds.append("float")
+        else:
+            kinds.append(None)
+    return kinds
+
+
+def widen(array, kind):
+    if kind == "bf16":
         return (array.astype(np.uint32) << 16).view(np.float32).astype(
             np.float64)
     return array.astype(np.float64)
 
 
-def distance(outputs, reference):
-    """The largest |difference| / RMS(reference) over all outputs, and the
-    number of elements outside rtol 1e-3 + atol 1e-3 * RMS."""
+def distance(outputs, reference, kinds):
+    """The largest |difference| / RMS(reference) over the floating-point
+    outputs, and the number of elements outside rtol 1e-3 + atol 1e-3 * RMS."""
     worst, outside, total = 0.0, 0, 0
-    for got, want in zip(outputs, reference):
-        got, want = widen(got), widen(want)
-        if not np.issubdtype(want.dtype, np.floating) or want.size == 0:
+    for got, want, kind in zip(outputs, reference, kinds):
+        if kind is None or want.size == 0:
             continue
+        got, want = widen(got, kind), widen(want, kind)
         rms = float(np.sqrt(np.mean(want ** 2))) or 1.0
         diff = np.abs(got - want)
         worst = max(worst, float(diff.max()) / rms)
@@ -122,6 +139,7 @@ def main():
             os.mkdir(path)
             return path
 
+        kinds = output_kinds(args.model)
         reference = run_model(args, args.model, fresh("cpu"), "cpu")
         floor = 0.0
         for seed in range(args.seeds):
@@ -129,7 +147,7 @@ def main():
             perturbed_copy(args.model, seed, copy)
             worst, outside, total = distance(
                 run_model(args, copy, fresh("seed%d" % seed), "cpu"),
-                reference)
+                reference, kinds)
             floor = max(floor, worst)
             print("%s %s cpu, f32 initializers +-1 ulp (seed %d): max "
                   "%.2e RMS, %d/%d outside 1e-3" %
@@ -139,7 +157,7 @@ def main():
         for target in args.target:
             worst, outside, total = distance(
                 run_model(args, args.model, fresh(target), target,
-                          args.device), reference)
+                          args.device), reference, kinds)
             ok = worst <= args.floor_factor * floor
             failed |= not ok
             print("%s %s %s (%s): max %.2e RMS, %d/%d outside 1e-3, "
