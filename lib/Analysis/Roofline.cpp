@@ -106,6 +106,27 @@ ComputeFormat mlir::ridge::getComputeFormat(Operation *op) {
   return {name, precision};
 }
 
+/// Whether the kernel that computes `activation` is a tensor-core
+/// contraction (a contraction fusion group, or a MatMul, Gemm or Conv alone,
+/// in a tensor-core format), possibly through reshapes: such a kernel folds
+/// the activation's amax in as it stores it
+/// (ridge-move-scale-reductions-to-producers), so no launch reads the
+/// activation again for its scale.
+static bool isAmaxComputedByProducer(Value activation) {
+  Operation *producer = activation.getDefiningOp();
+  while (auto reshape = dyn_cast_if_present<ReshapeOp>(producer))
+    producer = reshape->getOperand(0).getDefiningOp();
+  if (!producer)
+    return false;
+  if (auto group = dyn_cast<FusionGroupOp>(producer)) {
+    if (group.getKind() != "contraction")
+      return false;
+  } else if (!isa<MatMulOp, GemmOp, ConvOp>(producer)) {
+    return false;
+  }
+  return getComputeFormat(producer).tensorCores.has_value();
+}
+
 int64_t mlir::ridge::getFp8TrafficAdjustment(Operation *op) {
   if (auto group = dyn_cast<FusionGroupOp>(op)) {
     int64_t delta = 0;
@@ -124,7 +145,10 @@ int64_t mlir::ridge::getFp8TrafficAdjustment(Operation *op) {
       return 0;
     int64_t elements = type.getNumElements();
     int64_t bytes = elements * type.getElementTypeBitWidth() / 8;
-    delta += operand.getDefiningOp<ConstantOp>() ? elements - bytes : bytes;
+    if (operand.getDefiningOp<ConstantOp>())
+      delta += elements - bytes;
+    else if (!isAmaxComputedByProducer(operand))
+      delta += bytes;
   }
   return delta;
 }

@@ -819,6 +819,8 @@ LogicalResult MmaKernelBuilder::build(func::FuncOp encodeFn) {
   if (tma && failed(prepareTmaOperands(encodeFn)))
     return failure();
   buildScaleReductions();
+  for (const MmaContraction::ResultAmax &amax : mma.resultAmaxes)
+    buildAmaxZeroing(getAmaxBuffer(amax));
 
   Value gridX = index(llvm::divideCeil(mma.n, tileN));
   Value gridY = index(llvm::divideCeil(mma.m, tileM));
@@ -1022,12 +1024,17 @@ struct LowerMmaContractionsPass
       buffers.insert(producer.getDpsInitOperand(0)->get());
       producer->erase();
     }
-    // The scale reductions are launches now; their 0-d results stay (the
-    // GEMM launch reads them).
+    // The scale reductions are launches now, and the amaxes of results
+    // part of the GEMM's; their 0-d results stay (the GEMM launch reads
+    // them, or the kernel returns them).
     llvm::SetVector<Operation *> scaleFills;
     for (MmaContraction::ScaleReduction &scale : mma->scaleReductions) {
       scale.reduction->erase();
       scaleFills.insert(scale.fill);
+    }
+    for (MmaContraction::ResultAmax &amax : mma->resultAmaxes) {
+      amax.reduction->erase();
+      scaleFills.insert(amax.fill);
     }
     for (Operation *fill : scaleFills)
       fill->erase();

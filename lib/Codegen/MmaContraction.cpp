@@ -16,9 +16,7 @@
 using namespace mlir;
 using namespace mlir::ridge;
 
-/// Whether `op` sets its only output to zero: a linalg.fill, or a generic
-/// with no inputs that yields a zero constant.
-static bool isZeroFill(linalg::LinalgOp op) {
+bool mlir::ridge::isZeroFill(linalg::LinalgOp op) {
   if (auto fill = dyn_cast<linalg::FillOp>(op.getOperation()))
     return matchPattern(fill.value(), m_AnyZeroFloat());
   auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
@@ -35,9 +33,7 @@ static bool isMmaType(Type type) {
          isa<Float8E4M3FNType>(type);
 }
 
-/// Whether `generic` is an fp8 operand's scale reduction: `max |x|` over all
-/// of its one input into a 0-d f32 (Fp8Contraction.cpp).
-static bool isScaleReduction(linalg::GenericOp generic) {
+bool mlir::ridge::isScaleReduction(linalg::GenericOp generic) {
   if (generic.getNumDpsInputs() != 1 || generic.getNumDpsInits() != 1 ||
       generic.getNumParallelLoops() != 0)
     return false;
@@ -561,17 +557,42 @@ FailureOr<MmaContraction> mlir::ridge::matchMmaContraction(func::FuncOp kernel,
       }
       continue;
     }
-    if (result.epilogue) {
-      reason = "kernel has ops after its epilogue";
+    onTensors = linalgOp.hasPureTensorSemantics();
+    auto generic = dyn_cast<linalg::GenericOp>(op);
+    // The amax of a result (an fp8 consumer's scale): after the op that
+    // computes the result, from a zero fill before it. Which result it
+    // reads is resolved below, once the results are known.
+    if (generic && isScaleReduction(generic) && !result.products.empty()) {
+      Value input = generic.getDpsInputOperand(0)->get();
+      bool readsResult = llvm::is_contained(accs, input);
+      if (result.epilogue)
+        readsResult |=
+            onTensors
+                ? llvm::is_contained(result.epilogue->getResults(), input)
+                : llvm::is_contained(result.epilogue.getDpsInits(), input);
+      if (readsResult) {
+        auto zero = zeros.find(generic.getDpsInitOperand(0)->get());
+        if (zero == zeros.end()) {
+          reason = "a result's amax does not start from zero";
+          return failure();
+        }
+        result.resultAmaxes.push_back({generic, zero->second});
+        if (!onTensors)
+          zeros.erase(zero);
+        continue;
+      }
+    }
+    if (result.epilogue || !result.resultAmaxes.empty()) {
+      reason = result.resultAmaxes.empty()
+                   ? "kernel has ops after its epilogue"
+                   : "kernel has ops after the amax of its results";
       return failure();
     }
-    onTensors = linalgOp.hasPureTensorSemantics();
     if (isZeroFill(linalgOp)) {
       zeros[onTensors ? linalgOp->getResult(0)
                       : linalgOp.getDpsInitOperand(0)->get()] = linalgOp;
       continue;
     }
-    auto generic = dyn_cast<linalg::GenericOp>(op);
     // An fp8 kernel's scale reductions and quantizing producers, which may
     // follow a product when each product quantizes its own copy of an
     // operand (gate and up projections of one activation, before CSE).
@@ -716,12 +737,38 @@ FailureOr<MmaContraction> mlir::ridge::matchMmaContraction(func::FuncOp kernel,
     }
     result.resultCopies.push_back(copy);
   }
+  // Each result amax reads a result as the kernel returns it (not an
+  // accumulator that an epilogue goes on to change).
+  SmallVector<Value> resultValues;
+  if (!onTensors)
+    resultValues = resultBuffers;
+  else if (result.epilogue)
+    llvm::append_range(resultValues, result.epilogue->getResults());
+  else
+    resultValues.push_back(accs[0]);
+  for (MmaContraction::ResultAmax &amax : result.resultAmaxes) {
+    auto *found =
+        llvm::find(resultValues, amax.reduction.getDpsInputOperand(0)->get());
+    if (found == resultValues.end()) {
+      reason = "a scale reduction reads an accumulator that the epilogue "
+               "changes, not a result";
+      return failure();
+    }
+    amax.result = found - resultValues.begin();
+  }
   if (onTensors && !result.epilogue)
     return result;
+  auto isResultAmax = [&](Operation *user) {
+    return llvm::any_of(result.resultAmaxes,
+                        [&](MmaContraction::ResultAmax amax) {
+                          return user == amax.reduction.getOperation();
+                        });
+  };
   for (auto [acc, product] : llvm::zip(accs, result.products)) {
     for (Operation *user : acc.getUsers()) {
       if (user == result.epilogue || user == product.fill ||
-          user == product.contraction || isa<memref::DeallocOp>(user) ||
+          isResultAmax(user) || user == product.contraction ||
+          isa<memref::DeallocOp>(user) ||
           llvm::is_contained(result.zeroCopies, user))
         continue;
       bool copiedOut = false;

@@ -29,6 +29,8 @@ LogicalResult MmaKernelBuilder::buildGemv() {
   for (int64_t extent : mma.batch)
     batchCount *= extent;
   constexpr int64_t kPiece = 4;
+  for (const MmaContraction::ResultAmax &amax : mma.resultAmaxes)
+    buildAmaxZeroing(getAmaxBuffer(amax));
   Value one = index(1);
   auto launch = gpu::LaunchOp::create(
       b, loc, index(llvm::divideCeil(mma.n, gemvWarps)), one, index(batchCount),
@@ -114,12 +116,21 @@ LogicalResult MmaKernelBuilder::buildGemv() {
     OpBuilder::InsertionGuard ifGuard(b);
     b.setInsertionPoint(storeIf.thenBlock()->getTerminator());
     SmallVector<Value> buffers = getResultBuffers();
+    // The column's max |x| per result amax: lane 0 stores the whole
+    // column, so it folds it in alone.
+    SmallVector<Value> amaxLocals(
+        mma.resultAmaxes.size(),
+        arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0)));
     for (int64_t m = 0; m < mma.m; ++m) {
       SmallVector<Value> coords = epilogueCoordinates(index(m), n);
-      for (auto [value, buffer] :
-           llvm::zip(applyEpilogue(results[m], index(m), n), buffers))
-        memref::StoreOp::create(b, loc, value, buffer, coords);
+      for (auto [r, value] :
+           llvm::enumerate(applyEpilogue(results[m], index(m), n))) {
+        memref::StoreOp::create(b, loc, value, buffers[r], coords);
+        foldStoredMagnitudes(amaxLocals, r, value);
+      }
     }
+    for (auto [amax, local] : llvm::zip(mma.resultAmaxes, amaxLocals))
+      atomicMaxBits(local, getAmaxBuffer(amax));
   }
   gpu::TerminatorOp::create(b, loc);
   return success();

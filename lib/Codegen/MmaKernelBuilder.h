@@ -277,6 +277,24 @@ private:
   /// 0-d result and a grid of blocks folds max |x| into it, each warp with
   /// one atomic max of the bits (NaN-propagating as the CPU's reduction).
   void buildScaleReductions();
+  /// A one-thread launch that sets the 0-d f32 buffer `amax` to zero.
+  void buildAmaxZeroing(Value amax);
+  /// One `atom.global.max.u32` of the bits of `magnitude` (not negative)
+  /// into `amax`.
+  void atomicMaxBits(Value magnitude, Value amax);
+  /// Folds `local`, a thread's max |x|, into `amax`: a shuffle reduction
+  /// over the warp (every lane takes part), then one atomic of the warp's
+  /// maximum by the lane of `thread` that is first in its warp.
+  void foldWarpIntoAmax(Value local, Value thread, Value amax);
+  /// The 0-d buffer of result amax `amax` (MmaContraction::resultAmaxes).
+  static Value getAmaxBuffer(const MmaContraction::ResultAmax &amax) {
+    return linalg::GenericOp(amax.reduction).getDpsInits()[0];
+  }
+  /// `locals` (one per result amax) folded with the magnitudes of
+  /// `stored`, the values of result r stored together (one element or a
+  /// quad), for the amaxes of result r.
+  void foldStoredMagnitudes(SmallVectorImpl<Value> &locals, unsigned r,
+                            ArrayRef<Value> stored);
   /// The second launch of a split kernel: adds the splits' partial sums in
   /// split order (the result does not depend on which block finished first)
   /// and stores them through the epilogue.

@@ -264,7 +264,10 @@ void mlir::ridge::buildCpuLoweringPipeline(OpPassManager &pm) {
 
 void mlir::ridge::buildGpuLoweringPipeline(OpPassManager &pm,
                                            const GpuPipelineOptions &options) {
-  // 1. Bufferization; every parallel iteration gets its own buffers.
+  // 1. An fp8 activation's amax is computed by the kernel that stores it,
+  //    when that is a contraction kernel; then bufferization, every parallel
+  //    iteration getting its own buffers.
+  pm.addPass(createMoveScaleReductionsToProducersPass());
   addBufferizationPasses(pm, /*sequentialLoops=*/false);
   // 2. Tensor-core kernels (an `mma_tile` or `attention_tile` in their
   //    config) become their gpu.launch; the other kernels' ops become parallel

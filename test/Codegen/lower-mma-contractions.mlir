@@ -920,3 +920,145 @@ func.func private @fp8_mma_sync(%x: memref<64x64xf8E4M3FN>, %w: memref<64x64xf8E
   }
   return
 }
+
+// -----
+
+// The amax of a result (an fp8 consumer's scale that
+// ridge-move-scale-reductions-to-producers moved here): a one-thread launch
+// zeroes it before the GEMM's; each bounds guard of the epilogue yields the
+// thread's max |x| of the quad it stored (unchanged outside the result),
+// and after the last store each warp reduces it with shuffles and its first
+// lane folds the bits in with one atomic max. No launch reads the result
+// again.
+// CHECK-LABEL: func.func private @result_amax
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1, {{.*}} = %c1, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c1, {{.*}} = %c1, {{.*}} = %c1)
+// CHECK:   memref.store %{{.*}}, %arg3[] : memref<f32>
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c2, {{.*}} = %c2, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c128, {{.*}} = %c1, {{.*}} = %c1)
+// CHECK:   nvvm.mma.sync
+// CHECK:   %[[GUARDED:.*]] = scf.if %{{.*}} -> (f32) {
+// CHECK:     math.tanh
+// CHECK:     vector.store {{.*}}, %arg2[{{.*}}] {alignment = 16 : i64} : memref<64x128xf32>, vector<4xf32>
+// CHECK-COUNT-4: math.absf
+// CHECK:     scf.yield
+// CHECK:   } else {
+// CHECK:     scf.yield
+// CHECK-COUNT-3: scf.if %{{.*}} -> (f32)
+// CHECK-COUNT-5: gpu.shuffle  xor
+// CHECK:   scf.if
+// CHECK:     memref.extract_aligned_pointer_as_index %arg3
+// CHECK:     llvm.atomicrmw umax %{{.*}}, %{{.*}} monotonic : !llvm.ptr<1>, i32
+// CHECK:   gpu.terminator
+// CHECK-NOT: gpu.launch
+// CHECK-NOT: linalg.
+// CHECK: return
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#scalar = affine_map<(d0, d1) -> ()>
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func private @result_amax(%x: memref<64x96xf32>, %w: memref<96x128xf32>, %out: memref<64x128xf32>, %amax: memref<f32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 128 : i64, mma_instruction = "mma_sync", mma_stages = 2 : i64, mma_tile = array<i64: 32, 64, 32>, mma_warps = array<i64: 2, 2>, vector_width = 1 : i64, warps_per_block = 4 : i64}} {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%amax : memref<f32>)
+  linalg.fill ins(%zero : f32) outs(%out : memref<64x128xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : memref<64x96xf32>, memref<96x128xf32>) outs(%out : memref<64x128xf32>) {
+  ^bb0(%l: f32, %r: f32, %acc: f32):
+    %lt = arith.truncf %l : f32 to bf16
+    %rt = arith.truncf %r : f32 to bf16
+    %le = arith.extf %lt : bf16 to f32
+    %re = arith.extf %rt : bf16 to f32
+    %p = arith.mulf %le, %re : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%out : memref<64x128xf32>) outs(%out : memref<64x128xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %h = math.tanh %v : f32
+    linalg.yield %h : f32
+  }
+  linalg.generic {indexing_maps = [#id, #scalar], iterator_types = ["reduction", "reduction"]} ins(%out : memref<64x128xf32>) outs(%amax : memref<f32>) {
+  ^bb0(%in: f32, %m: f32):
+    %abs = math.absf %in : f32
+    %max = arith.maximumf %m, %abs : f32
+    linalg.yield %max : f32
+  }
+  return
+}
+
+// -----
+
+// On the bandwidth path, lane 0 stores a whole column: it folds the
+// column's magnitudes into the amax with one atomic of its own.
+// CHECK-LABEL: func.func private @gemv_result_amax
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1, {{.*}} = %c1, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c1, {{.*}} = %c1, {{.*}} = %c1)
+// CHECK:   memref.store %{{.*}}, %arg3[] : memref<f32>
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c12, {{.*}} = %c1, {{.*}} = %c1)
+// CHECK:   scf.if
+// CHECK:     memref.store {{.*}}, %arg2[%c0, {{.*}}] : memref<2x96xf32>
+// CHECK:     math.absf
+// CHECK:     memref.store {{.*}}, %arg2[%c1, {{.*}}] : memref<2x96xf32>
+// CHECK:     math.absf
+// CHECK:     llvm.atomicrmw umax %{{.*}}, %{{.*}} monotonic : !llvm.ptr<1>, i32
+// CHECK-NOT: linalg.
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#scalar = affine_map<(d0, d1) -> ()>
+func.func private @gemv_result_amax(%x: memref<2x256xf32>, %w: memref<96x256xf32>, %out: memref<2x96xf32>, %amax: memref<f32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 256 : i64, gemv = true, vector_width = 4 : i64, warps_per_block = 8 : i64}} {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%amax : memref<f32>)
+  linalg.fill ins(%zero : f32) outs(%out : memref<2x96xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : memref<2x256xf32>, memref<96x256xf32>) outs(%out : memref<2x96xf32>) {
+  ^bb0(%l: f32, %r: f32, %s: f32):
+    %p = arith.mulf %l, %r : f32
+    %t = arith.addf %s, %p : f32
+    linalg.yield %t : f32
+  }
+  linalg.generic {indexing_maps = [#id, #scalar], iterator_types = ["reduction", "reduction"]} ins(%out : memref<2x96xf32>) outs(%amax : memref<f32>) {
+  ^bb0(%in: f32, %m: f32):
+    %abs = math.absf %in : f32
+    %max = arith.maximumf %m, %abs : f32
+    linalg.yield %max : f32
+  }
+  return
+}
+
+// -----
+
+// The amax must be of what the kernel stores: an accumulator that the
+// epilogue goes on to change is not a result.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#scalar = affine_map<(d0, d1) -> ()>
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+// expected-error @+1 {{kernel configured for tensor cores is not a tensor-core contraction on buffers: kernel has ops after the amax of its results}}
+func.func private @amax_of_accumulator(%x: memref<64x96xf32>, %w: memref<96x128xf32>, %out: memref<64x128xf32>, %amax: memref<f32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 128 : i64, mma_instruction = "mma_sync", mma_stages = 2 : i64, mma_tile = array<i64: 32, 64, 32>, mma_warps = array<i64: 2, 2>, vector_width = 1 : i64, warps_per_block = 4 : i64}} {
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc() : memref<64x128xf32>
+  linalg.fill ins(%zero : f32) outs(%amax : memref<f32>)
+  linalg.fill ins(%zero : f32) outs(%acc : memref<64x128xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : memref<64x96xf32>, memref<96x128xf32>) outs(%acc : memref<64x128xf32>) {
+  ^bb0(%l: f32, %r: f32, %s: f32):
+    %lt = arith.truncf %l : f32 to bf16
+    %rt = arith.truncf %r : f32 to bf16
+    %le = arith.extf %lt : bf16 to f32
+    %re = arith.extf %rt : bf16 to f32
+    %p = arith.mulf %le, %re : f32
+    %t = arith.addf %s, %p : f32
+    linalg.yield %t : f32
+  }
+  linalg.generic {indexing_maps = [#id, #scalar], iterator_types = ["reduction", "reduction"]} ins(%acc : memref<64x128xf32>) outs(%amax : memref<f32>) {
+  ^bb0(%in: f32, %m: f32):
+    %abs = math.absf %in : f32
+    %max = arith.maximumf %m, %abs : f32
+    linalg.yield %max : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%acc : memref<64x128xf32>) outs(%out : memref<64x128xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %h = math.tanh %v : f32
+    linalg.yield %h : f32
+  }
+  memref.dealloc %acc : memref<64x128xf32>
+  return
+}

@@ -132,6 +132,18 @@ struct MmaContraction {
     linalg::LinalgOp fill;
   };
   SmallVector<ScaleReduction> scaleReductions;
+  /// `max |x|` of one of the kernel's results (an fp8 consumer's scale,
+  /// moved into this kernel by ridge-move-scale-reductions-to-producers):
+  /// the kernel zeroes the 0-d value (`fill`) in a launch before the GEMM's
+  /// and folds in the magnitude of each element it stores of result
+  /// `result` (an index into the epilogue's results, or 0 for the product's
+  /// without one).
+  struct ResultAmax {
+    linalg::GenericOp reduction;
+    linalg::LinalgOp fill;
+    unsigned result = 0;
+  };
+  SmallVector<ResultAmax> resultAmaxes;
   /// Parallel loop extents: the batch loops (possibly none), the loops of m
   /// and n (one or more each), in loop order, shared by every product.
   SmallVector<int64_t> batch, mLoops, nLoops;
@@ -173,6 +185,14 @@ std::optional<MmaTmaLayout> getMmaTmaLayout(const MmaContraction &mma,
                                             const MmaProduct &product,
                                             const MmaOperand &operand,
                                             bool isLhs, std::string &reason);
+
+/// Whether `op` sets its only output to zero: a linalg.fill, or a generic
+/// with no inputs that yields a zero constant.
+bool isZeroFill(linalg::LinalgOp op);
+
+/// Whether `generic` is an fp8 operand's scale reduction: `max |x|` over all
+/// of its one input into a 0-d f32 (Fp8Contraction.cpp).
+bool isScaleReduction(linalg::GenericOp generic);
 
 /// Matches `kernel` (on tensors or buffers). On failure, `reason` says why
 /// (for LLVM_DEBUG and remarks).

@@ -568,6 +568,33 @@ def LowerFlashAttentionPass : Pass<"ridge-lower-flash-attention",
   ];
 }
 
+def MoveScaleReductionsToProducersPass
+    : Pass<"ridge-move-scale-reductions-to-producers", "::mlir::ModuleOp"> {
+  let summary = "Compute an fp8 activation's amax in the kernel that stores "
+                "the activation";
+  let description = [{
+    An fp8 kernel's scale reduction (`max |x|` of a whole argument into a
+    zero-filled 0-d f32) moves into the kernel whose result the argument
+    is, when ridge-lower-mma-contractions builds that kernel (its config
+    has an `mma_tile` or `gemv`) and the result is what its epilogue (or
+    product) stores: the producer returns the amax as one more result, and
+    the consumer takes it as one more argument. The producer then folds the
+    magnitude of each element it stores into the amax (one atomic max a
+    warp) instead of the consumer reading the whole activation again in
+    launches of its own. Runs on tensors, before bufferization. Kernels
+    called more than once are left alone, and so are reductions of
+    anything else (a graph input, a row kernel's result).
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::tensor::TensorDialect"];
+  let statistics = [
+    Statistic<"numMovedScaleReductions", "num-moved-scale-reductions",
+              "Scale reductions replaced by an amax their producer returns">,
+  ];
+}
+
 def LowerMmaContractionsPass : Pass<"ridge-lower-mma-contractions",
                                     "::mlir::ModuleOp"> {
   let summary = "Build tensor-core GEMM kernels (mma.sync) from their config";

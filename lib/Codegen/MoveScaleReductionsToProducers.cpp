@@ -1,0 +1,230 @@
+//===- MoveScaleReductionsToProducers.cpp - fp8 amax where it is stored ---===//
+//
+// An fp8 kernel quantizes its activation with a per-tensor scale taken from
+// the activation's amax, max |x| (docs/precision.md). Computed in the
+// consuming kernel, the amax costs two launches of their own and one more
+// read of the whole activation before the GEMM. When the activation is a
+// result of a kernel that ridge-lower-mma-contractions builds (a
+// tensor-core or GEMV contraction), that kernel has every element in
+// registers when it stores it: this pass moves the consumer's scale
+// reduction into the producing kernel, as one more (0-d) result that the
+// consumer takes as an argument, and the producer's epilogue folds the
+// magnitudes of what it stores into it (one atomic max a warp).
+//
+// On tensors, between ridge-tile-kernel-bodies and bufferization: the
+// producer's new result is returned by @main's call and passed to the
+// consumer's call. A result whose amax several consumers read is reduced
+// once. The amax is exact (a maximum does not depend on the order it is
+// taken in), so the GPU build's numerics do not change.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ridgeline/Codegen/KernelConfig.h"
+#include "ridgeline/Codegen/MmaContraction.h"
+#include "ridgeline/Codegen/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/Statistic.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "ridge-move-scale-reductions-to-producers"
+
+namespace mlir::ridge {
+#define GEN_PASS_DEF_MOVESCALEREDUCTIONSTOPRODUCERSPASS
+#include "ridgeline/Codegen/Passes.h.inc"
+} // namespace mlir::ridge
+
+using namespace mlir;
+using namespace mlir::ridge;
+
+/// `value` without the views of it that keep its elements (reshapes):
+/// their amax is the amax of their source.
+static Value stripReshapes(Value value) {
+  while (Operation *op = value.getDefiningOp()) {
+    if (!isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, tensor::ReshapeOp>(
+            op))
+      break;
+    value = op->getOperand(0);
+  }
+  return value;
+}
+
+namespace {
+struct MoveScaleReductionsToProducersPass
+    : ridge::impl::MoveScaleReductionsToProducersPassBase<
+          MoveScaleReductionsToProducersPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SymbolTable symbols(module);
+    // Each kernel's call; kernels called more than once are left alone (a
+    // new result or argument would change every call).
+    DenseMap<Operation *, unsigned> numCalls;
+    module.walk([&](func::CallOp call) {
+      if (auto callee = symbols.lookup<func::FuncOp>(call.getCallee()))
+        ++numCalls[callee];
+    });
+    // Consumers in call order; calls are looked up when used, since moving
+    // a reduction rebuilds the producer's call.
+    SmallVector<func::FuncOp> kernels;
+    module.walk([&](func::CallOp call) {
+      auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
+      if (!callee || !callee->hasAttr(kKernelAttr) || numCalls[callee] != 1)
+        return;
+      kernels.push_back(callee);
+      callOf[callee] = call;
+    });
+    for (func::FuncOp kernel : kernels)
+      if (failed(moveScaleReductions(symbols, callOf[kernel])))
+        return signalPassFailure();
+  }
+
+  /// Moves the scale reductions of `call`'s kernel that reduce a whole
+  /// argument into the kernel producing it.
+  LogicalResult moveScaleReductions(SymbolTable &symbols, func::CallOp call) {
+    auto consumer = symbols.lookup<func::FuncOp>(call.getCallee());
+    if (consumer.isExternal() || !consumer.getBody().hasOneBlock())
+      return success();
+    SmallVector<linalg::GenericOp> reductions;
+    for (auto generic : consumer.front().getOps<linalg::GenericOp>())
+      if (isScaleReduction(generic) &&
+          isa<BlockArgument>(generic.getDpsInputOperand(0)->get()))
+        reductions.push_back(generic);
+    // The consumer's new argument per argument it reduced.
+    DenseMap<unsigned, Value> amaxArguments;
+    for (linalg::GenericOp reduction : reductions) {
+      auto argument =
+          cast<BlockArgument>(reduction.getDpsInputOperand(0)->get());
+      unsigned argNo = argument.getArgNumber();
+      Value amaxArgument = amaxArguments.lookup(argNo);
+      if (!amaxArgument) {
+        FailureOr<Value> amax =
+            getProducerAmax(symbols, call.getOperand(argNo));
+        if (failed(amax))
+          return failure();
+        if (!*amax)
+          continue;
+        unsigned position = consumer.getNumArguments();
+        if (failed(consumer.insertArgument(position, (*amax).getType(),
+                                           DictionaryAttr(),
+                                           reduction.getLoc())))
+          return failure();
+        call.getOperandsMutable().append(*amax);
+        amaxArgument = consumer.getArgument(position);
+        amaxArguments[argNo] = amaxArgument;
+      }
+      LLVM_DEBUG(llvm::dbgs() << consumer.getName() << ": amax of argument "
+                              << argNo << " from its producer\n");
+      Operation *fill = reduction.getDpsInitOperand(0)->get().getDefiningOp();
+      reduction->getResult(0).replaceAllUsesWith(amaxArgument);
+      reduction->erase();
+      // The zero fill it started from, and that fill's empty tensor.
+      while (fill && fill->use_empty() &&
+             isa<linalg::LinalgOp, tensor::EmptyOp>(fill)) {
+        Operation *init = isa<linalg::LinalgOp>(fill)
+                              ? cast<linalg::LinalgOp>(fill)
+                                    .getDpsInitOperand(0)
+                                    ->get()
+                                    .getDefiningOp()
+                              : nullptr;
+        fill->erase();
+        fill = init;
+      }
+      ++numMovedScaleReductions;
+    }
+    return success();
+  }
+
+  /// The 0-d amax of `activation` computed by the kernel producing it (made
+  /// a result of that kernel on the first request), or null when that is
+  /// not a kernel that stores its results from registers.
+  FailureOr<Value> getProducerAmax(SymbolTable &symbols, Value activation) {
+    auto result = dyn_cast<OpResult>(stripReshapes(activation));
+    auto call = result ? dyn_cast<func::CallOp>(result.getOwner()) : nullptr;
+    if (!call)
+      return Value();
+    auto producer = symbols.lookup<func::FuncOp>(call.getCallee());
+    if (!producer || !producer->hasAttr(kKernelAttr) ||
+        callOf[producer] != call)
+      return Value();
+    auto key =
+        std::make_pair(producer.getOperation(), result.getResultNumber());
+    if (auto known = amaxResults.find(key); known != amaxResults.end())
+      return callOf[producer]->getResult(known->second);
+    FailureOr<std::optional<KernelConfig>> config = getKernelConfig(producer);
+    if (failed(config))
+      return failure();
+    if (!*config || !(*config)->usesDedicatedKernel())
+      return Value();
+    std::string reason;
+    FailureOr<MmaContraction> mma =
+        matchMmaContraction(producer, reason, /*allowF32=*/(*config)->gemv);
+    if (failed(mma)) {
+      LLVM_DEBUG(llvm::dbgs()
+                 << producer.getName()
+                 << ": not a contraction kernel: " << reason << "\n");
+      return Value();
+    }
+    // The returned value must be what the kernel stores: the epilogue's
+    // result, or the product's without one.
+    auto returnOp = cast<func::ReturnOp>(producer.front().getTerminator());
+    Value returned = returnOp.getOperand(result.getResultNumber());
+    Operation *storing = mma->epilogue
+                             ? mma->epilogue.getOperation()
+                             : mma->products.front().contraction.getOperation();
+    auto tensorType = dyn_cast<RankedTensorType>(returned.getType());
+    if (returned.getDefiningOp() != storing || !tensorType ||
+        !tensorType.getElementType().isF32())
+      return Value();
+
+    // zero fill at the kernel's start, max |x| after the result's op.
+    OpBuilder b(&getContext());
+    Location loc = storing->getLoc();
+    Type f32 = b.getF32Type();
+    auto scalarType = RankedTensorType::get({}, f32);
+    b.setInsertionPointToStart(&producer.front());
+    Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
+    Value empty = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{}, f32);
+    Value fill = linalg::FillOp::create(b, loc, zero, empty).getResult(0);
+    b.setInsertionPointAfter(storing);
+    int64_t rank = tensorType.getRank();
+    SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(rank),
+                                   AffineMap::get(rank, 0, {}, b.getContext())};
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::reduction);
+    auto reduction = linalg::GenericOp::create(
+        b, loc, scalarType, returned, fill, maps, iterators,
+        [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+          Value magnitude = math::AbsFOp::create(nested, nestedLoc, args[0]);
+          Value max =
+              arith::MaximumFOp::create(nested, nestedLoc, args[1], magnitude);
+          linalg::YieldOp::create(nested, nestedLoc, max);
+        });
+    if (Attribute kernelConfig = storing->getAttr(kKernelConfigAttr))
+      reduction->setAttr(kKernelConfigAttr, kernelConfig);
+
+    unsigned position = producer.getNumResults();
+    if (failed(producer.insertResult(position, scalarType, DictionaryAttr())))
+      return failure();
+    returnOp.getOperandsMutable().append(reduction.getResult(0));
+    // The call returns it too.
+    OpBuilder callBuilder(call);
+    auto newCall = func::CallOp::create(callBuilder, call.getLoc(), producer,
+                                        call.getOperands());
+    newCall->setDiscardableAttrs(call->getDiscardableAttrDictionary());
+    call.replaceAllUsesWith(
+        newCall.getResults().take_front(call.getNumResults()));
+    call->erase();
+    callOf[producer] = newCall;
+    amaxResults[key] = position;
+    LLVM_DEBUG(llvm::dbgs() << producer.getName() << ": returns the amax of "
+                            << "result " << result.getResultNumber() << "\n");
+    return newCall->getResult(position);
+  }
+
+  /// Each kernel's one call (updated as calls are rebuilt with new results).
+  DenseMap<Operation *, func::CallOp> callOf;
+  /// (producer kernel, result) -> the producer's result that is its amax.
+  DenseMap<std::pair<Operation *, unsigned>, unsigned> amaxResults;
+};
+} // namespace
