@@ -106,12 +106,13 @@ ComputeFormat mlir::ridge::getComputeFormat(Operation *op) {
   return {name, precision};
 }
 
-/// Whether the kernel that computes `activation` is a tensor-core
-/// contraction (a contraction fusion group, or a MatMul, Gemm or Conv alone,
-/// in a tensor-core format), possibly through reshapes: such a kernel folds
-/// the activation's amax in as it stores it
-/// (ridge-move-scale-reductions-to-producers), so no launch reads the
-/// activation again for its scale.
+/// Whether the kernel that computes `activation` (possibly through
+/// reshapes) folds the activation's amax in as it stores it
+/// (ridge-move-scale-reductions-to-producers), so that no launch reads the
+/// activation again for its scale: a tensor-core contraction (a contraction
+/// fusion group, or a MatMul, Gemm or Conv alone, in a tensor-core format),
+/// or a row kernel of one result (a reduction fusion group: LayerNorm,
+/// RMSNorm).
 static bool isAmaxComputedByProducer(Value activation) {
   Operation *producer = activation.getDefiningOp();
   while (auto reshape = dyn_cast_if_present<ReshapeOp>(producer))
@@ -119,6 +120,8 @@ static bool isAmaxComputedByProducer(Value activation) {
   if (!producer)
     return false;
   if (auto group = dyn_cast<FusionGroupOp>(producer)) {
+    if (group.getKind() == "reduction")
+      return group->getNumResults() == 1;
     if (group.getKind() != "contraction")
       return false;
   } else if (!isa<MatMulOp, GemmOp, ConvOp>(producer)) {

@@ -21,6 +21,13 @@
 // ridge-workgroup-allocas-to-attributions makes a launch attribution), in
 // warp order, so that every thread gets the same total.
 //
+// A row loop may reduce one value of each row over all the rows (an
+// `scf.parallel` with one reduction, init 0 and `arith.maximumf`, into a 0-d
+// buffer zeroed before it: the amax of the kernel's result that
+// ridge-fold-result-amax-into-row-loops computes). Each row's first thread
+// then folds the row's value into the buffer with one atomic max of its
+// bits.
+//
 //===----------------------------------------------------------------------===//
 
 #include "ridgeline/Analysis/Target.h"
@@ -34,6 +41,7 @@
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/EquivalenceClasses.h"
@@ -170,7 +178,45 @@ static bool isLaneLocal(memref::AllocaOp buffer, scf::ParallelOp root) {
   return true;
 }
 
+/// The store of `root`'s one result, when the result is the maximum over
+/// the rows (init 0, `arith.maximumf`) of a value each row computes, stored
+/// into a 0-d buffer that is zeroed before the root
+/// (ridge-fold-result-amax-into-row-loops: a result's amax): each row then
+/// folds its value into the buffer with an atomic. Null otherwise.
+static memref::StoreOp getRowMaximumStore(scf::ParallelOp root) {
+  if (root.getNumResults() != 1 || !root.getResult(0).getType().isF32() ||
+      !root.getResult(0).hasOneUse() ||
+      !matchPattern(root.getInitVals()[0], m_PosZeroFloat()))
+    return {};
+  auto reduce = cast<scf::ReduceOp>(root.getBody()->getTerminator());
+  Block &combine = reduce.getReductions()[0].front();
+  auto max = dyn_cast<arith::MaximumFOp>(&combine.front());
+  auto ret = dyn_cast<scf::ReduceReturnOp>(combine.getTerminator());
+  if (!max || !ret || ret.getResult() != max.getResult() ||
+      combine.getOperations().size() != 2 ||
+      !llvm::is_contained(max->getOperands(), combine.getArgument(0)) ||
+      !llvm::is_contained(max->getOperands(), combine.getArgument(1)))
+    return {};
+  auto store = dyn_cast<memref::StoreOp>(*root.getResult(0).getUsers().begin());
+  if (!store || store.getValue() != root.getResult(0) ||
+      store.getMemRefType().getRank() != 0 ||
+      store->getBlock() != root->getBlock())
+    return {};
+  // Zeroed before the root, and not touched in between.
+  for (Operation *op = root->getPrevNode(); op; op = op->getPrevNode()) {
+    auto zeroing = dyn_cast<memref::StoreOp>(op);
+    if (zeroing && zeroing.getMemRef() == store.getMemRef())
+      return matchPattern(zeroing.getValue(), m_AnyZeroFloat()) ? store
+                                                                : nullptr;
+    if (llvm::is_contained(op->getOperands(), store.getMemRef()))
+      return {};
+  }
+  return {};
+}
+
 static bool isRowKernel(scf::ParallelOp root) {
+  if (root.getNumResults() != 0 && !getRowMaximumStore(root))
+    return false;
   bool writesRow = false, ok = true;
   root.getBody()->walk(
       [&](memref::AllocaOp buffer) { ok &= isLaneLocal(buffer, root); });
@@ -675,6 +721,15 @@ static unsigned mapRowsToWarps(RewriterBase &rewriter, scf::ParallelOp root,
         arith::MulIOp::create(rewriter, loc, position, root.getStep()[d]));
   }
   Block *body = root.getBody();
+  // A maximum over the rows (a result's amax): each row's value, and the
+  // buffer it goes to.
+  memref::StoreOp rowMaximumStore = getRowMaximumStore(root);
+  Value rowValue, maximumBuffer;
+  if (rowMaximumStore) {
+    rowValue = cast<scf::ReduceOp>(body->getTerminator()).getOperands()[0];
+    maximumBuffer = rowMaximumStore.getMemRef();
+    rewriter.eraseOp(rowMaximumStore);
+  }
   rewriter.eraseOp(body->getTerminator());
   rewriter.inlineBlockBefore(body, guard.thenBlock()->getTerminator(), ivs);
   rewriter.eraseOp(root);
@@ -705,6 +760,31 @@ static unsigned mapRowsToWarps(RewriterBase &rewriter, scf::ParallelOp root,
   for (auto [buffer, vectorLayout] : rowBuffers)
     shrinkRowBuffer(rewriter, cast<memref::AllocaOp>(buffer), rowThreads.count,
                     vectorLayout);
+  if (rowValue) {
+    // The row's first thread folds the row's value (the same in all of its
+    // threads) into the buffer: max(value, 0), the root's init, as the
+    // bits of a non-negative float order as u32 (NaN above infinity), so
+    // one `atom.global.max.u32` a row; the buffer was zeroed before.
+    rewriter.setInsertionPoint(guard.thenBlock()->getTerminator());
+    Value first = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                        rowThreads.thread, constant(0));
+    auto ifFirst = scf::IfOp::create(rewriter, loc, first);
+    rewriter.setInsertionPointToStart(ifFirst.thenBlock());
+    Value clamped = arith::MaximumFOp::create(
+        rewriter, loc, rowValue,
+        arith::ConstantOp::create(
+            rewriter, loc, rewriter.getFloatAttr(rowValue.getType(), 0.0)));
+    Value address = arith::IndexCastOp::create(
+        rewriter, loc, rewriter.getI64Type(),
+        memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc,
+                                                       maximumBuffer));
+    Value pointer = LLVM::IntToPtrOp::create(
+        rewriter, loc, LLVM::LLVMPointerType::get(ctx, /*global=*/1), address);
+    LLVM::AtomicRMWOp::create(
+        rewriter, loc, LLVM::AtomicBinOp::umax, pointer,
+        arith::BitcastOp::create(rewriter, loc, rewriter.getI32Type(), clamped),
+        LLVM::AtomicOrdering::monotonic);
+  }
   return vectorLoops.size();
 }
 

@@ -4,12 +4,16 @@
 // the activation's amax, max |x| (docs/precision.md). Computed in the
 // consuming kernel, the amax costs two launches of their own and one more
 // read of the whole activation before the GEMM. When the activation is a
-// result of a kernel that ridge-lower-mma-contractions builds (a
-// tensor-core or GEMV contraction), that kernel has every element in
-// registers when it stores it: this pass moves the consumer's scale
-// reduction into the producing kernel, as one more (0-d) result that the
-// consumer takes as an argument, and the producer's epilogue folds the
-// magnitudes of what it stores into it (one atomic max a warp).
+// result of a kernel that has every element in registers when it stores
+// it, this pass moves the consumer's scale reduction into the producing
+// kernel, as one more (0-d) result that the consumer takes as an argument:
+//
+//   - a kernel that ridge-lower-mma-contractions builds (a tensor-core or
+//     GEMV contraction): its epilogue folds the magnitudes of what it
+//     stores into the amax, one atomic max a warp;
+//   - a row kernel of one result (LayerNorm, RMSNorm): the reduction is
+//     marked for ridge-fold-result-amax-into-row-loops, which computes it
+//     row by row in the row loop, one atomic max a row.
 //
 // On tensors, between ridge-tile-kernel-bodies and bufferization: the
 // producer's new result is returned by @main's call and passed to the
@@ -23,6 +27,7 @@
 #include "ridgeline/Codegen/MmaContraction.h"
 #include "ridgeline/Codegen/Passes.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/Statistic.h"
@@ -154,27 +159,13 @@ struct MoveScaleReductionsToProducersPass
     FailureOr<std::optional<KernelConfig>> config = getKernelConfig(producer);
     if (failed(config))
       return failure();
-    if (!*config || !(*config)->usesDedicatedKernel())
+    if (!*config)
       return Value();
-    std::string reason;
-    FailureOr<MmaContraction> mma =
-        matchMmaContraction(producer, reason, /*allowF32=*/(*config)->gemv);
-    if (failed(mma)) {
-      LLVM_DEBUG(llvm::dbgs()
-                 << producer.getName()
-                 << ": not a contraction kernel: " << reason << "\n");
-      return Value();
-    }
-    // The returned value must be what the kernel stores: the epilogue's
-    // result, or the product's without one.
     auto returnOp = cast<func::ReturnOp>(producer.front().getTerminator());
     Value returned = returnOp.getOperand(result.getResultNumber());
-    Operation *storing = mma->epilogue
-                             ? mma->epilogue.getOperation()
-                             : mma->products.front().contraction.getOperation();
+    Operation *storing = getStoringOp(producer, **config, returned);
     auto tensorType = dyn_cast<RankedTensorType>(returned.getType());
-    if (returned.getDefiningOp() != storing || !tensorType ||
-        !tensorType.getElementType().isF32())
+    if (!storing || !tensorType || !tensorType.getElementType().isF32())
       return Value();
 
     // zero fill at the kernel's start, max |x| after the result's op.
@@ -202,6 +193,10 @@ struct MoveScaleReductionsToProducersPass
         });
     if (Attribute kernelConfig = storing->getAttr(kKernelConfigAttr))
       reduction->setAttr(kKernelConfigAttr, kernelConfig);
+    // A row kernel's is folded into its row loop on buffers
+    // (ridge-fold-result-amax-into-row-loops), which must not miss it.
+    if (isa<scf::ForallOp>(storing))
+      reduction->setAttr(kResultAmaxAttr, b.getUnitAttr());
 
     unsigned position = producer.getNumResults();
     if (failed(producer.insertResult(position, scalarType, DictionaryAttr())))
@@ -220,6 +215,51 @@ struct MoveScaleReductionsToProducersPass
     LLVM_DEBUG(llvm::dbgs() << producer.getName() << ": returns the amax of "
                             << "result " << result.getResultNumber() << "\n");
     return newCall->getResult(position);
+  }
+
+  /// The op of `producer` that computes `returned`, a result, as the kernel
+  /// stores it, when the kernel's lowering can fold an amax into those
+  /// stores: the epilogue (or the product, without one) of a kernel that
+  /// ridge-lower-mma-contractions builds, or the row loop (an scf.forall
+  /// over rows whose only output is the result, each row one elementwise
+  /// op's) of a row kernel, which ridge-map-row-loops-to-warps maps one row
+  /// a warp. Null otherwise.
+  Operation *getStoringOp(func::FuncOp producer, const KernelConfig &config,
+                          Value returned) {
+    if (config.usesDedicatedKernel()) {
+      std::string reason;
+      FailureOr<MmaContraction> mma =
+          matchMmaContraction(producer, reason, /*allowF32=*/config.gemv);
+      if (failed(mma)) {
+        LLVM_DEBUG(llvm::dbgs()
+                   << producer.getName()
+                   << ": not a contraction kernel: " << reason << "\n");
+        return nullptr;
+      }
+      Operation *storing =
+          mma->epilogue ? mma->epilogue.getOperation()
+                        : mma->products.front().contraction.getOperation();
+      return returned.getDefiningOp() == storing ? storing : nullptr;
+    }
+    if (config.usesAttentionKernel() || config.tileSizes.empty())
+      return nullptr;
+    auto rows = returned.getDefiningOp<scf::ForallOp>();
+    auto kind = producer->getAttrOfType<StringAttr>(kKernelAttr);
+    if (!rows || rows->getNumResults() != 1 || !kind ||
+        kind.getValue() != "reduction")
+      return nullptr;
+    scf::InParallelOp inParallel = rows.getTerminator();
+    if (!llvm::hasSingleElement(inParallel.getYieldingOps()))
+      return nullptr;
+    auto insert = dyn_cast<tensor::ParallelInsertSliceOp>(
+        *inParallel.getYieldingOps().begin());
+    auto elementwise =
+        insert ? insert.getSource().getDefiningOp<linalg::GenericOp>()
+               : nullptr;
+    if (!elementwise || elementwise.getNumReductionLoops() != 0 ||
+        elementwise->getBlock() != rows.getBody())
+      return nullptr;
+    return rows;
   }
 
   /// Each kernel's one call (updated as calls are rebuilt with new results).

@@ -279,6 +279,9 @@ void mlir::ridge::buildGpuLoweringPipeline(OpPassManager &pm,
   // kernels).
   pm.addPass(createExpandTf32RoundingPass());
   pm.addPass(createExpandFloat8ConversionsPass());
+  // A row kernel's result amax (an fp8 consumer's scale, step 1) is
+  // computed row by row in its row loop.
+  pm.addNestedPass<func::FuncOp>(createFoldResultAmaxIntoRowLoopsPass());
   pm.addNestedPass<func::FuncOp>(createKernelsToParallelLoopsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createRetypeEmptyBuffersPass());

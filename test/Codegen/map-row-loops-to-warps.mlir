@@ -424,3 +424,94 @@ func.func @row_sum_shared_by_warps(%x: memref<2x4096xf32>, %y: memref<2x4096xf32
   } {ridge.kernel_config = {block_size = 128 : i64, row_warps = 4 : i64, tile_sizes = array<i64: 1, 0>, vector_width = 4 : i64, warps_per_block = 4 : i64}}
   return
 }
+
+// -----
+
+// A row loop reducing a value of each row (init 0, maximumf) into a 0-d
+// buffer zeroed before it (ridge-fold-result-amax-into-row-loops: the amax
+// of the result): the row's first lane folds max(value, 0) into the buffer
+// with one atomic max of its bits, after the row's loops; the store after
+// the loop goes.
+// CHECK-LABEL: func @row_maximum
+// CHECK:       memref.store %{{.*}}, %[[AMAX:.*]][] : memref<f32>
+// CHECK:       scf.if
+// CHECK:         scf.for
+// CHECK:           memref.store
+// CHECK:         scf.for
+// CHECK:           math.absf
+// CHECK:         gpu.shuffle xor
+// CHECK:         %[[FIRST:.*]] = arith.cmpi eq, %{{.*}}, %c0
+// CHECK:         scf.if %[[FIRST]] {
+// CHECK:           %[[CLAMPED:.*]] = arith.maximumf %{{.*}}, %{{.*}} : f32
+// CHECK:           memref.extract_aligned_pointer_as_index %[[AMAX]]
+// CHECK:           %[[BITS:.*]] = arith.bitcast %[[CLAMPED]] : f32 to i32
+// CHECK:           llvm.atomicrmw umax %{{.*}}, %[[BITS]] monotonic : !llvm.ptr<1>, i32
+// CHECK-NOT:   memref.store {{.*}}, %[[AMAX]]
+// CHECK:       return
+func.func @row_maximum(%x: memref<20x64xf32>, %y: memref<20x64xf32>, %amax: memref<f32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c20 = arith.constant 20 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  memref.store %zero, %amax[] : memref<f32>
+  %r = scf.parallel (%i) = (%c0) to (%c20) step (%c1) init (%zero) -> f32 {
+    scf.parallel (%j) = (%c0) to (%c64) step (%c1) {
+      %v = memref.load %x[%i, %j] : memref<20x64xf32>
+      %n = arith.negf %v : f32
+      memref.store %n, %y[%i, %j] : memref<20x64xf32>
+      scf.reduce
+    }
+    %acc = memref.alloca() : memref<f32>
+    memref.store %zero, %acc[] : memref<f32>
+    scf.for %j = %c0 to %c64 step %c1 {
+      %v = memref.load %x[%i, %j] : memref<20x64xf32>
+      %n = arith.negf %v : f32
+      %m = math.absf %n : f32
+      %a = memref.load %acc[] : memref<f32>
+      %b = arith.maximumf %a, %m : f32
+      memref.store %b, %acc[] : memref<f32>
+    }
+    %rowmax = memref.load %acc[] : memref<f32>
+    scf.reduce(%rowmax : f32) {
+    ^bb0(%lhs: f32, %rhs: f32):
+      %c = arith.maximumf %lhs, %rhs : f32
+      scf.reduce.return %c : f32
+    }
+  }
+  memref.store %r, %amax[] : memref<f32>
+  return
+}
+
+// -----
+
+// A reduction over the rows into a buffer nobody zeroed is not an amax the
+// pass can fold with atomics: the loop is left alone.
+// CHECK-LABEL: func @row_maximum_not_zeroed
+// CHECK:   scf.parallel {{.*}} init
+// CHECK-NOT: llvm.atomicrmw
+func.func @row_maximum_not_zeroed(%x: memref<20x64xf32>, %amax: memref<f32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c20 = arith.constant 20 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  %r = scf.parallel (%i) = (%c0) to (%c20) step (%c1) init (%zero) -> f32 {
+    %acc = memref.alloca() : memref<f32>
+    memref.store %zero, %acc[] : memref<f32>
+    scf.for %j = %c0 to %c64 step %c1 {
+      %v = memref.load %x[%i, %j] : memref<20x64xf32>
+      %a = memref.load %acc[] : memref<f32>
+      %b = arith.maximumf %a, %v : f32
+      memref.store %b, %acc[] : memref<f32>
+    }
+    %rowmax = memref.load %acc[] : memref<f32>
+    scf.reduce(%rowmax : f32) {
+    ^bb0(%lhs: f32, %rhs: f32):
+      %c = arith.maximumf %lhs, %rhs : f32
+      scf.reduce.return %c : f32
+    }
+  }
+  memref.store %r, %amax[] : memref<f32>
+  return
+}

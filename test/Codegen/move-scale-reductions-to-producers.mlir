@@ -232,3 +232,90 @@ func.func private @amax_user(%x: tensor<2x96xf32>) -> tensor<f32> attributes {ri
   } -> tensor<f32>
   return %r : tensor<f32>
 }
+
+// -----
+
+// A row kernel (an scf.forall over rows, each row one elementwise op's)
+// returns the amax of its result too, marked for
+// ridge-fold-result-amax-into-row-loops; a row kernel of two results
+// (what the forall writes besides the row) keeps its consumer's reduction.
+// CHECK-LABEL: func.func @main
+// CHECK:   %[[P:.*]]:2 = call @rows(%{{.*}}) : (tensor<4x64xf32>) -> (tensor<4x64xf32>, tensor<f32>)
+// CHECK:   call @amax_user(%[[P]]#0, %[[P]]#1)
+// CHECK:   %[[Q:.*]]:2 = call @two_results(%{{.*}}) : (tensor<4x64xf32>) -> (tensor<4x64xf32>, tensor<4x64xf32>)
+// CHECK:   call @amax_user_2(%[[Q]]#0) : (tensor<4x64xf32>) -> tensor<f32>
+// CHECK-LABEL: func.func private @rows
+// CHECK:   %[[ZERO:.*]] = linalg.fill {{.*}} -> tensor<f32>
+// CHECK:   %[[R:.*]] = scf.forall
+// CHECK:   %[[AMAX:.*]] = linalg.generic {{.*}} ins(%[[R]] : tensor<4x64xf32>) outs(%[[ZERO]] : tensor<f32>) attrs = {ridge.result_amax}
+// CHECK:   return %[[R]], %[[AMAX]]
+// CHECK-LABEL: func.func private @two_results
+// CHECK-NOT: math.absf
+// CHECK-LABEL: func.func private @amax_user_2
+// CHECK: math.absf
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#s = affine_map<(d0, d1) -> ()>
+func.func @main(%x: tensor<4x64xf32>) -> (tensor<f32>, tensor<f32>, tensor<4x64xf32>) {
+  %0 = call @rows(%x) : (tensor<4x64xf32>) -> tensor<4x64xf32>
+  %1 = call @amax_user(%0) : (tensor<4x64xf32>) -> tensor<f32>
+  %2:2 = call @two_results(%x) : (tensor<4x64xf32>) -> (tensor<4x64xf32>, tensor<4x64xf32>)
+  %3 = call @amax_user_2(%2#0) : (tensor<4x64xf32>) -> tensor<f32>
+  return %1, %3, %2#1 : tensor<f32>, tensor<f32>, tensor<4x64xf32>
+}
+func.func private @rows(%x: tensor<4x64xf32>) -> tensor<4x64xf32> attributes {ridge.kernel = "reduction", ridge.kernel_config = {block_size = 128 : i64, tile_sizes = array<i64: 1, 0>, vector_width = 1 : i64, warps_per_block = 4 : i64}} {
+  %e = tensor.empty() : tensor<4x64xf32>
+  %r = scf.forall (%i) in (4) shared_outs(%o = %e) -> (tensor<4x64xf32>) {
+    %in = tensor.extract_slice %x[%i, 0] [1, 64] [1, 1] : tensor<4x64xf32> to tensor<1x64xf32>
+    %out = tensor.extract_slice %o[%i, 0] [1, 64] [1, 1] : tensor<4x64xf32> to tensor<1x64xf32>
+    %n = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%in : tensor<1x64xf32>) outs(%out : tensor<1x64xf32>) {
+    ^bb0(%v: f32, %w: f32):
+      %t = arith.negf %v : f32
+      linalg.yield %t : f32
+    } -> tensor<1x64xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %n into %o[%i, 0] [1, 64] [1, 1] : tensor<1x64xf32> into tensor<4x64xf32>
+    }
+  }
+  return %r : tensor<4x64xf32>
+}
+func.func private @two_results(%x: tensor<4x64xf32>) -> (tensor<4x64xf32>, tensor<4x64xf32>) attributes {ridge.kernel = "reduction", ridge.kernel_config = {block_size = 128 : i64, tile_sizes = array<i64: 1, 0>, vector_width = 1 : i64, warps_per_block = 4 : i64}} {
+  %e = tensor.empty() : tensor<4x64xf32>
+  %r:2 = scf.forall (%i) in (4) shared_outs(%o = %e, %p = %e) -> (tensor<4x64xf32>, tensor<4x64xf32>) {
+    %in = tensor.extract_slice %x[%i, 0] [1, 64] [1, 1] : tensor<4x64xf32> to tensor<1x64xf32>
+    %out = tensor.extract_slice %o[%i, 0] [1, 64] [1, 1] : tensor<4x64xf32> to tensor<1x64xf32>
+    %n:2 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%in : tensor<1x64xf32>) outs(%out, %out : tensor<1x64xf32>, tensor<1x64xf32>) {
+    ^bb0(%v: f32, %w: f32, %w2: f32):
+      %t = arith.negf %v : f32
+      linalg.yield %t, %v : f32, f32
+    } -> (tensor<1x64xf32>, tensor<1x64xf32>)
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %n#0 into %o[%i, 0] [1, 64] [1, 1] : tensor<1x64xf32> into tensor<4x64xf32>
+      tensor.parallel_insert_slice %n#1 into %p[%i, 0] [1, 64] [1, 1] : tensor<1x64xf32> into tensor<4x64xf32>
+    }
+  }
+  return %r#0, %r#1 : tensor<4x64xf32>, tensor<4x64xf32>
+}
+func.func private @amax_user(%x: tensor<4x64xf32>) -> tensor<f32> attributes {ridge.kernel = "contraction"} {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<f32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<f32>) -> tensor<f32>
+  %r = linalg.generic {indexing_maps = [#id, #s], iterator_types = ["reduction", "reduction"]} ins(%x : tensor<4x64xf32>) outs(%f : tensor<f32>) {
+  ^bb0(%in: f32, %m: f32):
+    %abs = math.absf %in : f32
+    %max = arith.maximumf %m, %abs : f32
+    linalg.yield %max : f32
+  } -> tensor<f32>
+  return %r : tensor<f32>
+}
+func.func private @amax_user_2(%x: tensor<4x64xf32>) -> tensor<f32> attributes {ridge.kernel = "contraction"} {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<f32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<f32>) -> tensor<f32>
+  %r = linalg.generic {indexing_maps = [#id, #s], iterator_types = ["reduction", "reduction"]} ins(%x : tensor<4x64xf32>) outs(%f : tensor<f32>) {
+  ^bb0(%in: f32, %m: f32):
+    %abs = math.absf %in : f32
+    %max = arith.maximumf %m, %abs : f32
+    linalg.yield %max : f32
+  } -> tensor<f32>
+  return %r : tensor<f32>
+}

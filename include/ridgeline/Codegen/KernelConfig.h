@@ -27,6 +27,11 @@ namespace mlir::ridge {
 /// on the loop nest that implements it (the scf.forall of a tiled kernel, the
 /// linalg op of a single-op kernel, then the scf.parallel they become).
 inline constexpr llvm::StringLiteral kKernelConfigAttr = "ridge.kernel_config";
+/// Marks the `max |x|` of a row kernel's result that
+/// ridge-move-scale-reductions-to-producers added to the kernel (an fp8
+/// consumer's scale), for ridge-fold-result-amax-into-row-loops to fold
+/// into the row loop.
+inline constexpr llvm::StringLiteral kResultAmaxAttr = "ridge.result_amax";
 
 struct KernelConfig {
   /// Tile size per loop of the kernel's sink op (the op producing its

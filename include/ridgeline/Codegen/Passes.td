@@ -499,6 +499,10 @@ def MapRowLoopsToWarpsPass : Pass<"ridge-map-row-loops-to-warps",
     (consecutive lanes, consecutive addresses) and each reduction ends with a
     `gpu.subgroup_reduce`, lowered by upstream's butterfly of `gpu.shuffle
     xor`, leaving the row's total in every lane.
+    A row loop that reduces one value of each row over the rows (init 0,
+    `arith.maximumf`) into a 0-d buffer zeroed before it (a result's amax,
+    ridge-fold-result-amax-into-row-loops) has each row's first thread fold
+    the row's value in with one atomic max of its bits.
     Other loops are left to `ridge-map-parallel-loops-to-gpu`.
   }];
   let options = [
@@ -516,7 +520,8 @@ def MapRowLoopsToWarpsPass : Pass<"ridge-map-row-loops-to-warps",
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
-    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
+    "::mlir::LLVM::LLVMDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
     "::mlir::vector::VectorDialect"
   ];
 }
@@ -575,15 +580,19 @@ def MoveScaleReductionsToProducersPass
   let description = [{
     An fp8 kernel's scale reduction (`max |x|` of a whole argument into a
     zero-filled 0-d f32) moves into the kernel whose result the argument
-    is, when ridge-lower-mma-contractions builds that kernel (its config
-    has an `mma_tile` or `gemv`) and the result is what its epilogue (or
-    product) stores: the producer returns the amax as one more result, and
-    the consumer takes it as one more argument. The producer then folds the
-    magnitude of each element it stores into the amax (one atomic max a
-    warp) instead of the consumer reading the whole activation again in
-    launches of its own. Runs on tensors, before bufferization. Kernels
-    called more than once are left alone, and so are reductions of
-    anything else (a graph input, a row kernel's result).
+    is, when that kernel has each element of the result in registers as it
+    stores it: a kernel ridge-lower-mma-contractions builds (its config has
+    an `mma_tile` or `gemv`; the result is what its epilogue or product
+    stores), or a row kernel of one result (an scf.forall over rows, each
+    row written by one elementwise op; the reduction is marked
+    `ridge.result_amax` for ridge-fold-result-amax-into-row-loops). The
+    producer returns the amax as one more result, and the consumer takes it
+    as one more argument: the producer folds the magnitudes it stores into
+    the amax (one atomic max a warp or a row) instead of the consumer
+    reading the whole activation again in launches of its own. Runs on
+    tensors, before bufferization. Kernels called more than once are left
+    alone, and so are reductions of anything else (a graph input, an
+    attention's output).
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::linalg::LinalgDialect",
@@ -592,6 +601,33 @@ def MoveScaleReductionsToProducersPass
   let statistics = [
     Statistic<"numMovedScaleReductions", "num-moved-scale-reductions",
               "Scale reductions replaced by an amax their producer returns">,
+  ];
+}
+
+def FoldResultAmaxIntoRowLoopsPass
+    : Pass<"ridge-fold-result-amax-into-row-loops", "::mlir::func::FuncOp"> {
+  let summary = "Compute a row kernel's result amax row by row, in its row "
+                "loop";
+  let description = [{
+    The `max |x|` of a row kernel's result that
+    ridge-move-scale-reductions-to-producers added (marked
+    `ridge.result_amax`) becomes part of the row loop before it: each row
+    reduces the magnitudes of its elements (the row's elementwise op
+    recomputed from its inputs, into a thread-private 0-d accumulator), and
+    the row loop, an `scf.parallel` with one reduction (init 0,
+    `arith.maximumf`), combines the rows' maxima into the amax buffer.
+    ridge-map-row-loops-to-warps folds each row's maximum in with one
+    atomic. On buffers, before the kernels' linalg ops become loops. A
+    marked amax that does not follow such a row loop is an error.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+  let statistics = [
+    Statistic<"numFoldedAmaxes", "num-folded-amaxes",
+              "Result amaxes computed row by row in the row loop">,
   ];
 }
 
