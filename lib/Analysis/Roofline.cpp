@@ -106,23 +106,24 @@ ComputeFormat mlir::ridge::getComputeFormat(Operation *op) {
   return {name, precision};
 }
 
-/// Whether the kernel that computes `activation` (possibly through
-/// reshapes) folds the activation's amax in as it stores it
+/// Whether the kernel that computes `activation` (possibly through reshapes
+/// and transposes) folds the activation's amax in as it stores it
 /// (ridge-move-scale-reductions-to-producers), so that no launch reads the
-/// activation again for its scale: a tensor-core contraction (a contraction
-/// fusion group, or a MatMul, Gemm or Conv alone, in a tensor-core format),
-/// or a row kernel of one result (a reduction fusion group: LayerNorm,
-/// RMSNorm).
+/// activation again for its scale: a tensor-core contraction or attention
+/// (a contraction or attention fusion group, or a MatMul, Gemm or Conv
+/// alone, in a tensor-core format), or a row kernel (a reduction fusion
+/// group: LayerNorm, RMSNorm).
 static bool isAmaxComputedByProducer(Value activation) {
   Operation *producer = activation.getDefiningOp();
-  while (auto reshape = dyn_cast_if_present<ReshapeOp>(producer))
-    producer = reshape->getOperand(0).getDefiningOp();
+  // Views and permutations keep the elements, and so the amax.
+  while (isa_and_present<ReshapeOp, TransposeOp>(producer))
+    producer = producer->getOperand(0).getDefiningOp();
   if (!producer)
     return false;
   if (auto group = dyn_cast<FusionGroupOp>(producer)) {
     if (group.getKind() == "reduction")
-      return group->getNumResults() == 1;
-    if (group.getKind() != "contraction")
+      return true;
+    if (group.getKind() != "contraction" && group.getKind() != "attention")
       return false;
   } else if (!isa<MatMulOp, GemmOp, ConvOp>(producer)) {
     return false;

@@ -21,7 +21,11 @@
 //     row update with exp2, the accumulators of O are rescaled, and the
 //     probabilities, rounded, become the A fragments of O += P V (the
 //     accumulator layout of two m16n8 tiles is the A layout of one m16k16);
-//   - O / l is stored once, 8 bytes a lane.
+//   - O / l is stored once, 8 bytes a lane; when the kernel also returns
+//     the amax of O (an fp8 consumer's scale,
+//     ridge-move-scale-reductions-to-producers), each lane folds the
+//     magnitudes it stored into it, one atomic max a warp, after a
+//     one-thread launch zeroed it.
 //
 // With `mma_instruction = "wgmma"` (sm_90a; set by hand for now: the policy
 // does not pick it, docs/attention.md) the 4 warps are one warpgroup and
@@ -45,9 +49,11 @@
 
 #include "ridgeline/Codegen/FlashAttention.h"
 #include "ridgeline/Codegen/KernelConfig.h"
+#include "ridgeline/Codegen/MmaContraction.h"
 #include "ridgeline/Codegen/Passes.h"
 #include "ridgeline/Dialect/Ridge/IR/Ridge.h"
 
+#include "AtomicMaximum.h"
 #include "MmaFragments.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -110,8 +116,10 @@ public:
   }
 
   /// Builds the launch before the kernel's return; `args` are the kernel's
-  /// buffer arguments, `out` its [B, H, Sq, dv] f32 result buffer.
-  LogicalResult build(ArrayRef<BlockArgument> args, Value out);
+  /// buffer arguments, `out` its [B, H, Sq, dv] f32 result buffer, `amax`
+  /// (or null) the 0-d f32 buffer of max |O|.
+  LogicalResult build(ArrayRef<BlockArgument> args, Value out,
+                      Value amax = nullptr);
   /// The decode kernel (KernelConfig::attentionDecode), the same way.
   LogicalResult buildDecode(ArrayRef<BlockArgument> args, Value out);
 
@@ -634,7 +642,7 @@ LogicalResult FlashAttentionBuilder::buildDecode(ArrayRef<BlockArgument> args,
 }
 
 LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
-                                           Value out) {
+                                           Value out, Value amax) {
   if (failed(bindOperands(args)))
     return failure();
   MLIRContext *context = b.getContext();
@@ -656,6 +664,8 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
                                 MemRefType::get({splits * fa.batch * fa.heads *
                                                  fa.queryLen * partialRow},
                                                 b.getF32Type()));
+  if (amax)
+    createZeroingLaunch(b, loc, amax);
   auto launch = gpu::LaunchOp::create(
       b, loc, index(queryTiles * splits), index(fa.heads), index(fa.batch),
       index(threads), one, one,
@@ -1024,7 +1034,9 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
   }
 
   // 3. O / l (0 for a row no key reached, as ONNX defines), 2 elements a
-  //    store.
+  //    store; with an amax, each row guard yields the lane's maximum
+  //    magnitude of what it stored (unchanged outside the rows).
+  Value laneMax = f32(0.0);
   for (int64_t half = 0; half < 2; ++half) {
     Value sum = reduceQuad(state[2 + half], /*isMax=*/false);
     Value empty =
@@ -1032,23 +1044,44 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
     Value inverse = arith::SelectOp::create(
         b, loc, empty, f32(0.0), arith::DivFOp::create(b, loc, f32(1.0), sum));
     Value row = add(add(queryBase, warpRow), add(group, half * 8));
-    auto guardIf = scf::IfOp::create(b, loc, lessThan(row, index(fa.queryLen)),
-                                     /*withElseRegion=*/false);
+    SmallVector<Type> yielded;
+    if (amax)
+      yielded.push_back(b.getF32Type());
+    auto guardIf =
+        scf::IfOp::create(b, loc, yielded, lessThan(row, index(fa.queryLen)),
+                          /*withElseRegion=*/amax != nullptr);
     OpBuilder::InsertionGuard ifGuard(b);
-    b.setInsertionPoint(guardIf.thenBlock()->getTerminator());
+    if (amax) {
+      b.setInsertionPointToStart(guardIf.elseBlock());
+      scf::YieldOp::create(b, loc, laneMax);
+      b.setInsertionPointToStart(guardIf.thenBlock());
+    } else {
+      b.setInsertionPoint(guardIf.thenBlock()->getTerminator());
+    }
+    Value stored = laneMax;
     for (int64_t frag = 0; frag < valueFrags; ++frag) {
       Value base = state[4 + frag * 4 + 2 * half];
-      Value pair = vector::FromElementsOp::create(
-          b, loc, pairType,
-          ValueRange{arith::MulFOp::create(b, loc, base, inverse),
-                     arith::MulFOp::create(
-                         b, loc, state[4 + frag * 4 + 2 * half + 1], inverse)});
+      Value first = arith::MulFOp::create(b, loc, base, inverse);
+      Value second = arith::MulFOp::create(
+          b, loc, state[4 + frag * 4 + 2 * half + 1], inverse);
+      Value pair = vector::FromElementsOp::create(b, loc, pairType,
+                                                  ValueRange{first, second});
       Value col = add(mul(quadLane, 2), frag * 8);
       vector::StoreOp::create(b, loc, pair, out,
                               ValueRange{batchIndex, head, row, col},
                               /*nontemporal=*/false, llvm::MaybeAlign(8));
+      for (Value element : {first, second})
+        stored = arith::MaximumFOp::create(
+            b, loc, stored, math::AbsFOp::create(b, loc, element));
+    }
+    if (amax) {
+      scf::YieldOp::create(b, loc, stored);
+      laneMax = guardIf.getResult(0);
     }
   }
+  // Every lane of the block gets here (the row guards hold no shuffles).
+  if (amax)
+    createWarpMaxIntoBuffer(b, loc, laneMax, lane, amax);
   gpu::TerminatorOp::create(b, loc);
   return success();
 }
@@ -1086,12 +1119,33 @@ struct LowerFlashAttentionPass
       return signalPassFailure();
     }
     // The result: the kernel's one result buffer, its last argument after
-    // bufferization (results become out-parameters).
+    // bufferization (results become out-parameters), or the one before the
+    // last when the kernel also returns the result's amax
+    // (ridge-move-scale-reductions-to-producers: a 0-d buffer the kernel's
+    // scale reduction of the result writes).
     Block &body = kernel.front();
-    auto outType =
-        kernel.getNumArguments() > 0
-            ? dyn_cast<MemRefType>(body.getArguments().back().getType())
-            : MemRefType();
+    ArrayRef<BlockArgument> arguments = body.getArguments();
+    Value amax;
+    if (arguments.size() >= 2) {
+      Value result = arguments[arguments.size() - 2];
+      for (auto reduction : body.getOps<linalg::GenericOp>())
+        if (isScaleReduction(reduction) &&
+            reduction.getDpsInputOperand(0)->get() == result &&
+            reduction.getDpsInits()[0] == arguments.back())
+          amax = arguments.back();
+    }
+    if (amax) {
+      if (decode || (*config)->attentionSplits > 1) {
+        kernel.emitError() << "the amax of an attention's result is folded in "
+                              "by the one-pass tensor-core kernel only, not "
+                              "by the decode or split-key kernels";
+        return signalPassFailure();
+      }
+      arguments = arguments.drop_back();
+    }
+    auto outType = !arguments.empty()
+                       ? dyn_cast<MemRefType>(arguments.back().getType())
+                       : MemRefType();
     SmallVector<int64_t> outShape{attention->batch, attention->heads,
                                   attention->queryLen, attention->valueDim};
     if (kernel.getNumResults() != 0 || !outType ||
@@ -1119,10 +1173,10 @@ struct LowerFlashAttentionPass
     OpBuilder builder(terminator);
     FlashAttentionBuilder attentionBuilder(builder, kernel.getLoc(), *attention,
                                            **config);
-    ArrayRef<BlockArgument> inputs = body.getArguments().drop_back();
-    Value out = body.getArguments().back();
+    ArrayRef<BlockArgument> inputs = arguments.drop_back();
+    Value out = arguments.back();
     if (failed(decode ? attentionBuilder.buildDecode(inputs, out)
-                      : attentionBuilder.build(inputs, out)))
+                      : attentionBuilder.build(inputs, out, amax)))
       return signalPassFailure();
     if (decode)
       ++numDecodeKernels;

@@ -35,6 +35,7 @@
 
 #include "ridgeline/Codegen/Passes.h"
 
+#include "AtomicMaximum.h"
 #include "MmaKernelBuilder.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
@@ -820,7 +821,7 @@ LogicalResult MmaKernelBuilder::build(func::FuncOp encodeFn) {
     return failure();
   buildScaleReductions();
   for (const MmaContraction::ResultAmax &amax : mma.resultAmaxes)
-    buildAmaxZeroing(getAmaxBuffer(amax));
+    createZeroingLaunch(b, loc, getAmaxBuffer(amax));
 
   Value gridX = index(llvm::divideCeil(mma.n, tileN));
   Value gridY = index(llvm::divideCeil(mma.m, tileM));

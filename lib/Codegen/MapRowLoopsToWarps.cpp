@@ -34,6 +34,7 @@
 #include "ridgeline/Codegen/KernelConfig.h"
 #include "ridgeline/Codegen/Passes.h"
 
+#include "AtomicMaximum.h"
 #include "VectorAccesses.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -774,16 +775,7 @@ static unsigned mapRowsToWarps(RewriterBase &rewriter, scf::ParallelOp root,
         rewriter, loc, rowValue,
         arith::ConstantOp::create(
             rewriter, loc, rewriter.getFloatAttr(rowValue.getType(), 0.0)));
-    Value address = arith::IndexCastOp::create(
-        rewriter, loc, rewriter.getI64Type(),
-        memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc,
-                                                       maximumBuffer));
-    Value pointer = LLVM::IntToPtrOp::create(
-        rewriter, loc, LLVM::LLVMPointerType::get(ctx, /*global=*/1), address);
-    LLVM::AtomicRMWOp::create(
-        rewriter, loc, LLVM::AtomicBinOp::umax, pointer,
-        arith::BitcastOp::create(rewriter, loc, rewriter.getI32Type(), clamped),
-        LLVM::AtomicOrdering::monotonic);
+    createAtomicMaxOfBits(rewriter, loc, clamped, maximumBuffer);
   }
   return vectorLoops.size();
 }

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "AtomicMaximum.h"
 #include "MmaKernelBuilder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -248,7 +249,7 @@ void MmaKernelBuilder::storeResults(ArrayRef<SmallVector<Value>> results) {
   // Every lane of the block's warps reaches here (the guards have no
   // barriers or shuffles inside): one atomic per warp and amax.
   for (auto [amax, local] : llvm::zip(mma.resultAmaxes, amaxLocals))
-    foldWarpIntoAmax(local, tid, getAmaxBuffer(amax));
+    createWarpMaxIntoBuffer(b, loc, local, lane, getAmaxBuffer(amax));
 }
 
 void MmaKernelBuilder::foldStoredMagnitudes(SmallVectorImpl<Value> &locals,

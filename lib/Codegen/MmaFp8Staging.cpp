@@ -18,6 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "AtomicMaximum.h"
 #include "MmaKernelBuilder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -98,52 +99,6 @@ MmaKernelBuilder::getVectorLoadedInputs(const StagedOperand &staged) {
   return inputs;
 }
 
-void MmaKernelBuilder::buildAmaxZeroing(Value amax) {
-  Value one = index(1);
-  auto zeroing = gpu::LaunchOp::create(b, loc, one, one, one, one, one, one);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(&zeroing.getBody().front());
-  memref::StoreOp::create(
-      b, loc, arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0)), amax,
-      ValueRange());
-  gpu::TerminatorOp::create(b, loc);
-}
-
-void MmaKernelBuilder::atomicMaxBits(Value magnitude, Value amax) {
-  // Magnitudes order as their bits do (u32), NaNs above infinity, so one
-  // `atom.global.max.u32` folds a maximum in, NaN propagating as in
-  // arith.maximumf. The order of the atomics does not change the result.
-  Value address = arith::IndexCastOp::create(
-      b, loc, b.getI64Type(),
-      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, amax));
-  Value pointer = LLVM::IntToPtrOp::create(
-      b, loc, LLVM::LLVMPointerType::get(b.getContext(), /*global=*/1),
-      address);
-  LLVM::AtomicRMWOp::create(
-      b, loc, LLVM::AtomicBinOp::umax, pointer,
-      arith::BitcastOp::create(b, loc, b.getI32Type(), magnitude),
-      LLVM::AtomicOrdering::monotonic);
-}
-
-void MmaKernelBuilder::foldWarpIntoAmax(Value local, Value thread, Value amax) {
-  for (int64_t offset = kWarpSize / 2; offset >= 1; offset /= 2) {
-    Value other =
-        gpu::ShuffleOp::create(
-            b, loc, local,
-            arith::ConstantIntOp::create(b, loc, b.getI32Type(), offset),
-            arith::ConstantIntOp::create(b, loc, b.getI32Type(), kWarpSize),
-            gpu::ShuffleMode::XOR)
-            .getShuffleResult();
-    local = arith::MaximumFOp::create(b, loc, local, other);
-  }
-  Value leader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                       rem(thread, kWarpSize), index(0));
-  auto ifLeader = scf::IfOp::create(b, loc, leader, /*withElse=*/false);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(ifLeader.thenBlock());
-  atomicMaxBits(local, amax);
-}
-
 void MmaKernelBuilder::buildScaleReductions() {
   // Each thread folds kElementsPerThread elements, a block's threads
   // apart (coalesced), so a block covers threads * kElementsPerThread.
@@ -154,7 +109,7 @@ void MmaKernelBuilder::buildScaleReductions() {
     Value amax = scale.reduction.getDpsInitOperand(0)->get();
     auto inputType = cast<MemRefType>(input.getType());
     int64_t count = inputType.getNumElements();
-    buildAmaxZeroing(amax);
+    createZeroingLaunch(b, loc, amax);
     int64_t perBlock = threads * kElementsPerThread;
     auto launch =
         gpu::LaunchOp::create(b, loc, index(llvm::divideCeil(count, perBlock)),
@@ -182,7 +137,7 @@ void MmaKernelBuilder::buildScaleReductions() {
           b, loc, local,
           arith::SelectOp::create(b, loc, inBounds, magnitude, zero));
     }
-    foldWarpIntoAmax(local, thread, amax);
+    createWarpMaxIntoBuffer(b, loc, local, rem(thread, kWarpSize), amax);
     gpu::TerminatorOp::create(b, loc);
   }
 }

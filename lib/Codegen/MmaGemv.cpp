@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "AtomicMaximum.h"
 #include "MmaKernelBuilder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -30,7 +31,7 @@ LogicalResult MmaKernelBuilder::buildGemv() {
     batchCount *= extent;
   constexpr int64_t kPiece = 4;
   for (const MmaContraction::ResultAmax &amax : mma.resultAmaxes)
-    buildAmaxZeroing(getAmaxBuffer(amax));
+    createZeroingLaunch(b, loc, getAmaxBuffer(amax));
   Value one = index(1);
   auto launch = gpu::LaunchOp::create(
       b, loc, index(llvm::divideCeil(mma.n, gemvWarps)), one, index(batchCount),
@@ -130,7 +131,7 @@ LogicalResult MmaKernelBuilder::buildGemv() {
       }
     }
     for (auto [amax, local] : llvm::zip(mma.resultAmaxes, amaxLocals))
-      atomicMaxBits(local, getAmaxBuffer(amax));
+      createAtomicMaxOfBits(b, loc, local, getAmaxBuffer(amax));
   }
   gpu::TerminatorOp::create(b, loc);
   return success();

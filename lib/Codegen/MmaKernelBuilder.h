@@ -277,15 +277,6 @@ private:
   /// 0-d result and a grid of blocks folds max |x| into it, each warp with
   /// one atomic max of the bits (NaN-propagating as the CPU's reduction).
   void buildScaleReductions();
-  /// A one-thread launch that sets the 0-d f32 buffer `amax` to zero.
-  void buildAmaxZeroing(Value amax);
-  /// One `atom.global.max.u32` of the bits of `magnitude` (not negative)
-  /// into `amax`.
-  void atomicMaxBits(Value magnitude, Value amax);
-  /// Folds `local`, a thread's max |x|, into `amax`: a shuffle reduction
-  /// over the warp (every lane takes part), then one atomic of the warp's
-  /// maximum by the lane of `thread` that is first in its warp.
-  void foldWarpIntoAmax(Value local, Value thread, Value amax);
   /// The 0-d buffer of result amax `amax` (MmaContraction::resultAmaxes).
   static Value getAmaxBuffer(const MmaContraction::ResultAmax &amax) {
     return linalg::GenericOp(amax.reduction).getDpsInits()[0];

@@ -11,9 +11,12 @@
 //   - a kernel that ridge-lower-mma-contractions builds (a tensor-core or
 //     GEMV contraction): its epilogue folds the magnitudes of what it
 //     stores into the amax, one atomic max a warp;
-//   - a row kernel of one result (LayerNorm, RMSNorm): the reduction is
+//   - a row kernel (LayerNorm, RMSNorm) whose rows of the result are
+//     written last, by one elementwise op: the reduction is
 //     marked for ridge-fold-result-amax-into-row-loops, which computes it
-//     row by row in the row loop, one atomic max a row.
+//     row by row in the row loop, one atomic max a row;
+//   - the one-pass tensor-core attention (ridge-lower-flash-attention): its
+//     lanes fold the magnitudes of O they store, one atomic max a warp.
 //
 // On tensors, between ridge-tile-kernel-bodies and bufferization: the
 // producer's new result is returned by @main's call and passed to the
@@ -220,10 +223,11 @@ struct MoveScaleReductionsToProducersPass
   /// The op of `producer` that computes `returned`, a result, as the kernel
   /// stores it, when the kernel's lowering can fold an amax into those
   /// stores: the epilogue (or the product, without one) of a kernel that
-  /// ridge-lower-mma-contractions builds, or the row loop (an scf.forall
-  /// over rows whose only output is the result, each row one elementwise
-  /// op's) of a row kernel, which ridge-map-row-loops-to-warps maps one row
-  /// a warp. Null otherwise.
+  /// ridge-lower-mma-contractions builds, the attention of a one-pass
+  /// tensor-core attention kernel, or the row loop (an scf.forall over rows,
+  /// each row of the result written by the last op of its body, an
+  /// elementwise one) of a row kernel, which ridge-map-row-loops-to-warps
+  /// maps one row a warp. Null otherwise.
   Operation *getStoringOp(func::FuncOp producer, const KernelConfig &config,
                           Value returned) {
     if (config.usesDedicatedKernel()) {
@@ -241,23 +245,40 @@ struct MoveScaleReductionsToProducersPass
                         : mma->products.front().contraction.getOperation();
       return returned.getDefiningOp() == storing ? storing : nullptr;
     }
+    // The one-pass tensor-core attention stores O from registers; the
+    // decode and split-key kernels are not built to fold an amax in.
+    if (config.usesFlashAttention() && !config.attentionDecode &&
+        config.attentionSplits == 1 && producer.getNumResults() == 1) {
+      Operation *attention = returned.getDefiningOp();
+      return attention && attention->getBlock() == &producer.front() ? attention
+                                                                     : nullptr;
+    }
     if (config.usesAttentionKernel() || config.tileSizes.empty())
       return nullptr;
     auto rows = returned.getDefiningOp<scf::ForallOp>();
     auto kind = producer->getAttrOfType<StringAttr>(kKernelAttr);
-    if (!rows || rows->getNumResults() != 1 || !kind ||
-        kind.getValue() != "reduction")
+    if (!rows || !kind || kind.getValue() != "reduction")
       return nullptr;
-    scf::InParallelOp inParallel = rows.getTerminator();
-    if (!llvm::hasSingleElement(inParallel.getYieldingOps()))
-      return nullptr;
-    auto insert = dyn_cast<tensor::ParallelInsertSliceOp>(
-        *inParallel.getYieldingOps().begin());
+    // The row of this result comes whole from one elementwise op, the
+    // last of the row's body (ridge-fold-result-amax-into-row-loops finds
+    // it there on buffers).
+    Value shared =
+        rows.getRegionIterArgs()[cast<OpResult>(returned).getResultNumber()];
+    tensor::ParallelInsertSliceOp insert;
+    for (Operation &op : rows.getTerminator().getYieldingOps()) {
+      auto candidate = dyn_cast<tensor::ParallelInsertSliceOp>(op);
+      if (!candidate || candidate.getDest() != shared)
+        continue;
+      if (insert)
+        return nullptr;
+      insert = candidate;
+    }
     auto elementwise =
         insert ? insert.getSource().getDefiningOp<linalg::GenericOp>()
                : nullptr;
     if (!elementwise || elementwise.getNumReductionLoops() != 0 ||
-        elementwise->getBlock() != rows.getBody())
+        elementwise->getNumResults() != 1 ||
+        elementwise->getNextNode() != rows.getTerminator())
       return nullptr;
     return rows;
   }

@@ -230,3 +230,58 @@ func.func private @decode(%q: memref<1x2x1x64xf32>, %k: memref<1x2x1024x64xf32>,
 func.func private @decode_many_rows(%q: memref<1x1x20x64xf32>, %out: memref<1x1x20x64xf32>) attributes {ridge.kernel = "attention", ridge.kernel_config = {attention_decode = true, attention_splits = 1 : i64, block_size = 128 : i64, vector_width = 1 : i64, warps_per_block = 4 : i64}, ridge.online_attention = {causal = false, q = array<i64: 0, 0, 1280, 64, 64, 1>, k = array<i64: 0, 0, 1280, 64, 64, 1>, v = array<i64: 0, 0, 1280, 64, 64, 1>, query_offset = 0 : i64, scale = 1.250000e-01 : f64, shape = array<i64: 1, 1, 1, 20, 20, 64, 64>}} {
   return
 }
+
+// -----
+
+// The kernel also returns the amax of its result (an fp8 consumer's scale,
+// ridge-move-scale-reductions-to-producers: its last argument, which the
+// kernel's reduction of the result writes): a one-thread launch zeroes it;
+// each row guard of the final stores yields the lane's maximum magnitude of
+// what it stored (8 elements a row half, 2 per store), and after both
+// halves the warp reduces it with shuffles and its first lane folds it in
+// with one atomic max of the bits.
+// CHECK-LABEL: func.func private @result_amax
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1, {{.*}} = %c1, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c1, {{.*}} = %c1, {{.*}} = %c1)
+// CHECK:   memref.store %{{.*}}, %arg2[] : memref<f32>
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1, {{.*}} = %c1, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c128,
+// CHECK:   nvvm.mma.sync
+// CHECK:   %[[HALF0:.*]] = scf.if %{{.*}} -> (f32) {
+// CHECK:     vector.store {{.*}}, %arg1[{{.*}}] {alignment = 8 : i64} : memref<1x1x64x64xf32>, vector<2xf32>
+// CHECK-COUNT-2: math.absf
+// CHECK:   scf.if %{{.*}} -> (f32) {
+// CHECK-COUNT-5: gpu.shuffle  xor
+// CHECK:   scf.if
+// CHECK:     memref.extract_aligned_pointer_as_index %arg2
+// CHECK:     llvm.atomicrmw umax %{{.*}}, %{{.*}} monotonic : !llvm.ptr<1>, i32
+// CHECK:   gpu.terminator
+// CHECK-NOT: linalg.generic
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#all = affine_map<(d0, d1, d2, d3) -> ()>
+func.func private @result_amax(%q: memref<1x1x64x64xf32>, %out: memref<1x1x64x64xf32>, %amax: memref<f32>) attributes {ridge.kernel = "attention", ridge.kernel_config = {attention_stages = 2 : i64, attention_tile = array<i64: 64, 64>, block_size = 128 : i64, vector_width = 1 : i64, warps_per_block = 4 : i64}, ridge.online_attention = {causal = false, q = array<i64: 0, 0, 4096, 4096, 64, 1>, k = array<i64: 0, 0, 4096, 4096, 64, 1>, v = array<i64: 0, 0, 4096, 4096, 64, 1>, query_offset = 0 : i64, round_to = bf16, scale = 1.250000e-01 : f64, shape = array<i64: 1, 1, 1, 64, 64, 64, 64>}} {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%amax : memref<f32>)
+  linalg.generic {indexing_maps = [#id, #all], iterator_types = ["reduction", "reduction", "reduction", "reduction"]} ins(%out : memref<1x1x64x64xf32>) outs(%amax : memref<f32>) {
+  ^bb0(%v: f32, %m: f32):
+    %a = math.absf %v : f32
+    %b = arith.maximumf %m, %a : f32
+    linalg.yield %b : f32
+  }
+  return
+}
+
+// -----
+
+// The split-key and decode kernels do not fold an amax in (the producer
+// side never moves one into them); given one, the pass says so.
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#all = affine_map<(d0, d1, d2, d3) -> ()>
+// expected-error @below {{the amax of an attention's result is folded in by the one-pass tensor-core kernel only, not by the decode or split-key kernels}}
+func.func private @split_keys_amax(%q: memref<1x1x64x64xf32>, %k: memref<1x1x1024x64xf32>, %v: memref<1x1x1024x64xf32>, %out: memref<1x1x64x64xf32>, %amax: memref<f32>) attributes {ridge.kernel = "attention", ridge.kernel_config = {attention_splits = 4 : i64, attention_stages = 2 : i64, attention_tile = array<i64: 64, 64>, block_size = 128 : i64, vector_width = 1 : i64, warps_per_block = 4 : i64}, ridge.online_attention = {causal = false, q = array<i64: 0, 0, 4096, 4096, 64, 1>, k = array<i64: 1, 0, 65536, 65536, 64, 1>, v = array<i64: 2, 0, 65536, 65536, 64, 1>, query_offset = 0 : i64, round_to = bf16, scale = 1.250000e-01 : f64, shape = array<i64: 1, 1, 1, 64, 1024, 64, 64>}} {
+  linalg.generic {indexing_maps = [#id, #all], iterator_types = ["reduction", "reduction", "reduction", "reduction"]} ins(%out : memref<1x1x64x64xf32>) outs(%amax : memref<f32>) {
+  ^bb0(%x: f32, %m: f32):
+    %a = math.absf %x : f32
+    %b = arith.maximumf %m, %a : f32
+    linalg.yield %b : f32
+  }
+  return
+}

@@ -237,8 +237,8 @@ func.func private @amax_user(%x: tensor<2x96xf32>) -> tensor<f32> attributes {ri
 
 // A row kernel (an scf.forall over rows, each row one elementwise op's)
 // returns the amax of its result too, marked for
-// ridge-fold-result-amax-into-row-loops; a row kernel of two results
-// (what the forall writes besides the row) keeps its consumer's reduction.
+// ridge-fold-result-amax-into-row-loops; a row kernel whose rows come
+// from an op of two results keeps its consumer's reduction.
 // CHECK-LABEL: func.func @main
 // CHECK:   %[[P:.*]]:2 = call @rows(%{{.*}}) : (tensor<4x64xf32>) -> (tensor<4x64xf32>, tensor<f32>)
 // CHECK:   call @amax_user(%[[P]]#0, %[[P]]#1)
@@ -312,6 +312,73 @@ func.func private @amax_user_2(%x: tensor<4x64xf32>) -> tensor<f32> attributes {
   %e = tensor.empty() : tensor<f32>
   %f = linalg.fill ins(%zero : f32) outs(%e : tensor<f32>) -> tensor<f32>
   %r = linalg.generic {indexing_maps = [#id, #s], iterator_types = ["reduction", "reduction"]} ins(%x : tensor<4x64xf32>) outs(%f : tensor<f32>) {
+  ^bb0(%in: f32, %m: f32):
+    %abs = math.absf %in : f32
+    %max = arith.maximumf %m, %abs : f32
+    linalg.yield %max : f32
+  } -> tensor<f32>
+  return %r : tensor<f32>
+}
+
+// -----
+
+// The one-pass tensor-core attention returns the amax of its output too
+// (ridge-lower-flash-attention folds it in as it stores O); a split-key
+// attention keeps its consumer's reduction.
+// CHECK-LABEL: func.func @main
+// CHECK:   %[[A:.*]]:2 = call @attention(%{{.*}}) : (tensor<1x1x64x64xf32>) -> (tensor<1x1x64x64xf32>, tensor<f32>)
+// CHECK:   call @amax_user(%[[A]]#0, %[[A]]#1)
+// CHECK:   %[[S:.*]] = call @split_attention(%{{.*}}) : (tensor<1x1x64x64xf32>) -> tensor<1x1x64x64xf32>
+// CHECK:   call @amax_user_2(%[[S]]) : (tensor<1x1x64x64xf32>) -> tensor<f32>
+// CHECK-LABEL: func.func private @attention
+// CHECK:   %[[O:.*]] = linalg.generic
+// CHECK:   %[[AMAX:.*]] = linalg.generic {{.*}} ins(%[[O]] : tensor<1x1x64x64xf32>) outs(%{{.*}} : tensor<f32>)
+// CHECK-NOT: ridge.result_amax
+// CHECK:   return %[[O]], %[[AMAX]]
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#s = affine_map<(d0, d1, d2, d3) -> ()>
+func.func @main(%x: tensor<1x1x64x64xf32>) -> (tensor<f32>, tensor<f32>) {
+  %0 = call @attention(%x) : (tensor<1x1x64x64xf32>) -> tensor<1x1x64x64xf32>
+  %1 = call @amax_user(%0) : (tensor<1x1x64x64xf32>) -> tensor<f32>
+  %2 = call @split_attention(%x) : (tensor<1x1x64x64xf32>) -> tensor<1x1x64x64xf32>
+  %3 = call @amax_user_2(%2) : (tensor<1x1x64x64xf32>) -> tensor<f32>
+  return %1, %3 : tensor<f32>, tensor<f32>
+}
+func.func private @attention(%x: tensor<1x1x64x64xf32>) -> tensor<1x1x64x64xf32> attributes {ridge.kernel = "attention", ridge.kernel_config = {attention_stages = 2 : i64, attention_tile = array<i64: 64, 64>, block_size = 128 : i64, vector_width = 1 : i64, warps_per_block = 4 : i64}} {
+  %e = tensor.empty() : tensor<1x1x64x64xf32>
+  %o = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<1x1x64x64xf32>) outs(%e : tensor<1x1x64x64xf32>) {
+  ^bb0(%v: f32, %w: f32):
+    %n = arith.negf %v : f32
+    linalg.yield %n : f32
+  } -> tensor<1x1x64x64xf32>
+  return %o : tensor<1x1x64x64xf32>
+}
+func.func private @split_attention(%x: tensor<1x1x64x64xf32>) -> tensor<1x1x64x64xf32> attributes {ridge.kernel = "attention", ridge.kernel_config = {attention_splits = 4 : i64, attention_stages = 2 : i64, attention_tile = array<i64: 64, 64>, block_size = 128 : i64, vector_width = 1 : i64, warps_per_block = 4 : i64}} {
+  %e = tensor.empty() : tensor<1x1x64x64xf32>
+  %o = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<1x1x64x64xf32>) outs(%e : tensor<1x1x64x64xf32>) {
+  ^bb0(%v: f32, %w: f32):
+    %n = arith.negf %v : f32
+    linalg.yield %n : f32
+  } -> tensor<1x1x64x64xf32>
+  return %o : tensor<1x1x64x64xf32>
+}
+func.func private @amax_user(%x: tensor<1x1x64x64xf32>) -> tensor<f32> attributes {ridge.kernel = "contraction"} {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<f32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<f32>) -> tensor<f32>
+  %r = linalg.generic {indexing_maps = [#id, #s], iterator_types = ["reduction", "reduction", "reduction", "reduction"]} ins(%x : tensor<1x1x64x64xf32>) outs(%f : tensor<f32>) {
+  ^bb0(%in: f32, %m: f32):
+    %abs = math.absf %in : f32
+    %max = arith.maximumf %m, %abs : f32
+    linalg.yield %max : f32
+  } -> tensor<f32>
+  return %r : tensor<f32>
+}
+func.func private @amax_user_2(%x: tensor<1x1x64x64xf32>) -> tensor<f32> attributes {ridge.kernel = "contraction"} {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<f32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<f32>) -> tensor<f32>
+  %r = linalg.generic {indexing_maps = [#id, #s], iterator_types = ["reduction", "reduction", "reduction", "reduction"]} ins(%x : tensor<1x1x64x64xf32>) outs(%f : tensor<f32>) {
   ^bb0(%in: f32, %m: f32):
     %abs = math.absf %in : f32
     %max = arith.maximumf %m, %abs : f32

@@ -67,9 +67,9 @@ struct OpCost {
 /// its operands' stored types say (docs/precision.md): a weight (a
 /// ridge.constant) is read as its compile-time e4m3 copy, 1 byte an element,
 /// and an activation is read once more, by its scale reduction, before the
-/// contraction reads it, unless a tensor-core contraction kernel or a row
-/// kernel of one result computes it (that kernel computes the amax as it
-/// stores the activation). A
+/// contraction reads it, unless a tensor-core contraction or attention
+/// kernel or a row kernel computes it (that kernel computes
+/// the amax as it stores the activation). A
 /// fusion group adds its members'; 0 for any other op.
 int64_t getFp8TrafficAdjustment(Operation *op);
 

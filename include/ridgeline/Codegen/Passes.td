@@ -589,10 +589,11 @@ def MoveScaleReductionsToProducersPass
     producer returns the amax as one more result, and the consumer takes it
     as one more argument: the producer folds the magnitudes it stores into
     the amax (one atomic max a warp or a row) instead of the consumer
-    reading the whole activation again in launches of its own. Runs on
-    tensors, before bufferization. Kernels called more than once are left
-    alone, and so are reductions of anything else (a graph input, an
-    attention's output).
+    reading the whole activation again in launches of its own. The
+    one-pass tensor-core attention (ridge-lower-flash-attention) is a
+    producer too. Runs on tensors, before bufferization. Kernels called
+    more than once are left alone, and so are reductions of anything else
+    (a graph input, a row kernel of two results).
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::linalg::LinalgDialect",
