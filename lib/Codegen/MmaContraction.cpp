@@ -537,6 +537,17 @@ FailureOr<MmaContraction> mlir::ridge::matchMmaContraction(func::FuncOp kernel,
   llvm::MapVector<Value, linalg::LinalgOp> zeros;
   llvm::MapVector<Value, linalg::GenericOp> producers;
   bool onTensors = false;
+  // The zero fill a reduction into `generic`'s init starts from, or null;
+  // on buffers the buffer holds zeros no longer after it.
+  auto takeZeroFill = [&](linalg::GenericOp generic) -> linalg::LinalgOp {
+    auto zero = zeros.find(generic.getDpsInitOperand(0)->get());
+    if (zero == zeros.end())
+      return {};
+    linalg::LinalgOp fill = zero->second;
+    if (!onTensors)
+      zeros.erase(zero);
+    return fill;
+  };
   for (Operation &op : kernel.front()) {
     if (auto copy = dyn_cast<memref::CopyOp>(op)) {
       auto zero = zeros.find(copy.getSource());
@@ -571,14 +582,12 @@ FailureOr<MmaContraction> mlir::ridge::matchMmaContraction(func::FuncOp kernel,
                 ? llvm::is_contained(result.epilogue->getResults(), input)
                 : llvm::is_contained(result.epilogue.getDpsInits(), input);
       if (readsResult) {
-        auto zero = zeros.find(generic.getDpsInitOperand(0)->get());
-        if (zero == zeros.end()) {
+        linalg::LinalgOp fill = takeZeroFill(generic);
+        if (!fill) {
           reason = "a result's amax does not start from zero";
           return failure();
         }
-        result.resultAmaxes.push_back({generic, zero->second});
-        if (!onTensors)
-          zeros.erase(zero);
+        result.resultAmaxes.push_back({generic, fill});
         continue;
       }
     }
@@ -597,15 +606,12 @@ FailureOr<MmaContraction> mlir::ridge::matchMmaContraction(func::FuncOp kernel,
     // follow a product when each product quantizes its own copy of an
     // operand (gate and up projections of one activation, before CSE).
     if (generic && isScaleReduction(generic)) {
-      Value init = generic.getDpsInitOperand(0)->get();
-      auto zero = zeros.find(init);
-      if (zero == zeros.end()) {
+      linalg::LinalgOp fill = takeZeroFill(generic);
+      if (!fill) {
         reason = "a scale reduction does not start from zero";
         return failure();
       }
-      result.scaleReductions.push_back({generic, zero->second});
-      if (!onTensors)
-        zeros.erase(zero);
+      result.scaleReductions.push_back({generic, fill});
       continue;
     }
     bool quantizes = generic && generic.getNumDpsInits() == 1 &&
