@@ -6,6 +6,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
@@ -27,9 +28,8 @@ void mlir::ridge::createAtomicMaxOfBits(OpBuilder &b, Location loc,
 void mlir::ridge::createWarpMaxIntoBuffer(OpBuilder &b, Location loc,
                                           Value local, Value lane,
                                           Value buffer) {
-  constexpr int64_t kWarpSize = 32;
   Value width = arith::ConstantIntOp::create(b, loc, b.getI32Type(), kWarpSize);
-  for (int64_t offset = kWarpSize / 2; offset >= 1; offset /= 2) {
+  for (int offset = kWarpSize / 2; offset >= 1; offset /= 2) {
     Value other = gpu::ShuffleOp::create(b, loc, local,
                                          arith::ConstantIntOp::create(
                                              b, loc, b.getI32Type(), offset),
@@ -56,4 +56,25 @@ void mlir::ridge::createZeroingLaunch(OpBuilder &b, Location loc,
       b, loc, arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0)), buffer,
       ValueRange());
   gpu::TerminatorOp::create(b, loc);
+}
+
+SmallVector<Value> mlir::ridge::createGuardedStores(
+    OpBuilder &b, Location loc, Value condition, ArrayRef<Value> maxima,
+    function_ref<void(SmallVectorImpl<Value> &)> stores) {
+  SmallVector<Type> types(maxima.size(), b.getF32Type());
+  auto guard = scf::IfOp::create(b, loc, types, condition,
+                                 /*withElseRegion=*/!types.empty());
+  OpBuilder::InsertionGuard insertionGuard(b);
+  SmallVector<Value> updated(maxima);
+  if (types.empty()) {
+    b.setInsertionPoint(guard.thenBlock()->getTerminator());
+    stores(updated);
+    return updated;
+  }
+  b.setInsertionPointToStart(guard.elseBlock());
+  scf::YieldOp::create(b, loc, maxima);
+  b.setInsertionPointToStart(guard.thenBlock());
+  stores(updated);
+  scf::YieldOp::create(b, loc, updated);
+  return SmallVector<Value>(guard.getResults());
 }

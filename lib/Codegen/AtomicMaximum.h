@@ -1,5 +1,4 @@
-//===- AtomicMaximum.h - Maxima of magnitudes folded in by atomics -*- C++
-//-*-===//
+//===- AtomicMaximum.h - Maxima folded in by atomics -----------*- C++ -*-===//
 //
 // An fp8 activation's amax (docs/precision.md) is folded into a 0-d f32
 // buffer by the threads that computed pieces of it, with one atomic each:
@@ -31,6 +30,16 @@ void createWarpMaxIntoBuffer(OpBuilder &b, Location loc, Value local,
 /// A one-thread launch that sets the 0-d f32 `buffer` to zero, before the
 /// launches that fold maxima into it.
 void createZeroingLaunch(OpBuilder &b, Location loc, Value buffer);
+
+/// An `scf.if` on `condition` around stores that fold the magnitudes they
+/// store into running maxima: `stores` is built in the then-block and
+/// updates `maxima` (one per amax), which the if yields (unchanged from the
+/// else-block). Without maxima the if has no results. Returns the maxima
+/// after the if.
+SmallVector<Value>
+createGuardedStores(OpBuilder &b, Location loc, Value condition,
+                    ArrayRef<Value> maxima,
+                    function_ref<void(SmallVectorImpl<Value> &)> stores);
 
 } // namespace mlir::ridge
 

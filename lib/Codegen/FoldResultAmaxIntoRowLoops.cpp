@@ -41,11 +41,8 @@ using namespace mlir::ridge;
 /// `result`: the last op of the loop's body, with one init, a subview of
 /// `result`, that its body does not read. Null when there is none.
 static linalg::GenericOp getRowWriter(scf::ParallelOp rows, Value result) {
-  Block *body = rows.getBody();
-  if (body->getOperations().size() < 2)
-    return {};
-  auto writer = dyn_cast<linalg::GenericOp>(
-      *std::prev(body->getTerminator()->getIterator()));
+  auto writer = dyn_cast_if_present<linalg::GenericOp>(
+      rows.getBody()->getTerminator()->getPrevNode());
   if (!writer || writer.getNumReductionLoops() != 0 ||
       writer.getNumDpsInits() != 1 || !writer.hasPureBufferSemantics())
     return {};

@@ -1036,7 +1036,9 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
   // 3. O / l (0 for a row no key reached, as ONNX defines), 2 elements a
   //    store; with an amax, each row guard yields the lane's maximum
   //    magnitude of what it stored (unchanged outside the rows).
-  Value laneMax = f32(0.0);
+  SmallVector<Value> laneMax;
+  if (amax)
+    laneMax.push_back(f32(0.0));
   for (int64_t half = 0; half < 2; ++half) {
     Value sum = reduceQuad(state[2 + half], /*isMax=*/false);
     Value empty =
@@ -1044,44 +1046,31 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
     Value inverse = arith::SelectOp::create(
         b, loc, empty, f32(0.0), arith::DivFOp::create(b, loc, f32(1.0), sum));
     Value row = add(add(queryBase, warpRow), add(group, half * 8));
-    SmallVector<Type> yielded;
-    if (amax)
-      yielded.push_back(b.getF32Type());
-    auto guardIf =
-        scf::IfOp::create(b, loc, yielded, lessThan(row, index(fa.queryLen)),
-                          /*withElseRegion=*/amax != nullptr);
-    OpBuilder::InsertionGuard ifGuard(b);
-    if (amax) {
-      b.setInsertionPointToStart(guardIf.elseBlock());
-      scf::YieldOp::create(b, loc, laneMax);
-      b.setInsertionPointToStart(guardIf.thenBlock());
-    } else {
-      b.setInsertionPoint(guardIf.thenBlock()->getTerminator());
-    }
-    Value stored = laneMax;
-    for (int64_t frag = 0; frag < valueFrags; ++frag) {
-      Value base = state[4 + frag * 4 + 2 * half];
-      Value first = arith::MulFOp::create(b, loc, base, inverse);
-      Value second = arith::MulFOp::create(
-          b, loc, state[4 + frag * 4 + 2 * half + 1], inverse);
-      Value pair = vector::FromElementsOp::create(b, loc, pairType,
-                                                  ValueRange{first, second});
-      Value col = add(mul(quadLane, 2), frag * 8);
-      vector::StoreOp::create(b, loc, pair, out,
-                              ValueRange{batchIndex, head, row, col},
-                              /*nontemporal=*/false, llvm::MaybeAlign(8));
-      for (Value element : {first, second})
-        stored = arith::MaximumFOp::create(
-            b, loc, stored, math::AbsFOp::create(b, loc, element));
-    }
-    if (amax) {
-      scf::YieldOp::create(b, loc, stored);
-      laneMax = guardIf.getResult(0);
-    }
+    laneMax = createGuardedStores(
+        b, loc, lessThan(row, index(fa.queryLen)), laneMax,
+        [&](SmallVectorImpl<Value> &stored) {
+          for (int64_t frag = 0; frag < valueFrags; ++frag) {
+            Value base = state[4 + frag * 4 + 2 * half];
+            Value first = arith::MulFOp::create(b, loc, base, inverse);
+            Value second = arith::MulFOp::create(
+                b, loc, state[4 + frag * 4 + 2 * half + 1], inverse);
+            Value pair = vector::FromElementsOp::create(
+                b, loc, pairType, ValueRange{first, second});
+            Value col = add(mul(quadLane, 2), frag * 8);
+            vector::StoreOp::create(b, loc, pair, out,
+                                    ValueRange{batchIndex, head, row, col},
+                                    /*nontemporal=*/false, llvm::MaybeAlign(8));
+            if (stored.empty())
+              continue;
+            for (Value element : {first, second})
+              stored[0] = arith::MaximumFOp::create(
+                  b, loc, stored[0], math::AbsFOp::create(b, loc, element));
+          }
+        });
   }
   // Every lane of the block gets here (the row guards hold no shuffles).
   if (amax)
-    createWarpMaxIntoBuffer(b, loc, laneMax, lane, amax);
+    createWarpMaxIntoBuffer(b, loc, laneMax[0], lane, amax);
   gpu::TerminatorOp::create(b, loc);
   return success();
 }

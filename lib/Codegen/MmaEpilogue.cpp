@@ -154,31 +154,12 @@ void MmaKernelBuilder::storeResults(ArrayRef<SmallVector<Value>> results) {
   Value width32 =
       arith::ConstantIntOp::create(b, loc, b.getI32Type(), kWarpSize);
   // The thread's max |x| of what it stores, per result amax: each bounds
-  // guard yields them updated by its stores (unchanged outside).
-  SmallVector<Value> amaxLocals(
-      mma.resultAmaxes.size(),
-      arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0)));
-  auto guardStores =
-      [&](Value inside,
-          llvm::function_ref<void(SmallVectorImpl<Value> &)> stores) {
-        SmallVector<Type> types(amaxLocals.size(), b.getF32Type());
-        auto guardIf = scf::IfOp::create(b, loc, types, inside,
-                                         /*withElseRegion=*/!types.empty());
-        OpBuilder::InsertionGuard ifGuard(b);
-        SmallVector<Value> locals = amaxLocals;
-        if (types.empty()) {
-          b.setInsertionPoint(guardIf.thenBlock()->getTerminator());
-          stores(locals);
-          return;
-        }
-        b.setInsertionPointToStart(guardIf.elseBlock());
-        scf::YieldOp::create(b, loc, amaxLocals);
-        b.setInsertionPointToStart(guardIf.thenBlock());
-        stores(locals);
-        scf::YieldOp::create(b, loc, locals);
-        amaxLocals.assign(guardIf.getResults().begin(),
-                          guardIf.getResults().end());
-      };
+  // guard yields them updated by its stores (createGuardedStores).
+  SmallVector<Value> amaxLocals;
+  if (!mma.resultAmaxes.empty())
+    amaxLocals.assign(
+        mma.resultAmaxes.size(),
+        arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0)));
   for (int64_t fragM = 0; fragM < fragsM; ++fragM) {
     for (int64_t fragN = 0; fragN < fragsN; ++fragN) {
       // quads[i][p]: element i of the quad, product p.
@@ -207,14 +188,15 @@ void MmaKernelBuilder::storeResults(ArrayRef<SmallVector<Value>> results) {
           Value column = add(n, i);
           Value inside = arith::AndIOp::create(b, loc, lessThan(m, mma.m),
                                                lessThan(column, mma.n));
-          guardStores(inside, [&](SmallVectorImpl<Value> &locals) {
-            SmallVector<Value> coords = epilogueCoordinates(m, column);
-            for (auto [r, value] :
-                 llvm::enumerate(applyEpilogue(quads[i], m, column))) {
-              memref::StoreOp::create(b, loc, value, buffers[r], coords);
-              foldStoredMagnitudes(locals, r, value);
-            }
-          });
+          amaxLocals = createGuardedStores(
+              b, loc, inside, amaxLocals, [&](SmallVectorImpl<Value> &locals) {
+                SmallVector<Value> coords = epilogueCoordinates(m, column);
+                for (auto [r, value] :
+                     llvm::enumerate(applyEpilogue(quads[i], m, column))) {
+                  memref::StoreOp::create(b, loc, value, buffers[r], coords);
+                  foldStoredMagnitudes(locals, r, value);
+                }
+              });
         }
         continue;
       }
@@ -222,28 +204,30 @@ void MmaKernelBuilder::storeResults(ArrayRef<SmallVector<Value>> results) {
       // outside together.
       Value inside =
           arith::AndIOp::create(b, loc, lessThan(m, mma.m), lessThan(n, mma.n));
-      guardStores(inside, [&](SmallVectorImpl<Value> &locals) {
-        // values[r][i]: result r of quad element i.
-        SmallVector<SmallVector<Value, 4>> values(buffers.size());
-        for (int64_t i = 0; i < 4; ++i)
-          for (auto [r, value] :
-               llvm::enumerate(applyEpilogue(quads[i], m, add(n, i))))
-            values[r].push_back(value);
-        SmallVector<Value> coords = epilogueCoordinates(m, n);
-        for (auto [r, buffer, quad] : llvm::enumerate(buffers, values)) {
-          auto bufferType = cast<MemRefType>(buffer.getType());
-          auto vectorType = VectorType::get({4}, bufferType.getElementType());
-          int64_t vectorBytes = 4 * bufferType.getElementTypeBitWidth() / 8;
-          Value vector =
-              vector::FromElementsOp::create(b, loc, vectorType, quad);
-          vector::StoreOp::create(b, loc, vector, buffer, coords,
-                                  /*nontemporal=*/false,
-                                  isRowAligned(buffer, rowElements)
-                                      ? llvm::MaybeAlign(vectorBytes)
-                                      : llvm::MaybeAlign());
-          foldStoredMagnitudes(locals, r, quad);
-        }
-      });
+      amaxLocals = createGuardedStores(
+          b, loc, inside, amaxLocals, [&](SmallVectorImpl<Value> &locals) {
+            // values[r][i]: result r of quad element i.
+            SmallVector<SmallVector<Value, 4>> values(buffers.size());
+            for (int64_t i = 0; i < 4; ++i)
+              for (auto [r, value] :
+                   llvm::enumerate(applyEpilogue(quads[i], m, add(n, i))))
+                values[r].push_back(value);
+            SmallVector<Value> coords = epilogueCoordinates(m, n);
+            for (auto [r, buffer, quad] : llvm::enumerate(buffers, values)) {
+              auto bufferType = cast<MemRefType>(buffer.getType());
+              auto vectorType =
+                  VectorType::get({4}, bufferType.getElementType());
+              int64_t vectorBytes = 4 * bufferType.getElementTypeBitWidth() / 8;
+              Value vector =
+                  vector::FromElementsOp::create(b, loc, vectorType, quad);
+              vector::StoreOp::create(b, loc, vector, buffer, coords,
+                                      /*nontemporal=*/false,
+                                      isRowAligned(buffer, rowElements)
+                                          ? llvm::MaybeAlign(vectorBytes)
+                                          : llvm::MaybeAlign());
+              foldStoredMagnitudes(locals, r, quad);
+            }
+          });
     }
   }
   // Every lane of the block's warps reaches here (the guards have no

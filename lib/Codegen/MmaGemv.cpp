@@ -119,9 +119,11 @@ LogicalResult MmaKernelBuilder::buildGemv() {
     SmallVector<Value> buffers = getResultBuffers();
     // The column's max |x| per result amax: lane 0 stores the whole
     // column, so it folds it in alone.
-    SmallVector<Value> amaxLocals(
-        mma.resultAmaxes.size(),
-        arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0)));
+    SmallVector<Value> amaxLocals;
+    if (!mma.resultAmaxes.empty())
+      amaxLocals.assign(
+          mma.resultAmaxes.size(),
+          arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0)));
     for (int64_t m = 0; m < mma.m; ++m) {
       SmallVector<Value> coords = epilogueCoordinates(index(m), n);
       for (auto [r, value] :

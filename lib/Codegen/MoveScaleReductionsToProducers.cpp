@@ -123,20 +123,17 @@ struct MoveScaleReductionsToProducersPass
       }
       LLVM_DEBUG(llvm::dbgs() << consumer.getName() << ": amax of argument "
                               << argNo << " from its producer\n");
-      Operation *fill = reduction.getDpsInitOperand(0)->get().getDefiningOp();
+      // The reduction, then its zero fill and that fill's empty tensor
+      // when nothing else reads them: bufferization would allocate and
+      // fill a buffer for them.
+      auto fill = reduction.getDpsInits()[0].getDefiningOp<linalg::LinalgOp>();
       reduction->getResult(0).replaceAllUsesWith(amaxArgument);
       reduction->erase();
-      // The zero fill it started from, and that fill's empty tensor.
-      while (fill && fill->use_empty() &&
-             isa<linalg::LinalgOp, tensor::EmptyOp>(fill)) {
-        Operation *init = isa<linalg::LinalgOp>(fill)
-                              ? cast<linalg::LinalgOp>(fill)
-                                    .getDpsInitOperand(0)
-                                    ->get()
-                                    .getDefiningOp()
-                              : nullptr;
+      if (fill && isZeroFill(fill) && fill->use_empty()) {
+        Operation *empty = fill.getDpsInits()[0].getDefiningOp();
         fill->erase();
-        fill = init;
+        if (isa_and_present<tensor::EmptyOp>(empty) && empty->use_empty())
+          empty->erase();
       }
       ++numMovedScaleReductions;
     }

@@ -68,9 +68,9 @@ struct OpCost {
 /// ridge.constant) is read as its compile-time e4m3 copy, 1 byte an element,
 /// and an activation is read once more, by its scale reduction, before the
 /// contraction reads it, unless a tensor-core contraction or attention
-/// kernel or a row kernel computes it (that kernel computes
-/// the amax as it stores the activation). A
-/// fusion group adds its members'; 0 for any other op.
+/// kernel or a row kernel computes it (that kernel computes the amax as it
+/// stores the activation). A fusion group adds its members'; 0 for any other
+/// op.
 int64_t getFp8TrafficAdjustment(Operation *op);
 
 /// The cost of every costed op nested under the root, in program order.

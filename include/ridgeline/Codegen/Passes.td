@@ -583,9 +583,10 @@ def MoveScaleReductionsToProducersPass
     is, when that kernel has each element of the result in registers as it
     stores it: a kernel ridge-lower-mma-contractions builds (its config has
     an `mma_tile` or `gemv`; the result is what its epilogue or product
-    stores), or a row kernel of one result (an scf.forall over rows, each
-    row written by one elementwise op; the reduction is marked
-    `ridge.result_amax` for ridge-fold-result-amax-into-row-loops). The
+    stores), or a row kernel (an scf.forall over rows whose rows of the
+    result are written by the last op of its body, an elementwise one; the
+    reduction is marked `ridge.result_amax` for
+    ridge-fold-result-amax-into-row-loops). The
     producer returns the amax as one more result, and the consumer takes it
     as one more argument: the producer folds the magnitudes it stores into
     the amax (one atomic max a warp or a row) instead of the consumer
@@ -593,7 +594,7 @@ def MoveScaleReductionsToProducersPass
     one-pass tensor-core attention (ridge-lower-flash-attention) is a
     producer too. Runs on tensors, before bufferization. Kernels called
     more than once are left alone, and so are reductions of anything else
-    (a graph input, a row kernel of two results).
+    (a graph input, a split-key or decode attention).
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::linalg::LinalgDialect",
