@@ -187,9 +187,10 @@ def print_table(chip, ridge_rows, triton_rows, version):
     print("== %s: causal attention, B=%d H=%d L=%d D=%d, f32, on ridge-emu "
           "(Triton %s)" % (chip, B, H, L, D, version))
     print_columns(ridge_rows, triton_rows)
-    print("(Ridgeline: 64x64 tiles, mma.sync on Q, K, V and P rounded to "
+    print("(Ridgeline: 64x64 tiles, %s on Q, K, V and P rounded to "
           "bf16; Triton: 64x64\n tiles, tl.dot in tf32; both on tensor cores, "
-          "f32 accumulators.)")
+          "f32 accumulators.)"
+          % ("wgmma" if chip == "sm_90a" else "mma.sync"))
     print()
 
 

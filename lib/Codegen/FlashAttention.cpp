@@ -102,6 +102,16 @@ mlir::ridge::whyNotWgmma(const FlashAttention &attention) {
   return std::nullopt;
 }
 
+int64_t
+mlir::ridge::getFlashAttentionSharedBytes(const FlashAttention &attention,
+                                          int64_t stages, bool wgmma) {
+  int64_t elements =
+      stages * kAttentionKeyTile * (attention.dim + attention.valueDim);
+  if (wgmma)
+    elements += 64 * attention.dim;
+  return 2 * elements;
+}
+
 std::optional<std::string>
 mlir::ridge::whyNotDecode(const FlashAttention &attention) {
   if (attention.mmaType)

@@ -717,18 +717,15 @@ KernelConfig mlir::ridge::selectKernelConfig(func::FuncOp kernel,
     FailureOr<FlashAttention> flash =
         readFlashAttention(getOnlineAttentionAttr(kernel), reason);
     if (target.isGpu() && succeeded(flash) && !whyNotTensorCores(*flash)) {
-      int64_t stageBytes =
-          kAttentionKeyTile * (flash->dim + flash->valueDim) * 2;
+      // sm_90a multiplies with wgmma (the 64 query rows one warpgroup)
+      // where the head dimensions are whole 64-byte slabs, mma.sync
+      // elsewhere.
+      config.wgmma = target.chip == "sm_90a" && !whyNotWgmma(*flash);
       config.attentionTile = {64, kAttentionKeyTile};
-      config.attentionStages = 2 * stageBytes <= 48 * 1024 ? 2 : 1;
-      // mma.sync on sm_90a too, for now. The wgmma form (the 64 query rows
-      // one warpgroup; mma_instruction = "wgmma" by hand) matches the CPU
-      // and the emulator, but on a real H200 (2026-12-04) it got the rows
-      // of a block's second and later key tiles wrong when a masked tile
-      // (causal diagonal, partial last tile) follows with two stages, while
-      // the mma.sync kernel matched the emulator to 7e-7 there. Until that
-      // is understood, the policy does not pick it.
-      config.wgmma = false;
+      config.attentionStages =
+          getFlashAttentionSharedBytes(*flash, 2, config.wgmma) <= 48 * 1024
+              ? 2
+              : 1;
       // Too few query tiles to give every SM a block (few query rows over
       // a long cache): split the keys over blocks, each at least two key
       // tiles, until every SM has one (flash-decoding). Each split writes

@@ -27,11 +27,13 @@
 //     magnitudes it stored into it, one atomic max a warp, after a
 //     one-thread launch zeroed it.
 //
-// With `mma_instruction = "wgmma"` (sm_90a; set by hand for now: the policy
-// does not pick it, docs/attention.md) the 4 warps are one warpgroup and
-// each product is `wgmma.mma_async` m64nNk16 with A from registers (Q's
-// fragments, then P) and B from shared memory, K and V stored in the
-// 64-byte-swizzled slabs wgmma's descriptors read (MmaFragments.h).
+// With `mma_instruction = "wgmma"` (sm_90a) the 4 warps are one warpgroup
+// and each product is `wgmma.mma_async` m64nNk16: S = Q K^T with both
+// operands from shared memory (the query tile in a buffer of its own), O
+// += P V with P from registers. Q, K and V are stored in the
+// 64-byte-swizzled slabs wgmma's descriptors read (MmaFragments.h). Q is
+// not held in registers: ptxas 13 reused the registers of loop-invariant A
+// fragments inside the key loop (docs/attention.md).
 //
 // With `attention_splits` (few query tiles over many keys: flash-decoding),
 // the blocks of a query tile split its key tiles; each writes its rows'
@@ -231,6 +233,46 @@ private:
                                       n, mmaType, transposeB);
     NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+    return mma::pinRegisters(b, loc, acc);
+  }
+  /// S = Q K^T by wgmma with both operands in shared memory (Q's tile at
+  /// `querySmem`, K's stage at `keyStage`, both K-major slabs): fresh f32
+  /// accumulators (scale-d 0 on the first k16 step, so none are moved into
+  /// the wgmma's registers before the fence), pinned after the wait.
+  SmallVector<Value> multiplyScoresWgmma(Value querySmem, Value keySmem,
+                                         Value keyStage) {
+    MLIRContext *context = b.getContext();
+    int64_t count = keyTile / 2;
+    auto structType = LLVM::LLVMStructType::getLiteral(
+        context, SmallVector<Type>(count, b.getF32Type()));
+    Value packed = LLVM::PoisonOp::create(b, loc, structType);
+    auto type = NVVM::WGMMATypesAttr::get(context, mmaType.isBF16()
+                                                       ? NVVM::WGMMATypes::bf16
+                                                       : NVVM::WGMMATypes::f16);
+    // Q's A: row = K-major; K's B: col = K-major.
+    auto layout = [&](NVVM::MMALayout value) {
+      return NVVM::MMALayoutAttr::get(context, value);
+    };
+    NVVM::WgmmaFenceAlignedOp::create(b, loc);
+    for (int64_t kStep = 0; kStep < fa.dim / 16; ++kStep)
+      packed = NVVM::WgmmaMmaAsyncOp::create(
+          b, loc, structType, packed,
+          getTileDescriptor(querySmem, index(0), kStep, /*isValue=*/false),
+          getTileDescriptor(keySmem, keyStage, kStep, /*isValue=*/false),
+          NVVM::MMAShapeAttr::get(context, 64, keyTile, 16), type, type,
+          NVVM::WGMMATypesAttr::get(context, NVVM::WGMMATypes::f32),
+          NVVM::WGMMAScaleOutAttr::get(context, kStep == 0
+                                                    ? NVVM::WGMMAScaleOut::zero
+                                                    : NVVM::WGMMAScaleOut::one),
+          NVVM::WGMMAScaleInAttr::get(context, NVVM::WGMMAScaleIn::one),
+          NVVM::WGMMAScaleInAttr::get(context, NVVM::WGMMAScaleIn::one),
+          layout(NVVM::MMALayout::row), layout(NVVM::MMALayout::col),
+          NVVM::MMAIntOverflowAttr());
+    NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+    SmallVector<Value> acc;
+    for (int64_t i = 0; i < count; ++i)
+      acc.push_back(LLVM::ExtractValueOp::create(b, loc, packed, i));
     return mma::pinRegisters(b, loc, acc);
   }
   /// The wgmma descriptor of k16 step `kStep` of a K tile (K-major: keys
@@ -666,16 +708,23 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
                                                 b.getF32Type()));
   if (amax)
     createZeroingLaunch(b, loc, amax);
+  // wgmma: the query tile keeps shared memory of its own, in the slabs
+  // wgmma's descriptors read, for the whole key loop.
+  SmallVector<Type> workgroupTypes{smemType(fa.dim), smemType(fa.valueDim)};
+  if (wgmma)
+    workgroupTypes.push_back(MemRefType::get(
+        {blockRows * fa.dim}, mmaType, MemRefLayoutAttrInterface(), workgroup));
   auto launch = gpu::LaunchOp::create(
       b, loc, index(queryTiles * splits), index(fa.heads), index(fa.batch),
       index(threads), one, one,
       /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
-      /*asyncDependencies=*/ValueRange(),
-      TypeRange{smemType(fa.dim), smemType(fa.valueDim)});
+      /*asyncDependencies=*/ValueRange(), workgroupTypes);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&launch.getBody().front());
   Value keySmem = launch.getWorkgroupAttributions()[0];
   Value valueSmem = launch.getWorkgroupAttributions()[1];
+  Value querySmem =
+      wgmma ? Value(launch.getWorkgroupAttributions()[2]) : Value();
   gpu::KernelDim3 blockIds = launch.getBlockIds();
   tid = launch.getThreadIds().x;
   lane = rem(tid, kWarpSize);
@@ -691,18 +740,30 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
   int64_t keyStageElements = keyTile * fa.dim;
   int64_t valueStageElements = keyTile * fa.valueDim;
 
-  // 1. The query tile, through the first key stage, into A fragments.
-  storeTile(loadTile(query, head, queryBase, fa.queryLen, fa.dim), keySmem,
-            zeroIndex, fa.dim);
-  gpu::BarrierOp::create(b, loc);
-  mma::FragmentBlock queryBlock{keySmem, zeroIndex, mmaType, fa.dim,
-                                /*kContiguous=*/true};
+  // 1. The query tile: mma.sync, through the first key stage into A
+  //    fragments held for the whole key loop; wgmma, into its own shared
+  //    memory, read by descriptor at every key tile. (Held in registers as
+  //    wgmma's A, the fragments were overwritten by ptxas 13 after the first
+  //    key tile: on an H200 every block with two or more key tiles got its
+  //    later scores from P, and the SASS shows the same registers reused.
+  //    FlashAttention-3 reads Q from shared memory too.)
   Value warpRow = mul(warp, kWarpRows);
   SmallVector<SmallVector<Value>> queryFragments;
-  for (int64_t kStep = 0; kStep < fa.dim / 16; ++kStep)
-    queryFragments.push_back(mma::loadFragmentBlock(
-        b, loc, queryBlock, lane, warpRow, kStep, /*rowHalfMinor=*/true));
-  gpu::BarrierOp::create(b, loc);
+  if (wgmma) {
+    storeTile(loadTile(query, head, queryBase, fa.queryLen, fa.dim,
+                       /*slabs=*/true),
+              querySmem, zeroIndex, fa.dim, /*slabs=*/true);
+  } else {
+    storeTile(loadTile(query, head, queryBase, fa.queryLen, fa.dim), keySmem,
+              zeroIndex, fa.dim);
+    gpu::BarrierOp::create(b, loc);
+    mma::FragmentBlock queryBlock{keySmem, zeroIndex, mmaType, fa.dim,
+                                  /*kContiguous=*/true};
+    for (int64_t kStep = 0; kStep < fa.dim / 16; ++kStep)
+      queryFragments.push_back(mma::loadFragmentBlock(
+          b, loc, queryBlock, lane, warpRow, kStep, /*rowHalfMinor=*/true));
+    gpu::BarrierOp::create(b, loc);
+  }
 
   // 2. The key tiles this block's rows may see: all, or up to the last
   //    row's causal limit.
@@ -784,14 +845,8 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
     if (wgmma) {
       // One m64n64k16 per k step: the warpgroup's 64 rows against the 64
       // keys; thread-level, the same accumulators as keyFrags m16n8 tiles.
-      SmallVector<Value> acc = multiplyWgmma(
-          queryFragments,
-          [&](int64_t kStep) {
-            return getTileDescriptor(keySmem, keyStage, kStep,
-                                     /*isValue=*/false);
-          },
-          SmallVector<Value>(keyFrags * 4, f32(0.0)), keyTile,
-          /*transposeB=*/false);
+      SmallVector<Value> acc =
+          multiplyScoresWgmma(querySmem, keySmem, keyStage);
       for (int64_t frag = 0; frag < keyFrags; ++frag)
         for (int64_t i = 0; i < 4; ++i)
           scores[frag][i] = acc[frag * 4 + i];
@@ -1096,6 +1151,17 @@ struct LowerFlashAttentionPass
                                        : (*config)->wgmma
                                            ? whyNotWgmma(*attention)
                                            : whyNotTensorCores(*attention);
+      // Static shared memory: 48 KiB a block.
+      int64_t sharedBytes = decode ? 0
+                                   : getFlashAttentionSharedBytes(
+                                         *attention, (*config)->attentionStages,
+                                         (*config)->wgmma);
+      if (!why && sharedBytes > 48 * 1024)
+        why = ("its " + Twine((*config)->attentionStages) + " stage(s) need " +
+               Twine(sharedBytes) +
+               " bytes of shared memory, over the 49152 of static shared "
+               "memory")
+                  .str();
       if (why) {
         reason = *why;
         attention = failure();

@@ -110,25 +110,31 @@ func.func private @on_tensors(%q: tensor<1x1x64x64xf32>) -> tensor<1x1x64x64xf32
 // -----
 
 // The same layer on sm_90a (mma_instruction "wgmma"): the 4 warps are one
-// warpgroup, and each product is one wgmma per k16 step with A from
-// registers (the query fragments, then the probabilities) and B from
-// shared memory, where K and V now sit in the 64-byte-swizzled slabs wgmma
-// reads (no ldmatrix of them). MLIR's nvvm.wgmma.mma_async takes A only
-// from shared memory, so the products are inline PTX; the accumulators are
+// warpgroup, and each product is one wgmma per k16 step. S = Q K^T reads
+// both operands from shared memory: the query tile has its own (a third
+// workgroup buffer, staged once in the 64-byte-swizzled slabs wgmma reads,
+// as K and V are) and is never held in registers. ptxas reused the
+// registers of a register-held Q after the first key tile (on an H200
+// every later tile's scores came out wrong); FlashAttention-3 reads Q from
+// shared memory too. O += P V takes P from registers (inline PTX: MLIR's
+// nvvm.wgmma.mma_async takes A only as a descriptor), its accumulators
 // pinned on both sides of the fence and the wait.
 // CHECK-LABEL: func.func private @gpt2_causal_wgmma
-// CHECK: gpu.launch {{.*}} workgroup(%[[K:.*]] : memref<8192xbf16, #gpu.address_space<workgroup>>, %[[V:.*]] : memref<8192xbf16, #gpu.address_space<workgroup>>)
-// The query tile still becomes A fragments through ldmatrix.
-// CHECK-COUNT-4: nvgpu.ldmatrix %[[K]]{{.*}} {numTiles = 4 : i32, transpose = false}
+// CHECK: gpu.launch {{.*}} workgroup(%[[K:.*]] : memref<8192xbf16, #gpu.address_space<workgroup>>, %[[V:.*]] : memref<8192xbf16, #gpu.address_space<workgroup>>, %[[Q:.*]] : memref<4096xbf16, #gpu.address_space<workgroup>>)
+// CHECK-NOT: nvgpu.ldmatrix
+// CHECK: vector.store {{.*}}, %[[Q]]
 // The first key and value tiles, then the async-proxy fence that makes
-// them visible to wgmma, then the barrier.
+// them and the query tile visible to wgmma, then the barrier.
+// CHECK: vector.store {{.*}}, %[[K]]
 // CHECK: vector.store {{.*}}, %[[V]]
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK-NEXT: gpu.barrier
 // CHECK: scf.for
-// S = Q K^T: 4 k steps of m64n64k16, K K-major (imm-trans-b 0).
+// S = Q K^T: 4 k steps of m64n64k16 from two descriptors, both K-major;
+// the first starts the accumulators at zero.
 // CHECK: nvvm.wgmma.fence.aligned
-// CHECK-COUNT-4: llvm.inline_asm has_side_effects {{.*}}wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}p, 1, 1, 0;
+// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <zero>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// CHECK-COUNT-3: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"
@@ -141,7 +147,7 @@ func.func private @on_tensors(%q: tensor<1x1x64x64xf32>) -> tensor<1x1x64x64xf32
 // CHECK: gpu.barrier
 // CHECK: scf.yield
 // CHECK-NOT: nvvm.mma.sync
-// CHECK-NOT: transpose = true
+// CHECK-NOT: nvgpu.ldmatrix
 // CHECK: gpu.terminator
 func.func private @gpt2_causal_wgmma(%qkv: memref<1x128x768xf32>, %out: memref<1x4x128x64xf32>) attributes {ridge.kernel = "attention", ridge.kernel_config = {attention_stages = 2 : i64, attention_tile = array<i64: 64, 64>, block_size = 128 : i64, mma_instruction = "wgmma", vector_width = 1 : i64, warps_per_block = 4 : i64}, ridge.online_attention = {causal = true, q = array<i64: 0, 0, 0, 64, 768, 1>, k = array<i64: 0, 256, 0, 64, 768, 1>, v = array<i64: 0, 512, 0, 64, 768, 1>, query_offset = 0 : i64, round_to = bf16, scale = 1.250000e-01 : f64, shape = array<i64: 1, 4, 4, 128, 128, 64, 64>}} {
   %zero = arith.constant 0.0 : f32
@@ -155,6 +161,16 @@ func.func private @gpt2_causal_wgmma(%qkv: memref<1x128x768xf32>, %out: memref<1
 // is refused (the policy gives it mma.sync).
 // expected-error @below {{kernel configured for the tensor-core attention is not one it computes: head dimension 48 is not a multiple of 32 (whole 64-byte slabs)}}
 func.func private @wgmma_head_dim_48(%q: memref<1x1x64x48xf32>, %out: memref<1x1x64x48xf32>) attributes {ridge.kernel = "attention", ridge.kernel_config = {attention_stages = 2 : i64, attention_tile = array<i64: 64, 64>, block_size = 128 : i64, mma_instruction = "wgmma", vector_width = 1 : i64, warps_per_block = 4 : i64}, ridge.online_attention = {causal = false, q = array<i64: 0, 0, 3072, 3072, 48, 1>, k = array<i64: 0, 0, 3072, 3072, 48, 1>, v = array<i64: 0, 0, 3072, 3072, 48, 1>, query_offset = 0 : i64, round_to = bf16, scale = 1.250000e-01 : f64, shape = array<i64: 1, 1, 1, 64, 64, 48, 48>}} {
+  return
+}
+
+// -----
+
+// With wgmma the query tile takes shared memory of its own: two stages of
+// head dimension 128 (64 KiB) and the query tile (16 KiB) do not fit the
+// 48 KiB of static shared memory (the policy takes one stage: 48 KiB).
+// expected-error @below {{kernel configured for the tensor-core attention is not one it computes: its 2 stage(s) need 81920 bytes of shared memory, over the 49152 of static shared memory}}
+func.func private @wgmma_two_stages_of_128(%q: memref<1x1x64x128xf32>, %out: memref<1x1x64x128xf32>) attributes {ridge.kernel = "attention", ridge.kernel_config = {attention_stages = 2 : i64, attention_tile = array<i64: 64, 64>, block_size = 128 : i64, mma_instruction = "wgmma", vector_width = 1 : i64, warps_per_block = 4 : i64}, ridge.online_attention = {causal = false, q = array<i64: 0, 0, 8192, 8192, 128, 1>, k = array<i64: 0, 0, 8192, 8192, 128, 1>, v = array<i64: 0, 0, 8192, 8192, 128, 1>, query_offset = 0 : i64, round_to = bf16, scale = 1.250000e-01 : f64, shape = array<i64: 1, 1, 1, 64, 64, 128, 128>}} {
   return
 }
 

@@ -337,13 +337,12 @@ func.func private @attention_rows(%q: tensor<1x4x128x64xf32>, %k: tensor<1x4x128
 }
 
 // Rounded to bf16 (ridge-select-precision) with Q, K, V kernel arguments:
-// the tensor-core kernel, 4 warps of 16 query rows, two stages of 64 keys
-// (2 x 64 x (64 + 64) x 2 bytes = 32 KiB), mma.sync also on sm_90a (its
-// wgmma form got rows wrong on a real H200: docs/attention.md); the
-// attention's description moves to the function, where
-// ridge-lower-flash-attention reads it.
+// the tensor-core kernel, 4 warps of 16 query rows (on sm_90a one
+// warpgroup: wgmma), two stages of 64 keys (2 x 64 x (64 + 64) x 2 bytes
+// = 32 KiB, and 8 KiB for wgmma's query tile); the attention's description
+// moves to the function, where ridge-lower-flash-attention reads it.
 // CHECK-LABEL: func.func private @attention_tensor_cores
-// CHECK-SAME: ridge.kernel_config = {attention_stages = 2 : i64, attention_tile = array<i64: 64, 64>, block_size = 128 : i64, mma_instruction = "mma_sync", vector_width = 1 : i64, warps_per_block = 4 : i64}
+// CHECK-SAME: ridge.kernel_config = {attention_stages = 2 : i64, attention_tile = array<i64: 64, 64>, block_size = 128 : i64, mma_instruction = "wgmma", vector_width = 1 : i64, warps_per_block = 4 : i64}
 // CHECK-SAME: ridge.online_attention = {causal = true, k = array<i64: 1, 0, 32768, 8192, 64, 1>, q = array<i64: 0, 0, 32768, 8192, 64, 1>, query_offset = 0 : i64, round_to = bf16, scale = 1.250000e-01 : f64, shape = array<i64: 1, 4, 4, 128, 128, 64, 64>, v = array<i64: 2, 0, 32768, 8192, 64, 1>}
 func.func private @attention_tensor_cores(%q: tensor<1x4x128x64xf32>, %k: tensor<1x4x128x64xf32>, %v: tensor<1x4x128x64xf32>) -> tensor<1x4x128x64xf32> attributes {ridge.kernel = "attention"} {
   %0:2 = ridge.attention %q, %k, %v {scale = 0.125 : f32, is_causal = true, ridge.precision = "bf16"} : tensor<1x4x128x64xf32>, tensor<1x4x128x64xf32>, tensor<1x4x128x64xf32> -> tensor<1x4x128x64xf32>, tensor<1x4x128x128xf32>
@@ -357,6 +356,16 @@ func.func private @attention_tensor_cores(%q: tensor<1x4x128x64xf32>, %k: tensor
 func.func private @attention_head_dim_48(%q: tensor<1x4x128x48xf32>, %k: tensor<1x4x128x48xf32>, %v: tensor<1x4x128x48xf32>) -> tensor<1x4x128x48xf32> attributes {ridge.kernel = "attention"} {
   %0:2 = ridge.attention %q, %k, %v {scale = 0.125 : f32, ridge.precision = "bf16"} : tensor<1x4x128x48xf32>, tensor<1x4x128x48xf32>, tensor<1x4x128x48xf32> -> tensor<1x4x128x48xf32>, tensor<1x4x128x128xf32>
   return %0#0 : tensor<1x4x128x48xf32>
+}
+
+// Head dimension 128 on wgmma: two stages (64 KiB) and the query tile
+// (16 KiB) are over the 48 KiB of static shared memory; one stage and the
+// query tile are exactly 48 KiB.
+// CHECK-LABEL: func.func private @attention_head_dim_128
+// CHECK-SAME: ridge.kernel_config = {attention_stages = 1 : i64, attention_tile = array<i64: 64, 64>, block_size = 128 : i64, mma_instruction = "wgmma", vector_width = 1 : i64, warps_per_block = 4 : i64}
+func.func private @attention_head_dim_128(%q: tensor<1x4x128x128xf32>, %k: tensor<1x4x128x128xf32>, %v: tensor<1x4x128x128xf32>) -> tensor<1x4x128x128xf32> attributes {ridge.kernel = "attention"} {
+  %0:2 = ridge.attention %q, %k, %v {scale = 0.125 : f32, ridge.precision = "bf16"} : tensor<1x4x128x128xf32>, tensor<1x4x128x128xf32>, tensor<1x4x128x128xf32> -> tensor<1x4x128x128xf32>, tensor<1x4x128x128xf32>
+  return %0#0 : tensor<1x4x128x128xf32>
 }
 
 // A softcap is not in the tensor-core kernel: the online loop, rounded.

@@ -59,11 +59,17 @@ FailureOr<FlashAttention> readFlashAttention(DictionaryAttr attr,
 /// 128); nullopt when it does.
 std::optional<std::string> whyNotTensorCores(const FlashAttention &attention);
 
-/// Why the tensor-core kernel cannot multiply with sm_90a's `wgmma` (A from
-/// registers, K and V from shared memory in the 64-byte-swizzled layout,
-/// whose rows are 32-element slabs): whyNotTensorCores, or a head dimension
-/// that is not a multiple of 32; nullopt when it can.
+/// Why the tensor-core kernel cannot multiply with sm_90a's `wgmma` (Q, K
+/// and V in shared memory in the 64-byte-swizzled layout, whose rows are
+/// 32-element slabs; P from registers): whyNotTensorCores, or a head
+/// dimension that is not a multiple of 32; nullopt when it can.
 std::optional<std::string> whyNotWgmma(const FlashAttention &attention);
+
+/// The static shared memory of the tensor-core kernel, in bytes: `stages`
+/// K and V tiles of kAttentionKeyTile rows and, with `wgmma`, the 64-row
+/// query tile, at 2 bytes an element.
+int64_t getFlashAttentionSharedBytes(const FlashAttention &attention,
+                                     int64_t stages, bool wgmma);
 
 /// Why the decode kernel (f32 products, a block per query row, warps
 /// splitting the keys, lanes the head dimension) does not compute

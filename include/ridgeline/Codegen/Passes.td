@@ -541,8 +541,8 @@ def LowerFlashAttentionPass : Pass<"ridge-lower-flash-attention",
     current one's products; S = Q K^T and O += P V by
     `mma.sync.m16n8k16` with f32 accumulators (with `mma_instruction =
     "wgmma"` on sm_90a: one `wgmma.mma_async` m64nNk16 per k16 step, the 4
-    warps one warpgroup, A from registers, K and V read by descriptors from
-    the 64-byte-swizzled layout); the online softmax (running
+    warps one warpgroup, Q, K and V read by descriptors from the
+    64-byte-swizzled layout, P from registers); the online softmax (running
     maximum and sum per row, exp2 with the scale folded into log2(e),
     causal and additive masks per tile) on the accumulators in registers,
     the probabilities reused as the second product's A fragments. The
