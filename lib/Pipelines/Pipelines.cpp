@@ -80,6 +80,8 @@ void mlir::ridge::buildGraphOptimizationPipeline(OpPassManager &pm,
   pm.addPass(createCSEPass());
   if (!matchComposites)
     return;
+  // RoPE before the attention that reads it.
+  pm.addNestedPass<func::FuncOp>(createMatchRotaryEmbeddingPass());
   pm.addNestedPass<func::FuncOp>(createMatchAttentionPass());
   // Squeeze-and-excitation scales into the next convolution's weights.
   pm.addNestedPass<func::FuncOp>(createFoldChannelScalesPass());

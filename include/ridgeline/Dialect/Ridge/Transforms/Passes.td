@@ -146,6 +146,34 @@ def MatchAttentionPass : Pass<"ridge-match-attention", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::ridge::RidgeDialect"];
 }
 
+def MatchRotaryEmbeddingPass : Pass<"ridge-match-rotary-embedding",
+                                    "::mlir::func::FuncOp"> {
+  let summary = "Rewrite exported rotary embeddings into "
+                "ridge.rotary_embedding";
+  let description = [{
+    Finds `x * cos + rotate_half(x) * sin` with rotate_half(x) =
+    `concat(-x[.., D/2:], x[.., :D/2])` along the last axis (Hugging Face's
+    `apply_rotary_pos_emb`, as LLaMA exports it) and rewrites it into one
+    `ridge.rotary_embedding` (ONNX RotaryEmbedding-23, non-interleaved,
+    rotary_embedding_dim = D) whose [B, S, D/2] caches are the tables' first
+    halves, made at compile time as resources. The tables must be f32
+    constants, the same for every head, whose second half repeats the
+    first (cat(freqs, freqs)); otherwise the chain is left alone, and with
+    `remarks` a remark at its Add says why. The result is bit for bit the
+    chain's. Runs before the attention matching.
+  }];
+  let options = [
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Emit a remark at each rotary chain left alone">,
+  ];
+  let statistics = [
+    Statistic<"numMatched", "num-matched", "Rotary chains rewritten">,
+    Statistic<"numLeftAlone", "num-left-alone",
+              "Rotary-like chains left as exported">,
+  ];
+  let dependentDialects = ["::mlir::ridge::RidgeDialect"];
+}
+
 def FoldChannelScalesPass : Pass<"ridge-fold-channel-scales",
                                  "::mlir::func::FuncOp"> {
   let summary = "Fold a convolution input's channel scale (squeeze-and-"
