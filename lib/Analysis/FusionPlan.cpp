@@ -221,6 +221,47 @@ std::string mlir::ridge::describeFusionOp(Operation *op) {
   return text;
 }
 
+/// Whether `op` runs as the tiled tensor-core attention kernel (the
+/// precision policy rounds its products to bf16/f16, its head dimensions
+/// are multiples of 16 up to 128, and it has no option that kernel lacks;
+/// Codegen's whyNotTensorCores is the kernel's own check): its tile loads
+/// stage Q once and K and V once per query tile.
+static bool isTiledAttention(AttentionOp op) {
+  auto precision = op->getAttrOfType<StringAttr>(kPrecisionAttr);
+  if (!precision ||
+      (precision.getValue() != "bf16" && precision.getValue() != "fp16") ||
+      !op.isOnlineSoftmaxForm() || op.getSoftcap().convertToDouble() > 0 ||
+      static_cast<int64_t>(op.getLeftWindow()) >= 0 ||
+      static_cast<int64_t>(op.getRightWindow()) >= 0 || op.getNonpadKvSeqlen())
+    return false;
+  for (Value operand : {op.getQuery(), op.getValue()}) {
+    int64_t dim = cast<RankedTensorType>(operand.getType()).getDimSize(3);
+    if (dim % 16 != 0 || dim < 16 || dim > 128)
+      return false;
+  }
+  return true;
+}
+
+/// Whether `producer` is a rotary embedding that the tiled attention of
+/// `consumer` can take as the prologue of `operand` (its query or key): the
+/// tile loads rotate each chunk of 8 elements with its partner chunk D/2
+/// away and the caches' entries, so the embedding must rotate the whole
+/// head dimension in halves (non-interleaved) with [B, S, D/2] caches.
+static bool isRotaryPrologue(const FusionGroup &producer,
+                             const FusionGroup &consumer, OpOperand &operand) {
+  auto rotary = dyn_cast_if_present<RotaryEmbeddingOp>(producer.anchor);
+  auto attention = dyn_cast_if_present<AttentionOp>(consumer.anchor);
+  if (!rotary || !attention || producer.ops.size() != 1 ||
+      operand.get() != rotary.getResult() ||
+      (operand.get() != attention.getQuery() &&
+       operand.get() != attention.getKey()) ||
+      !isTiledAttention(attention) || rotary.getPositionIds() ||
+      rotary.getInterleaved())
+    return false;
+  int64_t dim = rotary.getType().getDimSize(3);
+  return rotary.getRotaryEmbeddingDim() == dim && dim % 16 == 0;
+}
+
 std::optional<std::string>
 FusionPlanner::checkLegal(const FusionGroup &producer,
                           const FusionGroup &consumer, OpOperand &operand,
@@ -228,6 +269,18 @@ FusionPlanner::checkLegal(const FusionGroup &producer,
   isPrologue = false;
   Value edge = operand.get();
   FusionRole p = producer.kind, c = consumer.kind;
+  if (isRotaryPrologue(producer, consumer, operand)) {
+    for (Operation *user : edge.getUsers())
+      if (!llvm::is_contained(consumer.ops, user))
+        return "a prologue must feed only the attention, but " +
+               describeFusionOp(user) + " also reads it";
+    merged.kind = c;
+    merged.anchor = consumer.anchor;
+    merged.domain = consumer.domain;
+    merged.rows = consumer.rows;
+    isPrologue = true;
+    return std::nullopt;
+  }
   if (p == FusionRole::Opaque)
     return describeFusionOp(producer.anchor) + " runs as a kernel of its own";
   if (c == FusionRole::Opaque)
@@ -432,7 +485,21 @@ std::optional<std::string> FusionPlanner::tryMerge(OpOperand &operand) {
   candidate.edgeBytes = getValueBytes(operand.get());
   candidate.savedBytes = producer.bytes + consumer.bytes - merged.bytes;
   candidate.isPrologue = isPrologue;
-  if (isPrologue) {
+  auto attention = dyn_cast_if_present<AttentionOp>(consumer.anchor);
+  if (isPrologue && attention &&
+      isa_and_present<RotaryEmbeddingOp>(producer.anchor)) {
+    // The tiled kernel stages Q once and each K tile once per query tile
+    // of each query head that reads it: the rotation runs per staging.
+    int64_t stagings = 1;
+    if (operand.get() != attention.getQuery()) {
+      auto query = cast<RankedTensorType>(attention.getQuery().getType());
+      auto key = cast<RankedTensorType>(attention.getKey().getType());
+      stagings =
+          llvm::divideCeil(query.getDimSize(2), kAttentionQueryTile) *
+          (query.getDimSize(1) / std::max<int64_t>(1, key.getDimSize(1)));
+    }
+    candidate.recomputedFlops = producer.flops * (stagings - 1);
+  } else if (isPrologue) {
     // Each element of the operand is read once per multiply-add that uses
     // it: recomputed (uses - 1) times by a kernel without operand tiling.
     int64_t macs = std::max<int64_t>(

@@ -89,7 +89,14 @@ mlir::ridge::makeRooflineFusionControl(const RooflineModel &model,
                              candidate.consumer.contraction);
     bool onlyReindexes = candidate.consumer.kind == FusionRole::Attention &&
                          candidate.producer.flops == 0;
-    if (candidate.isPrologue && !onlyReindexes &&
+    // A rotary embedding in the tiled attention's tile loads: its FLOPs, at
+    // every staging, are at most 1/64 of the attention's, SIMT work beside
+    // the tensor-core products.
+    bool negligible =
+        candidate.consumer.kind == FusionRole::Attention &&
+        64 * (candidate.producer.flops + candidate.recomputedFlops) <=
+            candidate.consumer.flops;
+    if (candidate.isPrologue && !onlyReindexes && !negligible &&
         consumer.getBound() == Bound::Compute)
       return FusionDecision::reject(
           "consumer is compute-bound: a prologue would be recomputed per "

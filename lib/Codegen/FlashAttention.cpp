@@ -69,6 +69,18 @@ FailureOr<FlashAttention> mlir::ridge::readFlashAttention(DictionaryAttr attr,
       failed(read("k", attention.key, true)) ||
       failed(read("v", attention.value, true)))
     return failure();
+  for (auto [name, rotary] :
+       {std::pair<StringRef, std::optional<FlashAttention::Rotary> *>{
+            "q", &attention.queryRotary},
+        {"k", &attention.keyRotary}}) {
+    std::string cos = (name + "_cos").str(), sin = (name + "_sin").str();
+    if (!attr.get(cos) && !attr.get(sin))
+      continue;
+    rotary->emplace();
+    if (failed(read(cos, (*rotary)->cos, true)) ||
+        failed(read(sin, (*rotary)->sin, true)))
+      return failure();
+  }
   if (attr.get("mask")) {
     attention.mask.emplace();
     if (failed(read("mask", *attention.mask, false)))
@@ -117,6 +129,9 @@ mlir::ridge::whyNotDecode(const FlashAttention &attention) {
   if (attention.mmaType)
     return std::string("its products are rounded (the tensor-core kernel's "
                        "case)");
+  if (attention.queryRotary || attention.keyRotary)
+    return std::string("its query or key is rotated as it is read (a rotary "
+                       "prologue), which only the tensor-core kernel does");
   if (attention.queryLen > kMaxDecodeQueries)
     return ("" + Twine(attention.queryLen) + " query rows, more than " +
             Twine(kMaxDecodeQueries))

@@ -721,7 +721,7 @@ KernelConfig mlir::ridge::selectKernelConfig(func::FuncOp kernel,
       // where the head dimensions are whole 64-byte slabs, mma.sync
       // elsewhere.
       config.wgmma = target.chip == "sm_90a" && !whyNotWgmma(*flash);
-      config.attentionTile = {64, kAttentionKeyTile};
+      config.attentionTile = {kAttentionQueryTile, kAttentionKeyTile};
       config.attentionStages =
           getFlashAttentionSharedBytes(*flash, 2, config.wgmma) <= 48 * 1024
               ? 2
@@ -731,8 +731,8 @@ KernelConfig mlir::ridge::selectKernelConfig(func::FuncOp kernel,
       // tiles, until every SM has one (flash-decoding). Each split writes
       // and the combine reads its rows' partial O: at most a quarter of the
       // keys per query row keeps that traffic under half of K and V's.
-      int64_t blocks =
-          llvm::divideCeil(flash->queryLen, 64) * flash->heads * flash->batch;
+      int64_t blocks = llvm::divideCeil(flash->queryLen, kAttentionQueryTile) *
+                       flash->heads * flash->batch;
       int64_t keyTiles = llvm::divideCeil(flash->keyLen, kAttentionKeyTile);
       int64_t splits = std::min<int64_t>(
           {static_cast<int64_t>(llvm::divideCeil(target.gpu.smCount, blocks)),

@@ -96,6 +96,9 @@ struct GlobalOperand {
   /// Whether the 16-byte loads of a chunk are aligned (offset and strides
   /// multiples of 4 elements).
   bool aligned = false;
+  /// The caches of a rotary embedding applied as the operand is loaded
+  /// (FlashAttention::Rotary), or null.
+  const GlobalOperand *cos = nullptr, *sin = nullptr;
 };
 
 class FlashAttentionBuilder : mma::IndexMath {
@@ -314,6 +317,7 @@ private:
   bool wgmma = false;
 
   GlobalOperand query, key, value, mask;
+  GlobalOperand queryCos, querySin, keyCos, keySin;
   Value tid, lane, warp, batchIndex, head, kvHead, queryBase;
 };
 
@@ -339,16 +343,41 @@ SmallVector<Value> FlashAttentionBuilder::loadTile(const GlobalOperand &operand,
                                   /*withElseRegion=*/true);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(load.thenBlock());
-    Value at = elementIndex(operand, head, row, mul(chunk, kChunk));
-    llvm::MaybeAlign align =
-        operand.aligned ? llvm::MaybeAlign(16) : llvm::MaybeAlign();
-    Value low = vector::LoadOp::create(b, loc, halfType, operand.flat,
-                                       ValueRange{at}, false, align);
-    Value high =
-        vector::LoadOp::create(b, loc, halfType, operand.flat,
-                               ValueRange{add(at, kChunk / 2)}, false, align);
-    Value wide = vector::ShuffleOp::create(
-        b, loc, low, high, ArrayRef<int64_t>{0, 1, 2, 3, 4, 5, 6, 7});
+    // The 8 f32 elements of `source` from its column `col` of `row`.
+    auto loadChunk = [&](const GlobalOperand &source, Value col) -> Value {
+      Value at = elementIndex(source, head, row, col);
+      llvm::MaybeAlign align =
+          source.aligned ? llvm::MaybeAlign(16) : llvm::MaybeAlign();
+      Value low = vector::LoadOp::create(b, loc, halfType, source.flat,
+                                         ValueRange{at}, false, align);
+      Value high =
+          vector::LoadOp::create(b, loc, halfType, source.flat,
+                                 ValueRange{add(at, kChunk / 2)}, false, align);
+      return vector::ShuffleOp::create(
+          b, loc, low, high, ArrayRef<int64_t>{0, 1, 2, 3, 4, 5, 6, 7});
+    };
+    Value col = mul(chunk, kChunk);
+    Value wide = loadChunk(operand, col);
+    if (operand.cos) {
+      // RoPE: the chunk and its partner D/2 away (a chunk never straddles
+      // the halves: D/2 is a multiple of 8), rotated by the caches' entries
+      // of its pair index, as the rotary embedding's lowering computes them
+      // (cos x - sin x' below D/2, sin x' + cos x above).
+      int64_t half = cols / 2;
+      Value lower = lessThan(col, index(half));
+      Value pair = arith::SelectOp::create(
+          b, loc, lower, col, arith::SubIOp::create(b, loc, col, index(half)));
+      Value partner =
+          loadChunk(operand, arith::SelectOp::create(b, loc, lower,
+                                                     add(col, half), pair));
+      Value cosX =
+          arith::MulFOp::create(b, loc, loadChunk(*operand.cos, pair), wide);
+      Value sinPartner =
+          arith::MulFOp::create(b, loc, loadChunk(*operand.sin, pair), partner);
+      wide = arith::SelectOp::create(
+          b, loc, lower, arith::SubFOp::create(b, loc, cosX, sinPartner),
+          arith::AddFOp::create(b, loc, sinPartner, cosX));
+    }
     scf::YieldOp::create(
         b, loc, ValueRange{arith::TruncFOp::create(b, loc, chunkType, wide)});
     b.setInsertionPointToStart(load.elseBlock());
@@ -479,6 +508,17 @@ FlashAttentionBuilder::bindOperands(ArrayRef<BlockArgument> args) {
       failed(bind(fa.value, value)) ||
       (fa.mask && failed(bind(*fa.mask, mask))))
     return failure();
+  for (auto [rotary, operand, cos, sin] :
+       {std::tuple(&fa.queryRotary, &query, &queryCos, &querySin),
+        std::tuple(&fa.keyRotary, &key, &keyCos, &keySin)}) {
+    if (!*rotary)
+      continue;
+    if (failed(bind((*rotary)->cos, *cos)) ||
+        failed(bind((*rotary)->sin, *sin)))
+      return failure();
+    operand->cos = cos;
+    operand->sin = sin;
+  }
   return success();
 }
 

@@ -301,3 +301,41 @@ func.func private @split_keys_amax(%q: memref<1x1x64x64xf32>, %k: memref<1x1x102
   }
   return
 }
+
+// -----
+
+// Q rotated as it is loaded (a rotary prologue: q_cos, q_sin name the
+// [1, 128, 32] caches, stride 0 along the heads): each thread's 8-element
+// chunk of a row, its partner chunk 32 columns away, and the caches' 8
+// entries of the pair index; cos x - sin x' below column 32, sin x' + cos x
+// above, then the rounding to bf16. K has no rotation.
+// CHECK-LABEL: func.func private @rotary_query
+// CHECK: %[[QF:.*]] = memref.collapse_shape %arg0
+// CHECK: %[[COS:.*]] = memref.collapse_shape %arg1 {{.*}} into memref<4096xf32>
+// CHECK: %[[SIN:.*]] = memref.collapse_shape %arg2 {{.*}} into memref<4096xf32>
+// CHECK: gpu.launch
+// CHECK: vector.load %[[QF]]
+// CHECK: %[[LOWER:.*]] = arith.cmpi slt, %{{.*}}, %c32 : index
+// CHECK: vector.load %[[QF]]
+// CHECK: vector.load %[[COS]]
+// CHECK: %[[CX:.*]] = arith.mulf {{.*}} : vector<8xf32>
+// CHECK: vector.load %[[SIN]]
+// CHECK: %[[SX:.*]] = arith.mulf {{.*}} : vector<8xf32>
+// CHECK: %[[LO:.*]] = arith.subf %[[CX]], %[[SX]] : vector<8xf32>
+// CHECK: %[[HI:.*]] = arith.addf %[[SX]], %[[CX]] : vector<8xf32>
+// CHECK: %[[R:.*]] = arith.select %[[LOWER]], %[[LO]], %[[HI]] : vector<8xf32>
+// CHECK: arith.truncf %[[R]] : vector<8xf32> to vector<8xbf16>
+// CHECK: scf.for
+// CHECK-NOT: %[[COS]]
+// CHECK: gpu.terminator
+func.func private @rotary_query(%q: memref<1x4x128x64xf32>, %cos: memref<1x128x32xf32>, %sin: memref<1x128x32xf32>, %k: memref<1x4x128x64xf32>, %v: memref<1x4x128x64xf32>, %out: memref<1x4x128x64xf32>) attributes {ridge.kernel = "attention", ridge.kernel_config = {attention_stages = 2 : i64, attention_tile = array<i64: 64, 64>, block_size = 128 : i64, mma_instruction = "mma_sync", vector_width = 1 : i64, warps_per_block = 4 : i64}, ridge.online_attention = {causal = true, q = array<i64: 0, 0, 32768, 8192, 64, 1>, q_cos = array<i64: 1, 0, 4096, 0, 32, 1>, q_sin = array<i64: 2, 0, 4096, 0, 32, 1>, k = array<i64: 3, 0, 32768, 8192, 64, 1>, v = array<i64: 4, 0, 32768, 8192, 64, 1>, query_offset = 0 : i64, round_to = bf16, scale = 1.250000e-01 : f64, shape = array<i64: 1, 4, 4, 128, 128, 64, 64>}} {
+  return
+}
+
+// -----
+
+// Caches named for one side only are not a description.
+// expected-error @below {{kernel configured for the tensor-core attention is not one it computes: 'q_sin' is not {argument, offset, 4 strides}}}
+func.func private @rotary_half_described(%q: memref<1x1x64x64xf32>, %cos: memref<1x64x32xf32>, %out: memref<1x1x64x64xf32>) attributes {ridge.kernel = "attention", ridge.kernel_config = {attention_stages = 2 : i64, attention_tile = array<i64: 64, 64>, block_size = 128 : i64, vector_width = 1 : i64, warps_per_block = 4 : i64}, ridge.online_attention = {causal = false, q = array<i64: 0, 0, 4096, 4096, 64, 1>, q_cos = array<i64: 1, 0, 2048, 0, 32, 1>, k = array<i64: 0, 0, 4096, 4096, 64, 1>, v = array<i64: 0, 0, 4096, 4096, 64, 1>, query_offset = 0 : i64, round_to = bf16, scale = 1.250000e-01 : f64, shape = array<i64: 1, 1, 1, 64, 64, 64, 64>}} {
+  return
+}

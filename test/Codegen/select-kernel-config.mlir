@@ -368,6 +368,32 @@ func.func private @attention_head_dim_128(%q: tensor<1x4x128x128xf32>, %k: tenso
   return %0#0 : tensor<1x4x128x128xf32>
 }
 
+// Rotary embeddings of Q and K in the kernel (the fusion plan's prologue):
+// the description names the views of what they rotate and of their
+// [B, S, D/2] caches, constant along the heads (stride 0), and the
+// tensor-core kernel computes it.
+// CHECK-LABEL: func.func private @attention_rotary
+// CHECK-SAME: attention_tile = array<i64: 64, 64>, block_size = 128 : i64, mma_instruction = "wgmma"
+// CHECK-SAME: k = array<i64: 1, 0, 32768, 8192, 64, 1>, k_cos = array<i64: 3, 0, 4096, 0, 32, 1>, k_sin = array<i64: 4, 0, 4096, 0, 32, 1>, q = array<i64: 0, 0, 32768, 8192, 64, 1>, q_cos = array<i64: 3, 0, 4096, 0, 32, 1>, q_sin = array<i64: 4, 0, 4096, 0, 32, 1>
+// CHECK-NOT: unsupported
+func.func private @attention_rotary(%q: tensor<1x4x128x64xf32>, %k: tensor<1x4x128x64xf32>, %v: tensor<1x4x128x64xf32>, %cos: tensor<1x128x32xf32>, %sin: tensor<1x128x32xf32>) -> tensor<1x4x128x64xf32> attributes {ridge.kernel = "attention"} {
+  %qr = ridge.rotary_embedding %q, %cos, %sin {rotary_embedding_dim = 64 : i64} : tensor<1x4x128x64xf32>, tensor<1x128x32xf32>, tensor<1x128x32xf32>
+  %kr = ridge.rotary_embedding %k, %cos, %sin {rotary_embedding_dim = 64 : i64} : tensor<1x4x128x64xf32>, tensor<1x128x32xf32>, tensor<1x128x32xf32>
+  %0:2 = ridge.attention %qr, %kr, %v {scale = 0.125 : f32, is_causal = true, ridge.precision = "bf16"} : tensor<1x4x128x64xf32>, tensor<1x4x128x64xf32>, tensor<1x4x128x64xf32> -> tensor<1x4x128x64xf32>, tensor<1x4x128x128xf32>
+  return %0#0 : tensor<1x4x128x64xf32>
+}
+
+// An interleaved rotary embedding (pairs 2k, 2k + 1) is not what the tile
+// loads rotate: the online loop, rounded.
+// CHECK-LABEL: func.func private @attention_rotary_interleaved
+// CHECK-SAME: ridge.kernel_config = {block_size = 32 : i64, vector_width = 1 : i64, warps_per_block = 1 : i64}
+// CHECK: ridge.online_attention = {{.*}}unsupported = ["q"]
+func.func private @attention_rotary_interleaved(%q: tensor<1x4x128x64xf32>, %k: tensor<1x4x128x64xf32>, %v: tensor<1x4x128x64xf32>, %cos: tensor<1x128x32xf32>, %sin: tensor<1x128x32xf32>) -> tensor<1x4x128x64xf32> attributes {ridge.kernel = "attention"} {
+  %qr = ridge.rotary_embedding %q, %cos, %sin {rotary_embedding_dim = 64 : i64, interleaved = true} : tensor<1x4x128x64xf32>, tensor<1x128x32xf32>, tensor<1x128x32xf32>
+  %0:2 = ridge.attention %qr, %k, %v {scale = 0.125 : f32, ridge.precision = "bf16"} : tensor<1x4x128x64xf32>, tensor<1x4x128x64xf32>, tensor<1x4x128x64xf32> -> tensor<1x4x128x64xf32>, tensor<1x4x128x128xf32>
+  return %0#0 : tensor<1x4x128x64xf32>
+}
+
 // A softcap is not in the tensor-core kernel: the online loop, rounded.
 // CHECK-LABEL: func.func private @attention_softcap
 // CHECK-SAME: ridge.kernel_config = {block_size = 32 : i64, vector_width = 1 : i64, warps_per_block = 1 : i64}

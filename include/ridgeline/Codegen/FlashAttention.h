@@ -45,6 +45,15 @@ struct FlashAttention {
   StridedOperand query, key, value;
   /// An f32 bias added to the scores (broadcast: stride 0).
   std::optional<StridedOperand> mask;
+  /// A rotary embedding of Q or K in its tile loads (the fusion plan's RoPE
+  /// prologue, non-interleaved over the whole head dimension): element
+  /// (b, h, row, col) of the operand is x * cos - x' * sin for col < D/2
+  /// and x' * sin + x * cos above, x' the element D/2 away, with cos and
+  /// sin the caches' views at (b, h, row, col mod D/2) (stride 0 along h).
+  struct Rotary {
+    StridedOperand cos, sin;
+  };
+  std::optional<Rotary> queryRotary, keyRotary;
 };
 
 /// Reads `attr` (a kOnlineAttentionAttr); fails, with `reason`, when no

@@ -250,6 +250,30 @@ DictionaryAttr getOnlineAttentionAttr(AttentionOp op, Type roundTo) {
   for (auto [name, operand] : {std::pair<StringRef, Value>{"q", op.getQuery()},
                                {"k", op.getKey()},
                                {"v", op.getValue()}}) {
+    // A rotary embedding in the kernel (the fusion plan's prologue of Q or
+    // K): the view of what it rotates, and its [B, S, D/2] caches as views
+    // onto (b, h, row, col < D/2), constant along the heads.
+    auto rotary = operand.getDefiningOp<RotaryEmbeddingOp>();
+    if (rotary && name != "v" && !rotary.getPositionIds() &&
+        !rotary.getInterleaved() &&
+        rotary.getRotaryEmbeddingDim() == rotary.getType().getDimSize(3)) {
+      std::optional<SmallVector<int64_t>> view =
+          traceStridedView(rotary.getInput());
+      std::optional<SmallVector<int64_t>> cos =
+          traceStridedView(rotary.getCosCache());
+      std::optional<SmallVector<int64_t>> sin =
+          traceStridedView(rotary.getSinCache());
+      if (view && cos && sin) {
+        add(name, b.getDenseI64ArrayAttr(*view));
+        for (auto [suffix, cache] :
+             {std::pair<StringRef, SmallVector<int64_t> &>{"_cos", *cos},
+              {"_sin", *sin}})
+          add((name + suffix).str(),
+              b.getDenseI64ArrayAttr(
+                  {cache[0], cache[1], cache[2], 0, cache[3], cache[4]}));
+        continue;
+      }
+    }
     if (std::optional<SmallVector<int64_t>> view = traceStridedView(operand))
       add(name, b.getDenseI64ArrayAttr(*view));
     else

@@ -385,3 +385,47 @@ func.func @shortcut_is_operand(%x: tensor<128x256xf32>, %w1: tensor<256x256xf32>
   %3 = ridge.add %2, %1 : (tensor<128x256xf32>, tensor<128x256xf32>) -> tensor<128x256xf32>
   return %3 : tensor<128x256xf32>
 }
+
+// -----
+
+// A rotary embedding of the query and of the key of an attention whose
+// products are rounded (the tiled tensor-core kernel) is the attention's
+// prologue: its tile loads rotate Q once and each K tile once per 64-row
+// query tile (2 here), so the recomputation is one more pass over K's
+// rotation, against 2 x 256 KiB of rotated tensors not written and read.
+// One kernel. The value has no rotation.
+// CHECK-LABEL: func @rotary_prologue
+// CHECK: ridge.fusion_group "k0_attention" kind "attention"
+// CHECK-NEXT: ridge.rotary_embedding
+// CHECK-NEXT: ridge.rotary_embedding
+// CHECK-NEXT: ridge.attention
+// CHECK-NOT: ridge.fusion_group
+func.func @rotary_prologue(%q: tensor<1x4x128x64xf32>, %k: tensor<1x4x128x64xf32>, %v: tensor<1x4x128x64xf32>, %cos: tensor<1x128x32xf32>, %sin: tensor<1x128x32xf32>) -> tensor<1x4x128x64xf32> {
+  %qr = ridge.rotary_embedding %q, %cos, %sin {rotary_embedding_dim = 64 : i64} : tensor<1x4x128x64xf32>, tensor<1x128x32xf32>, tensor<1x128x32xf32>
+  %kr = ridge.rotary_embedding %k, %cos, %sin {rotary_embedding_dim = 64 : i64} : tensor<1x4x128x64xf32>, tensor<1x128x32xf32>, tensor<1x128x32xf32>
+  %o:2 = ridge.attention %qr, %kr, %v {scale = 0.125 : f32, is_causal = true, ridge.precision = "bf16"} : tensor<1x4x128x64xf32>, tensor<1x4x128x64xf32>, tensor<1x4x128x64xf32> -> tensor<1x4x128x64xf32>, tensor<1x4x128x128xf32>
+  return %o#0 : tensor<1x4x128x64xf32>
+}
+
+// -----
+
+// Negative: an f32 attention runs the online loop (one query row per
+// thread), which reads each Q element once per key: its rotary embedding
+// stays a kernel of its own, and so does one whose rotated tensor is also
+// returned.
+// CHECK-LABEL: func @rotary_not_prologue
+// CHECK: ridge.fusion_group "k0_rotary_embedding" kind "opaque"
+// CHECK: ridge.fusion_group "k1_attention" kind "attention"
+// CHECK-NEXT: ridge.attention
+// CHECK: ridge.fusion_group "k2_rotary_embedding" kind "opaque"
+// CHECK: ridge.fusion_group "k3_attention" kind "attention"
+// CHECK-NEXT: ridge.attention
+func.func @rotary_not_prologue(%q: tensor<1x4x128x64xf32>, %k: tensor<1x4x128x64xf32>, %v: tensor<1x4x128x64xf32>, %cos: tensor<1x128x32xf32>, %sin: tensor<1x128x32xf32>) -> (tensor<1x4x128x64xf32>, tensor<1x4x128x64xf32>, tensor<1x4x128x64xf32>) {
+  %qr = ridge.rotary_embedding %q, %cos, %sin {rotary_embedding_dim = 64 : i64} : tensor<1x4x128x64xf32>, tensor<1x128x32xf32>, tensor<1x128x32xf32>
+  // expected-remark @+1 {{not fused with its producer ridge.rotary_embedding: ridge.rotary_embedding runs as a kernel of its own}}
+  %o:2 = ridge.attention %qr, %k, %v {scale = 0.125 : f32, is_causal = true} : tensor<1x4x128x64xf32>, tensor<1x4x128x64xf32>, tensor<1x4x128x64xf32> -> tensor<1x4x128x64xf32>, tensor<1x4x128x128xf32>
+  %q2 = ridge.rotary_embedding %q, %cos, %sin {rotary_embedding_dim = 64 : i64} : tensor<1x4x128x64xf32>, tensor<1x128x32xf32>, tensor<1x128x32xf32>
+  // expected-remark @+1 {{not fused with its producer ridge.rotary_embedding: a prologue must feed only the attention, but func.return also reads it}}
+  %o2:2 = ridge.attention %q2, %k, %v {scale = 0.125 : f32, ridge.precision = "bf16"} : tensor<1x4x128x64xf32>, tensor<1x4x128x64xf32>, tensor<1x4x128x64xf32> -> tensor<1x4x128x64xf32>, tensor<1x4x128x128xf32>
+  return %o#0, %o2#0, %q2 : tensor<1x4x128x64xf32>, tensor<1x4x128x64xf32>, tensor<1x4x128x64xf32>
+}

@@ -34,3 +34,29 @@ func.func @two_kernels(%x: tensor<4x16xf32>, %w: tensor<16x8xf32>) -> (tensor<4x
   }
   return %3#1, %3#0 : tensor<4x8xf32>, tensor<4x8xf32>
 }
+
+// -----
+
+// An attention kernel reads its operands through strided views of its
+// arguments (ridge.online_attention), so its tensor constants (a rotary
+// prologue's caches) are passed in; a scalar constant is still copied.
+// CHECK-LABEL: func @attention_constants
+// CHECK-SAME: (%[[Q:.*]]: tensor<1x1x4x8xf32>)
+// CHECK-DAG: %[[COS:.*]] = ridge.constant dense<1.000000e+00> : tensor<1x4x4xf32>
+// CHECK-DAG: %[[SIN:.*]] = ridge.constant dense<0.000000e+00> : tensor<1x4x4xf32>
+// CHECK: call @k0_attention(%[[Q]], %[[COS]], %[[SIN]])
+// CHECK: func.func private @k0_attention(%{{.*}}: tensor<1x1x4x8xf32>, %[[C:.*]]: tensor<1x4x4xf32>, %[[S:.*]]: tensor<1x4x4xf32>)
+// CHECK-NEXT: ridge.constant dense<2.000000e+00> : tensor<f32>
+// CHECK-NEXT: ridge.rotary_embedding %{{.*}}, %[[C]], %[[S]]
+func.func @attention_constants(%q: tensor<1x1x4x8xf32>) -> tensor<1x1x4x8xf32> {
+  %cos = ridge.constant dense<1.0> : tensor<1x4x4xf32>
+  %sin = ridge.constant dense<0.0> : tensor<1x4x4xf32>
+  %two = ridge.constant dense<2.0> : tensor<f32>
+  %0 = ridge.fusion_group "k0_attention" kind "attention" -> tensor<1x1x4x8xf32> {
+    %r = ridge.rotary_embedding %q, %cos, %sin {rotary_embedding_dim = 8 : i64} : tensor<1x1x4x8xf32>, tensor<1x4x4xf32>, tensor<1x4x4xf32>
+    %s = ridge.mul %q, %two : (tensor<1x1x4x8xf32>, tensor<f32>) -> tensor<1x1x4x8xf32>
+    %o:2 = ridge.attention %r, %s, %q {scale = 0.5 : f32} : tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32> -> tensor<1x1x4x8xf32>, tensor<1x1x4x4xf32>
+    ridge.yield %o#0 : tensor<1x1x4x8xf32>
+  }
+  return %0 : tensor<1x1x4x8xf32>
+}

@@ -1,5 +1,6 @@
 //===- OutlineFusionGroups.cpp - One kernel function per fusion group -----===//
 
+#include "ridgeline/Dialect/Ridge/IR/Ridge.h"
 #include "ridgeline/Dialect/Ridge/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -15,6 +16,16 @@ namespace mlir::ridge {
 using namespace mlir;
 using namespace mlir::ridge;
 
+/// Whether the kernel of `group` takes `constant` as an argument rather than
+/// a copy of its own: an attention kernel reads its operands through
+/// strided views of its arguments (ridge.online_attention), so its tensor
+/// constants (a rotary prologue's caches) are passed in; scalars stay.
+static bool isPassedIn(FusionGroupOp group, ConstantOp constant) {
+  auto type = dyn_cast<RankedTensorType>(constant.getType());
+  return group.getKind() == "attention" && type && type.hasStaticShape() &&
+         type.getNumElements() > 1;
+}
+
 /// Replaces `group` with a call of a new kernel function inserted into
 /// `symbols` after `parent`.
 static void outlineGroup(FusionGroupOp group, func::FuncOp parent,
@@ -24,7 +35,8 @@ static void outlineGroup(FusionGroupOp group, func::FuncOp parent,
   SmallVector<Value> arguments;
   SmallVector<Operation *> constants;
   for (Value value : captured) {
-    if (auto constant = value.getDefiningOp<ConstantOp>())
+    auto constant = value.getDefiningOp<ConstantOp>();
+    if (constant && !isPassedIn(group, constant))
       constants.push_back(constant);
     else
       arguments.push_back(value);

@@ -55,6 +55,9 @@ inline constexpr llvm::StringLiteral kPrecisionAttr = "ridge.precision";
 /// multiply format, as the tensor-core kernel's key tile computes them, so
 /// that the CPU build of the same attention rounds the same numbers.
 inline constexpr int64_t kAttentionKeyTile = 64;
+/// Query rows per block of the tensor-core attention kernel (one warpgroup
+/// of 4 warps of 16 rows): it stages each K/V tile once per such tile.
+inline constexpr int64_t kAttentionQueryTile = 64;
 
 /// Query rows up to which an f32 attention has an IO-aware GPU kernel (the
 /// decode kernel: warps over keys, each key read once per row, the rows of
