@@ -258,8 +258,7 @@ static bool isRotaryPrologue(const FusionGroup &producer,
       !isTiledAttention(attention) || rotary.getPositionIds() ||
       rotary.getInterleaved())
     return false;
-  int64_t dim = rotary.getType().getDimSize(3);
-  return rotary.getRotaryEmbeddingDim() == dim && dim % 16 == 0;
+  return rotary.getRotaryEmbeddingDim() == rotary.getType().getDimSize(3);
 }
 
 std::optional<std::string>

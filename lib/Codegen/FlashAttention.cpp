@@ -120,7 +120,7 @@ mlir::ridge::getFlashAttentionSharedBytes(const FlashAttention &attention,
   int64_t elements =
       stages * kAttentionKeyTile * (attention.dim + attention.valueDim);
   if (wgmma)
-    elements += 64 * attention.dim;
+    elements += kAttentionQueryTile * attention.dim;
   return 2 * elements;
 }
 

@@ -244,33 +244,19 @@ private:
   /// the wgmma's registers before the fence), pinned after the wait.
   SmallVector<Value> multiplyScoresWgmma(Value querySmem, Value keySmem,
                                          Value keyStage) {
-    MLIRContext *context = b.getContext();
     int64_t count = keyTile / 2;
-    auto structType = LLVM::LLVMStructType::getLiteral(
-        context, SmallVector<Type>(count, b.getF32Type()));
-    Value packed = LLVM::PoisonOp::create(b, loc, structType);
-    auto type = NVVM::WGMMATypesAttr::get(context, mmaType.isBF16()
-                                                       ? NVVM::WGMMATypes::bf16
-                                                       : NVVM::WGMMATypes::f16);
-    // Q's A: row = K-major; K's B: col = K-major.
-    auto layout = [&](NVVM::MMALayout value) {
-      return NVVM::MMALayoutAttr::get(context, value);
-    };
+    Value packed = LLVM::PoisonOp::create(
+        b, loc,
+        LLVM::LLVMStructType::getLiteral(
+            b.getContext(), SmallVector<Type>(count, b.getF32Type())));
     NVVM::WgmmaFenceAlignedOp::create(b, loc);
     for (int64_t kStep = 0; kStep < fa.dim / 16; ++kStep)
-      packed = NVVM::WgmmaMmaAsyncOp::create(
-          b, loc, structType, packed,
+      packed = mma::createWgmmaShared(
+          b, loc,
           getTileDescriptor(querySmem, index(0), kStep, /*isValue=*/false),
           getTileDescriptor(keySmem, keyStage, kStep, /*isValue=*/false),
-          NVVM::MMAShapeAttr::get(context, 64, keyTile, 16), type, type,
-          NVVM::WGMMATypesAttr::get(context, NVVM::WGMMATypes::f32),
-          NVVM::WGMMAScaleOutAttr::get(context, kStep == 0
-                                                    ? NVVM::WGMMAScaleOut::zero
-                                                    : NVVM::WGMMAScaleOut::one),
-          NVVM::WGMMAScaleInAttr::get(context, NVVM::WGMMAScaleIn::one),
-          NVVM::WGMMAScaleInAttr::get(context, NVVM::WGMMAScaleIn::one),
-          layout(NVVM::MMALayout::row), layout(NVVM::MMALayout::col),
-          NVVM::MMAIntOverflowAttr());
+          packed, keyTile, /*k=*/16, mmaType, /*fresh=*/kStep == 0,
+          /*transposeA=*/false, /*transposeB=*/false);
     NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
     SmallVector<Value> acc;

@@ -518,42 +518,22 @@ SmallVector<Value> MmaKernelBuilder::unpackAccumulators(Value packed,
 }
 
 Value MmaKernelBuilder::issueWgmmaStage(Value stage, Value packed, bool fresh) {
-  MLIRContext *context = b.getContext();
   Value warpgroup = div(div(tid, kWarpSize), 4);
   Value rowOffset = mul(warpgroup, 64);
-  FloatType mmaType = product->lhs.mmaType;
-  auto type = NVVM::WGMMATypesAttr::get(
-      context, mmaType.isBF16()                 ? NVVM::WGMMATypes::bf16
-               : isa<Float8E4M3FNType>(mmaType) ? NVVM::WGMMATypes::e4m3
-                                                : NVVM::WGMMATypes::f16);
   // A k step is one wgmma's k: 32 bytes of a K-major row (k16 of 2-byte
   // types, k32 of e4m3).
   int64_t kStepLen = 32 / lhs.elementBytes();
-  auto layout = [&](bool transposed) {
-    return NVVM::MMALayoutAttr::get(context, transposed ? NVVM::MMALayout::col
-                                                        : NVVM::MMALayout::row);
-  };
   // The stage's descriptors once, each k step's an add to them.
   Value firstA = getDescriptor(lhs, stage, rowOffset);
   Value firstB = getDescriptor(rhs, stage, index(0));
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
-  for (int64_t kStep = 0; kStep < tileK / kStepLen; ++kStep) {
-    Value descA = advanceDescriptor(lhs, firstA, kStep);
-    Value descB = advanceDescriptor(rhs, firstB, kStep);
-    packed = NVVM::WgmmaMmaAsyncOp::create(
-        b, loc, packed.getType(), packed, descA, descB,
-        NVVM::MMAShapeAttr::get(context, 64, tileN, kStepLen), type, type,
-        NVVM::WGMMATypesAttr::get(context, NVVM::WGMMATypes::f32),
-        NVVM::WGMMAScaleOutAttr::get(context, fresh && kStep == 0
-                                                  ? NVVM::WGMMAScaleOut::zero
-                                                  : NVVM::WGMMAScaleOut::one),
-        NVVM::WGMMAScaleInAttr::get(context, NVVM::WGMMAScaleIn::one),
-        NVVM::WGMMAScaleInAttr::get(context, NVVM::WGMMAScaleIn::one),
-        // A: row = K-major; B: col = K-major (the transposes are for
-        // MN-major operands).
-        layout(!product->lhs.kContiguous), layout(product->rhs.kContiguous),
-        NVVM::MMAIntOverflowAttr());
-  }
+  for (int64_t kStep = 0; kStep < tileK / kStepLen; ++kStep)
+    packed = mma::createWgmmaShared(
+        b, loc, advanceDescriptor(lhs, firstA, kStep),
+        advanceDescriptor(rhs, firstB, kStep), packed, tileN, kStepLen,
+        product->lhs.mmaType, fresh && kStep == 0,
+        /*transposeA=*/!product->lhs.kContiguous,
+        /*transposeB=*/!product->rhs.kContiguous);
   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
   return packed;
 }

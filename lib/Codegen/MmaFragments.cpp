@@ -262,6 +262,32 @@ static Value asWord(OpBuilder &b, Location loc, Value value) {
   return LLVM::BitcastOp::create(b, loc, b.getI32Type(), value);
 }
 
+Value mma::createWgmmaShared(OpBuilder &b, Location loc, Value descA,
+                             Value descB, Value packed, int64_t n, int64_t k,
+                             Type mmaType, bool fresh, bool transposeA,
+                             bool transposeB) {
+  MLIRContext *context = b.getContext();
+  auto type = NVVM::WGMMATypesAttr::get(
+      context, mmaType.isBF16()                 ? NVVM::WGMMATypes::bf16
+               : isa<Float8E4M3FNType>(mmaType) ? NVVM::WGMMATypes::e4m3
+                                                : NVVM::WGMMATypes::f16);
+  // A: row = K-major; B: col = K-major (the transposes are for MN-major
+  // operands).
+  auto layout = [&](bool columns) {
+    return NVVM::MMALayoutAttr::get(context, columns ? NVVM::MMALayout::col
+                                                     : NVVM::MMALayout::row);
+  };
+  return NVVM::WgmmaMmaAsyncOp::create(
+      b, loc, packed.getType(), packed, descA, descB,
+      NVVM::MMAShapeAttr::get(context, 64, n, k), type, type,
+      NVVM::WGMMATypesAttr::get(context, NVVM::WGMMATypes::f32),
+      NVVM::WGMMAScaleOutAttr::get(context, fresh ? NVVM::WGMMAScaleOut::zero
+                                                  : NVVM::WGMMAScaleOut::one),
+      NVVM::WGMMAScaleInAttr::get(context, NVVM::WGMMAScaleIn::one),
+      NVVM::WGMMAScaleInAttr::get(context, NVVM::WGMMAScaleIn::one),
+      layout(transposeA), layout(!transposeB), NVVM::MMAIntOverflowAttr());
+}
+
 SmallVector<Value> mma::createWgmmaRegisterA(OpBuilder &b, Location loc,
                                              ValueRange a, Value descB,
                                              ValueRange acc, int64_t n,

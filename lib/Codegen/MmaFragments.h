@@ -157,6 +157,15 @@ std::pair<Value, Value> getSlabChunkPosition(OpBuilder &b, Location loc,
 Value getWgmmaDescriptor(OpBuilder &b, Location loc, Value smem,
                          Value byteOffset, int64_t leadingBytes,
                          int64_t strideBytes, int64_t swizzleBytes = 64);
+/// `wgmma.mma_async` m64`n`k`k` with both operands in shared memory
+/// (`descA`, `descB`; MN-major when `transposeA` / `transposeB`) of
+/// `mmaType` (bf16, f16 or e4m3), accumulating into the f32 struct
+/// `packed` (n / 2 per thread), or starting from zero (scale-d 0) when
+/// `fresh`. Returns the new struct; it may be read only after a
+/// wgmma.wait_group.
+Value createWgmmaShared(OpBuilder &b, Location loc, Value descA, Value descB,
+                        Value packed, int64_t n, int64_t k, Type mmaType,
+                        bool fresh, bool transposeA, bool transposeB);
 /// `wgmma.mma_async` m64`n`k16 with A from registers (4 per thread, the
 /// warp's 16 rows in the layout of an mma.sync m16n8k16 A fragment) and B
 /// from shared memory (`descB`, MN-major when `transposeB`), f32

@@ -75,8 +75,8 @@ std::optional<std::string> whyNotTensorCores(const FlashAttention &attention);
 std::optional<std::string> whyNotWgmma(const FlashAttention &attention);
 
 /// The static shared memory of the tensor-core kernel, in bytes: `stages`
-/// K and V tiles of kAttentionKeyTile rows and, with `wgmma`, the 64-row
-/// query tile, at 2 bytes an element.
+/// K and V tiles of kAttentionKeyTile rows and, with `wgmma`, the query
+/// tile of kAttentionQueryTile rows, at 2 bytes an element.
 int64_t getFlashAttentionSharedBytes(const FlashAttention &attention,
                                      int64_t stages, bool wgmma);
 
