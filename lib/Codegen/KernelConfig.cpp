@@ -15,6 +15,9 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
 
+#include <algorithm>
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::ridge;
 
@@ -45,6 +48,24 @@ static constexpr int64_t kMaxTmaSharedMemoryBytes = 227 * 1024;
 static constexpr int64_t kMaxTmaStages = 4;
 /// TMA's k tile: rows of 128 bytes of 16-bit elements, the 128-byte swizzle.
 static constexpr int64_t kTmaTileK = 64;
+/// The decode kernel streams K and V once; its speed is the bytes it keeps
+/// in flight. By Little's law a GPU's bandwidth needs bandwidth x latency
+/// bytes in flight: at a loaded DRAM latency of about a microsecond, 25 KB
+/// per SM on an H100, 31 KB on an H200. One key per warp at a time (4 warps
+/// x 2 blocks an SM x 512 bytes of K and V at d = 64: 4 KB) ran at
+/// 0.12-0.16 of an H200's copy bandwidth, as the law predicts.
+static constexpr double kLoadedMemoryLatencySeconds = 1e-6;
+/// Registers a lane spends on the K and V elements in flight (64 f32: each
+/// of the head dimension's d / 32 and dv / 32 per key), and at most this
+/// many keys a warp.
+static constexpr int64_t kDecodeLoadRegisters = 64;
+static constexpr int64_t kMaxDecodeKeysPerWarp = 8;
+/// Decode blocks an SM at most (4 warps each: half an SM's 64 warps).
+static constexpr int64_t kMaxDecodeBlocksPerSm = 8;
+/// Steps of all of a block's warps a split takes at least.
+static constexpr int64_t kMinDecodeStepsPerSplit = 4;
+/// Key splits of one query tile or row, at most.
+static constexpr int64_t kMaxAttentionSplits = 1024;
 
 DictionaryAttr KernelConfig::toAttr(MLIRContext *context) const {
   Builder b(context);
@@ -80,6 +101,8 @@ DictionaryAttr KernelConfig::toAttr(MLIRContext *context) const {
     fields.push_back(b.getNamedAttr("attention_decode", b.getBoolAttr(true)));
     fields.push_back(b.getNamedAttr("attention_splits",
                                     b.getI64IntegerAttr(attentionSplits)));
+    fields.push_back(b.getNamedAttr("attention_decode_keys",
+                                    b.getI64IntegerAttr(attentionDecodeKeys)));
   }
   if (usesFlashAttention()) {
     fields.push_back(b.getNamedAttr("attention_tile",
@@ -252,8 +275,18 @@ FailureOr<KernelConfig> KernelConfig::fromAttr(DictionaryAttr attr,
       return failure();
     }
     config.attentionDecode = flag.getValue();
-    if (failed(integer("attention_splits", config.attentionSplits, 1, 1024)))
+    if (failed(integer("attention_splits", config.attentionSplits, 1,
+                       kMaxAttentionSplits)))
       return failure();
+    if (attr.get("attention_decode_keys") &&
+        failed(integer("attention_decode_keys", config.attentionDecodeKeys, 1,
+                       kMaxDecodeKeysPerWarp)))
+      return failure();
+  } else if (attr.get("attention_decode_keys")) {
+    error = ("'" + kKernelConfigAttr +
+             "' has 'attention_decode_keys' without 'attention_decode'")
+                .str();
+    return failure();
   }
   // The attention kernel's tile: 16 query rows a warp, keys in whole k16
   // steps of the second product.
@@ -287,7 +320,8 @@ FailureOr<KernelConfig> KernelConfig::fromAttr(DictionaryAttr attr,
       config.wgmma = name.getValue() == "wgmma";
     }
     if (attr.get("attention_splits") &&
-        failed(integer("attention_splits", config.attentionSplits, 1, 1024)))
+        failed(integer("attention_splits", config.attentionSplits, 1,
+                       kMaxAttentionSplits)))
       return failure();
     config.attentionTile.assign(tile.asArrayRef().begin(),
                                 tile.asArrayRef().end());
@@ -746,16 +780,34 @@ KernelConfig mlir::ridge::selectKernelConfig(func::FuncOp kernel,
     }
     // The decode kernel for an f32 attention of a few query rows (a decode
     // step is memory-bound: its products stay f32): a block of 4 warps per
-    // query row and split, the warps taking keys in turn, the lanes the head
-    // dimension; splits of at least 256 keys until every SM has two blocks.
+    // query row and split, the warps taking runs of keys in turn, the lanes
+    // the head dimension. Each warp loads its run's K and V rows before it
+    // uses one, and the keys are split over enough blocks that every SM
+    // keeps twice Little's bytes in flight (kLoadedMemoryLatencySeconds).
     if (target.isGpu() && succeeded(flash) && !whyNotDecode(*flash)) {
-      int64_t blocks = flash->queryLen * flash->heads * flash->batch;
+      constexpr int64_t warps = 4;
+      int64_t rows = flash->queryLen * flash->heads * flash->batch;
+      int64_t lanesPerKey = (flash->dim + flash->valueDim) / kWarpSize;
+      int64_t keysPerWarp = std::clamp<int64_t>(
+          kDecodeLoadRegisters / lanesPerKey, 1, kMaxDecodeKeysPerWarp);
+      double blockBytesInFlight = static_cast<double>(
+          warps * keysPerWarp * lanesPerKey * kWarpSize * 4);
+      double smBytesNeeded = target.gpu.bandwidth *
+                             kLoadedMemoryLatencySeconds /
+                             static_cast<double>(target.gpu.smCount);
+      int64_t blocksPerSm =
+          std::clamp<int64_t>(static_cast<int64_t>(std::ceil(
+                                  2 * smBytesNeeded / blockBytesInFlight)),
+                              2, kMaxDecodeBlocksPerSm);
       config.attentionDecode = true;
+      config.attentionDecodeKeys = keysPerWarp;
       config.attentionSplits = std::max<int64_t>(
-          1, std::min<int64_t>(static_cast<int64_t>(llvm::divideCeil(
-                                   2 * target.gpu.smCount, blocks)),
-                               flash->keyLen / 256));
-      config.warpsPerBlock = 4;
+          1, std::min<int64_t>({static_cast<int64_t>(llvm::divideCeil(
+                                    blocksPerSm * target.gpu.smCount, rows)),
+                                flash->keyLen / (kMinDecodeStepsPerSplit *
+                                                 warps * keysPerWarp),
+                                kMaxAttentionSplits}));
+      config.warpsPerBlock = warps;
       config.blockSize = 4 * kWarpSize;
       config.vectorWidth = 1;
       return config;

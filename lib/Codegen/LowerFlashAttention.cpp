@@ -43,6 +43,15 @@
 // maximum, so a split kernel agrees with the CPU's online form to the
 // rounding of P, not bit for bit.
 //
+// With `attention_decode` (a few f32 query rows over a long cache: a decode
+// step, memory-bound), the kernel is a block of 4 warps per (query row,
+// head, key split): each warp loads the K and V rows of a run of
+// `attention_decode_keys` keys before it uses the first (the bytes in
+// flight that set a streaming kernel's speed), lanes holding every 32nd
+// element of the head dimension, each score a shuffle reduction, one
+// online rescale per run; the warps meet in shared memory, the splits in
+// the combining launch.
+//
 // The scores exist only in registers. The CPU's online form rounds Q, K, V
 // and P where this kernel does and steps keys in the same tiles
 // (kAttentionKeyTile), so it is the oracle of this kernel's numbers.
@@ -108,6 +117,7 @@ public:
       : IndexMath(b, loc), fa(fa), mmaType(fa.mmaType) {
     splits = config.attentionSplits;
     if (config.attentionDecode) {
+      decodeKeys = config.attentionDecodeKeys;
       warps = 4;
       threads = warps * kWarpSize;
       return;
@@ -299,6 +309,8 @@ private:
   Type mmaType;
   int64_t blockRows = 0, keyTile = 0, stages = 0, splits = 1, warps = 0,
           threads = 0;
+  /// The decode kernel's keys a warp loads before it uses the first.
+  int64_t decodeKeys = 1;
   /// sm_90a: both products by wgmma (KernelConfig::wgmma).
   bool wgmma = false;
 
@@ -569,54 +581,89 @@ LogicalResult FlashAttentionBuilder::buildDecode(ArrayRef<BlockArgument> args,
     end = arith::MinSIOp::create(b, loc, end, add(row, fa.queryOffset + 1));
   SmallVector<Value> inits{negInf, zeroF};
   inits.append(valuePerLane, zeroF);
-  auto loop =
-      scf::ForOp::create(b, loc, add(begin, warp), end, index(warps), inits);
+  // Warp w takes the runs of decodeKeys keys at begin + (i * warps + w) *
+  // decodeKeys.
+  auto loop = scf::ForOp::create(b, loc, add(begin, mul(warp, decodeKeys)), end,
+                                 index(warps * decodeKeys), inits);
   {
     OpBuilder::InsertionGuard loopGuard(b);
     b.setInsertionPointToStart(loop.getBody());
-    Value j = loop.getInductionVar();
+    Value first = loop.getInductionVar();
     ValueRange carried = loop.getRegionIterArgs();
-    Value t = zeroF;
-    for (int64_t e = 0; e < dimPerLane; ++e)
-      t = math::FmaOp::create(
-          b, loc, queryElements[e],
-          memref::LoadOp::create(
-              b, loc, key.flat,
-              ValueRange{
-                  elementIndex(key, kvHead, j, add(lane, e * kWarpSize))}),
-          t);
-    // The dot product over the warp's lanes.
+    // Every key's K and V elements (and mask entry) of the run are loaded
+    // before the first is used: the bytes the warp keeps in flight. Keys of
+    // the run past the split's end read the last key and score -inf.
+    Value last = arith::SubIOp::create(b, loc, end, one);
+    SmallVector<Value> rows, inRange;
+    SmallVector<SmallVector<Value>> keys(decodeKeys), values(decodeKeys);
+    SmallVector<Value> biases;
+    for (int64_t u = 0; u < decodeKeys; ++u) {
+      Value j = add(first, u);
+      inRange.push_back(u == 0 ? Value() : lessThan(j, end));
+      rows.push_back(u == 0 ? j : arith::MinSIOp::create(b, loc, j, last));
+      for (int64_t e = 0; e < dimPerLane; ++e)
+        keys[u].push_back(memref::LoadOp::create(
+            b, loc, key.flat,
+            ValueRange{
+                elementIndex(key, kvHead, rows[u], add(lane, e * kWarpSize))}));
+      for (int64_t e = 0; e < valuePerLane; ++e)
+        values[u].push_back(memref::LoadOp::create(
+            b, loc, value.flat,
+            ValueRange{elementIndex(value, kvHead, rows[u],
+                                    add(lane, e * kWarpSize))}));
+      if (fa.mask)
+        biases.push_back(memref::LoadOp::create(
+            b, loc, mask.flat,
+            ValueRange{elementIndex(mask, head, row, rows[u])}));
+    }
+    SmallVector<Value> scores;
+    for (int64_t u = 0; u < decodeKeys; ++u) {
+      Value t = zeroF;
+      for (int64_t e = 0; e < dimPerLane; ++e)
+        t = math::FmaOp::create(b, loc, queryElements[e], keys[u][e], t);
+      scores.push_back(t);
+    }
+    // The dot products over the warp's lanes, the runs' shuffles
+    // interleaved.
     Value width =
         arith::ConstantIntOp::create(b, loc, b.getI32Type(), kWarpSize);
     for (int64_t offset = 1; offset < kWarpSize; offset *= 2) {
-      Value mask = arith::ConstantIntOp::create(b, loc, b.getI32Type(), offset);
-      t = arith::AddFOp::create(
-          b, loc, t,
-          gpu::ShuffleOp::create(b, loc, t, mask, width, gpu::ShuffleMode::XOR)
-              .getShuffleResult());
+      Value lanes =
+          arith::ConstantIntOp::create(b, loc, b.getI32Type(), offset);
+      for (Value &t : scores)
+        t = arith::AddFOp::create(b, loc, t,
+                                  gpu::ShuffleOp::create(b, loc, t, lanes,
+                                                         width,
+                                                         gpu::ShuffleMode::XOR)
+                                      .getShuffleResult());
     }
-    if (fa.mask) {
-      Value bias = memref::LoadOp::create(
-          b, loc, mask.flat, ValueRange{elementIndex(mask, head, row, j)});
-      t = addBiasLog2(bias, t);
+    Value next = carried[0];
+    for (int64_t u = 0; u < decodeKeys; ++u) {
+      if (fa.mask)
+        scores[u] = addBiasLog2(biases[u], scores[u]);
+      if (inRange[u])
+        scores[u] =
+            arith::SelectOp::create(b, loc, inRange[u], scores[u], negInf);
+      next = arith::MaximumFOp::create(b, loc, next, scores[u]);
     }
-    Value max = carried[0];
-    Value next = arith::MaximumFOp::create(b, loc, max, t);
+    // One rescale per run: the running maximum, sum and O move to the
+    // run's maximum once, then each key adds its probability.
     Value allMasked =
         arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, next, negInf);
     Value shift = arith::SelectOp::create(b, loc, allMasked, zeroF, next);
-    Value correction = exp2(arith::SubFOp::create(b, loc, max, shift));
-    Value p = exp2(arith::SubFOp::create(b, loc, t, shift));
-    SmallVector<Value> results{
-        next, math::FmaOp::create(b, loc, carried[1], correction, p)};
-    for (int64_t e = 0; e < valuePerLane; ++e) {
-      Value v = memref::LoadOp::create(
-          b, loc, value.flat,
-          ValueRange{elementIndex(value, kvHead, j, add(lane, e * kWarpSize))});
-      results.push_back(math::FmaOp::create(
-          b, loc, p, v,
-          arith::MulFOp::create(b, loc, carried[2 + e], correction)));
+    Value correction = exp2(arith::SubFOp::create(b, loc, carried[0], shift));
+    Value sum = arith::MulFOp::create(b, loc, carried[1], correction);
+    SmallVector<Value> acc;
+    for (int64_t e = 0; e < valuePerLane; ++e)
+      acc.push_back(arith::MulFOp::create(b, loc, carried[2 + e], correction));
+    for (int64_t u = 0; u < decodeKeys; ++u) {
+      Value p = exp2(arith::SubFOp::create(b, loc, scores[u], shift));
+      sum = arith::AddFOp::create(b, loc, sum, p);
+      for (int64_t e = 0; e < valuePerLane; ++e)
+        acc[e] = math::FmaOp::create(b, loc, p, values[u][e], acc[e]);
     }
+    SmallVector<Value> results{next, sum};
+    llvm::append_range(results, acc);
     scf::YieldOp::create(b, loc, results);
   }
   // Each warp's state to shared memory; warp 0 combines the 4.

@@ -218,16 +218,25 @@ func.func private @split_keys(%q: memref<1x1x64x64xf32>, %k: memref<1x1x1024x64x
 // -----
 
 // The f32 decode kernel (attention_decode): one query row of 2 heads over
-// 1024 keys in 4 splits: a block of 4 warps per (split, head); the warps
-// take the split's keys 4 apart, each lane 2 of the 64 dimensions; the dot
-// product is a 5-step shuffle reduction; the warps' states meet in shared
-// memory, the splits' in the partial buffer [4, 2 rows, 64 + 2] that the
-// second launch combines.
+// 1024 keys in 4 splits: a block of 4 warps per (split, head); warp w takes
+// the runs of 8 keys (attention_decode_keys) at 8 (4 i + w), each lane 2 of
+// the 64 dimensions; all of a run's K and V elements are loaded (8 x (2 +
+// 2)) before the first shuffle uses one; each dot product is a 5-step
+// shuffle reduction (40, interleaved); keys past the split's end read the
+// last key and score -inf; one rescale per run; the warps' states meet in
+// shared memory, the splits' in the partial buffer [4, 2 rows, 64 + 2] that
+// the second launch combines.
 // CHECK-LABEL: func.func private @decode
 // CHECK: %[[PARTIAL:.*]] = memref.alloc() : memref<528xf32>
 // CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c4, {{.*}} = %c2, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c128, {{.*}} = %c1, {{.*}} = %c1) workgroup(%[[WARPS:.*]] : memref<264xf32, #gpu.address_space<workgroup>>)
-// CHECK: scf.for {{.*}} step %c4 iter_args({{.*}}) -> (f32, f32, f32, f32)
-// CHECK-COUNT-5: gpu.shuffle  xor
+// CHECK: scf.for %[[FIRST:.*]] = {{.*}} to %[[END:.*]] step %c32 iter_args({{.*}}) -> (f32, f32, f32, f32)
+// CHECK: %[[LAST:.*]] = arith.subi %[[END]], %c1
+// CHECK-COUNT-32: memref.load
+// CHECK-NOT: memref.load
+// CHECK: gpu.shuffle  xor
+// CHECK-COUNT-39: gpu.shuffle  xor
+// CHECK-NOT: gpu.shuffle
+// CHECK: arith.select {{.*}}, %cst{{.*}} : f32
 // CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"
 // CHECK: memref.store {{.*}}, %[[WARPS]]
 // CHECK: gpu.barrier
@@ -236,7 +245,15 @@ func.func private @split_keys(%q: memref<1x1x64x64xf32>, %k: memref<1x1x1024x64x
 // CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1, {{.*}} = %c1, {{.*}} = %c1)
 // CHECK: memref.store {{.*}}, %arg3
 // CHECK: memref.dealloc %[[PARTIAL]]
-func.func private @decode(%q: memref<1x2x1x64xf32>, %k: memref<1x2x1024x64xf32>, %v: memref<1x2x1024x64xf32>, %out: memref<1x2x1x64xf32>) attributes {ridge.kernel = "attention", ridge.kernel_config = {attention_decode = true, attention_splits = 4 : i64, block_size = 128 : i64, vector_width = 1 : i64, warps_per_block = 4 : i64}, ridge.online_attention = {causal = false, q = array<i64: 0, 0, 128, 64, 64, 1>, k = array<i64: 1, 0, 65536, 65536, 64, 1>, v = array<i64: 2, 0, 65536, 65536, 64, 1>, query_offset = 0 : i64, scale = 1.250000e-01 : f64, shape = array<i64: 1, 2, 2, 1, 1024, 64, 64>}} {
+func.func private @decode(%q: memref<1x2x1x64xf32>, %k: memref<1x2x1024x64xf32>, %v: memref<1x2x1024x64xf32>, %out: memref<1x2x1x64xf32>) attributes {ridge.kernel = "attention", ridge.kernel_config = {attention_decode = true, attention_decode_keys = 8 : i64, attention_splits = 4 : i64, block_size = 128 : i64, vector_width = 1 : i64, warps_per_block = 4 : i64}, ridge.online_attention = {causal = false, q = array<i64: 0, 0, 128, 64, 64, 1>, k = array<i64: 1, 0, 65536, 65536, 64, 1>, v = array<i64: 2, 0, 65536, 65536, 64, 1>, query_offset = 0 : i64, scale = 1.250000e-01 : f64, shape = array<i64: 1, 2, 2, 1, 1024, 64, 64>}} {
+  return
+}
+
+// -----
+
+// A run of more keys than a lane's registers are set aside for.
+// expected-error @below {{'ridge.kernel_config' needs 'attention_decode_keys' as an integer in [1, 8]}}
+func.func private @decode_long_run(%q: memref<1x2x1x64xf32>, %k: memref<1x2x1024x64xf32>, %v: memref<1x2x1024x64xf32>, %out: memref<1x2x1x64xf32>) attributes {ridge.kernel = "attention", ridge.kernel_config = {attention_decode = true, attention_decode_keys = 16 : i64, attention_splits = 4 : i64, block_size = 128 : i64, vector_width = 1 : i64, warps_per_block = 4 : i64}, ridge.online_attention = {causal = false, q = array<i64: 0, 0, 128, 64, 64, 1>, k = array<i64: 1, 0, 65536, 65536, 64, 1>, v = array<i64: 2, 0, 65536, 65536, 64, 1>, query_offset = 0 : i64, scale = 1.250000e-01 : f64, shape = array<i64: 1, 2, 2, 1, 1024, 64, 64>}} {
   return
 }
 

@@ -97,6 +97,9 @@ struct KernelConfig {
   /// per query row and key split, warps taking keys in turn, lanes the head
   /// dimension, the splits combined by a second launch.
   bool attentionDecode = false;
+  /// Keys each warp of the decode kernel loads (K and V rows) before it
+  /// uses the first: the bytes a warp keeps in flight.
+  int64_t attentionDecodeKeys = 1;
 
   bool usesTensorCores() const { return !mmaTile.empty(); }
   bool usesFlashAttention() const { return !attentionTile.empty(); }
