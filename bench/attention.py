@@ -44,8 +44,38 @@ from cuda_timing import cuda_time  # noqa: E402
 from gemm import time_ridgeline  # noqa: E402
 
 
-def make_model(path, heads, q_len, kv_len, dim, causal):
-    """Attention as exported, Q [1, H, q_len, D], K/V [1, H, kv_len, D]."""
+def bf16_bits(values):
+    """The bfloat16 bit patterns of float32 `values`, rounded to nearest
+    even (numpy has no bfloat16)."""
+    import numpy as np
+    u = np.ascontiguousarray(values, dtype=np.float32).view(np.uint32)
+    u = u.astype(np.uint64)
+    return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def bf16_values(bits):
+    """float32 values of bfloat16 bit patterns."""
+    import numpy as np
+    return (bits.astype(np.uint32) << 16).view(np.float32)
+
+
+def make_tensor(name, values, dtype):
+    """A TensorProto of `values` in `dtype` ("float32", "float16",
+    "bfloat16"), rounded to nearest even."""
+    import numpy as np
+    from onnx import TensorProto, helper, numpy_helper
+    values = np.asarray(values, dtype=np.float32)
+    if dtype == "bfloat16":
+        return helper.make_tensor(name, TensorProto.BFLOAT16,
+                                  list(values.shape),
+                                  bf16_bits(values).tobytes(), raw=True)
+    return numpy_helper.from_array(values.astype(dtype), name)
+
+
+def make_model(path, heads, q_len, kv_len, dim, causal, dtype="float32"):
+    """Attention as exported, Q [1, H, q_len, D], K/V [1, H, kv_len, D], in
+    `dtype` (a float16/bfloat16 export keeps the whole chain, its scale and
+    its mask fill in that type)."""
     import numpy as np
     import onnx
     from onnx import TensorProto, helper, numpy_helper
@@ -54,8 +84,11 @@ def make_model(path, heads, q_len, kv_len, dim, causal):
         helper.make_node("MatMul", ["q", "kt"], ["s"]),
         helper.make_node("Mul", ["s", "scale"], ["ss"]),
     ]
-    inits = [numpy_helper.from_array(
-        np.array(1.0 / math.sqrt(dim), dtype=np.float32), "scale")]
+    inits = [make_tensor("scale", 1.0 / math.sqrt(dim), dtype)]
+    lowest = {"float32": float(np.finfo(np.float32).min),
+              "float16": float(np.finfo(np.float16).min),
+              # 0xFF7F: the most negative finite bfloat16.
+              "bfloat16": -3.3895313892515355e38}[dtype]
     logits = "ss"
     if causal:
         # Query i is position kv_len - q_len + i; key j may be seen when
@@ -65,22 +98,21 @@ def make_model(path, heads, q_len, kv_len, dim, causal):
             q_len, 1)
         inits += [numpy_helper.from_array(kpos, "kpos"),
                   numpy_helper.from_array(qpos, "qpos"),
-                  numpy_helper.from_array(
-                      np.array(np.finfo(np.float32).min, dtype=np.float32),
-                      "min")]
+                  make_tensor("min", lowest, dtype)]
         nodes += [helper.make_node("LessOrEqual", ["kpos", "qpos"], ["allow"]),
                   helper.make_node("Where", ["allow", "ss", "min"],
                                    ["masked"])]
         logits = "masked"
     nodes += [helper.make_node("Softmax", [logits], ["p"], axis=-1),
               helper.make_node("MatMul", ["p", "v"], ["o"])]
-    f32 = TensorProto.FLOAT
+    elem = {"float32": TensorProto.FLOAT, "float16": TensorProto.FLOAT16,
+           "bfloat16": TensorProto.BFLOAT16}[dtype]
     graph = helper.make_graph(
         nodes, "attention",
-        [helper.make_tensor_value_info("q", f32, [1, heads, q_len, dim]),
-         helper.make_tensor_value_info("k", f32, [1, heads, kv_len, dim]),
-         helper.make_tensor_value_info("v", f32, [1, heads, kv_len, dim])],
-        [helper.make_tensor_value_info("o", f32, [1, heads, q_len, dim])],
+        [helper.make_tensor_value_info("q", elem, [1, heads, q_len, dim]),
+         helper.make_tensor_value_info("k", elem, [1, heads, kv_len, dim]),
+         helper.make_tensor_value_info("v", elem, [1, heads, kv_len, dim])],
+        [helper.make_tensor_value_info("o", elem, [1, heads, q_len, dim])],
         inits)
     model = helper.make_model(graph,
                               opset_imports=[helper.make_opsetid("", 17)])

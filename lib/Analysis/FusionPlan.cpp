@@ -227,10 +227,14 @@ std::string mlir::ridge::describeFusionOp(Operation *op) {
 /// Codegen's whyNotTensorCores is the kernel's own check): its tile loads
 /// stage Q once and K and V once per query tile.
 static bool isTiledAttention(AttentionOp op) {
+  // Rounded products: the policy's format for f32 operands, or a
+  // half-precision model's own.
   auto precision = op->getAttrOfType<StringAttr>(kPrecisionAttr);
-  if (!precision ||
-      (precision.getValue() != "bf16" && precision.getValue() != "fp16") ||
-      !op.isOnlineSoftmaxForm() || op.getSoftcap().convertToDouble() > 0 ||
+  bool rounded = (precision && (precision.getValue() == "bf16" ||
+                                precision.getValue() == "fp16")) ||
+                 !op.getQuery().getType().getElementType().isF32();
+  if (!rounded || !op.isOnlineSoftmaxForm() ||
+      op.getSoftcap().convertToDouble() > 0 ||
       static_cast<int64_t>(op.getLeftWindow()) >= 0 ||
       static_cast<int64_t>(op.getRightWindow()) >= 0 || op.getNonpadKvSeqlen())
     return false;

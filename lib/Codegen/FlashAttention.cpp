@@ -126,9 +126,6 @@ mlir::ridge::getFlashAttentionSharedBytes(const FlashAttention &attention,
 
 std::optional<std::string>
 mlir::ridge::whyNotDecode(const FlashAttention &attention) {
-  if (attention.mmaType)
-    return std::string("its products are rounded (the tensor-core kernel's "
-                       "case)");
   if (attention.queryRotary || attention.keyRotary)
     return std::string("its query or key is rotated as it is read (a rotary "
                        "prologue), which only the tensor-core kernel does");

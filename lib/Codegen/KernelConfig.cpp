@@ -750,7 +750,12 @@ KernelConfig mlir::ridge::selectKernelConfig(func::FuncOp kernel,
     std::string reason;
     FailureOr<FlashAttention> flash =
         readFlashAttention(getOnlineAttentionAttr(kernel), reason);
-    if (target.isGpu() && succeeded(flash) && !whyNotTensorCores(*flash)) {
+    // A few query rows (a decode step) take the decode kernel where it
+    // applies, even when the tensor-core one could: a 64-row query tile
+    // would multiply mostly padding, and the step is memory-bound.
+    bool decode = target.isGpu() && succeeded(flash) && !whyNotDecode(*flash);
+    if (target.isGpu() && succeeded(flash) && !decode &&
+        !whyNotTensorCores(*flash)) {
       // sm_90a multiplies with wgmma (the 64 query rows one warpgroup)
       // where the head dimensions are whole 64-byte slabs, mma.sync
       // elsewhere.
@@ -778,20 +783,29 @@ KernelConfig mlir::ridge::selectKernelConfig(func::FuncOp kernel,
       config.vectorWidth = 1;
       return config;
     }
-    // The decode kernel for an f32 attention of a few query rows (a decode
-    // step is memory-bound: its products stay f32): a block of 4 warps per
+    // The decode kernel for an attention of a few query rows (a decode
+    // step, memory-bound: the policy keeps an f32 model's products f32; a
+    // half-precision model's are rounded to its format): a block of 4 warps per
     // query row and split, the warps taking runs of keys in turn, the lanes
     // the head dimension. Each warp loads its run's K and V rows before it
     // uses one, and the keys are split over enough blocks that every SM
     // keeps twice Little's bytes in flight (kLoadedMemoryLatencySeconds).
-    if (target.isGpu() && succeeded(flash) && !whyNotDecode(*flash)) {
+    if (decode) {
       constexpr int64_t warps = 4;
       int64_t rows = flash->queryLen * flash->heads * flash->batch;
       int64_t lanesPerKey = (flash->dim + flash->valueDim) / kWarpSize;
       int64_t keysPerWarp = std::clamp<int64_t>(
           kDecodeLoadRegisters / lanesPerKey, 1, kMaxDecodeKeysPerWarp);
+      // K and V's bytes: 4 an element, 2 in a half-precision model (whose
+      // elements take a register each all the same).
+      int64_t elementBytes = 4;
+      if (flash->key.arg < kernel.getNumArguments())
+        if (auto shaped = dyn_cast<ShapedType>(
+                kernel.getArgument(flash->key.arg).getType()))
+          elementBytes =
+              std::max<int64_t>(1, shaped.getElementTypeBitWidth() / 8);
       double blockBytesInFlight = static_cast<double>(
-          warps * keysPerWarp * lanesPerKey * kWarpSize * 4);
+          warps * keysPerWarp * lanesPerKey * kWarpSize * elementBytes);
       double smBytesNeeded = target.gpu.bandwidth *
                              kLoadedMemoryLatencySeconds /
                              static_cast<double>(target.gpu.smCount);

@@ -12,8 +12,10 @@
 //   - the query tile is staged once through shared memory into `mma.sync`
 //     A fragments held in registers for the whole key loop;
 //   - each step stages 64 keys and their values in XOR-swizzled shared
-//     memory, rounded to the multiply format on the way (the operands are
-//     f32 in memory); with two stages, the next tile's global loads are in
+//     memory, rounded to the multiply format on the way (f32 operands;
+//     a bf16/f16 model's are stored as read, one 16-byte load a chunk, and
+//     its result is rounded to that format as it is stored); with two
+//     stages, the next tile's global loads are in
 //     flight while the warps work on the current one;
 //   - S = Q K^T by `mma.sync.m16n8k16` into f32 accumulators; the scale
 //     (times log2(e)), the additive mask and the causal and key-length
@@ -102,8 +104,10 @@ constexpr int64_t kWarpRows = 16;
 struct GlobalOperand {
   const StridedOperand *view = nullptr;
   Value flat;
+  /// Its element type: f32, or the 16-bit format of a bf16/f16 model.
+  FloatType element;
   /// Whether the 16-byte loads of a chunk are aligned (offset and strides
-  /// multiples of 4 elements).
+  /// multiples of 16 bytes).
   bool aligned = false;
   /// The caches of a rotary embedding applied as the operand is loaded
   /// (FlashAttention::Rotary), or null.
@@ -144,6 +148,32 @@ private:
   }
   Value f32(double value) {
     return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
+  }
+  /// Element `at` of `operand`, as f32.
+  Value loadElement(const GlobalOperand &operand, Value at) {
+    Value x = memref::LoadOp::create(b, loc, operand.flat, ValueRange{at});
+    if (operand.element.isF32())
+      return x;
+    return arith::ExtFOp::create(b, loc, b.getF32Type(), x);
+  }
+  /// `value` rounded to the products' format (the decode kernel's reads
+  /// and probabilities, where the precision policy rounds them; a no-op on
+  /// operands stored in that format).
+  Value roundToProducts(Value value) {
+    if (!mmaType)
+      return value;
+    return arith::ExtFOp::create(
+        b, loc, b.getF32Type(),
+        arith::TruncFOp::create(b, loc, mmaType, value).getResult());
+  }
+  /// `value` (f32, or a vector of f32) in the result's format.
+  Value toResult(Value value) {
+    Type type = value.getType();
+    if (outElement.isF32())
+      return value;
+    if (auto vector = dyn_cast<VectorType>(type))
+      return arith::TruncFOp::create(b, loc, vector.clone(outElement), value);
+    return arith::TruncFOp::create(b, loc, outElement, value);
   }
   /// 2^x by the multi-function unit (`ex2.approx.ftz.f32`, 2 ulp; 0 for
   /// -inf), as FlashAttention computes its probabilities: one instruction
@@ -313,6 +343,8 @@ private:
   int64_t decodeKeys = 1;
   /// sm_90a: both products by wgmma (KernelConfig::wgmma).
   bool wgmma = false;
+  /// The result's element type: f32, or the operands' 16-bit format.
+  FloatType outElement;
 
   GlobalOperand query, key, value, mask;
   GlobalOperand queryCos, querySin, keyCos, keySin;
@@ -341,11 +373,20 @@ SmallVector<Value> FlashAttentionBuilder::loadTile(const GlobalOperand &operand,
                                   /*withElseRegion=*/true);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(load.thenBlock());
-    // The 8 f32 elements of `source` from its column `col` of `row`.
+    // The 8 elements of `source` from its column `col` of `row`, as f32:
+    // two 16-byte loads of f32, one of a 16-bit format (converted back
+    // without loss where the tile stores that format).
     auto loadChunk = [&](const GlobalOperand &source, Value col) -> Value {
       Value at = elementIndex(source, head, row, col);
       llvm::MaybeAlign align =
           source.aligned ? llvm::MaybeAlign(16) : llvm::MaybeAlign();
+      if (!source.element.isF32()) {
+        Value narrow = vector::LoadOp::create(
+            b, loc, VectorType::get({kChunk}, source.element), source.flat,
+            ValueRange{at}, false, align);
+        return arith::ExtFOp::create(
+            b, loc, VectorType::get({kChunk}, b.getF32Type()), narrow);
+      }
       Value low = vector::LoadOp::create(b, loc, halfType, source.flat,
                                          ValueRange{at}, false, align);
       Value high =
@@ -466,9 +507,9 @@ void FlashAttentionBuilder::buildCombine(Value partials, Value out) {
           return SmallVector<Value>{
               math::FmaOp::create(b, loc, weight(s), partial, args[0])};
         })[0];
-        memref::StoreOp::create(b, loc,
-                                arith::MulFOp::create(b, loc, acc, inverse),
-                                out, ValueRange{batch, h, i, d});
+        memref::StoreOp::create(
+            b, loc, toResult(arith::MulFOp::create(b, loc, acc, inverse)), out,
+            ValueRange{batch, h, i, d});
         scf::YieldOp::create(b, loc);
       });
   b.setInsertionPointToEnd(&launch.getBody().front());
@@ -483,11 +524,14 @@ FlashAttentionBuilder::bindOperands(ArrayRef<BlockArgument> args) {
       return emitError(loc) << "attention operand reads argument " << view.arg
                             << " of a kernel with " << args.size();
     auto type = dyn_cast<MemRefType>(args[view.arg].getType());
+    auto element =
+        type ? dyn_cast<FloatType>(type.getElementType()) : FloatType();
     if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity() ||
-        !type.getElementType().isF32())
+        !element || !(element.isF32() || element.isF16() || element.isBF16()))
       return emitError(loc) << "attention operand argument " << view.arg
-                            << " is not a contiguous f32 buffer";
+                            << " is not a contiguous f32, f16 or bf16 buffer";
     operand.view = &view;
+    operand.element = element;
     operand.flat = args[view.arg];
     if (type.getRank() != 1) {
       ReassociationIndices all;
@@ -496,10 +540,11 @@ FlashAttentionBuilder::bindOperands(ArrayRef<BlockArgument> args) {
       operand.flat = memref::CollapseShapeOp::create(
           b, loc, operand.flat, ArrayRef<ReassociationIndices>{all});
     }
-    operand.aligned =
-        view.offset % 4 == 0 && llvm::all_of(view.strides, [](int64_t stride) {
-          return stride % 4 == 0 || stride == 1;
-        });
+    int64_t perChunk = 16 / (element.getWidth() / 8);
+    operand.aligned = view.offset % perChunk == 0 &&
+                      llvm::all_of(view.strides, [&](int64_t stride) {
+                        return stride % perChunk == 0 || stride == 1;
+                      });
     return success();
   };
   if (failed(bind(fa.query, query)) || failed(bind(fa.key, key)) ||
@@ -524,6 +569,8 @@ LogicalResult FlashAttentionBuilder::buildDecode(ArrayRef<BlockArgument> args,
                                                  Value out) {
   if (failed(bindOperands(args)))
     return failure();
+  outElement =
+      cast<FloatType>(cast<MemRefType>(out.getType()).getElementType());
   MLIRContext *context = b.getContext();
   Value one = index(1);
   int64_t partialRow = fa.valueDim + 2;
@@ -568,10 +615,8 @@ LogicalResult FlashAttentionBuilder::buildDecode(ArrayRef<BlockArgument> args,
   for (int64_t e = 0; e < dimPerLane; ++e)
     queryElements.push_back(arith::MulFOp::create(
         b, loc,
-        memref::LoadOp::create(
-            b, loc, query.flat,
-            ValueRange{
-                elementIndex(query, head, row, add(lane, e * kWarpSize))}),
+        roundToProducts(loadElement(
+            query, elementIndex(query, head, row, add(lane, e * kWarpSize)))),
         f32(fa.scale * log2e)));
   // This split's keys, up to the row's causal limit.
   Value begin = mul(split, keysPerSplit);
@@ -602,25 +647,22 @@ LogicalResult FlashAttentionBuilder::buildDecode(ArrayRef<BlockArgument> args,
       inRange.push_back(u == 0 ? Value() : lessThan(j, end));
       rows.push_back(u == 0 ? j : arith::MinSIOp::create(b, loc, j, last));
       for (int64_t e = 0; e < dimPerLane; ++e)
-        keys[u].push_back(memref::LoadOp::create(
-            b, loc, key.flat,
-            ValueRange{
-                elementIndex(key, kvHead, rows[u], add(lane, e * kWarpSize))}));
+        keys[u].push_back(loadElement(
+            key, elementIndex(key, kvHead, rows[u], add(lane, e * kWarpSize))));
       for (int64_t e = 0; e < valuePerLane; ++e)
-        values[u].push_back(memref::LoadOp::create(
-            b, loc, value.flat,
-            ValueRange{elementIndex(value, kvHead, rows[u],
-                                    add(lane, e * kWarpSize))}));
+        values[u].push_back(
+            loadElement(value, elementIndex(value, kvHead, rows[u],
+                                            add(lane, e * kWarpSize))));
       if (fa.mask)
-        biases.push_back(memref::LoadOp::create(
-            b, loc, mask.flat,
-            ValueRange{elementIndex(mask, head, row, rows[u])}));
+        biases.push_back(
+            loadElement(mask, elementIndex(mask, head, row, rows[u])));
     }
     SmallVector<Value> scores;
     for (int64_t u = 0; u < decodeKeys; ++u) {
       Value t = zeroF;
       for (int64_t e = 0; e < dimPerLane; ++e)
-        t = math::FmaOp::create(b, loc, queryElements[e], keys[u][e], t);
+        t = math::FmaOp::create(b, loc, queryElements[e],
+                                roundToProducts(keys[u][e]), t);
       scores.push_back(t);
     }
     // The dot products over the warp's lanes, the runs' shuffles
@@ -656,11 +698,14 @@ LogicalResult FlashAttentionBuilder::buildDecode(ArrayRef<BlockArgument> args,
     SmallVector<Value> acc;
     for (int64_t e = 0; e < valuePerLane; ++e)
       acc.push_back(arith::MulFOp::create(b, loc, carried[2 + e], correction));
+    // P summed as computed, rounded (with V) where the products are.
     for (int64_t u = 0; u < decodeKeys; ++u) {
       Value p = exp2(arith::SubFOp::create(b, loc, scores[u], shift));
       sum = arith::AddFOp::create(b, loc, sum, p);
+      Value rounded = roundToProducts(p);
       for (int64_t e = 0; e < valuePerLane; ++e)
-        acc[e] = math::FmaOp::create(b, loc, p, values[u][e], acc[e]);
+        acc[e] = math::FmaOp::create(b, loc, rounded,
+                                     roundToProducts(values[u][e]), acc[e]);
     }
     SmallVector<Value> results{next, sum};
     llvm::append_range(results, acc);
@@ -724,8 +769,8 @@ LogicalResult FlashAttentionBuilder::buildDecode(ArrayRef<BlockArgument> args,
         b, loc, empty, zeroF, arith::DivFOp::create(b, loc, f32(1.0), sum));
     for (int64_t e = 0; e < valuePerLane; ++e)
       memref::StoreOp::create(
-          b, loc, arith::MulFOp::create(b, loc, outputs[e], inverse), out,
-          ValueRange{batchIndex, head, row, add(lane, e * kWarpSize)});
+          b, loc, toResult(arith::MulFOp::create(b, loc, outputs[e], inverse)),
+          out, ValueRange{batchIndex, head, row, add(lane, e * kWarpSize)});
     b.setInsertionPointToEnd(&launch.getBody().front());
     gpu::TerminatorOp::create(b, loc);
     return success();
@@ -760,6 +805,8 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
                                            Value out, Value amax) {
   if (failed(bindOperands(args)))
     return failure();
+  outElement =
+      cast<FloatType>(cast<MemRefType>(out.getType()).getElementType());
   MLIRContext *context = b.getContext();
   auto workgroup = gpu::AddressSpaceAttr::get(
       context, gpu::GPUDialect::getWorkgroupAddressSpace());
@@ -959,9 +1006,8 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
                                                  index(fa.queryLen - 1));
           Value safeKey = arith::MinSIOp::create(b, loc, keyIndexOf(frag, i),
                                                  index(fa.keyLen - 1));
-          Value bias = memref::LoadOp::create(
-              b, loc, mask.flat,
-              ValueRange{elementIndex(mask, head, safeRow, safeKey)});
+          Value bias =
+              loadElement(mask, elementIndex(mask, head, safeRow, safeKey));
           t = addBiasLog2(bias, t);
         }
         flatScores.push_back(t);
@@ -1185,9 +1231,11 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
             Value pair = vector::FromElementsOp::create(
                 b, loc, pairType, ValueRange{first, second});
             Value col = add(mul(quadLane, 2), frag * 8);
-            vector::StoreOp::create(b, loc, pair, out,
-                                    ValueRange{batchIndex, head, row, col},
-                                    /*nontemporal=*/false, llvm::MaybeAlign(8));
+            vector::StoreOp::create(
+                b, loc, toResult(pair), out,
+                ValueRange{batchIndex, head, row, col},
+                /*nontemporal=*/false,
+                llvm::MaybeAlign(2 * outElement.getWidth() / 8));
             if (stored.empty())
               continue;
             for (Value element : {first, second})
@@ -1279,12 +1327,14 @@ struct LowerFlashAttentionPass
     if (kernel.getNumResults() != 0 || !outType ||
         outType.getShape() != ArrayRef<int64_t>(outShape) ||
         !outType.getLayout().isIdentity() ||
-        !outType.getElementType().isF32()) {
+        !(outType.getElementType().isF32() ||
+          outType.getElementType().isF16() ||
+          outType.getElementType().isBF16())) {
       InFlightDiagnostic diag = kernel.emitError()
                                 << "ridge-lower-flash-attention runs on "
                                    "buffers (after bufferization), on a "
-                                   "kernel whose last argument is its f32 "
-                                   "result memref<";
+                                   "kernel whose last argument is its f32, "
+                                   "f16 or bf16 result memref<";
       for (int64_t extent : outShape)
         diag << extent << "x";
       diag << "f32>";

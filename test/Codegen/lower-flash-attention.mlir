@@ -102,7 +102,7 @@ func.func private @softcap(%q: memref<1x1x64x64xf32>, %out: memref<1x1x64x64xf32
 
 // -----
 
-// expected-error @below {{ridge-lower-flash-attention runs on buffers (after bufferization), on a kernel whose last argument is its f32 result memref<1x1x64x64xf32>}}
+// expected-error @below {{ridge-lower-flash-attention runs on buffers (after bufferization), on a kernel whose last argument is its f32, f16 or bf16 result memref<1x1x64x64xf32>}}
 func.func private @on_tensors(%q: tensor<1x1x64x64xf32>) -> tensor<1x1x64x64xf32> attributes {ridge.kernel = "attention", ridge.kernel_config = {attention_stages = 2 : i64, attention_tile = array<i64: 64, 64>, block_size = 128 : i64, vector_width = 1 : i64, warps_per_block = 4 : i64}, ridge.online_attention = {causal = false, q = array<i64: 0, 0, 4096, 4096, 64, 1>, k = array<i64: 0, 0, 4096, 4096, 64, 1>, v = array<i64: 0, 0, 4096, 4096, 64, 1>, query_offset = 0 : i64, round_to = bf16, scale = 1.250000e-01 : f64, shape = array<i64: 1, 1, 1, 64, 64, 64, 64>}} {
   return %q : tensor<1x1x64x64xf32>
 }

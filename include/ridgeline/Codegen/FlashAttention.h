@@ -80,11 +80,11 @@ std::optional<std::string> whyNotWgmma(const FlashAttention &attention);
 int64_t getFlashAttentionSharedBytes(const FlashAttention &attention,
                                      int64_t stages, bool wgmma);
 
-/// Why the decode kernel (f32 products, a block per query row, warps
-/// splitting the keys, lanes the head dimension) does not compute
-/// `attention`: rounded products, more than kMaxDecodeQueries query rows,
-/// head dimensions that are not multiples of 32 up to 128; nullopt when it
-/// does.
+/// Why the decode kernel (f32 arithmetic on operands and probabilities
+/// rounded where the products are, a block per query row, warps splitting
+/// the keys, lanes the head dimension) does not compute `attention`: a
+/// rotary prologue, more than kMaxDecodeQueries query rows, head dimensions
+/// that are not multiples of 32 up to 128; nullopt when it does.
 std::optional<std::string> whyNotDecode(const FlashAttention &attention);
 
 } // namespace mlir::ridge

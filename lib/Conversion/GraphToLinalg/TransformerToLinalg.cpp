@@ -215,8 +215,8 @@ std::optional<SmallVector<int64_t>> traceStridedView(Value value) {
 
 /// The kOnlineAttentionAttr of `op`: its shape {B, H, Hkv, Sq, Skv, d, dv},
 /// options, the format its products round to, and the strided views of Q,
-/// K, V and an f32 mask (broadcast to 4-D: stride 0 along broadcast
-/// dimensions) where they are views of kernel arguments.
+/// K, V and a float mask (f32, f16 or bf16; broadcast to 4-D: stride 0
+/// along broadcast dimensions) where they are views of kernel arguments.
 DictionaryAttr getOnlineAttentionAttr(AttentionOp op, Type roundTo) {
   MLIRContext *ctx = op.getContext();
   Builder b(ctx);
@@ -282,7 +282,9 @@ DictionaryAttr getOnlineAttentionAttr(AttentionOp op, Type roundTo) {
   if (Value mask = op.getMask()) {
     auto maskType = cast<RankedTensorType>(mask.getType());
     std::optional<SmallVector<int64_t>> view = traceStridedView(mask);
-    if (!maskType.getElementType().isF32() || !view) {
+    Type maskElement = maskType.getElementType();
+    if (!(maskElement.isF32() || maskElement.isF16() || maskElement.isBF16()) ||
+        !view) {
       unsupported.push_back("mask");
     } else {
       // numpy broadcast onto (b, h, i, j): leading and size-1 dimensions
@@ -338,6 +340,12 @@ struct OnlineAttentionLowering : OpConversionPattern<AttentionOp> {
     auto qType = cast<RankedTensorType>(q.getType());
     auto vType = cast<RankedTensorType>(v.getType());
     Type f32 = rewriter.getF32Type();
+    // A bf16/f16 attention multiplies its operands as stored and rounds P
+    // to their format, where the exported chain's Softmax stores it: the
+    // products of the tensor-core kernel, whose description this names.
+    Type element = qType.getElementType();
+    if (!roundTo && !element.isF32())
+      roundTo = element;
     int64_t batch = qType.getDimSize(0), heads = qType.getDimSize(1),
             qLen = qType.getDimSize(2), dim = qType.getDimSize(3),
             kvLen = cast<RankedTensorType>(k.getType()).getDimSize(2),
@@ -351,7 +359,10 @@ struct OnlineAttentionLowering : OpConversionPattern<AttentionOp> {
     const double log2e = 1.4426950408889634;
     const double negInf = -std::numeric_limits<double>::infinity();
     auto rowType = RankedTensorType::get({vDim}, f32);
-    auto resultType = RankedTensorType::get({batch, heads, qLen, vDim}, f32);
+    // The result in the operands' format, rounded once from O / l.
+    auto outRowType = RankedTensorType::get({vDim}, element);
+    auto resultType =
+        RankedTensorType::get({batch, heads, qLen, vDim}, element);
 
     auto forall = scf::ForallOp::create(
         rewriter, loc,
@@ -395,8 +406,10 @@ struct OnlineAttentionLowering : OpConversionPattern<AttentionOp> {
     // row is rounded as stored and the scale applied to each product, as
     // the tensor-core kernel scales its f32 accumulators.
     auto readQuery = [&](Value d) -> Value {
-      Value x =
-          tensor::ExtractOp::create(b, loc, q, ValueRange{bIdx, hIdx, iIdx, d});
+      Value x = extendTo(
+          b, loc,
+          tensor::ExtractOp::create(b, loc, q, ValueRange{bIdx, hIdx, iIdx, d}),
+          f32);
       if (roundTo)
         return roundThrough(b, loc, x, roundTo);
       return arith::MulFOp::create(b, loc, x,
@@ -476,13 +489,19 @@ struct OnlineAttentionLowering : OpConversionPattern<AttentionOp> {
     auto readKey = [&](Value j, Value d) -> Value {
       return roundThrough(
           b, loc,
-          tensor::ExtractOp::create(b, loc, k, ValueRange{bIdx, kvHead, j, d}),
+          extendTo(b, loc,
+                   tensor::ExtractOp::create(b, loc, k,
+                                             ValueRange{bIdx, kvHead, j, d}),
+                   f32),
           roundTo);
     };
     auto readValue = [&](Value j, Value d) -> Value {
       return roundThrough(
           b, loc,
-          tensor::ExtractOp::create(b, loc, v, ValueRange{bIdx, kvHead, j, d}),
+          extendTo(b, loc,
+                   tensor::ExtractOp::create(b, loc, v,
+                                             ValueRange{bIdx, kvHead, j, d}),
+                   f32),
           roundTo);
     };
     // The score of key j, in log2 units: scale (and log2(e)) applied,
@@ -655,16 +674,29 @@ struct OnlineAttentionLowering : OpConversionPattern<AttentionOp> {
     if (inRegisters) {
       SmallVector<Value> elements;
       for (int64_t d = 0; d < vDim; ++d)
-        elements.push_back(
-            arith::MulFOp::create(b, loc, state[2 + d], inverse));
-      out = tensor::FromElementsOp::create(b, loc, rowType, elements);
-    } else {
+        elements.push_back(truncateTo(
+            b, loc, arith::MulFOp::create(b, loc, state[2 + d], inverse),
+            element));
+      out = tensor::FromElementsOp::create(b, loc, outRowType, elements);
+    } else if (element.isF32()) {
       out = forLoop(zero, indexConst(b, loc, vDim), state[2],
                     [&](Value d, ValueRange a) -> SmallVector<Value> {
                       Value x = tensor::ExtractOp::create(b, loc, a[0], d);
                       x = arith::MulFOp::create(b, loc, x, inverse);
                       return {tensor::InsertOp::create(b, loc, x, a[0], d)};
                     })[0];
+    } else {
+      Value row = state[2];
+      out = forLoop(
+          zero, indexConst(b, loc, vDim),
+          tensor::EmptyOp::create(b, loc, outRowType.getShape(), element)
+              .getResult(),
+          [&](Value d, ValueRange a) -> SmallVector<Value> {
+            Value x = tensor::ExtractOp::create(b, loc, row, d);
+            x = arith::MulFOp::create(b, loc, x, inverse);
+            return {tensor::InsertOp::create(
+                b, loc, truncateTo(b, loc, x, element), a[0], d)};
+          })[0];
     }
     rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
     SmallVector<OpFoldResult> offsets{bIdx, hIdx, iIdx, b.getIndexAttr(0)};

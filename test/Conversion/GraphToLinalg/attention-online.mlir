@@ -91,11 +91,31 @@ func.func @long_rows(%q: tensor<1x1x2x96xf32>, %k: tensor<1x1x3x96xf32>, %v: ten
 
 // -----
 
-// f16 attention keeps the reference lowering, with ONNX's roundings.
-// CHECK-LABEL: func @f16_reference
-// CHECK-NOT: scf.forall
-// CHECK: linalg.generic
-func.func @f16_reference(%q: tensor<1x1x2x4xf16>, %k: tensor<1x1x3x4xf16>, %v: tensor<1x1x3x4xf16>) -> tensor<1x1x2x4xf16> {
+// f16 attention (a half-precision export) takes the online form too: the
+// operands read as f16 and extended, the products rounded to f16 (round_to
+// = f16: keys in tiles of 64, P rounded before it multiplies V), O rounded
+// to f16 once, as its row is stored.
+// CHECK-LABEL: func @f16_online
+// CHECK: scf.forall {{.*}} -> (tensor<1x1x2x4xf16>)
+// CHECK: arith.extf %{{.*}} : f16 to f32
+// CHECK: scf.for {{.*}} step %c64
+// CHECK: arith.truncf {{.*}} : f32 to f16
+// CHECK: arith.truncf {{.*}} : f32 to f16
+// CHECK: tensor.from_elements {{.*}} : tensor<4xf16>
+// CHECK: round_to = f16
+func.func @f16_online(%q: tensor<1x1x2x4xf16>, %k: tensor<1x1x3x4xf16>, %v: tensor<1x1x3x4xf16>) -> tensor<1x1x2x4xf16> {
   %0:2 = ridge.attention %q, %k, %v {scale = 0.5 : f32} : tensor<1x1x2x4xf16>, tensor<1x1x3x4xf16>, tensor<1x1x3x4xf16> -> tensor<1x1x2x4xf16>, tensor<1x1x2x3xf16>
   return %0#0 : tensor<1x1x2x4xf16>
+}
+
+// -----
+
+// An f16 attention whose scores are returned keeps the reference lowering,
+// with ONNX's roundings.
+// CHECK-LABEL: func @f16_scores_returned
+// CHECK-NOT: scf.forall
+// CHECK: linalg.generic
+func.func @f16_scores_returned(%q: tensor<1x1x2x4xf16>, %k: tensor<1x1x3x4xf16>, %v: tensor<1x1x3x4xf16>) -> (tensor<1x1x2x4xf16>, tensor<1x1x2x3xf16>) {
+  %0:2 = ridge.attention %q, %k, %v {scale = 0.5 : f32} : tensor<1x1x2x4xf16>, tensor<1x1x3x4xf16>, tensor<1x1x3x4xf16> -> tensor<1x1x2x4xf16>, tensor<1x1x2x3xf16>
+  return %0#0, %0#1 : tensor<1x1x2x4xf16>, tensor<1x1x2x3xf16>
 }

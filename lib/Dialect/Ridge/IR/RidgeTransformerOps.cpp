@@ -139,9 +139,17 @@ bool AttentionOp::isOnlineSoftmaxForm() {
   for (Value operand : getOperation()->getOperands())
     if (!cast<RankedTensorType>(operand.getType()).hasStaticShape())
       return false;
-  Type softmax =
-      getSoftmaxType().value_or(getQuery().getType().getElementType());
-  return getQuery().getType().getElementType().isF32() && softmax.isF32();
+  // f32, or one 16-bit format for Q, K and V (a bf16/f16 model): the
+  // online form multiplies them as stored and rounds P to their format
+  // (where the exported chain's Softmax stores P), keeping the scores in
+  // f32 where the chain rounds them too.
+  Type element = getQuery().getType().getElementType();
+  if (!(element.isF32() || element.isF16() || element.isBF16()) ||
+      getKey().getType().getElementType() != element ||
+      getValue().getType().getElementType() != element)
+    return false;
+  Type softmax = getSoftmaxType().value_or(element);
+  return softmax.isF32() || softmax == element;
 }
 
 // An attention computed online is a kernel that reads its operands one

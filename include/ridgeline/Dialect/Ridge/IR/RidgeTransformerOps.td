@@ -79,8 +79,9 @@ def Ridge_AttentionOp : Ridge_Op<"attention", [AttrSizedOperandSegments,
   let extraClassDeclaration = [{
     /// Whether the op can be computed with an online softmax, one pass over
     /// the keys per query row, never storing its scores: nothing reads `qk`,
-    /// the shapes are static and the arithmetic is f32 (the reference
-    /// lowering keeps ONNX's intermediate roundings for narrower types).
+    /// the shapes are static, and Q, K and V are f32 or all one of f16 and
+    /// bf16 (multiplied as stored, P rounded to their format), with a
+    /// softmax in f32 or in that format.
     bool isOnlineSoftmaxForm();
   }];
 }
