@@ -149,6 +149,7 @@ static void addBufferizationPasses(OpPassManager &pm, bool sequentialLoops) {
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(createMarkModelInputsReadOnlyPass());
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   bufferization::BufferResultsToOutParamsPassOptions outParams;
   outParams.hoistStaticAllocs = true;

@@ -249,6 +249,28 @@ def MarkKernelArgsNoAliasPass : Pass<"ridge-mark-kernel-args-noalias",
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def MarkModelInputsReadOnlyPass : Pass<"ridge-mark-model-inputs-read-only",
+                                       "::mlir::ModuleOp"> {
+  let summary = "Keep one-shot bufferization from writing into the model's "
+                "input buffers";
+  let description = [{
+    Marks every tensor argument of a public function with a body (the model
+    function) `bufferization.writable = false`. The arguments are the
+    caller's input buffers; bufferization, which takes function arguments as
+    writable by default, would otherwise update a state in place in the
+    caller's input (LinearAttention's past state), so that a second run on
+    the same buffers starts from the first run's result. A read-only
+    argument that a kernel writes is copied once into a buffer of the
+    model's own; one only read is read in place. Runs right before one-shot
+    bufferization.
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
+  let statistics = [
+    Statistic<"numReadOnlyInputs", "num-read-only-inputs",
+              "Model function arguments marked read-only">,
+  ];
+}
+
 def MarkKernelsNoInlinePass : Pass<"ridge-mark-kernels-noinline",
                                    "::mlir::ModuleOp"> {
   let summary = "Keep each kernel function a function of its own in the host "
