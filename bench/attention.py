@@ -170,6 +170,11 @@ def main():
     parser.add_argument("--head-dims", default="64,128")
     parser.add_argument("--decode-sizes", default="8192,65536",
                         help="cached keys of the decode rows")
+    parser.add_argument("--dtype", default="float32",
+                        choices=["float32", "float16", "bfloat16"],
+                        help="the model's type: float32 (bf16 products, f32 "
+                        "I/O) or a half-precision export (its I/O, as "
+                        "SDPA's)")
     args = parser.parse_args()
     emulated = args.device == "emulator"
 
@@ -187,7 +192,8 @@ def main():
     with tempfile.TemporaryDirectory() as work:
         for name, q_len, kv_len, dim, causal in shapes:
             model = os.path.join(work, "attention.onnx")
-            make_model(model, args.heads, q_len, kv_len, dim, causal)
+            make_model(model, args.heads, q_len, kv_len, dim, causal,
+                       args.dtype)
             ours, why = time_ridgeline(model, args.target, args.device,
                                        args.repeat)
             theirs, why_not = (None, "emulator run") if emulated else \
@@ -205,10 +211,11 @@ def main():
 
     peak = max([tflops(t, q, k, d, c) for _, q, k, d, c, _, _, t, _ in rows
                 if t and q > 1] or [0])
-    print("attention on %s (%s), B*H = %d: Ridgeline (bf16 products, f32 "
-          "I/O) vs SDPA (flash, "
+    io = "bf16 products, f32 I/O" if args.dtype == "float32" else \
+        args.dtype + " I/O"
+    print("attention on %s (%s), B*H = %d: Ridgeline (%s) vs SDPA (flash, "
           "bf16), median of %d runs" % (args.target, args.device, args.heads,
-                                         args.repeat))
+                                         io, args.repeat))
     if peak:
         print("measured peak (best SDPA): %.1f TFLOP/s" % peak)
     if bandwidth:
@@ -227,7 +234,8 @@ def main():
             "%.3f" % (ours_tf / peak) if ours_tf and peak and q_len > 1
             else "-"))
         if q_len == 1 and ours and bandwidth:
-            kv_bytes = 2 * args.heads * kv_len * dim * 4
+            kv_bytes = 2 * args.heads * kv_len * dim * \
+                (4 if args.dtype == "float32" else 2)
             print("    K/V read at %.0f GB/s, %.2f of the copy bandwidth"
                   % (kv_bytes / (ours * 1e-3) / 1e9,
                      kv_bytes / (ours * 1e-3) / bandwidth))

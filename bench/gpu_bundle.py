@@ -216,6 +216,18 @@ def bundle_benchmarks(out, target, gpu, quick):
             entries.append(("attention", "decode_S%d_D%d" % (size, dim),
                             dict(heads=heads, q_len=1, kv_len=size, dim=dim,
                                  causal=False)))
+        # A bfloat16 export (bf16 I/O, as SDPA's): the long shapes and the
+        # decode rows again, half the bytes of f32's.
+        for size in sizes[-2:]:
+            for causal in (False, True):
+                entries.append(("attention", "bf16_L%d_D%d%s" % (
+                    size, dim, "_causal" if causal else ""),
+                    dict(heads=heads, q_len=size, kv_len=size, dim=dim,
+                         causal=causal, dtype="bfloat16")))
+        for size in decode:
+            entries.append(("attention", "bf16_decode_S%d_D%d" % (size, dim),
+                            dict(heads=heads, q_len=1, kv_len=size, dim=dim,
+                                 causal=False, dtype="bfloat16")))
     gemm_sizes = [256] if quick else [4096, 8192, 16384]
     gemm_shapes = [("%d^3" % s, s, s, s) for s in gemm_sizes]
     if not quick:
@@ -240,8 +252,10 @@ def bundle_benchmarks(out, target, gpu, quick):
         so = os.path.join(out, kind, name + ".so")
         t = shape.pop("target", target)
         if kind == "attention":
+            shape.setdefault("dtype", "float32")
             attention.make_model(onnx_path, shape["heads"], shape["q_len"],
-                                 shape["kv_len"], shape["dim"], shape["causal"])
+                                 shape["kv_len"], shape["dim"], shape["causal"],
+                                 shape["dtype"])
             shape["flops"] = 4.0 * shape["heads"] * shape["q_len"] * \
                 shape["kv_len"] * shape["dim"] * (0.5 if shape["causal"]
                                                   else 1.0)

@@ -236,6 +236,12 @@ def run_benchmarks(bundle, manifest, device, kinds, results, ceilings):
                               entry["dim"])
                 arrays = [rng.standard_normal((1, h, n, d), dtype=np.float32)
                           for n in (q, s, s)]
+                if entry.get("dtype") == "bfloat16":
+                    # bf16 inputs (round to nearest even) and their values
+                    # for the reference.
+                    arrays = [((a.view(np.uint32).astype(np.uint64) + 0x7FFF +
+                                ((a.view(np.uint32) >> 16) & 1)) >> 16)
+                              .astype(np.uint16) for a in arrays]
             elif entry.get("dtype") == "fp8":
                 # f32 A [M, K] and B [N, K]; the kernels quantize them.
                 m, n, k = entry["m"], entry["n"], entry["k"]
@@ -262,6 +268,10 @@ def run_benchmarks(bundle, manifest, device, kinds, results, ceilings):
             row["ours_ms"], row["ours_kernels_ms"], _ = parse_times(text)
             # The reference in f32 from the same (rounded) inputs.
             if entry["kind"] == "attention":
+                if entry.get("dtype") == "bfloat16":
+                    arrays = [(a.astype(np.uint32) << 16).view(np.float32)
+                              for a in arrays]
+                    out = (out.astype(np.uint32) << 16).view(np.float32)
                 ref = attention_reference(torch, arrays, entry["causal"])
             elif entry.get("dtype") == "fp8":
                 # Against the unquantized product: e4m3's 3 mantissa bits
@@ -389,10 +399,13 @@ def print_benchmarks(rows, ceilings):
                           "; " + r["theirs_error"]
                           if r.get("theirs_error") else ""))
             if kind == "attention" and r["q_len"] == 1 and ours_best:
-                kv_bytes = 2 * r["heads"] * r["kv_len"] * r["dim"] * 4
+                half = r.get("dtype") == "bfloat16"
+                kv_bytes = 2 * r["heads"] * r["kv_len"] * r["dim"] * \
+                    (2 if half else 4)
                 gbs = kv_bytes / (ours_best * 1e-3) / 1e9
                 r["kv_gbs"] = gbs
-                print("    K/V (f32) read at %.0f GB/s%s" % (
+                print("    K/V (%s) read at %.0f GB/s%s" % (
+                    "bf16" if half else "f32",
                     gbs, ", %.2f of the copy bandwidth" % (gbs / bandwidth)
                     if bandwidth else ""))
 
