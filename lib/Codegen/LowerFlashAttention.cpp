@@ -233,6 +233,14 @@ private:
   SmallVector<Value> loadTile(const GlobalOperand &operand, Value head,
                               Value rowBase, int64_t rowExtent, int64_t cols,
                               bool slabs = false);
+  /// Copies the same tile as loadTile straight into its stage at `smem` +
+  /// `stageOffset` (the layout storeTile writes) with 16-byte `cp.async`
+  /// copies, for an operand stored in the multiply type: no registers, no
+  /// conversion; rows past `rowExtent` are zero-filled (a source size of
+  /// 0, read from the last row's address).
+  void copyTileAsync(const GlobalOperand &operand, Value head, Value rowBase,
+                     int64_t rowExtent, int64_t cols, Value smem,
+                     Value stageOffset, bool slabs = false);
   /// The (row, chunk) of the thread's chunk `q` of a tile of `cols`
   /// columns.
   std::pair<Value, Value> getChunkPosition(Value q, int64_t cols, bool slabs) {
@@ -341,6 +349,12 @@ private:
           threads = 0;
   /// The decode kernel's keys a warp loads before it uses the first.
   int64_t decodeKeys = 1;
+
+public:
+  /// Whether build() staged K and V with cp.async.
+  bool usedAsyncCopy = false;
+
+private:
   /// sm_90a: both products by wgmma (KernelConfig::wgmma).
   bool wgmma = false;
   /// The result's element type: f32, or the operands' 16-bit format.
@@ -424,6 +438,31 @@ SmallVector<Value> FlashAttentionBuilder::loadTile(const GlobalOperand &operand,
     chunks.push_back(load.getResult(0));
   }
   return chunks;
+}
+
+void FlashAttentionBuilder::copyTileAsync(const GlobalOperand &operand,
+                                          Value head, Value rowBase,
+                                          int64_t rowExtent, int64_t cols,
+                                          Value smem, Value stageOffset,
+                                          bool slabs) {
+  auto tokenType = nvgpu::DeviceAsyncTokenType::get(b.getContext());
+  int64_t chunksPerRow = cols / kChunk;
+  for (int64_t first = 0; first < keyTile * chunksPerRow; first += threads) {
+    auto [rowInTile, chunk] = getChunkPosition(add(tid, first), cols, slabs);
+    Value row = add(rowBase, rowInTile);
+    Value inBounds = lessThan(row, index(rowExtent));
+    Value safeRow = arith::MinSIOp::create(b, loc, row, index(rowExtent - 1));
+    Value offset =
+        add(stageOffset,
+            slabs ? mma::getSlabOffset(b, loc, rowInTile, chunk, keyTile)
+                  : mma::getSwizzledOffset(b, loc, rowInTile, chunk, cols));
+    Value sourceElements =
+        arith::SelectOp::create(b, loc, inBounds, index(kChunk), index(0));
+    nvgpu::DeviceAsyncCopyOp::create(
+        b, loc, tokenType, smem, ValueRange{offset}, operand.flat,
+        ValueRange{elementIndex(operand, head, safeRow, mul(chunk, kChunk))},
+        b.getIndexAttr(kChunk), sourceElements, b.getUnitAttr());
+  }
 }
 
 void FlashAttentionBuilder::storeTile(ArrayRef<Value> chunks, Value smem,
@@ -902,12 +941,27 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
     endTile =
         arith::MinSIOp::create(b, loc, endTile, add(firstTile, tilesPerSplit));
   Value firstKey = mul(firstTile, keyTile);
-  storeTile(loadTile(key, kvHead, firstKey, fa.keyLen, fa.dim, wgmma), keySmem,
-            zeroIndex, fa.dim, wgmma);
-  storeTile(loadTile(value, kvHead, firstKey, fa.keyLen, fa.valueDim, wgmma),
-            valueSmem, zeroIndex, fa.valueDim, wgmma);
-  fenceSharedForWgmma();
-  gpu::BarrierOp::create(b, loc);
+  // K and V stored in the multiply type (a half-precision model's) are
+  // copied by cp.async, two stages: tile t + 1 is in flight while the warps
+  // work on tile t, with no registers holding it.
+  bool asyncCopy = stages == 2 && key.element == mmaType &&
+                   value.element == mmaType && key.aligned && value.aligned &&
+                   !key.cos;
+  if (asyncCopy) {
+    copyTileAsync(key, kvHead, firstKey, fa.keyLen, fa.dim, keySmem, zeroIndex,
+                  wgmma);
+    copyTileAsync(value, kvHead, firstKey, fa.keyLen, fa.valueDim, valueSmem,
+                  zeroIndex, wgmma);
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+    usedAsyncCopy = true;
+  } else {
+    storeTile(loadTile(key, kvHead, firstKey, fa.keyLen, fa.dim, wgmma),
+              keySmem, zeroIndex, fa.dim, wgmma);
+    storeTile(loadTile(value, kvHead, firstKey, fa.keyLen, fa.valueDim, wgmma),
+              valueSmem, zeroIndex, fa.valueDim, wgmma);
+    fenceSharedForWgmma();
+    gpu::BarrierOp::create(b, loc);
+  }
 
   // The loop carries per thread: the running maximum and (partial) sum of
   // its two rows (group, group + 8), and the O accumulators (dv / 8
@@ -942,7 +996,27 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
                                           fa.valueDim, wgmma));
       return loaded;
     };
-    if (stages == 2) {
+    if (asyncCopy) {
+      // Tile t has landed (this thread's copies: wait; everyone's: the
+      // barrier, which also says every warp is done with tile t - 1, so its
+      // stage takes tile t + 1).
+      NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+      fenceSharedForWgmma();
+      gpu::BarrierOp::create(b, loc);
+      auto copyNext =
+          scf::IfOp::create(b, loc, hasNext, /*withElseRegion=*/false);
+      {
+        OpBuilder::InsertionGuard ifGuard(b);
+        b.setInsertionPoint(copyNext.thenBlock()->getTerminator());
+        Value nextStage =
+            rem(arith::SubIOp::create(b, loc, next, firstTile), 2);
+        copyTileAsync(key, kvHead, nextKeyRow, fa.keyLen, fa.dim, keySmem,
+                      mul(nextStage, keyStageElements), wgmma);
+        copyTileAsync(value, kvHead, nextKeyRow, fa.keyLen, fa.valueDim,
+                      valueSmem, mul(nextStage, valueStageElements), wgmma);
+        NVVM::CpAsyncCommitGroupOp::create(b, loc);
+      }
+    } else if (stages == 2) {
       prefetch = scf::IfOp::create(b, loc, tileTypes, hasNext,
                                    /*withElseRegion=*/true);
       OpBuilder::InsertionGuard ifGuard(b);
@@ -1140,24 +1214,29 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
     // The next tile into its stage. Two stages: the other one, which every
     // warp finished reading before the previous iteration's barrier. One:
     // after every warp is done with this one.
-    Value nextStage =
-        stages == 2 ? rem(arith::SubIOp::create(b, loc, next, firstTile), 2)
-                    : zeroIndex;
-    if (stages == 1)
+    // (cp.async: the next tile is in flight already; the next iteration's
+    // barrier orders it.)
+    if (!asyncCopy) {
+      Value nextStage =
+          stages == 2 ? rem(arith::SubIOp::create(b, loc, next, firstTile), 2)
+                      : zeroIndex;
+      if (stages == 1)
+        gpu::BarrierOp::create(b, loc);
+      auto store = scf::IfOp::create(b, loc, hasNext, /*withElseRegion=*/false);
+      {
+        OpBuilder::InsertionGuard ifGuard(b);
+        b.setInsertionPoint(store.thenBlock()->getTerminator());
+        SmallVector<Value> loaded =
+            stages == 2 ? SmallVector<Value>(prefetch.getResults())
+                        : loadNext();
+        storeTile(ArrayRef<Value>(loaded).take_front(keyChunks), keySmem,
+                  mul(nextStage, keyStageElements), fa.dim, wgmma);
+        storeTile(ArrayRef<Value>(loaded).drop_front(keyChunks), valueSmem,
+                  mul(nextStage, valueStageElements), fa.valueDim, wgmma);
+        fenceSharedForWgmma();
+      }
       gpu::BarrierOp::create(b, loc);
-    auto store = scf::IfOp::create(b, loc, hasNext, /*withElseRegion=*/false);
-    {
-      OpBuilder::InsertionGuard ifGuard(b);
-      b.setInsertionPoint(store.thenBlock()->getTerminator());
-      SmallVector<Value> loaded =
-          stages == 2 ? SmallVector<Value>(prefetch.getResults()) : loadNext();
-      storeTile(ArrayRef<Value>(loaded).take_front(keyChunks), keySmem,
-                mul(nextStage, keyStageElements), fa.dim, wgmma);
-      storeTile(ArrayRef<Value>(loaded).drop_front(keyChunks), valueSmem,
-                mul(nextStage, valueStageElements), fa.valueDim, wgmma);
-      fenceSharedForWgmma();
     }
-    gpu::BarrierOp::create(b, loc);
     scf::YieldOp::create(b, loc, results);
   }
 
@@ -1360,6 +1439,8 @@ struct LowerFlashAttentionPass
       ++numDecodeKernels;
     else
       ++numAttentionKernels;
+    if (attentionBuilder.usedAsyncCopy)
+      ++numAsyncCopyKernels;
     LLVM_DEBUG(llvm::dbgs()
                << kernel.getName() << ": "
                << (decode ? "decode" : "tensor-core") << " attention kernel, "

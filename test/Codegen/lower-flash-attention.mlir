@@ -93,6 +93,43 @@ func.func private @masked_gqa(%q: memref<1x8x100x128xf32>, %k: memref<1x2x100x12
 
 // -----
 
+// A float16 export: Q, K, V and O are f16 buffers (round_to = f16, their
+// own type). Q is staged through registers as read (one 16-byte load of 8
+// elements a chunk, no conversion); K and V, two stages, are copied by
+// cp.async straight into their stages (16 bytes a copy, rows past the 100
+// keys zero-filled: a source size of 0 from a clamped row): tile 0 before
+// the loop; each iteration waits for its tile, syncs once, then issues the
+// next tile into the other stage, which every warp finished at that
+// barrier; no register staging, no second barrier. O is rounded to f16 and
+// stored as 4-byte pairs.
+// CHECK-LABEL: func.func private @half_async_copies
+// CHECK: gpu.launch {{.*}} workgroup(%[[K:.*]] : memref<8192xf16, #gpu.address_space<workgroup>>, %[[V:.*]] : memref<8192xf16, #gpu.address_space<workgroup>>)
+// CHECK: vector.load {{.*}} {alignment = 16 : i64} : memref<51200xf16>, vector<8xf16>
+// CHECK-NOT: arith.truncf
+// CHECK: vector.store {{.*}}, %[[K]]
+// CHECK: arith.minsi {{.*}}, %c99
+// CHECK: arith.select {{.*}}, %c8, %c0
+// CHECK: nvgpu.device_async_copy {{.*}}, %[[K]][{{.*}}], 8, %{{.*}} {bypassL1}
+// CHECK: nvgpu.device_async_copy {{.*}}, %[[V]][
+// CHECK: nvvm.cp.async.commit.group
+// CHECK: scf.for
+// CHECK: nvvm.cp.async.wait.group 0
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: scf.if
+// CHECK: nvgpu.device_async_copy {{.*}}, %[[K]][
+// CHECK: nvgpu.device_async_copy {{.*}}, %[[V]][
+// CHECK: nvvm.cp.async.commit.group
+// CHECK: nvvm.mma.sync {{.*}} : (vector<2xf16>, vector<2xf16>, f32)
+// CHECK-NOT: gpu.barrier
+// CHECK: scf.yield
+// CHECK: arith.truncf {{.*}} : vector<2xf32> to vector<2xf16>
+// CHECK: vector.store {{.*}}, %arg3[{{.*}}] {alignment = 4 : i64} : memref<1x8x100x64xf16>, vector<2xf16>
+func.func private @half_async_copies(%q: memref<1x8x100x64xf16>, %k: memref<1x8x100x64xf16>, %v: memref<1x8x100x64xf16>, %out: memref<1x8x100x64xf16>) attributes {ridge.kernel = "attention", ridge.kernel_config = {attention_stages = 2 : i64, attention_tile = array<i64: 64, 64>, block_size = 128 : i64, vector_width = 1 : i64, warps_per_block = 4 : i64}, ridge.online_attention = {causal = false, q = array<i64: 0, 0, 51200, 6400, 64, 1>, k = array<i64: 1, 0, 51200, 6400, 64, 1>, v = array<i64: 2, 0, 51200, 6400, 64, 1>, query_offset = 0 : i64, round_to = f16, scale = 1.250000e-01 : f64, shape = array<i64: 1, 8, 8, 100, 100, 64, 64>}} {
+  return
+}
+
+// -----
+
 // What the kernel does not compute is an error, not a silent fallback: the
 // policy gives such an attention no attention_tile.
 // expected-error @below {{kernel configured for the tensor-core attention is not one it computes: the tensor-core kernel lacks: softcap}}

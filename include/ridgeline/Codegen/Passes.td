@@ -591,7 +591,9 @@ def LowerFlashAttentionPass : Pass<"ridge-lower-flash-attention",
     Statistic<"numAttentionKernels", "num-attention-kernels",
               "Attention kernels built on tensor cores">,
     Statistic<"numDecodeKernels", "num-decode-kernels",
-              "f32 decode attention kernels (warps over keys)">,
+              "Decode attention kernels (warps over keys)">,
+    Statistic<"numAsyncCopyKernels", "num-async-copy-kernels",
+              "Attention kernels staging K and V with cp.async">,
   ];
 }
 
