@@ -64,6 +64,9 @@ static constexpr int64_t kMaxDecodeKeysPerWarp = 8;
 static constexpr int64_t kMaxDecodeBlocksPerSm = 8;
 /// Steps of all of a block's warps a split takes at least.
 static constexpr int64_t kMinDecodeStepsPerSplit = 4;
+/// Shares of k of the column GEMV, at most, and its warps a block.
+static constexpr int64_t kMaxGemvSplitK = 256;
+static constexpr int64_t kGemvColumnWarps = 4;
 /// Key splits of one query tile or row, at most.
 static constexpr int64_t kMaxAttentionSplits = 1024;
 
@@ -97,6 +100,9 @@ DictionaryAttr KernelConfig::toAttr(MLIRContext *context) const {
   }
   if (gemv)
     fields.push_back(b.getNamedAttr("gemv", b.getBoolAttr(true)));
+  if (gemvSplitK > 1)
+    fields.push_back(
+        b.getNamedAttr("gemv_split_k", b.getI64IntegerAttr(gemvSplitK)));
   if (attentionDecode) {
     fields.push_back(b.getNamedAttr("attention_decode", b.getBoolAttr(true)));
     fields.push_back(b.getNamedAttr("attention_splits",
@@ -263,6 +269,14 @@ FailureOr<KernelConfig> KernelConfig::fromAttr(DictionaryAttr attr,
       return failure();
     }
     config.gemv = flag.getValue();
+    if (attr.get("gemv_split_k") &&
+        failed(integer("gemv_split_k", config.gemvSplitK, 1, kMaxGemvSplitK)))
+      return failure();
+  }
+  if (attr.get("gemv_split_k") && !config.gemv) {
+    error =
+        ("'" + kKernelConfigAttr + "' has 'gemv_split_k' without 'gemv'").str();
+    return failure();
   }
   if (auto decode = attr.get("attention_decode")) {
     auto flag = dyn_cast<BoolAttr>(decode);
@@ -664,11 +678,58 @@ static bool isGemvShaped(const MmaContraction &gemv) {
     return false;
   const MmaProduct &product = gemv.products.front();
   const MmaOperand &rows = product.lhs, &weight = product.rhs;
-  return !weight.gathered && !weight.collapsedK && weight.kContiguous &&
-         (rows.gathered || (!rows.collapsedK && rows.kContiguous)) &&
-         rows.elementType.isF32() && weight.elementType.isF32() &&
-         rows.mmaType.isF32() && weight.mmaType.isF32() &&
+  if (weight.gathered || weight.collapsedK || !rows.elementType.isF32() ||
+      !weight.elementType.isF32() || !rows.mmaType.isF32() ||
+      !weight.mmaType.isF32())
+    return false;
+  // A weight stored k-contiguous (the [N, K] of a Gemm with transB): lanes
+  // split k; one stored n-contiguous (a MatMul's [K, N]): lanes own 4
+  // columns each (MmaGemv.cpp).
+  if (!weight.kContiguous)
+    return gemv.n % kWideVector == 0;
+  return (rows.gathered || (!rows.collapsedK && rows.kContiguous)) &&
          product.k % kWideVector == 0;
+}
+
+/// Shares of k of the column GEMV (an n-contiguous weight): the count
+/// that minimizes its time on a latency-and-bandwidth model. A warp loads
+/// `rowsInFlight` weight rows a step (as MmaGemv.cpp does: 512 bytes each)
+/// and waits a loaded latency (kLoadedMemoryLatencySeconds) per step, so a
+/// share of k / S rows takes ceil(k / S / rows) latencies; all warps
+/// together stream at most their bytes in flight per latency, and at most
+/// the GPU's bandwidth; a split adds the second launch, priced as 4
+/// latencies (as split-K's fixup) and the partial sums' bytes. Each share
+/// keeps at least 4 steps; a split must save a fifth of the time.
+static int64_t selectGemvSplitK(const MmaContraction &gemv,
+                                const TargetSpec &target) {
+  int64_t rowsInFlight = std::clamp<int64_t>(64 / (kWideVector + gemv.m), 1, 8);
+  int64_t groups = llvm::divideCeil(gemv.n, kWideVector * kWarpSize);
+  int64_t k = gemv.products.front().k;
+  double weightBytes = 4.0 * static_cast<double>(k * gemv.n);
+  auto seconds = [&](int64_t shares) {
+    int64_t steps = llvm::divideCeil(llvm::divideCeil(k, shares), rowsInFlight);
+    double inFlight =
+        static_cast<double>(groups * shares * rowsInFlight * kWarpSize * 16);
+    double bandwidth =
+        std::min(target.gpu.bandwidth, inFlight / kLoadedMemoryLatencySeconds);
+    // The partial sums are written and read once more.
+    double bytes =
+        weightBytes + (shares > 1
+                           ? 8.0 * static_cast<double>(shares * gemv.m * gemv.n)
+                           : 0.0);
+    double time =
+        std::max(static_cast<double>(steps) * kLoadedMemoryLatencySeconds,
+                 bytes / bandwidth);
+    return time + (shares > 1 ? 4 * kLoadedMemoryLatencySeconds : 0.0);
+  };
+  int64_t most = std::clamp<int64_t>(k / (4 * rowsInFlight), 1, kMaxGemvSplitK);
+  int64_t best = 1;
+  for (int64_t shares = 2; shares <= most; ++shares)
+    if (seconds(shares) < seconds(best))
+      best = shares;
+  // A split that saves under a fifth of the time is within the model's
+  // error and costs a launch and the partial sums' bytes for nothing.
+  return seconds(best) < 0.8 * seconds(1) ? best : 1;
 }
 
 KernelConfig mlir::ridge::selectKernelConfig(func::FuncOp kernel,
@@ -731,6 +792,13 @@ KernelConfig mlir::ridge::selectKernelConfig(func::FuncOp kernel,
     }
     if (succeeded(mma) && isGemvShaped(*mma)) {
       config.gemv = true;
+      if (!mma->products.front().rhs.kContiguous) {
+        config.gemvSplitK = selectGemvSplitK(*mma, target);
+        config.blockSize = kGemvColumnWarps * kWarpSize;
+        config.warpsPerBlock = kGemvColumnWarps;
+        config.vectorWidth = kWideVector;
+        return config;
+      }
       config.blockSize = kMaxWarpsPerBlock * kWarpSize;
       config.warpsPerBlock = kMaxWarpsPerBlock;
       config.vectorWidth = kWideVector;

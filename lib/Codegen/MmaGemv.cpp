@@ -1,12 +1,15 @@
-//===- MmaGemv.cpp - The bandwidth path of skinny f32 contractions
-//----------===//
+//===- MmaGemv.cpp - The bandwidth path of skinny f32 contractions -------===//
 //
 // A contraction whose m is at most 16 (a decode step, a classifier head)
 // is memory-bound on the roofline: each weight element is used m times. The
 // `gemv` config of ridge-select-kernel-config builds it without tensor
-// cores, one warp per output column: each lane reads 16 bytes of the weight
-// row and of each activation row, fma, a shuffle reduction per row, and
-// lane 0 applies the epilogue and stores.
+// cores. A weight stored k-contiguous ([N, K]): one warp per output column,
+// each lane reads 16 bytes of the weight row and of each activation row,
+// fma, a shuffle reduction per row, and lane 0 applies the epilogue and
+// stores. A weight stored n-contiguous ([K, N], a MatMul's): each lane owns
+// 4 columns, a warp a share of k whose rows it loads several at a time (the
+// bytes in flight that set a streaming kernel's speed), and the shares'
+// partial sums are added in order by a second launch (`gemv_split_k`).
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +27,8 @@ using namespace mlir;
 using namespace mlir::ridge;
 
 LogicalResult MmaKernelBuilder::buildGemv() {
+  if (!mma.products.front().rhs.kContiguous)
+    return buildGemvColumns();
   const MmaProduct &only = mma.products.front();
   product = &only;
   int64_t batchCount = 1;
@@ -136,5 +141,189 @@ LogicalResult MmaKernelBuilder::buildGemv() {
       createAtomicMaxOfBits(b, loc, local, getAmaxBuffer(amax));
   }
   gpu::TerminatorOp::create(b, loc);
+  return success();
+}
+
+/// Weight rows a warp of the column path loads before it uses the first,
+/// at most: its bytes in flight (Little's law, ridge-select-kernel-config);
+/// each costs a lane 4 registers of weight and m of activations.
+static constexpr int64_t kGemvRowsInFlight = 8;
+static constexpr int64_t kGemvLoadRegisters = 64;
+
+LogicalResult MmaKernelBuilder::buildGemvColumns() {
+  const MmaProduct &only = mma.products.front();
+  product = &only;
+  int64_t batchCount = 1;
+  for (int64_t extent : mma.batch)
+    batchCount *= extent;
+  constexpr int64_t kPiece = 4;
+  constexpr int64_t kWarpColumns = kPiece * kWarpSize;
+  int64_t rowsInFlight = std::clamp<int64_t>(
+      kGemvLoadRegisters / (kPiece + mma.m), 1, kGemvRowsInFlight);
+  int64_t shares = gemvSplitK;
+  int64_t kPerShare =
+      llvm::alignTo(llvm::divideCeil(only.k, shares), rowsInFlight);
+  int64_t groups = llvm::divideCeil(mma.n, kWarpColumns);
+  for (const MmaContraction::ResultAmax &amax : mma.resultAmaxes)
+    createZeroingLaunch(b, loc, getAmaxBuffer(amax));
+  Type f32 = b.getF32Type();
+  // The shares' partial sums, [share, batch, m, n], when k is split.
+  Value partials;
+  if (shares > 1)
+    partials = memref::AllocOp::create(
+        b, loc, MemRefType::get({shares * batchCount * mma.m * mma.n}, f32));
+  Value one = index(1);
+  auto launch = gpu::LaunchOp::create(
+      b, loc, index(groups), index(llvm::divideCeil(shares, gemvWarps)),
+      index(batchCount), index(gemvWarps * kWarpSize), one, one);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&launch.getBody().front());
+    gpu::KernelDim3 blockIds = launch.getBlockIds();
+    tid = launch.getThreadIds().x;
+    lane = rem(tid, kWarpSize);
+    Value share = add(mul(blockIds.y, gemvWarps), div(tid, kWarpSize));
+    setBatchIndices(blockIds.z);
+    // The lane's 4 columns; lanes past the last group read the last 4
+    // columns and store nothing.
+    Value column = add(mul(blockIds.x, kWarpColumns), mul(lane, kPiece));
+    Value inside = lessThan(column, mma.n);
+    Value readColumn = minimum(column, mma.n - kPiece);
+    StagedOperand a, w;
+    a.operand = &only.lhs;
+    a.isLhs = true;
+    a.source = only.lhs.value;
+    w.operand = &only.rhs;
+    w.isLhs = false;
+    w.source = only.rhs.value;
+    auto pieceType = VectorType::get({kPiece}, f32);
+    Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
+    Value kBegin = minimum(mul(share, kPerShare), only.k);
+    Value kEnd = minimum(add(kBegin, kPerShare), only.k);
+    Value kLast = arith::SubIOp::create(b, loc, kEnd, one);
+    SmallVector<Value> init(mma.m * kPiece, zero);
+    auto loop =
+        scf::ForOp::create(b, loc, kBegin, kEnd, index(rowsInFlight), init);
+    {
+      OpBuilder::InsertionGuard loopGuard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value first = loop.getInductionVar();
+      // Every row's weight piece and activations first: the bytes in
+      // flight. Rows past the share's end read its last row and count 0.
+      SmallVector<Value> weights, valid;
+      SmallVector<SmallVector<Value>> rows(rowsInFlight);
+      for (int64_t u = 0; u < rowsInFlight; ++u) {
+        Value k = add(first, u);
+        valid.push_back(u == 0 ? Value() : lessThan(k, kEnd));
+        Value kRead =
+            u == 0 ? k : Value(arith::MinUIOp::create(b, loc, k, kLast));
+        weights.push_back(vector::LoadOp::create(
+            b, loc, pieceType, w.source, operandIndices(w, readColumn, kRead),
+            /*nontemporal=*/false, llvm::MaybeAlign(16)));
+        for (int64_t m = 0; m < mma.m; ++m) {
+          if (!only.lhs.gathered) {
+            rows[u].push_back(memref::LoadOp::create(
+                b, loc, a.source, operandIndices(a, index(m), kRead)));
+            continue;
+          }
+          SmallVector<Value> coords = getLoopCoordinates();
+          decode(index(m), GemmDim::M, coords);
+          decode(kRead, GemmDim::K, coords);
+          rows[u].push_back(gatherElement(only.lhs, coords));
+        }
+      }
+      SmallVector<Value> sums(loop.getRegionIterArgs());
+      for (int64_t u = 0; u < rowsInFlight; ++u) {
+        for (int64_t m = 0; m < mma.m; ++m) {
+          Value x = rows[u][m];
+          if (valid[u])
+            x = arith::SelectOp::create(b, loc, valid[u], x, zero);
+          for (int64_t c = 0; c < kPiece; ++c)
+            sums[m * kPiece + c] = math::FmaOp::create(
+                b, loc, x, vector::ExtractOp::create(b, loc, weights[u], c),
+                sums[m * kPiece + c]);
+        }
+      }
+      scf::YieldOp::create(b, loc, sums);
+    }
+    ResultRange sums = loop.getResults();
+    Value store =
+        arith::AndIOp::create(b, loc, inside, lessThan(share, shares));
+    auto storeIf = scf::IfOp::create(b, loc, store, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard ifGuard(b);
+    b.setInsertionPoint(storeIf.thenBlock()->getTerminator());
+    if (shares > 1) {
+      // The share's partial sums, 16 bytes a row.
+      for (int64_t m = 0; m < mma.m; ++m) {
+        Value piece = vector::FromElementsOp::create(
+            b, loc, pieceType, sums.slice(m * kPiece, kPiece));
+        Value at =
+            add(mul(add(mul(add(mul(share, batchCount), blockIds.z), mma.m), m),
+                    mma.n),
+                column);
+        vector::StoreOp::create(b, loc, piece, partials, ValueRange{at},
+                                /*nontemporal=*/false, llvm::MaybeAlign(16));
+      }
+    } else {
+      SmallVector<Value> buffers = getResultBuffers();
+      SmallVector<Value> amaxLocals(mma.resultAmaxes.size(), zero);
+      for (int64_t m = 0; m < mma.m; ++m)
+        for (int64_t c = 0; c < kPiece; ++c) {
+          Value n = add(column, c);
+          SmallVector<Value> coords = epilogueCoordinates(index(m), n);
+          for (auto [r, value] : llvm::enumerate(
+                   applyEpilogue(sums[m * kPiece + c], index(m), n))) {
+            memref::StoreOp::create(b, loc, value, buffers[r], coords);
+            foldStoredMagnitudes(amaxLocals, r, value);
+          }
+        }
+      for (auto [amax, local] : llvm::zip(mma.resultAmaxes, amaxLocals))
+        createAtomicMaxOfBits(b, loc, local, getAmaxBuffer(amax));
+    }
+    b.setInsertionPointToEnd(&launch.getBody().front());
+    gpu::TerminatorOp::create(b, loc);
+  }
+  if (shares == 1)
+    return success();
+  // The shares added in order, one thread per (batch, m, n), then the
+  // epilogue.
+  int64_t outputs = batchCount * mma.m * mma.n;
+  constexpr int64_t kThreads = 256;
+  auto combine =
+      gpu::LaunchOp::create(b, loc, index(llvm::divideCeil(outputs, kThreads)),
+                            one, one, index(kThreads), one, one);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&combine.getBody().front());
+    Value flat =
+        add(mul(combine.getBlockIds().x, kThreads), combine.getThreadIds().x);
+    auto inside = scf::IfOp::create(b, loc, lessThan(flat, outputs),
+                                    /*withElseRegion=*/false);
+    b.setInsertionPoint(inside.thenBlock()->getTerminator());
+    Value n = rem(flat, mma.n);
+    Value m = rem(div(flat, mma.n), mma.m);
+    Value batch = div(flat, mma.n * mma.m);
+    setBatchIndices(batch);
+    Value sum = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
+    for (int64_t s = 0; s < shares; ++s)
+      sum = arith::AddFOp::create(
+          b, loc, sum,
+          memref::LoadOp::create(b, loc, partials,
+                                 ValueRange{add(flat, s * outputs)}));
+    SmallVector<Value> buffers = getResultBuffers();
+    SmallVector<Value> amaxLocals(
+        mma.resultAmaxes.size(),
+        arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0)));
+    SmallVector<Value> coords = epilogueCoordinates(m, n);
+    for (auto [r, value] : llvm::enumerate(applyEpilogue(sum, m, n))) {
+      memref::StoreOp::create(b, loc, value, buffers[r], coords);
+      foldStoredMagnitudes(amaxLocals, r, value);
+    }
+    for (auto [amax, local] : llvm::zip(mma.resultAmaxes, amaxLocals))
+      createAtomicMaxOfBits(b, loc, local, getAmaxBuffer(amax));
+    b.setInsertionPointToEnd(&combine.getBody().front());
+    gpu::TerminatorOp::create(b, loc);
+  }
+  memref::DeallocOp::create(b, loc, partials);
   return success();
 }

@@ -58,6 +58,7 @@ public:
       : IndexMath(b, loc), mma(mma) {
     numBatch = mma.batch.size();
     gemvWarps = config.warpsPerBlock;
+    gemvSplitK = config.gemvSplitK;
     if (!config.usesTensorCores())
       return;
     tileM = config.mmaTile[0];
@@ -83,6 +84,13 @@ public:
   /// all m rows of it; lanes take 16-byte pieces of k 128 elements apart,
   /// then a shuffle reduction; lane 0 applies the epilogue and stores.
   LogicalResult buildGemv();
+  /// The bandwidth path of a weight stored n-contiguous (a MatMul's [K, N]
+  /// weight): each lane owns 4 consecutive columns (16-byte loads of a
+  /// weight row), a warp 128 of them and a share of k (KernelConfig::
+  /// gemvSplitK shares), loading kGemvRowsInFlight rows before it uses
+  /// the first; with several shares, a second launch adds their partial
+  /// sums in order and applies the epilogue.
+  LogicalResult buildGemvColumns();
 
 private:
   Value lessThan(Value lhs, Value rhs) {
@@ -360,7 +368,7 @@ private:
   // The tensor-core tile (zero on the GEMV path).
   int64_t tileM = 0, tileN = 0, tileK = 0, warpsM = 0, warpsN = 0;
   int64_t warpTileM = 0, warpTileN = 0, fragsM = 0, fragsN = 0, threads = 0;
-  int64_t stages = 0, gemvWarps = 0, splitK = 1;
+  int64_t stages = 0, gemvWarps = 0, splitK = 1, gemvSplitK = 1;
   bool wgmma = false, tma = false;
   /// TMA: the stages' full and empty mbarriers (memref<2 x stages x i64>).
   Value barriers;

@@ -638,6 +638,63 @@ func.func private @gemv(%x: memref<2x256xf32>, %w: memref<96x256xf32>, %bias: me
 
 // -----
 
+// The column path: a weight stored n-contiguous ([256, 96], a MatMul's
+// [K, N]) times one activation row, with a bias. Each lane owns 4
+// consecutive columns (16-byte loads of a weight row), a warp 128 of them:
+// one column group; gemv_split_k = 4 shares of k, 64 rows each, one warp
+// each (4 a block); each warp loads 8 weight rows (m = 1) and their
+// activations before its first fma (8 x 4 fmas); the shares' partial sums
+// ([4, 1, 96]) are stored 16 bytes a row, and a second launch, a thread per
+// output, adds them in order, adds the bias and stores.
+#a2 = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b2 = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c2 = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#col2 = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func.func private @gemv_columns
+// CHECK: %[[PARTIAL:.*]] = memref.alloc() : memref<384xf32>
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1, {{.*}} = %c1, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c128, {{.*}} = %c1, {{.*}} = %c1)
+// CHECK: scf.for {{.*}} step %c8 iter_args({{.*}}) -> (f32, f32, f32, f32)
+// CHECK-COUNT-8: vector.load %arg1[{{.*}}] {alignment = 16 : i64} : memref<256x96xf32>, vector<4xf32>
+// CHECK-NOT: math.fma
+// CHECK: memref.load %arg0
+// CHECK-COUNT-32: math.fma
+// CHECK: scf.if
+// CHECK: vector.store {{.*}}, %[[PARTIAL]][{{.*}}] {alignment = 16 : i64} : memref<384xf32>, vector<4xf32>
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1, {{.*}} = %c1, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c256, {{.*}} = %c1, {{.*}} = %c1)
+// CHECK-COUNT-4: memref.load %[[PARTIAL]]
+// CHECK: memref.load %arg2
+// CHECK: memref.store {{.*}}, %arg3[{{.*}}] : memref<1x96xf32>
+// CHECK: memref.dealloc %[[PARTIAL]]
+func.func private @gemv_columns(%x: memref<1x256xf32>, %w: memref<256x96xf32>, %bias: memref<96xf32>, %out: memref<1x96xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 128 : i64, gemv = true, gemv_split_k = 4 : i64, vector_width = 4 : i64, warps_per_block = 4 : i64}} {
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc() : memref<1x96xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<1x96xf32>)
+  linalg.generic {indexing_maps = [#a2, #b2, #c2], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : memref<1x256xf32>, memref<256x96xf32>) outs(%acc : memref<1x96xf32>) {
+  ^bb0(%l: f32, %r: f32, %s: f32):
+    %p = arith.mulf %l, %r : f32
+    %t = arith.addf %s, %p : f32
+    linalg.yield %t : f32
+  }
+  linalg.generic {indexing_maps = [#id2, #col2, #id2], iterator_types = ["parallel", "parallel"]} ins(%acc, %bias : memref<1x96xf32>, memref<96xf32>) outs(%out : memref<1x96xf32>) {
+  ^bb0(%v: f32, %bv: f32, %o: f32):
+    %r = arith.addf %v, %bv : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %acc : memref<1x96xf32>
+  return
+}
+
+// -----
+
+// A share count out of range.
+// expected-error @+1 {{'ridge.kernel_config' needs 'gemv_split_k' as an integer in [1, 256]}}
+func.func private @gemv_too_many_shares(%x: memref<1x256xf32>, %out: memref<1x96xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 128 : i64, gemv = true, gemv_split_k = 1000 : i64, vector_width = 4 : i64, warps_per_block = 4 : i64}} {
+  return
+}
+
+// -----
+
 // Split-K (mma_split_k = 4): 320 = 10 k tiles, 3 per split (the last split
 // takes 1), so each block's k range is computed from its split (blockIdx.z)
 // and the cp.async prologue is guarded by it. Each split stores its

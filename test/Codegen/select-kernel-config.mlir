@@ -91,11 +91,28 @@ func.func private @mean_through_reshape(%x: tensor<8x128xf32>) -> tensor<8x128xf
 
 // -----
 
-// Matmul + bias + GELU: the sink is the epilogue, tiled by one in both dims
-// (one dot product per output element); 1024 tiles on 132 SMs: 7 warps.
+// Matmul + bias + GELU of 24 rows (more than the bandwidth path's 16): the
+// sink is the epilogue, tiled by one in both dims (one dot product per
+// output element); 1536 tiles on 132 SMs: 8 warps.
 // CHECK-LABEL: func.func private @matmul_epilogue
-// CHECK-SAME: ridge.kernel_config = {block_size = 256 : i64, tile_sizes = array<i64: 1, 1>, vector_width = 4 : i64, warps_per_block = 7 : i64}
-func.func private @matmul_epilogue(%x: tensor<16x32xf32>, %w: tensor<32x64xf32>, %b: tensor<64xf32>) -> tensor<16x64xf32> attributes {ridge.kernel = "contraction"} {
+// CHECK-SAME: ridge.kernel_config = {block_size = 256 : i64, tile_sizes = array<i64: 1, 1>, vector_width = 4 : i64, warps_per_block = 8 : i64}
+func.func private @matmul_epilogue(%x: tensor<24x32xf32>, %w: tensor<32x64xf32>, %b: tensor<64xf32>) -> tensor<24x64xf32> attributes {ridge.kernel = "contraction"} {
+  %0 = ridge.matmul %x, %w : (tensor<24x32xf32>, tensor<32x64xf32>) -> tensor<24x64xf32>
+  %1 = ridge.add %0, %b : (tensor<24x64xf32>, tensor<64xf32>) -> tensor<24x64xf32>
+  %2 = ridge.gelu %1 : tensor<24x64xf32>
+  return %2 : tensor<24x64xf32>
+}
+
+// -----
+
+// The same with 16 rows: skinny, it takes the bandwidth path over its
+// [32, 64] weight (stored n-contiguous: each lane 4 columns, a warp 64 of
+// them and a share of k), unsplit: the latency-and-bandwidth model prices
+// 2 shares at 6 latencies (16 rows, 3 in flight a step at m = 16) plus the
+// second launch's 4, against 11 unsplit: under a fifth saved.
+// CHECK-LABEL: func.func private @matmul_epilogue_skinny
+// CHECK-SAME: ridge.kernel_config = {block_size = 128 : i64, gemv = true, vector_width = 4 : i64, warps_per_block = 4 : i64}
+func.func private @matmul_epilogue_skinny(%x: tensor<16x32xf32>, %w: tensor<32x64xf32>, %b: tensor<64xf32>) -> tensor<16x64xf32> attributes {ridge.kernel = "contraction"} {
   %0 = ridge.matmul %x, %w : (tensor<16x32xf32>, tensor<32x64xf32>) -> tensor<16x64xf32>
   %1 = ridge.add %0, %b : (tensor<16x64xf32>, tensor<64xf32>) -> tensor<16x64xf32>
   %2 = ridge.gelu %1 : tensor<16x64xf32>
@@ -109,12 +126,12 @@ func.func private @matmul_epilogue(%x: tensor<16x32xf32>, %w: tensor<32x64xf32>,
 // stays whole; the tile sizes have its rank, not the graph op's.
 // CHECK-LABEL: func.func private @heads
 // CHECK-SAME: tile_sizes = array<i64: 1, 1, 1, 1, 0>
-func.func private @heads(%qkv: tensor<1x8x96xf32>, %k: tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32> attributes {ridge.kernel = "contraction"} {
-  %0 = ridge.slice %qkv starts [0, 0, 0] sizes [1, 8, 32] steps [1, 1, 1] : tensor<1x8x96xf32> -> tensor<1x8x32xf32>
-  %1 = ridge.reshape %0 : tensor<1x8x32xf32> -> tensor<1x8x4x8xf32>
-  %2 = ridge.transpose %1, [0, 2, 1, 3] : tensor<1x8x4x8xf32> -> tensor<1x4x8x8xf32>
-  %3 = ridge.matmul %2, %k : (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
-  return %3 : tensor<1x4x8x8xf32>
+func.func private @heads(%qkv: tensor<1x32x96xf32>, %k: tensor<1x4x8x8xf32>) -> tensor<1x4x32x8xf32> attributes {ridge.kernel = "contraction"} {
+  %0 = ridge.slice %qkv starts [0, 0, 0] sizes [1, 32, 32] steps [1, 1, 1] : tensor<1x32x96xf32> -> tensor<1x32x32xf32>
+  %1 = ridge.reshape %0 : tensor<1x32x32xf32> -> tensor<1x32x4x8xf32>
+  %2 = ridge.transpose %1, [0, 2, 1, 3] : tensor<1x32x4x8xf32> -> tensor<1x4x32x8xf32>
+  %3 = ridge.matmul %2, %k : (tensor<1x4x32x8xf32>, tensor<1x4x8x8xf32>) -> tensor<1x4x32x8xf32>
+  return %3 : tensor<1x4x32x8xf32>
 }
 
 // -----

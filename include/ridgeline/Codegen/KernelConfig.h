@@ -81,6 +81,9 @@ struct KernelConfig {
   /// step, a classifier): one warp per output column, its lanes splitting k
   /// in 16-byte loads, a shuffle reduction (ridge-lower-mma-contractions).
   bool gemv = false;
+  /// The bandwidth path over an n-contiguous weight: shares of k, each a
+  /// warp's, whose partial sums a second launch adds. 1: no split.
+  int64_t gemvSplitK = 1;
   /// The tensor-core attention kernel (ridge-lower-flash-attention): query
   /// rows and keys per tile, {64, 64}: four warps of 16 query rows each,
   /// walking the keys in tiles staged in shared memory. Empty: an attention
