@@ -26,6 +26,25 @@
 using namespace mlir;
 using namespace mlir::ridge;
 
+void MmaKernelBuilder::storeGemvOutputs(
+    ArrayRef<std::tuple<Value, Value, Value>> outputs) {
+  SmallVector<Value> buffers = getResultBuffers();
+  // The max |x| per result amax of what this thread stores, one atomic
+  // each.
+  SmallVector<Value> amaxLocals(
+      mma.resultAmaxes.size(),
+      arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0)));
+  for (auto [sum, m, n] : outputs) {
+    SmallVector<Value> coords = epilogueCoordinates(m, n);
+    for (auto [r, value] : llvm::enumerate(applyEpilogue(sum, m, n))) {
+      memref::StoreOp::create(b, loc, value, buffers[r], coords);
+      foldStoredMagnitudes(amaxLocals, r, value);
+    }
+  }
+  for (auto [amax, local] : llvm::zip(mma.resultAmaxes, amaxLocals))
+    createAtomicMaxOfBits(b, loc, local, getAmaxBuffer(amax));
+}
+
 LogicalResult MmaKernelBuilder::buildGemv() {
   if (!mma.products.front().rhs.kContiguous)
     return buildGemvColumns();
@@ -121,24 +140,11 @@ LogicalResult MmaKernelBuilder::buildGemv() {
   {
     OpBuilder::InsertionGuard ifGuard(b);
     b.setInsertionPoint(storeIf.thenBlock()->getTerminator());
-    SmallVector<Value> buffers = getResultBuffers();
-    // The column's max |x| per result amax: lane 0 stores the whole
-    // column, so it folds it in alone.
-    SmallVector<Value> amaxLocals;
-    if (!mma.resultAmaxes.empty())
-      amaxLocals.assign(
-          mma.resultAmaxes.size(),
-          arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0)));
-    for (int64_t m = 0; m < mma.m; ++m) {
-      SmallVector<Value> coords = epilogueCoordinates(index(m), n);
-      for (auto [r, value] :
-           llvm::enumerate(applyEpilogue(results[m], index(m), n))) {
-        memref::StoreOp::create(b, loc, value, buffers[r], coords);
-        foldStoredMagnitudes(amaxLocals, r, value);
-      }
-    }
-    for (auto [amax, local] : llvm::zip(mma.resultAmaxes, amaxLocals))
-      createAtomicMaxOfBits(b, loc, local, getAmaxBuffer(amax));
+    // Lane 0 stores the whole column.
+    SmallVector<std::tuple<Value, Value, Value>> outputs;
+    for (int64_t m = 0; m < mma.m; ++m)
+      outputs.emplace_back(results[m], index(m), n);
+    storeGemvOutputs(outputs);
   }
   gpu::TerminatorOp::create(b, loc);
   return success();
@@ -265,20 +271,11 @@ LogicalResult MmaKernelBuilder::buildGemvColumns() {
                                 /*nontemporal=*/false, llvm::MaybeAlign(16));
       }
     } else {
-      SmallVector<Value> buffers = getResultBuffers();
-      SmallVector<Value> amaxLocals(mma.resultAmaxes.size(), zero);
+      SmallVector<std::tuple<Value, Value, Value>> outputs;
       for (int64_t m = 0; m < mma.m; ++m)
-        for (int64_t c = 0; c < kPiece; ++c) {
-          Value n = add(column, c);
-          SmallVector<Value> coords = epilogueCoordinates(index(m), n);
-          for (auto [r, value] : llvm::enumerate(
-                   applyEpilogue(sums[m * kPiece + c], index(m), n))) {
-            memref::StoreOp::create(b, loc, value, buffers[r], coords);
-            foldStoredMagnitudes(amaxLocals, r, value);
-          }
-        }
-      for (auto [amax, local] : llvm::zip(mma.resultAmaxes, amaxLocals))
-        createAtomicMaxOfBits(b, loc, local, getAmaxBuffer(amax));
+        for (int64_t c = 0; c < kPiece; ++c)
+          outputs.emplace_back(sums[m * kPiece + c], index(m), add(column, c));
+      storeGemvOutputs(outputs);
     }
     b.setInsertionPointToEnd(&launch.getBody().front());
     gpu::TerminatorOp::create(b, loc);
@@ -310,17 +307,7 @@ LogicalResult MmaKernelBuilder::buildGemvColumns() {
           b, loc, sum,
           memref::LoadOp::create(b, loc, partials,
                                  ValueRange{add(flat, s * outputs)}));
-    SmallVector<Value> buffers = getResultBuffers();
-    SmallVector<Value> amaxLocals(
-        mma.resultAmaxes.size(),
-        arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0)));
-    SmallVector<Value> coords = epilogueCoordinates(m, n);
-    for (auto [r, value] : llvm::enumerate(applyEpilogue(sum, m, n))) {
-      memref::StoreOp::create(b, loc, value, buffers[r], coords);
-      foldStoredMagnitudes(amaxLocals, r, value);
-    }
-    for (auto [amax, local] : llvm::zip(mma.resultAmaxes, amaxLocals))
-      createAtomicMaxOfBits(b, loc, local, getAmaxBuffer(amax));
+    storeGemvOutputs({std::make_tuple(sum, m, n)});
     b.setInsertionPointToEnd(&combine.getBody().front());
     gpu::TerminatorOp::create(b, loc);
   }

@@ -22,6 +22,8 @@
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
+#include <tuple>
+
 namespace mlir::ridge {
 
 /// One operand's tile in shared memory: rows of `innerLen` elements along
@@ -91,6 +93,9 @@ public:
   /// the first; with several shares, a second launch adds their partial
   /// sums in order and applies the epilogue.
   LogicalResult buildGemvColumns();
+  /// Stores the GEMV's outputs (accumulator, m, n) through the epilogue
+  /// and folds their magnitudes into the result amaxes (one atomic each).
+  void storeGemvOutputs(ArrayRef<std::tuple<Value, Value, Value>> outputs);
 
 private:
   Value lessThan(Value lhs, Value rhs) {
