@@ -22,11 +22,17 @@ The tensor-core share is taken of the dense FLOPs, 4 * B * H * L^2 * D: a
 causal kernel needs about half of them (Triton computes the diagonal tiles
 whole, 3 of the 4 64x64 tiles per head here, so its share is 0.75).
 
+With `--dtype float16` both kernels read and write f16, as Triton's
+tutorial is written for: Ridgeline compiles the same chain exported in
+float16 (bench/attention.py's model: its attention kernel multiplies f16 as
+stored and copies K and V with cp.async), Triton's kernel takes *fp16
+pointers (tl.dot in f16, P cast to f16 before PV, as the tutorial does).
+
 Exit status: 0 when both kernels of every chip pass, 1 when one fails, 2
 when a prerequisite is missing (Triton, NumPy, the Ridgeline binaries).
 
 Usage: bench/triton_attention_side_by_side.py [--chips sm_80,sm_90a]
-           [--json FILE] [--bin-dir build/bin]
+           [--dtype float32|float16] [--json FILE] [--bin-dir build/bin]
 """
 import argparse
 import json
@@ -46,7 +52,7 @@ B, H, L, D = 1, 2, 128, 64
 SCALE = 1.0 / 8.0
 
 
-def ridgeline_kernel(ridgec, model, target, work):
+def ridgeline_kernel(ridgec, model, target, work, element):
     """Ridgeline's attention kernel for `target`: PTX, name, launch."""
     ptx_path = os.path.join(work, "ridgeline.%s.ptx" % target)
     run([ridgec, model, "--target=" + target, "--emit=ptx", "-o", ptx_path],
@@ -64,7 +70,7 @@ def ridgeline_kernel(ridgec, model, target, work):
     v, _ = kernel_launch(ridgec, model, target, name)
     return {"ptx": ptx_path, "name": name, "grid": v[0:3], "block": v[3:6],
             "shared": v[6], "scalars": [], "extra_pointers": 0,
-            "output": "f32"}
+            "output": element}
 
 
 def triton_kernel(cc, args, work):
@@ -104,16 +110,18 @@ def triton_kernel(cc, args, work):
             l_i = l_i * alpha + tl.sum(p, 1)
             acc = acc * alpha[:, None]
             v = tl.load(V + base + cols[:, None] * HEAD_DIM + offs_d[None, :])
-            acc = tl.dot(p, v, acc)
+            acc = tl.dot(p.to(v.dtype), v, acc)
             m_i = m_ij
         acc = acc / l_i[:, None]
-        tl.store(O + base + offs_m[:, None] * HEAD_DIM + offs_d[None, :], acc)
+        tl.store(O + base + offs_m[:, None] * HEAD_DIM + offs_d[None, :],
+                 acc.to(O.dtype.element_ty))
 
     bm, bn = args.block_m, args.block_n
     if L % bm or L % bn:
         raise Failure("the Triton kernel has no edge masks: L = %d must be a "
                       "multiple of its %dx%d tiles" % (L, bm, bn))
-    signature = {"Q": "*fp32", "K": "*fp32", "V": "*fp32", "O": "*fp32",
+    pointer = "*fp16" if args.dtype == "float16" else "*fp32"
+    signature = {"Q": pointer, "K": pointer, "V": pointer, "O": pointer,
                  "sm_scale": "fp32"}
     constants = {"N_CTX": L, "HEAD_DIM": D, "BLOCK_M": bm, "BLOCK_N": bn}
     signature.update({x: "constexpr" for x in constants})
@@ -147,12 +155,13 @@ def triton_kernel(cc, args, work):
     return {"ptx": ptx_path, "name": meta.name,
             "grid": [L // bm, B * H, 1], "block": [meta.num_warps * 32, 1, 1],
             "shared": meta.shared, "scalars": ["f32:%r" % SCALE],
-            "extra_pointers": len(params) - fixed, "output": "f32",
+            "extra_pointers": len(params) - fixed,
+            "output": "f16" if args.dtype == "float16" else "f32",
             "triton_version": triton.__version__,
             "num_warps": meta.num_warps, "num_stages": meta.num_stages}
 
 
-def emulate(emu, kernel, paths, work, tag):
+def emulate(emu, kernel, paths, work, tag, element):
     import numpy as np
     out = os.path.join(work, "%s.o.bin" % tag)
     stats = os.path.join(work, "%s.stats.json" % tag)
@@ -163,8 +172,9 @@ def emulate(emu, kernel, paths, work, tag):
     if kernel["shared"]:
         cmd += ["--shared", str(kernel["shared"])]
     for name in ("q", "k", "v"):
-        cmd += ["--buffer", "%s:f32:%d:file=%s" % (name, n, paths[name])]
-    cmd += ["--buffer", "o:f32:%d" % n]
+        cmd += ["--buffer", "%s:%s:%d:file=%s" % (name, element, n,
+                                                  paths[name])]
+    cmd += ["--buffer", "o:%s:%d" % (element, n)]
     for name in ("q", "k", "v", "o"):
         cmd += ["--arg", "buf:" + name]
     for value in kernel["scalars"]:
@@ -174,7 +184,9 @@ def emulate(emu, kernel, paths, work, tag):
     cmd += ["--write", "o=" + out, "--stats=json", "--stats-file=" + stats]
     run(cmd, "ridge-emu (%s)" % tag)
     counters = json.load(open(stats))["kernels"][0]
-    return np.fromfile(out, dtype=np.float32).reshape(B, H, L, D), counters
+    stored = np.float16 if element == "f16" else np.float32
+    return (np.fromfile(out, dtype=stored).astype(np.float32)
+            .reshape(B, H, L, D), counters)
 
 
 def extra_rows(c, ideal):
@@ -183,14 +195,21 @@ def extra_rows(c, ideal):
     return [("global bytes / (Q+K+V+O once)", "%.2f" % (total / ideal))]
 
 
-def print_table(chip, ridge_rows, triton_rows, version):
-    print("== %s: causal attention, B=%d H=%d L=%d D=%d, f32, on ridge-emu "
-          "(Triton %s)" % (chip, B, H, L, D, version))
+def print_table(chip, ridge_rows, triton_rows, version, dtype):
+    half = dtype == "float16"
+    print("== %s: causal attention, B=%d H=%d L=%d D=%d, %s, on ridge-emu "
+          "(Triton %s)" % (chip, B, H, L, D, "f16" if half else "f32",
+                           version))
     print_columns(ridge_rows, triton_rows)
-    print("(Ridgeline: 64x64 tiles, %s on Q, K, V and P rounded to "
-          "bf16; Triton: 64x64\n tiles, tl.dot in tf32; both on tensor cores, "
-          "f32 accumulators.)"
-          % ("wgmma" if chip == "sm_90a" else "mma.sync"))
+    if half:
+        print("(Ridgeline: 64x64 tiles, %s on f16 Q, K, V and P, K and V "
+              "by cp.async; Triton:\n 64x64 tiles, tl.dot in f16; both f32 "
+              "accumulators.)" % ("wgmma" if chip == "sm_90a" else "mma.sync"))
+    else:
+        print("(Ridgeline: 64x64 tiles, %s on Q, K, V and P rounded to "
+              "bf16; Triton: 64x64\n tiles, tl.dot in tf32; both on tensor "
+              "cores, f32 accumulators.)"
+              % ("wgmma" if chip == "sm_90a" else "mma.sync"))
     print()
 
 
@@ -211,6 +230,10 @@ def main():
     parser.add_argument("--block-m", type=int, default=64)
     parser.add_argument("--block-n", type=int, default=64)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--dtype", default="float32",
+                        choices=["float32", "float16"],
+                        help="both kernels' operands and result (float16: "
+                        "the chain exported in f16, unless --model)")
     parser.add_argument("--rtol", type=float, default=1e-2)
     parser.add_argument("--atol", type=float, default=1e-2)
     parser.add_argument("--json", metavar="FILE",
@@ -235,29 +258,43 @@ def reference(q, k, v):
 def compare(args, chips, ridgec, emu, work):
     import numpy as np
     rng = np.random.default_rng(args.seed)
+    half = args.dtype == "float16"
+    stored = np.float16 if half else np.float32
+    element = "f16" if half else "f32"
+    model = args.model
+    if half and model == DEFAULT_MODEL:
+        try:
+            import attention
+            model = os.path.join(work, "attention_causal_f16.onnx")
+            attention.make_model(model, H, L, L, D, True, "float16")
+        except ImportError:
+            raise Failure("--dtype float16 needs onnx in this Python, or "
+                          "--model a float16 export of the chain "
+                          "(test/e2e/Inputs/attention_case.py writes one)")
     data, paths = {}, {}
     for name in ("q", "k", "v"):
-        data[name] = rng.standard_normal((B, H, L, D)).astype(np.float32)
-        paths[name] = os.path.join(work, name + ".f32")
+        data[name] = rng.standard_normal((B, H, L, D)).astype(stored)
+        paths[name] = os.path.join(work, name + "." + element)
         data[name].tofile(paths[name])
     ref = reference(data["q"], data["k"], data["v"])
     # QK^T and PV over all L x L scores (the dense count).
     flops = 4 * B * H * D * L * L
-    ideal = 4 * B * H * L * D * 4
+    ideal = 4 * B * H * L * D * np.dtype(stored).itemsize
     report = {"schema": "ridgeline-triton-attention-side-by-side/1",
-              "shape": [B, H, L, D], "causal": True, "model": args.model,
+              "shape": [B, H, L, D], "causal": True, "model": model,
+              "dtype": args.dtype,
               "seed": args.seed, "rtol": args.rtol, "atol": args.atol,
               "flops": flops, "ideal_bytes": ideal, "chips": {}}
     failed = False
     for chip in chips:
         target, cc = CHIPS[chip]
-        kernels = {"ridgeline": ridgeline_kernel(ridgec, args.model, target,
-                                                 work),
+        kernels = {"ridgeline": ridgeline_kernel(ridgec, model, target, work,
+                                                 element),
                    "triton": triton_kernel(cc, args, work)}
         entry, table = {}, {}
         for who, kernel in kernels.items():
             o, counters = emulate(emu, kernel, paths, work,
-                                  "%s.%s" % (who, chip))
+                                  "%s.%s" % (who, chip), element)
             result = check(o, ref, args.rtol, args.atol)
             failed |= not result["ok"]
             entry[who] = {"kernel": {x: v for x, v in kernel.items()
@@ -268,7 +305,7 @@ def compare(args, chips, ridgec, emu, work):
         report["chips"][chip] = entry
         report["triton_version"] = kernels["triton"]["triton_version"]
         print_table(chip, table["ridgeline"], table["triton"],
-                    report["triton_version"])
+                    report["triton_version"], args.dtype)
         sys.stdout.flush()
     if args.json:
         with open(args.json, "w") as f:
