@@ -678,16 +678,17 @@ static bool isGemvShaped(const MmaContraction &gemv) {
     return false;
   const MmaProduct &product = gemv.products.front();
   const MmaOperand &rows = product.lhs, &weight = product.rhs;
-  if (weight.gathered || weight.collapsedK || !rows.elementType.isF32() ||
+  if (weight.collapsedK || weight.producer || !rows.elementType.isF32() ||
       !weight.elementType.isF32() || !rows.mmaType.isF32() ||
       !weight.mmaType.isF32())
     return false;
-  // A weight stored k-contiguous (the [N, K] of a Gemm with transB): lanes
-  // split k; one stored n-contiguous (a MatMul's [K, N]): lanes own 4
-  // columns each (MmaGemv.cpp).
+  // A weight stored n-contiguous (a MatMul's [K, N], or [heads, d, N] read
+  // with two k loops): lanes own 4 columns each (MmaGemv.cpp); one stored
+  // k-contiguous (the [N, K] of a Gemm with transB): lanes split k.
   if (!weight.kContiguous)
-    return gemv.n % kWideVector == 0;
-  return (rows.gathered || (!rows.collapsedK && rows.kContiguous)) &&
+    return weight.rowsAfterK && !rows.collapsedK;
+  return !weight.gathered &&
+         (rows.gathered || (!rows.collapsedK && rows.kContiguous)) &&
          product.k % kWideVector == 0;
 }
 

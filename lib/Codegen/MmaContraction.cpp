@@ -212,6 +212,35 @@ static bool isCollapsibleK(const MmaOperand &operand, const MmaContraction &mma,
   return true;
 }
 
+/// Whether B `operand` is read through (batch..., k0, ..., kr, n loops...)
+/// with pure loop results, the last n loop a whole number of 16-byte chunks
+/// (MmaOperand::rowsAfterK).
+static bool readsRowsAfterK(const MmaOperand &operand,
+                            const MmaContraction &mma,
+                            const MmaProduct &product) {
+  unsigned numBatch = mma.batch.size();
+  unsigned firstRow = numBatch + mma.mLoops.size();
+  unsigned firstK = mma.getNumParallelLoops();
+  unsigned numK = product.kLoops.size(), numRows = mma.nLoops.size();
+  AffineMap map = operand.map;
+  unsigned numResults = map.getNumResults();
+  if (numResults < numK + numRows || map.getNumSymbols() != 0 ||
+      mma.nLoops.back() % operand.getChunkElements() != 0)
+    return false;
+  auto isDim = [&](unsigned result, unsigned dim) {
+    auto expr = dyn_cast<AffineDimExpr>(map.getResult(result));
+    return expr && expr.getPosition() == dim;
+  };
+  unsigned first = numResults - numK - numRows;
+  for (unsigned i = 0; i < numK; ++i)
+    if (!isDim(first + i, firstK + i))
+      return false;
+  for (unsigned i = 0; i < numRows; ++i)
+    if (!isDim(first + numK + i, firstRow + i))
+      return false;
+  return readsBatchOnly(map.getResults().take_front(first), numBatch);
+}
+
 /// Decides how `operand` (A when `isLhs`, else B) is staged: with 16-byte
 /// loads when it is an operand read through (batch..., rows..., k) or
 /// (batch..., k, rows...) with one k loop, its rows contiguous and its
@@ -233,6 +262,8 @@ static void decideStaging(MmaOperand &operand, const MmaContraction &mma,
   if (product.kLoops.size() > 1) {
     if (isCollapsibleK(operand, mma, product, isLhs))
       operand.gathered = false, operand.collapsedK = true;
+    else if (!isLhs)
+      operand.rowsAfterK = readsRowsAfterK(operand, mma, product);
     return;
   }
   AffineMap map = operand.map;
@@ -269,6 +300,7 @@ static void decideStaging(MmaOperand &operand, const MmaContraction &mma,
     return;
   operand.gathered = false;
   operand.kContiguous = kContiguous;
+  operand.rowsAfterK = !isLhs && !kContiguous;
 }
 
 /// Matches one product's contraction; its output loops go to `result`'s

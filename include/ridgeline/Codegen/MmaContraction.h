@@ -58,6 +58,12 @@ struct MmaOperand {
   /// contiguous dimensions (a convolution's weight: ic, kh, kw): it is
   /// staged with 16-byte loads through a view that collapses them into one.
   bool collapsedK = false;
+  /// (B only) Whether the operand is read through (batch..., k loops...,
+  /// n loops...) with its last dimension contiguous and the last n loop a
+  /// whole number of 16-byte chunks, even when its k spans several loops
+  /// (an attention's output projection reads its weight as [heads, d, n]):
+  /// the column GEMV loads 16 bytes of a row at any flat k.
+  bool rowsAfterK = false;
   /// The kernel's own op that computes `value` elementwise from the loop
   /// indices (a head split or transpose fused into the kernel): the operand
   /// is gathered by computing each element from its body, and `value` is
