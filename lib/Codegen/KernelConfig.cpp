@@ -692,9 +692,13 @@ static bool isGemvShaped(const MmaContraction &gemv) {
          product.k % kWideVector == 0;
 }
 
+int64_t mlir::ridge::getGemvColumnRowsInFlight(int64_t m) {
+  return std::clamp<int64_t>(64 / (kWideVector + m), 1, 8);
+}
+
 /// Shares of k of the column GEMV (an n-contiguous weight): the count
 /// that minimizes its time on a latency-and-bandwidth model. A warp loads
-/// `rowsInFlight` weight rows a step (as MmaGemv.cpp does: 512 bytes each)
+/// getGemvColumnRowsInFlight weight rows a step (512 bytes each)
 /// and waits a loaded latency (kLoadedMemoryLatencySeconds) per step, so a
 /// share of k / S rows takes ceil(k / S / rows) latencies; all warps
 /// together stream at most their bytes in flight per latency, and at most
@@ -703,7 +707,7 @@ static bool isGemvShaped(const MmaContraction &gemv) {
 /// keeps at least 4 steps; a split must save a fifth of the time.
 static int64_t selectGemvSplitK(const MmaContraction &gemv,
                                 const TargetSpec &target) {
-  int64_t rowsInFlight = std::clamp<int64_t>(64 / (kWideVector + gemv.m), 1, 8);
+  int64_t rowsInFlight = getGemvColumnRowsInFlight(gemv.m);
   int64_t groups = llvm::divideCeil(gemv.n, kWideVector * kWarpSize);
   int64_t k = gemv.products.front().k;
   double weightBytes = 4.0 * static_cast<double>(k * gemv.n);

@@ -45,8 +45,9 @@
 // maximum, so a split kernel agrees with the CPU's online form to the
 // rounding of P, not bit for bit.
 //
-// With `attention_decode` (a few f32 query rows over a long cache: a decode
-// step, memory-bound), the kernel is a block of 4 warps per (query row,
+// With `attention_decode` (a few query rows over a long cache: a decode
+// step, memory-bound; f32 arithmetic, operands and P rounded where the
+// products are), the kernel is a block of 4 warps per (query row,
 // head, key split): each warp loads the K and V rows of a run of
 // `attention_decode_keys` keys before it uses the first (the bytes in
 // flight that set a streaming kernel's speed), lanes holding every 32nd

@@ -150,12 +150,6 @@ LogicalResult MmaKernelBuilder::buildGemv() {
   return success();
 }
 
-/// Weight rows a warp of the column path loads before it uses the first,
-/// at most: its bytes in flight (Little's law, ridge-select-kernel-config);
-/// each costs a lane 4 registers of weight and m of activations.
-static constexpr int64_t kGemvRowsInFlight = 8;
-static constexpr int64_t kGemvLoadRegisters = 64;
-
 LogicalResult MmaKernelBuilder::buildGemvColumns() {
   const MmaProduct &only = mma.products.front();
   product = &only;
@@ -164,8 +158,7 @@ LogicalResult MmaKernelBuilder::buildGemvColumns() {
     batchCount *= extent;
   constexpr int64_t kPiece = 4;
   constexpr int64_t kWarpColumns = kPiece * kWarpSize;
-  int64_t rowsInFlight = std::clamp<int64_t>(
-      kGemvLoadRegisters / (kPiece + mma.m), 1, kGemvRowsInFlight);
+  int64_t rowsInFlight = getGemvColumnRowsInFlight(mma.m);
   int64_t shares = gemvSplitK;
   int64_t kPerShare =
       llvm::alignTo(llvm::divideCeil(only.k, shares), rowsInFlight);

@@ -140,6 +140,13 @@ bool isKernelResult(Value value);
 /// the row of a softmax or a norm, kept whole inside one iteration.
 llvm::SmallBitVector getRowDims(linalg::LinalgOp sink);
 
+/// Weight rows a warp of the column GEMV (an n-contiguous weight, `m`
+/// activation rows) loads before it uses the first: its bytes in flight,
+/// 512 a row. Each costs a lane 4 registers of weight and `m` of
+/// activations, 64 at most; 8 rows at most. The policy prices shares of k
+/// by it and ridge-lower-mma-contractions loads that many.
+int64_t getGemvColumnRowsInFlight(int64_t m);
+
 /// Warps per block of a row kernel with `rows` rows: enough blocks to give
 /// every one of `smCount` SMs one before blocks grow past a warp, at most
 /// `maxWarps`.

@@ -678,25 +678,24 @@ struct OnlineAttentionLowering : OpConversionPattern<AttentionOp> {
             b, loc, arith::MulFOp::create(b, loc, state[2 + d], inverse),
             element));
       out = tensor::FromElementsOp::create(b, loc, outRowType, elements);
-    } else if (element.isF32()) {
-      out = forLoop(zero, indexConst(b, loc, vDim), state[2],
-                    [&](Value d, ValueRange a) -> SmallVector<Value> {
-                      Value x = tensor::ExtractOp::create(b, loc, a[0], d);
-                      x = arith::MulFOp::create(b, loc, x, inverse);
-                      return {tensor::InsertOp::create(b, loc, x, a[0], d)};
-                    })[0];
     } else {
+      // An f32 result is scaled in place in the accumulator row; a 16-bit
+      // one is rounded into a row of its own.
+      bool inPlace = element.isF32();
       Value row = state[2];
-      out = forLoop(
-          zero, indexConst(b, loc, vDim),
-          tensor::EmptyOp::create(b, loc, outRowType.getShape(), element)
-              .getResult(),
-          [&](Value d, ValueRange a) -> SmallVector<Value> {
-            Value x = tensor::ExtractOp::create(b, loc, row, d);
-            x = arith::MulFOp::create(b, loc, x, inverse);
-            return {tensor::InsertOp::create(
-                b, loc, truncateTo(b, loc, x, element), a[0], d)};
-          })[0];
+      Value init =
+          inPlace
+              ? row
+              : tensor::EmptyOp::create(b, loc, outRowType.getShape(), element)
+                    .getResult();
+      out = forLoop(zero, indexConst(b, loc, vDim), init,
+                    [&](Value d, ValueRange a) -> SmallVector<Value> {
+                      Value x = tensor::ExtractOp::create(
+                          b, loc, inPlace ? a[0] : row, d);
+                      x = arith::MulFOp::create(b, loc, x, inverse);
+                      return {tensor::InsertOp::create(
+                          b, loc, truncateTo(b, loc, x, element), a[0], d)};
+                    })[0];
     }
     rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
     SmallVector<OpFoldResult> offsets{bIdx, hIdx, iIdx, b.getIndexAttr(0)};
