@@ -1,6 +1,7 @@
 //===- Roofline.cpp - Arithmetic intensity and roofline placement ---------===//
 
 #include "ridgeline/Analysis/Roofline.h"
+#include "ridgeline/Analysis/PrecisionPolicy.h"
 #include "ridgeline/Dialect/Ridge/IR/Ridge.h"
 
 #include "mlir/IR/TypeUtilities.h"
@@ -103,6 +104,13 @@ ComputeFormat mlir::ridge::getComputeFormat(Operation *op) {
   bool hasTensorCoreKernel = isa<MatMulOp, GemmOp, ConvOp, AttentionOp>(op);
   if (!hasTensorCoreKernel || !precision || *precision == Precision::FP32)
     return {name, std::nullopt};
+  // A MatMul or Gemm of at most kMaxBandwidthPathRows rows stored in
+  // f16/bf16 (a half-precision decode step) is a GEMV: f32 FMA on SIMT,
+  // its bytes what it costs.
+  if (isa<MatMulOp, GemmOp>(op) && !op->hasAttr(kPrecisionAttr))
+    if (std::optional<ContractionShape> shape = getContractionShape(op);
+        shape && shape->m <= kMaxBandwidthPathRows)
+      return {name, std::nullopt};
   return {name, precision};
 }
 

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ridgeline/Codegen/KernelConfig.h"
+#include "ridgeline/Analysis/PrecisionPolicy.h"
 #include "ridgeline/Codegen/FlashAttention.h"
 #include "ridgeline/Codegen/MmaContraction.h"
 #include "ridgeline/Dialect/Ridge/IR/Ridge.h"
@@ -36,9 +37,6 @@ static constexpr int64_t kDefaultBlockSize = 256;
 static constexpr int64_t kMaxSplitK = 16;
 static constexpr int64_t kMinKTilesPerSplit = 4;
 static constexpr int64_t kSplitKFixupSteps = 4;
-/// Rows of the bandwidth (GEMV) path: each warp keeps one accumulator per
-/// row.
-static constexpr int64_t kMaxGemvRows = 16;
 /// Elements of a row below which it is not shared by warps: 8 steps of a
 /// warp's 128-element vector layout.
 static constexpr int64_t kRowElementsPerWarp = 1024;
@@ -669,18 +667,22 @@ int64_t mlir::ridge::selectSplitK(int64_t blocks, int64_t tileElements,
   return best;
 }
 
-/// Whether `gemv` is what the bandwidth path builds: one f32 product of at
-/// most 16 rows, the weight read with 16-byte loads along k (B n x k: a
-/// Linear layer's weight), k whole 16-byte pieces; the m rows (a few
-/// activations) may be gathered element by element.
+/// Whether `gemv` is what the bandwidth path builds: one product of at most
+/// 16 rows whose operands are f32, or f16/bf16 multiplied as stored (a
+/// half-precision export; not f32 the precision policy rounds, which its
+/// fusion group put on tensor cores), the weight read with 16-byte loads
+/// along k (B n x k: a Linear layer's weight), k whole 16-byte pieces, or
+/// along n (below); the m rows (a few activations) may be gathered element
+/// by element.
 static bool isGemvShaped(const MmaContraction &gemv) {
-  if (gemv.products.size() != 1 || gemv.m > kMaxGemvRows)
+  if (gemv.products.size() != 1 || gemv.m > kMaxBandwidthPathRows)
     return false;
   const MmaProduct &product = gemv.products.front();
   const MmaOperand &rows = product.lhs, &weight = product.rhs;
-  if (weight.collapsedK || weight.producer || !rows.elementType.isF32() ||
-      !weight.elementType.isF32() || !rows.mmaType.isF32() ||
-      !weight.mmaType.isF32())
+  Type type = weight.elementType;
+  if (weight.collapsedK || weight.producer || rows.elementType != type ||
+      rows.mmaType != type || weight.mmaType != type ||
+      !(type.isF32() || type.isF16() || type.isBF16()))
     return false;
   // A weight stored n-contiguous (a MatMul's [K, N], or [heads, d, N] read
   // with two k loops): lanes own 4 columns each (MmaGemv.cpp); one stored
@@ -689,7 +691,7 @@ static bool isGemvShaped(const MmaContraction &gemv) {
     return weight.rowsAfterK && !rows.collapsedK;
   return !weight.gathered &&
          (rows.gathered || (!rows.collapsedK && rows.kContiguous)) &&
-         product.k % kWideVector == 0;
+         product.k % weight.getChunkElements() == 0;
 }
 
 int64_t mlir::ridge::getGemvColumnRowsInFlight(int64_t m) {
@@ -708,9 +710,12 @@ int64_t mlir::ridge::getGemvColumnRowsInFlight(int64_t m) {
 static int64_t selectGemvSplitK(const MmaContraction &gemv,
                                 const TargetSpec &target) {
   int64_t rowsInFlight = getGemvColumnRowsInFlight(gemv.m);
-  int64_t groups = llvm::divideCeil(gemv.n, kWideVector * kWarpSize);
+  const MmaOperand &weight = gemv.products.front().rhs;
+  int64_t groups =
+      llvm::divideCeil(gemv.n, weight.getChunkElements() * kWarpSize);
   int64_t k = gemv.products.front().k;
-  double weightBytes = 4.0 * static_cast<double>(k * gemv.n);
+  double weightBytes =
+      static_cast<double>(weight.getStagedBytes() * k * gemv.n);
   auto seconds = [&](int64_t shares) {
     int64_t steps = llvm::divideCeil(llvm::divideCeil(k, shares), rowsInFlight);
     double inFlight =
@@ -745,13 +750,28 @@ KernelConfig mlir::ridge::selectKernelConfig(func::FuncOp kernel,
   // to bf16/f16 (or that are stored so), with its epilogue, is one
   // tensor-core kernel and is not tiled by the row rule.
   std::string reason;
-  // A skinny f32 contraction (m at most 16, its weight rows of k) takes the
-  // bandwidth path instead, one warp per output column: memory-bound by its
-  // shape (each weight element is used m times), it gains nothing from
-  // tensor cores; what it needs is coalesced 16-byte loads of the weight.
   if (target.isGpu()) {
     FailureOr<MmaContraction> mma =
         matchMmaContraction(kernel, reason, /*allowF32=*/true);
+    // A skinny contraction (m at most 16), f32 or stored in f16/bf16, takes
+    // the bandwidth path instead: memory-bound by its shape (each weight
+    // element is used m times), it gains nothing from tensor cores, whose
+    // tiles would pad m to 16 or more; what it needs is coalesced 16-byte
+    // loads of the weight and enough of them in flight.
+    if (succeeded(mma) && isGemvShaped(*mma)) {
+      config.gemv = true;
+      if (!mma->products.front().rhs.kContiguous) {
+        config.gemvSplitK = selectGemvSplitK(*mma, target);
+        config.blockSize = kGemvColumnWarps * kWarpSize;
+        config.warpsPerBlock = kGemvColumnWarps;
+        config.vectorWidth = kWideVector;
+        return config;
+      }
+      config.blockSize = kMaxWarpsPerBlock * kWarpSize;
+      config.warpsPerBlock = kMaxWarpsPerBlock;
+      config.vectorWidth = kWideVector;
+      return config;
+    }
     if (succeeded(mma) && !mma->products.front().lhs.mmaType.isF32()) {
       int64_t batch = 1;
       for (int64_t extent : mma->batch)
@@ -793,20 +813,6 @@ KernelConfig mlir::ridge::selectKernelConfig(func::FuncOp kernel,
       config.blockSize =
           (config.warpsPerBlock + (config.mmaTma ? 1 : 0)) * kWarpSize;
       config.vectorWidth = 1;
-      return config;
-    }
-    if (succeeded(mma) && isGemvShaped(*mma)) {
-      config.gemv = true;
-      if (!mma->products.front().rhs.kContiguous) {
-        config.gemvSplitK = selectGemvSplitK(*mma, target);
-        config.blockSize = kGemvColumnWarps * kWarpSize;
-        config.warpsPerBlock = kGemvColumnWarps;
-        config.vectorWidth = kWideVector;
-        return config;
-      }
-      config.blockSize = kMaxWarpsPerBlock * kWarpSize;
-      config.warpsPerBlock = kMaxWarpsPerBlock;
-      config.vectorWidth = kWideVector;
       return config;
     }
   }

@@ -1,4 +1,4 @@
-//===- MmaGemv.cpp - The bandwidth path of skinny f32 contractions -------===//
+//===- MmaGemv.cpp - The bandwidth path of skinny contractions -----------===//
 //
 // A contraction whose m is at most 16 (a decode step, a classifier head)
 // is memory-bound on the roofline: each weight element is used m times. The
@@ -7,9 +7,12 @@
 // each lane reads 16 bytes of the weight row and of each activation row,
 // fma, a shuffle reduction per row, and lane 0 applies the epilogue and
 // stores. A weight stored n-contiguous ([K, N], a MatMul's): each lane owns
-// 4 columns, a warp a share of k whose rows it loads several at a time (the
-// bytes in flight that set a streaming kernel's speed), and the shares'
-// partial sums are added in order by a second launch (`gemv_split_k`).
+// the columns of 16 bytes, a warp a share of k whose rows it loads several
+// at a time (the bytes in flight that set a streaming kernel's speed), and
+// the shares' partial sums are added in order by a second launch
+// (`gemv_split_k`). Operands are f32, or f16/bf16 as stored (8 elements a
+// 16-byte piece): their products are exact in f32, which accumulates, as
+// on the tensor cores.
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,6 +48,14 @@ void MmaKernelBuilder::storeGemvOutputs(
     createAtomicMaxOfBits(b, loc, local, getAmaxBuffer(amax));
 }
 
+/// `value` (an f32, f16 or bf16 element) as the f32 the GEMV accumulates.
+static Value extendToF32(OpBuilder &b, Location loc, Value value) {
+  Type f32 = b.getF32Type();
+  if (value.getType() == f32)
+    return value;
+  return arith::ExtFOp::create(b, loc, f32, value);
+}
+
 LogicalResult MmaKernelBuilder::buildGemv() {
   if (!mma.products.front().rhs.kContiguous)
     return buildGemvColumns();
@@ -53,7 +64,8 @@ LogicalResult MmaKernelBuilder::buildGemv() {
   int64_t batchCount = 1;
   for (int64_t extent : mma.batch)
     batchCount *= extent;
-  constexpr int64_t kPiece = 4;
+  // 16 bytes of k a lane a step: 4 f32 or 8 f16/bf16.
+  const int64_t piece = only.rhs.getChunkElements();
   for (const MmaContraction::ResultAmax &amax : mma.resultAmaxes)
     createZeroingLaunch(b, loc, getAmaxBuffer(amax));
   Value one = index(1);
@@ -77,12 +89,11 @@ LogicalResult MmaKernelBuilder::buildGemv() {
   w.operand = &only.rhs;
   w.isLhs = false;
   w.source = only.rhs.value;
-  Type f32 = b.getF32Type();
-  auto pieceType = VectorType::get({kPiece}, f32);
+  auto pieceType = VectorType::get({piece}, only.rhs.elementType);
   Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
   SmallVector<Value> init(mma.m, zero);
-  auto loop = scf::ForOp::create(b, loc, mul(lane, kPiece), index(only.k),
-                                 index(kWarpSize * kPiece), init);
+  auto loop = scf::ForOp::create(b, loc, mul(lane, piece), index(only.k),
+                                 index(kWarpSize * piece), init);
   {
     OpBuilder::InsertionGuard loopGuard(b);
     b.setInsertionPointToStart(loop.getBody());
@@ -101,7 +112,7 @@ LogicalResult MmaKernelBuilder::buildGemv() {
             /*nontemporal=*/false, llvm::MaybeAlign(16));
       } else {
         SmallVector<Value> elements;
-        for (int64_t i = 0; i < kPiece; ++i) {
+        for (int64_t i = 0; i < piece; ++i) {
           SmallVector<Value> coords = getLoopCoordinates();
           decode(index(m), GemmDim::M, coords);
           decode(add(k, i), GemmDim::K, coords);
@@ -110,9 +121,11 @@ LogicalResult MmaKernelBuilder::buildGemv() {
         row = vector::FromElementsOp::create(b, loc, pieceType, elements);
       }
       Value sum = loop.getRegionIterArgs()[m];
-      for (int64_t i = 0; i < kPiece; ++i) {
-        Value x = vector::ExtractOp::create(b, loc, row, i);
-        Value y = vector::ExtractOp::create(b, loc, weights, i);
+      for (int64_t i = 0; i < piece; ++i) {
+        Value x =
+            extendToF32(b, loc, vector::ExtractOp::create(b, loc, row, i));
+        Value y =
+            extendToF32(b, loc, vector::ExtractOp::create(b, loc, weights, i));
         sum = math::FmaOp::create(b, loc, x, y, sum);
       }
       sums.push_back(sum);
@@ -156,13 +169,14 @@ LogicalResult MmaKernelBuilder::buildGemvColumns() {
   int64_t batchCount = 1;
   for (int64_t extent : mma.batch)
     batchCount *= extent;
-  constexpr int64_t kPiece = 4;
-  constexpr int64_t kWarpColumns = kPiece * kWarpSize;
+  // A lane's columns: 16 bytes of a weight row, 4 f32 or 8 f16/bf16.
+  const int64_t piece = only.rhs.getChunkElements();
+  const int64_t warpColumns = piece * kWarpSize;
   int64_t rowsInFlight = getGemvColumnRowsInFlight(mma.m);
   int64_t shares = gemvSplitK;
   int64_t kPerShare =
       llvm::alignTo(llvm::divideCeil(only.k, shares), rowsInFlight);
-  int64_t groups = llvm::divideCeil(mma.n, kWarpColumns);
+  int64_t groups = llvm::divideCeil(mma.n, warpColumns);
   for (const MmaContraction::ResultAmax &amax : mma.resultAmaxes)
     createZeroingLaunch(b, loc, getAmaxBuffer(amax));
   Type f32 = b.getF32Type();
@@ -183,11 +197,11 @@ LogicalResult MmaKernelBuilder::buildGemvColumns() {
     lane = rem(tid, kWarpSize);
     Value share = add(mul(blockIds.y, gemvWarps), div(tid, kWarpSize));
     setBatchIndices(blockIds.z);
-    // The lane's 4 columns; lanes past the last group read the last 4
+    // The lane's columns; lanes past the last group read the last piece's
     // columns and store nothing.
-    Value column = add(mul(blockIds.x, kWarpColumns), mul(lane, kPiece));
+    Value column = add(mul(blockIds.x, warpColumns), mul(lane, piece));
     Value inside = lessThan(column, mma.n);
-    Value readColumn = minimum(column, mma.n - kPiece);
+    Value readColumn = minimum(column, mma.n - piece);
     StagedOperand a, w;
     a.operand = &only.lhs;
     a.isLhs = true;
@@ -195,12 +209,12 @@ LogicalResult MmaKernelBuilder::buildGemvColumns() {
     w.operand = &only.rhs;
     w.isLhs = false;
     w.source = only.rhs.value;
-    auto pieceType = VectorType::get({kPiece}, f32);
+    auto pieceType = VectorType::get({piece}, only.rhs.elementType);
     Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
     Value kBegin = minimum(mul(share, kPerShare), only.k);
     Value kEnd = minimum(add(kBegin, kPerShare), only.k);
     Value kLast = arith::SubIOp::create(b, loc, kEnd, one);
-    SmallVector<Value> init(mma.m * kPiece, zero);
+    SmallVector<Value> init(mma.m * piece, zero);
     auto loop =
         scf::ForOp::create(b, loc, kBegin, kEnd, index(rowsInFlight), init);
     {
@@ -221,14 +235,17 @@ LogicalResult MmaKernelBuilder::buildGemvColumns() {
             /*nontemporal=*/false, llvm::MaybeAlign(16)));
         for (int64_t m = 0; m < mma.m; ++m) {
           if (!only.lhs.gathered) {
-            rows[u].push_back(memref::LoadOp::create(
-                b, loc, a.source, operandIndices(a, index(m), kRead)));
+            rows[u].push_back(extendToF32(
+                b, loc,
+                memref::LoadOp::create(b, loc, a.source,
+                                       operandIndices(a, index(m), kRead))));
             continue;
           }
           SmallVector<Value> coords = getLoopCoordinates();
           decode(index(m), GemmDim::M, coords);
           decode(kRead, GemmDim::K, coords);
-          rows[u].push_back(gatherElement(only.lhs, coords));
+          rows[u].push_back(
+              extendToF32(b, loc, gatherElement(only.lhs, coords)));
         }
       }
       SmallVector<Value> sums(loop.getRegionIterArgs());
@@ -237,10 +254,12 @@ LogicalResult MmaKernelBuilder::buildGemvColumns() {
           Value x = rows[u][m];
           if (valid[u])
             x = arith::SelectOp::create(b, loc, valid[u], x, zero);
-          for (int64_t c = 0; c < kPiece; ++c)
-            sums[m * kPiece + c] = math::FmaOp::create(
-                b, loc, x, vector::ExtractOp::create(b, loc, weights[u], c),
-                sums[m * kPiece + c]);
+          for (int64_t c = 0; c < piece; ++c)
+            sums[m * piece + c] = math::FmaOp::create(
+                b, loc, x,
+                extendToF32(b, loc,
+                            vector::ExtractOp::create(b, loc, weights[u], c)),
+                sums[m * piece + c]);
         }
       }
       scf::YieldOp::create(b, loc, sums);
@@ -252,22 +271,26 @@ LogicalResult MmaKernelBuilder::buildGemvColumns() {
     OpBuilder::InsertionGuard ifGuard(b);
     b.setInsertionPoint(storeIf.thenBlock()->getTerminator());
     if (shares > 1) {
-      // The share's partial sums, 16 bytes a row.
+      // The share's partial sums, f32 stored 16 bytes at a time.
+      auto partialType = VectorType::get({4}, f32);
       for (int64_t m = 0; m < mma.m; ++m) {
-        Value piece = vector::FromElementsOp::create(
-            b, loc, pieceType, sums.slice(m * kPiece, kPiece));
-        Value at =
+        Value rowStart =
             add(mul(add(mul(add(mul(share, batchCount), blockIds.z), mma.m), m),
                     mma.n),
                 column);
-        vector::StoreOp::create(b, loc, piece, partials, ValueRange{at},
-                                /*nontemporal=*/false, llvm::MaybeAlign(16));
+        for (int64_t c = 0; c < piece; c += 4) {
+          Value partial = vector::FromElementsOp::create(
+              b, loc, partialType, sums.slice(m * piece + c, 4));
+          vector::StoreOp::create(b, loc, partial, partials,
+                                  ValueRange{add(rowStart, c)},
+                                  /*nontemporal=*/false, llvm::MaybeAlign(16));
+        }
       }
     } else {
       SmallVector<std::tuple<Value, Value, Value>> outputs;
       for (int64_t m = 0; m < mma.m; ++m)
-        for (int64_t c = 0; c < kPiece; ++c)
-          outputs.emplace_back(sums[m * kPiece + c], index(m), add(column, c));
+        for (int64_t c = 0; c < piece; ++c)
+          outputs.emplace_back(sums[m * piece + c], index(m), add(column, c));
       storeGemvOutputs(outputs);
     }
     b.setInsertionPointToEnd(&launch.getBody().front());

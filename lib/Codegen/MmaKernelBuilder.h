@@ -83,15 +83,16 @@ public:
   /// code of a TMA kernel calls (declared by the caller).
   LogicalResult build(func::FuncOp encodeFn);
   /// The bandwidth path (KernelConfig::gemv): one warp per output column n,
-  /// all m rows of it; lanes take 16-byte pieces of k 128 elements apart,
-  /// then a shuffle reduction; lane 0 applies the epilogue and stores.
+  /// all m rows of it; lanes take 16-byte pieces of k (4 f32 or 8 f16/bf16
+  /// elements) a warp's 512 bytes apart, then a shuffle reduction; lane 0
+  /// applies the epilogue and stores.
   LogicalResult buildGemv();
   /// The bandwidth path of a weight stored n-contiguous (a MatMul's [K, N]
-  /// weight): each lane owns 4 consecutive columns (16-byte loads of a
-  /// weight row), a warp 128 of them and a share of k (KernelConfig::
-  /// gemvSplitK shares), loading kGemvRowsInFlight rows before it uses
-  /// the first; with several shares, a second launch adds their partial
-  /// sums in order and applies the epilogue.
+  /// weight): each lane owns the consecutive columns of 16 bytes of a
+  /// weight row (4 f32, 8 f16/bf16), a warp 32 such pieces and a share of
+  /// k (KernelConfig::gemvSplitK shares), loading getGemvColumnRowsInFlight
+  /// rows before it uses the first; with several shares, a second launch
+  /// adds their partial sums in order and applies the epilogue.
   LogicalResult buildGemvColumns();
   /// Stores the GEMV's outputs (accumulator, m, n) through the epilogue
   /// and folds their magnitudes into the result amaxes (one atomic each).

@@ -687,6 +687,93 @@ func.func private @gemv_columns(%x: memref<1x256xf32>, %w: memref<256x96xf32>, %
 
 // -----
 
+// The column path in f16 (a half-precision export's decode projection,
+// [256, 192] n-contiguous): each lane owns 8 columns (16 bytes of f16), a
+// warp 256 of them; each element is widened to f32 (its products are exact
+// there) and accumulated by fma; 2 shares' f32 partial sums are stored 16
+// bytes (4 columns) at a time, and the second launch rounds the sum with
+// the bias to f16 as the epilogue does.
+#a3 = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b3 = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c3 = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id3 = affine_map<(d0, d1) -> (d0, d1)>
+#col3 = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func.func private @gemv_columns_f16
+// CHECK: %[[PARTIAL:.*]] = memref.alloc() : memref<384xf32>
+// CHECK: scf.for {{.*}} step %c8 iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32)
+// CHECK-COUNT-8: vector.load %arg1[{{.*}}] {alignment = 16 : i64} : memref<256x192xf16>, vector<8xf16>
+// CHECK-NOT: math.fma
+// CHECK: memref.load %arg0
+// CHECK-NEXT: arith.extf {{.*}} : f16 to f32
+// CHECK-COUNT-64: math.fma
+// CHECK: scf.if
+// CHECK-COUNT-2: vector.store {{.*}}, %[[PARTIAL]][{{.*}}] {alignment = 16 : i64} : memref<384xf32>, vector<4xf32>
+// CHECK: gpu.launch
+// CHECK-COUNT-2: memref.load %[[PARTIAL]]
+// CHECK: arith.truncf {{.*}} : f32 to f16
+// CHECK: memref.store {{.*}}, %arg3[{{.*}}] : memref<1x192xf16>
+func.func private @gemv_columns_f16(%x: memref<1x256xf16>, %w: memref<256x192xf16>, %bias: memref<192xf16>, %out: memref<1x192xf16>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 128 : i64, gemv = true, gemv_split_k = 2 : i64, vector_width = 4 : i64, warps_per_block = 4 : i64}} {
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc() : memref<1x192xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<1x192xf32>)
+  linalg.generic {indexing_maps = [#a3, #b3, #c3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : memref<1x256xf16>, memref<256x192xf16>) outs(%acc : memref<1x192xf32>) {
+  ^bb0(%l: f16, %r: f16, %s: f32):
+    %le = arith.extf %l : f16 to f32
+    %re = arith.extf %r : f16 to f32
+    %p = arith.mulf %le, %re : f32
+    %t = arith.addf %s, %p : f32
+    linalg.yield %t : f32
+  }
+  linalg.generic {indexing_maps = [#id3, #col3, #id3], iterator_types = ["parallel", "parallel"]} ins(%acc, %bias : memref<1x192xf32>, memref<192xf16>) outs(%out : memref<1x192xf16>) {
+  ^bb0(%v: f32, %bv: f16, %o: f16):
+    %h = arith.truncf %v : f32 to f16
+    %r = arith.addf %h, %bv : f16
+    linalg.yield %r : f16
+  }
+  memref.dealloc %acc : memref<1x192xf32>
+  return
+}
+
+// -----
+
+// The row path in bf16 ([96, 256] k-contiguous): a lane reads 8 elements
+// of k (16 bytes) of the weight row and of the activation row, a warp 256;
+// each pair widened to f32 and accumulated by fma.
+#a4 = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b4 = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c4 = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id4 = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func private @gemv_bf16
+// CHECK: scf.for {{.*}} to %c256 step %c256 iter_args({{.*}}) -> (f32)
+// CHECK: vector.load %arg1[{{.*}}] {alignment = 16 : i64} : memref<96x256xbf16>, vector<8xbf16>
+// CHECK: vector.load %arg0[{{.*}}] {alignment = 16 : i64} : memref<1x256xbf16>, vector<8xbf16>
+// CHECK-COUNT-8: math.fma
+// CHECK-COUNT-5: gpu.shuffle  xor
+// CHECK: arith.truncf {{.*}} : f32 to bf16
+// CHECK: memref.store {{.*}}, %arg2[%c0, {{.*}}] : memref<1x96xbf16>
+func.func private @gemv_bf16(%x: memref<1x256xbf16>, %w: memref<96x256xbf16>, %out: memref<1x96xbf16>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 256 : i64, gemv = true, vector_width = 4 : i64, warps_per_block = 8 : i64}} {
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc() : memref<1x96xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<1x96xf32>)
+  linalg.generic {indexing_maps = [#a4, #b4, #c4], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : memref<1x256xbf16>, memref<96x256xbf16>) outs(%acc : memref<1x96xf32>) {
+  ^bb0(%l: bf16, %r: bf16, %s: f32):
+    %le = arith.extf %l : bf16 to f32
+    %re = arith.extf %r : bf16 to f32
+    %p = arith.mulf %le, %re : f32
+    %t = arith.addf %s, %p : f32
+    linalg.yield %t : f32
+  }
+  linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel"]} ins(%acc : memref<1x96xf32>) outs(%out : memref<1x96xbf16>) {
+  ^bb0(%v: f32, %o: bf16):
+    %h = arith.truncf %v : f32 to bf16
+    linalg.yield %h : bf16
+  }
+  memref.dealloc %acc : memref<1x96xf32>
+  return
+}
+
+// -----
+
 // A share count out of range.
 // expected-error @+1 {{'ridge.kernel_config' needs 'gemv_split_k' as an integer in [1, 256]}}
 func.func private @gemv_too_many_shares(%x: memref<1x256xf32>, %out: memref<1x96xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 128 : i64, gemv = true, gemv_split_k = 1000 : i64, vector_width = 4 : i64, warps_per_block = 4 : i64}} {

@@ -121,6 +121,29 @@ func.func private @matmul_epilogue_skinny(%x: tensor<16x32xf32>, %w: tensor<32x6
 
 // -----
 
+// The same skinny product stored in bf16 (a half-precision export): the
+// bandwidth path too, not tensor-core tiles that pad its 16 rows; each
+// lane owns 8 columns (16 bytes of bf16).
+// CHECK-LABEL: func.func private @matmul_epilogue_skinny_bf16
+// CHECK-SAME: ridge.kernel_config = {block_size = 128 : i64, gemv = true, vector_width = 4 : i64, warps_per_block = 4 : i64}
+func.func private @matmul_epilogue_skinny_bf16(%x: tensor<16x32xbf16>, %w: tensor<32x64xbf16>, %b: tensor<64xbf16>) -> tensor<16x64xbf16> attributes {ridge.kernel = "contraction"} {
+  %0 = ridge.matmul %x, %w : (tensor<16x32xbf16>, tensor<32x64xbf16>) -> tensor<16x64xbf16>
+  %1 = ridge.add %0, %b : (tensor<16x64xbf16>, tensor<64xbf16>) -> tensor<16x64xbf16>
+  return %1 : tensor<16x64xbf16>
+}
+
+// -----
+
+// With 17 rows it is no longer skinny: tensor-core tiles.
+// CHECK-LABEL: func.func private @matmul_17_rows_bf16
+// CHECK-SAME: mma_instruction = "wgmma"
+func.func private @matmul_17_rows_bf16(%x: tensor<17x32xbf16>, %w: tensor<32x64xbf16>) -> tensor<17x64xbf16> attributes {ridge.kernel = "contraction"} {
+  %0 = ridge.matmul %x, %w : (tensor<17x32xbf16>, tensor<32x64xbf16>) -> tensor<17x64xbf16>
+  return %0 : tensor<17x64xbf16>
+}
+
+// -----
+
 // Attention heads split from a fused QKV (slice, reshape, transpose): after
 // reshape propagation the sink is the 4-d batched matmul, whose reduction
 // stays whole; the tile sizes have its rank, not the graph op's.

@@ -44,6 +44,13 @@ namespace mlir::ridge {
 /// format: one mma tile (m16n8k16 for bf16/fp16) along each dimension.
 inline constexpr int64_t kMinTensorCoreDim = 16;
 
+/// The most rows (M) of a contraction that takes the bandwidth path (a
+/// GEMV: 16-byte loads of the weight, f32 FMA; ridge-select-kernel-config)
+/// instead of tensor-core tiles, in f32 and in the f16/bf16 it is stored
+/// in: each weight element is used at most this many times, far below any
+/// GPU's ridge point, so what sets its time is the weight's bytes.
+inline constexpr int64_t kMaxBandwidthPathRows = 16;
+
 /// Why a contraction got its format; one Statistic each in
 /// ridge-select-precision.
 enum class PrecisionReason {
