@@ -649,7 +649,18 @@ FusionTraffic mlir::ridge::computeFusionTraffic(Block &block) {
       if ((!isGraphInput && !isWeight) || !counted.insert(operand).second)
         continue;
       int64_t bytes = getValueBytes(operand);
-      traffic.lowerBoundBytes += bytes;
+      // A table only gathered from (an embedding) is touched at the rows
+      // the gathers read, as GatherOp's cost counts it.
+      int64_t touched = bytes;
+      if (isWeight && llvm::all_of(operand.getUses(), [](OpOperand &use) {
+            return isa<GatherOp>(use.getOwner()) && use.getOperandNumber() == 0;
+          })) {
+        int64_t gathered = 0;
+        for (Operation *user : operand.getUsers())
+          gathered += getValueBytes(user->getResult(0));
+        touched = std::min(bytes, gathered);
+      }
+      traffic.lowerBoundBytes += touched;
       if (isWeight)
         traffic.weightsBytes += bytes;
     }

@@ -105,7 +105,8 @@ struct FusionTraffic {
   int64_t perNodeBytes = 0;
   /// One kernel per fusion group (this plan).
   int64_t fusedBytes = 0;
-  /// Graph inputs, weights and outputs, each touched once.
+  /// Graph inputs, weights and outputs, each touched once (a weight only
+  /// gathered from, such as an embedding table: the rows gathered).
   int64_t lowerBoundBytes = 0;
   /// Bytes of the constants (weights) the graph reads.
   int64_t weightsBytes = 0;
