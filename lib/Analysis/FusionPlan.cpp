@@ -265,6 +265,71 @@ static bool isRotaryPrologue(const FusionGroup &producer,
   return rotary.getRotaryEmbeddingDim() == rotary.getType().getDimSize(3);
 }
 
+/// Whether `op` runs as the decode attention kernel (at most
+/// kMaxDecodeQueries query rows, head dimensions multiples of 32 up to 128,
+/// no option it lacks; Codegen's whyNotDecode is the kernel's own check).
+static bool isDecodeAttention(AttentionOp op) {
+  if (!op.isOnlineSoftmaxForm() || op.getSoftcap().convertToDouble() > 0 ||
+      static_cast<int64_t>(op.getLeftWindow()) >= 0 ||
+      static_cast<int64_t>(op.getRightWindow()) >= 0 || op.getNonpadKvSeqlen())
+    return false;
+  if (op.getQuery().getType().getDimSize(2) > kMaxDecodeQueries)
+    return false;
+  for (Value operand : {op.getQuery(), op.getValue()}) {
+    int64_t dim = cast<RankedTensorType>(operand.getType()).getDimSize(3);
+    if (dim % 32 != 0 || dim > 128)
+      return false;
+  }
+  return true;
+}
+
+/// Whether `producer` ends in a KV-cache append that the attention of
+/// `consumer` reads as its key or value and the graph also returns (a
+/// decode step's present_key/present_value = Concat(past, new) along the
+/// sequence).
+static bool isKvCacheAppend(const FusionGroup &producer,
+                            const FusionGroup &consumer, OpOperand &operand) {
+  auto attention = dyn_cast_if_present<AttentionOp>(consumer.anchor);
+  auto concat = operand.get().getDefiningOp<ConcatOp>();
+  if (!attention || !concat || concat != producer.getSink() ||
+      operand.getOwner() != attention.getOperation() ||
+      (operand.get() != attention.getKey() &&
+       operand.get() != attention.getValue()) ||
+      concat.getAxis() != 2 || concat.getInputs().size() != 2)
+    return false;
+  return llvm::all_of(operand.get().getUsers(), [&](Operation *user) {
+    return llvm::is_contained(consumer.ops, user) ||
+           user->hasTrait<OpTrait::ReturnLike>();
+  });
+}
+
+/// Why the decode attention kernel cannot take the KV-cache append of
+/// `producer` (isKvCacheAppend); nullopt when it can. The kernel reads the
+/// past keys and the new ones where they are and writes each key it reads
+/// to the concatenation as well, which reads the cache once where a kernel
+/// of its own would read it twice (once to copy, once more in the
+/// attention). The new keys must be moved only (a head split), so that it
+/// reads them as strided views, and the block that writes (the last query
+/// row's) must see every key.
+static std::optional<std::string>
+whyNotDecodeAppend(const FusionGroup &producer, AttentionOp attention) {
+  if (producer.flops != 0)
+    return std::string("a KV-cache append joins the attention only when its "
+                       "new keys are moved, not computed");
+  if (!isDecodeAttention(attention))
+    return "a KV-cache append joins only a decode attention (at most " +
+           std::to_string(kMaxDecodeQueries) +
+           " query rows, head dimensions multiples of 32 up to 128), whose "
+           "kernel writes it as it reads the keys";
+  int64_t queryLen = attention.getQuery().getType().getDimSize(2);
+  int64_t keyLen = attention.getKey().getType().getDimSize(2);
+  if (attention.getIsCausal() &&
+      static_cast<int64_t>(attention.getQueryOffset()) + queryLen < keyLen)
+    return std::string("a KV-cache append joins a causal attention only when "
+                       "its last query row sees every key");
+  return std::nullopt;
+}
+
 std::optional<std::string>
 FusionPlanner::checkLegal(const FusionGroup &producer,
                           const FusionGroup &consumer, OpOperand &operand,
@@ -282,6 +347,17 @@ FusionPlanner::checkLegal(const FusionGroup &producer,
     merged.domain = consumer.domain;
     merged.rows = consumer.rows;
     isPrologue = true;
+    return std::nullopt;
+  }
+  if (isKvCacheAppend(producer, consumer, operand)) {
+    if (std::optional<std::string> why =
+            whyNotDecodeAppend(producer, cast<AttentionOp>(consumer.anchor)))
+      return why;
+    // Not a prologue: the kernel stores the concatenation, one more result.
+    merged.kind = c;
+    merged.anchor = consumer.anchor;
+    merged.domain = consumer.domain;
+    merged.rows = consumer.rows;
     return std::nullopt;
   }
   if (p == FusionRole::Opaque)

@@ -86,11 +86,42 @@ FailureOr<FlashAttention> mlir::ridge::readFlashAttention(DictionaryAttr attr,
     if (failed(read("mask", *attention.mask, false)))
       return failure();
   }
+  auto argument = [&](StringRef name,
+                      std::optional<unsigned> &index) -> LogicalResult {
+    if (!attr.get(name))
+      return success();
+    auto value = attr.getAs<IntegerAttr>(name);
+    if (!value || value.getInt() < 0)
+      return fail("'" + name + "' is not an argument number");
+    index = value.getInt();
+    return success();
+  };
+  for (auto [name, append] :
+       {std::pair<StringRef, std::optional<FlashAttention::Append> *>{
+            "k", &attention.keyAppend},
+        {"v", &attention.valueAppend}}) {
+    std::string tail = (name + "_tail").str(), split = (name + "_split").str();
+    if (!attr.get(tail))
+      continue;
+    append->emplace();
+    auto at = attr.getAs<IntegerAttr>(split);
+    if (!at || at.getInt() <= 0 || at.getInt() >= attention.keyLen)
+      return fail("'" + split + "' is not a row inside the keys");
+    (*append)->split = at.getInt();
+    if (failed(read(tail, (*append)->tail, true)) ||
+        failed(argument((name + "_present").str(), (*append)->present)))
+      return failure();
+  }
+  if (failed(argument("result", attention.resultArg)))
+    return failure();
   return attention;
 }
 
 std::optional<std::string>
 mlir::ridge::whyNotTensorCores(const FlashAttention &attention) {
+  if (attention.keyAppend || attention.valueAppend)
+    return std::string("its keys or values are a KV-cache concatenation, "
+                       "which the decode kernel reads");
   if (!attention.mmaType)
     return std::string("its products are not rounded to bf16 or f16 (fp32 "
                        "requested, or memory-bound: ridge-select-precision)");
@@ -138,5 +169,18 @@ mlir::ridge::whyNotDecode(const FlashAttention &attention) {
       return ("head dimension " + Twine(extent) +
               " is not a multiple of 32 up to 128")
           .str();
+  // The block of each key head's first query head and last query row
+  // writes the concatenation as it reads the keys; under a causal mask it
+  // reads keys up to its position only.
+  bool writesAppend = (attention.keyAppend && attention.keyAppend->present) ||
+                      (attention.valueAppend && attention.valueAppend->present);
+  if (writesAppend && attention.causal &&
+      attention.queryOffset + attention.queryLen < attention.keyLen)
+    return ("its last query row sees " +
+            Twine(attention.queryOffset + attention.queryLen) + " of " +
+            Twine(attention.keyLen) +
+            " keys, so no block reads every key of the KV-cache "
+            "concatenation it writes")
+        .str();
   return std::nullopt;
 }

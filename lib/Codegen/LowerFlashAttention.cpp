@@ -226,6 +226,52 @@ private:
         flat = add(flat, stride == 1 ? coord : mul(coord, stride));
     return flat;
   }
+  /// Element (head, row, col) of key or value `operand` as stored: with a
+  /// KV-cache `append`, rows from its split on come from `tail`. One load
+  /// either way, from the buffer and index the row selects.
+  Value loadStoredRow(const GlobalOperand &operand,
+                      const std::optional<FlashAttention::Append> &append,
+                      const GlobalOperand &tail, Value head, Value row,
+                      Value col) {
+    if (!append)
+      return memref::LoadOp::create(
+          b, loc, operand.flat,
+          ValueRange{elementIndex(operand, head, row, col)});
+    Value split = index(append->split);
+    Value inPast = lessThan(row, split);
+    Value pastRow =
+        arith::MinSIOp::create(b, loc, row, index(append->split - 1));
+    Value tailRow = arith::MaxSIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, row, split), index(0));
+    auto dynamic = [&](const GlobalOperand &from) -> Value {
+      auto type = cast<MemRefType>(from.flat.getType());
+      return memref::CastOp::create(
+          b, loc,
+          MemRefType::get({ShapedType::kDynamic}, type.getElementType()),
+          from.flat);
+    };
+    Value buffer = arith::SelectOp::create(b, loc, inPast, dynamic(operand),
+                                           dynamic(tail));
+    Value at = arith::SelectOp::create(
+        b, loc, inPast, elementIndex(operand, head, pastRow, col),
+        elementIndex(tail, head, tailRow, col));
+    return memref::LoadOp::create(b, loc, buffer, ValueRange{at});
+  }
+  /// `x` (an element as stored) as f32.
+  Value extendToF32(Value x) {
+    if (x.getType().isF32())
+      return x;
+    return arith::ExtFOp::create(b, loc, b.getF32Type(), x);
+  }
+  /// The flat index of (head, row, col) of a KV-cache concatenation
+  /// [B, Hkv, Skv, `cols`], contiguous.
+  Value presentIndex(Value head, Value row, Value col, int64_t cols) {
+    return add(
+        mul(add(mul(add(mul(batchIndex, fa.kvHeads), head), fa.keyLen), row),
+            cols),
+        col);
+  }
+
   /// The global loads of a tile of `rows` rows from `rowBase` (rows past
   /// `rowExtent` read as zero) and `cols` columns of `operand` at head
   /// `head`: one vector of 8 multiply-type elements per chunk the thread
@@ -363,6 +409,10 @@ private:
 
   GlobalOperand query, key, value, mask;
   GlobalOperand queryCos, querySin, keyCos, keySin;
+  /// A KV-cache append's new rows (FlashAttention::Append::tail), and the
+  /// flat concatenation the decode kernel writes (null when not a result).
+  GlobalOperand keyTail, valueTail;
+  Value keyPresent, valuePresent;
   Value tid, lane, warp, batchIndex, head, kvHead, queryBase;
 };
 
@@ -591,6 +641,34 @@ FlashAttentionBuilder::bindOperands(ArrayRef<BlockArgument> args) {
       failed(bind(fa.value, value)) ||
       (fa.mask && failed(bind(*fa.mask, mask))))
     return failure();
+  for (auto [append, operand, tail, present, cols] :
+       {std::tuple(&fa.keyAppend, &key, &keyTail, &keyPresent, fa.dim),
+        std::tuple(&fa.valueAppend, &value, &valueTail, &valuePresent,
+                   fa.valueDim)}) {
+    if (!*append)
+      continue;
+    if (failed(bind((*append)->tail, *tail)))
+      return failure();
+    if (tail->element != operand->element)
+      return emitError(loc) << "a KV-cache append's past and new rows are "
+                               "stored in different types";
+    if (!(*append)->present)
+      continue;
+    unsigned arg = *(*append)->present;
+    auto type = arg < args.size() ? dyn_cast<MemRefType>(args[arg].getType())
+                                  : MemRefType();
+    SmallVector<int64_t> shape{fa.batch, fa.kvHeads, fa.keyLen, cols};
+    if (!type || type.getShape() != ArrayRef<int64_t>(shape) ||
+        !type.getLayout().isIdentity() ||
+        type.getElementType() != operand->element)
+      return emitError(loc)
+             << "a KV-cache append's concatenation (argument " << arg
+             << ") is not a contiguous buffer of the "
+                "keys' shape and type";
+    ReassociationIndices all{0, 1, 2, 3};
+    *present = memref::CollapseShapeOp::create(
+        b, loc, args[arg], ArrayRef<ReassociationIndices>{all});
+  }
   for (auto [rotary, operand, cos, sin] :
        {std::tuple(&fa.queryRotary, &query, &queryCos, &querySin),
         std::tuple(&fa.keyRotary, &key, &keyCos, &keySin)}) {
@@ -658,6 +736,18 @@ LogicalResult FlashAttentionBuilder::buildDecode(ArrayRef<BlockArgument> args,
         roundToProducts(loadElement(
             query, elementIndex(query, head, row, add(lane, e * kWarpSize)))),
         f32(fa.scale * log2e)));
+  // The block of each key head's first query head and last query row
+  // writes the KV-cache concatenations (whyNotDecode: that row sees every
+  // key), each split its own keys, as it reads them.
+  Value writesAppend;
+  if (keyPresent || valuePresent) {
+    Value firstOfGroup =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                              rem(head, fa.heads / fa.kvHeads), index(0));
+    Value lastRow = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, row,
+                                          index(fa.queryLen - 1));
+    writesAppend = arith::AndIOp::create(b, loc, firstOfGroup, lastRow);
+  }
   // This split's keys, up to the row's causal limit.
   Value begin = mul(split, keysPerSplit);
   Value end = arith::MinSIOp::create(b, loc, index(fa.keyLen),
@@ -687,16 +777,44 @@ LogicalResult FlashAttentionBuilder::buildDecode(ArrayRef<BlockArgument> args,
       inRange.push_back(u == 0 ? Value() : lessThan(j, end));
       rows.push_back(u == 0 ? j : arith::MinSIOp::create(b, loc, j, last));
       for (int64_t e = 0; e < dimPerLane; ++e)
-        keys[u].push_back(loadElement(
-            key, elementIndex(key, kvHead, rows[u], add(lane, e * kWarpSize))));
+        keys[u].push_back(loadStoredRow(key, fa.keyAppend, keyTail, kvHead,
+                                        rows[u], add(lane, e * kWarpSize)));
       for (int64_t e = 0; e < valuePerLane; ++e)
-        values[u].push_back(
-            loadElement(value, elementIndex(value, kvHead, rows[u],
-                                            add(lane, e * kWarpSize))));
+        values[u].push_back(loadStoredRow(value, fa.valueAppend, valueTail,
+                                          kvHead, rows[u],
+                                          add(lane, e * kWarpSize)));
       if (fa.mask)
         biases.push_back(
             loadElement(mask, elementIndex(mask, head, row, rows[u])));
     }
+    // The run's keys into the concatenations, as read (past the split's
+    // end: not at all).
+    if (writesAppend) {
+      for (int64_t u = 0; u < decodeKeys; ++u) {
+        Value cond =
+            inRange[u] ? arith::AndIOp::create(b, loc, writesAppend, inRange[u])
+                             .getResult()
+                       : writesAppend;
+        auto ifOp = scf::IfOp::create(b, loc, cond, /*withElseRegion=*/false);
+        OpBuilder::InsertionGuard ifGuard(b);
+        b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+        for (auto [present, loaded, cols] :
+             {std::tuple(keyPresent, &keys[u], fa.dim),
+              std::tuple(valuePresent, &values[u], fa.valueDim)}) {
+          if (!present)
+            continue;
+          for (auto [e, element] : llvm::enumerate(*loaded))
+            memref::StoreOp::create(
+                b, loc, element, present,
+                ValueRange{presentIndex(kvHead, rows[u],
+                                        add(lane, e * kWarpSize), cols)});
+        }
+      }
+    }
+    for (auto *loaded : {&keys, &values})
+      for (SmallVector<Value> &run : *loaded)
+        for (Value &element : run)
+          element = extendToF32(element);
     SmallVector<Value> scores;
     for (int64_t u = 0; u < decodeKeys; ++u) {
       Value t = zeroF;
@@ -1399,9 +1517,15 @@ struct LowerFlashAttentionPass
       }
       arguments = arguments.drop_back();
     }
-    auto outType = !arguments.empty()
-                       ? dyn_cast<MemRefType>(arguments.back().getType())
-                       : MemRefType();
+    // A kernel with other results (KV-cache concatenations) names its
+    // result's argument.
+    Value outArg = !arguments.empty() ? Value(arguments.back()) : Value();
+    if (attention->resultArg)
+      outArg = *attention->resultArg < arguments.size()
+                   ? Value(arguments[*attention->resultArg])
+                   : Value();
+    auto outType =
+        outArg ? dyn_cast<MemRefType>(outArg.getType()) : MemRefType();
     SmallVector<int64_t> outShape{attention->batch, attention->heads,
                                   attention->queryLen, attention->valueDim};
     if (kernel.getNumResults() != 0 || !outType ||
@@ -1431,8 +1555,9 @@ struct LowerFlashAttentionPass
     OpBuilder builder(terminator);
     FlashAttentionBuilder attentionBuilder(builder, kernel.getLoc(), *attention,
                                            **config);
-    ArrayRef<BlockArgument> inputs = arguments.drop_back();
-    Value out = arguments.back();
+    ArrayRef<BlockArgument> inputs =
+        attention->resultArg ? arguments : arguments.drop_back();
+    Value out = outArg;
     if (failed(decode ? attentionBuilder.buildDecode(inputs, out)
                       : attentionBuilder.build(inputs, out, amax)))
       return signalPassFailure();

@@ -288,6 +288,52 @@ func.func private @decode(%q: memref<1x2x1x64xf32>, %k: memref<1x2x1024x64xf32>,
 
 // -----
 
+// A decode step whose kernel holds its KV-cache appends (GQA: 4 query heads
+// over 2 key heads, 2 query rows, 40 past keys and 2 new ones): each key
+// element is one load, from the past rows' buffer below k_split and from
+// the new rows' view above it (the buffer and the index selected by the
+// row); the block of each key head's first query head and last query row
+// stores every key and value it reads into the concatenations (arguments
+// 5 and 6), keys of the run past the split's end not at all, after all 16
+// loads of the run and before the first score; the result goes to
+// argument 7.
+// CHECK-LABEL: func.func private @decode_kv_append
+// CHECK-DAG: %[[PK:.*]] = memref.collapse_shape %arg5
+// CHECK-DAG: %[[PV:.*]] = memref.collapse_shape %arg6
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1, {{.*}} = %c8, {{.*}} = %c1)
+// CHECK: scf.for
+// CHECK: arith.select {{.*}} : memref<?xf32>
+// CHECK-COUNT-16: memref.load
+// CHECK-NOT: memref.load
+// CHECK: scf.if
+// CHECK: memref.store {{.*}}, %[[PK]]
+// CHECK: memref.store {{.*}}, %[[PV]]
+// CHECK: math.fma
+// CHECK: memref.store {{.*}}, %arg7
+func.func private @decode_kv_append(%q: memref<1x4x2x32xf32>, %k: memref<1x2x2x32xf32>, %v: memref<1x2x2x32xf32>, %pk: memref<1x2x40x32xf32>, %pv: memref<1x2x40x32xf32>, %ck: memref<1x2x42x32xf32>, %cv: memref<1x2x42x32xf32>, %out: memref<1x4x2x32xf32>) attributes {ridge.kernel = "attention", ridge.kernel_config = {attention_decode = true, attention_decode_keys = 8 : i64, attention_splits = 1 : i64, block_size = 128 : i64, vector_width = 1 : i64, warps_per_block = 4 : i64}, ridge.online_attention = {causal = true, k = array<i64: 3, 0, 2560, 1280, 32, 1>, k_present = 5 : i64, k_split = 40 : i64, k_tail = array<i64: 1, 0, 128, 32, 64, 1>, q = array<i64: 0, 0, 256, 64, 32, 1>, query_offset = 40 : i64, result = 7 : i64, scale = 0.1767766922712326 : f64, shape = array<i64: 1, 4, 2, 2, 42, 32, 32>, v = array<i64: 4, 0, 2560, 1280, 32, 1>, v_present = 6 : i64, v_split = 40 : i64, v_tail = array<i64: 2, 0, 128, 32, 64, 1>}} {
+  return
+}
+
+// -----
+
+// The same under a causal mask whose last query row sees 41 of the 42
+// keys: no block reads every key, so none could write the
+// concatenations.
+// expected-error @below {{kernel configured for the decode attention is not one it computes: its last query row sees 41 of 42 keys, so no block reads every key of the KV-cache concatenation it writes}}
+func.func private @decode_kv_append_short_offset(%q: memref<1x4x2x32xf32>, %k: memref<1x2x2x32xf32>, %v: memref<1x2x2x32xf32>, %pk: memref<1x2x40x32xf32>, %pv: memref<1x2x40x32xf32>, %ck: memref<1x2x42x32xf32>, %cv: memref<1x2x42x32xf32>, %out: memref<1x4x2x32xf32>) attributes {ridge.kernel = "attention", ridge.kernel_config = {attention_decode = true, attention_decode_keys = 8 : i64, attention_splits = 1 : i64, block_size = 128 : i64, vector_width = 1 : i64, warps_per_block = 4 : i64}, ridge.online_attention = {causal = true, k = array<i64: 3, 0, 2560, 1280, 32, 1>, k_present = 5 : i64, k_split = 40 : i64, k_tail = array<i64: 1, 0, 128, 32, 64, 1>, q = array<i64: 0, 0, 256, 64, 32, 1>, query_offset = 39 : i64, result = 7 : i64, scale = 0.1767766922712326 : f64, shape = array<i64: 1, 4, 2, 2, 42, 32, 32>, v = array<i64: 4, 0, 2560, 1280, 32, 1>, v_present = 6 : i64, v_split = 40 : i64, v_tail = array<i64: 2, 0, 128, 32, 64, 1>}} {
+  return
+}
+
+// -----
+
+// A concatenation argument of another shape than the keys'.
+// expected-error @below {{a KV-cache append's concatenation (argument 5) is not a contiguous buffer of the keys' shape and type}}
+func.func private @decode_kv_append_bad_present(%q: memref<1x4x2x32xf32>, %k: memref<1x2x2x32xf32>, %v: memref<1x2x2x32xf32>, %pk: memref<1x2x40x32xf32>, %pv: memref<1x2x40x32xf32>, %ck: memref<1x2x41x32xf32>, %cv: memref<1x2x42x32xf32>, %out: memref<1x4x2x32xf32>) attributes {ridge.kernel = "attention", ridge.kernel_config = {attention_decode = true, attention_decode_keys = 8 : i64, attention_splits = 1 : i64, block_size = 128 : i64, vector_width = 1 : i64, warps_per_block = 4 : i64}, ridge.online_attention = {causal = true, k = array<i64: 3, 0, 2560, 1280, 32, 1>, k_present = 5 : i64, k_split = 40 : i64, k_tail = array<i64: 1, 0, 128, 32, 64, 1>, q = array<i64: 0, 0, 256, 64, 32, 1>, query_offset = 40 : i64, result = 7 : i64, scale = 0.1767766922712326 : f64, shape = array<i64: 1, 4, 2, 2, 42, 32, 32>, v = array<i64: 4, 0, 2560, 1280, 32, 1>, v_present = 6 : i64, v_split = 40 : i64, v_tail = array<i64: 2, 0, 128, 32, 64, 1>}} {
+  return
+}
+
+// -----
+
 // A run of more keys than a lane's registers are set aside for.
 // expected-error @below {{'ridge.kernel_config' needs 'attention_decode_keys' as an integer in [1, 8]}}
 func.func private @decode_long_run(%q: memref<1x2x1x64xf32>, %k: memref<1x2x1024x64xf32>, %v: memref<1x2x1024x64xf32>, %out: memref<1x2x1x64xf32>) attributes {ridge.kernel = "attention", ridge.kernel_config = {attention_decode = true, attention_decode_keys = 16 : i64, attention_splits = 4 : i64, block_size = 128 : i64, vector_width = 1 : i64, warps_per_block = 4 : i64}, ridge.online_attention = {causal = false, q = array<i64: 0, 0, 128, 64, 64, 1>, k = array<i64: 1, 0, 65536, 65536, 64, 1>, v = array<i64: 2, 0, 65536, 65536, 64, 1>, query_offset = 0 : i64, scale = 1.250000e-01 : f64, shape = array<i64: 1, 2, 2, 1, 1024, 64, 64>}} {

@@ -54,6 +54,21 @@ struct FlashAttention {
     StridedOperand cos, sin;
   };
   std::optional<Rotary> queryRotary, keyRotary;
+  /// A KV-cache append in the kernel (the fusion plan's decode attention
+  /// over Concat(past, new) along the keys): rows from `split` on are read
+  /// from `tail` at row - split, the rows before from the operand's own
+  /// view; and when the concatenation is a result of the kernel too
+  /// (present_key/present_value), argument `present` ([B, Hkv, Skv, D],
+  /// contiguous) receives every row as it is read.
+  struct Append {
+    StridedOperand tail;
+    int64_t split = 0;
+    std::optional<unsigned> present;
+  };
+  std::optional<Append> keyAppend, valueAppend;
+  /// The argument the result is written to, when the kernel has other
+  /// results (the appends' concatenations); otherwise its last argument.
+  std::optional<unsigned> resultArg;
 };
 
 /// Reads `attr` (a kOnlineAttentionAttr); fails, with `reason`, when no
@@ -65,7 +80,7 @@ FailureOr<FlashAttention> readFlashAttention(DictionaryAttr attr,
 
 /// Why the tensor-core kernel does not compute `attention` (products not
 /// rounded to bf16/f16, head dimensions that are not multiples of 16 up to
-/// 128); nullopt when it does.
+/// 128, a KV-cache append); nullopt when it does.
 std::optional<std::string> whyNotTensorCores(const FlashAttention &attention);
 
 /// Why the tensor-core kernel cannot multiply with sm_90a's `wgmma` (Q, K
@@ -84,7 +99,10 @@ int64_t getFlashAttentionSharedBytes(const FlashAttention &attention,
 /// rounded where the products are, a block per query row, warps splitting
 /// the keys, lanes the head dimension) does not compute `attention`: a
 /// rotary prologue, more than kMaxDecodeQueries query rows, head dimensions
-/// that are not multiples of 32 up to 128; nullopt when it does.
+/// that are not multiples of 32 up to 128, a KV-cache append whose
+/// concatenation it must write but whose last query row does not see every
+/// key (causal, with a query offset short of the keys); nullopt when it
+/// does.
 std::optional<std::string> whyNotDecode(const FlashAttention &attention);
 
 } // namespace mlir::ridge

@@ -213,6 +213,19 @@ std::optional<SmallVector<int64_t>> traceStridedView(Value value) {
   return view;
 }
 
+/// The argument that `op`'s first result becomes after bufferization turns
+/// the kernel's results into trailing arguments, when its function returns
+/// it: the function's argument count plus its position among the results.
+static std::optional<unsigned> getResultArgument(Operation *op) {
+  auto func = op->getParentOfType<func::FuncOp>();
+  if (!func)
+    return std::nullopt;
+  for (OpOperand &use : op->getResult(0).getUses())
+    if (isa<func::ReturnOp>(use.getOwner()))
+      return func.getNumArguments() + use.getOperandNumber();
+  return std::nullopt;
+}
+
 /// The kOnlineAttentionAttr of `op`: its shape {B, H, Hkv, Sq, Skv, d, dv},
 /// options, the format its products round to, and the strided views of Q,
 /// K, V and a float mask (f32, f16 or bf16; broadcast to 4-D: stride 0
@@ -247,6 +260,7 @@ DictionaryAttr getOnlineAttentionAttr(AttentionOp op, Type roundTo) {
     unsupported.push_back("nonpad_kv_seqlen");
   if (roundTo)
     add("round_to", TypeAttr::get(roundTo));
+  bool writesAppend = false;
   for (auto [name, operand] : {std::pair<StringRef, Value>{"q", op.getQuery()},
                                {"k", op.getKey()},
                                {"v", op.getValue()}}) {
@@ -274,10 +288,41 @@ DictionaryAttr getOnlineAttentionAttr(AttentionOp op, Type roundTo) {
         continue;
       }
     }
+    // A KV-cache append (the fusion plan's decode attention over
+    // Concat(past, new) along the keys): the rows of `past` and of `new`,
+    // each a view, and the argument the kernel's concatenation result
+    // becomes when the graph returns it (results follow the arguments).
+    auto concat = operand.getDefiningOp<ConcatOp>();
+    if (concat && name != "q" && concat.getAxis() == 2 &&
+        concat.getInputs().size() == 2) {
+      std::optional<SmallVector<int64_t>> past =
+          traceStridedView(concat.getInputs()[0]);
+      std::optional<SmallVector<int64_t>> tail =
+          traceStridedView(concat.getInputs()[1]);
+      if (past && tail) {
+        add(name, b.getDenseI64ArrayAttr(*past));
+        add((name + "_tail").str(), b.getDenseI64ArrayAttr(*tail));
+        add((name + "_split").str(),
+            b.getI64IntegerAttr(
+                cast<RankedTensorType>(concat.getInputs()[0].getType())
+                    .getDimSize(2)));
+        if (std::optional<unsigned> present = getResultArgument(concat)) {
+          add((name + "_present").str(), b.getI64IntegerAttr(*present));
+          writesAppend = true;
+        }
+        continue;
+      }
+    }
     if (std::optional<SmallVector<int64_t>> view = traceStridedView(operand))
       add(name, b.getDenseI64ArrayAttr(*view));
     else
       unsupported.push_back(name);
+  }
+  if (writesAppend) {
+    if (std::optional<unsigned> result = getResultArgument(op))
+      add("result", b.getI64IntegerAttr(*result));
+    else
+      unsupported.push_back("result");
   }
   if (Value mask = op.getMask()) {
     auto maskType = cast<RankedTensorType>(mask.getType());

@@ -429,3 +429,58 @@ func.func @rotary_not_prologue(%q: tensor<1x4x128x64xf32>, %k: tensor<1x4x128x64
   %o2:2 = ridge.attention %q2, %k, %v {scale = 0.125 : f32, ridge.precision = "bf16"} : tensor<1x4x128x64xf32>, tensor<1x4x128x64xf32>, tensor<1x4x128x64xf32> -> tensor<1x4x128x64xf32>, tensor<1x4x128x128xf32>
   return %o#0, %o2#0, %q2 : tensor<1x4x128x64xf32>, tensor<1x4x128x64xf32>, tensor<1x4x128x64xf32>
 }
+
+// -----
+
+// A decode step's KV-cache appends (present_key/present_value =
+// Concat(past, new) along the keys, returned by the graph) join its decode
+// attention (2 query rows, head dimension 32, 4 query heads over 2 key
+// heads) as results of its kernel: the kernel reads the past keys and the
+// new ones where they are and writes each key as it reads it, so the cache
+// is read once, not twice (a copy kernel, then the attention). The new
+// keys' head split comes along. One kernel of three results.
+// CHECK-LABEL: func @kv_cache_append
+// CHECK: %[[GROUP:.*]]:3 = ridge.fusion_group "k0_attention" kind "attention"
+// CHECK-NEXT: ridge.transpose
+// CHECK-NEXT: ridge.concat
+// CHECK-NEXT: ridge.transpose
+// CHECK-NEXT: ridge.concat
+// CHECK-NEXT: ridge.attention
+// CHECK-NOT: ridge.fusion_group
+// CHECK: return %[[GROUP]]#{{[0-9]}}, %[[GROUP]]#{{[0-9]}}, %[[GROUP]]#{{[0-9]}}
+func.func @kv_cache_append(%q: tensor<1x4x2x32xf32>, %k: tensor<1x2x2x32xf32>, %v: tensor<1x2x2x32xf32>, %pk: tensor<1x2x40x32xf32>, %pv: tensor<1x2x40x32xf32>) -> (tensor<1x4x2x32xf32>, tensor<1x2x42x32xf32>, tensor<1x2x42x32xf32>) {
+  %kt = ridge.transpose %k, [0, 2, 1, 3] : tensor<1x2x2x32xf32> -> tensor<1x2x2x32xf32>
+  %ck = ridge.concat %pk, %kt {axis = 2 : i64} : (tensor<1x2x40x32xf32>, tensor<1x2x2x32xf32>) -> tensor<1x2x42x32xf32>
+  %vt = ridge.transpose %v, [0, 2, 1, 3] : tensor<1x2x2x32xf32> -> tensor<1x2x2x32xf32>
+  %cv = ridge.concat %pv, %vt {axis = 2 : i64} : (tensor<1x2x40x32xf32>, tensor<1x2x2x32xf32>) -> tensor<1x2x42x32xf32>
+  %o:2 = ridge.attention %q, %ck, %cv {scale = 0.17677669 : f32, is_causal = true, query_offset = 40 : i64} : tensor<1x4x2x32xf32>, tensor<1x2x42x32xf32>, tensor<1x2x42x32xf32> -> tensor<1x4x2x32xf32>, tensor<1x4x2x42xf32>
+  return %o#0, %ck, %cv : tensor<1x4x2x32xf32>, tensor<1x2x42x32xf32>, tensor<1x2x42x32xf32>
+}
+
+// -----
+
+// Negative: the same with head dimension 8 (no decode kernel), and with a
+// causal mask under which the last query row sees 41 of the 42 keys (query
+// offset 39): the appends stay kernels of their own, and the remarks say
+// why.
+// CHECK-LABEL: func @kv_cache_append_not_decode
+// CHECK-COUNT-2: kind "pointwise"
+// CHECK: ridge.fusion_group "k2_attention" kind "attention"
+// CHECK-NEXT: ridge.attention
+func.func @kv_cache_append_not_decode(%q: tensor<1x4x2x8xf32>, %k: tensor<1x2x2x8xf32>, %v: tensor<1x2x2x8xf32>, %pk: tensor<1x2x40x8xf32>, %pv: tensor<1x2x40x8xf32>) -> (tensor<1x4x2x8xf32>, tensor<1x2x42x8xf32>, tensor<1x2x42x8xf32>) {
+  %ck = ridge.concat %pk, %k {axis = 2 : i64} : (tensor<1x2x40x8xf32>, tensor<1x2x2x8xf32>) -> tensor<1x2x42x8xf32>
+  %cv = ridge.concat %pv, %v {axis = 2 : i64} : (tensor<1x2x40x8xf32>, tensor<1x2x2x8xf32>) -> tensor<1x2x42x8xf32>
+  // expected-remark @+1 {{not fused with its producer ridge.concat: a KV-cache append joins only a decode attention (at most 15 query rows, head dimensions multiples of 32 up to 128), whose kernel writes it as it reads the keys}}
+  %o:2 = ridge.attention %q, %ck, %cv {scale = 0.35355339 : f32, is_causal = true, query_offset = 40 : i64} : tensor<1x4x2x8xf32>, tensor<1x2x42x8xf32>, tensor<1x2x42x8xf32> -> tensor<1x4x2x8xf32>, tensor<1x4x2x42xf32>
+  return %o#0, %ck, %cv : tensor<1x4x2x8xf32>, tensor<1x2x42x8xf32>, tensor<1x2x42x8xf32>
+}
+
+// CHECK-LABEL: func @kv_cache_append_short_offset
+// CHECK: kind "pointwise"
+// CHECK: ridge.fusion_group "k1_attention" kind "attention"
+func.func @kv_cache_append_short_offset(%q: tensor<1x2x2x32xf32>, %k: tensor<1x2x2x32xf32>, %v: tensor<1x2x42x32xf32>, %pk: tensor<1x2x40x32xf32>) -> (tensor<1x2x2x32xf32>, tensor<1x2x42x32xf32>) {
+  %ck = ridge.concat %pk, %k {axis = 2 : i64} : (tensor<1x2x40x32xf32>, tensor<1x2x2x32xf32>) -> tensor<1x2x42x32xf32>
+  // expected-remark @+1 {{not fused with its producer ridge.concat: a KV-cache append joins a causal attention only when its last query row sees every key}}
+  %o:2 = ridge.attention %q, %ck, %v {scale = 0.17677669 : f32, is_causal = true, query_offset = 39 : i64} : tensor<1x2x2x32xf32>, tensor<1x2x42x32xf32>, tensor<1x2x42x32xf32> -> tensor<1x2x2x32xf32>, tensor<1x2x2x42xf32>
+  return %o#0, %ck : tensor<1x2x2x32xf32>, tensor<1x2x42x32xf32>
+}

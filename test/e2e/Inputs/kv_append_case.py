@@ -1,0 +1,76 @@
+"""Writes a KV-cache decode step in the ONNX backend-test layout: one ONNX
+Attention (opset 23) over 4-D Q [1, H, L, D] and the new K, V [1, Hkv, L, D]
+with past_key/past_value [1, Hkv, P, D], whose outputs are Y and
+present_key/present_value (the concatenations), and the float64 NumPy
+reference (query row i at position P + i; causal: it sees keys up to it).
+
+  kv_append_case.py OUT_DIR HEADS KV_HEADS Q_LEN PAST DIM causal|full
+                    [float32|float16]
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+TYPES = {"float32": TensorProto.FLOAT, "float16": TensorProto.FLOAT16}
+
+
+def main(out, heads, kv_heads, q_len, past, dim, mode, dtype="float32"):
+    heads, kv_heads, q_len, past, dim = (int(heads), int(kv_heads),
+                                         int(q_len), int(past), int(dim))
+    causal = mode == "causal"
+    elem = TYPES[dtype]
+    shapes = {"q": (1, heads, q_len, dim), "k": (1, kv_heads, q_len, dim),
+              "v": (1, kv_heads, q_len, dim),
+              "past_key": (1, kv_heads, past, dim),
+              "past_value": (1, kv_heads, past, dim)}
+    total = past + q_len
+    node = helper.make_node(
+        "Attention", ["q", "k", "v", "", "past_key", "past_value"],
+        ["y", "present_key", "present_value"], is_causal=int(causal))
+    graph = helper.make_graph(
+        [node], "kv_append",
+        [helper.make_tensor_value_info(n, elem, list(s))
+         for n, s in shapes.items()],
+        [helper.make_tensor_value_info("y", elem, [1, heads, q_len, dim]),
+         helper.make_tensor_value_info("present_key", elem,
+                                       [1, kv_heads, total, dim]),
+         helper.make_tensor_value_info("present_value", elem,
+                                       [1, kv_heads, total, dim])])
+    model = helper.make_model(graph,
+                              opset_imports=[helper.make_opsetid("", 23)])
+    model.ir_version = 10
+    data = os.path.join(out, "test_data_set_0")
+    os.makedirs(data, exist_ok=True)
+    onnx.save(model, os.path.join(out, "model.onnx"))
+
+    rng = np.random.default_rng(5)
+    t = {n: rng.standard_normal(s).astype(dtype).astype(np.float64)
+         for n, s in shapes.items()}
+    for i, n in enumerate(shapes):
+        with open(os.path.join(data, "input_%d.pb" % i), "wb") as f:
+            f.write(numpy_helper.from_array(t[n].astype(dtype), n)
+                    .SerializeToString())
+    keys = np.concatenate([t["past_key"], t["k"]], axis=2)
+    values = np.concatenate([t["past_value"], t["v"]], axis=2)
+    group = heads // kv_heads
+    y = np.zeros((1, heads, q_len, dim))
+    for h in range(heads):
+        scores = t["q"][0, h] @ keys[0, h // group].T / np.sqrt(dim)
+        if causal:
+            for i in range(q_len):
+                scores[i, past + i + 1:] = -np.inf
+        p = np.exp(scores - scores.max(axis=1, keepdims=True))
+        p /= p.sum(axis=1, keepdims=True)
+        y[0, h] = p @ values[0, h // group]
+    for i, (n, value) in enumerate((("y", y), ("present_key", keys),
+                                    ("present_value", values))):
+        with open(os.path.join(data, "output_%d.pb" % i), "wb") as f:
+            f.write(numpy_helper.from_array(value.astype(dtype), n)
+                    .SerializeToString())
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:])
