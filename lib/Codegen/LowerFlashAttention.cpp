@@ -226,17 +226,35 @@ private:
         flat = add(flat, stride == 1 ? coord : mul(coord, stride));
     return flat;
   }
-  /// Element (head, row, col) of key or value `operand` as stored: with a
-  /// KV-cache `append`, rows from its split on come from `tail`. One load
-  /// either way, from the buffer and index the row selects.
-  Value loadStoredRow(const GlobalOperand &operand,
-                      const std::optional<FlashAttention::Append> &append,
-                      const GlobalOperand &tail, Value head, Value row,
-                      Value col) {
+  /// Floats of a split's partial row: O, the maximum and the sum, padded
+  /// to whole 16 bytes so that a lane's piece of O is one aligned vector
+  /// store.
+  int64_t getPartialRow() const { return llvm::alignTo(fa.valueDim + 2, 4); }
+  /// Elements (head, row, col ... col + width - 1) of `operand` as stored:
+  /// one scalar load, or (`width` > 1, a piece aligned to its size:
+  /// isPieceAligned) one vector load; with a KV-cache `append`, rows from
+  /// its split on come from `tail`, still one load, from the buffer and
+  /// index the row selects.
+  SmallVector<Value>
+  loadStoredPiece(const GlobalOperand &operand,
+                  const std::optional<FlashAttention::Append> &append,
+                  const GlobalOperand &tail, Value head, Value row, Value col,
+                  int64_t width) {
+    auto load = [&](Value buffer, Value at) -> SmallVector<Value> {
+      if (width == 1)
+        return {memref::LoadOp::create(b, loc, buffer, ValueRange{at})};
+      auto type = VectorType::get({width}, operand.element);
+      Value piece = vector::LoadOp::create(
+          b, loc, type, buffer, ValueRange{at}, /*nontemporal=*/false,
+          llvm::MaybeAlign(width * operand.element.getIntOrFloatBitWidth() /
+                           8));
+      SmallVector<Value> elements;
+      for (int64_t i = 0; i < width; ++i)
+        elements.push_back(vector::ExtractOp::create(b, loc, piece, i));
+      return elements;
+    };
     if (!append)
-      return memref::LoadOp::create(
-          b, loc, operand.flat,
-          ValueRange{elementIndex(operand, head, row, col)});
+      return load(operand.flat, elementIndex(operand, head, row, col));
     Value split = index(append->split);
     Value inPast = lessThan(row, split);
     Value pastRow =
@@ -255,7 +273,16 @@ private:
     Value at = arith::SelectOp::create(
         b, loc, inPast, elementIndex(operand, head, pastRow, col),
         elementIndex(tail, head, tailRow, col));
-    return memref::LoadOp::create(b, loc, buffer, ValueRange{at});
+    return load(buffer, at);
+  }
+  /// Whether every row of `operand` starts on a multiple of `width`
+  /// elements (its offset and outer strides are), `width` a power of two:
+  /// a lane's `width` consecutive elements are one aligned vector access.
+  static bool isPieceAligned(const GlobalOperand &operand, int64_t width) {
+    const StridedOperand &view = *operand.view;
+    return llvm::isPowerOf2_64(width) && view.offset % width == 0 &&
+           llvm::all_of(ArrayRef(view.strides).drop_back(),
+                        [&](int64_t stride) { return stride % width == 0; });
   }
   /// `x` (an element as stored) as f32.
   Value extendToF32(Value x) {
@@ -535,7 +562,7 @@ void FlashAttentionBuilder::buildCombine(Value partials, Value out) {
   // and O count with weight exp2(m_s - M); O / L, 0 for a row no split
   // reached.
   int64_t rows = fa.batch * fa.heads * fa.queryLen;
-  int64_t partialRow = fa.valueDim + 2;
+  int64_t partialRow = getPartialRow();
   int64_t splitStride = rows * partialRow;
   Value one = index(1);
   auto launch = gpu::LaunchOp::create(
@@ -691,7 +718,7 @@ LogicalResult FlashAttentionBuilder::buildDecode(ArrayRef<BlockArgument> args,
       cast<FloatType>(cast<MemRefType>(out.getType()).getElementType());
   MLIRContext *context = b.getContext();
   Value one = index(1);
-  int64_t partialRow = fa.valueDim + 2;
+  int64_t partialRow = getPartialRow();
   int64_t keysPerSplit = llvm::divideCeil(fa.keyLen, splits);
   int64_t dimPerLane = fa.dim / kWarpSize,
           valuePerLane = fa.valueDim / kWarpSize;
@@ -702,7 +729,10 @@ LogicalResult FlashAttentionBuilder::buildDecode(ArrayRef<BlockArgument> args,
                                 MemRefType::get({splits * fa.batch * fa.heads *
                                                  fa.queryLen * partialRow},
                                                 b.getF32Type()));
-  // Each warp's maximum, sum and O, for the block's combine.
+  // Each warp's maximum, sum and O, for the block's combine: a lane's e-th
+  // element of O at lane + 32 e whatever column it holds (every warp's lane
+  // holds the same ones), so that a warp's stores and loads touch 32
+  // banks.
   auto workgroup = gpu::AddressSpaceAttr::get(
       context, gpu::GPUDialect::getWorkgroupAddressSpace());
   auto smemType = MemRefType::get({warps * partialRow}, b.getF32Type(),
@@ -728,14 +758,66 @@ LogicalResult FlashAttentionBuilder::buildDecode(ArrayRef<BlockArgument> args,
   Value negInf = f32(-std::numeric_limits<double>::infinity());
   Value zeroF = f32(0.0);
 
-  // The query row's elements of this lane (d = lane + 32 e), scaled.
-  SmallVector<Value> queryElements;
-  for (int64_t e = 0; e < dimPerLane; ++e)
-    queryElements.push_back(arith::MulFOp::create(
+  // A lane's elements of a row: d / 32 consecutive ones (d = lane * d / 32
+  // + e), read as one vector where every row of the operands starts on such
+  // a piece (a 16-byte load of an f32 row of 128, 8 bytes of f16: a quarter
+  // of the load instructions of one element each), otherwise d = lane +
+  // 32 e. Q and K share theirs (the dot product is per lane), V and O
+  // theirs.
+  bool keyPieces = dimPerLane > 1 && isPieceAligned(query, dimPerLane) &&
+                   isPieceAligned(key, dimPerLane) &&
+                   (!fa.keyAppend || isPieceAligned(keyTail, dimPerLane));
+  bool valuePieces =
+      valuePerLane > 1 && isPieceAligned(value, valuePerLane) &&
+      (!fa.valueAppend || isPieceAligned(valueTail, valuePerLane));
+  auto column = [&](int64_t e, int64_t perLane, bool pieces) {
+    return pieces ? add(mul(lane, perLane), e) : add(lane, e * kWarpSize);
+  };
+  // A lane's elements of a row (of `perLane`, in pieces or not) into
+  // `buffer` at the indices `at` gives for a column: one aligned vector
+  // store of the piece, or one store each.
+  auto storeLaneRow = [&](ArrayRef<Value> elements, Value buffer,
+                          function_ref<SmallVector<Value>(Value)> at,
+                          int64_t perLane, bool pieces) {
+    if (!pieces) {
+      for (auto [e, element] : llvm::enumerate(elements))
+        memref::StoreOp::create(b, loc, element, buffer,
+                                at(column(e, perLane, /*pieces=*/false)));
+      return;
+    }
+    Type element = elements.front().getType();
+    vector::StoreOp::create(
         b, loc,
-        roundToProducts(loadElement(
-            query, elementIndex(query, head, row, add(lane, e * kWarpSize)))),
-        f32(fa.scale * log2e)));
+        vector::FromElementsOp::create(
+            b, loc, VectorType::get({perLane}, element), elements),
+        buffer, at(column(0, perLane, /*pieces=*/true)),
+        /*nontemporal=*/false,
+        llvm::MaybeAlign(perLane * element.getIntOrFloatBitWidth() / 8));
+  };
+  // The lane's elements of row `row` of a key or value operand, as stored.
+  auto loadLaneRow = [&](const GlobalOperand &operand,
+                         const std::optional<FlashAttention::Append> &append,
+                         const GlobalOperand &tail, Value headIndex,
+                         Value rowIndex, bool isKey) {
+    int64_t perLane = isKey ? dimPerLane : valuePerLane;
+    bool pieces = isKey ? keyPieces : valuePieces;
+    if (pieces)
+      return loadStoredPiece(operand, append, tail, headIndex, rowIndex,
+                             column(0, perLane, true), perLane);
+    SmallVector<Value> elements;
+    for (int64_t e = 0; e < perLane; ++e)
+      elements.push_back(loadStoredPiece(operand, append, tail, headIndex,
+                                         rowIndex, column(e, perLane, false),
+                                         1)[0]);
+    return elements;
+  };
+
+  // The query row's elements of this lane, scaled.
+  SmallVector<Value> queryElements;
+  for (Value element :
+       loadLaneRow(query, std::nullopt, query, head, row, /*isKey=*/true))
+    queryElements.push_back(arith::MulFOp::create(
+        b, loc, roundToProducts(extendToF32(element)), f32(fa.scale * log2e)));
   // The block of each key head's first query head and last query row
   // writes the KV-cache concatenations (whyNotDecode: that row sees every
   // key), each split its own keys, as it reads them.
@@ -776,13 +858,10 @@ LogicalResult FlashAttentionBuilder::buildDecode(ArrayRef<BlockArgument> args,
       Value j = add(first, u);
       inRange.push_back(u == 0 ? Value() : lessThan(j, end));
       rows.push_back(u == 0 ? j : arith::MinSIOp::create(b, loc, j, last));
-      for (int64_t e = 0; e < dimPerLane; ++e)
-        keys[u].push_back(loadStoredRow(key, fa.keyAppend, keyTail, kvHead,
-                                        rows[u], add(lane, e * kWarpSize)));
-      for (int64_t e = 0; e < valuePerLane; ++e)
-        values[u].push_back(loadStoredRow(value, fa.valueAppend, valueTail,
-                                          kvHead, rows[u],
-                                          add(lane, e * kWarpSize)));
+      keys[u] = loadLaneRow(key, fa.keyAppend, keyTail, kvHead, rows[u],
+                            /*isKey=*/true);
+      values[u] = loadLaneRow(value, fa.valueAppend, valueTail, kvHead, rows[u],
+                              /*isKey=*/false);
       if (fa.mask)
         biases.push_back(
             loadElement(mask, elementIndex(mask, head, row, rows[u])));
@@ -798,16 +877,20 @@ LogicalResult FlashAttentionBuilder::buildDecode(ArrayRef<BlockArgument> args,
         auto ifOp = scf::IfOp::create(b, loc, cond, /*withElseRegion=*/false);
         OpBuilder::InsertionGuard ifGuard(b);
         b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-        for (auto [present, loaded, cols] :
-             {std::tuple(keyPresent, &keys[u], fa.dim),
-              std::tuple(valuePresent, &values[u], fa.valueDim)}) {
+        for (auto [present, loaded, cols, pieces] :
+             {std::tuple(keyPresent, &keys[u], fa.dim, keyPieces),
+              std::tuple(valuePresent, &values[u], fa.valueDim, valuePieces)}) {
           if (!present)
             continue;
-          for (auto [e, element] : llvm::enumerate(*loaded))
-            memref::StoreOp::create(
-                b, loc, element, present,
-                ValueRange{presentIndex(kvHead, rows[u],
-                                        add(lane, e * kWarpSize), cols)});
+          // (A row of the concatenation starts on a multiple of its cols:
+          // a piece is aligned.)
+          int64_t rowCols = cols;
+          storeLaneRow(
+              *loaded, present,
+              [&](Value col) -> SmallVector<Value> {
+                return {presentIndex(kvHead, rows[u], col, rowCols)};
+              },
+              rowCols / kWarpSize, pieces);
         }
       }
     }
@@ -914,10 +997,10 @@ LogicalResult FlashAttentionBuilder::buildDecode(ArrayRef<BlockArgument> args,
   }
   SmallVector<Value> outputs;
   for (int64_t e = 0; e < valuePerLane; ++e) {
-    Value column = add(lane, e * kWarpSize);
+    Value at = add(lane, e * kWarpSize);
     Value acc = zeroF;
     for (int64_t w = 0; w < warps; ++w)
-      acc = math::FmaOp::create(b, loc, weights[w], slot(w, column), acc);
+      acc = math::FmaOp::create(b, loc, weights[w], slot(w, at), acc);
     outputs.push_back(acc);
   }
   if (splits == 1) {
@@ -925,10 +1008,16 @@ LogicalResult FlashAttentionBuilder::buildDecode(ArrayRef<BlockArgument> args,
         arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, sum, zeroF);
     Value inverse = arith::SelectOp::create(
         b, loc, empty, zeroF, arith::DivFOp::create(b, loc, f32(1.0), sum));
-    for (int64_t e = 0; e < valuePerLane; ++e)
-      memref::StoreOp::create(
-          b, loc, toResult(arith::MulFOp::create(b, loc, outputs[e], inverse)),
-          out, ValueRange{batchIndex, head, row, add(lane, e * kWarpSize)});
+    SmallVector<Value> normalized;
+    for (Value output : outputs)
+      normalized.push_back(
+          toResult(arith::MulFOp::create(b, loc, output, inverse)));
+    storeLaneRow(
+        normalized, out,
+        [&](Value col) -> SmallVector<Value> {
+          return {batchIndex, head, row, col};
+        },
+        valuePerLane, valuePieces);
     b.setInsertionPointToEnd(&launch.getBody().front());
     gpu::TerminatorOp::create(b, loc);
     return success();
@@ -940,10 +1029,10 @@ LogicalResult FlashAttentionBuilder::buildDecode(ArrayRef<BlockArgument> args,
               fa.queryLen),
           row);
   Value rowStart = mul(rowIndex, partialRow);
-  for (int64_t e = 0; e < valuePerLane; ++e)
-    memref::StoreOp::create(
-        b, loc, outputs[e], partials,
-        ValueRange{add(rowStart, add(lane, e * kWarpSize))});
+  storeLaneRow(
+      outputs, partials,
+      [&](Value col) -> SmallVector<Value> { return {add(rowStart, col)}; },
+      valuePerLane, valuePieces);
   auto firstLaneIf =
       scf::IfOp::create(b, loc, firstLane, /*withElseRegion=*/false);
   b.setInsertionPoint(firstLaneIf.thenBlock()->getTerminator());
@@ -976,7 +1065,7 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
   int64_t queryTiles = llvm::divideCeil(fa.queryLen, blockRows);
   // Split keys: each split's rows' maximum, sum and unnormalized O, at
   // [split, b, h, row, 0 .. dv + 1], for the combining launch.
-  int64_t partialRow = fa.valueDim + 2;
+  int64_t partialRow = getPartialRow();
   Value partials;
   if (splits > 1)
     partials =

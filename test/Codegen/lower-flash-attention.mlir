@@ -231,14 +231,14 @@ func.func private @odd_head_dim(%q: memref<1x1x64x72xf32>, %out: memref<1x1x64x7
 // Split keys (attention_splits, flash-decoding): the tensor-core launch has
 // a block per (query tile, split); each split walks its 4 of the 16 key
 // tiles and writes its rows' O, maximum and sum to a partial buffer of
-// [4 splits, 64 rows, 64 + 2]; a second launch, one thread per row,
-// combines them into the result.
+// [4 splits, 64 rows, 64 + 2, padded to 68: whole 16 bytes]; a second
+// launch, one thread per row, combines them into the result.
 // CHECK-LABEL: func.func private @split_keys
-// CHECK: %[[PARTIAL:.*]] = memref.alloc() : memref<16896xf32>
+// CHECK: %[[PARTIAL:.*]] = memref.alloc() : memref<17408xf32>
 // CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c4, {{.*}} = %c1, {{.*}} = %c1)
 // CHECK: scf.for {{.*}} = %{{.*}} to %{{.*}} step %c1 iter_args
 // CHECK: nvvm.mma.sync
-// CHECK: vector.store {{.*}}, %[[PARTIAL]]{{.*}} : memref<16896xf32>, vector<2xf32>
+// CHECK: vector.store {{.*}}, %[[PARTIAL]]{{.*}} : memref<17408xf32>, vector<2xf32>
 // CHECK: memref.store {{.*}}, %[[PARTIAL]]
 // CHECK: gpu.terminator
 // CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1, {{.*}} = %c1, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c128,
@@ -256,19 +256,23 @@ func.func private @split_keys(%q: memref<1x1x64x64xf32>, %k: memref<1x1x1024x64x
 
 // The f32 decode kernel (attention_decode): one query row of 2 heads over
 // 1024 keys in 4 splits: a block of 4 warps per (split, head); warp w takes
-// the runs of 8 keys (attention_decode_keys) at 8 (4 i + w), each lane 2 of
-// the 64 dimensions; all of a run's K and V elements are loaded (8 x (2 +
-// 2)) before the first shuffle uses one; each dot product is a 5-step
-// shuffle reduction (40, interleaved); keys past the split's end read the
-// last key and score -inf; one rescale per run; the warps' states meet in
-// shared memory, the splits' in the partial buffer [4, 2 rows, 64 + 2] that
-// the second launch combines.
+// the runs of 8 keys (attention_decode_keys) at 8 (4 i + w), each lane 2
+// consecutive ones of the 64 dimensions, read as one 8-byte vector (the
+// query row's too); all of a run's K and V rows are loaded (8 x (1 + 1))
+// before the first shuffle uses one; each dot product is a 5-step shuffle
+// reduction (40, interleaved); keys past the split's end read the last key
+// and score -inf; one rescale per run; the warps' states meet in shared
+// memory (a lane's e-th element at lane + 32 e: conflict-free), the
+// splits' in the partial buffer [4, 2 rows, 64 + 2 padded to 68], stored
+// as one vector of a lane's 2 elements, that the second launch combines.
 // CHECK-LABEL: func.func private @decode
-// CHECK: %[[PARTIAL:.*]] = memref.alloc() : memref<528xf32>
-// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c4, {{.*}} = %c2, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c128, {{.*}} = %c1, {{.*}} = %c1) workgroup(%[[WARPS:.*]] : memref<264xf32, #gpu.address_space<workgroup>>)
+// CHECK: %[[PARTIAL:.*]] = memref.alloc() : memref<544xf32>
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c4, {{.*}} = %c2, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c128, {{.*}} = %c1, {{.*}} = %c1) workgroup(%[[WARPS:.*]] : memref<272xf32, #gpu.address_space<workgroup>>)
+// CHECK: vector.load {{.*}} {alignment = 8 : i64} : memref<128xf32>, vector<2xf32>
 // CHECK: scf.for %[[FIRST:.*]] = {{.*}} to %[[END:.*]] step %c32 iter_args({{.*}}) -> (f32, f32, f32, f32)
 // CHECK: %[[LAST:.*]] = arith.subi %[[END]], %c1
-// CHECK-COUNT-32: memref.load
+// CHECK-COUNT-16: vector.load {{.*}} {alignment = 8 : i64} : memref<131072xf32>, vector<2xf32>
+// CHECK-NOT: vector.load
 // CHECK-NOT: memref.load
 // CHECK: gpu.shuffle  xor
 // CHECK-COUNT-39: gpu.shuffle  xor
@@ -277,6 +281,7 @@ func.func private @split_keys(%q: memref<1x1x64x64xf32>, %k: memref<1x1x1024x64x
 // CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"
 // CHECK: memref.store {{.*}}, %[[WARPS]]
 // CHECK: gpu.barrier
+// CHECK: vector.store {{.*}}, %[[PARTIAL]][{{.*}}] {alignment = 8 : i64} : memref<544xf32>, vector<2xf32>
 // CHECK: memref.store {{.*}}, %[[PARTIAL]]
 // CHECK: gpu.terminator
 // CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1, {{.*}} = %c1, {{.*}} = %c1)
