@@ -120,6 +120,39 @@ def make_model(path, heads, q_len, kv_len, dim, causal, dtype="float32"):
     onnx.save(model, path)
 
 
+def make_kv_append_model(path, heads, kv_heads, q_len, past, dim, causal,
+                         dtype="float32"):
+    """A KV-cache decode step: one ONNX Attention (opset 23) over Q
+    [1, H, q_len, D] and the new K, V [1, Hkv, q_len, D] with past_key /
+    past_value [1, Hkv, past, D], whose outputs are Y and present_key /
+    present_value (the concatenations), in `dtype`. Inputs q, k, v,
+    past_key, past_value; outputs y, present_key, present_value."""
+    import onnx
+    from onnx import TensorProto, helper
+    elem = {"float32": TensorProto.FLOAT, "float16": TensorProto.FLOAT16,
+            "bfloat16": TensorProto.BFLOAT16}[dtype]
+    shapes = [("q", [1, heads, q_len, dim]), ("k", [1, kv_heads, q_len, dim]),
+              ("v", [1, kv_heads, q_len, dim]),
+              ("past_key", [1, kv_heads, past, dim]),
+              ("past_value", [1, kv_heads, past, dim])]
+    total = past + q_len
+    node = helper.make_node(
+        "Attention", ["q", "k", "v", "", "past_key", "past_value"],
+        ["y", "present_key", "present_value"], is_causal=int(causal))
+    graph = helper.make_graph(
+        [node], "kv_append",
+        [helper.make_tensor_value_info(n, elem, s) for n, s in shapes],
+        [helper.make_tensor_value_info("y", elem, [1, heads, q_len, dim]),
+         helper.make_tensor_value_info("present_key", elem,
+                                       [1, kv_heads, total, dim]),
+         helper.make_tensor_value_info("present_value", elem,
+                                       [1, kv_heads, total, dim])])
+    model = helper.make_model(graph,
+                              opset_imports=[helper.make_opsetid("", 23)])
+    model.ir_version = 10
+    onnx.save(model, path)
+
+
 def torch_cuda():
     try:
         import torch

@@ -199,8 +199,8 @@ def bundle_model(name, folder, data, shapes, out, target, gpu, emulate):
 
 def bundle_benchmarks(out, target, gpu, quick):
     entries = []
-    os.makedirs(os.path.join(out, "attention"), exist_ok=True)
-    os.makedirs(os.path.join(out, "gemm"), exist_ok=True)
+    for kind in ("attention", "kv_append", "gemm"):
+        os.makedirs(os.path.join(out, kind), exist_ok=True)
     heads = 16
     sizes = [256] if quick else [1024, 4096, 16384]
     dims = [64] if quick else [64, 128]
@@ -228,6 +228,15 @@ def bundle_benchmarks(out, target, gpu, quick):
             entries.append(("attention", "bf16_decode_S%d_D%d" % (size, dim),
                             dict(heads=heads, q_len=1, kv_len=size, dim=dim,
                                  causal=False, dtype="bfloat16")))
+    # A bf16 decode step with its KV-cache append (16 query heads over 4
+    # key heads): the attention kernel reads the cache and writes the
+    # concatenations; its bytes (cache read, concatenations written) per
+    # kernel time against the copy bandwidth, beside torch's cat + SDPA.
+    for dim in dims:
+        for size in decode:
+            entries.append(("kv_append", "kv_append_S%d_D%d" % (size, dim),
+                            dict(heads=heads, kv_heads=4, q_len=1, past=size,
+                                 dim=dim, dtype="bfloat16")))
     gemm_sizes = [256] if quick else [4096, 8192, 16384]
     gemm_shapes = [("%d^3" % s, s, s, s) for s in gemm_sizes]
     if not quick:
@@ -259,6 +268,16 @@ def bundle_benchmarks(out, target, gpu, quick):
             shape["flops"] = 4.0 * shape["heads"] * shape["q_len"] * \
                 shape["kv_len"] * shape["dim"] * (0.5 if shape["causal"]
                                                   else 1.0)
+        elif kind == "kv_append":
+            attention.make_kv_append_model(
+                onnx_path, shape["heads"], shape["kv_heads"], shape["q_len"],
+                shape["past"], shape["dim"], False, shape["dtype"])
+            keys = shape["past"] + shape["q_len"]
+            shape["flops"] = 4.0 * shape["heads"] * shape["q_len"] * keys * \
+                shape["dim"]
+            # The past K and V read, the concatenations written (2 bytes).
+            shape["bytes"] = 2 * 2 * shape["kv_heads"] * shape["dim"] * \
+                (shape["past"] + keys)
         else:
             gemm.make_model(onnx_path, shape["m"], shape["n"], shape["k"],
                             shape["dtype"])

@@ -2,7 +2,7 @@
 """Run a bundle from bench/gpu_bundle.py on a GPU: numbers, then speed.
 
     python3 gpu_run.py [BUNDLE] [--out DIR] [--device gpu|emulator]
-                       [--only models,attention,gemm]
+                       [--only models,attention,kv_append,gemm]
 
 Runs where the GPU is, with no compiler: `bin/ridge-exec` (libridge_runtime
 only) loads each compiled model. For each model of the bundle it checks the
@@ -12,7 +12,10 @@ times it end to end (median of 100 runs, data device-resident) and per
 kernel (CUDA events around each launch) beside the roofline prediction. For
 each benchmark (attention, GEMM) it draws random inputs, checks the output
 against PyTorch on the GPU in f32, and times it against SDPA (flash) or
-torch.matmul (cuBLAS) in the same run. The ceilings are measured here: the
+torch.matmul (cuBLAS) in the same run. A decode step with its KV-cache
+append (kv_append) is checked the same way (the concatenations bit for
+bit) and timed against torch.cat + SDPA, its kernel's bytes (the cache
+read, the concatenations written) per second against the copy bandwidth. The ceilings are measured here: the
 copy bandwidth (a 1 GiB clone, read + write) and the bf16 matrix rate
 (an 8192^3 torch.matmul). Prints the tables and writes results.json to
 --out. `--device emulator` runs the same flow on the emulator (no torch
@@ -231,11 +234,20 @@ def run_benchmarks(bundle, manifest, device, kinds, results, ceilings):
         rng = np.random.default_rng(len(rows))
         with tempfile.TemporaryDirectory() as work:
             paths = []
-            if entry["kind"] == "attention":
-                h, q, s, d = (entry["heads"], entry["q_len"], entry["kv_len"],
-                              entry["dim"])
-                arrays = [rng.standard_normal((1, h, n, d), dtype=np.float32)
-                          for n in (q, s, s)]
+            if entry["kind"] in ("attention", "kv_append"):
+                if entry["kind"] == "attention":
+                    h, q, s, d = (entry["heads"], entry["q_len"],
+                                  entry["kv_len"], entry["dim"])
+                    shapes = [(1, h, n, d) for n in (q, s, s)]
+                else:
+                    # q, the new k and v, past_key, past_value.
+                    h, g, q, s, d = (entry["heads"], entry["kv_heads"],
+                                     entry["q_len"], entry["past"],
+                                     entry["dim"])
+                    shapes = [(1, h, q, d), (1, g, q, d), (1, g, q, d),
+                              (1, g, s, d), (1, g, s, d)]
+                arrays = [rng.standard_normal(shape, dtype=np.float32)
+                          for shape in shapes]
                 if entry.get("dtype") == "bfloat16":
                     # bf16 inputs (round to nearest even) and their values
                     # for the reference.
@@ -267,7 +279,22 @@ def run_benchmarks(bundle, manifest, device, kinds, results, ceilings):
             out = np.load(os.path.join(work, "output_0.npy"))
             row["ours_ms"], row["ours_kernels_ms"], _ = parse_times(text)
             # The reference in f32 from the same (rounded) inputs.
-            if entry["kind"] == "attention":
+            if entry["kind"] == "kv_append":
+                # The concatenations bit for bit; Y against attention over
+                # them, each key head repeated for its query heads.
+                group = entry["heads"] // entry["kv_heads"]
+                present = [np.concatenate([arrays[3 + i], arrays[1 + i]],
+                                          axis=2) for i in (0, 1)]
+                row["present_exact"] = all(
+                    np.array_equal(np.load(os.path.join(
+                        work, "output_%d.npy" % (1 + i))), present[i])
+                    for i in (0, 1))
+                floats = [(a.astype(np.uint32) << 16).view(np.float32)
+                          for a in [arrays[0]] + present]
+                floats[1:] = [np.repeat(a, group, axis=1) for a in floats[1:]]
+                ref = attention_reference(torch, floats, False)
+                out = (out.astype(np.uint32) << 16).view(np.float32)
+            elif entry["kind"] == "attention":
                 if entry.get("dtype") == "bfloat16":
                     arrays = [(a.astype(np.uint32) << 16).view(np.float32)
                               for a in arrays]
@@ -289,6 +316,8 @@ def run_benchmarks(bundle, manifest, device, kinds, results, ceilings):
         if torch is not None:
             if entry["kind"] == "attention":
                 row["theirs_ms"] = time_sdpa(torch, entry)
+            elif entry["kind"] == "kv_append":
+                row["theirs_ms"] = time_torch_kv_append(torch, entry)
             elif entry.get("dtype") == "fp8":
                 for key, quantized in (("theirs_ms", False),
                                        ("theirs_quantizing_ms", True)):
@@ -350,14 +379,63 @@ def time_sdpa(torch, e):
             q, k, v, is_causal=e["causal"] and e["q_len"] > 1))
 
 
+def time_torch_kv_append(torch, e):
+    """A decode step as PyTorch runs it eagerly: the two concatenations,
+    then SDPA over them (GQA by enable_gqa, or the key heads repeated)."""
+    import torch.nn.functional as F
+    h, g, q, s, d = e["heads"], e["kv_heads"], e["q_len"], e["past"], e["dim"]
+    make = lambda *shape: torch.randn(*shape, device="cuda",
+                                      dtype=torch.bfloat16)
+    tq, tk, tv = make(1, h, q, d), make(1, g, q, d), make(1, g, q, d)
+    pk, pv = make(1, g, s, d), make(1, g, s, d)
+
+    def step():
+        k, v = torch.cat([pk, tk], dim=2), torch.cat([pv, tv], dim=2)
+        try:
+            return F.scaled_dot_product_attention(tq, k, v, enable_gqa=True)
+        except TypeError:
+            return F.scaled_dot_product_attention(
+                tq, k.repeat_interleave(h // g, 1),
+                v.repeat_interleave(h // g, 1))
+    return cuda_time(step)
+
+
 def time_cublas(torch, e):
     a = torch.randn(e["m"], e["k"], device="cuda", dtype=torch.bfloat16)
     b = torch.randn(e["k"], e["n"], device="cuda", dtype=torch.bfloat16)
     return cuda_time(lambda: torch.matmul(a, b))
 
 
+def print_kv_append(rows, bandwidth):
+    chosen = [r for r in rows if r["kind"] == "kv_append"]
+    if not chosen:
+        return
+    print("\n== decode step with its KV-cache append: Ridgeline (one kernel "
+          "reads the cache, writes present) against torch.cat + SDPA, "
+          "median ms (kernel-only in brackets)")
+    print("%-26s %-7s %9s %9s %9s %9s %9s %9s %6s" % (
+        "shape", "target", "ours ms", "(kernel)", "torch ms", "x torch",
+        "GB/s", "x copy", "exact"))
+    f = lambda v, fmt: fmt % v if v is not None else "-"
+    for r in chosen:
+        if "error" in r and "ours_ms" not in r:
+            print("%-26s %-7s %s" % (r["name"], r["target"], r["error"]))
+            continue
+        ours = r.get("ours_kernels_ms") or r.get("ours_ms")
+        gbs = r["bytes"] / (ours * 1e-3) / 1e9 if ours else None
+        r["gbs"] = gbs
+        print("%-26s %-7s %9s %9s %9s %9s %9s %9s %6s" % (
+            r["name"], r["target"], f(r.get("ours_ms"), "%.3f"),
+            f(r.get("ours_kernels_ms"), "%.3f"), f(r.get("theirs_ms"), "%.3f"),
+            f(r["theirs_ms"] / ours if ours and r.get("theirs_ms") else None,
+              "%.2f"), f(gbs, "%.0f"),
+            f(gbs / bandwidth if gbs and bandwidth else None, "%.2f"),
+            "yes" if r.get("present_exact") else "NO"))
+
+
 def print_benchmarks(rows, ceilings):
     bandwidth = ceilings.get("copy_gbs")
+    print_kv_append(rows, bandwidth)
 
     def row_peak(r):
         return ceilings.get("fp8_tflops" if r.get("dtype") == "fp8"
@@ -464,7 +542,7 @@ def main():
     parser.add_argument("bundle", nargs="?", default=HERE)
     parser.add_argument("--out", default=".")
     parser.add_argument("--device", default="gpu", choices=["gpu", "emulator"])
-    parser.add_argument("--only", default="models,attention,gemm")
+    parser.add_argument("--only", default="models,attention,kv_append,gemm")
     args = parser.parse_args()
     bundle = os.path.abspath(args.bundle)
     with open(os.path.join(bundle, "manifest.json")) as f:
@@ -490,7 +568,8 @@ def main():
     # product's norm for two quantized operands (0.1 leaves room).
     tolerance = lambda r: 1e-1 if r.get("dtype") == "fp8" else 2e-2
     failed += [r["name"] for r in results.get("benchmarks", [])
-               if "error" in r or (r.get("rel_err") or 0) > tolerance(r)]
+               if "error" in r or (r.get("rel_err") or 0) > tolerance(r) or
+               r.get("present_exact") is False]
     print("\n%d failed%s" % (len(failed), ": " + ", ".join(failed)
                               if failed else ""))
     return 1 if failed else 0

@@ -4,47 +4,34 @@ with past_key/past_value [1, Hkv, P, D], whose outputs are Y and
 present_key/present_value (the concatenations), and the float64 NumPy
 reference (query row i at position P + i; causal: it sees keys up to it).
 
-  kv_append_case.py OUT_DIR HEADS KV_HEADS Q_LEN PAST DIM causal|full
-                    [float32|float16]
+  kv_append_case.py BENCH_DIR OUT_DIR HEADS KV_HEADS Q_LEN PAST DIM
+                    causal|full [float32|float16]
+
+The model is bench/attention.py's make_kv_append_model (the GPU bundle's
+decode-step rows).
 """
 import os
 import sys
 
 import numpy as np
-import onnx
-from onnx import TensorProto, helper, numpy_helper
-
-TYPES = {"float32": TensorProto.FLOAT, "float16": TensorProto.FLOAT16}
+from onnx import numpy_helper
 
 
-def main(out, heads, kv_heads, q_len, past, dim, mode, dtype="float32"):
+def main(bench, out, heads, kv_heads, q_len, past, dim, mode,
+         dtype="float32"):
+    sys.path.insert(0, bench)
+    import attention
     heads, kv_heads, q_len, past, dim = (int(heads), int(kv_heads),
                                          int(q_len), int(past), int(dim))
     causal = mode == "causal"
-    elem = TYPES[dtype]
     shapes = {"q": (1, heads, q_len, dim), "k": (1, kv_heads, q_len, dim),
               "v": (1, kv_heads, q_len, dim),
               "past_key": (1, kv_heads, past, dim),
               "past_value": (1, kv_heads, past, dim)}
-    total = past + q_len
-    node = helper.make_node(
-        "Attention", ["q", "k", "v", "", "past_key", "past_value"],
-        ["y", "present_key", "present_value"], is_causal=int(causal))
-    graph = helper.make_graph(
-        [node], "kv_append",
-        [helper.make_tensor_value_info(n, elem, list(s))
-         for n, s in shapes.items()],
-        [helper.make_tensor_value_info("y", elem, [1, heads, q_len, dim]),
-         helper.make_tensor_value_info("present_key", elem,
-                                       [1, kv_heads, total, dim]),
-         helper.make_tensor_value_info("present_value", elem,
-                                       [1, kv_heads, total, dim])])
-    model = helper.make_model(graph,
-                              opset_imports=[helper.make_opsetid("", 23)])
-    model.ir_version = 10
     data = os.path.join(out, "test_data_set_0")
     os.makedirs(data, exist_ok=True)
-    onnx.save(model, os.path.join(out, "model.onnx"))
+    attention.make_kv_append_model(os.path.join(out, "model.onnx"), heads,
+                                   kv_heads, q_len, past, dim, causal, dtype)
 
     rng = np.random.default_rng(5)
     t = {n: rng.standard_normal(s).astype(dtype).astype(np.float64)
