@@ -58,6 +58,12 @@ static constexpr double kLoadedMemoryLatencySeconds = 1e-6;
 /// many keys a warp.
 static constexpr int64_t kDecodeLoadRegisters = 64;
 static constexpr int64_t kMaxDecodeKeysPerWarp = 8;
+/// Registers a lane spends on the query heads a decode block shares its
+/// loads between (GQA): each head's query and O elements (d / 32 + dv /
+/// 32), its maximum and sum, and a score per key of the run; and at most
+/// this many heads a block.
+static constexpr int64_t kDecodeHeadRegisters = 72;
+static constexpr int64_t kMaxDecodeHeads = 8;
 /// Decode blocks an SM at most (4 warps each: half an SM's 64 warps).
 static constexpr int64_t kMaxDecodeBlocksPerSm = 8;
 /// Steps of all of a block's warps a split takes at least.
@@ -107,6 +113,9 @@ DictionaryAttr KernelConfig::toAttr(MLIRContext *context) const {
                                     b.getI64IntegerAttr(attentionSplits)));
     fields.push_back(b.getNamedAttr("attention_decode_keys",
                                     b.getI64IntegerAttr(attentionDecodeKeys)));
+    if (attentionDecodeHeads > 1)
+      fields.push_back(b.getNamedAttr(
+          "attention_decode_heads", b.getI64IntegerAttr(attentionDecodeHeads)));
   }
   if (usesFlashAttention()) {
     fields.push_back(b.getNamedAttr("attention_tile",
@@ -294,9 +303,15 @@ FailureOr<KernelConfig> KernelConfig::fromAttr(DictionaryAttr attr,
         failed(integer("attention_decode_keys", config.attentionDecodeKeys, 1,
                        kMaxDecodeKeysPerWarp)))
       return failure();
-  } else if (attr.get("attention_decode_keys")) {
+    if (attr.get("attention_decode_heads") &&
+        failed(integer("attention_decode_heads", config.attentionDecodeHeads, 1,
+                       kMaxDecodeHeads)))
+      return failure();
+  } else if (attr.get("attention_decode_keys") ||
+             attr.get("attention_decode_heads")) {
     error = ("'" + kKernelConfigAttr +
-             "' has 'attention_decode_keys' without 'attention_decode'")
+             "' has 'attention_decode_keys' or 'attention_decode_heads' "
+             "without 'attention_decode'")
                 .str();
     return failure();
   }
@@ -892,11 +907,24 @@ KernelConfig mlir::ridge::selectKernelConfig(func::FuncOp kernel,
           std::clamp<int64_t>(static_cast<int64_t>(std::ceil(
                                   2 * smBytesNeeded / blockBytesInFlight)),
                               2, kMaxDecodeBlocksPerSm);
+      // GQA: the query heads of a key head share a block, which loads each
+      // key once for all of them (where one block per head would read the
+      // group's keys from L2 once per head): the most that divide the group
+      // and whose state fits kDecodeHeadRegisters.
+      int64_t group = flash->heads / flash->kvHeads;
+      int64_t headRegisters =
+          (flash->dim + flash->valueDim) / kWarpSize + 2 + keysPerWarp;
+      int64_t heads = 1;
+      for (int64_t p = 1; p <= std::min(group, kMaxDecodeHeads); ++p)
+        if (group % p == 0 && p * headRegisters <= kDecodeHeadRegisters)
+          heads = p;
+      int64_t blocks = rows / heads;
       config.attentionDecode = true;
       config.attentionDecodeKeys = keysPerWarp;
+      config.attentionDecodeHeads = heads;
       config.attentionSplits = std::max<int64_t>(
           1, std::min<int64_t>({static_cast<int64_t>(llvm::divideCeil(
-                                    blocksPerSm * target.gpu.smCount, rows)),
+                                    blocksPerSm * target.gpu.smCount, blocks)),
                                 flash->keyLen / (kMinDecodeStepsPerSplit *
                                                  warps * keysPerWarp),
                                 kMaxAttentionSplits}));

@@ -123,6 +123,7 @@ public:
     splits = config.attentionSplits;
     if (config.attentionDecode) {
       decodeKeys = config.attentionDecodeKeys;
+      decodeHeads = config.attentionDecodeHeads;
       warps = 4;
       threads = warps * kWarpSize;
       return;
@@ -421,8 +422,9 @@ private:
   Type mmaType;
   int64_t blockRows = 0, keyTile = 0, stages = 0, splits = 1, warps = 0,
           threads = 0;
-  /// The decode kernel's keys a warp loads before it uses the first.
-  int64_t decodeKeys = 1;
+  /// The decode kernel's keys a warp loads before it uses the first, and
+  /// the query heads of a key head a block computes from them.
+  int64_t decodeKeys = 1, decodeHeads = 1;
 
 public:
   /// Whether build() staged K and V with cp.async.
@@ -714,6 +716,11 @@ LogicalResult FlashAttentionBuilder::buildDecode(ArrayRef<BlockArgument> args,
                                                  Value out) {
   if (failed(bindOperands(args)))
     return failure();
+  int64_t group = fa.heads / fa.kvHeads;
+  if (group % decodeHeads != 0)
+    return emitError(loc) << "'attention_decode_heads' " << decodeHeads
+                          << " does not divide the " << group
+                          << " query heads of a key head";
   outElement =
       cast<FloatType>(cast<MemRefType>(out.getType()).getElementType());
   MLIRContext *context = b.getContext();
@@ -729,17 +736,20 @@ LogicalResult FlashAttentionBuilder::buildDecode(ArrayRef<BlockArgument> args,
                                 MemRefType::get({splits * fa.batch * fa.heads *
                                                  fa.queryLen * partialRow},
                                                 b.getF32Type()));
-  // Each warp's maximum, sum and O, for the block's combine: a lane's e-th
-  // element of O at lane + 32 e whatever column it holds (every warp's lane
-  // holds the same ones), so that a warp's stores and loads touch 32
-  // banks.
+  // Each warp's maximum, sum and O of each of the block's heads, for the
+  // block's combine: a lane's e-th element of O at lane + 32 e whatever
+  // column it holds (every warp's lane holds the same ones), so that a
+  // warp's stores and loads touch 32 banks.
   auto workgroup = gpu::AddressSpaceAttr::get(
       context, gpu::GPUDialect::getWorkgroupAddressSpace());
-  auto smemType = MemRefType::get({warps * partialRow}, b.getF32Type(),
-                                  MemRefLayoutAttrInterface(), workgroup);
+  auto smemType =
+      MemRefType::get({warps * decodeHeads * partialRow}, b.getF32Type(),
+                      MemRefLayoutAttrInterface(), workgroup);
+  // A block per (split, decodeHeads query heads of one key head and one
+  // query row, batch).
   auto launch = gpu::LaunchOp::create(
-      b, loc, index(splits), index(fa.heads * fa.queryLen), index(fa.batch),
-      index(threads), one, one,
+      b, loc, index(splits), index(fa.heads / decodeHeads * fa.queryLen),
+      index(fa.batch), index(threads), one, one,
       /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
       /*asyncDependencies=*/ValueRange(), TypeRange{smemType});
   OpBuilder::InsertionGuard guard(b);
@@ -750,10 +760,14 @@ LogicalResult FlashAttentionBuilder::buildDecode(ArrayRef<BlockArgument> args,
   lane = rem(tid, kWarpSize);
   warp = div(tid, kWarpSize);
   Value split = blockIds.x;
-  head = div(blockIds.y, fa.queryLen);
+  head = mul(div(blockIds.y, fa.queryLen), decodeHeads);
   Value row = rem(blockIds.y, fa.queryLen);
   batchIndex = blockIds.z;
-  kvHead = fa.heads == fa.kvHeads ? head : div(head, fa.heads / fa.kvHeads);
+  kvHead = group == 1 ? head : div(head, group);
+  // The block's query heads (all of one key head).
+  SmallVector<Value> heads;
+  for (int64_t p = 0; p < decodeHeads; ++p)
+    heads.push_back(add(head, p));
   const double log2e = 1.4426950408889634;
   Value negInf = f32(-std::numeric_limits<double>::infinity());
   Value zeroF = f32(0.0);
@@ -812,12 +826,14 @@ LogicalResult FlashAttentionBuilder::buildDecode(ArrayRef<BlockArgument> args,
     return elements;
   };
 
-  // The query row's elements of this lane, scaled.
-  SmallVector<Value> queryElements;
-  for (Value element :
-       loadLaneRow(query, std::nullopt, query, head, row, /*isKey=*/true))
-    queryElements.push_back(arith::MulFOp::create(
-        b, loc, roundToProducts(extendToF32(element)), f32(fa.scale * log2e)));
+  // Each head's query row: this lane's elements, scaled.
+  SmallVector<SmallVector<Value>> queryElements(decodeHeads);
+  for (int64_t p = 0; p < decodeHeads; ++p)
+    for (Value element : loadLaneRow(query, std::nullopt, query, heads[p], row,
+                                     /*isKey=*/true))
+      queryElements[p].push_back(
+          arith::MulFOp::create(b, loc, roundToProducts(extendToF32(element)),
+                                f32(fa.scale * log2e)));
   // The block of each key head's first query head and last query row
   // writes the KV-cache concatenations (whyNotDecode: that row sees every
   // key), each split its own keys, as it reads them.
@@ -836,8 +852,13 @@ LogicalResult FlashAttentionBuilder::buildDecode(ArrayRef<BlockArgument> args,
                                      add(begin, keysPerSplit));
   if (fa.causal)
     end = arith::MinSIOp::create(b, loc, end, add(row, fa.queryOffset + 1));
-  SmallVector<Value> inits{negInf, zeroF};
-  inits.append(valuePerLane, zeroF);
+  // Each head's running maximum, sum and O.
+  int64_t stateSize = 2 + valuePerLane;
+  SmallVector<Value> inits;
+  for (int64_t p = 0; p < decodeHeads; ++p) {
+    inits.append({negInf, zeroF});
+    inits.append(valuePerLane, zeroF);
+  }
   // Warp w takes the runs of decodeKeys keys at begin + (i * warps + w) *
   // decodeKeys.
   auto loop = scf::ForOp::create(b, loc, add(begin, mul(warp, decodeKeys)), end,
@@ -853,7 +874,8 @@ LogicalResult FlashAttentionBuilder::buildDecode(ArrayRef<BlockArgument> args,
     Value last = arith::SubIOp::create(b, loc, end, one);
     SmallVector<Value> rows, inRange;
     SmallVector<SmallVector<Value>> keys(decodeKeys), values(decodeKeys);
-    SmallVector<Value> biases;
+    // [head][key] of the run.
+    SmallVector<SmallVector<Value>> biases(decodeHeads);
     for (int64_t u = 0; u < decodeKeys; ++u) {
       Value j = add(first, u);
       inRange.push_back(u == 0 ? Value() : lessThan(j, end));
@@ -863,8 +885,9 @@ LogicalResult FlashAttentionBuilder::buildDecode(ArrayRef<BlockArgument> args,
       values[u] = loadLaneRow(value, fa.valueAppend, valueTail, kvHead, rows[u],
                               /*isKey=*/false);
       if (fa.mask)
-        biases.push_back(
-            loadElement(mask, elementIndex(mask, head, row, rows[u])));
+        for (int64_t p = 0; p < decodeHeads; ++p)
+          biases[p].push_back(
+              loadElement(mask, elementIndex(mask, heads[p], row, rows[u])));
     }
     // The run's keys into the concatenations, as read (past the split's
     // end: not at all).
@@ -898,76 +921,88 @@ LogicalResult FlashAttentionBuilder::buildDecode(ArrayRef<BlockArgument> args,
       for (SmallVector<Value> &run : *loaded)
         for (Value &element : run)
           element = extendToF32(element);
-    SmallVector<Value> scores;
-    for (int64_t u = 0; u < decodeKeys; ++u) {
-      Value t = zeroF;
-      for (int64_t e = 0; e < dimPerLane; ++e)
-        t = math::FmaOp::create(b, loc, queryElements[e],
-                                roundToProducts(keys[u][e]), t);
-      scores.push_back(t);
-    }
-    // The dot products over the warp's lanes, the runs' shuffles
-    // interleaved.
+    // Each head's score of each key of the run.
+    SmallVector<SmallVector<Value>> scores(decodeHeads);
+    for (int64_t p = 0; p < decodeHeads; ++p)
+      for (int64_t u = 0; u < decodeKeys; ++u) {
+        Value t = zeroF;
+        for (int64_t e = 0; e < dimPerLane; ++e)
+          t = math::FmaOp::create(b, loc, queryElements[p][e],
+                                  roundToProducts(keys[u][e]), t);
+        scores[p].push_back(t);
+      }
+    // The dot products over the warp's lanes, the runs' and heads'
+    // shuffles interleaved.
     Value width =
         arith::ConstantIntOp::create(b, loc, b.getI32Type(), kWarpSize);
     for (int64_t offset = 1; offset < kWarpSize; offset *= 2) {
       Value lanes =
           arith::ConstantIntOp::create(b, loc, b.getI32Type(), offset);
-      for (Value &t : scores)
-        t = arith::AddFOp::create(b, loc, t,
-                                  gpu::ShuffleOp::create(b, loc, t, lanes,
-                                                         width,
-                                                         gpu::ShuffleMode::XOR)
-                                      .getShuffleResult());
+      for (SmallVector<Value> &headScores : scores)
+        for (Value &t : headScores)
+          t = arith::AddFOp::create(
+              b, loc, t,
+              gpu::ShuffleOp::create(b, loc, t, lanes, width,
+                                     gpu::ShuffleMode::XOR)
+                  .getShuffleResult());
     }
-    Value next = carried[0];
-    for (int64_t u = 0; u < decodeKeys; ++u) {
-      if (fa.mask)
-        scores[u] = addBiasLog2(biases[u], scores[u]);
-      if (inRange[u])
-        scores[u] =
-            arith::SelectOp::create(b, loc, inRange[u], scores[u], negInf);
-      next = arith::MaximumFOp::create(b, loc, next, scores[u]);
-    }
-    // One rescale per run: the running maximum, sum and O move to the
-    // run's maximum once, then each key adds its probability.
-    Value allMasked =
-        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, next, negInf);
-    Value shift = arith::SelectOp::create(b, loc, allMasked, zeroF, next);
-    Value correction = exp2(arith::SubFOp::create(b, loc, carried[0], shift));
-    Value sum = arith::MulFOp::create(b, loc, carried[1], correction);
-    SmallVector<Value> acc;
-    for (int64_t e = 0; e < valuePerLane; ++e)
-      acc.push_back(arith::MulFOp::create(b, loc, carried[2 + e], correction));
-    // P summed as computed, rounded (with V) where the products are.
-    for (int64_t u = 0; u < decodeKeys; ++u) {
-      Value p = exp2(arith::SubFOp::create(b, loc, scores[u], shift));
-      sum = arith::AddFOp::create(b, loc, sum, p);
-      Value rounded = roundToProducts(p);
+    SmallVector<Value> results;
+    for (int64_t p = 0; p < decodeHeads; ++p) {
+      ValueRange state = carried.slice(p * stateSize, stateSize);
+      Value next = state[0];
+      for (int64_t u = 0; u < decodeKeys; ++u) {
+        Value &t = scores[p][u];
+        if (fa.mask)
+          t = addBiasLog2(biases[p][u], t);
+        if (inRange[u])
+          t = arith::SelectOp::create(b, loc, inRange[u], t, negInf);
+        next = arith::MaximumFOp::create(b, loc, next, t);
+      }
+      // One rescale per run: the running maximum, sum and O move to the
+      // run's maximum once, then each key adds its probability.
+      Value allMasked = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                              next, negInf);
+      Value shift = arith::SelectOp::create(b, loc, allMasked, zeroF, next);
+      Value correction = exp2(arith::SubFOp::create(b, loc, state[0], shift));
+      Value sum = arith::MulFOp::create(b, loc, state[1], correction);
+      SmallVector<Value> acc;
       for (int64_t e = 0; e < valuePerLane; ++e)
-        acc[e] = math::FmaOp::create(b, loc, rounded,
-                                     roundToProducts(values[u][e]), acc[e]);
+        acc.push_back(arith::MulFOp::create(b, loc, state[2 + e], correction));
+      // P summed as computed, rounded (with V) where the products are.
+      for (int64_t u = 0; u < decodeKeys; ++u) {
+        Value prob = exp2(arith::SubFOp::create(b, loc, scores[p][u], shift));
+        sum = arith::AddFOp::create(b, loc, sum, prob);
+        Value rounded = roundToProducts(prob);
+        for (int64_t e = 0; e < valuePerLane; ++e)
+          acc[e] = math::FmaOp::create(b, loc, rounded,
+                                       roundToProducts(values[u][e]), acc[e]);
+      }
+      results.append({next, sum});
+      llvm::append_range(results, acc);
     }
-    SmallVector<Value> results{next, sum};
-    llvm::append_range(results, acc);
     scf::YieldOp::create(b, loc, results);
   }
-  // Each warp's state to shared memory; warp 0 combines the 4.
+  // Each warp's state of each head to shared memory (warp w's of head p
+  // at (w * heads + p) rows); warp 0 combines the 4 of each head.
   ResultRange state = loop.getResults();
-  Value warpStart = mul(warp, partialRow);
-  for (int64_t e = 0; e < valuePerLane; ++e)
-    memref::StoreOp::create(
-        b, loc, state[2 + e], smem,
-        ValueRange{add(warpStart, add(lane, e * kWarpSize))});
+  auto slotRow = [&](Value w, int64_t p) {
+    return mul(add(mul(w, decodeHeads), p), partialRow);
+  };
   Value firstLane =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, index(0));
-  {
+  for (int64_t p = 0; p < decodeHeads; ++p) {
+    ValueRange headState = state.slice(p * stateSize, stateSize);
+    Value warpStart = slotRow(warp, p);
+    for (int64_t e = 0; e < valuePerLane; ++e)
+      memref::StoreOp::create(
+          b, loc, headState[2 + e], smem,
+          ValueRange{add(warpStart, add(lane, e * kWarpSize))});
     auto ifOp = scf::IfOp::create(b, loc, firstLane, /*withElseRegion=*/false);
     OpBuilder::InsertionGuard ifGuard(b);
     b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-    memref::StoreOp::create(b, loc, state[0], smem,
+    memref::StoreOp::create(b, loc, headState[0], smem,
                             ValueRange{add(warpStart, fa.valueDim)});
-    memref::StoreOp::create(b, loc, state[1], smem,
+    memref::StoreOp::create(b, loc, headState[1], smem,
                             ValueRange{add(warpStart, fa.valueDim + 1)});
   }
   gpu::BarrierOp::create(b, loc);
@@ -976,70 +1011,76 @@ LogicalResult FlashAttentionBuilder::buildDecode(ArrayRef<BlockArgument> args,
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, warp, index(0)),
       /*withElseRegion=*/false);
   b.setInsertionPoint(firstWarp.thenBlock()->getTerminator());
-  auto slot = [&](int64_t w, Value column) -> Value {
-    return memref::LoadOp::create(b, loc, smem,
-                                  ValueRange{add(column, w * partialRow)});
-  };
-  Value blockMax = negInf;
-  for (int64_t w = 0; w < warps; ++w)
-    blockMax = arith::MaximumFOp::create(b, loc, blockMax,
-                                         slot(w, index(fa.valueDim)));
-  Value allEmpty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                         blockMax, negInf);
-  Value shift = arith::SelectOp::create(b, loc, allEmpty, zeroF, blockMax);
-  SmallVector<Value> weights;
-  Value sum = zeroF;
-  for (int64_t w = 0; w < warps; ++w) {
-    weights.push_back(exp2(
-        arith::SubFOp::create(b, loc, slot(w, index(fa.valueDim)), shift)));
-    sum = math::FmaOp::create(b, loc, weights.back(),
-                              slot(w, index(fa.valueDim + 1)), sum);
-  }
-  SmallVector<Value> outputs;
-  for (int64_t e = 0; e < valuePerLane; ++e) {
-    Value at = add(lane, e * kWarpSize);
-    Value acc = zeroF;
+  for (int64_t p = 0; p < decodeHeads; ++p) {
+    auto slot = [&](int64_t w, Value column) -> Value {
+      return memref::LoadOp::create(
+          b, loc, smem, ValueRange{add(slotRow(index(w), p), column)});
+    };
+    Value blockMax = negInf;
     for (int64_t w = 0; w < warps; ++w)
-      acc = math::FmaOp::create(b, loc, weights[w], slot(w, at), acc);
-    outputs.push_back(acc);
+      blockMax = arith::MaximumFOp::create(b, loc, blockMax,
+                                           slot(w, index(fa.valueDim)));
+    Value allEmpty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                           blockMax, negInf);
+    Value shift = arith::SelectOp::create(b, loc, allEmpty, zeroF, blockMax);
+    SmallVector<Value> weights;
+    Value sum = zeroF;
+    for (int64_t w = 0; w < warps; ++w) {
+      weights.push_back(exp2(
+          arith::SubFOp::create(b, loc, slot(w, index(fa.valueDim)), shift)));
+      sum = math::FmaOp::create(b, loc, weights.back(),
+                                slot(w, index(fa.valueDim + 1)), sum);
+    }
+    SmallVector<Value> outputs;
+    for (int64_t e = 0; e < valuePerLane; ++e) {
+      Value at = add(lane, e * kWarpSize);
+      Value acc = zeroF;
+      for (int64_t w = 0; w < warps; ++w)
+        acc = math::FmaOp::create(b, loc, weights[w], slot(w, at), acc);
+      outputs.push_back(acc);
+    }
+    if (splits == 1) {
+      Value empty =
+          arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, sum, zeroF);
+      Value inverse = arith::SelectOp::create(
+          b, loc, empty, zeroF, arith::DivFOp::create(b, loc, f32(1.0), sum));
+      SmallVector<Value> normalized;
+      for (Value output : outputs)
+        normalized.push_back(
+            toResult(arith::MulFOp::create(b, loc, output, inverse)));
+      storeLaneRow(
+          normalized, out,
+          [&](Value col) -> SmallVector<Value> {
+            return {batchIndex, heads[p], row, col};
+          },
+          valuePerLane, valuePieces);
+      continue;
+    }
+    // The split's partial row: O (relative to the block maximum), the
+    // maximum, the sum.
+    Value rowIndex = add(
+        mul(add(mul(add(mul(split, fa.batch), batchIndex), fa.heads), heads[p]),
+            fa.queryLen),
+        row);
+    Value rowStart = mul(rowIndex, partialRow);
+    storeLaneRow(
+        outputs, partials,
+        [&](Value col) -> SmallVector<Value> { return {add(rowStart, col)}; },
+        valuePerLane, valuePieces);
+    auto firstLaneIf =
+        scf::IfOp::create(b, loc, firstLane, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard ifGuard(b);
+    b.setInsertionPoint(firstLaneIf.thenBlock()->getTerminator());
+    memref::StoreOp::create(b, loc, blockMax, partials,
+                            ValueRange{add(rowStart, fa.valueDim)});
+    memref::StoreOp::create(b, loc, sum, partials,
+                            ValueRange{add(rowStart, fa.valueDim + 1)});
   }
   if (splits == 1) {
-    Value empty =
-        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, sum, zeroF);
-    Value inverse = arith::SelectOp::create(
-        b, loc, empty, zeroF, arith::DivFOp::create(b, loc, f32(1.0), sum));
-    SmallVector<Value> normalized;
-    for (Value output : outputs)
-      normalized.push_back(
-          toResult(arith::MulFOp::create(b, loc, output, inverse)));
-    storeLaneRow(
-        normalized, out,
-        [&](Value col) -> SmallVector<Value> {
-          return {batchIndex, head, row, col};
-        },
-        valuePerLane, valuePieces);
     b.setInsertionPointToEnd(&launch.getBody().front());
     gpu::TerminatorOp::create(b, loc);
     return success();
   }
-  // The split's partial row: O (relative to the block maximum), the
-  // maximum, the sum.
-  Value rowIndex =
-      add(mul(add(mul(add(mul(split, fa.batch), batchIndex), fa.heads), head),
-              fa.queryLen),
-          row);
-  Value rowStart = mul(rowIndex, partialRow);
-  storeLaneRow(
-      outputs, partials,
-      [&](Value col) -> SmallVector<Value> { return {add(rowStart, col)}; },
-      valuePerLane, valuePieces);
-  auto firstLaneIf =
-      scf::IfOp::create(b, loc, firstLane, /*withElseRegion=*/false);
-  b.setInsertionPoint(firstLaneIf.thenBlock()->getTerminator());
-  memref::StoreOp::create(b, loc, blockMax, partials,
-                          ValueRange{add(rowStart, fa.valueDim)});
-  memref::StoreOp::create(b, loc, sum, partials,
-                          ValueRange{add(rowStart, fa.valueDim + 1)});
   b.setInsertionPointToEnd(&launch.getBody().front());
   gpu::TerminatorOp::create(b, loc);
   b.setInsertionPointAfter(launch);

@@ -321,6 +321,36 @@ func.func private @decode_kv_append(%q: memref<1x4x2x32xf32>, %k: memref<1x2x2x3
 
 // -----
 
+// GQA: the block of attention_decode_heads = 2 query heads of one key head
+// loads each key of its run once (8 x (1 + 1) loads) and scores it for
+// both heads (2 x 8 dot products, 80 shuffles); each head keeps its own
+// maximum, sum and O (3 x 2 carried values), its own rows in shared memory
+// (4 warps x 2 heads x 36) and its own result row. The grid's y is 2 head
+// pairs x 2 query rows.
+// CHECK-LABEL: func.func private @decode_gqa_heads
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1, {{.*}} = %c4, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c128, {{.*}} = %c1, {{.*}} = %c1) workgroup(%[[WARPS:.*]] : memref<288xf32, #gpu.address_space<workgroup>>)
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32)
+// CHECK-COUNT-16: memref.load
+// CHECK-NOT: memref.load
+// CHECK-COUNT-80: gpu.shuffle  xor
+// CHECK-NOT: gpu.shuffle
+// CHECK: scf.yield
+// CHECK: gpu.barrier
+// CHECK-COUNT-2: memref.store {{.*}}, %arg3
+func.func private @decode_gqa_heads(%q: memref<1x4x2x32xf32>, %k: memref<1x2x42x32xf32>, %v: memref<1x2x42x32xf32>, %out: memref<1x4x2x32xf32>) attributes {ridge.kernel = "attention", ridge.kernel_config = {attention_decode = true, attention_decode_heads = 2 : i64, attention_decode_keys = 8 : i64, attention_splits = 1 : i64, block_size = 128 : i64, vector_width = 1 : i64, warps_per_block = 4 : i64}, ridge.online_attention = {causal = true, k = array<i64: 1, 0, 2688, 1344, 32, 1>, q = array<i64: 0, 0, 256, 64, 32, 1>, query_offset = 40 : i64, scale = 0.1767766922712326 : f64, shape = array<i64: 1, 4, 2, 2, 42, 32, 32>, v = array<i64: 2, 0, 2688, 1344, 32, 1>}} {
+  return
+}
+
+// -----
+
+// Heads a block that do not divide a key head's 2 query heads.
+// expected-error @below {{'attention_decode_heads' 4 does not divide the 2 query heads of a key head}}
+func.func private @decode_gqa_heads_not_dividing(%q: memref<1x4x2x32xf32>, %k: memref<1x2x42x32xf32>, %v: memref<1x2x42x32xf32>, %out: memref<1x4x2x32xf32>) attributes {ridge.kernel = "attention", ridge.kernel_config = {attention_decode = true, attention_decode_heads = 4 : i64, attention_decode_keys = 8 : i64, attention_splits = 1 : i64, block_size = 128 : i64, vector_width = 1 : i64, warps_per_block = 4 : i64}, ridge.online_attention = {causal = true, k = array<i64: 1, 0, 2688, 1344, 32, 1>, q = array<i64: 0, 0, 256, 64, 32, 1>, query_offset = 40 : i64, scale = 0.1767766922712326 : f64, shape = array<i64: 1, 4, 2, 2, 42, 32, 32>, v = array<i64: 2, 0, 2688, 1344, 32, 1>}} {
+  return
+}
+
+// -----
+
 // The same under a causal mask whose last query row sees 41 of the 42
 // keys: no block reads every key, so none could write the
 // concatenations.

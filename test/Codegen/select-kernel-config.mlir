@@ -491,8 +491,10 @@ module attributes {ridge.target = {bandwidth = 3.35e+12 : f64, chip = "sm_90a", 
 // ones are (k_tail: the head split's view of %k) and which arguments the
 // concatenations and the result become after bufferization (5, 6, 7:
 // after the 5 inputs, in the order returned).
+// Its 2 query heads of each key head share a block, which loads each key
+// once for both (attention_decode_heads).
 // CHECK-LABEL: func.func private @attention_kv_append
-// CHECK-SAME: attention_decode = true
+// CHECK-SAME: attention_decode = true, attention_decode_heads = 2 : i64, attention_decode_keys = 8 : i64
 // CHECK-SAME: ridge.online_attention = {causal = true, k = array<i64: 3, 0, 2560, 1280, 32, 1>, k_present = 5 : i64, k_split = 40 : i64, k_tail = array<i64: 1, 0, 128, 32, 64, 1>, q = array<i64: 0, 0, 256, 64, 32, 1>, query_offset = 40 : i64, result = 7 : i64, scale = 0.1767766922712326 : f64, shape = array<i64: 1, 4, 2, 2, 42, 32, 32>, v = array<i64: 4, 0, 2560, 1280, 32, 1>, v_present = 6 : i64, v_split = 40 : i64, v_tail = array<i64: 2, 0, 128, 32, 64, 1>}
 func.func private @attention_kv_append(%q: tensor<1x4x2x32xf32>, %k: tensor<1x2x2x32xf32>, %v: tensor<1x2x2x32xf32>, %pk: tensor<1x2x40x32xf32>, %pv: tensor<1x2x40x32xf32>) -> (tensor<1x2x42x32xf32>, tensor<1x2x42x32xf32>, tensor<1x4x2x32xf32>) attributes {ridge.kernel = "attention"} {
   %kt = ridge.transpose %k, [0, 2, 1, 3] : tensor<1x2x2x32xf32> -> tensor<1x2x2x32xf32>

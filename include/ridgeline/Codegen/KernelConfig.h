@@ -103,6 +103,9 @@ struct KernelConfig {
   /// Keys each warp of the decode kernel loads (K and V rows) before it
   /// uses the first: the bytes a warp keeps in flight.
   int64_t attentionDecodeKeys = 1;
+  /// Query heads of one key head (GQA) each block of the decode kernel
+  /// computes from the keys it loads once: a divisor of the group.
+  int64_t attentionDecodeHeads = 1;
 
   bool usesTensorCores() const { return !mmaTile.empty(); }
   bool usesFlashAttention() const { return !attentionTile.empty(); }
