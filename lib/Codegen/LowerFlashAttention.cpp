@@ -48,12 +48,16 @@
 // With `attention_decode` (a few query rows over a long cache: a decode
 // step, memory-bound; f32 arithmetic, operands and P rounded where the
 // products are), the kernel is a block of 4 warps per (query row,
-// head, key split): each warp loads the K and V rows of a run of
-// `attention_decode_keys` keys before it uses the first (the bytes in
-// flight that set a streaming kernel's speed), lanes holding every 32nd
-// element of the head dimension, each score a shuffle reduction, one
+// `attention_decode_heads` query heads of one key head, key split): each
+// warp loads the K and V rows of a run of `attention_decode_keys` keys
+// before it uses the first (the bytes in flight that set a streaming
+// kernel's speed) and scores them for each of the block's heads, lanes
+// holding d / 32 consecutive elements of the head dimension (one vector
+// where the rows allow) or every 32nd, each score a shuffle reduction, one
 // online rescale per run; the warps meet in shared memory, the splits in
-// the combining launch.
+// the combining launch. With a KV-cache append, keys come from the past
+// rows or the new ones and one block of each key head writes the
+// concatenations as it reads them.
 //
 // The scores exist only in registers. The CPU's online form rounds Q, K, V
 // and P where this kernel does and steps keys in the same tiles

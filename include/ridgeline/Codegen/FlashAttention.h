@@ -96,8 +96,9 @@ int64_t getFlashAttentionSharedBytes(const FlashAttention &attention,
                                      int64_t stages, bool wgmma);
 
 /// Why the decode kernel (f32 arithmetic on operands and probabilities
-/// rounded where the products are, a block per query row, warps splitting
-/// the keys, lanes the head dimension) does not compute `attention`: a
+/// rounded where the products are, a block per query row and query heads
+/// of one key head, warps splitting the keys, lanes the head dimension)
+/// does not compute `attention`: a
 /// rotary prologue, more than kMaxDecodeQueries query rows, head dimensions
 /// that are not multiples of 32 up to 128, a KV-cache append whose
 /// concatenation it must write but whose last query row does not see every

@@ -97,8 +97,9 @@ struct KernelConfig {
   /// launch combines them. 1: no split.
   int64_t attentionSplits = 1;
   /// The f32 decode kernel (ridge-lower-flash-attention): a block of 4 warps
-  /// per query row and key split, warps taking keys in turn, lanes the head
-  /// dimension, the splits combined by a second launch.
+  /// per query row, attentionDecodeHeads query heads and key split, warps
+  /// taking keys in turn, lanes the head dimension, the splits combined by
+  /// a second launch.
   bool attentionDecode = false;
   /// Keys each warp of the decode kernel loads (K and V rows) before it
   /// uses the first: the bytes a warp keeps in flight.
