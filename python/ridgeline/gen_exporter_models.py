@@ -28,6 +28,11 @@ case rather than on a handful of files:
                      built from Shape(past_key_0), tanh-GELU in pointwise ops,
                      tied lm_head; data set 0 = prefill of 16 tokens with an
                      empty past, data set 1 = one decode step on that past
+  llama_kv_decode    one LLaMA attention step with a KV cache: RMSNorm,
+                     rotary embeddings of the query and the new key
+                     (rotate_half, constant tables), past/present Concat,
+                     GQA repeat_kv (4 query heads over 2 key heads, head
+                     dimension 32), output projection and residual
 
 Usage: /usr/bin/python3 python/ridgeline/gen_exporter_models.py test/models/exporter
 """
@@ -647,8 +652,133 @@ def build_gpt_kv_cache():
     return "gpt_kv_cache", graph, data, ref
 
 
+def build_llama_kv_decode():
+    """One LLaMA decoder attention step with a KV cache as exported for a
+    fixed past length: RMSNorm (Pow, ReduceMean, Add, Sqrt, Div, Mul), the
+    query/key/value projections, rotary embeddings of the query and the new
+    key (x * cos + rotate_half(x) * sin with constant tables for the new
+    position), past/present Concat, GQA repeat_kv (Unsqueeze, Expand,
+    Reshape), the scaled scores, Softmax, the output projection and the
+    residual Add. Head dimension 32, 4 query heads over 2 key heads, 24
+    cached positions."""
+    rs = np.random.RandomState(2007)
+    dm, hq, hkv, hd, past = 128, 4, 2, 32, 24
+    eps = 1e-6
+    wq, wk, wv, wo = (randn(rs, s, 0.1) for s in
+                      [(dm, hq * hd), (dm, hkv * hd), (dm, hkv * hd),
+                       (hq * hd, dm)])
+    norm_w = (1 + randn(rs, (dm,), 0.1)).astype(np.float32)
+    inv_freq = 1.0 / (10000 ** (np.arange(0, hd, 2, dtype=D) / hd))
+    angles = past * inv_freq
+    cos = np.concatenate([np.cos(angles)] * 2).astype(np.float32).reshape(
+        1, 1, 1, hd)
+    sin = np.concatenate([np.sin(angles)] * 2).astype(np.float32).reshape(
+        1, 1, 1, hd)
+    x = randn(rs, (1, 1, dm))
+    past_k = randn(rs, (1, hkv, past, hd))
+    past_v = randn(rs, (1, hkv, past, hd))
+
+    def rope_nodes(src, dst):
+        half = hd // 2
+        return [
+            node("Mul", [src, "cos"], [dst + "_c"], dst + "/mul_cos"),
+            node("Slice", [src, "lo_start", "lo_end", "axis3"], [dst + "_lo"],
+                 dst + "/slice_lo"),
+            node("Slice", [src, "hi_start", "hi_end", "axis3"], [dst + "_hi"],
+                 dst + "/slice_hi"),
+            node("Neg", [dst + "_hi"], [dst + "_nhi"], dst + "/neg"),
+            node("Concat", [dst + "_nhi", dst + "_lo"], [dst + "_rot"],
+                 dst + "/rotate_half", axis=3),
+            node("Mul", [dst + "_rot", "sin"], [dst + "_s"], dst + "/mul_sin"),
+            node("Add", [dst + "_c", dst + "_s"], [dst], dst + "/add"),
+        ]
+
+    nodes = [
+        const("two", np.asarray(2, np.float32)),
+        node("Pow", ["x", "two"], ["sq"], "norm/pow"),
+        node("ReduceMean", ["sq"], ["ms"], "norm/mean", axes=[-1],
+             keepdims=1),
+        const("eps", np.asarray(eps, np.float32)),
+        node("Add", ["ms", "eps"], ["ms_eps"], "norm/add_eps"),
+        node("Sqrt", ["ms_eps"], ["rms"], "norm/sqrt"),
+        node("Div", ["x", "rms"], ["xn0"], "norm/div"),
+        node("Mul", ["xn0", "norm_w"], ["xn"], "norm/mul_weight"),
+        node("MatMul", ["xn", "wq"], ["q0"], "q_proj"),
+        const("q_shape", i64([1, 1, hq, hd])),
+        node("Reshape", ["q0", "q_shape"], ["q1"], "q_reshape"),
+        node("Transpose", ["q1"], ["q"], "q_transpose", perm=[0, 2, 1, 3]),
+        node("MatMul", ["xn", "wk"], ["k0"], "k_proj"),
+        const("kv_shape", i64([1, 1, hkv, hd])),
+        node("Reshape", ["k0", "kv_shape"], ["k1"], "k_reshape"),
+        node("Transpose", ["k1"], ["k"], "k_transpose", perm=[0, 2, 1, 3]),
+        node("MatMul", ["xn", "wv"], ["v0"], "v_proj"),
+        node("Reshape", ["v0", "kv_shape"], ["v1"], "v_reshape"),
+        node("Transpose", ["v1"], ["v_new"], "v_transpose", perm=[0, 2, 1, 3]),
+        const("lo_start", i64([0])), const("lo_end", i64([hd // 2])),
+        const("hi_start", i64([hd // 2])), const("hi_end", i64([hd])),
+        const("axis3", i64([3])),
+    ] + rope_nodes("q", "q_rope") + rope_nodes("k", "k_new") + [
+        node("Concat", ["past_key", "k_new"], ["present_key"], "k_cache",
+             axis=2),
+        node("Concat", ["past_value", "v_new"], ["present_value"], "v_cache",
+             axis=2),
+        const("axis2", i64([2])),
+        node("Unsqueeze", ["present_key", "axis2"], ["k_u"], "k_unsqueeze"),
+        node("Unsqueeze", ["present_value", "axis2"], ["v_u"], "v_unsqueeze"),
+        const("rep_shape", i64([1, hkv, hq // hkv, past + 1, hd])),
+        node("Expand", ["k_u", "rep_shape"], ["k_e"], "k_expand"),
+        node("Expand", ["v_u", "rep_shape"], ["v_e"], "v_expand"),
+        const("heads_shape", i64([1, hq, past + 1, hd])),
+        node("Reshape", ["k_e", "heads_shape"], ["k_rep"], "k_repeat"),
+        node("Reshape", ["v_e", "heads_shape"], ["v_rep"], "v_repeat"),
+        node("Transpose", ["k_rep"], ["k_t"], "k_t", perm=[0, 1, 3, 2]),
+        node("MatMul", ["q_rope", "k_t"], ["s0"], "scores"),
+        const("scale", np.asarray(1 / math.sqrt(hd), np.float32)),
+        node("Mul", ["s0", "scale"], ["s1"], "scale_scores"),
+        node("Softmax", ["s1"], ["p"], "softmax", axis=-1),
+        node("MatMul", ["p", "v_rep"], ["o0"], "attend"),
+        node("Transpose", ["o0"], ["o1"], "o_transpose", perm=[0, 2, 1, 3]),
+        const("o_shape", i64([1, 1, hq * hd])),
+        node("Reshape", ["o1", "o_shape"], ["o2"], "o_reshape"),
+        node("MatMul", ["o2", "wo"], ["o3"], "o_proj"),
+        node("Add", ["x", "o3"], ["y"], "residual"),
+    ]
+    graph = helper.make_graph(
+        nodes, "llama_kv_decode",
+        [vi("x", F32, [1, 1, dm]), vi("past_key", F32, [1, hkv, past, hd]),
+         vi("past_value", F32, [1, hkv, past, hd])],
+        [vi("y", F32, [1, 1, dm]),
+         vi("present_key", F32, [1, hkv, past + 1, hd]),
+         vi("present_value", F32, [1, hkv, past + 1, hd])],
+        initializer=[init(wq, "wq"), init(wk, "wk"), init(wv, "wv"),
+                     init(wo, "wo"), init(norm_w, "norm_w"),
+                     init(cos, "cos"), init(sin, "sin")])
+
+    def rope(t):
+        half = hd // 2
+        rot = np.concatenate([-t[..., half:], t[..., :half]], axis=-1)
+        return t * cos.astype(D) + rot * sin.astype(D)
+
+    def ref(x, past_k, past_v):
+        xd = x.astype(D)
+        xn = xd / np.sqrt((xd ** 2).mean(-1, keepdims=True) + eps) * norm_w
+        q = rope((xn @ wq).reshape(1, 1, hq, hd).transpose(0, 2, 1, 3))
+        kn = rope((xn @ wk).reshape(1, 1, hkv, hd).transpose(0, 2, 1, 3))
+        vn = (xn @ wv).reshape(1, 1, hkv, hd).transpose(0, 2, 1, 3)
+        pk = np.concatenate([past_k.astype(D), kn], 2)
+        pv = np.concatenate([past_v.astype(D), vn], 2)
+        kr = np.repeat(pk, hq // hkv, axis=1)
+        vr = np.repeat(pv, hq // hkv, axis=1)
+        o = softmax_ref(q @ kr.transpose(0, 1, 3, 2) / math.sqrt(hd)) @ vr
+        y = xd + o.transpose(0, 2, 1, 3).reshape(1, 1, hq * hd) @ wo
+        return [y, pk, pv]
+
+    return "llama_kv_decode", graph, [[x, past_k, past_v]], ref
+
+
 BUILDERS = [build_kv_cache_gqa, build_conv1d_audio, build_mobile_se_block,
-            build_float16_mlp, build_dynamic_shapes, build_gpt_kv_cache]
+            build_float16_mlp, build_dynamic_shapes, build_gpt_kv_cache,
+            build_llama_kv_decode]
 
 
 def main(argv):
