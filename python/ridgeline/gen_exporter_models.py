@@ -135,6 +135,27 @@ def softmax_ref(x, axis=-1):
 # ---------------------------------------------------------------------------
 
 
+def kv_cache_nodes(hq, hkv, past, hd):
+    """A decode step's KV cache as exported: present_key/present_value =
+    Concat(past, new) of `k_new`/`v_new`, then repeat_kv ([b, hkv, t, d] ->
+    [b, hkv, rep, t, d] -> [b, hq, t, d]) into `k_rep`/`v_rep`, and `k_t`,
+    k_rep's transpose for the scores."""
+    return [
+        node("Concat", ["past_key", "k_new"], ["present_key"], "k_cache", axis=2),
+        node("Concat", ["past_value", "v_new"], ["present_value"], "v_cache", axis=2),
+        const("axis2", i64([2])),
+        node("Unsqueeze", ["present_key", "axis2"], ["k_u"], "k_unsqueeze"),
+        node("Unsqueeze", ["present_value", "axis2"], ["v_u"], "v_unsqueeze"),
+        const("rep_shape", i64([1, hkv, hq // hkv, past + 1, hd])),
+        node("Expand", ["k_u", "rep_shape"], ["k_e"], "k_expand"),
+        node("Expand", ["v_u", "rep_shape"], ["v_e"], "v_expand"),
+        const("heads_shape", i64([1, hq, past + 1, hd])),
+        node("Reshape", ["k_e", "heads_shape"], ["k_rep"], "k_repeat"),
+        node("Reshape", ["v_e", "heads_shape"], ["v_rep"], "v_repeat"),
+        node("Transpose", ["k_rep"], ["k_t"], "k_t", perm=[0, 1, 3, 2]),
+    ]
+
+
 def build_kv_cache_gqa():
     rs = np.random.RandomState(2001)
     dm, hq, hkv, hd, past = 32, 4, 2, 8, 5
@@ -160,19 +181,7 @@ def build_kv_cache_gqa():
         node("MatMul", ["x", "wv"], ["v0"], "v_proj"),
         node("Reshape", ["v0", "kv_shape"], ["v1"], "v_reshape"),
         node("Transpose", ["v1"], ["v_new"], "v_transpose", perm=[0, 2, 1, 3]),
-        node("Concat", ["past_key", "k_new"], ["present_key"], "k_cache", axis=2),
-        node("Concat", ["past_value", "v_new"], ["present_value"], "v_cache", axis=2),
-        # repeat_kv: [b, hkv, t, d] -> [b, hkv, rep, t, d] -> [b, hq, t, d]
-        const("axis2", i64([2])),
-        node("Unsqueeze", ["present_key", "axis2"], ["k_u"], "k_unsqueeze"),
-        node("Unsqueeze", ["present_value", "axis2"], ["v_u"], "v_unsqueeze"),
-        const("rep_shape", i64([1, hkv, hq // hkv, past + 1, hd])),
-        node("Expand", ["k_u", "rep_shape"], ["k_e"], "k_expand"),
-        node("Expand", ["v_u", "rep_shape"], ["v_e"], "v_expand"),
-        const("heads_shape", i64([1, hq, past + 1, hd])),
-        node("Reshape", ["k_e", "heads_shape"], ["k_rep"], "k_repeat"),
-        node("Reshape", ["v_e", "heads_shape"], ["v_rep"], "v_repeat"),
-        node("Transpose", ["k_rep"], ["k_t"], "k_t", perm=[0, 1, 3, 2]),
+    ] + kv_cache_nodes(hq, hkv, past, hd) + [
         node("MatMul", ["q", "k_t"], ["s0"], "scores"),
         const("scale", np.asarray(1 / math.sqrt(hd), np.float32)),
         node("Mul", ["s0", "scale"], ["s1"], "scale_scores"),
@@ -679,7 +688,6 @@ def build_llama_kv_decode():
     past_v = randn(rs, (1, hkv, past, hd))
 
     def rope_nodes(src, dst):
-        half = hd // 2
         return [
             node("Mul", [src, "cos"], [dst + "_c"], dst + "/mul_cos"),
             node("Slice", [src, "lo_start", "lo_end", "axis3"], [dst + "_lo"],
@@ -717,21 +725,8 @@ def build_llama_kv_decode():
         const("lo_start", i64([0])), const("lo_end", i64([hd // 2])),
         const("hi_start", i64([hd // 2])), const("hi_end", i64([hd])),
         const("axis3", i64([3])),
-    ] + rope_nodes("q", "q_rope") + rope_nodes("k", "k_new") + [
-        node("Concat", ["past_key", "k_new"], ["present_key"], "k_cache",
-             axis=2),
-        node("Concat", ["past_value", "v_new"], ["present_value"], "v_cache",
-             axis=2),
-        const("axis2", i64([2])),
-        node("Unsqueeze", ["present_key", "axis2"], ["k_u"], "k_unsqueeze"),
-        node("Unsqueeze", ["present_value", "axis2"], ["v_u"], "v_unsqueeze"),
-        const("rep_shape", i64([1, hkv, hq // hkv, past + 1, hd])),
-        node("Expand", ["k_u", "rep_shape"], ["k_e"], "k_expand"),
-        node("Expand", ["v_u", "rep_shape"], ["v_e"], "v_expand"),
-        const("heads_shape", i64([1, hq, past + 1, hd])),
-        node("Reshape", ["k_e", "heads_shape"], ["k_rep"], "k_repeat"),
-        node("Reshape", ["v_e", "heads_shape"], ["v_rep"], "v_repeat"),
-        node("Transpose", ["k_rep"], ["k_t"], "k_t", perm=[0, 1, 3, 2]),
+    ] + rope_nodes("q", "q_rope") + rope_nodes("k", "k_new") + \
+        kv_cache_nodes(hq, hkv, past, hd) + [
         node("MatMul", ["q_rope", "k_t"], ["s0"], "scores"),
         const("scale", np.asarray(1 / math.sqrt(hd), np.float32)),
         node("Mul", ["s0", "scale"], ["s1"], "scale_scores"),
