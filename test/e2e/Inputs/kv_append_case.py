@@ -5,7 +5,11 @@ present_key/present_value (the concatenations), and the float64 NumPy
 reference (query row i at position P + i; causal: it sees keys up to it).
 
   kv_append_case.py BENCH_DIR OUT_DIR HEADS KV_HEADS Q_LEN PAST DIM
-                    causal|full [float32|float16]
+                    causal|full [float32|float16] [bool_mask]
+
+bool_mask: a boolean attn_mask input [1, 1, Q_LEN, PAST + Q_LEN] (the
+last input; about a third of the keys forbidden, the last key of each row
+allowed).
 
 The model is bench/attention.py's make_kv_append_model (the GPU bundle's
 decode-step rows).
@@ -18,7 +22,7 @@ from onnx import numpy_helper
 
 
 def main(bench, out, heads, kv_heads, q_len, past, dim, mode,
-         dtype="float32"):
+         dtype="float32", mask=""):
     sys.path.insert(0, bench)
     import attention
     heads, kv_heads, q_len, past, dim = (int(heads), int(kv_heads),
@@ -30,8 +34,10 @@ def main(bench, out, heads, kv_heads, q_len, past, dim, mode,
               "past_value": (1, kv_heads, past, dim)}
     data = os.path.join(out, "test_data_set_0")
     os.makedirs(data, exist_ok=True)
+    bool_mask = mask == "bool_mask"
     attention.make_kv_append_model(os.path.join(out, "model.onnx"), heads,
-                                   kv_heads, q_len, past, dim, causal, dtype)
+                                   kv_heads, q_len, past, dim, causal, dtype,
+                                   bool_mask)
 
     rng = np.random.default_rng(5)
     t = {n: rng.standard_normal(s).astype(dtype).astype(np.float64)
@@ -40,12 +46,20 @@ def main(bench, out, heads, kv_heads, q_len, past, dim, mode,
         with open(os.path.join(data, "input_%d.pb" % i), "wb") as f:
             f.write(numpy_helper.from_array(t[n].astype(dtype), n)
                     .SerializeToString())
+    allowed = np.ones((q_len, past + q_len), bool)
+    if bool_mask:
+        allowed = rng.random((q_len, past + q_len)) > 0.3
+        allowed[:, -1] = True
+        with open(os.path.join(data, "input_%d.pb" % len(shapes)), "wb") as f:
+            f.write(numpy_helper.from_array(allowed.reshape(
+                1, 1, q_len, past + q_len), "mask").SerializeToString())
     keys = np.concatenate([t["past_key"], t["k"]], axis=2)
     values = np.concatenate([t["past_value"], t["v"]], axis=2)
     group = heads // kv_heads
     y = np.zeros((1, heads, q_len, dim))
     for h in range(heads):
         scores = t["q"][0, h] @ keys[0, h // group].T / np.sqrt(dim)
+        scores = np.where(allowed, scores, -np.inf)
         if causal:
             for i in range(q_len):
                 scores[i, past + i + 1:] = -np.inf
