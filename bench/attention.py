@@ -121,14 +121,14 @@ def make_model(path, heads, q_len, kv_len, dim, causal, dtype="float32"):
 
 
 def make_kv_append_model(path, heads, kv_heads, q_len, past, dim, causal,
-                         dtype="float32", bool_mask=False):
+                         dtype="float32", bool_mask=False, softcap=0.0):
     """A KV-cache decode step: one ONNX Attention (opset 23) over Q
     [1, H, q_len, D] and the new K, V [1, Hkv, q_len, D] with past_key /
     past_value [1, Hkv, past, D], whose outputs are Y and present_key /
     present_value (the concatenations), in `dtype`. Inputs q, k, v,
     past_key, past_value (and with `bool_mask`, a boolean attn_mask
-    [1, 1, q_len, past + q_len], the last input); outputs y, present_key,
-    present_value."""
+    [1, 1, q_len, past + q_len], the last input; with `softcap` > 0, the
+    scores soft-capped); outputs y, present_key, present_value."""
     import onnx
     from onnx import TensorProto, helper
     elem = {"float32": TensorProto.FLOAT, "float16": TensorProto.FLOAT16,
@@ -141,7 +141,8 @@ def make_kv_append_model(path, heads, kv_heads, q_len, past, dim, causal,
     node = helper.make_node(
         "Attention",
         ["q", "k", "v", "mask" if bool_mask else "", "past_key", "past_value"],
-        ["y", "present_key", "present_value"], is_causal=int(causal))
+        ["y", "present_key", "present_value"], is_causal=int(causal),
+        **({"softcap": float(softcap)} if softcap > 0 else {}))
     inputs = [helper.make_tensor_value_info(n, elem, s) for n, s in shapes]
     if bool_mask:
         inputs.append(helper.make_tensor_value_info(

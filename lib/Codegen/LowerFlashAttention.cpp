@@ -109,8 +109,11 @@ constexpr int64_t kWarpRows = 16;
 struct GlobalOperand {
   const StridedOperand *view = nullptr;
   Value flat;
-  /// Its element type: f32, or the 16-bit format of a bf16/f16 model.
+  /// Its element type: f32, or the 16-bit format of a bf16/f16 model;
+  /// null for a boolean mask (`allowed`).
   FloatType element;
+  /// A boolean mask (i1): true allows a key, false adds -inf.
+  bool allowed = false;
   /// Whether the 16-byte loads of a chunk are aligned (offset and strides
   /// multiples of 16 bytes).
   bool aligned = false;
@@ -158,6 +161,9 @@ private:
   /// Element `at` of `operand`, as f32.
   Value loadElement(const GlobalOperand &operand, Value at) {
     Value x = memref::LoadOp::create(b, loc, operand.flat, ValueRange{at});
+    if (operand.allowed)
+      return arith::SelectOp::create(
+          b, loc, x, f32(0.0), f32(-std::numeric_limits<double>::infinity()));
     if (operand.element.isF32())
       return x;
     return arith::ExtFOp::create(b, loc, b.getF32Type(), x);
@@ -641,20 +647,25 @@ void FlashAttentionBuilder::buildCombine(Value partials, Value out) {
 
 LogicalResult
 FlashAttentionBuilder::bindOperands(ArrayRef<BlockArgument> args) {
-  auto bind = [&](const StridedOperand &view,
-                  GlobalOperand &operand) -> LogicalResult {
+  auto bind = [&](const StridedOperand &view, GlobalOperand &operand,
+                  bool isMask = false) -> LogicalResult {
     if (view.arg >= args.size())
       return emitError(loc) << "attention operand reads argument " << view.arg
                             << " of a kernel with " << args.size();
     auto type = dyn_cast<MemRefType>(args[view.arg].getType());
     auto element =
         type ? dyn_cast<FloatType>(type.getElementType()) : FloatType();
+    // A mask may be boolean (ONNX Attention's attn_mask): read a byte each.
+    bool allowed = isMask && type && type.getElementType().isInteger(1);
     if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity() ||
-        !element || !(element.isF32() || element.isF16() || element.isBF16()))
+        (!allowed && (!element || !(element.isF32() || element.isF16() ||
+                                    element.isBF16()))))
       return emitError(loc) << "attention operand argument " << view.arg
-                            << " is not a contiguous f32, f16 or bf16 buffer";
+                            << " is not a contiguous f32, f16 or bf16 buffer"
+                            << (isMask ? " (or i1 mask)" : "");
     operand.view = &view;
     operand.element = element;
+    operand.allowed = allowed;
     operand.flat = args[view.arg];
     if (type.getRank() != 1) {
       ReassociationIndices all;
@@ -663,7 +674,8 @@ FlashAttentionBuilder::bindOperands(ArrayRef<BlockArgument> args) {
       operand.flat = memref::CollapseShapeOp::create(
           b, loc, operand.flat, ArrayRef<ReassociationIndices>{all});
     }
-    int64_t perChunk = 16 / (element.getWidth() / 8);
+    int64_t perChunk =
+        16 / std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
     operand.aligned = view.offset % perChunk == 0 &&
                       llvm::all_of(view.strides, [&](int64_t stride) {
                         return stride % perChunk == 0 || stride == 1;
@@ -672,7 +684,7 @@ FlashAttentionBuilder::bindOperands(ArrayRef<BlockArgument> args) {
   };
   if (failed(bind(fa.query, query)) || failed(bind(fa.key, key)) ||
       failed(bind(fa.value, value)) ||
-      (fa.mask && failed(bind(*fa.mask, mask))))
+      (fa.mask && failed(bind(*fa.mask, mask, /*isMask=*/true))))
     return failure();
   for (auto [append, operand, tail, present, cols] :
        {std::tuple(&fa.keyAppend, &key, &keyTail, &keyPresent, fa.dim),

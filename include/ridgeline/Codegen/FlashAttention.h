@@ -43,7 +43,8 @@ struct FlashAttention {
   /// f32 products.
   FloatType mmaType;
   StridedOperand query, key, value;
-  /// An f32 bias added to the scores (broadcast: stride 0).
+  /// A bias added to the scores (f32, f16 or bf16), or an i1 mask allowing
+  /// keys (-inf where false); broadcast: stride 0.
   std::optional<StridedOperand> mask;
   /// A rotary embedding of Q or K in its tile loads (the fusion plan's RoPE
   /// prologue, non-interleaved over the whole head dimension): element

@@ -228,8 +228,9 @@ static std::optional<unsigned> getResultArgument(Operation *op) {
 
 /// The kOnlineAttentionAttr of `op`: its shape {B, H, Hkv, Sq, Skv, d, dv},
 /// options, the format its products round to, and the strided views of Q,
-/// K, V and a float mask (f32, f16 or bf16; broadcast to 4-D: stride 0
-/// along broadcast dimensions) where they are views of kernel arguments.
+/// K, V and a mask (f32, f16 or bf16 added, or i1 allowing; broadcast to
+/// 4-D: stride 0 along broadcast dimensions) where they are views of kernel
+/// arguments.
 DictionaryAttr getOnlineAttentionAttr(AttentionOp op, Type roundTo) {
   MLIRContext *ctx = op.getContext();
   Builder b(ctx);
@@ -328,7 +329,8 @@ DictionaryAttr getOnlineAttentionAttr(AttentionOp op, Type roundTo) {
     auto maskType = cast<RankedTensorType>(mask.getType());
     std::optional<SmallVector<int64_t>> view = traceStridedView(mask);
     Type maskElement = maskType.getElementType();
-    if (!(maskElement.isF32() || maskElement.isF16() || maskElement.isBF16()) ||
+    if (!(maskElement.isF32() || maskElement.isF16() || maskElement.isBF16() ||
+          maskElement.isInteger(1)) ||
         !view) {
       unsupported.push_back("mask");
     } else {

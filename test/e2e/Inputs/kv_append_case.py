@@ -5,11 +5,11 @@ present_key/present_value (the concatenations), and the float64 NumPy
 reference (query row i at position P + i; causal: it sees keys up to it).
 
   kv_append_case.py BENCH_DIR OUT_DIR HEADS KV_HEADS Q_LEN PAST DIM
-                    causal|full [float32|float16] [bool_mask]
+                    causal|full [float32|float16] [bool_mask|softcap]
 
 bool_mask: a boolean attn_mask input [1, 1, Q_LEN, PAST + Q_LEN] (the
 last input; about a third of the keys forbidden, the last key of each row
-allowed).
+allowed). softcap: the scores soft-capped at 2 (2 tanh(s / 2)).
 
 The model is bench/attention.py's make_kv_append_model (the GPU bundle's
 decode-step rows).
@@ -35,9 +35,10 @@ def main(bench, out, heads, kv_heads, q_len, past, dim, mode,
     data = os.path.join(out, "test_data_set_0")
     os.makedirs(data, exist_ok=True)
     bool_mask = mask == "bool_mask"
+    softcap = 2.0 if mask == "softcap" else 0.0
     attention.make_kv_append_model(os.path.join(out, "model.onnx"), heads,
                                    kv_heads, q_len, past, dim, causal, dtype,
-                                   bool_mask)
+                                   bool_mask, softcap)
 
     rng = np.random.default_rng(5)
     t = {n: rng.standard_normal(s).astype(dtype).astype(np.float64)
@@ -59,6 +60,8 @@ def main(bench, out, heads, kv_heads, q_len, past, dim, mode,
     y = np.zeros((1, heads, q_len, dim))
     for h in range(heads):
         scores = t["q"][0, h] @ keys[0, h // group].T / np.sqrt(dim)
+        if softcap > 0:
+            scores = softcap * np.tanh(scores / softcap)
         scores = np.where(allowed, scores, -np.inf)
         if causal:
             for i in range(q_len):
