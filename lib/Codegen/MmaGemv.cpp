@@ -56,6 +56,20 @@ static Value extendToF32(OpBuilder &b, Location loc, Value value) {
   return arith::ExtFOp::create(b, loc, f32, value);
 }
 
+/// The GEMV's activation rows (A) and weight (B), read where they are
+/// stored: no staging, so only the fields operandIndices reads are set.
+static std::pair<StagedOperand, StagedOperand>
+getGemvOperands(const MmaProduct &product) {
+  StagedOperand a{}, w{};
+  a.operand = &product.lhs;
+  a.isLhs = true;
+  a.source = product.lhs.value;
+  w.operand = &product.rhs;
+  w.isLhs = false;
+  w.source = product.rhs.value;
+  return {a, w};
+}
+
 LogicalResult MmaKernelBuilder::buildGemv() {
   if (!mma.products.front().rhs.kContiguous)
     return buildGemvColumns();
@@ -82,13 +96,7 @@ LogicalResult MmaKernelBuilder::buildGemv() {
   // Every lane of a warp past the last column still takes part in the
   // shuffles: it reads the last column and does not store.
   Value column = minimum(n, mma.n - 1);
-  StagedOperand a, w;
-  a.operand = &only.lhs;
-  a.isLhs = true;
-  a.source = only.lhs.value;
-  w.operand = &only.rhs;
-  w.isLhs = false;
-  w.source = only.rhs.value;
+  auto [a, w] = getGemvOperands(only);
   auto pieceType = VectorType::get({piece}, only.rhs.elementType);
   Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
   SmallVector<Value> init(mma.m, zero);
@@ -202,13 +210,7 @@ LogicalResult MmaKernelBuilder::buildGemvColumns() {
     Value column = add(mul(blockIds.x, warpColumns), mul(lane, piece));
     Value inside = lessThan(column, mma.n);
     Value readColumn = minimum(column, mma.n - piece);
-    StagedOperand a, w;
-    a.operand = &only.lhs;
-    a.isLhs = true;
-    a.source = only.lhs.value;
-    w.operand = &only.rhs;
-    w.isLhs = false;
-    w.source = only.rhs.value;
+    auto [a, w] = getGemvOperands(only);
     auto pieceType = VectorType::get({piece}, only.rhs.elementType);
     Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
     Value kBegin = minimum(mul(share, kPerShare), only.k);
