@@ -172,6 +172,17 @@ private:
   /// to whole 16 bytes so that a lane's piece of O is one aligned vector
   /// store.
   int64_t getPartialRow() const { return llvm::alignTo(fa.valueDim + 2, 4); }
+  /// The splits' partial rows, [split, b, h, row, getPartialRow()] f32, for
+  /// the combining launch (buildCombine); null with one split.
+  Value allocatePartials() {
+    if (splits == 1)
+      return Value();
+    return memref::AllocOp::create(
+        b, loc,
+        MemRefType::get(
+            {splits * fa.batch * fa.heads * fa.queryLen * getPartialRow()},
+            b.getF32Type()));
+  }
   /// Elements (head, row, col ... col + width - 1) of `operand` as stored:
   /// one scalar load, or (`width` > 1, a piece aligned to its size:
   /// isPieceAligned) one vector load; with a KV-cache `append`, rows from

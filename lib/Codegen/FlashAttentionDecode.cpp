@@ -29,13 +29,7 @@ LogicalResult FlashAttentionBuilder::buildDecode(ArrayRef<BlockArgument> args,
   int64_t keysPerSplit = llvm::divideCeil(fa.keyLen, splits);
   int64_t dimPerLane = fa.dim / kWarpSize,
           valuePerLane = fa.valueDim / kWarpSize;
-  Value partials;
-  if (splits > 1)
-    partials =
-        memref::AllocOp::create(b, loc,
-                                MemRefType::get({splits * fa.batch * fa.heads *
-                                                 fa.queryLen * partialRow},
-                                                b.getF32Type()));
+  Value partials = allocatePartials();
   // Each warp's maximum, sum and O of each of the block's heads, for the
   // block's combine: a lane's e-th element of O at lane + 32 e whatever
   // column it holds (every warp's lane holds the same ones), so that a

@@ -389,13 +389,7 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
   // Split keys: each split's rows' maximum, sum and unnormalized O, at
   // [split, b, h, row, 0 .. dv + 1], for the combining launch.
   int64_t partialRow = getPartialRow();
-  Value partials;
-  if (splits > 1)
-    partials =
-        memref::AllocOp::create(b, loc,
-                                MemRefType::get({splits * fa.batch * fa.heads *
-                                                 fa.queryLen * partialRow},
-                                                b.getF32Type()));
+  Value partials = allocatePartials();
   if (amax)
     createZeroingLaunch(b, loc, amax);
   // wgmma: the query tile keeps shared memory of its own, in the slabs
