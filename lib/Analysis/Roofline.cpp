@@ -8,6 +8,8 @@
 #include "llvm/Support/Debug.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
+
 #define DEBUG_TYPE "ridge-roofline"
 
 using namespace mlir;
@@ -104,12 +106,13 @@ ComputeFormat mlir::ridge::getComputeFormat(Operation *op) {
   bool hasTensorCoreKernel = isa<MatMulOp, GemmOp, ConvOp, AttentionOp>(op);
   if (!hasTensorCoreKernel || !precision || *precision == Precision::FP32)
     return {name, std::nullopt};
-  // A MatMul or Gemm of at most kMaxBandwidthPathRows rows stored in
-  // f16/bf16 (a half-precision decode step) is a GEMV: f32 FMA on SIMT,
-  // its bytes what it costs.
+  // A skinny MatMul or Gemm stored in f16/bf16 (a half-precision decode
+  // step, a router's logits: isBandwidthPathSide) is a GEMV: f32 FMA on
+  // SIMT, its bytes what it costs.
   if (isa<MatMulOp, GemmOp>(op) && !op->hasAttr(kPrecisionAttr))
     if (std::optional<ContractionShape> shape = getContractionShape(op);
-        shape && shape->m <= kMaxBandwidthPathRows)
+        shape &&
+        isBandwidthPathSide(std::min(shape->m, shape->n), /*elementBytes=*/2))
       return {name, std::nullopt};
   return {name, precision};
 }

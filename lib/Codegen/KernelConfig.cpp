@@ -70,6 +70,14 @@ static constexpr int64_t kMaxDecodeBlocksPerSm = 8;
 static constexpr int64_t kMinDecodeStepsPerSplit = 4;
 /// Shares of k of the column GEMV, at most, and its warps a block.
 static constexpr int64_t kMaxGemvSplitK = 256;
+/// Rows of A a warp of the tall-skinny GEMV computes at most.
+static constexpr int64_t kMaxGemvRowsPerWarp = 4;
+/// Sums a lane of the tall-skinny GEMV keeps: rows times columns.
+static constexpr int64_t kMaxTallSkinnySums = 32;
+/// Warps per SM the tall-skinny GEMV keeps before a warp takes more rows:
+/// each keeps 2 KiB of A in flight, so 16 keep 32 KiB an SM, what an
+/// A100's or H100's bandwidth needs at a microsecond of loaded latency.
+static constexpr int64_t kTallSkinnyWarpsPerSm = 16;
 static constexpr int64_t kGemvColumnWarps = 4;
 /// Key splits of one query tile or row, at most.
 static constexpr int64_t kMaxAttentionSplits = 1024;
@@ -107,6 +115,9 @@ DictionaryAttr KernelConfig::toAttr(MLIRContext *context) const {
   if (gemvSplitK > 1)
     fields.push_back(
         b.getNamedAttr("gemv_split_k", b.getI64IntegerAttr(gemvSplitK)));
+  if (gemvRowsPerWarp > 1)
+    fields.push_back(b.getNamedAttr("gemv_rows_per_warp",
+                                    b.getI64IntegerAttr(gemvRowsPerWarp)));
   if (attentionDecode) {
     fields.push_back(b.getNamedAttr("attention_decode", b.getBoolAttr(true)));
     fields.push_back(b.getNamedAttr("attention_splits",
@@ -279,11 +290,17 @@ FailureOr<KernelConfig> KernelConfig::fromAttr(DictionaryAttr attr,
     if (attr.get("gemv_split_k") &&
         failed(integer("gemv_split_k", config.gemvSplitK, 1, kMaxGemvSplitK)))
       return failure();
+    if (attr.get("gemv_rows_per_warp") &&
+        failed(integer("gemv_rows_per_warp", config.gemvRowsPerWarp, 1,
+                       kMaxGemvRowsPerWarp)))
+      return failure();
   }
-  if (attr.get("gemv_split_k") && !config.gemv) {
-    error =
-        ("'" + kKernelConfigAttr + "' has 'gemv_split_k' without 'gemv'").str();
-    return failure();
+  for (StringRef field : {"gemv_split_k", "gemv_rows_per_warp"}) {
+    if (attr.get(field) && !config.gemv) {
+      error = ("'" + kKernelConfigAttr + "' has '" + field + "' without 'gemv'")
+                  .str();
+      return failure();
+    }
   }
   if (auto decode = attr.get("attention_decode")) {
     auto flag = dyn_cast<BoolAttr>(decode);
@@ -682,31 +699,52 @@ int64_t mlir::ridge::selectSplitK(int64_t blocks, int64_t tileElements,
   return best;
 }
 
-/// Whether `gemv` is what the bandwidth path builds: one product of at most
-/// 16 rows whose operands are f32, or f16/bf16 multiplied as stored (a
-/// half-precision export; not f32 the precision policy rounds, which its
-/// fusion group put on tensor cores), the weight read with 16-byte loads
-/// along k (B n x k: a Linear layer's weight), k whole 16-byte pieces, or
-/// along n (below); the m rows (a few activations) may be gathered element
-/// by element.
-static bool isGemvShaped(const MmaContraction &gemv) {
-  if (gemv.products.size() != 1 || gemv.m > kMaxBandwidthPathRows)
-    return false;
-  const MmaProduct &product = gemv.products.front();
+/// Whether the product's operands are what the bandwidth path multiplies:
+/// f32, or f16/bf16 as stored (a half-precision export; not f32 the
+/// precision policy rounds, which its fusion group put on tensor cores).
+static bool hasGemvTypes(const MmaProduct &product) {
+  Type type = product.rhs.elementType;
+  return product.lhs.elementType == type && product.lhs.mmaType == type &&
+         product.rhs.mmaType == type &&
+         (type.isF32() || type.isF16() || type.isBF16());
+}
+
+/// The form of the bandwidth path over a weight (m is the short side), or
+/// none. A weight stored n-contiguous (a MatMul's [K, N], or [heads, d, N]
+/// read with two k loops): lanes own 4 columns each (MmaGemv.cpp); one
+/// stored k-contiguous (the [N, K] of a Gemm with transB): lanes split k.
+/// The m rows (a few activations) may be gathered element by element.
+static std::optional<GemvForm> getWeightGemvForm(const MmaProduct &product) {
   const MmaOperand &rows = product.lhs, &weight = product.rhs;
-  Type type = weight.elementType;
-  if (weight.collapsedK || weight.producer || rows.elementType != type ||
-      rows.mmaType != type || weight.mmaType != type ||
-      !(type.isF32() || type.isF16() || type.isBF16()))
-    return false;
-  // A weight stored n-contiguous (a MatMul's [K, N], or [heads, d, N] read
-  // with two k loops): lanes own 4 columns each (MmaGemv.cpp); one stored
-  // k-contiguous (the [N, K] of a Gemm with transB): lanes split k.
-  if (!weight.kContiguous)
-    return weight.rowsAfterK && !rows.collapsedK;
-  return !weight.gathered &&
-         (rows.gathered || (!rows.collapsedK && rows.kContiguous)) &&
-         product.k % weight.getChunkElements() == 0;
+  if (weight.collapsedK || weight.producer)
+    return std::nullopt;
+  if (!weight.kContiguous) {
+    if (weight.rowsAfterK && !rows.collapsedK)
+      return GemvForm::NContiguousWeight;
+    return std::nullopt;
+  }
+  if (!weight.gathered &&
+      (rows.gathered || (!rows.collapsedK && rows.kContiguous)) &&
+      product.k % weight.getChunkElements() == 0)
+    return GemvForm::KContiguousWeight;
+  return std::nullopt;
+}
+
+std::optional<GemvForm> mlir::ridge::getGemvForm(const MmaContraction &mma) {
+  if (mma.products.size() != 1 || !hasGemvTypes(mma.products.front()))
+    return std::nullopt;
+  const MmaProduct &product = mma.products.front();
+  const MmaOperand &rows = product.lhs;
+  int64_t elementBytes = rows.getStagedBytes();
+  if (isBandwidthPathSide(mma.m, elementBytes))
+    if (std::optional<GemvForm> form = getWeightGemvForm(product))
+      return form;
+  // Tall and skinny: A's rows are what streams, read in 16-byte pieces
+  // along k; the few columns of B (any layout) stay in the caches.
+  if (isBandwidthPathSide(mma.n, elementBytes) && !rows.gathered &&
+      rows.kContiguous && product.k % rows.getChunkElements() == 0)
+    return GemvForm::TallSkinny;
+  return std::nullopt;
 }
 
 int64_t mlir::ridge::getGemvColumnRowsInFlight(int64_t m) {
@@ -757,6 +795,22 @@ static int64_t selectGemvSplitK(const MmaContraction &gemv,
   return seconds(best) < 0.8 * seconds(1) ? best : 1;
 }
 
+/// Rows of A a warp of the tall-skinny GEMV computes: each B element it
+/// loads (from the caches: B is small) serves that many rows, so the caches
+/// deliver n / R times A's bytes of B. R grows (1, 2, 4) while the lane's
+/// sums stay at most kMaxTallSkinnySums and the warps still number
+/// kTallSkinnyWarpsPerSm an SM.
+static int64_t selectGemvRowsPerWarp(const MmaContraction &gemv,
+                                     const TargetSpec &target) {
+  int64_t rows = 1;
+  int64_t enough = kTallSkinnyWarpsPerSm * target.gpu.smCount;
+  while (rows < kMaxGemvRowsPerWarp &&
+         2 * rows * gemv.n <= kMaxTallSkinnySums &&
+         static_cast<int64_t>(llvm::divideCeil(gemv.m, 2 * rows)) >= enough)
+    rows *= 2;
+  return rows;
+}
+
 KernelConfig mlir::ridge::selectKernelConfig(func::FuncOp kernel,
                                              const TargetSpec &target) {
   KernelConfig config;
@@ -768,20 +822,26 @@ KernelConfig mlir::ridge::selectKernelConfig(func::FuncOp kernel,
   if (target.isGpu()) {
     FailureOr<MmaContraction> mma =
         matchMmaContraction(kernel, reason, /*allowF32=*/true);
-    // A skinny contraction (m at most 16), f32 or stored in f16/bf16, takes
-    // the bandwidth path instead: memory-bound by its shape (each weight
-    // element is used m times), it gains nothing from tensor cores, whose
-    // tiles would pad m to 16 or more; what it needs is coalesced 16-byte
-    // loads of the weight and enough of them in flight.
-    if (succeeded(mma) && isGemvShaped(*mma)) {
+    // A skinny contraction (m or n at most 16), f32 or stored in f16/bf16,
+    // takes the bandwidth path instead: memory-bound by its shape (each
+    // element of the large operand is used at most 16 times), it gains
+    // nothing from tensor cores, whose tiles would pad the short side to 16
+    // or more (and split k over partial sums to fill the GPU); what it needs
+    // is coalesced 16-byte loads of the large operand and enough of them in
+    // flight.
+    std::optional<GemvForm> gemv =
+        succeeded(mma) ? getGemvForm(*mma) : std::nullopt;
+    if (gemv) {
       config.gemv = true;
-      if (!mma->products.front().rhs.kContiguous) {
+      if (*gemv == GemvForm::NContiguousWeight) {
         config.gemvSplitK = selectGemvSplitK(*mma, target);
         config.blockSize = kGemvColumnWarps * kWarpSize;
         config.warpsPerBlock = kGemvColumnWarps;
         config.vectorWidth = kWideVector;
         return config;
       }
+      if (*gemv == GemvForm::TallSkinny)
+        config.gemvRowsPerWarp = selectGemvRowsPerWarp(*mma, target);
       config.blockSize = kMaxWarpsPerBlock * kWarpSize;
       config.warpsPerBlock = kMaxWarpsPerBlock;
       config.vectorWidth = kWideVector;

@@ -139,6 +139,22 @@ SmallVector<Value> MmaKernelBuilder::evaluateMap(AffineMap map,
   return indices;
 }
 
+void MmaKernelBuilder::collapseKDims(StagedOperand &staged) {
+  if (!staged.operand->collapsedK)
+    return;
+  // Its k dimensions (the trailing ones, contiguous) as one.
+  int64_t rank = cast<MemRefType>(staged.source.getType()).getRank();
+  int64_t numK = product->kLoops.size();
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t i = 0; i < rank - numK; ++i)
+    groups.push_back({i});
+  groups.emplace_back();
+  for (int64_t i = rank - numK; i < rank; ++i)
+    groups.back().push_back(i);
+  staged.source =
+      memref::CollapseShapeOp::create(b, loc, staged.source, groups);
+}
+
 SmallVector<Value> MmaKernelBuilder::operandIndices(const StagedOperand &staged,
                                                     Value rowCoord,
                                                     Value kCoord) {
@@ -877,21 +893,8 @@ void MmaKernelBuilder::buildThreadStagedBlock(gpu::LaunchOp launch, Value split,
     rhs = stageOperand(current, /*isLhs=*/false);
     lhs.smem = launch.getWorkgroupAttributions()[0];
     rhs.smem = launch.getWorkgroupAttributions()[1];
-    for (StagedOperand *staged : {&lhs, &rhs}) {
-      if (!staged->operand->collapsedK)
-        continue;
-      // Its k dimensions (the trailing ones, contiguous) as one.
-      int64_t rank = cast<MemRefType>(staged->source.getType()).getRank();
-      int64_t numK = current.kLoops.size();
-      SmallVector<ReassociationIndices> groups;
-      for (int64_t i = 0; i < rank - numK; ++i)
-        groups.push_back({i});
-      groups.emplace_back();
-      for (int64_t i = rank - numK; i < rank; ++i)
-        groups.back().push_back(i);
-      staged->source =
-          memref::CollapseShapeOp::create(b, loc, staged->source, groups);
-    }
+    for (StagedOperand *staged : {&lhs, &rhs})
+      collapseKDims(*staged);
     setKRange(llvm::divideCeil(current.k, tileK), split);
     results.push_back(stages > 2 ? buildAsyncCopyLoop()
                                  : buildRegisterStagedLoop());

@@ -1,18 +1,21 @@
 //===- MmaGemv.cpp - The bandwidth path of skinny contractions -----------===//
 //
-// A contraction whose m is at most 16 (a decode step, a classifier head)
-// is memory-bound on the roofline: each weight element is used m times. The
-// `gemv` config of ridge-select-kernel-config builds it without tensor
-// cores. A weight stored k-contiguous ([N, K]): one warp per output column,
-// each lane reads 16 bytes of the weight row and of each activation row,
-// fma, a shuffle reduction per row, and lane 0 applies the epilogue and
-// stores. A weight stored n-contiguous ([K, N], a MatMul's): each lane owns
-// the columns of 16 bytes, a warp a share of k whose rows it loads several
-// at a time (the bytes in flight that set a streaming kernel's speed), and
-// the shares' partial sums are added in order by a second launch
-// (`gemv_split_k`). Operands are f32, or f16/bf16 as stored (8 elements a
-// 16-byte piece): their products are exact in f32, which accumulates, as
-// on the tensor cores.
+// A contraction whose m or n is at most 16 (a decode step, a classifier
+// head, a router's expert logits) is memory-bound on the roofline: each
+// element of its large operand is used at most 16 times. The `gemv` config
+// of ridge-select-kernel-config builds it without tensor cores, in the
+// form getGemvForm names. A weight stored k-contiguous ([N, K]): one warp
+// per output column, each lane reads 16 bytes of the weight row and of each
+// activation row, fma, a shuffle reduction per row, and lane 0 applies the
+// epilogue and stores. A weight stored n-contiguous ([K, N], a MatMul's):
+// each lane owns the columns of 16 bytes, a warp a share of k whose rows it
+// loads several at a time (the bytes in flight that set a streaming
+// kernel's speed), and the shares' partial sums are added in order by a
+// second launch (`gemv_split_k`). Tall and skinny (n at most 16 below a
+// larger m): one warp per row of A, the operand whose bytes set the time,
+// all n columns of it, B read from the caches. Operands are f32, or
+// f16/bf16 as stored (8 elements a 16-byte piece): their products are exact
+// in f32, which accumulates, as on the tensor cores.
 //
 //===----------------------------------------------------------------------===//
 
@@ -71,8 +74,15 @@ getGemvOperands(const MmaProduct &product) {
 }
 
 LogicalResult MmaKernelBuilder::buildGemv() {
-  if (!mma.products.front().rhs.kContiguous)
+  std::optional<GemvForm> form = getGemvForm(mma);
+  if (!form)
+    return emitError(loc, "kernel configured for the bandwidth path ('gemv') "
+                          "is not a skinny contraction of f32, f16 or bf16 "
+                          "operands it reads (docs/kernel-config.md)");
+  if (*form == GemvForm::NContiguousWeight)
     return buildGemvColumns();
+  if (*form == GemvForm::TallSkinny)
+    return buildGemvTallSkinny();
   const MmaProduct &only = mma.products.front();
   product = &only;
   int64_t batchCount = 1;
@@ -166,6 +176,162 @@ LogicalResult MmaKernelBuilder::buildGemv() {
     for (int64_t m = 0; m < mma.m; ++m)
       outputs.emplace_back(results[m], index(m), n);
     storeGemvOutputs(outputs);
+  }
+  gpu::TerminatorOp::create(b, loc);
+  return success();
+}
+
+/// 16-byte pieces of A a lane of the tall-skinny GEMV loads before its
+/// first fma, over all its rows: a warp's 2 KiB in flight, what sets a
+/// streaming kernel's speed (Little's law, as for the column form); the
+/// few columns of B it reads between them hit the caches.
+static constexpr int64_t kTallSkinnyPiecesInFlight = 4;
+
+LogicalResult MmaKernelBuilder::buildGemvTallSkinny() {
+  const MmaProduct &only = mma.products.front();
+  product = &only;
+  int64_t batchCount = 1;
+  for (int64_t extent : mma.batch)
+    batchCount *= extent;
+  // 16 bytes of a row of A a lane a step: 4 f32 or 8 f16/bf16.
+  const int64_t piece = only.lhs.getChunkElements();
+  const int64_t warpPieces = kWarpSize * piece;
+  const int64_t rows = gemvRowsPerWarp, n = mma.n;
+  int64_t inFlight = std::clamp<int64_t>(kTallSkinnyPiecesInFlight / rows, 1,
+                                         llvm::divideCeil(only.k, warpPieces));
+  const MmaOperand &rhs = only.rhs;
+  // B read 16 bytes at a time: along k ([N, K]) or along n ([K, N] whose
+  // rows are whole pieces); element by element otherwise.
+  bool rhsAlongK = !rhs.gathered && (rhs.kContiguous || rhs.collapsedK);
+  bool rhsAlongN = !rhs.gathered && !rhsAlongK && rhs.rowsAfterK;
+  for (const MmaContraction::ResultAmax &amax : mma.resultAmaxes)
+    createZeroingLaunch(b, loc, getAmaxBuffer(amax));
+  Value one = index(1);
+  auto launch = gpu::LaunchOp::create(
+      b, loc, index(llvm::divideCeil(mma.m, gemvWarps * rows)), one,
+      index(batchCount), index(gemvWarps * kWarpSize), one, one);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&launch.getBody().front());
+  gpu::KernelDim3 blockIds = launch.getBlockIds();
+  tid = launch.getThreadIds().x;
+  lane = rem(tid, kWarpSize);
+  Value firstRow =
+      mul(add(mul(blockIds.x, gemvWarps), div(tid, kWarpSize)), rows);
+  setBatchIndices(blockIds.z);
+  // The warp's rows; rows past the last read the last one and store
+  // nothing.
+  SmallVector<Value> rowIds, readRows;
+  for (int64_t r = 0; r < rows; ++r) {
+    rowIds.push_back(add(firstRow, r));
+    readRows.push_back(minimum(rowIds.back(), mma.m - 1));
+  }
+  auto [a, w] = getGemvOperands(only);
+  collapseKDims(a);
+  collapseKDims(w);
+  auto pieceType = VectorType::get({piece}, only.lhs.elementType);
+  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
+  auto load = [&](const StagedOperand &staged, Value rowCoord, Value k) {
+    return vector::LoadOp::create(b, loc, pieceType, staged.source,
+                                  operandIndices(staged, rowCoord, k),
+                                  /*nontemporal=*/false, llvm::MaybeAlign(16));
+  };
+  // sums[r * n + c]: row r, column c.
+  SmallVector<Value> init(rows * n, zero);
+  auto loop = scf::ForOp::create(b, loc, mul(lane, piece), index(only.k),
+                                 index(warpPieces * inFlight), init);
+  {
+    OpBuilder::InsertionGuard loopGuard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value first = loop.getInductionVar();
+    // The rows' pieces first: the bytes in flight. Pieces past the end of
+    // k read the last piece and count 0.
+    SmallVector<Value> valid, kReads;
+    SmallVector<SmallVector<Value>> pieces(inFlight);
+    for (int64_t u = 0; u < inFlight; ++u) {
+      Value k = add(first, u * warpPieces);
+      valid.push_back(u == 0 ? Value() : lessThan(k, only.k));
+      kReads.push_back(u == 0 ? k : minimum(k, only.k - piece));
+      for (int64_t r = 0; r < rows; ++r)
+        pieces[u].push_back(load(a, readRows[r], kReads[u]));
+    }
+    SmallVector<Value> sums(loop.getRegionIterArgs());
+    for (int64_t u = 0; u < inFlight; ++u) {
+      // xs[r * piece + i]: row r's element i of the piece, widened.
+      SmallVector<Value> xs;
+      for (int64_t r = 0; r < rows; ++r) {
+        for (int64_t i = 0; i < piece; ++i) {
+          Value x = extendToF32(
+              b, loc, vector::ExtractOp::create(b, loc, pieces[u][r], i));
+          if (valid[u])
+            x = arith::SelectOp::create(b, loc, valid[u], x, zero);
+          xs.push_back(x);
+        }
+      }
+      // B at (k + i, c), used by every row as soon as it is loaded (what
+      // a loaded value waits for is its own fmas, not the other columns').
+      auto multiply = [&](int64_t i, int64_t c, Value weight) {
+        Value y = extendToF32(b, loc, weight);
+        for (int64_t r = 0; r < rows; ++r)
+          sums[r * n + c] = math::FmaOp::create(b, loc, xs[r * piece + i], y,
+                                                sums[r * n + c]);
+      };
+      for (int64_t c = 0; rhsAlongK && c < n; ++c) {
+        Value column = load(w, index(c), kReads[u]);
+        for (int64_t i = 0; i < piece; ++i)
+          multiply(i, c, vector::ExtractOp::create(b, loc, column, i));
+      }
+      for (int64_t i = 0; !rhsAlongK && i < piece; ++i) {
+        Value k = add(kReads[u], i);
+        for (int64_t c = 0; c < n; c += rhsAlongN ? piece : 1) {
+          if (rhsAlongN) {
+            Value columns = load(w, index(c), k);
+            for (int64_t j = 0; j < piece; ++j)
+              multiply(i, c + j, vector::ExtractOp::create(b, loc, columns, j));
+          } else if (!rhs.gathered) {
+            multiply(i, c,
+                     memref::LoadOp::create(b, loc, w.source,
+                                            operandIndices(w, index(c), k)));
+          } else {
+            SmallVector<Value> coords = getLoopCoordinates();
+            decode(index(c), GemmDim::N, coords);
+            decode(k, GemmDim::K, coords);
+            multiply(i, c, gatherElement(rhs, coords));
+          }
+        }
+      }
+    }
+    scf::YieldOp::create(b, loc, sums);
+  }
+  // Every lane ends with all the sums; lane c applies the epilogue to
+  // column c of each row and stores it: a row's n outputs are one
+  // coalesced store.
+  Value width = arith::ConstantIntOp::create(b, loc, b.getI32Type(), kWarpSize);
+  SmallVector<Value> mine(rows);
+  for (auto [flat, partial] : llvm::enumerate(loop.getResults())) {
+    int64_t r = flat / n, c = flat % n;
+    Value sum = partial;
+    for (int64_t offset = kWarpSize / 2; offset > 0; offset /= 2) {
+      Value offset32 =
+          arith::ConstantIntOp::create(b, loc, b.getI32Type(), offset);
+      Value other = gpu::ShuffleOp::create(b, loc, sum, offset32, width,
+                                           gpu::ShuffleMode::XOR)
+                        .getShuffleResult();
+      sum = arith::AddFOp::create(b, loc, sum, other);
+    }
+    Value isMine =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, index(c));
+    mine[r] =
+        c == 0 ? sum
+               : Value(arith::SelectOp::create(b, loc, isMine, sum, mine[r]));
+  }
+  Value storingLane = lessThan(lane, n);
+  for (int64_t r = 0; r < rows; ++r) {
+    Value store =
+        arith::AndIOp::create(b, loc, storingLane, lessThan(rowIds[r], mma.m));
+    auto storeIf = scf::IfOp::create(b, loc, store, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard ifGuard(b);
+    b.setInsertionPoint(storeIf.thenBlock()->getTerminator());
+    storeGemvOutputs({std::make_tuple(mine[r], rowIds[r], lane)});
   }
   gpu::TerminatorOp::create(b, loc);
   return success();

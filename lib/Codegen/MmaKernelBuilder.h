@@ -61,6 +61,7 @@ public:
     numBatch = mma.batch.size();
     gemvWarps = config.warpsPerBlock;
     gemvSplitK = config.gemvSplitK;
+    gemvRowsPerWarp = config.gemvRowsPerWarp;
     if (!config.usesTensorCores())
       return;
     tileM = config.mmaTile[0];
@@ -94,6 +95,14 @@ public:
   /// rows before it uses the first; with several shares, a second launch
   /// adds their partial sums in order and applies the epilogue.
   LogicalResult buildGemvColumns();
+  /// The bandwidth path of a tall and skinny product (GemvForm::TallSkinny:
+  /// n at most 16 below a larger m): KernelConfig::gemvRowsPerWarp rows of
+  /// A a warp, its lanes taking 16-byte pieces of k
+  /// (kTallSkinnyPiecesInFlight loaded before the first fma), each B
+  /// element loaded once for all the rows, all the rows' n sums a lane, a
+  /// shuffle reduction of each; lane c applies the epilogue to column c of
+  /// each row and stores it.
+  LogicalResult buildGemvTallSkinny();
   /// Stores the GEMV's outputs (accumulator, m, n) through the epilogue
   /// and folds their magnitudes into the result amaxes (one atomic each).
   void storeGemvOutputs(ArrayRef<std::tuple<Value, Value, Value>> outputs);
@@ -213,6 +222,10 @@ private:
   SmallVector<Value> getLoopCoordinates();
   /// The results of `map` at loop indices `coords`.
   SmallVector<Value> evaluateMap(AffineMap map, ArrayRef<Value> coords);
+  /// Makes `staged.source` of an operand read with its k loops collapsed
+  /// (MmaOperand::collapsedK) the view operandIndices indexes: its trailing
+  /// k dimensions as one.
+  void collapseKDims(StagedOperand &staged);
   /// Indices into `operand` of the element at (batch, m|n, k) coordinates.
   SmallVector<Value> operandIndices(const StagedOperand &staged, Value rowCoord,
                                     Value kCoord);
@@ -374,7 +387,8 @@ private:
   // The tensor-core tile (zero on the GEMV path).
   int64_t tileM = 0, tileN = 0, tileK = 0, warpsM = 0, warpsN = 0;
   int64_t warpTileM = 0, warpTileN = 0, fragsM = 0, fragsN = 0, threads = 0;
-  int64_t stages = 0, gemvWarps = 0, splitK = 1, gemvSplitK = 1;
+  int64_t stages = 0, gemvWarps = 0, splitK = 1, gemvSplitK = 1,
+          gemvRowsPerWarp = 1;
   bool wgmma = false, tma = false;
   /// TMA: the stages' full and empty mbarriers (memref<2 x stages x i64>).
   Value barriers;

@@ -782,6 +782,134 @@ func.func private @gemv_too_many_shares(%x: memref<1x256xf32>, %out: memref<1x96
 
 // -----
 
+// The tall-skinny path (n = 8 below m = 100: GemvForm::TallSkinny), with a
+// bias: 2 rows of A a warp (gemv_rows_per_warp), 16 a block of 8 warps, 7
+// blocks. A lane takes 16 bytes of k of each row, a warp 128 elements;
+// k = 256 is 2 such pieces, both loaded for both rows (4 loads) before the
+// first fma, so the loop runs once. B ([256, 8], rows of two 16-byte
+// pieces) is read along n: 8 loads per piece of k, each followed by its 8
+// fmas (4 columns, both rows: each value serves both). Every lane reduces
+// all 16 sums (80 shuffles), then lane c stores column c of each row: one
+// scf.if a row.
+#a5 = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b5 = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c5 = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id5 = affine_map<(d0, d1) -> (d0, d1)>
+#col5 = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func.func private @gemv_tall_skinny
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c7, {{.*}} = %c1, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c256, {{.*}} = %c1, {{.*}} = %c1)
+// CHECK: scf.for {{.*}} to %c256 step %c256 iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32)
+// CHECK-COUNT-4: vector.load %arg0[{{.*}}] {alignment = 16 : i64} : memref<100x256xf32>, vector<4xf32>
+// CHECK-NOT: math.fma
+// CHECK: vector.load %arg1[{{.*}}] {alignment = 16 : i64} : memref<256x8xf32>, vector<4xf32>
+// CHECK-COUNT-8: math.fma
+// CHECK-NEXT: vector.load %arg1
+// CHECK-COUNT-120: math.fma
+// CHECK-NOT: math.fma
+// CHECK-COUNT-80: gpu.shuffle  xor
+// CHECK: scf.if
+// CHECK: memref.load %arg2
+// CHECK: memref.store {{.*}}, %arg3[{{.*}}] : memref<100x8xf32>
+// CHECK: scf.if
+// CHECK: memref.store {{.*}}, %arg3[{{.*}}] : memref<100x8xf32>
+// CHECK-NOT: memref.store
+func.func private @gemv_tall_skinny(%x: memref<100x256xf32>, %w: memref<256x8xf32>, %bias: memref<8xf32>, %out: memref<100x8xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 256 : i64, gemv = true, gemv_rows_per_warp = 2 : i64, vector_width = 4 : i64, warps_per_block = 8 : i64}} {
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc() : memref<100x8xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<100x8xf32>)
+  linalg.generic {indexing_maps = [#a5, #b5, #c5], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : memref<100x256xf32>, memref<256x8xf32>) outs(%acc : memref<100x8xf32>) {
+  ^bb0(%l: f32, %r: f32, %s: f32):
+    %p = arith.mulf %l, %r : f32
+    %t = arith.addf %s, %p : f32
+    linalg.yield %t : f32
+  }
+  linalg.generic {indexing_maps = [#id5, #col5, #id5], iterator_types = ["parallel", "parallel"]} ins(%acc, %bias : memref<100x8xf32>, memref<8xf32>) outs(%out : memref<100x8xf32>) {
+  ^bb0(%v: f32, %bv: f32, %o: f32):
+    %r = arith.addf %v, %bv : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %acc : memref<100x8xf32>
+  return
+}
+
+// -----
+
+// Tall and skinny in f16 with 6 columns: B's rows ([128, 6], 12 bytes) are
+// not whole 16-byte pieces, so B is read element by element (48 loads a
+// piece of 8 k); A by 16-byte pieces of 8 f16, each widened to f32.
+#a6 = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b6 = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c6 = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id6 = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func private @gemv_tall_skinny_f16
+// CHECK: scf.for {{.*}} to %c128 step %c256 iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32)
+// CHECK: vector.load %arg0[{{.*}}] {alignment = 16 : i64} : memref<64x128xf16>, vector<8xf16>
+// CHECK: memref.load %arg1[{{.*}}] : memref<128x6xf16>
+// CHECK-NEXT: arith.extf
+// CHECK-NEXT: math.fma
+// CHECK-COUNT-47: memref.load %arg1[{{.*}}] : memref<128x6xf16>
+// CHECK-NOT: memref.load %arg1
+// CHECK-COUNT-30: gpu.shuffle  xor
+// CHECK: arith.truncf {{.*}} : f32 to f16
+// CHECK: memref.store {{.*}}, %arg2[{{.*}}] : memref<64x6xf16>
+func.func private @gemv_tall_skinny_f16(%x: memref<64x128xf16>, %w: memref<128x6xf16>, %out: memref<64x6xf16>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 256 : i64, gemv = true, vector_width = 4 : i64, warps_per_block = 8 : i64}} {
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc() : memref<64x6xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<64x6xf32>)
+  linalg.generic {indexing_maps = [#a6, #b6, #c6], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : memref<64x128xf16>, memref<128x6xf16>) outs(%acc : memref<64x6xf32>) {
+  ^bb0(%l: f16, %r: f16, %s: f32):
+    %le = arith.extf %l : f16 to f32
+    %re = arith.extf %r : f16 to f32
+    %p = arith.mulf %le, %re : f32
+    %t = arith.addf %s, %p : f32
+    linalg.yield %t : f32
+  }
+  linalg.generic {indexing_maps = [#id6, #id6], iterator_types = ["parallel", "parallel"]} ins(%acc : memref<64x6xf32>) outs(%out : memref<64x6xf16>) {
+  ^bb0(%v: f32, %o: f16):
+    %h = arith.truncf %v : f32 to f16
+    linalg.yield %h : f16
+  }
+  memref.dealloc %acc : memref<64x6xf32>
+  return
+}
+
+// -----
+
+// Rows a warp out of range.
+// expected-error @+1 {{'ridge.kernel_config' needs 'gemv_rows_per_warp' as an integer in [1, 4]}}
+func.func private @gemv_too_many_rows(%x: memref<100x256xf32>, %out: memref<100x8xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 256 : i64, gemv = true, gemv_rows_per_warp = 8 : i64, vector_width = 4 : i64, warps_per_block = 8 : i64}} {
+  return
+}
+
+// -----
+
+// Rows a warp without the bandwidth path.
+// expected-error @+1 {{'ridge.kernel_config' has 'gemv_rows_per_warp' without 'gemv'}}
+func.func private @gemv_rows_without_gemv(%x: memref<100x256xf32>, %out: memref<100x8xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 256 : i64, gemv_rows_per_warp = 2 : i64, vector_width = 4 : i64, warps_per_block = 8 : i64}} {
+  return
+}
+
+// -----
+
+// The bandwidth path asked of a product that is not skinny (64 x 64 x 64).
+#a7 = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b7 = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c7 = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func private @gemv_not_skinny(%x: memref<64x64xf32>, %w: memref<64x64xf32>, %out: memref<64x64xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 256 : i64, gemv = true, vector_width = 4 : i64, warps_per_block = 8 : i64}} {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%out : memref<64x64xf32>)
+  // expected-error @+1 {{kernel configured for the bandwidth path ('gemv') is not a skinny contraction of f32, f16 or bf16 operands it reads}}
+  linalg.generic {indexing_maps = [#a7, #b7, #c7], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : memref<64x64xf32>, memref<64x64xf32>) outs(%out : memref<64x64xf32>) {
+  ^bb0(%l: f32, %r: f32, %s: f32):
+    %p = arith.mulf %l, %r : f32
+    %t = arith.addf %s, %p : f32
+    linalg.yield %t : f32
+  }
+  return
+}
+
+// -----
+
 // Split-K (mma_split_k = 4): 320 = 10 k tiles, 3 per split (the last split
 // takes 1), so each block's k range is computed from its split (blockIdx.z)
 // and the cp.async prologue is guarded by it. Each split stores its

@@ -121,15 +121,76 @@ func.func private @matmul_epilogue_skinny(%x: tensor<16x32xf32>, %w: tensor<32x6
 
 // -----
 
-// The same skinny product stored in bf16 (a half-precision export): the
-// bandwidth path too, not tensor-core tiles that pad its 16 rows; each
-// lane owns 8 columns (16 bytes of bf16).
+// The same skinny product stored in bf16 (a half-precision export), 8
+// rows: the bandwidth path too, not tensor-core tiles that pad its rows;
+// each lane owns 8 columns (16 bytes of bf16).
 // CHECK-LABEL: func.func private @matmul_epilogue_skinny_bf16
 // CHECK-SAME: ridge.kernel_config = {block_size = 128 : i64, gemv = true, vector_width = 4 : i64, warps_per_block = 4 : i64}
-func.func private @matmul_epilogue_skinny_bf16(%x: tensor<16x32xbf16>, %w: tensor<32x64xbf16>, %b: tensor<64xbf16>) -> tensor<16x64xbf16> attributes {ridge.kernel = "contraction"} {
+func.func private @matmul_epilogue_skinny_bf16(%x: tensor<8x32xbf16>, %w: tensor<32x64xbf16>, %b: tensor<64xbf16>) -> tensor<8x64xbf16> attributes {ridge.kernel = "contraction"} {
+  %0 = ridge.matmul %x, %w : (tensor<8x32xbf16>, tensor<32x64xbf16>) -> tensor<8x64xbf16>
+  %1 = ridge.add %0, %b : (tensor<8x64xbf16>, tensor<64xbf16>) -> tensor<8x64xbf16>
+  return %1 : tensor<8x64xbf16>
+}
+
+// -----
+
+// 16 rows in bf16 do 16 FLOPs per weight byte: above the fp32 SIMT ridge
+// point of an A100 or a B200 (under 10), so the bandwidth path, whose FMAs
+// run on SIMT, is not a bandwidth path there (kMaxBandwidthPathIntensity);
+// tensor-core tiles multiply it. (In f32, above, 16 rows do 8 FLOPs a
+// byte.)
+// CHECK-LABEL: func.func private @matmul_skinny_bf16_16_rows
+// CHECK-SAME: mma_tile
+// CHECK-NOT: gemv
+func.func private @matmul_skinny_bf16_16_rows(%x: tensor<16x32xbf16>, %w: tensor<32x64xbf16>) -> tensor<16x64xbf16> attributes {ridge.kernel = "contraction"} {
   %0 = ridge.matmul %x, %w : (tensor<16x32xbf16>, tensor<32x64xbf16>) -> tensor<16x64xbf16>
-  %1 = ridge.add %0, %b : (tensor<16x64xbf16>, tensor<64xbf16>) -> tensor<16x64xbf16>
-  return %1 : tensor<16x64xbf16>
+  return %0 : tensor<16x64xbf16>
+}
+
+// -----
+
+// Tall and skinny (n = 8 below m = 16,384: a router's expert logits over
+// a batch of tokens): the bandwidth path over A's rows; 4 rows a warp
+// (each B element loaded once serves 4 rows: 32 sums a lane) while the
+// warps (4,096) still fill the H100's 132 SMs 16 deep.
+// CHECK-LABEL: func.func private @matmul_tall_skinny
+// CHECK-SAME: ridge.kernel_config = {block_size = 256 : i64, gemv = true, gemv_rows_per_warp = 4 : i64, vector_width = 4 : i64, warps_per_block = 8 : i64}
+func.func private @matmul_tall_skinny(%x: tensor<16384x256xf32>, %w: tensor<256x8xf32>) -> tensor<16384x8xf32> attributes {ridge.kernel = "contraction"} {
+  %0 = ridge.matmul %x, %w : (tensor<16384x256xf32>, tensor<256x8xf32>) -> tensor<16384x8xf32>
+  return %0 : tensor<16384x8xf32>
+}
+
+// -----
+
+// n = 16 (a Gemm with transB: B [16, 256] read along k): 2 rows a warp
+// (32 sums a lane). At m = 4,096, 1 (2,048 warps of 2 rows would not fill
+// 132 SMs 16 deep).
+// CHECK-LABEL: func.func private @gemm_tall_skinny_16
+// CHECK-SAME: gemv = true, gemv_rows_per_warp = 2 : i64
+func.func private @gemm_tall_skinny_16(%x: tensor<16384x256xf32>, %w: tensor<16x256xf32>) -> tensor<16384x16xf32> attributes {ridge.kernel = "contraction"} {
+  %0 = ridge.gemm %x, %w {trans_b = true} : (tensor<16384x256xf32>, tensor<16x256xf32>) -> tensor<16384x16xf32>
+  return %0 : tensor<16384x16xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func private @gemm_tall_skinny_16_fewer_rows
+// CHECK-SAME: ridge.kernel_config = {block_size = 256 : i64, gemv = true, vector_width = 4 : i64, warps_per_block = 8 : i64}
+func.func private @gemm_tall_skinny_16_fewer_rows(%x: tensor<4096x256xf32>, %w: tensor<16x256xf32>) -> tensor<4096x16xf32> attributes {ridge.kernel = "contraction"} {
+  %0 = ridge.gemm %x, %w {trans_b = true} : (tensor<4096x256xf32>, tensor<16x256xf32>) -> tensor<4096x16xf32>
+  return %0 : tensor<4096x16xf32>
+}
+
+// -----
+
+// A read column by column (a Gemm with transA): not k-contiguous rows, so
+// not the bandwidth path; f32 with n = 8 stays on the row rule.
+// CHECK-LABEL: func.func private @gemm_tall_skinny_trans_a
+// CHECK-NOT: gemv
+// CHECK-SAME: tile_sizes
+func.func private @gemm_tall_skinny_trans_a(%x: tensor<256x16384xf32>, %w: tensor<256x8xf32>) -> tensor<16384x8xf32> attributes {ridge.kernel = "contraction"} {
+  %0 = ridge.gemm %x, %w {trans_a = true} : (tensor<256x16384xf32>, tensor<256x8xf32>) -> tensor<16384x8xf32>
+  return %0 : tensor<16384x8xf32>
 }
 
 // -----

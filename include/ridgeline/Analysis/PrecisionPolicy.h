@@ -44,12 +44,30 @@ namespace mlir::ridge {
 /// format: one mma tile (m16n8k16 for bf16/fp16) along each dimension.
 inline constexpr int64_t kMinTensorCoreDim = 16;
 
-/// The most rows (M) of a contraction that takes the bandwidth path (a
-/// GEMV: 16-byte loads of the weight, f32 FMA; ridge-select-kernel-config)
-/// instead of tensor-core tiles, in f32 and in the f16/bf16 it is stored
-/// in: each weight element is used at most this many times, far below any
-/// GPU's ridge point, so what sets its time is the weight's bytes.
+/// The most rows (M) or columns (N) of a contraction that takes the
+/// bandwidth path (a GEMV: 16-byte loads of the large operand, f32 FMA;
+/// ridge-select-kernel-config) instead of tensor-core tiles, in f32 and in
+/// the f16/bf16 it is stored in: each element of the large operand (the
+/// weight, or A's rows when N is the short side) is used at most this many
+/// times, so what sets its time is that operand's bytes.
 inline constexpr int64_t kMaxBandwidthPathRows = 16;
+
+/// The most FLOPs per byte of its large operand a skinny contraction does
+/// on the bandwidth path, whose FMAs run on SIMT in f32: under the fp32
+/// SIMT ridge point of every GPU in the table (B200's 9.4 and A100's 9.6
+/// the lowest), with room for the loads, conversions and shuffles issued
+/// beside the FMAs.
+inline constexpr int64_t kMaxBandwidthPathIntensity = 8;
+
+/// Whether a contraction whose short side (M, or N) is `shortSide`, its
+/// operands stored in `elementBytes` bytes each, is skinny enough for the
+/// bandwidth path: at most kMaxBandwidthPathRows, and at most
+/// kMaxBandwidthPathIntensity FLOPs (2 * shortSide / elementBytes) per byte
+/// of the large operand. f32 up to 16, f16/bf16 up to 8.
+inline bool isBandwidthPathSide(int64_t shortSide, int64_t elementBytes) {
+  return shortSide <= kMaxBandwidthPathRows &&
+         2 * shortSide <= kMaxBandwidthPathIntensity * elementBytes;
+}
 
 /// Why a contraction got its format; one Statistic each in
 /// ridge-select-precision.

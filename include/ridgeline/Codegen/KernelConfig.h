@@ -21,6 +21,8 @@
 #include "mlir/Interfaces/TilingInterface.h"
 #include "llvm/ADT/SmallBitVector.h"
 
+#include <optional>
+
 namespace mlir::ridge {
 
 /// Attribute holding a kernel's configuration: on the kernel function, then
@@ -84,6 +86,9 @@ struct KernelConfig {
   /// The bandwidth path over an n-contiguous weight: shares of k, each a
   /// warp's, whose partial sums a second launch adds. 1: no split.
   int64_t gemvSplitK = 1;
+  /// The tall-skinny bandwidth path (GemvForm::TallSkinny): rows of A a
+  /// warp computes, each B element it loads used that many times. 1 to 4.
+  int64_t gemvRowsPerWarp = 1;
   /// The tensor-core attention kernel (ridge-lower-flash-attention): query
   /// rows and keys per tile, {64, 64}: four warps of 16 query rows each,
   /// walking the keys in tiles staged in shared memory. Empty: an attention
@@ -143,6 +148,29 @@ bool isKernelResult(Value value);
 /// Loop dimensions of `sink` along which a reduction's result is broadcast:
 /// the row of a softmax or a norm, kept whole inside one iteration.
 llvm::SmallBitVector getRowDims(linalg::LinalgOp sink);
+
+struct MmaContraction;
+
+/// The bandwidth path's forms (KernelConfig::gemv): skinny contractions,
+/// memory-bound by their shape, built without tensor cores.
+enum class GemvForm {
+  /// m at most 16, the weight stored k-contiguous ([N, K], a Gemm with
+  /// transB): one warp per output column, its lanes splitting k.
+  KContiguousWeight,
+  /// m at most 16, the weight stored n-contiguous ([K, N], a MatMul's):
+  /// lanes own the columns of 16 bytes, warps shares of k.
+  NContiguousWeight,
+  /// n at most 16 below a larger m (a router's expert logits, a low-rank
+  /// adapter's down projection): one warp per row of A ([M, K] read
+  /// k-contiguous, the operand that sets the time), all n columns of it.
+  TallSkinny,
+};
+
+/// The bandwidth path `mma` takes, or none: one product whose operands are
+/// f32, or f16/bf16 multiplied as stored, of the shapes and layouts above.
+/// ridge-select-kernel-config decides by it and ridge-lower-mma-contractions
+/// builds what it says.
+std::optional<GemvForm> getGemvForm(const MmaContraction &mma);
 
 /// Weight rows a warp of the column GEMV (an n-contiguous weight, `m`
 /// activation rows) loads before it uses the first: its bytes in flight,
