@@ -70,6 +70,10 @@ static constexpr int64_t kMaxDecodeBlocksPerSm = 8;
 static constexpr int64_t kMinDecodeStepsPerSplit = 4;
 /// Shares of k of the column GEMV, at most, and its warps a block.
 static constexpr int64_t kMaxGemvSplitK = 256;
+/// 16-byte pieces of A a lane of the tall-skinny GEMV loads before its
+/// first fma, over all its rows: a warp's 2 KiB in flight, what sets a
+/// streaming kernel's speed (Little's law, as for the column form).
+static constexpr int64_t kTallSkinnyPiecesInFlight = 4;
 /// Rows of A a warp of the tall-skinny GEMV computes at most.
 static constexpr int64_t kMaxGemvRowsPerWarp = 4;
 /// Sums a lane of the tall-skinny GEMV keeps: rows times columns.
@@ -751,15 +755,43 @@ int64_t mlir::ridge::getGemvColumnRowsInFlight(int64_t m) {
   return std::clamp<int64_t>(64 / (kWideVector + m), 1, 8);
 }
 
-/// Shares of k of the column GEMV (an n-contiguous weight): the count
-/// that minimizes its time on a latency-and-bandwidth model. A warp loads
-/// getGemvColumnRowsInFlight weight rows a step (512 bytes each)
-/// and waits a loaded latency (kLoadedMemoryLatencySeconds) per step, so a
-/// share of k / S rows takes ceil(k / S / rows) latencies; all warps
-/// together stream at most their bytes in flight per latency, and at most
-/// the GPU's bandwidth; a split adds the second launch, priced as 4
-/// latencies (as split-K's fixup) and the partial sums' bytes. Each share
-/// keeps at least 4 steps; a split must save a fifth of the time.
+/// The shares of k (1 to `most`) a streaming GEMV splits into: the count
+/// that minimizes its time on a latency-and-bandwidth model. With S shares
+/// each warp walks stepsOf(S) steps and waits a loaded latency
+/// (kLoadedMemoryLatencySeconds) per step; all warps together keep
+/// inFlightOf(S) bytes in flight, so they stream at most that per latency,
+/// and at most the GPU's bandwidth; `bytes` move, plus (S > 1) the partial
+/// sums of `outputs` outputs, written and read once more; a split adds the
+/// second launch, priced as 4 latencies (as split-K's fixup). A split must
+/// save a fifth of the time.
+static int64_t selectGemvShares(int64_t most, double bytes, int64_t outputs,
+                                function_ref<int64_t(int64_t)> stepsOf,
+                                function_ref<double(int64_t)> inFlightOf,
+                                const TargetSpec &target) {
+  auto seconds = [&](int64_t shares) {
+    double bandwidth = std::min(
+        target.gpu.bandwidth, inFlightOf(shares) / kLoadedMemoryLatencySeconds);
+    double moved =
+        bytes +
+        (shares > 1 ? 8.0 * static_cast<double>(shares * outputs) : 0.0);
+    double time = std::max(static_cast<double>(stepsOf(shares)) *
+                               kLoadedMemoryLatencySeconds,
+                           moved / bandwidth);
+    return time + (shares > 1 ? 4 * kLoadedMemoryLatencySeconds : 0.0);
+  };
+  int64_t best = 1;
+  for (int64_t shares = 2; shares <= most; ++shares)
+    if (seconds(shares) < seconds(best))
+      best = shares;
+  // A split that saves under a fifth of the time is within the model's
+  // error and costs a launch and the partial sums' bytes for nothing.
+  return seconds(best) < 0.8 * seconds(1) ? best : 1;
+}
+
+/// Shares of k of the column GEMV (an n-contiguous weight), by
+/// selectGemvShares: a warp loads getGemvColumnRowsInFlight weight rows a
+/// step (512 bytes each), so a share of k / S rows takes ceil(k / S /
+/// rows) steps; each share keeps at least 4 steps.
 static int64_t selectGemvSplitK(const MmaContraction &gemv,
                                 const TargetSpec &target) {
   int64_t rowsInFlight = getGemvColumnRowsInFlight(gemv.m);
@@ -769,30 +801,61 @@ static int64_t selectGemvSplitK(const MmaContraction &gemv,
   int64_t k = gemv.products.front().k;
   double weightBytes =
       static_cast<double>(weight.getStagedBytes() * k * gemv.n);
-  auto seconds = [&](int64_t shares) {
-    int64_t steps = llvm::divideCeil(llvm::divideCeil(k, shares), rowsInFlight);
-    double inFlight =
-        static_cast<double>(groups * shares * rowsInFlight * kWarpSize * 16);
-    double bandwidth =
-        std::min(target.gpu.bandwidth, inFlight / kLoadedMemoryLatencySeconds);
-    // The partial sums are written and read once more.
-    double bytes =
-        weightBytes + (shares > 1
-                           ? 8.0 * static_cast<double>(shares * gemv.m * gemv.n)
-                           : 0.0);
-    double time =
-        std::max(static_cast<double>(steps) * kLoadedMemoryLatencySeconds,
-                 bytes / bandwidth);
-    return time + (shares > 1 ? 4 * kLoadedMemoryLatencySeconds : 0.0);
-  };
   int64_t most = std::clamp<int64_t>(k / (4 * rowsInFlight), 1, kMaxGemvSplitK);
-  int64_t best = 1;
-  for (int64_t shares = 2; shares <= most; ++shares)
-    if (seconds(shares) < seconds(best))
-      best = shares;
-  // A split that saves under a fifth of the time is within the model's
-  // error and costs a launch and the partial sums' bytes for nothing.
-  return seconds(best) < 0.8 * seconds(1) ? best : 1;
+  return selectGemvShares(
+      most, weightBytes, gemv.m * gemv.n,
+      [&](int64_t shares) {
+        return llvm::divideCeil(llvm::divideCeil(k, shares), rowsInFlight);
+      },
+      [&](int64_t shares) {
+        return static_cast<double>(groups * shares * rowsInFlight * kWarpSize *
+                                   16);
+      },
+      target);
+}
+
+int64_t mlir::ridge::getTallSkinnyPiecesInFlight(int64_t rowsPerWarp,
+                                                 int64_t kPerShare,
+                                                 int64_t piece) {
+  return std::clamp<int64_t>(kTallSkinnyPiecesInFlight / rowsPerWarp, 1,
+                             llvm::divideCeil(kPerShare, kWarpSize * piece));
+}
+
+/// Shares of k of the tall-skinny GEMV, by selectGemvShares: a few rows
+/// over a long k (64 tokens of 4,096 features by a router's 8 experts)
+/// leave most SMs idle, each warp walking its rows' k in ceil(k / (32 x
+/// piece x pieces in flight)) steps of a latency. A warp keeps R x pieces
+/// in flight x 512 bytes in flight; each share keeps at least 4 steps.
+static int64_t selectTallSkinnySplitK(const MmaContraction &gemv,
+                                      int64_t rowsPerWarp,
+                                      const TargetSpec &target) {
+  const MmaProduct &product = gemv.products.front();
+  int64_t batch = 1;
+  for (int64_t extent : gemv.batch)
+    batch *= extent;
+  int64_t k = product.k, piece = product.lhs.getChunkElements();
+  int64_t warps = batch * llvm::divideCeil(gemv.m, rowsPerWarp);
+  auto steps = [&](int64_t shares) {
+    int64_t kPerShare = llvm::alignTo(llvm::divideCeil(k, shares), piece);
+    int64_t inFlight =
+        getTallSkinnyPiecesInFlight(rowsPerWarp, kPerShare, piece);
+    return llvm::divideCeil(kPerShare, kWarpSize * piece * inFlight);
+  };
+  int64_t most = 1;
+  while (most < kMaxGemvSplitK && steps(most + 1) >= 4)
+    ++most;
+  double bytes = static_cast<double>(product.lhs.getStagedBytes() * batch *
+                                     (gemv.m * k + k * gemv.n));
+  return selectGemvShares(
+      most, bytes, batch * gemv.m * gemv.n, steps,
+      [&](int64_t shares) {
+        int64_t kPerShare = llvm::alignTo(llvm::divideCeil(k, shares), piece);
+        return static_cast<double>(
+            warps * shares * rowsPerWarp *
+            getTallSkinnyPiecesInFlight(rowsPerWarp, kPerShare, piece) *
+            kWarpSize * 16);
+      },
+      target);
 }
 
 /// Rows of A a warp of the tall-skinny GEMV computes: each B element it
@@ -840,8 +903,11 @@ KernelConfig mlir::ridge::selectKernelConfig(func::FuncOp kernel,
         config.vectorWidth = kWideVector;
         return config;
       }
-      if (*gemv == GemvForm::TallSkinny)
+      if (*gemv == GemvForm::TallSkinny) {
         config.gemvRowsPerWarp = selectGemvRowsPerWarp(*mma, target);
+        config.gemvSplitK =
+            selectTallSkinnySplitK(*mma, config.gemvRowsPerWarp, target);
+      }
       config.blockSize = kMaxWarpsPerBlock * kWarpSize;
       config.warpsPerBlock = kMaxWarpsPerBlock;
       config.vectorWidth = kWideVector;

@@ -181,12 +181,6 @@ LogicalResult MmaKernelBuilder::buildGemv() {
   return success();
 }
 
-/// 16-byte pieces of A a lane of the tall-skinny GEMV loads before its
-/// first fma, over all its rows: a warp's 2 KiB in flight, what sets a
-/// streaming kernel's speed (Little's law, as for the column form); the
-/// few columns of B it reads between them hit the caches.
-static constexpr int64_t kTallSkinnyPiecesInFlight = 4;
-
 LogicalResult MmaKernelBuilder::buildGemvTallSkinny() {
   const MmaProduct &only = mma.products.front();
   product = &only;
@@ -196,9 +190,13 @@ LogicalResult MmaKernelBuilder::buildGemvTallSkinny() {
   // 16 bytes of a row of A a lane a step: 4 f32 or 8 f16/bf16.
   const int64_t piece = only.lhs.getChunkElements();
   const int64_t warpPieces = kWarpSize * piece;
-  const int64_t rows = gemvRowsPerWarp, n = mma.n;
-  int64_t inFlight = std::clamp<int64_t>(kTallSkinnyPiecesInFlight / rows, 1,
-                                         llvm::divideCeil(only.k, warpPieces));
+  const int64_t rows = gemvRowsPerWarp, n = mma.n, shares = gemvSplitK;
+  // A share's k: whole pieces, so that no piece straddles two shares.
+  const int64_t kPerShare =
+      llvm::alignTo(llvm::divideCeil(only.k, shares), piece);
+  // The pieces of A a lane loads before its first fma (the few columns of
+  // B it reads between them hit the caches).
+  const int64_t inFlight = getTallSkinnyPiecesInFlight(rows, kPerShare, piece);
   const MmaOperand &rhs = only.rhs;
   // B read 16 bytes at a time: along k ([N, K]) or along n ([K, N] whose
   // rows are whole pieces); element by element otherwise.
@@ -206,9 +204,15 @@ LogicalResult MmaKernelBuilder::buildGemvTallSkinny() {
   bool rhsAlongN = !rhs.gathered && !rhsAlongK && rhs.rowsAfterK;
   for (const MmaContraction::ResultAmax &amax : mma.resultAmaxes)
     createZeroingLaunch(b, loc, getAmaxBuffer(amax));
+  // The shares' partial sums, [share, batch, m, n], when k is split.
+  Value partials;
+  if (shares > 1)
+    partials = memref::AllocOp::create(
+        b, loc,
+        MemRefType::get({shares * batchCount * mma.m * n}, b.getF32Type()));
   Value one = index(1);
   auto launch = gpu::LaunchOp::create(
-      b, loc, index(llvm::divideCeil(mma.m, gemvWarps * rows)), one,
+      b, loc, index(llvm::divideCeil(mma.m, gemvWarps * rows)), index(shares),
       index(batchCount), index(gemvWarps * kWarpSize), one, one);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&launch.getBody().front());
@@ -218,6 +222,9 @@ LogicalResult MmaKernelBuilder::buildGemvTallSkinny() {
   Value firstRow =
       mul(add(mul(blockIds.x, gemvWarps), div(tid, kWarpSize)), rows);
   setBatchIndices(blockIds.z);
+  // The share's k: [kBegin, kEnd), empty past the last share.
+  Value kBegin = minimum(mul(blockIds.y, kPerShare), only.k);
+  Value kEnd = minimum(add(kBegin, kPerShare), only.k);
   // The warp's rows; rows past the last read the last one and store
   // nothing.
   SmallVector<Value> rowIds, readRows;
@@ -237,20 +244,22 @@ LogicalResult MmaKernelBuilder::buildGemvTallSkinny() {
   };
   // sums[r * n + c]: row r, column c.
   SmallVector<Value> init(rows * n, zero);
-  auto loop = scf::ForOp::create(b, loc, mul(lane, piece), index(only.k),
+  auto loop = scf::ForOp::create(b, loc, add(kBegin, mul(lane, piece)), kEnd,
                                  index(warpPieces * inFlight), init);
   {
     OpBuilder::InsertionGuard loopGuard(b);
     b.setInsertionPointToStart(loop.getBody());
     Value first = loop.getInductionVar();
     // The rows' pieces first: the bytes in flight. Pieces past the end of
-    // k read the last piece and count 0.
+    // the share read its last piece and count 0.
+    Value lastPiece = arith::SubIOp::create(b, loc, kEnd, index(piece));
     SmallVector<Value> valid, kReads;
     SmallVector<SmallVector<Value>> pieces(inFlight);
     for (int64_t u = 0; u < inFlight; ++u) {
       Value k = add(first, u * warpPieces);
-      valid.push_back(u == 0 ? Value() : lessThan(k, only.k));
-      kReads.push_back(u == 0 ? k : minimum(k, only.k - piece));
+      valid.push_back(u == 0 ? Value() : lessThan(k, kEnd));
+      kReads.push_back(
+          u == 0 ? k : Value(arith::MinUIOp::create(b, loc, k, lastPiece)));
       for (int64_t r = 0; r < rows; ++r)
         pieces[u].push_back(load(a, readRows[r], kReads[u]));
     }
@@ -331,9 +340,23 @@ LogicalResult MmaKernelBuilder::buildGemvTallSkinny() {
     auto storeIf = scf::IfOp::create(b, loc, store, /*withElseRegion=*/false);
     OpBuilder::InsertionGuard ifGuard(b);
     b.setInsertionPoint(storeIf.thenBlock()->getTerminator());
-    storeGemvOutputs({std::make_tuple(mine[r], rowIds[r], lane)});
+    if (shares == 1) {
+      storeGemvOutputs({std::make_tuple(mine[r], rowIds[r], lane)});
+      continue;
+    }
+    // The share's partial sum of (row, lane), the row's n in a run.
+    Value at =
+        add(mul(add(mul(add(mul(blockIds.y, batchCount), blockIds.z), mma.m),
+                    rowIds[r]),
+                n),
+            lane);
+    memref::StoreOp::create(b, loc, mine[r], partials, at);
   }
+  b.setInsertionPointToEnd(&launch.getBody().front());
   gpu::TerminatorOp::create(b, loc);
+  b.setInsertionPointAfter(launch);
+  if (shares > 1)
+    combineGemvShares(partials, shares, batchCount);
   return success();
 }
 
@@ -466,10 +489,17 @@ LogicalResult MmaKernelBuilder::buildGemvColumns() {
   }
   if (shares == 1)
     return success();
+  combineGemvShares(partials, shares, batchCount);
+  return success();
+}
+
+void MmaKernelBuilder::combineGemvShares(Value partials, int64_t shares,
+                                         int64_t batchCount) {
   // The shares added in order, one thread per (batch, m, n), then the
   // epilogue.
   int64_t outputs = batchCount * mma.m * mma.n;
   constexpr int64_t kThreads = 256;
+  Value one = index(1);
   auto combine =
       gpu::LaunchOp::create(b, loc, index(llvm::divideCeil(outputs, kThreads)),
                             one, one, index(kThreads), one, one);
@@ -496,5 +526,4 @@ LogicalResult MmaKernelBuilder::buildGemvColumns() {
     gpu::TerminatorOp::create(b, loc);
   }
   memref::DeallocOp::create(b, loc, partials);
-  return success();
 }

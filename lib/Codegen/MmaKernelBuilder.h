@@ -97,12 +97,17 @@ public:
   LogicalResult buildGemvColumns();
   /// The bandwidth path of a tall and skinny product (GemvForm::TallSkinny:
   /// n at most 16 below a larger m): KernelConfig::gemvRowsPerWarp rows of
-  /// A a warp, its lanes taking 16-byte pieces of k
-  /// (kTallSkinnyPiecesInFlight loaded before the first fma), each B
+  /// A a warp, its lanes taking 16-byte pieces of its share of k
+  /// (getTallSkinnyPiecesInFlight loaded before the first fma), each B
   /// element loaded once for all the rows, all the rows' n sums a lane, a
   /// shuffle reduction of each; lane c applies the epilogue to column c of
-  /// each row and stores it.
+  /// each row and stores it, or, with KernelConfig::gemvSplitK shares, stores
+  /// its partial sum for combineGemvShares.
   LogicalResult buildGemvTallSkinny();
+  /// The second launch of a GEMV split into `shares` shares of k: a thread
+  /// per output adds the partial sums ([share, batch, m, n] in `partials`,
+  /// which it then frees) in order and stores the sum through the epilogue.
+  void combineGemvShares(Value partials, int64_t shares, int64_t batchCount);
   /// Stores the GEMV's outputs (accumulator, m, n) through the epilogue
   /// and folds their magnitudes into the result amaxes (one atomic each).
   void storeGemvOutputs(ArrayRef<std::tuple<Value, Value, Value>> outputs);

@@ -875,6 +875,40 @@ func.func private @gemv_tall_skinny_f16(%x: memref<64x128xf16>, %w: memref<128x6
 
 // -----
 
+// Tall and skinny split into 3 shares of k (gemv_split_k): k = 1,000 in
+// shares of 336 (whole pieces of 4), blockIdx.y the share; each lane
+// stores its column's partial sum of each row ([3, 1, 20, 4]), and a
+// second launch, a thread per output, adds the shares in order and
+// applies the epilogue.
+#a8 = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b8 = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c8 = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func.func private @gemv_tall_skinny_split_k
+// CHECK: %[[PARTIAL:.*]] = memref.alloc() : memref<240xf32>
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c3, {{.*}} = %c3, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c256, {{.*}} = %c1, {{.*}} = %c1)
+// CHECK: arith.muli {{.*}}, %c336 : index
+// CHECK: scf.for
+// CHECK-COUNT-4: gpu.shuffle  xor
+// CHECK: scf.if
+// CHECK: memref.store {{.*}}, %[[PARTIAL]][{{.*}}] : memref<240xf32>
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1, {{.*}} = %c1, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c256, {{.*}} = %c1, {{.*}} = %c1)
+// CHECK-COUNT-3: memref.load %[[PARTIAL]]
+// CHECK: memref.store {{.*}}, %arg2[{{.*}}] : memref<20x4xf32>
+// CHECK: memref.dealloc %[[PARTIAL]]
+func.func private @gemv_tall_skinny_split_k(%x: memref<20x1000xf32>, %w: memref<1000x4xf32>, %out: memref<20x4xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 256 : i64, gemv = true, gemv_split_k = 3 : i64, vector_width = 4 : i64, warps_per_block = 8 : i64}} {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%out : memref<20x4xf32>)
+  linalg.generic {indexing_maps = [#a8, #b8, #c8], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : memref<20x1000xf32>, memref<1000x4xf32>) outs(%out : memref<20x4xf32>) {
+  ^bb0(%l: f32, %r: f32, %s: f32):
+    %p = arith.mulf %l, %r : f32
+    %t = arith.addf %s, %p : f32
+    linalg.yield %t : f32
+  }
+  return
+}
+
+// -----
+
 // Rows a warp out of range.
 // expected-error @+1 {{'ridge.kernel_config' needs 'gemv_rows_per_warp' as an integer in [1, 4]}}
 func.func private @gemv_too_many_rows(%x: memref<100x256xf32>, %out: memref<100x8xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 256 : i64, gemv = true, gemv_rows_per_warp = 8 : i64, vector_width = 4 : i64, warps_per_block = 8 : i64}} {

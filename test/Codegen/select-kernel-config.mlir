@@ -183,6 +183,20 @@ func.func private @gemm_tall_skinny_16_fewer_rows(%x: tensor<4096x256xf32>, %w: 
 
 // -----
 
+// Few rows over a long k (64 tokens of 16,384 features by 8 experts): 64
+// warps would walk 32 steps of a latency each with 128 KiB in flight on
+// the whole GPU; 10 shares of k (4 steps each, the most that keep 4) take
+// the time down to the shares' steps plus the second launch that adds
+// their partial sums.
+// CHECK-LABEL: func.func private @matmul_tall_skinny_split_k
+// CHECK-SAME: ridge.kernel_config = {block_size = 256 : i64, gemv = true, gemv_split_k = 10 : i64, vector_width = 4 : i64, warps_per_block = 8 : i64}
+func.func private @matmul_tall_skinny_split_k(%x: tensor<64x16384xf32>, %w: tensor<16384x8xf32>) -> tensor<64x8xf32> attributes {ridge.kernel = "contraction"} {
+  %0 = ridge.matmul %x, %w : (tensor<64x16384xf32>, tensor<16384x8xf32>) -> tensor<64x8xf32>
+  return %0 : tensor<64x8xf32>
+}
+
+// -----
+
 // A read column by column (a Gemm with transA): not k-contiguous rows, so
 // not the bandwidth path; f32 with n = 8 stays on the row rule.
 // CHECK-LABEL: func.func private @gemm_tall_skinny_trans_a

@@ -83,8 +83,9 @@ struct KernelConfig {
   /// step, a classifier): one warp per output column, its lanes splitting k
   /// in 16-byte loads, a shuffle reduction (ridge-lower-mma-contractions).
   bool gemv = false;
-  /// The bandwidth path over an n-contiguous weight: shares of k, each a
-  /// warp's, whose partial sums a second launch adds. 1: no split.
+  /// The bandwidth path over an n-contiguous weight, or tall and skinny:
+  /// shares of k, each a warp's, whose partial sums a second launch adds.
+  /// 1: no split.
   int64_t gemvSplitK = 1;
   /// The tall-skinny bandwidth path (GemvForm::TallSkinny): rows of A a
   /// warp computes, each B element it loads used that many times. 1 to 4.
@@ -178,6 +179,14 @@ std::optional<GemvForm> getGemvForm(const MmaContraction &mma);
 /// activations, 64 at most; 8 rows at most. The policy prices shares of k
 /// by it and ridge-lower-mma-contractions loads that many.
 int64_t getGemvColumnRowsInFlight(int64_t m);
+
+/// 16-byte pieces of A a lane of the tall-skinny GEMV (GemvForm::TallSkinny)
+/// loads before its first fma, over its `rowsPerWarp` rows, when its share
+/// of k is `kPerShare` elements of `piece` a piece: 4 in all (2 KiB a warp),
+/// fewer when the share is shorter. The policy prices shares of k by it and
+/// ridge-lower-mma-contractions loads that many.
+int64_t getTallSkinnyPiecesInFlight(int64_t rowsPerWarp, int64_t kPerShare,
+                                    int64_t piece);
 
 /// Warps per block of a row kernel with `rows` rows: enough blocks to give
 /// every one of `smCount` SMs one before blocks grow past a warp, at most
