@@ -740,13 +740,20 @@ std::optional<GemvForm> mlir::ridge::getGemvForm(const MmaContraction &mma) {
   const MmaProduct &product = mma.products.front();
   const MmaOperand &rows = product.lhs;
   int64_t elementBytes = rows.getStagedBytes();
+  // Tall and skinny: A's rows are what streams, read in 16-byte pieces
+  // along k; the few columns of B (any layout) stay in the caches.
+  bool tallSkinny = isBandwidthPathSide(mma.n, elementBytes) &&
+                    !rows.gathered && rows.kContiguous &&
+                    product.k % rows.getChunkElements() == 0;
+  // Both sides skinny (16 x 8): the larger operand is the one to stream, A
+  // when it has more rows than B has columns (the column form would leave
+  // most lanes of a warp without a column).
+  if (tallSkinny && mma.m > mma.n)
+    return GemvForm::TallSkinny;
   if (isBandwidthPathSide(mma.m, elementBytes))
     if (std::optional<GemvForm> form = getWeightGemvForm(product))
       return form;
-  // Tall and skinny: A's rows are what streams, read in 16-byte pieces
-  // along k; the few columns of B (any layout) stay in the caches.
-  if (isBandwidthPathSide(mma.n, elementBytes) && !rows.gathered &&
-      rows.kContiguous && product.k % rows.getChunkElements() == 0)
+  if (tallSkinny)
     return GemvForm::TallSkinny;
   return std::nullopt;
 }

@@ -579,3 +579,15 @@ func.func private @attention_kv_append(%q: tensor<1x4x2x32xf32>, %k: tensor<1x2x
   %o:2 = ridge.attention %q, %ck, %cv {scale = 0.17677669 : f32, is_causal = true, query_offset = 40 : i64} : tensor<1x4x2x32xf32>, tensor<1x2x42x32xf32>, tensor<1x2x42x32xf32> -> tensor<1x4x2x32xf32>, tensor<1x4x2x42xf32>
   return %ck, %cv, %o#0 : tensor<1x2x42x32xf32>, tensor<1x2x42x32xf32>, tensor<1x4x2x32xf32>
 }
+
+// -----
+
+// Both sides skinny (16 rows, 8 columns): A, the larger operand, streams
+// by the tall-skinny form; the column form over B's 8 columns would give
+// 30 of a warp's 32 lanes no column.
+// CHECK-LABEL: func.func private @matmul_both_skinny
+// CHECK-SAME: ridge.kernel_config = {block_size = 256 : i64, gemv = true, vector_width = 4 : i64, warps_per_block = 8 : i64}
+func.func private @matmul_both_skinny(%x: tensor<16x4096xf32>, %w: tensor<4096x8xf32>) -> tensor<16x8xf32> attributes {ridge.kernel = "contraction"} {
+  %0 = ridge.matmul %x, %w : (tensor<16x4096xf32>, tensor<4096x8xf32>) -> tensor<16x8xf32>
+  return %0 : tensor<16x8xf32>
+}
