@@ -56,8 +56,8 @@ def make_model(path, m, n, k, dtype):
         node = helper.make_node("Gemm", ["a", "b"], ["c"], transB=1)
         b_shape = [n, k]
     else:
-        elem = {"bf16": TensorProto.BFLOAT16,
-                "f16": TensorProto.FLOAT16}[dtype]
+        elem = {"bf16": TensorProto.BFLOAT16, "f16": TensorProto.FLOAT16,
+                "f32": TensorProto.FLOAT}[dtype]
         node = helper.make_node("MatMul", ["a", "b"], ["c"])
         b_shape = [k, n]
     graph = helper.make_graph(

@@ -14,14 +14,16 @@ links only libridge_runtime):
       ref/output_K.npy (the fixture's ONNX Runtime reference),
       emulator/output_K.npy (the same .so run here on the PTX emulator),
       report.json (ridgec --report=json: kernels and roofline times)
-  attention/NAME.so, gemm/NAME.so (the benchmarks' one-op models)
+  attention/NAME.so, gemm/NAME.so, gemv/NAME.so (the benchmarks' one-op
+      models)
   manifest.json (what each entry is: shapes, FLOPs, bytes, tolerances)
 
 Models: the bundled fixtures with test data (test/models/*), the exporter
 fixtures and the shared models except resnet18 (its 46 MB of weights do
 not fit the 64 MiB a device call carries) and the dynamic GPT-2 (it needs
---shape). Benchmarks: bench/attention.py's and bench/gemm.py's shapes
-(--quick: small ones, for a check of the flow on the emulator).
+--shape). Benchmarks: bench/attention.py's and bench/gemm.py's shapes,
+and the bandwidth path's (decode and tall-skinny products) (--quick:
+small ones, for a check of the flow on the emulator).
 """
 import argparse
 import concurrent.futures
@@ -199,7 +201,7 @@ def bundle_model(name, folder, data, shapes, out, target, gpu, emulate):
 
 def bundle_benchmarks(out, target, gpu, quick):
     entries = []
-    for kind in ("attention", "kv_append", "gemm"):
+    for kind in ("attention", "kv_append", "gemm", "gemv"):
         os.makedirs(os.path.join(out, kind), exist_ok=True)
     heads = 16
     sizes = [256] if quick else [1024, 4096, 16384]
@@ -255,6 +257,19 @@ def bundle_benchmarks(out, target, gpu, quick):
                 entries.append(("gemm", "fp8_%s_%dx%dx%d" % (target, m, n, k),
                                 dict(m=m, n=n, k=k, target=target,
                                      label=name, dtype="fp8")))
+    # The bandwidth path (docs/kernel-config.md): decode steps (m at most
+    # 16 over a [K, N] weight) and tall-skinny products (n at most 16: a
+    # router's logits; few rows over a long k: split into shares), f32 and
+    # bf16 (16 bf16 columns take tensor cores), their bytes per second
+    # against the copy bandwidth, beside torch.matmul.
+    gemv_shapes = [(1, 512, 512), (256, 8, 512), (16, 8, 4096)] if quick \
+        else [(1, 4096, 4096), (1, 11008, 4096), (1, 4096, 11008),
+              (16, 4096, 4096), (16384, 8, 4096), (4096, 16, 4096),
+              (64, 8, 16384)]
+    for dtype in ("f32", "bf16"):
+        for m, n, k in gemv_shapes:
+            entries.append(("gemv", "%s_%dx%dx%d" % (dtype, m, n, k),
+                            dict(m=m, n=n, k=k, dtype=dtype)))
     manifest = []
     for kind, name, shape in entries:
         onnx_path = os.path.join(out, kind, name + ".onnx")
@@ -282,6 +297,11 @@ def bundle_benchmarks(out, target, gpu, quick):
             gemm.make_model(onnx_path, shape["m"], shape["n"], shape["k"],
                             shape["dtype"])
             shape["flops"] = 2.0 * shape["m"] * shape["n"] * shape["k"]
+            if kind == "gemv":
+                # A, B and C, each once.
+                shape["bytes"] = (4 if shape["dtype"] == "f32" else 2) * (
+                    shape["m"] * shape["k"] + shape["k"] * shape["n"] +
+                    shape["m"] * shape["n"])
         entry = dict(kind=kind, name=name, so=os.path.relpath(so, out),
                      target=t, **shape)
         flags = gemm.compile_flags(shape.get("dtype", "bf16"))

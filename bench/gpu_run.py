@@ -2,7 +2,7 @@
 """Run a bundle from bench/gpu_bundle.py on a GPU: numbers, then speed.
 
     python3 gpu_run.py [BUNDLE] [--out DIR] [--device gpu|emulator]
-                       [--only models,attention,kv_append,gemm]
+                       [--only models,attention,kv_append,gemm,gemv]
 
 Runs where the GPU is, with no compiler: `bin/ridge-exec` (libridge_runtime
 only) loads each compiled model. For each model of the bundle it checks the
@@ -15,7 +15,11 @@ against PyTorch on the GPU in f32, and times it against SDPA (flash) or
 torch.matmul (cuBLAS) in the same run. A decode step with its KV-cache
 append (kv_append) is checked the same way (the concatenations bit for
 bit) and timed against torch.cat + SDPA, its kernel's bytes (the cache
-read, the concatenations written) per second against the copy bandwidth. The ceilings are measured here: the
+read, the concatenations written) per second against the copy bandwidth.
+The bandwidth path's products (gemv: decode steps, tall-skinny) are checked
+the same way, timed against torch.matmul in their type, their bytes (A, B
+and C once) per second against the copy bandwidth. The ceilings are
+measured here: the
 copy bandwidth (a 1 GiB clone, read + write) and the bf16 matrix rate
 (an 8192^3 torch.matmul). Prints the tables and writes results.json to
 --out. `--device emulator` runs the same flow on the emulator (no torch
@@ -259,6 +263,10 @@ def run_benchmarks(bundle, manifest, device, kinds, results, ceilings):
                 m, n, k = entry["m"], entry["n"], entry["k"]
                 arrays = [rng.standard_normal(shape, dtype=np.float32)
                           for shape in ((m, k), (n, k))]
+            elif entry.get("dtype") == "f32":
+                m, n, k = entry["m"], entry["n"], entry["k"]
+                arrays = [rng.standard_normal(shape, dtype=np.float32)
+                          for shape in ((m, k), (k, n))]
             else:
                 m, n, k = entry["m"], entry["n"], entry["k"]
                 floats = [rng.standard_normal(shape, dtype=np.float32)
@@ -306,6 +314,8 @@ def run_benchmarks(bundle, manifest, device, kinds, results, ceilings):
                 ref = gemm_reference(torch, [arrays[0],
                                              np.ascontiguousarray(
                                                  arrays[1].T)])
+            elif entry.get("dtype") == "f32":
+                ref = gemm_reference(torch, arrays)
             else:
                 fl = [(a.astype(np.uint32) << 16).view(np.float32)
                       for a in arrays]
@@ -401,9 +411,37 @@ def time_torch_kv_append(torch, e):
 
 
 def time_cublas(torch, e):
-    a = torch.randn(e["m"], e["k"], device="cuda", dtype=torch.bfloat16)
-    b = torch.randn(e["k"], e["n"], device="cuda", dtype=torch.bfloat16)
+    dtype = torch.float32 if e.get("dtype") == "f32" else torch.bfloat16
+    a = torch.randn(e["m"], e["k"], device="cuda", dtype=dtype)
+    b = torch.randn(e["k"], e["n"], device="cuda", dtype=dtype)
     return cuda_time(lambda: torch.matmul(a, b))
+
+
+def print_gemv(rows, bandwidth):
+    chosen = [r for r in rows if r["kind"] == "gemv"]
+    if not chosen:
+        return
+    print("\n== bandwidth path (decode and tall-skinny products): Ridgeline "
+          "against torch.matmul, median ms (kernel-only in brackets); "
+          "A, B and C once per second against the copy bandwidth")
+    print("%-26s %-7s %9s %9s %9s %9s %9s %9s %9s" % (
+        "shape (m x n x k)", "target", "ours ms", "(kernel)", "torch ms",
+        "x torch", "GB/s", "x copy", "rel err"))
+    f = lambda v, fmt: fmt % v if v is not None else "-"
+    for r in chosen:
+        if "error" in r and "ours_ms" not in r:
+            print("%-26s %-7s %s" % (r["name"], r["target"], r["error"]))
+            continue
+        ours = r.get("ours_kernels_ms") or r.get("ours_ms")
+        gbs = r["bytes"] / (ours * 1e-3) / 1e9 if ours else None
+        r["gbs"] = gbs
+        print("%-26s %-7s %9s %9s %9s %9s %9s %9s %9s" % (
+            r["name"], r["target"], f(r.get("ours_ms"), "%.3f"),
+            f(r.get("ours_kernels_ms"), "%.3f"), f(r.get("theirs_ms"), "%.3f"),
+            f(r["theirs_ms"] / ours if ours and r.get("theirs_ms") else None,
+              "%.2f"), f(gbs, "%.0f"),
+            f(gbs / bandwidth if gbs and bandwidth else None, "%.2f"),
+            f(r.get("rel_err"), "%.2e")))
 
 
 def print_kv_append(rows, bandwidth):
@@ -486,6 +524,7 @@ def print_benchmarks(rows, ceilings):
                     "bf16" if half else "f32",
                     gbs, ", %.2f of the copy bandwidth" % (gbs / bandwidth)
                     if bandwidth else ""))
+    print_gemv(rows, bandwidth)
 
 
 def measure_ceilings(results):
@@ -542,7 +581,8 @@ def main():
     parser.add_argument("bundle", nargs="?", default=HERE)
     parser.add_argument("--out", default=".")
     parser.add_argument("--device", default="gpu", choices=["gpu", "emulator"])
-    parser.add_argument("--only", default="models,attention,kv_append,gemm")
+    parser.add_argument("--only",
+                        default="models,attention,kv_append,gemm,gemv")
     args = parser.parse_args()
     bundle = os.path.abspath(args.bundle)
     with open(os.path.join(bundle, "manifest.json")) as f:
