@@ -417,16 +417,17 @@ def time_cublas(torch, e):
     return cuda_time(lambda: torch.matmul(a, b))
 
 
-def print_gemv(rows, bandwidth):
-    chosen = [r for r in rows if r["kind"] == "gemv"]
+def print_bandwidth_rows(rows, kind, title, last, last_value, bandwidth):
+    """The `kind` rows as a table of times and bytes per second (r["bytes"]
+    over the kernel time) against the copy bandwidth, beside torch's time;
+    the last column, `last`, is last_value(row)."""
+    chosen = [r for r in rows if r["kind"] == kind]
     if not chosen:
         return
-    print("\n== bandwidth path (decode and tall-skinny products): Ridgeline "
-          "against torch.matmul, median ms (kernel-only in brackets); "
-          "A, B and C once per second against the copy bandwidth")
+    print("\n== " + title)
     print("%-26s %-7s %9s %9s %9s %9s %9s %9s %9s" % (
-        "shape (m x n x k)", "target", "ours ms", "(kernel)", "torch ms",
-        "x torch", "GB/s", "x copy", "rel err"))
+        "shape", "target", "ours ms", "(kernel)", "torch ms", "x torch",
+        "GB/s", "x copy", last))
     f = lambda v, fmt: fmt % v if v is not None else "-"
     for r in chosen:
         if "error" in r and "ours_ms" not in r:
@@ -441,34 +442,27 @@ def print_gemv(rows, bandwidth):
             f(r["theirs_ms"] / ours if ours and r.get("theirs_ms") else None,
               "%.2f"), f(gbs, "%.0f"),
             f(gbs / bandwidth if gbs and bandwidth else None, "%.2f"),
-            f(r.get("rel_err"), "%.2e")))
+            last_value(r)))
 
 
 def print_kv_append(rows, bandwidth):
-    chosen = [r for r in rows if r["kind"] == "kv_append"]
-    if not chosen:
-        return
-    print("\n== decode step with its KV-cache append: Ridgeline (one kernel "
-          "reads the cache, writes present) against torch.cat + SDPA, "
-          "median ms (kernel-only in brackets)")
-    print("%-26s %-7s %9s %9s %9s %9s %9s %9s %6s" % (
-        "shape", "target", "ours ms", "(kernel)", "torch ms", "x torch",
-        "GB/s", "x copy", "exact"))
-    f = lambda v, fmt: fmt % v if v is not None else "-"
-    for r in chosen:
-        if "error" in r and "ours_ms" not in r:
-            print("%-26s %-7s %s" % (r["name"], r["target"], r["error"]))
-            continue
-        ours = r.get("ours_kernels_ms") or r.get("ours_ms")
-        gbs = r["bytes"] / (ours * 1e-3) / 1e9 if ours else None
-        r["gbs"] = gbs
-        print("%-26s %-7s %9s %9s %9s %9s %9s %9s %6s" % (
-            r["name"], r["target"], f(r.get("ours_ms"), "%.3f"),
-            f(r.get("ours_kernels_ms"), "%.3f"), f(r.get("theirs_ms"), "%.3f"),
-            f(r["theirs_ms"] / ours if ours and r.get("theirs_ms") else None,
-              "%.2f"), f(gbs, "%.0f"),
-            f(gbs / bandwidth if gbs and bandwidth else None, "%.2f"),
-            "yes" if r.get("present_exact") else "NO"))
+    print_bandwidth_rows(
+        rows, "kv_append",
+        "decode step with its KV-cache append: Ridgeline (one kernel reads "
+        "the cache, writes present) against torch.cat + SDPA, median ms "
+        "(kernel-only in brackets)", "exact",
+        lambda r: "yes" if r.get("present_exact") else "NO", bandwidth)
+
+
+def print_gemv(rows, bandwidth):
+    print_bandwidth_rows(
+        rows, "gemv",
+        "bandwidth path (decode and tall-skinny products, m x n x k): "
+        "Ridgeline against torch.matmul, median ms (kernel-only in "
+        "brackets); A, B and C once per second against the copy bandwidth",
+        "rel err",
+        lambda r: "%.2e" % r["rel_err"] if "rel_err" in r else "-",
+        bandwidth)
 
 
 def print_benchmarks(rows, ceilings):

@@ -837,9 +837,7 @@ static int64_t selectTallSkinnySplitK(const MmaContraction &gemv,
                                       int64_t rowsPerWarp,
                                       const TargetSpec &target) {
   const MmaProduct &product = gemv.products.front();
-  int64_t batch = 1;
-  for (int64_t extent : gemv.batch)
-    batch *= extent;
+  int64_t batch = gemv.getBatchCount();
   int64_t k = product.k, piece = product.lhs.getChunkElements();
   int64_t warps = batch * llvm::divideCeil(gemv.m, rowsPerWarp);
   auto steps = [&](int64_t shares) {
@@ -921,9 +919,7 @@ KernelConfig mlir::ridge::selectKernelConfig(func::FuncOp kernel,
       return config;
     }
     if (succeeded(mma) && !mma->products.front().lhs.mmaType.isF32()) {
-      int64_t batch = 1;
-      for (int64_t extent : mma->batch)
-        batch *= extent;
+      int64_t batch = mma->getBatchCount();
       bool asyncCopies = llvm::all_of(mma->products, [&](const MmaProduct &p) {
         return p.lhs.isStagedAsStored() && p.rhs.isStagedAsStored();
       });

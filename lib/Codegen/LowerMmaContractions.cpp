@@ -755,9 +755,7 @@ MemRefType MmaKernelBuilder::getStageBufferType(const StagedOperand &staged) {
 }
 
 LogicalResult MmaKernelBuilder::build(func::FuncOp encodeFn) {
-  int64_t batchCount = 1;
-  for (int64_t extent : mma.batch)
-    batchCount *= extent;
+  int64_t batchCount = mma.getBatchCount();
   // Every product stages A and B tiles of the same size: one pair of shared
   // buffers serves them all.
   for (const MmaProduct &candidate : mma.products) {

@@ -51,6 +51,19 @@ void MmaKernelBuilder::storeGemvOutputs(
     createAtomicMaxOfBits(b, loc, local, getAmaxBuffer(amax));
 }
 
+Value MmaKernelBuilder::sumOverWarp(Value value) {
+  Value width = arith::ConstantIntOp::create(b, loc, b.getI32Type(), kWarpSize);
+  for (int64_t offset = kWarpSize / 2; offset > 0; offset /= 2) {
+    Value offset32 =
+        arith::ConstantIntOp::create(b, loc, b.getI32Type(), offset);
+    Value other = gpu::ShuffleOp::create(b, loc, value, offset32, width,
+                                         gpu::ShuffleMode::XOR)
+                      .getShuffleResult();
+    value = arith::AddFOp::create(b, loc, value, other);
+  }
+  return value;
+}
+
 /// `value` (an f32, f16 or bf16 element) as the f32 the GEMV accumulates.
 static Value extendToF32(OpBuilder &b, Location loc, Value value) {
   Type f32 = b.getF32Type();
@@ -85,9 +98,7 @@ LogicalResult MmaKernelBuilder::buildGemv() {
     return buildGemvTallSkinny();
   const MmaProduct &only = mma.products.front();
   product = &only;
-  int64_t batchCount = 1;
-  for (int64_t extent : mma.batch)
-    batchCount *= extent;
+  const int64_t batchCount = mma.getBatchCount();
   // 16 bytes of k a lane a step: 4 f32 or 8 f16/bf16.
   const int64_t piece = only.rhs.getChunkElements();
   for (const MmaContraction::ResultAmax &amax : mma.resultAmaxes)
@@ -150,19 +161,9 @@ LogicalResult MmaKernelBuilder::buildGemv() {
     }
     scf::YieldOp::create(b, loc, sums);
   }
-  Value width = arith::ConstantIntOp::create(b, loc, b.getI32Type(), kWarpSize);
   SmallVector<Value> results;
-  for (Value sum : loop.getResults()) {
-    for (int64_t offset = kWarpSize / 2; offset > 0; offset /= 2) {
-      Value offset32 =
-          arith::ConstantIntOp::create(b, loc, b.getI32Type(), offset);
-      Value other = gpu::ShuffleOp::create(b, loc, sum, offset32, width,
-                                           gpu::ShuffleMode::XOR)
-                        .getShuffleResult();
-      sum = arith::AddFOp::create(b, loc, sum, other);
-    }
-    results.push_back(sum);
-  }
+  for (Value sum : loop.getResults())
+    results.push_back(sumOverWarp(sum));
   Value store = arith::AndIOp::create(
       b, loc,
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, index(0)),
@@ -184,9 +185,7 @@ LogicalResult MmaKernelBuilder::buildGemv() {
 LogicalResult MmaKernelBuilder::buildGemvTallSkinny() {
   const MmaProduct &only = mma.products.front();
   product = &only;
-  int64_t batchCount = 1;
-  for (int64_t extent : mma.batch)
-    batchCount *= extent;
+  const int64_t batchCount = mma.getBatchCount();
   // 16 bytes of a row of A a lane a step: 4 f32 or 8 f16/bf16.
   const int64_t piece = only.lhs.getChunkElements();
   const int64_t warpPieces = kWarpSize * piece;
@@ -314,19 +313,10 @@ LogicalResult MmaKernelBuilder::buildGemvTallSkinny() {
   // Every lane ends with all the sums; lane c applies the epilogue to
   // column c of each row and stores it: a row's n outputs are one
   // coalesced store.
-  Value width = arith::ConstantIntOp::create(b, loc, b.getI32Type(), kWarpSize);
   SmallVector<Value> mine(rows);
   for (auto [flat, partial] : llvm::enumerate(loop.getResults())) {
     int64_t r = flat / n, c = flat % n;
-    Value sum = partial;
-    for (int64_t offset = kWarpSize / 2; offset > 0; offset /= 2) {
-      Value offset32 =
-          arith::ConstantIntOp::create(b, loc, b.getI32Type(), offset);
-      Value other = gpu::ShuffleOp::create(b, loc, sum, offset32, width,
-                                           gpu::ShuffleMode::XOR)
-                        .getShuffleResult();
-      sum = arith::AddFOp::create(b, loc, sum, other);
-    }
+    Value sum = sumOverWarp(partial);
     Value isMine =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, index(c));
     mine[r] =
@@ -363,9 +353,7 @@ LogicalResult MmaKernelBuilder::buildGemvTallSkinny() {
 LogicalResult MmaKernelBuilder::buildGemvColumns() {
   const MmaProduct &only = mma.products.front();
   product = &only;
-  int64_t batchCount = 1;
-  for (int64_t extent : mma.batch)
-    batchCount *= extent;
+  const int64_t batchCount = mma.getBatchCount();
   // A lane's columns: 16 bytes of a weight row, 4 f32 or 8 f16/bf16.
   const int64_t piece = only.rhs.getChunkElements();
   const int64_t warpColumns = piece * kWarpSize;

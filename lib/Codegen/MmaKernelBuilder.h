@@ -108,6 +108,9 @@ public:
   /// per output adds the partial sums ([share, batch, m, n] in `partials`,
   /// which it then frees) in order and stores the sum through the epilogue.
   void combineGemvShares(Value partials, int64_t shares, int64_t batchCount);
+  /// The sum of `value` over the lanes of the warp (a shuffle butterfly:
+  /// every lane takes part and ends with the sum).
+  Value sumOverWarp(Value value);
   /// Stores the GEMV's outputs (accumulator, m, n) through the epilogue
   /// and folds their magnitudes into the result amaxes (one atomic each).
   void storeGemvOutputs(ArrayRef<std::tuple<Value, Value, Value>> outputs);

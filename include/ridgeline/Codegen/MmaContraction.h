@@ -160,6 +160,13 @@ struct MmaContraction {
     return batch.size() + mLoops.size() + nLoops.size();
   }
   /// The k of all products together (what the kernel's k loops run over).
+  /// Iterations of the batch loops: the product of their extents.
+  int64_t getBatchCount() const {
+    int64_t count = 1;
+    for (int64_t extent : batch)
+      count *= extent;
+    return count;
+  }
   int64_t getTotalK() const {
     int64_t total = 0;
     for (const MmaProduct &product : products)
