@@ -115,12 +115,33 @@ void MmaKernelBuilder::finishResults(ArrayRef<SmallVector<Value>> results,
     storeResults(results);
     return;
   }
-  // This split's partial sums, for the second launch.
+  // This split's partial sums, for the second launch; those of padding
+  // (rows past m, columns past n: a 7 x 7 convolution's 49 pixels in tiles
+  // of 64, 16 decode rows in wgmma's 64) are neither stored nor read.
   int64_t reg = 0;
-  for (ArrayRef<Value> productResults : results)
-    for (Value value : productResults)
+  for (ArrayRef<Value> productResults : results) {
+    for (Value value : productResults) {
+      auto inside = scf::IfOp::create(b, loc, isAccumulatorInside(reg),
+                                      /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(inside.thenBlock()->getTerminator());
       memref::StoreOp::create(b, loc, value, partials,
                               getPartialIndex(tile, split, reg++));
+    }
+  }
+}
+
+Value MmaKernelBuilder::isAccumulatorInside(int64_t reg) {
+  // Accumulator (fragM, fragN, i) of a product is element (group + 8 (i /
+  // 2), 2 (lane % 4) + i % 2) of its 16 x 8 fragment (storeResults).
+  int64_t perProduct = fragsM * fragsN * 4;
+  int64_t fragment = (reg % perProduct) / 4, i = reg % 4;
+  int64_t fragM = fragment / fragsN, fragN = fragment % fragsN;
+  Value m = add(add(add(mBase, mul(warpM, warpTileM)), div(lane, 4)),
+                fragM * 16 + 8 * (i / 2));
+  Value n = add(add(add(nBase, mul(warpN, warpTileN)), mul(rem(lane, 4), 2)),
+                fragN * 8 + i % 2);
+  return arith::AndIOp::create(b, loc, lessThan(m, mma.m), lessThan(n, mma.n));
 }
 
 void MmaKernelBuilder::storeResults(ArrayRef<SmallVector<Value>> results) {
@@ -276,10 +297,23 @@ void MmaKernelBuilder::buildSplitKFixup(Value partials, Value gridX,
     b.setInsertionPointToStart(loop.getBody());
     SmallVector<Value> sums;
     for (int64_t reg = 0; reg < numResults; ++reg) {
-      Value partial = memref::LoadOp::create(
-          b, loc, partials, getPartialIndex(tile, loop.getInductionVar(), reg));
+      // Padding was not stored (finishResults), and is not stored either.
+      auto inside =
+          scf::IfOp::create(b, loc, b.getF32Type(), isAccumulatorInside(reg),
+                            /*withElseRegion=*/true);
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(inside.thenBlock());
+        scf::YieldOp::create(
+            b, loc,
+            ValueRange{memref::LoadOp::create(
+                b, loc, partials,
+                getPartialIndex(tile, loop.getInductionVar(), reg))});
+        b.setInsertionPointToStart(inside.elseBlock());
+        scf::YieldOp::create(b, loc, ValueRange{zero});
+      }
       sums.push_back(arith::AddFOp::create(
-          b, loc, loop.getRegionIterArgs()[reg], partial));
+          b, loc, loop.getRegionIterArgs()[reg], inside.getResult(0)));
     }
     scf::YieldOp::create(b, loc, sums);
   }

@@ -296,6 +296,10 @@ private:
         add(mul(batchLinear, llvm::divideCeil(mma.m, tileM)), blockIds.y);
     return add(mul(row, llvm::divideCeil(mma.n, tileN)), blockIds.x);
   }
+  /// Whether this thread's accumulator `reg` (in the order of the products'
+  /// results: fragment (fragM, fragN) of each, 4 elements each) lies in the
+  /// m x n result, not in a tile's padding.
+  Value isAccumulatorInside(int64_t reg);
   /// The index into the split-K partial sums of accumulator `reg` of this
   /// thread in split `split` of output tile `tile` (fragment order, thread
   /// fastest: coalesced whole-block writes and reads).
