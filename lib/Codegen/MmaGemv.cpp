@@ -92,6 +92,16 @@ LogicalResult MmaKernelBuilder::buildGemv() {
     return emitError(loc, "kernel configured for the bandwidth path ('gemv') "
                           "is not a skinny contraction of f32, f16 or bf16 "
                           "operands it reads (docs/kernel-config.md)");
+  // A config written by hand (ridge-opt) may ask for what the form does
+  // not do: said, not ignored.
+  if (gemvRowsPerWarp > 1 && *form != GemvForm::TallSkinny)
+    return emitError(loc, "'gemv_rows_per_warp' applies to the tall-skinny "
+                          "bandwidth path (n at most 16 below a larger m), "
+                          "not to this contraction's");
+  if (gemvSplitK > 1 && *form == GemvForm::KContiguousWeight)
+    return emitError(loc, "'gemv_split_k' applies to the column and "
+                          "tall-skinny bandwidth paths, not to a k-contiguous "
+                          "weight's");
   if (*form == GemvForm::NContiguousWeight)
     return buildGemvColumns();
   if (*form == GemvForm::TallSkinny)

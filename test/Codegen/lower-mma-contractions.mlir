@@ -944,6 +944,46 @@ func.func private @gemv_not_skinny(%x: memref<64x64xf32>, %w: memref<64x64xf32>,
 
 // -----
 
+// Rows a warp asked of a decode-step GEMV (m = 1 over a [96, 256] weight):
+// only the tall-skinny form computes several rows of A a warp.
+#a9 = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b9 = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c9 = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func private @gemv_rows_on_weight_form(%x: memref<1x256xf32>, %w: memref<96x256xf32>, %out: memref<1x96xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 256 : i64, gemv = true, gemv_rows_per_warp = 2 : i64, vector_width = 4 : i64, warps_per_block = 8 : i64}} {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%out : memref<1x96xf32>)
+  // expected-error @+1 {{'gemv_rows_per_warp' applies to the tall-skinny bandwidth path}}
+  linalg.generic {indexing_maps = [#a9, #b9, #c9], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : memref<1x256xf32>, memref<96x256xf32>) outs(%out : memref<1x96xf32>) {
+  ^bb0(%l: f32, %r: f32, %s: f32):
+    %p = arith.mulf %l, %r : f32
+    %t = arith.addf %s, %p : f32
+    linalg.yield %t : f32
+  }
+  return
+}
+
+// -----
+
+// Shares of k asked of the same GEMV: its warps own whole columns (k split
+// over lanes), there is nothing to share out.
+#a10 = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b10 = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c10 = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func private @gemv_shares_on_k_contiguous(%x: memref<1x256xf32>, %w: memref<96x256xf32>, %out: memref<1x96xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 256 : i64, gemv = true, gemv_split_k = 4 : i64, vector_width = 4 : i64, warps_per_block = 8 : i64}} {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%out : memref<1x96xf32>)
+  // expected-error @+1 {{'gemv_split_k' applies to the column and tall-skinny bandwidth paths}}
+  linalg.generic {indexing_maps = [#a10, #b10, #c10], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : memref<1x256xf32>, memref<96x256xf32>) outs(%out : memref<1x96xf32>) {
+  ^bb0(%l: f32, %r: f32, %s: f32):
+    %p = arith.mulf %l, %r : f32
+    %t = arith.addf %s, %p : f32
+    linalg.yield %t : f32
+  }
+  return
+}
+
+// -----
+
 // Split-K (mma_split_k = 4): 320 = 10 k tiles, 3 per split (the last split
 // takes 1), so each block's k range is computed from its split (blockIdx.z)
 // and the cp.async prologue is guarded by it. Each split stores its
