@@ -11,6 +11,8 @@
 #include "ridgeline/Codegen/MmaContraction.h"
 #include "ridgeline/Dialect/Ridge/IR/Ridge.h"
 
+#include "KernelConfigPolicy.h"
+
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -21,13 +23,8 @@
 
 using namespace mlir;
 using namespace mlir::ridge;
+using namespace mlir::ridge::config_policy;
 
-/// Warps a row kernel's block holds at most: 256 threads, enough to hide
-/// latency without starving the SM of blocks.
-static constexpr int64_t kMaxWarpsPerBlock = 8;
-static constexpr int64_t kWarpSize = 32;
-/// Elements per lane of the wide layout: 16 bytes of f32.
-static constexpr int64_t kWideVector = 4;
 static constexpr int64_t kDefaultBlockSize = 256;
 /// Split-K (selectSplitK): at most 16 splits, each of at least 4 k tiles
 /// (128 of k: the cp.async pipeline's prologue is 2 or 3 of them). The
@@ -46,13 +43,6 @@ static constexpr int64_t kMaxTmaSharedMemoryBytes = 227 * 1024;
 static constexpr int64_t kMaxTmaStages = 4;
 /// TMA's k tile: rows of 128 bytes of 16-bit elements, the 128-byte swizzle.
 static constexpr int64_t kTmaTileK = 64;
-/// The decode kernel streams K and V once; its speed is the bytes it keeps
-/// in flight. By Little's law a GPU's bandwidth needs bandwidth x latency
-/// bytes in flight: at a loaded DRAM latency of about a microsecond, 25 KB
-/// per SM on an H100, 31 KB on an H200. One key per warp at a time (4 warps
-/// x 2 blocks an SM x 512 bytes of K and V at d = 64: 4 KB) ran at
-/// 0.12-0.16 of an H200's copy bandwidth, as the law predicts.
-static constexpr double kLoadedMemoryLatencySeconds = 1e-6;
 /// Registers a lane spends on the K and V elements in flight (64 f32: each
 /// of the head dimension's d / 32 and dv / 32 per key), and at most this
 /// many keys a warp.
@@ -68,21 +58,6 @@ static constexpr int64_t kMaxDecodeHeads = 8;
 static constexpr int64_t kMaxDecodeBlocksPerSm = 8;
 /// Steps of all of a block's warps a split takes at least.
 static constexpr int64_t kMinDecodeStepsPerSplit = 4;
-/// Shares of k of the column GEMV, at most, and its warps a block.
-static constexpr int64_t kMaxGemvSplitK = 256;
-/// 16-byte pieces of A a lane of the tall-skinny GEMV loads before its
-/// first fma, over all its rows: a warp's 2 KiB in flight, what sets a
-/// streaming kernel's speed (Little's law, as for the column form).
-static constexpr int64_t kTallSkinnyPiecesInFlight = 4;
-/// Rows of A a warp of the tall-skinny GEMV computes at most.
-static constexpr int64_t kMaxGemvRowsPerWarp = 4;
-/// Sums a lane of the tall-skinny GEMV keeps: rows times columns.
-static constexpr int64_t kMaxTallSkinnySums = 32;
-/// Warps per SM the tall-skinny GEMV keeps before a warp takes more rows:
-/// each keeps 2 KiB of A in flight, so 16 keep 32 KiB an SM, what an
-/// A100's or H100's bandwidth needs at a microsecond of loaded latency.
-static constexpr int64_t kTallSkinnyWarpsPerSm = 16;
-static constexpr int64_t kGemvColumnWarps = 4;
 /// Key splits of one query tile or row, at most.
 static constexpr int64_t kMaxAttentionSplits = 1024;
 
@@ -703,182 +678,6 @@ int64_t mlir::ridge::selectSplitK(int64_t blocks, int64_t tileElements,
   return best;
 }
 
-/// Whether the product's operands are what the bandwidth path multiplies:
-/// f32, or f16/bf16 as stored (a half-precision export; not f32 the
-/// precision policy rounds, which its fusion group put on tensor cores).
-static bool hasGemvTypes(const MmaProduct &product) {
-  Type type = product.rhs.elementType;
-  return product.lhs.elementType == type && product.lhs.mmaType == type &&
-         product.rhs.mmaType == type &&
-         (type.isF32() || type.isF16() || type.isBF16());
-}
-
-/// The form of the bandwidth path over a weight (m is the short side), or
-/// none. A weight stored n-contiguous (a MatMul's [K, N], or [heads, d, N]
-/// read with two k loops): lanes own 4 columns each (MmaGemv.cpp); one
-/// stored k-contiguous (the [N, K] of a Gemm with transB): lanes split k.
-/// The m rows (a few activations) may be gathered element by element.
-static std::optional<GemvForm> getWeightGemvForm(const MmaProduct &product) {
-  const MmaOperand &rows = product.lhs, &weight = product.rhs;
-  if (weight.collapsedK || weight.producer)
-    return std::nullopt;
-  if (!weight.kContiguous) {
-    if (weight.rowsAfterK && !rows.collapsedK)
-      return GemvForm::NContiguousWeight;
-    return std::nullopt;
-  }
-  if (!weight.gathered &&
-      (rows.gathered || (!rows.collapsedK && rows.kContiguous)) &&
-      product.k % weight.getChunkElements() == 0)
-    return GemvForm::KContiguousWeight;
-  return std::nullopt;
-}
-
-std::optional<GemvForm> mlir::ridge::getGemvForm(const MmaContraction &mma) {
-  if (mma.products.size() != 1 || !hasGemvTypes(mma.products.front()))
-    return std::nullopt;
-  const MmaProduct &product = mma.products.front();
-  const MmaOperand &rows = product.lhs;
-  int64_t elementBytes = rows.getStagedBytes();
-  // Tall and skinny: A's rows are what streams, read in 16-byte pieces
-  // along k; the few columns of B (any layout) stay in the caches.
-  bool tallSkinny = isBandwidthPathSide(mma.n, elementBytes) &&
-                    !rows.gathered && rows.kContiguous &&
-                    product.k % rows.getChunkElements() == 0;
-  // Both sides skinny (16 x 8): the larger operand is the one to stream, A
-  // when it has more rows than B has columns (the column form would leave
-  // most lanes of a warp without a column).
-  if (tallSkinny && mma.m > mma.n)
-    return GemvForm::TallSkinny;
-  if (isBandwidthPathSide(mma.m, elementBytes))
-    if (std::optional<GemvForm> form = getWeightGemvForm(product))
-      return form;
-  if (tallSkinny)
-    return GemvForm::TallSkinny;
-  return std::nullopt;
-}
-
-int64_t mlir::ridge::getGemvColumnRowsInFlight(int64_t m) {
-  return std::clamp<int64_t>(64 / (kWideVector + m), 1, 8);
-}
-
-/// The shares of k (1 to `most`) a streaming GEMV splits into: the count
-/// that minimizes its time on a latency-and-bandwidth model. With S shares
-/// each warp walks stepsOf(S) steps and waits a loaded latency
-/// (kLoadedMemoryLatencySeconds) per step; all warps together keep
-/// inFlightOf(S) bytes in flight, so they stream at most that per latency,
-/// and at most the GPU's bandwidth; `bytes` move, plus (S > 1) the partial
-/// sums of `outputs` outputs, written and read once more; a split adds the
-/// second launch, priced as 4 latencies (as split-K's fixup). A split must
-/// save a fifth of the time.
-static int64_t selectGemvShares(int64_t most, double bytes, int64_t outputs,
-                                function_ref<int64_t(int64_t)> stepsOf,
-                                function_ref<double(int64_t)> inFlightOf,
-                                const TargetSpec &target) {
-  auto seconds = [&](int64_t shares) {
-    double bandwidth = std::min(
-        target.gpu.bandwidth, inFlightOf(shares) / kLoadedMemoryLatencySeconds);
-    double moved =
-        bytes +
-        (shares > 1 ? 8.0 * static_cast<double>(shares * outputs) : 0.0);
-    double time = std::max(static_cast<double>(stepsOf(shares)) *
-                               kLoadedMemoryLatencySeconds,
-                           moved / bandwidth);
-    return time + (shares > 1 ? 4 * kLoadedMemoryLatencySeconds : 0.0);
-  };
-  int64_t best = 1;
-  for (int64_t shares = 2; shares <= most; ++shares)
-    if (seconds(shares) < seconds(best))
-      best = shares;
-  // A split that saves under a fifth of the time is within the model's
-  // error and costs a launch and the partial sums' bytes for nothing.
-  return seconds(best) < 0.8 * seconds(1) ? best : 1;
-}
-
-/// Shares of k of the column GEMV (an n-contiguous weight), by
-/// selectGemvShares: a warp loads getGemvColumnRowsInFlight weight rows a
-/// step (512 bytes each), so a share of k / S rows takes ceil(k / S /
-/// rows) steps; each share keeps at least 4 steps.
-static int64_t selectGemvSplitK(const MmaContraction &gemv,
-                                const TargetSpec &target) {
-  int64_t rowsInFlight = getGemvColumnRowsInFlight(gemv.m);
-  const MmaOperand &weight = gemv.products.front().rhs;
-  int64_t groups =
-      llvm::divideCeil(gemv.n, weight.getChunkElements() * kWarpSize);
-  int64_t k = gemv.products.front().k;
-  double weightBytes =
-      static_cast<double>(weight.getStagedBytes() * k * gemv.n);
-  int64_t most = std::clamp<int64_t>(k / (4 * rowsInFlight), 1, kMaxGemvSplitK);
-  return selectGemvShares(
-      most, weightBytes, gemv.m * gemv.n,
-      [&](int64_t shares) {
-        return llvm::divideCeil(llvm::divideCeil(k, shares), rowsInFlight);
-      },
-      [&](int64_t shares) {
-        return static_cast<double>(groups * shares * rowsInFlight * kWarpSize *
-                                   16);
-      },
-      target);
-}
-
-int64_t mlir::ridge::getTallSkinnyPiecesInFlight(int64_t rowsPerWarp,
-                                                 int64_t kPerShare,
-                                                 int64_t piece) {
-  return std::clamp<int64_t>(kTallSkinnyPiecesInFlight / rowsPerWarp, 1,
-                             llvm::divideCeil(kPerShare, kWarpSize * piece));
-}
-
-/// Shares of k of the tall-skinny GEMV, by selectGemvShares: a few rows
-/// over a long k (64 tokens of 4,096 features by a router's 8 experts)
-/// leave most SMs idle, each warp walking its rows' k in ceil(k / (32 x
-/// piece x pieces in flight)) steps of a latency. A warp keeps R x pieces
-/// in flight x 512 bytes in flight; each share keeps at least 4 steps.
-static int64_t selectTallSkinnySplitK(const MmaContraction &gemv,
-                                      int64_t rowsPerWarp,
-                                      const TargetSpec &target) {
-  const MmaProduct &product = gemv.products.front();
-  int64_t batch = gemv.getBatchCount();
-  int64_t k = product.k, piece = product.lhs.getChunkElements();
-  int64_t warps = batch * llvm::divideCeil(gemv.m, rowsPerWarp);
-  auto steps = [&](int64_t shares) {
-    int64_t kPerShare = llvm::alignTo(llvm::divideCeil(k, shares), piece);
-    int64_t inFlight =
-        getTallSkinnyPiecesInFlight(rowsPerWarp, kPerShare, piece);
-    return llvm::divideCeil(kPerShare, kWarpSize * piece * inFlight);
-  };
-  int64_t most = 1;
-  while (most < kMaxGemvSplitK && steps(most + 1) >= 4)
-    ++most;
-  double bytes = static_cast<double>(product.lhs.getStagedBytes() * batch *
-                                     (gemv.m * k + k * gemv.n));
-  return selectGemvShares(
-      most, bytes, batch * gemv.m * gemv.n, steps,
-      [&](int64_t shares) {
-        int64_t kPerShare = llvm::alignTo(llvm::divideCeil(k, shares), piece);
-        return static_cast<double>(
-            warps * shares * rowsPerWarp *
-            getTallSkinnyPiecesInFlight(rowsPerWarp, kPerShare, piece) *
-            kWarpSize * 16);
-      },
-      target);
-}
-
-/// Rows of A a warp of the tall-skinny GEMV computes: each B element it
-/// loads (from the caches: B is small) serves that many rows, so the caches
-/// deliver n / R times A's bytes of B. R grows (1, 2, 4) while the lane's
-/// sums stay at most kMaxTallSkinnySums and the warps still number
-/// kTallSkinnyWarpsPerSm an SM.
-static int64_t selectGemvRowsPerWarp(const MmaContraction &gemv,
-                                     const TargetSpec &target) {
-  int64_t rows = 1;
-  int64_t enough = kTallSkinnyWarpsPerSm * target.gpu.smCount;
-  while (rows < kMaxGemvRowsPerWarp &&
-         2 * rows * gemv.n <= kMaxTallSkinnySums &&
-         static_cast<int64_t>(llvm::divideCeil(gemv.m, 2 * rows)) >= enough)
-    rows *= 2;
-  return rows;
-}
-
 KernelConfig mlir::ridge::selectKernelConfig(func::FuncOp kernel,
                                              const TargetSpec &target) {
   KernelConfig config;
@@ -900,22 +699,7 @@ KernelConfig mlir::ridge::selectKernelConfig(func::FuncOp kernel,
     std::optional<GemvForm> gemv =
         succeeded(mma) ? getGemvForm(*mma) : std::nullopt;
     if (gemv) {
-      config.gemv = true;
-      if (*gemv == GemvForm::NContiguousWeight) {
-        config.gemvSplitK = selectGemvSplitK(*mma, target);
-        config.blockSize = kGemvColumnWarps * kWarpSize;
-        config.warpsPerBlock = kGemvColumnWarps;
-        config.vectorWidth = kWideVector;
-        return config;
-      }
-      if (*gemv == GemvForm::TallSkinny) {
-        config.gemvRowsPerWarp = selectGemvRowsPerWarp(*mma, target);
-        config.gemvSplitK =
-            selectTallSkinnySplitK(*mma, config.gemvRowsPerWarp, target);
-      }
-      config.blockSize = kMaxWarpsPerBlock * kWarpSize;
-      config.warpsPerBlock = kMaxWarpsPerBlock;
-      config.vectorWidth = kWideVector;
+      selectGemvConfig(*mma, *gemv, target, config);
       return config;
     }
     if (succeeded(mma) && !mma->products.front().lhs.mmaType.isF32()) {
