@@ -1038,8 +1038,14 @@ struct LowerMmaContractionsPass
       if (alloc->use_empty())
         alloc->erase();
     }
+    std::optional<GemvForm> form =
+        (*config)->gemv ? getGemvForm(*mma) : std::nullopt;
     if (!(*config)->gemv)
       ++numTensorCoreKernels;
+    else if (form == GemvForm::TallSkinny)
+      ++numTallSkinnyKernels;
+    else
+      ++numWeightGemvKernels;
     if ((*config)->mmaTma)
       ++numTmaKernels;
     LLVM_DEBUG({
@@ -1049,6 +1055,16 @@ struct LowerMmaContractionsPass
                      << (*config)->mmaTile[0] << "x" << (*config)->mmaTile[1]
                      << "x" << (*config)->mmaTile[2]
                      << ((*config)->mmaTma ? ", TMA" : "") << "\n";
+      else
+        llvm::dbgs() << kernel.getName() << ": bandwidth path, "
+                     << (form == GemvForm::TallSkinny ? "tall-skinny"
+                         : form == GemvForm::NContiguousWeight
+                             ? "n-contiguous weight"
+                             : "k-contiguous weight")
+                     << ", " << mma->m << "x" << mma->n << "x"
+                     << mma->products.front().k << ", " << (*config)->gemvSplitK
+                     << " share(s), " << (*config)->gemvRowsPerWarp
+                     << " row(s) a warp\n";
     });
     return success();
   }

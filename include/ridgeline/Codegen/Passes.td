@@ -692,6 +692,11 @@ def LowerMmaContractionsPass : Pass<"ridge-lower-mma-contractions",
               "Kernels built on tensor cores">,
     Statistic<"numTmaKernels", "num-tma-kernels",
               "Tensor-core kernels whose operands TMA loads">,
+    Statistic<"numTallSkinnyKernels", "num-tall-skinny-kernels",
+              "Bandwidth-path kernels of a tall-skinny product (a warp per "
+              "row group of A)">,
+    Statistic<"numWeightGemvKernels", "num-weight-gemv-kernels",
+              "Bandwidth-path kernels over a weight (m at most 16)">,
   ];
 }
 
