@@ -156,6 +156,37 @@ def kv_cache_nodes(hq, hkv, past, hd):
     ]
 
 
+def decode_attention_nodes(query, hq, hd, out, bias_nodes=()):
+    """One query token's attention over kv_cache_nodes' keys and values:
+    the scores of `query` against k_t scaled by 1/sqrt(hd), `bias_nodes`
+    (reading s1, writing s2) if any, the softmax, P V, the heads merged and
+    projected by wo into `out`."""
+    return [
+        node("MatMul", [query, "k_t"], ["s0"], "scores"),
+        const("scale", np.asarray(1 / math.sqrt(hd), np.float32)),
+        node("Mul", ["s0", "scale"], ["s1"], "scale_scores"),
+    ] + list(bias_nodes) + [
+        node("Softmax", ["s2" if bias_nodes else "s1"], ["p"], "softmax",
+             axis=-1),
+        node("MatMul", ["p", "v_rep"], ["o0"], "attend"),
+        node("Transpose", ["o0"], ["o1"], "o_transpose", perm=[0, 2, 1, 3]),
+        const("o_shape", i64([1, 1, hq * hd])),
+        node("Reshape", ["o1", "o_shape"], ["o2"], "o_reshape"),
+        node("MatMul", ["o2", "wo"], [out], "o_proj"),
+    ]
+
+
+def kv_decode_io(dm, hkv, past, hd):
+    """The graph inputs (x, the past cache) and outputs (y, the present
+    cache) of a one-token decode step with a KV cache."""
+    cache = [1, hkv, past, hd]
+    present = [1, hkv, past + 1, hd]
+    return ([vi("x", F32, [1, 1, dm]), vi("past_key", F32, cache),
+             vi("past_value", F32, cache)],
+            [vi("y", F32, [1, 1, dm]), vi("present_key", F32, present),
+             vi("present_value", F32, present)])
+
+
 def build_kv_cache_gqa():
     rs = np.random.RandomState(2001)
     dm, hq, hkv, hd, past = 32, 4, 2, 8, 5
@@ -181,26 +212,16 @@ def build_kv_cache_gqa():
         node("MatMul", ["x", "wv"], ["v0"], "v_proj"),
         node("Reshape", ["v0", "kv_shape"], ["v1"], "v_reshape"),
         node("Transpose", ["v1"], ["v_new"], "v_transpose", perm=[0, 2, 1, 3]),
-    ] + kv_cache_nodes(hq, hkv, past, hd) + [
-        node("MatMul", ["q", "k_t"], ["s0"], "scores"),
-        const("scale", np.asarray(1 / math.sqrt(hd), np.float32)),
-        node("Mul", ["s0", "scale"], ["s1"], "scale_scores"),
-        node("Gather", ["rel_table", "rel_index"], ["bias0"], "rel_bias", axis=0),
-        node("Transpose", ["bias0"], ["bias"], "rel_bias_t", perm=[2, 0, 1]),
-        node("Add", ["s1", "bias"], ["s2"], "add_bias"),
-        node("Softmax", ["s2"], ["p"], "softmax", axis=-1),
-        node("MatMul", ["p", "v_rep"], ["o0"], "attend"),
-        node("Transpose", ["o0"], ["o1"], "o_transpose", perm=[0, 2, 1, 3]),
-        const("o_shape", i64([1, 1, hq * hd])),
-        node("Reshape", ["o1", "o_shape"], ["o2"], "o_reshape"),
-        node("MatMul", ["o2", "wo"], ["y"], "o_proj"),
-    ]
+    ] + kv_cache_nodes(hq, hkv, past, hd) + decode_attention_nodes(
+        "q", hq, hd, "y", bias_nodes=[
+            node("Gather", ["rel_table", "rel_index"], ["bias0"], "rel_bias",
+                 axis=0),
+            node("Transpose", ["bias0"], ["bias"], "rel_bias_t",
+                 perm=[2, 0, 1]),
+            node("Add", ["s1", "bias"], ["s2"], "add_bias"),
+        ])
     graph = helper.make_graph(
-        nodes, "kv_cache_gqa",
-        [vi("x", F32, [1, 1, dm]), vi("past_key", F32, [1, hkv, past, hd]),
-         vi("past_value", F32, [1, hkv, past, hd])],
-        [vi("y", F32, [1, 1, dm]), vi("present_key", F32, [1, hkv, past + 1, hd]),
-         vi("present_value", F32, [1, hkv, past + 1, hd])],
+        nodes, "kv_cache_gqa", *kv_decode_io(dm, hkv, past, hd),
         initializer=[init(wq, "wq"), init(wk, "wk"), init(wv, "wv"),
                      init(wo, "wo"), init(rel_table, "rel_table"),
                      init(rel_index, "rel_index")])
@@ -726,25 +747,12 @@ def build_llama_kv_decode():
         const("hi_start", i64([hd // 2])), const("hi_end", i64([hd])),
         const("axis3", i64([3])),
     ] + rope_nodes("q", "q_rope") + rope_nodes("k", "k_new") + \
-        kv_cache_nodes(hq, hkv, past, hd) + [
-        node("MatMul", ["q_rope", "k_t"], ["s0"], "scores"),
-        const("scale", np.asarray(1 / math.sqrt(hd), np.float32)),
-        node("Mul", ["s0", "scale"], ["s1"], "scale_scores"),
-        node("Softmax", ["s1"], ["p"], "softmax", axis=-1),
-        node("MatMul", ["p", "v_rep"], ["o0"], "attend"),
-        node("Transpose", ["o0"], ["o1"], "o_transpose", perm=[0, 2, 1, 3]),
-        const("o_shape", i64([1, 1, hq * hd])),
-        node("Reshape", ["o1", "o_shape"], ["o2"], "o_reshape"),
-        node("MatMul", ["o2", "wo"], ["o3"], "o_proj"),
+        kv_cache_nodes(hq, hkv, past, hd) + \
+        decode_attention_nodes("q_rope", hq, hd, "o3") + [
         node("Add", ["x", "o3"], ["y"], "residual"),
     ]
     graph = helper.make_graph(
-        nodes, "llama_kv_decode",
-        [vi("x", F32, [1, 1, dm]), vi("past_key", F32, [1, hkv, past, hd]),
-         vi("past_value", F32, [1, hkv, past, hd])],
-        [vi("y", F32, [1, 1, dm]),
-         vi("present_key", F32, [1, hkv, past + 1, hd]),
-         vi("present_value", F32, [1, hkv, past + 1, hd])],
+        nodes, "llama_kv_decode", *kv_decode_io(dm, hkv, past, hd),
         initializer=[init(wq, "wq"), init(wk, "wk"), init(wv, "wv"),
                      init(wo, "wo"), init(norm_w, "norm_w"),
                      init(cos, "cos"), init(sin, "sin")])
