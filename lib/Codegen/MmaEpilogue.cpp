@@ -290,6 +290,11 @@ void MmaKernelBuilder::buildSplitKFixup(Value partials, Value gridX,
   // Split 0 first, then 1, ...: a fixed order of f32 additions, whichever
   // block finished first.
   Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
+  // Padding was not stored (finishResults), and is not stored either: which
+  // accumulators lie inside is the same for every split.
+  SmallVector<Value> inside;
+  for (int64_t reg = 0; reg < numResults; ++reg)
+    inside.push_back(isAccumulatorInside(reg));
   auto loop = scf::ForOp::create(b, loc, index(0), index(splitK), one,
                                  SmallVector<Value>(numResults, zero));
   {
@@ -297,23 +302,21 @@ void MmaKernelBuilder::buildSplitKFixup(Value partials, Value gridX,
     b.setInsertionPointToStart(loop.getBody());
     SmallVector<Value> sums;
     for (int64_t reg = 0; reg < numResults; ++reg) {
-      // Padding was not stored (finishResults), and is not stored either.
-      auto inside =
-          scf::IfOp::create(b, loc, b.getF32Type(), isAccumulatorInside(reg),
-                            /*withElseRegion=*/true);
+      auto partial = scf::IfOp::create(b, loc, b.getF32Type(), inside[reg],
+                                       /*withElseRegion=*/true);
       {
         OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPointToStart(inside.thenBlock());
+        b.setInsertionPointToStart(partial.thenBlock());
         scf::YieldOp::create(
             b, loc,
             ValueRange{memref::LoadOp::create(
                 b, loc, partials,
                 getPartialIndex(tile, loop.getInductionVar(), reg))});
-        b.setInsertionPointToStart(inside.elseBlock());
+        b.setInsertionPointToStart(partial.elseBlock());
         scf::YieldOp::create(b, loc, ValueRange{zero});
       }
       sums.push_back(arith::AddFOp::create(
-          b, loc, loop.getRegionIterArgs()[reg], inside.getResult(0)));
+          b, loc, loop.getRegionIterArgs()[reg], partial.getResult(0)));
     }
     scf::YieldOp::create(b, loc, sums);
   }
