@@ -8,8 +8,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "ridgeline/Analysis/FusionPlan.h"
+#include "ridgeline/Analysis/PrecisionPolicy.h"
 #include "ridgeline/Dialect/Ridge/IR/Ridge.h"
 
+#include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
@@ -71,7 +73,7 @@ static void computeGroupCost(FusionGroup &group) {
       },
       &group.inputs, &group.outputs);
   for (Operation *op : group.ops)
-    group.bytes += getFp8TrafficAdjustment(op);
+    group.bytes += getPrecisionTrafficAdjustment(op);
 }
 
 //===----------------------------------------------------------------------===//
@@ -682,7 +684,7 @@ FusionTraffic mlir::ridge::computeFusionTraffic(Block &block) {
   block.walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (auto group = dyn_cast<FusionGroupOp>(op)) {
       traffic.fusedBytes += std::max<int64_t>(0, group.getMinBytes()) +
-                            getFp8TrafficAdjustment(group);
+                            getPrecisionTrafficAdjustment(group);
       return WalkResult::advance();
     }
     if (isa<CostOpInterface>(op) && !isa<ConstantOp>(op)) {
@@ -690,7 +692,7 @@ FusionTraffic mlir::ridge::computeFusionTraffic(Block &block) {
       if (!op->getParentOfType<FusionGroupOp>())
         traffic.fusedBytes +=
             std::max<int64_t>(0, cast<CostOpInterface>(op).getMinBytes()) +
-            getFp8TrafficAdjustment(op);
+            getPrecisionTrafficAdjustment(op);
     }
     return WalkResult::advance();
   });
@@ -725,6 +727,21 @@ FusionTraffic mlir::ridge::computeFusionTraffic(Block &block) {
       if ((!isGraphInput && !isWeight) || !counted.insert(operand).second)
         continue;
       int64_t bytes = getValueBytes(operand);
+      // A weight that every reader stores narrow (getCompileTimeWeightType)
+      // exists in the compiled model only as that copy.
+      if (isWeight && bytes > 0) {
+        Type stored;
+        for (OpOperand &use : operand.getUses()) {
+          stored = getCompileTimeWeightType(use.getOwner(), operand);
+          if (!stored)
+            break;
+        }
+        if (stored)
+          bytes =
+              bytes /
+              getElementTypeOrSelf(operand.getType()).getIntOrFloatBitWidth() *
+              stored.getIntOrFloatBitWidth();
+      }
       // A table only gathered from (an embedding) is touched at the rows
       // the gathers read, as GatherOp's cost counts it.
       int64_t touched = bytes;

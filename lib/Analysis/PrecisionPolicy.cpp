@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ridgeline/Analysis/PrecisionPolicy.h"
+#include "ridgeline/Dialect/Ridge/IR/ConstantElements.h"
 #include "ridgeline/Dialect/Ridge/IR/Ridge.h"
 
 #include "mlir/IR/TypeUtilities.h"
@@ -33,6 +34,31 @@ static SmallVector<Value, 3> getMultipliedOperands(Operation *op) {
     return {gemm.getA(), gemm.getB()};
   auto conv = cast<ConvOp>(op);
   return {conv.getInput(), conv.getWeight()};
+}
+
+/// Whether `operand` is a weight the lowering can store narrow: a static
+/// f32 ridge.constant whose elements are at hand (not an unloaded
+/// resource).
+static bool isNarrowableWeight(Value operand) {
+  auto type = dyn_cast<RankedTensorType>(operand.getType());
+  return type && type.hasStaticShape() && type.getElementType().isF32() &&
+         operand.getDefiningOp<ConstantOp>() &&
+         getConstantElements(operand).has_value();
+}
+
+Type mlir::ridge::getCompileTimeWeightType(Operation *op, Value operand) {
+  if (!isa<MatMulOp, GemmOp, ConvOp>(op) ||
+      !llvm::is_contained(getMultipliedOperands(op), operand))
+    return Type();
+  auto attr = op->getAttrOfType<StringAttr>(kPrecisionAttr);
+  if (!attr || !isNarrowableWeight(operand))
+    return Type();
+  MLIRContext *ctx = op->getContext();
+  if (attr.getValue() == "bf16")
+    return BFloat16Type::get(ctx);
+  if (attr.getValue() == "fp16")
+    return Float16Type::get(ctx);
+  return Type();
 }
 
 std::optional<ContractionShape>
@@ -86,6 +112,34 @@ mlir::ridge::getContractionShape(Operation *op) {
   return shape;
 }
 
+/// The most of its fp32 time a memory-bound contraction may keep when
+/// rounded for its weights' bytes alone (getNarrowedWeightBytes): it must
+/// save a fifth, as a split of the bandwidth path must (GemvConfig.cpp).
+static constexpr double kMinNarrowedWeightsGain = 0.8;
+
+/// The least time a memory-bound contraction's bytes take at full
+/// bandwidth for its weights' bytes to set its time: about one loaded DRAM
+/// latency (a kernel that moves less, 3.35 MB on the H100, waits on its
+/// latency, as the bandwidth path's model of KernelConfigPolicy.h has it),
+/// so halving a smaller weight saves no time.
+static constexpr double kMinBandwidthBoundSeconds = 1e-6;
+
+/// The bytes a contraction saves by being rounded to `format`: bf16 and
+/// fp16 store its f32 weights (ridge.constant operands of a MatMul, Gemm or
+/// Conv) in 2 bytes instead of 4 (getCompileTimeWeightType). fp8's weights
+/// take 1 byte, but its activations a scale pass of their own: its traffic
+/// is not credited here.
+static int64_t getNarrowedWeightBytes(Operation *op, Precision format) {
+  if (!isa<MatMulOp, GemmOp, ConvOp>(op) ||
+      (format != Precision::BF16 && format != Precision::FP16))
+    return 0;
+  int64_t saved = 0;
+  for (Value operand : getMultipliedOperands(op))
+    if (isNarrowableWeight(operand))
+      saved += cast<RankedTensorType>(operand.getType()).getNumElements() * 2;
+  return saved;
+}
+
 static std::string formatTime(double seconds) {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -136,16 +190,27 @@ mlir::ridge::selectContractionPrecision(Operation *op, const TargetSpec &target,
   std::string dims = "M=" + std::to_string(shape->m) +
                      ", N=" + std::to_string(shape->n) +
                      ", K=" + std::to_string(shape->k);
-  if (shape->m < kMinTensorCoreDim || shape->n < kMinTensorCoreDim ||
-      shape->k < kMinTensorCoreDim)
+  // A skinny contraction of a weight (a decode step's projection: M under
+  // a tile, K at least one, bytes enough to take a microsecond) is priced
+  // as the rest: the bandwidth path reads its weight as stored, so a narrow
+  // copy halves its time.
+  const GpuSpec &gpu = model.getGpu();
+  double memoryTime = static_cast<double>(bytes) / gpu.bandwidth;
+  int64_t narrowedBytes = getNarrowedWeightBytes(op, format);
+  bool skinnyOfWeight = shape->k >= kMinTensorCoreDim && narrowedBytes > 0 &&
+                        memoryTime >= kMinBandwidthBoundSeconds;
+  if ((shape->m < kMinTensorCoreDim || shape->n < kMinTensorCoreDim ||
+       shape->k < kMinTensorCoreDim) &&
+      !skinnyOfWeight)
     return keep(PrecisionReason::TooSmall,
                 dims + ": below one tensor-core tile (" +
                     std::to_string(kMinTensorCoreDim) + " in each)");
 
   // The fp32 SIMT roofline: what the contraction costs unrounded. Rounded,
-  // the operands still live in fp32 memory, so only the compute term shrinks.
-  const GpuSpec &gpu = model.getGpu();
-  double memoryTime = static_cast<double>(bytes) / gpu.bandwidth;
+  // the compute term shrinks, and so does the memory term by the weights
+  // stored narrow; activations still live in fp32 memory.
+  double roundedMemoryTime =
+      static_cast<double>(bytes - narrowedBytes) / gpu.bandwidth;
   // An unrounded attention of more than kMaxDecodeQueries rows runs the
   // SIMT online loop, which reads every key and value a row sees once per
   // row: its time is that traffic's, not the minimum's.
@@ -169,7 +234,7 @@ mlir::ridge::selectContractionPrecision(Operation *op, const TargetSpec &target,
   double matrixPeak = gpu.getMatrixFlops(format);
   double roundedTime =
       matrixPeak > 0
-          ? std::max(static_cast<double>(flops) / matrixPeak, memoryTime)
+          ? std::max(static_cast<double>(flops) / matrixPeak, roundedMemoryTime)
           : fp32Time;
   std::string intensity;
   llvm::raw_string_ostream os(intensity);
@@ -181,14 +246,41 @@ mlir::ridge::selectContractionPrecision(Operation *op, const TargetSpec &target,
     return keep(PrecisionReason::MemoryBound,
                 dims + ": memory-bound on the fp32 roofline (" + intensity +
                     "): rounding saves no time");
+  // Rounded for its weights' bytes alone (an attention's f32 loop is
+  // priced by its own traffic above, and says compute-bound as before).
+  bool byWeights =
+      narrowedBytes > 0 &&
+      !(static_cast<double>(flops) / gpu.fp32Flops > fp32MemoryTime);
+  // A small weight beside large activations (a router's 8 columns under
+  // thousands of rows) saves a sliver of the bytes: within the model's
+  // error, and the activations' rounding costs accuracy and instructions.
+  if (byWeights && !(roundedTime < kMinNarrowedWeightsGain * fp32Time))
+    return keep(PrecisionReason::MemoryBound,
+                dims + ": memory-bound on the fp32 roofline (" + intensity +
+                    "): its weights stored narrow would save under a fifth "
+                    "of its time");
+  if (byWeights && memoryTime < kMinBandwidthBoundSeconds)
+    return keep(PrecisionReason::MemoryBound,
+                dims + ": memory-bound on the fp32 roofline (" + intensity +
+                    "), its bytes under a microsecond at full bandwidth: "
+                    "latency sets its time, not its weights' bytes");
 
   decision.roundTo = format;
-  decision.reason =
-      fp8Fallback ? PrecisionReason::Fp8Fallback : PrecisionReason::Rounded;
-  decision.explanation = dims + ": compute-bound on the fp32 roofline (" +
-                         intensity + "): " + stringifyPrecision(format).str() +
-                         " takes " + formatTime(roundedTime) + " instead of " +
-                         formatTime(fp32Time);
+  decision.reason = fp8Fallback ? PrecisionReason::Fp8Fallback
+                    : byWeights ? PrecisionReason::NarrowedWeights
+                                : PrecisionReason::Rounded;
+  std::string weights;
+  if (narrowedBytes > 0) {
+    llvm::raw_string_ostream weightsOs(weights);
+    weightsOs << llvm::format(", its weights stored in %s (%.3g B less)",
+                              stringifyPrecision(format).str().c_str(),
+                              static_cast<double>(narrowedBytes));
+  }
+  decision.explanation =
+      dims + (byWeights ? ": memory-bound" : ": compute-bound") +
+      " on the fp32 roofline (" + intensity +
+      "): " + stringifyPrecision(format).str() + weights + " takes " +
+      formatTime(roundedTime) + " instead of " + formatTime(fp32Time);
   if (fp8Fallback)
     decision.explanation += "; no fp8 kernel for " +
                             op->getName().getStringRef().str() +

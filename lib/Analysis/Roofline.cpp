@@ -107,9 +107,11 @@ ComputeFormat mlir::ridge::getComputeFormat(Operation *op) {
   if (!hasTensorCoreKernel || !precision || *precision == Precision::FP32)
     return {name, std::nullopt};
   // A skinny MatMul or Gemm stored in f16/bf16 (a half-precision decode
-  // step, a router's logits: isBandwidthPathSide) is a GEMV: f32 FMA on
-  // SIMT, its bytes what it costs.
-  if (isa<MatMulOp, GemmOp>(op) && !op->hasAttr(kPrecisionAttr))
+  // step, a router's logits: isBandwidthPathSide), or rounded to them for
+  // its weight's bytes (an f32 decode step, its weight stored narrow:
+  // getCompileTimeWeightType), is a GEMV: f32 FMA on SIMT, its bytes what
+  // it costs.
+  if (isa<MatMulOp, GemmOp>(op))
     if (std::optional<ContractionShape> shape = getContractionShape(op);
         shape &&
         isBandwidthPathSide(std::min(shape->m, shape->n), /*elementBytes=*/2))
@@ -142,15 +144,30 @@ static bool isAmaxComputedByProducer(Value activation) {
   return getComputeFormat(producer).tensorCores.has_value();
 }
 
-int64_t mlir::ridge::getFp8TrafficAdjustment(Operation *op) {
+int64_t mlir::ridge::getPrecisionTrafficAdjustment(Operation *op) {
   if (auto group = dyn_cast<FusionGroupOp>(op)) {
     int64_t delta = 0;
     for (Operation &member : group.getBody().front().without_terminator())
-      delta += getFp8TrafficAdjustment(&member);
+      delta += getPrecisionTrafficAdjustment(&member);
     return delta;
   }
   auto attr = op->getAttrOfType<StringAttr>(kPrecisionAttr);
-  if (!attr || attr.getValue() != "fp8" || !isa<MatMulOp, GemmOp>(op))
+  if (!attr || !isa<MatMulOp, GemmOp, ConvOp>(op))
+    return 0;
+  if (attr.getValue() != "fp8") {
+    int64_t delta = 0;
+    for (Value operand : op->getOperands().take_front(2)) {
+      Type stored = getCompileTimeWeightType(op, operand);
+      if (!stored)
+        continue;
+      auto type = cast<RankedTensorType>(operand.getType());
+      delta -=
+          type.getNumElements() *
+          (type.getElementTypeBitWidth() - stored.getIntOrFloatBitWidth()) / 8;
+    }
+    return delta;
+  }
+  if (!isa<MatMulOp, GemmOp>(op))
     return 0;
   // The multiplied operands: MatMul's and Gemm's first two.
   int64_t delta = 0;
@@ -180,7 +197,7 @@ CostAnalysis::CostAnalysis(Operation *root) {
     cost.flops = costed.getFlops();
     cost.bytes = costed.getMinBytes();
     if (cost.bytes >= 0)
-      cost.bytes += getFp8TrafficAdjustment(op);
+      cost.bytes += getPrecisionTrafficAdjustment(op);
     cost.contraction = costed.isContraction();
     cost.format = getComputeFormat(costed);
     LLVM_DEBUG(llvm::dbgs()

@@ -132,7 +132,7 @@ void mlir::ridge::addFusionGroups(RooflineReport &report, func::FuncOp func,
     auto cost = cast<CostOpInterface>(group.getOperation());
     int64_t bytes = cost.getMinBytes();
     if (bytes >= 0)
-      bytes += getFp8TrafficAdjustment(group);
+      bytes += getPrecisionTrafficAdjustment(group);
     row.point =
         model.place(std::max<int64_t>(0, cost.getFlops()),
                     std::max<int64_t>(0, bytes), getComputeFormat(group));

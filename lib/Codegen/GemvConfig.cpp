@@ -21,12 +21,17 @@ using namespace mlir::ridge;
 using namespace mlir::ridge::config_policy;
 
 /// Whether the product's operands are what the bandwidth path multiplies:
-/// f32, or f16/bf16 as stored (a half-precision export; not f32 the
-/// precision policy rounds, which its fusion group put on tensor cores).
+/// both multiplied in f32, f16 or bf16, each stored in that type or (f16,
+/// bf16) as an f32 the body rounds: a half-precision export, or an f32
+/// model whose weight the precision policy stored narrow
+/// (getCompileTimeWeightType), beside activations it rounds in registers.
 static bool hasGemvTypes(const MmaProduct &product) {
-  Type type = product.rhs.elementType;
-  return product.lhs.elementType == type && product.lhs.mmaType == type &&
-         product.rhs.mmaType == type &&
+  Type type = product.rhs.mmaType;
+  auto storedAs = [&](const MmaOperand &operand) {
+    return operand.mmaType == type &&
+           (operand.elementType == type || operand.elementType.isF32());
+  };
+  return storedAs(product.lhs) && storedAs(product.rhs) &&
          (type.isF32() || type.isF16() || type.isBF16());
 }
 
@@ -56,10 +61,9 @@ std::optional<GemvForm> mlir::ridge::getGemvForm(const MmaContraction &mma) {
     return std::nullopt;
   const MmaProduct &product = mma.products.front();
   const MmaOperand &rows = product.lhs;
-  int64_t elementBytes = rows.getStagedBytes();
   // Tall and skinny: A's rows are what streams, read in 16-byte pieces
   // along k; the few columns of B (any layout) stay in the caches.
-  bool tallSkinny = isBandwidthPathSide(mma.n, elementBytes) &&
+  bool tallSkinny = isBandwidthPathSide(mma.n, rows.getStoredBytes()) &&
                     !rows.gathered && rows.kContiguous &&
                     product.k % rows.getChunkElements() == 0;
   // Both sides skinny (16 x 8): the larger operand is the one to stream, A
@@ -67,7 +71,7 @@ std::optional<GemvForm> mlir::ridge::getGemvForm(const MmaContraction &mma) {
   // most lanes of a warp without a column).
   if (tallSkinny && mma.m > mma.n)
     return GemvForm::TallSkinny;
-  if (isBandwidthPathSide(mma.m, elementBytes))
+  if (isBandwidthPathSide(mma.m, product.rhs.getStoredBytes()))
     if (std::optional<GemvForm> form = getWeightGemvForm(product))
       return form;
   if (tallSkinny)
@@ -124,7 +128,7 @@ static int64_t selectGemvSplitK(const MmaContraction &gemv,
       llvm::divideCeil(gemv.n, weight.getChunkElements() * kWarpSize);
   int64_t k = gemv.products.front().k;
   double weightBytes =
-      static_cast<double>(weight.getStagedBytes() * k * gemv.n);
+      static_cast<double>(weight.getStoredBytes() * k * gemv.n);
   int64_t most = std::clamp<int64_t>(k / (4 * rowsInFlight), 1, kMaxGemvSplitK);
   return selectGemvShares(
       most, weightBytes, gemv.m * gemv.n,
@@ -166,8 +170,9 @@ static int64_t selectTallSkinnySplitK(const MmaContraction &gemv,
   int64_t most = 1;
   while (most < kMaxGemvSplitK && steps(most + 1) >= 4)
     ++most;
-  double bytes = static_cast<double>(product.lhs.getStagedBytes() * batch *
-                                     (gemv.m * k + k * gemv.n));
+  double bytes =
+      static_cast<double>(batch * (product.lhs.getStoredBytes() * gemv.m * k +
+                                   product.rhs.getStoredBytes() * k * gemv.n));
   return selectGemvShares(
       most, bytes, batch * gemv.m * gemv.n, steps,
       [&](int64_t shares) {

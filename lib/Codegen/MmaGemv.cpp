@@ -72,6 +72,23 @@ static Value extendToF32(OpBuilder &b, Location loc, Value value) {
   return arith::ExtFOp::create(b, loc, f32, value);
 }
 
+/// An element of `operand` as the f32 the GEMV multiplies: an f32 the
+/// contraction's body rounds (multiplied in bf16/f16) rounded as the body
+/// rounds it, then widened, so the products are the CPU build's.
+static Value widenAsMultiplied(OpBuilder &b, Location loc, Value element,
+                               const MmaOperand &operand) {
+  if (element.getType().isF32() && !operand.mmaType.isF32())
+    element = arith::TruncFOp::create(b, loc, operand.mmaType, element);
+  return extendToF32(b, loc, element);
+}
+
+/// A piece of `piece` elements of `operand` as stored: 16 bytes, or 32 of
+/// an f32 operand multiplied in bf16/f16 (a piece holds 8 elements, the
+/// 16 bytes of the narrow operand beside it).
+static VectorType getPieceType(const MmaOperand &operand, int64_t piece) {
+  return VectorType::get({piece}, operand.elementType);
+}
+
 /// The GEMV's activation rows (A) and weight (B), read where they are
 /// stored: no staging, so only the fields operandIndices reads are set.
 static std::pair<StagedOperand, StagedOperand>
@@ -128,7 +145,8 @@ LogicalResult MmaKernelBuilder::buildGemv() {
   // shuffles: it reads the last column and does not store.
   Value column = minimum(n, mma.n - 1);
   auto [a, w] = getGemvOperands(only);
-  auto pieceType = VectorType::get({piece}, only.rhs.elementType);
+  VectorType weightPieceType = getPieceType(only.rhs, piece);
+  VectorType rowPieceType = getPieceType(only.lhs, piece);
   Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
   SmallVector<Value> init(mma.m, zero);
   auto loop = scf::ForOp::create(b, loc, mul(lane, piece), index(only.k),
@@ -138,7 +156,7 @@ LogicalResult MmaKernelBuilder::buildGemv() {
     b.setInsertionPointToStart(loop.getBody());
     Value k = loop.getInductionVar();
     Value weights = vector::LoadOp::create(
-        b, loc, pieceType, w.source, operandIndices(w, column, k),
+        b, loc, weightPieceType, w.source, operandIndices(w, column, k),
         /*nontemporal=*/false, llvm::MaybeAlign(16));
     SmallVector<Value> sums;
     for (int64_t m = 0; m < mma.m; ++m) {
@@ -147,7 +165,7 @@ LogicalResult MmaKernelBuilder::buildGemv() {
       Value row;
       if (!only.lhs.gathered) {
         row = vector::LoadOp::create(
-            b, loc, pieceType, a.source, operandIndices(a, index(m), k),
+            b, loc, rowPieceType, a.source, operandIndices(a, index(m), k),
             /*nontemporal=*/false, llvm::MaybeAlign(16));
       } else {
         SmallVector<Value> elements;
@@ -157,14 +175,14 @@ LogicalResult MmaKernelBuilder::buildGemv() {
           decode(add(k, i), GemmDim::K, coords);
           elements.push_back(gatherElement(only.lhs, coords));
         }
-        row = vector::FromElementsOp::create(b, loc, pieceType, elements);
+        row = vector::FromElementsOp::create(b, loc, rowPieceType, elements);
       }
       Value sum = loop.getRegionIterArgs()[m];
       for (int64_t i = 0; i < piece; ++i) {
-        Value x =
-            extendToF32(b, loc, vector::ExtractOp::create(b, loc, row, i));
-        Value y =
-            extendToF32(b, loc, vector::ExtractOp::create(b, loc, weights, i));
+        Value x = widenAsMultiplied(
+            b, loc, vector::ExtractOp::create(b, loc, row, i), only.lhs);
+        Value y = widenAsMultiplied(
+            b, loc, vector::ExtractOp::create(b, loc, weights, i), only.rhs);
         sum = math::FmaOp::create(b, loc, x, y, sum);
       }
       sums.push_back(sum);
@@ -244,10 +262,10 @@ LogicalResult MmaKernelBuilder::buildGemvTallSkinny() {
   auto [a, w] = getGemvOperands(only);
   collapseKDims(a);
   collapseKDims(w);
-  auto pieceType = VectorType::get({piece}, only.lhs.elementType);
   Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
   auto load = [&](const StagedOperand &staged, Value rowCoord, Value k) {
-    return vector::LoadOp::create(b, loc, pieceType, staged.source,
+    return vector::LoadOp::create(b, loc, getPieceType(*staged.operand, piece),
+                                  staged.source,
                                   operandIndices(staged, rowCoord, k),
                                   /*nontemporal=*/false, llvm::MaybeAlign(16));
   };
@@ -278,8 +296,9 @@ LogicalResult MmaKernelBuilder::buildGemvTallSkinny() {
       SmallVector<Value> xs;
       for (int64_t r = 0; r < rows; ++r) {
         for (int64_t i = 0; i < piece; ++i) {
-          Value x = extendToF32(
-              b, loc, vector::ExtractOp::create(b, loc, pieces[u][r], i));
+          Value x = widenAsMultiplied(
+              b, loc, vector::ExtractOp::create(b, loc, pieces[u][r], i),
+              only.lhs);
           if (valid[u])
             x = arith::SelectOp::create(b, loc, valid[u], x, zero);
           xs.push_back(x);
@@ -288,7 +307,7 @@ LogicalResult MmaKernelBuilder::buildGemvTallSkinny() {
       // B at (k + i, c), used by every row as soon as it is loaded (what
       // a loaded value waits for is its own fmas, not the other columns').
       auto multiply = [&](int64_t i, int64_t c, Value weight) {
-        Value y = extendToF32(b, loc, weight);
+        Value y = widenAsMultiplied(b, loc, weight, rhs);
         for (int64_t r = 0; r < rows; ++r)
           sums[r * n + c] = math::FmaOp::create(b, loc, xs[r * piece + i], y,
                                                 sums[r * n + c]);
@@ -398,7 +417,7 @@ LogicalResult MmaKernelBuilder::buildGemvColumns() {
     Value inside = lessThan(column, mma.n);
     Value readColumn = minimum(column, mma.n - piece);
     auto [a, w] = getGemvOperands(only);
-    auto pieceType = VectorType::get({piece}, only.rhs.elementType);
+    VectorType pieceType = getPieceType(only.rhs, piece);
     Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
     Value kBegin = minimum(mul(share, kPerShare), only.k);
     Value kEnd = minimum(add(kBegin, kPerShare), only.k);
@@ -424,17 +443,18 @@ LogicalResult MmaKernelBuilder::buildGemvColumns() {
             /*nontemporal=*/false, llvm::MaybeAlign(16)));
         for (int64_t m = 0; m < mma.m; ++m) {
           if (!only.lhs.gathered) {
-            rows[u].push_back(extendToF32(
+            rows[u].push_back(widenAsMultiplied(
                 b, loc,
                 memref::LoadOp::create(b, loc, a.source,
-                                       operandIndices(a, index(m), kRead))));
+                                       operandIndices(a, index(m), kRead)),
+                only.lhs));
             continue;
           }
           SmallVector<Value> coords = getLoopCoordinates();
           decode(index(m), GemmDim::M, coords);
           decode(kRead, GemmDim::K, coords);
-          rows[u].push_back(
-              extendToF32(b, loc, gatherElement(only.lhs, coords)));
+          rows[u].push_back(widenAsMultiplied(
+              b, loc, gatherElement(only.lhs, coords), only.lhs));
         }
       }
       SmallVector<Value> sums(loop.getRegionIterArgs());
@@ -446,8 +466,9 @@ LogicalResult MmaKernelBuilder::buildGemvColumns() {
           for (int64_t c = 0; c < piece; ++c)
             sums[m * piece + c] = math::FmaOp::create(
                 b, loc, x,
-                extendToF32(b, loc,
-                            vector::ExtractOp::create(b, loc, weights[u], c)),
+                widenAsMultiplied(
+                    b, loc, vector::ExtractOp::create(b, loc, weights[u], c),
+                    only.rhs),
                 sums[m * piece + c]);
         }
       }

@@ -10,10 +10,11 @@
 //    contractions);
 //  * `numerics` fp32 (the CPU's default, or `--precision=fp32`): fp32;
 //  * otherwise the requested format only where it shortens the predicted
-//    time: the contraction is compute-bound on the fp32 SIMT roofline of the
-//    target GPU (FLOPs / fp32 peak > bytes / bandwidth) and every GEMM
-//    dimension (M, N, K) is at least 16, one tensor-core tile. A
-//    memory-bound contraction (a node test, a decode step, a GEMV) stays
+//    time, and every GEMM dimension (M, N, K) is at least 16, one
+//    tensor-core tile: the contraction is compute-bound on the fp32 SIMT
+//    roofline of the target GPU (FLOPs / fp32 peak > bytes / bandwidth), or
+//    its f32 weights, stored in the narrow format once rounded, shorten its
+//    memory term. A memory-bound contraction of activations only stays
 //    fp32: rounding it adds error and saves no time, since its operands
 //    stay fp32 in memory;
 //  * a memory-bound contraction fused into one kernel with a rounded one
@@ -84,6 +85,10 @@ enum class PrecisionReason {
   TooSmall,
   /// Memory-bound on the fp32 roofline: rounding saves no time.
   MemoryBound,
+  /// Memory-bound on the fp32 roofline, but rounded: its f32 weights are
+  /// then stored in the narrow format (getCompileTimeWeightType), which
+  /// shortens the memory term (a layer's projection of a few dozen rows).
+  NarrowedWeights,
   /// Memory-bound, but in one fusion group with a rounded contraction (a
   /// residual block's 1x1 downsampling convolution beside its 3x3 one):
   /// rounded to the same format, since one product in fp32 would keep the
@@ -122,6 +127,18 @@ bool isPrecisionCandidate(Operation *op);
 
 /// The GEMM view of a candidate; nullopt for a dynamic shape.
 std::optional<ContractionShape> getContractionShape(Operation *op);
+
+/// The type in which the compiled model stores `operand`, a multiplied
+/// operand of the MatMul, Gemm or Conv `op`: bf16 or f16 when an f32
+/// ridge.constant (a weight) defines it and `op` rounds its operands to that
+/// format (kPrecisionAttr "bf16" or "fp16"); a null type when the operand is
+/// stored as it is. The graph-to-linalg lowering rounds such a weight once,
+/// at compile time, to nearest even as the contraction's body would round
+/// it at run time (arith.truncf), so the products are the same and the
+/// kernel reads 2 bytes an element instead of 4. tf32 has no storage type
+/// (LLVM has none), and fp8's weights are quantized with their scales by
+/// buildFp8Contraction.
+Type getCompileTimeWeightType(Operation *op, Value operand);
 
 /// The decision for the candidate `op` on `target` (its GPU and numerics);
 /// `model` is the target's roofline (its GPU's fp32 peak and bandwidth

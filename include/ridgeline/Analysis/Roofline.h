@@ -63,15 +63,16 @@ struct OpCost {
   bool isKnown() const { return flops >= 0 && bytes >= 0; }
 };
 
-/// The bytes an fp8 contraction (kPrecisionAttr "fp8") moves beyond what
-/// its operands' stored types say (docs/precision.md): a weight (a
-/// ridge.constant) is read as its compile-time e4m3 copy, 1 byte an element,
-/// and an activation is read once more, by its scale reduction, before the
-/// contraction reads it, unless a tensor-core contraction or attention
-/// kernel or a row kernel computes it (that kernel computes the amax as it
-/// stores the activation). A fusion group adds its members'; 0 for any other
-/// op.
-int64_t getFp8TrafficAdjustment(Operation *op);
+/// The bytes a rounded contraction moves beyond what its operands' stored
+/// types say (docs/precision.md). bf16/fp16: a weight is read as the
+/// narrow copy the compiled model stores (getCompileTimeWeightType), 2
+/// bytes an element. fp8: a weight (a ridge.constant) is read as its
+/// compile-time e4m3 copy, 1 byte an element, and an activation is read
+/// once more, by its scale reduction, before the contraction reads it,
+/// unless a tensor-core contraction or attention kernel or a row kernel
+/// computes it (that kernel computes the amax as it stores the
+/// activation). A fusion group adds its members'; 0 for any other op.
+int64_t getPrecisionTrafficAdjustment(Operation *op);
 
 /// The cost of every costed op nested under the root, in program order.
 /// Constants are left out: their bytes are charged to the ops that read them.

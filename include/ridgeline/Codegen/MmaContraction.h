@@ -84,6 +84,10 @@ struct MmaOperand {
     return getStagedType().getIntOrFloatBitWidth() / 8;
   }
   int64_t getChunkElements() const { return 16 / getStagedBytes(); }
+  /// Bytes of a stored element: 4 for an f32 operand the body rounds.
+  int64_t getStoredBytes() const {
+    return elementType.getIntOrFloatBitWidth() / 8;
+  }
   /// Whether its stored elements are staged as they are (copied as bytes,
   /// by cp.async or TMA): read whole, stored as staged.
   bool isStagedAsStored() const {

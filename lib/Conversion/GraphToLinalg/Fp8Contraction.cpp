@@ -25,21 +25,6 @@ namespace mlir::ridge::linalg_lowering {
 
 namespace {
 
-/// The f32 elements of `graphValue` when a ridge.constant defines it (inline
-/// or as a loaded resource blob), row-major.
-std::optional<SmallVector<float>> readF32Constant(Value graphValue) {
-  if (!graphValue || !getElementTypeOrSelf(graphValue.getType()).isF32())
-    return std::nullopt;
-  std::optional<ConstantElementFn> element = getConstantElements(graphValue);
-  if (!element)
-    return std::nullopt;
-  auto type = cast<RankedTensorType>(graphValue.getType());
-  SmallVector<float> values(type.getNumElements());
-  for (auto [i, value] : llvm::enumerate(values))
-    value = static_cast<float>((*element)(i));
-  return values;
-}
-
 /// An operand as the contraction reads it once quantized.
 struct QuantizedOperand {
   Value value;   // f8E4M3FN, k innermost

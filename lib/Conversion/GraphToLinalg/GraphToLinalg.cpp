@@ -215,7 +215,10 @@ struct MatMulLowering : OpConversionPattern<MatMulOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     MLIRContext *ctx = getContext();
-    Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
+    Value lhs =
+        getStoredOperand(rewriter, loc, op, op.getLhs(), adaptor.getLhs());
+    Value rhs =
+        getStoredOperand(rewriter, loc, op, op.getRhs(), adaptor.getRhs());
     auto lhsType = cast<RankedTensorType>(lhs.getType());
     auto rhsType = cast<RankedTensorType>(rhs.getType());
     auto resultType =
@@ -319,7 +322,11 @@ struct GemmLowering : OpConversionPattern<GemmOp> {
         isa_and_nonnull<Float8E4M3FNType>(*roundTo)
             ? buildFp8Contraction(rewriter, loc, adaptor.getA(), adaptor.getB(),
                                   op.getA(), op.getB(), aMap, bMap, resultType)
-            : buildContraction(rewriter, loc, adaptor.getA(), adaptor.getB(),
+            : buildContraction(rewriter, loc,
+                               getStoredOperand(rewriter, loc, op, op.getA(),
+                                                adaptor.getA()),
+                               getStoredOperand(rewriter, loc, op, op.getB(),
+                                                adaptor.getB()),
                                aMap, bMap, resultType, *roundTo);
     double alpha = op.getAlpha().convertToDouble();
     double beta = op.getBeta().convertToDouble();

@@ -2,6 +2,13 @@
 
 #include "GraphToLinalgCommon.h"
 
+#include "ridgeline/Analysis/PrecisionPolicy.h"
+#include "ridgeline/Dialect/Ridge/IR/ConstantElements.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "llvm/ADT/APFloat.h"
+
 using namespace mlir;
 using namespace mlir::ridge;
 
@@ -60,6 +67,74 @@ Value roundThrough(OpBuilder &b, Location loc, Value v, Type narrow) {
     return v;
   Value rounded = arith::TruncFOp::create(b, loc, narrow, v);
   return arith::ExtFOp::create(b, loc, v.getType(), rounded);
+}
+
+std::optional<SmallVector<float>> readF32Constant(Value graphValue) {
+  if (!graphValue || !getElementTypeOrSelf(graphValue.getType()).isF32())
+    return std::nullopt;
+  std::optional<ConstantElementFn> element = getConstantElements(graphValue);
+  if (!element)
+    return std::nullopt;
+  auto type = cast<RankedTensorType>(graphValue.getType());
+  SmallVector<float> values(type.getNumElements());
+  for (auto [i, value] : llvm::enumerate(values))
+    value = static_cast<float>((*element)(i));
+  return values;
+}
+
+/// The bits of `x` rounded to nearest even in `narrow` (bf16 or f16), as
+/// arith.truncf rounds it.
+static uint16_t roundToNarrowBits(float x, Type narrow) {
+  if (narrow.isBF16() && !std::isnan(x)) {
+    // bf16 keeps f32's upper 16 bits: add half a unit of the lower ones,
+    // less one when the kept part is even (ties to even); a carry moves
+    // into the exponent, up to infinity, as the hardware's rounding does.
+    uint32_t bits = llvm::bit_cast<uint32_t>(x);
+    return static_cast<uint16_t>((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16);
+  }
+  llvm::APFloat value(x);
+  bool lost = false;
+  value.convert(cast<FloatType>(narrow).getFloatSemantics(),
+                llvm::APFloat::rmNearestTiesToEven, &lost);
+  return static_cast<uint16_t>(value.bitcastToAPInt().getZExtValue());
+}
+
+Value getStoredOperand(OpBuilder &b, Location loc, Operation *op,
+                       Value graphOperand, Value lowered) {
+  Type narrow = getCompileTimeWeightType(op, graphOperand);
+  if (!narrow)
+    return lowered;
+  auto source = dyn_cast<DenseResourceElementsAttr>(
+      graphOperand.getDefiningOp<ConstantOp>().getValue());
+  auto type = RankedTensorType::get(getTensorType(lowered).getShape(), narrow);
+  std::string suffix = narrow.isBF16() ? ".bf16" : ".f16";
+  std::optional<SmallVector<float>> values = readF32Constant(graphOperand);
+  if (!values)
+    return lowered;
+  SmallVector<uint16_t> bits(values->size());
+  for (auto [x, rounded] : llvm::zip(*values, bits))
+    rounded = roundToNarrowBits(x, narrow);
+  ArrayRef<char> bytes(reinterpret_cast<const char *>(bits.data()),
+                       bits.size() * sizeof(uint16_t));
+  std::string key =
+      (source ? source.getRawHandle().getKey().str() : "weight") + suffix;
+  // Another contraction (or kernel) that reads this weight narrowed it
+  // already: one copy in the weights file. The bytes are compared, not
+  // trusted to the key, which a model's own names could take.
+  auto &resources =
+      DenseResourceElementsHandle::getManagerInterface(b.getContext());
+  if (DialectResourceBlobManager::BlobEntry *entry =
+          resources.getBlobManager().lookup(key);
+      entry && entry->getBlob() && entry->getBlob()->getData() == bytes) {
+    DenseResourceElementsHandle handle(
+        entry, b.getContext()->getLoadedDialect<BuiltinDialect>());
+    return arith::ConstantOp::create(
+        b, loc, type, DenseResourceElementsAttr::get(type, handle));
+  }
+  auto attr = DenseResourceElementsAttr::get(
+      type, key,
+      HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<uint16_t>(bits)));
+  return arith::ConstantOp::create(b, loc, type, attr);
 }
 
 /// Indexing map reading `operandType` broadcast (numpy rules) into an

@@ -61,6 +61,21 @@ Value buildFp8Contraction(OpBuilder &b, Location loc, Value lhs, Value rhs,
 /// when `narrow` is null or `v` is not f32.
 Value roundThrough(OpBuilder &b, Location loc, Value v, Type narrow);
 
+/// The f32 elements of `graphValue` when a ridge.constant defines it (inline
+/// or as a loaded resource blob), row-major.
+std::optional<SmallVector<float>> readF32Constant(Value graphValue);
+
+/// `lowered`, the lowering of `graphOperand`, a multiplied operand of the
+/// contraction `op`, in the type the compiled model stores it in: a weight
+/// that getCompileTimeWeightType narrows becomes a constant of bf16/f16
+/// elements, rounded here to nearest even as the body's arith.truncf would
+/// round it (a resource `<weight>.bf16`, so that the weights file holds
+/// it, shared by every contraction that narrows that weight); any other
+/// operand is `lowered` itself. The body's roundThrough leaves the narrow
+/// value as it is, and its extf widens it.
+Value getStoredOperand(OpBuilder &b, Location loc, Operation *op,
+                       Value graphOperand, Value lowered);
+
 /// Indexing map reading `operandType` broadcast (numpy rules) into an
 /// iteration space of `resultShape.size()` parallel dims.
 AffineMap getBroadcastMap(RankedTensorType operandType,

@@ -262,7 +262,8 @@ struct ConvLowering : OpConversionPattern<ConvOp> {
     FailureOr<Type> roundTo = getOperandRoundingType(op);
     if (failed(roundTo))
       return failure();
-    Value input = adaptor.getInput();
+    Value input =
+        getStoredOperand(rewriter, loc, op, op.getInput(), adaptor.getInput());
     auto inType = getTensorType(input);
     int64_t rank = inType.getRank(), spatial = rank - 2;
     ArrayRef<int64_t> pads = op.getPads();
@@ -279,11 +280,13 @@ struct ConvLowering : OpConversionPattern<ConvOp> {
           rewriter.getZeroAttr(inType.getElementType()), offsets,
           SmallVector<int64_t>(rank, 1));
     }
-    rewriter.replaceOp(op,
-                       buildGroupedConv(rewriter, loc, input,
-                                        adaptor.getWeight(), adaptor.getBias(),
-                                        op.getStrides(), op.getDilations(),
-                                        op.getGroup(), resultType, *roundTo));
+    rewriter.replaceOp(
+        op,
+        buildGroupedConv(rewriter, loc, input,
+                         getStoredOperand(rewriter, loc, op, op.getWeight(),
+                                          adaptor.getWeight()),
+                         adaptor.getBias(), op.getStrides(), op.getDilations(),
+                         op.getGroup(), resultType, *roundTo));
     return success();
   }
 };

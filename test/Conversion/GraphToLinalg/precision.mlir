@@ -86,6 +86,98 @@ func.func @matmul_tf32(%a: tensor<64x32xf32>, %b: tensor<32x16xf32>) -> tensor<6
 
 // -----
 
+// A rounded contraction's f32 weight (a ridge.constant) is stored in the
+// narrow type, rounded here, at compile time, to nearest even as the body's
+// arith.truncf would round it; the body only widens it. w = [1, 1 + 2^-8,
+// 1 + 3 * 2^-8, f32 max]: 3F80, a tie kept even (3F80), a tie rounded up to
+// even (3F82), and a carry into the exponent, to infinity (7F80).
+// CHECK-LABEL: func @matmul_bf16_weight
+// CHECK: %[[W:.*]] = arith.constant dense_resource<w.bf16> : tensor<2x2xbf16>
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[W]] : tensor<64x2xf32>, tensor<2x2xbf16>)
+// CHECK-NEXT: ^bb0(%[[L:.*]]: f32, %[[R:.*]]: bf16, %[[SUM:.*]]: f32):
+// CHECK-NEXT:   %[[LN:.*]] = arith.truncf %[[L]] : f32 to bf16
+// CHECK-NEXT:   %[[LW:.*]] = arith.extf %[[LN]] : bf16 to f32
+// CHECK-NEXT:   %[[RW:.*]] = arith.extf %[[R]] : bf16 to f32
+// CHECK-NEXT:   arith.mulf %[[LW]], %[[RW]] : f32
+// CHECK: w.bf16: "0x02000000803F803F823F807F"
+func.func @matmul_bf16_weight(%a: tensor<64x2xf32>) -> tensor<64x2xf32> {
+  %w = ridge.constant dense_resource<w> : tensor<2x2xf32>
+  %0 = ridge.matmul %a, %w {ridge.precision = "bf16"} : (tensor<64x2xf32>, tensor<2x2xf32>) -> tensor<64x2xf32>
+  return %0 : tensor<64x2xf32>
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      w: "0x040000000000803F0080803F0080813FFFFF7F7F"
+    }
+  }
+#-}
+
+// -----
+
+// Two contractions narrowing one weight share one narrow copy. Gemm's C
+// (its bias, added in f32) is not multiplied and stays f32. fp16: 1 -> 3C00,
+// 2^-20 (an f16 subnormal) -> 0010, 65520 (a tie above f16's max) -> inf
+// (7C00), -0.1 -> AE66.
+// CHECK-LABEL: func @gemm_fp16_shared_weight
+// CHECK-DAG: arith.constant dense_resource<c> : tensor<2xf32>
+// CHECK-DAG: arith.constant dense_resource<b.f16> : tensor<2x2xf16>
+// CHECK: ^bb0(%{{.*}}: f32, %[[B:.*]]: f16, %{{.*}}: f32):
+// CHECK: arith.extf %[[B]] : f16 to f32
+// CHECK: arith.constant dense_resource<b.f16> : tensor<2x2xf16>
+// CHECK: ^bb0(%{{.*}}: f32, %[[B2:.*]]: f16, %{{.*}}: f32):
+// CHECK: arith.extf %[[B2]] : f16 to f32
+// CHECK-NOT: b.f16_
+// CHECK: b.f16: "0x02000000003C1000007C66AE"
+func.func @gemm_fp16_shared_weight(%a: tensor<32x2xf32>, %x: tensor<32x2xf32>) -> (tensor<32x2xf32>, tensor<32x2xf32>) {
+  %b = ridge.constant dense_resource<b> : tensor<2x2xf32>
+  %c = ridge.constant dense_resource<c> : tensor<2xf32>
+  %0 = ridge.gemm %a, %b, %c {trans_b = true, ridge.precision = "fp16"} : (tensor<32x2xf32>, tensor<2x2xf32>, tensor<2xf32>) -> tensor<32x2xf32>
+  %1 = ridge.matmul %x, %b {ridge.precision = "fp16"} : (tensor<32x2xf32>, tensor<2x2xf32>) -> tensor<32x2xf32>
+  return %0, %1 : tensor<32x2xf32>, tensor<32x2xf32>
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      b: "0x040000000000803F0000803500F07F47CDCCCCBD",
+      c: "0x040000000000803F00000040"
+    }
+  }
+#-}
+
+// -----
+
+// tf32 has no storage type: the weight stays f32 and the body rounds it.
+// A convolution's weight narrows as a MatMul's does.
+// CHECK-LABEL: func @weights_tf32_and_conv
+// CHECK: ^bb0(%{{.*}}: f32, %[[W:.*]]: f32, %{{.*}}: f32):
+// CHECK: arith.truncf %[[W]] : f32 to tf32
+// CHECK: arith.constant dense_resource<k.bf16> : tensor<2x1x1x1xbf16>
+// CHECK: ^bb0(%{{.*}}: f32, %[[K:.*]]: bf16, %{{.*}}: f32):
+// CHECK-NEXT: arith.truncf
+// CHECK-NEXT: arith.extf
+// CHECK-NEXT: arith.extf %[[K]] : bf16 to f32
+func.func @weights_tf32_and_conv(%a: tensor<64x2xf32>, %x: tensor<1x1x4x4xf32>) -> (tensor<64x2xf32>, tensor<1x2x4x4xf32>) {
+  %w = ridge.constant dense_resource<w> : tensor<2x2xf32>
+  %0 = ridge.matmul %a, %w {ridge.precision = "tf32"} : (tensor<64x2xf32>, tensor<2x2xf32>) -> tensor<64x2xf32>
+  %k = ridge.constant dense_resource<k> : tensor<2x1x1x1xf32>
+  %1 = ridge.conv %x, %k {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, ridge.precision = "bf16"} : (tensor<1x1x4x4xf32>, tensor<2x1x1x1xf32>) -> tensor<1x2x4x4xf32>
+  return %0, %1 : tensor<64x2xf32>, tensor<1x2x4x4xf32>
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      w: "0x040000000000803F0080803F0080813FFFFF7F7F",
+      k: "0x040000000000803F00000040"
+    }
+  }
+#-}
+
+// -----
+
 // fp8 (docs/precision.md): each operand is scaled by a power of two and
 // rounded to e4m3; the product is scaled back. An activation gets a
 // whole-tensor max |x| and a quantizing op; a constant weight is quantized at

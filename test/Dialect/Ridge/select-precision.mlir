@@ -84,6 +84,47 @@ func.func @skinny_matmul(%a: tensor<16x4096xf32>, %b: tensor<4096x4096xf32>) -> 
 
 // -----
 
+// The same shape against a constant weight (16 x 4096 x 4096, 7.9
+// FLOP/B): memory-bound, but rounded to bf16 or fp16 the weight is stored
+// narrow (67 MB -> 34 MB), which shortens the memory term: rounded
+// (NarrowedWeights). So is a decode step's 1 x 4096 x 4096 by that weight,
+// under a tile but streamed by the bandwidth path. tf32 has no storage type
+// and fp8 credits no weight bytes: fp32. A product of two activations of
+// that shape stays fp32, and so does a weight whose bytes take under a
+// microsecond at full bandwidth (4 x 64 x 128: latency sets its time), or
+// one that saves under a fifth of the bytes (2048 x 512 by 512 x 8).
+// CHECK-LABEL: func @skinny_matmul_by_weight
+// CHECK: ridge.matmul %{{.*}}, %{{.*}} {ridge.precision = "bf16"}
+// CHECK: ridge.matmul %{{.*}}, %{{.*}} {ridge.precision = "bf16"}
+// CHECK: ridge.matmul %{{.*}}, %{{.*}} :
+// CHECK: ridge.matmul %{{.*}}, %{{.*}} :
+// CHECK: ridge.matmul %{{.*}}, %{{.*}} :
+// FP16-LABEL: func @skinny_matmul_by_weight
+// FP16: ridge.matmul %{{.*}}, %{{.*}} {ridge.precision = "fp16"}
+// FP16: ridge.matmul %{{.*}}, %{{.*}} {ridge.precision = "fp16"}
+// TF32-LABEL: func @skinny_matmul_by_weight
+// TF32-NOT: ridge.precision
+// TF32: return
+// FP8-LABEL: func @skinny_matmul_by_weight
+// FP8-NOT: ridge.precision
+// FP8: return
+// FP32-LABEL: func @skinny_matmul_by_weight
+// FP32-NOT: ridge.precision
+// FP32: return
+func.func @skinny_matmul_by_weight(%a: tensor<16x4096xf32>, %b: tensor<4096x4096xf32>, %x: tensor<1x4096xf32>, %s: tensor<4x64xf32>, %t: tensor<2048x512xf32>) -> (tensor<16x4096xf32>, tensor<1x4096xf32>, tensor<16x4096xf32>, tensor<4x128xf32>, tensor<2048x8xf32>) {
+  %w = ridge.constant dense<0.5> : tensor<4096x4096xf32>
+  %0 = ridge.matmul %a, %w : (tensor<16x4096xf32>, tensor<4096x4096xf32>) -> tensor<16x4096xf32>
+  %1 = ridge.matmul %x, %w : (tensor<1x4096xf32>, tensor<4096x4096xf32>) -> tensor<1x4096xf32>
+  %2 = ridge.matmul %a, %b : (tensor<16x4096xf32>, tensor<4096x4096xf32>) -> tensor<16x4096xf32>
+  %small = ridge.constant dense<0.5> : tensor<64x128xf32>
+  %3 = ridge.matmul %s, %small : (tensor<4x64xf32>, tensor<64x128xf32>) -> tensor<4x128xf32>
+  %router = ridge.constant dense<0.5> : tensor<512x8xf32>
+  %4 = ridge.matmul %t, %router : (tensor<2048x512xf32>, tensor<512x8xf32>) -> tensor<2048x8xf32>
+  return %0, %1, %2, %3, %4 : tensor<16x4096xf32>, tensor<1x4096xf32>, tensor<16x4096xf32>, tensor<4x128xf32>, tensor<2048x8xf32>
+}
+
+// -----
+
 // Attention scores (batch 1x4 of 256x128 by 128x256: 32 FLOP/B), a Gemm with
 // transB and a 3x3 convolution (its implicit GEMM: M = 64 channels, N = 3136
 // pixels, K = 576) are compute-bound. A depthwise convolution (M = 1 output

@@ -45,6 +45,8 @@ struct SelectPrecisionPass
       return numTooSmall;
     case PrecisionReason::MemoryBound:
       return numMemoryBound;
+    case PrecisionReason::NarrowedWeights:
+      return numNarrowedWeights;
     case PrecisionReason::FusedWithRounded:
       return numFusedWithRounded;
     case PrecisionReason::NoAttentionFormat:

@@ -106,6 +106,9 @@ def SelectPrecisionPass : Pass<"ridge-select-precision",
               "Contractions kept in fp32 for M, N or K below 16">,
     Statistic<"numMemoryBound", "num-memory-bound",
               "Contractions kept in fp32, memory-bound on the fp32 roofline">,
+    Statistic<"numNarrowedWeights", "num-narrowed-weights",
+              "Memory-bound contractions rounded: their f32 weights, stored "
+              "in the narrow format, move fewer bytes">,
     Statistic<"numFusedWithRounded", "num-fused-with-rounded",
               "Memory-bound contractions rounded with a rounded contraction "
               "of their fusion group">,
