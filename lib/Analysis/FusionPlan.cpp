@@ -687,7 +687,10 @@ FusionTraffic mlir::ridge::computeFusionTraffic(Block &block) {
                             getPrecisionTrafficAdjustment(group);
       return WalkResult::advance();
     }
-    if (isa<CostOpInterface>(op) && !isa<ConstantOp>(op)) {
+    // A cast at a narrowed kernel boundary exists only between kernels:
+    // one kernel per node has none.
+    if (isa<CostOpInterface>(op) && !isa<ConstantOp>(op) &&
+        !op->hasAttr(kBoundaryCastAttr)) {
       order.push_back(op);
       if (!op->getParentOfType<FusionGroupOp>())
         traffic.fusedBytes +=

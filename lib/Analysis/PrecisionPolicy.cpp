@@ -61,6 +61,29 @@ Type mlir::ridge::getCompileTimeWeightType(Operation *op, Value operand) {
   return Type();
 }
 
+Type mlir::ridge::getKernelBoundaryType(OpResult result) {
+  auto group = dyn_cast<FusionGroupOp>(result.getOwner());
+  auto type = dyn_cast<RankedTensorType>(result.getType());
+  if (!group || group.getKind() == "attention" || !type ||
+      !type.hasStaticShape() || !type.getElementType().isF32() ||
+      result.use_empty())
+    return Type();
+  StringRef format;
+  for (OpOperand &use : result.getUses()) {
+    Operation *user = use.getOwner();
+    auto attr = user->getAttrOfType<StringAttr>(kPrecisionAttr);
+    if (!isa<MatMulOp, GemmOp, ConvOp>(user) || use.getOperandNumber() > 1 ||
+        !attr || (attr.getValue() != "bf16" && attr.getValue() != "fp16") ||
+        (!format.empty() && attr.getValue() != format) ||
+        !user->getParentOfType<FusionGroupOp>())
+      return Type();
+    format = attr.getValue();
+  }
+  MLIRContext *ctx = result.getContext();
+  return format == "bf16" ? Type(BFloat16Type::get(ctx))
+                          : Type(Float16Type::get(ctx));
+}
+
 std::optional<ContractionShape>
 mlir::ridge::getContractionShape(Operation *op) {
   SmallVector<Value, 3> operands = getMultipliedOperands(op);

@@ -68,6 +68,14 @@ static bool isPlannable(gpu::AllocOp alloc, Block &block) {
          !type.getMemorySpace();
 }
 
+/// The first kernel launch of `block` after `op`, or null.
+static Operation *findNextLaunch(Operation *op) {
+  for (Operation *next = op->getNextNode(); next; next = next->getNextNode())
+    if (isa<gpu::LaunchFuncOp, gpu::LaunchOp>(next))
+      return next;
+  return nullptr;
+}
+
 /// The last op of `block` (by `positions`) that uses `buffer` or a view of
 /// it, deallocations aside; nullopt when a use may let the buffer escape (an
 /// op that makes a memref that is not a view of it).
@@ -81,6 +89,19 @@ findLastUse(Value buffer, Block &block,
     for (Operation *user : value.getUsers()) {
       if (isa<gpu::DeallocOp>(user))
         continue;
+      if (isa<memref::ExtractAlignedPointerAsIndexOp>(user)) {
+        // An address taken on the host: a TMA tensor map's base, encoded
+        // right before the launch that reads the buffer through it (the
+        // launch names the map, not the buffer). The buffer lives through
+        // that launch, or a temporary the same launch writes (split-K's
+        // partial sums) could be given its bytes.
+        Operation *ancestor = block.findAncestorOpInBlock(*user);
+        Operation *launch = ancestor ? findNextLaunch(ancestor) : nullptr;
+        if (!launch)
+          return std::nullopt;
+        last = std::max(last, positions.lookup(launch));
+        continue;
+      }
       if (auto view = dyn_cast<ViewLikeOpInterface>(user)) {
         if (view.getViewSource() != value)
           return std::nullopt;

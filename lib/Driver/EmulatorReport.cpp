@@ -55,7 +55,7 @@ mlir::ridge::buildPlannedReport(ModuleOp module, const TargetSpec &target,
   // own decision.
   PassManager groups(module.getContext());
   buildFusionGroupPipeline(groups, fusion, /*recordUnfused=*/true);
-  groups.addNestedPass<func::FuncOp>(createSelectPrecisionPass());
+  buildKernelFormatPipeline(groups);
   if (failed(groups.run(*clone)))
     return std::nullopt;
   auto main = clone->lookupSymbol<func::FuncOp>("main");

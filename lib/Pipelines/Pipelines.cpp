@@ -97,6 +97,11 @@ void mlir::ridge::buildFusionGroupPipeline(OpPassManager &pm, bool fusion,
   pm.addNestedPass<func::FuncOp>(createFormFusionGroupsPass(groups));
 }
 
+void mlir::ridge::buildKernelFormatPipeline(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(createSelectPrecisionPass());
+  pm.addNestedPass<func::FuncOp>(createNarrowKernelBoundariesPass());
+}
+
 void mlir::ridge::buildGraphToLinalgPipeline(
     OpPassManager &pm, const GraphToLinalgOptions &options) {
   // 1. The target, stored once as the module's ridge.target.
@@ -117,8 +122,9 @@ void mlir::ridge::buildGraphToLinalgPipeline(
   buildFusionGroupPipeline(pm, options.fusion);
   //    Once more with the kernels known: a contraction fused beside a
   //    rounded one takes its format, so that all of a kernel's products run
-  //    on its tensor cores (PrecisionPolicy.h).
-  pm.addNestedPass<func::FuncOp>(createSelectPrecisionPass());
+  //    on its tensor cores (PrecisionPolicy.h); the results that only
+  //    rounded contractions read are stored rounded.
+  buildKernelFormatPipeline(pm);
   pm.addPass(createOutlineFusionGroupsPass());
   // 5. Graph ops -> linalg on tensors (a contraction's ridge.precision
   //    rounds its operands in its body); each kernel's producers fold into

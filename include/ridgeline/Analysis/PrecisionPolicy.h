@@ -140,6 +140,18 @@ std::optional<ContractionShape> getContractionShape(Operation *op);
 /// buildFp8Contraction.
 Type getCompileTimeWeightType(Operation *op, Value operand);
 
+/// The type a kernel stores its result `result` in: bf16 or f16 when
+/// `result` is an f32 result of a ridge.fusion_group (a pointwise,
+/// reduction or contraction kernel; not an attention, whose kernels store
+/// f32) that only rounded contractions read, each as a multiplied operand
+/// (a MatMul's, Gemm's or Conv's first two, in a kernel of their own) in
+/// that format; a null type otherwise. Each reader would round the
+/// tensor to that format before multiplying it, so storing it rounded
+/// (once, as the producer writes it) gives the same products and halves
+/// the bytes written and read across the kernel boundary
+/// (ridge-narrow-kernel-boundaries; docs/precision.md).
+Type getKernelBoundaryType(OpResult result);
+
 /// The decision for the candidate `op` on `target` (its GPU and numerics);
 /// `model` is the target's roofline (its GPU's fp32 peak and bandwidth
 /// place the contraction).

@@ -94,6 +94,12 @@ void buildGraphOptimizationPipeline(OpPassManager &pm,
 /// report runs exactly this, so that it lists the kernels that are built.
 void buildFusionGroupPipeline(OpPassManager &pm, bool fusion,
                               bool recordUnfused = false);
+/// With the kernels formed: each kernel's format (a contraction fused
+/// beside a rounded one takes its format: ridge-select-precision again),
+/// then the kernel results stored in their readers' multiply format
+/// (ridge-narrow-kernel-boundaries). The report runs it too, so that it
+/// prices the kernels as they are built.
+void buildKernelFormatPipeline(OpPassManager &pm);
 void buildGraphToLinalgPipeline(OpPassManager &pm,
                                 const GraphToLinalgOptions &options = {});
 void buildCpuLoweringPipeline(OpPassManager &pm);

@@ -49,6 +49,12 @@ inline constexpr llvm::StringLiteral kDeviceMemoryAttr = "ridge.device_memory";
 /// lowering). Absent: the operands are multiplied in their own type.
 inline constexpr llvm::StringLiteral kPrecisionAttr = "ridge.precision";
 
+/// Unit attribute of the ridge.cast ops ridge-narrow-kernel-boundaries
+/// inserts: a kernel's result rounded to the format its readers multiply
+/// in, and each reader's widening of it. The fusion plan's per-node traffic
+/// leaves them out (one kernel per node would have none).
+inline constexpr llvm::StringLiteral kBoundaryCastAttr = "ridge.boundary_cast";
+
 /// Keys per step of a rounded online attention (a ridge.attention with a
 /// kPrecisionAttr): the probabilities of a tile of this many keys are taken
 /// relative to the running maximum after the tile and rounded to the

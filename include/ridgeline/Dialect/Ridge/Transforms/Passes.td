@@ -122,6 +122,31 @@ def SelectPrecisionPass : Pass<"ridge-select-precision",
   let dependentDialects = ["::mlir::ridge::RidgeDialect"];
 }
 
+def NarrowKernelBoundariesPass
+    : Pass<"ridge-narrow-kernel-boundaries", "::mlir::func::FuncOp"> {
+  let summary = "Store kernel results that only rounded contractions read "
+                "in their multiply format";
+  let description = [{
+    Mechanism of getKernelBoundaryType (PrecisionPolicy.h): a
+    `ridge.fusion_group` result that only rounded contractions of other
+    kernels multiply (a LayerNorm's output before a bf16 projection, a
+    GELU epilogue's before the next MatMul) is rounded by its producer, a
+    `ridge.cast` to bf16/f16 before the group's `ridge.yield`, and widened
+    by each reader, a `ridge.cast` back to f32 inside the reader's group,
+    which the lowering folds into the contraction's own rounding: the
+    reader's operand is then stored as it is multiplied (16-byte copies,
+    no conversion), and the products are those of the f32 tensor rounded
+    in the reader. Both casts carry `ridge.boundary_cast`. Runs after
+    ridge-select-precision has given the kernels their formats, before
+    the groups are outlined.
+  }];
+  let statistics = [
+    Statistic<"numNarrowedResults", "num-narrowed-results",
+              "Kernel results stored in their readers' multiply format">,
+  ];
+  let dependentDialects = ["::mlir::ridge::RidgeDialect"];
+}
+
 def MatchAttentionPass : Pass<"ridge-match-attention", "::mlir::func::FuncOp"> {
   let summary = "Rewrite exported attention chains into ridge.attention";
   let description = [{

@@ -1,0 +1,102 @@
+// RUN: ridge-opt %s -split-input-file -ridge-narrow-kernel-boundaries | FileCheck %s
+
+// A LayerNorm kernel whose result only a bf16 projection multiplies stores
+// it in bf16: its group rounds what it yields, and the reader widens it in
+// its own group, where the contraction's rounding of it becomes a no-op.
+// CHECK-LABEL: func @norm_then_projection
+// CHECK: %[[N:.*]] = ridge.fusion_group "k0_reduction" kind "reduction" -> tensor<128x256xbf16> {
+// CHECK:   %[[L:[a-z_0-9]+]], %{{.*}}, %{{.*}} = ridge.layer_norm
+// CHECK:   %[[R:.*]] = ridge.cast %[[L]] {ridge.boundary_cast} : tensor<128x256xf32> -> tensor<128x256xbf16>
+// CHECK:   ridge.yield %[[R]] : tensor<128x256xbf16>
+// CHECK: ridge.fusion_group "k1_matmul" kind "contraction" -> tensor<128x512xf32> {
+// CHECK:   %[[W:.*]] = ridge.cast %[[N]] {ridge.boundary_cast} : tensor<128x256xbf16> -> tensor<128x256xf32>
+// CHECK:   ridge.matmul %[[W]], %{{.*}} {ridge.precision = "bf16"}
+func.func @norm_then_projection(%x: tensor<128x256xf32>, %s: tensor<256xf32>, %b: tensor<256xf32>, %w: tensor<256x512xf32>) -> tensor<128x512xf32> {
+  %0 = ridge.fusion_group "k0_reduction" kind "reduction" -> tensor<128x256xf32> {
+    %1:3 = ridge.layer_norm %x, %s, %b {axis = 1 : i64, epsilon = 1.0e-5 : f32} : (tensor<128x256xf32>, tensor<256xf32>, tensor<256xf32>) -> (tensor<128x256xf32>, tensor<128x1xf32>, tensor<128x1xf32>)
+    ridge.yield %1#0 : tensor<128x256xf32>
+  }
+  %2 = ridge.fusion_group "k1_matmul" kind "contraction" -> tensor<128x512xf32> {
+    %3 = ridge.matmul %0, %w {ridge.precision = "bf16"} : (tensor<128x256xf32>, tensor<256x512xf32>) -> tensor<128x512xf32>
+    ridge.yield %3 : tensor<128x512xf32>
+  }
+  return %2 : tensor<128x512xf32>
+}
+
+// -----
+
+// Two fp16 readers (a Gemm's B, a convolution's input are multiplied
+// operands too): one rounding, a widening in each reader.
+// CHECK-LABEL: func @two_fp16_readers
+// CHECK: ridge.fusion_group "k0_pointwise" kind "pointwise" -> tensor<64x64xf16>
+// CHECK: ridge.cast %{{.*}} {ridge.boundary_cast} : tensor<64x64xf32> -> tensor<64x64xf16>
+// CHECK: ridge.fusion_group "k1_gemm"
+// CHECK:   ridge.cast %{{.*}} {ridge.boundary_cast} : tensor<64x64xf16> -> tensor<64x64xf32>
+// CHECK: ridge.fusion_group "k2_matmul"
+// CHECK:   ridge.cast %{{.*}} {ridge.boundary_cast} : tensor<64x64xf16> -> tensor<64x64xf32>
+func.func @two_fp16_readers(%x: tensor<64x64xf32>, %a: tensor<64x64xf32>) -> (tensor<64x64xf32>, tensor<64x64xf32>) {
+  %0 = ridge.fusion_group "k0_pointwise" kind "pointwise" -> tensor<64x64xf32> {
+    %1 = ridge.tanh %x : tensor<64x64xf32>
+    ridge.yield %1 : tensor<64x64xf32>
+  }
+  %2 = ridge.fusion_group "k1_gemm" kind "contraction" -> tensor<64x64xf32> {
+    %3 = ridge.gemm %a, %0 {ridge.precision = "fp16"} : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    ridge.yield %3 : tensor<64x64xf32>
+  }
+  %4 = ridge.fusion_group "k2_matmul" kind "contraction" -> tensor<64x64xf32> {
+    %5 = ridge.matmul %0, %a {ridge.precision = "fp16"} : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    ridge.yield %5 : tensor<64x64xf32>
+  }
+  return %2, %4 : tensor<64x64xf32>, tensor<64x64xf32>
+}
+
+// -----
+
+// Left in f32: a result another op reads as it is (a residual Add), one the
+// function returns, one an fp32 contraction reads, one read by readers of
+// two formats, one a Gemm adds (its C), and an attention kernel's output.
+// CHECK-LABEL: func @kept_f32
+// CHECK-NOT: ridge.boundary_cast
+// CHECK-NOT: xbf16
+// CHECK-NOT: xf16
+// CHECK: return
+func.func @kept_f32(%x: tensor<64x64xf32>, %a: tensor<64x64xf32>, %q: tensor<1x1x64x64xf32>) -> (tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<1x1x64x64xf32>) {
+  %0:5 = ridge.fusion_group "k0_pointwise" kind "pointwise" -> tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32> {
+    %1 = ridge.tanh %x : tensor<64x64xf32>
+    %2 = ridge.relu %x : tensor<64x64xf32>
+    %3 = ridge.sigmoid %x : tensor<64x64xf32>
+    %4 = ridge.exp %x : tensor<64x64xf32>
+    %5 = ridge.neg %x : tensor<64x64xf32>
+    ridge.yield %1, %2, %3, %4, %5 : tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>
+  }
+  %6 = ridge.fusion_group "k1_matmul" kind "contraction" -> tensor<64x64xf32> {
+    %7 = ridge.matmul %0#0, %a {ridge.precision = "bf16"} : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    %8 = ridge.add %7, %0#0 : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    ridge.yield %8 : tensor<64x64xf32>
+  }
+  %9 = ridge.fusion_group "k2_matmul" kind "contraction" -> tensor<64x64xf32> {
+    %10 = ridge.matmul %0#2, %a : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    ridge.yield %10 : tensor<64x64xf32>
+  }
+  %11 = ridge.fusion_group "k3_matmul" kind "contraction" -> tensor<64x64xf32> {
+    %12 = ridge.matmul %0#3, %a {ridge.precision = "bf16"} : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    ridge.yield %12 : tensor<64x64xf32>
+  }
+  %13 = ridge.fusion_group "k4_matmul" kind "contraction" -> tensor<64x64xf32> {
+    %14 = ridge.matmul %0#3, %a {ridge.precision = "fp16"} : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    ridge.yield %14 : tensor<64x64xf32>
+  }
+  %15 = ridge.fusion_group "k5_gemm" kind "contraction" -> tensor<64x64xf32> {
+    %16 = ridge.gemm %a, %a, %0#4 {ridge.precision = "bf16"} : (tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+    ridge.yield %16 : tensor<64x64xf32>
+  }
+  %17 = ridge.fusion_group "k6_attention" kind "attention" -> tensor<1x1x64x64xf32> {
+    %o:2 = ridge.attention %q, %q, %q {scale = 0.125 : f32} : tensor<1x1x64x64xf32>, tensor<1x1x64x64xf32>, tensor<1x1x64x64xf32> -> tensor<1x1x64x64xf32>, tensor<1x1x64x64xf32>
+    ridge.yield %o#0 : tensor<1x1x64x64xf32>
+  }
+  %18 = ridge.fusion_group "k7_matmul" kind "contraction" -> tensor<1x1x64x64xf32> {
+    %19 = ridge.matmul %17, %a {ridge.precision = "bf16"} : (tensor<1x1x64x64xf32>, tensor<64x64xf32>) -> tensor<1x1x64x64xf32>
+    ridge.yield %19 : tensor<1x1x64x64xf32>
+  }
+  return %6, %9, %11, %13, %15, %0#1, %18 : tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<1x1x64x64xf32>
+}
