@@ -10,13 +10,15 @@
 //    contractions);
 //  * `numerics` fp32 (the CPU's default, or `--precision=fp32`): fp32;
 //  * otherwise the requested format only where it shortens the predicted
-//    time, and every GEMM dimension (M, N, K) is at least 16, one
-//    tensor-core tile: the contraction is compute-bound on the fp32 SIMT
-//    roofline of the target GPU (FLOPs / fp32 peak > bytes / bandwidth), or
-//    its f32 weights, stored in the narrow format once rounded, shorten its
-//    memory term. A memory-bound contraction of activations only stays
-//    fp32: rounding it adds error and saves no time, since its operands
-//    stay fp32 in memory;
+//    time: the contraction is compute-bound on the fp32 SIMT roofline of
+//    the target GPU (FLOPs / fp32 peak > bytes / bandwidth) and every GEMM
+//    dimension (M, N, K) is at least 16, one tensor-core tile; or its f32
+//    weights, stored in the narrow format once rounded, cut at least a
+//    fifth of its time, its bytes taking a microsecond or more at full
+//    bandwidth (then M or N may be under 16: a decode step's projection,
+//    read by the bandwidth path). A memory-bound contraction of
+//    activations only stays fp32: rounding it adds error and saves no
+//    time, since its operands stay fp32 in memory;
 //  * a memory-bound contraction fused into one kernel with a rounded one
 //    takes its format (the kernel's products share its tensor cores);
 //  * fp8 (e4m3 with per-tensor power-of-two scales) for MatMul and Gemm
