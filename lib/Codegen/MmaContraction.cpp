@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallBitVector.h"
@@ -212,6 +213,46 @@ static bool isCollapsibleK(const MmaOperand &operand, const MmaContraction &mma,
   return true;
 }
 
+/// Whether A `operand` is read through its batch loops (or 0), its one row
+/// loop and each of its several k loops once, in any order but the
+/// innermost k loop last, and that loop a whole number of chunks: an
+/// attention's output projection reads the heads' outputs [batch, heads,
+/// rows, d] with k = (heads, d). A chunk of k (8 or 4 consecutive d of one
+/// head) is then 16 contiguous bytes at the loop indices its flat k
+/// decodes to (on buffers, hasContiguousRows has checked the stride).
+static bool readsInnermostKLast(const MmaOperand &operand,
+                                const MmaContraction &mma,
+                                const MmaProduct &product) {
+  unsigned numBatch = mma.batch.size();
+  unsigned firstK = mma.getNumParallelLoops();
+  unsigned numK = product.kLoops.size();
+  AffineMap map = operand.map;
+  if (mma.mLoops.size() != 1 || map.getNumSymbols() != 0 ||
+      map.getNumResults() == 0 ||
+      product.kLoops.back() % operand.getChunkElements() != 0)
+    return false;
+  auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
+  if (!last || last.getPosition() != firstK + numK - 1)
+    return false;
+  llvm::SmallDenseSet<unsigned> read;
+  for (AffineExpr expr : map.getResults()) {
+    if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
+      unsigned position = dim.getPosition();
+      if (position < numBatch)
+        continue;
+      bool own = position == numBatch ||
+                 (position >= firstK && position < firstK + numK);
+      if (!own || !read.insert(position).second)
+        return false;
+      continue;
+    }
+    auto constant = dyn_cast<AffineConstantExpr>(expr);
+    if (!constant || constant.getValue() != 0)
+      return false;
+  }
+  return read.size() == 1 + numK;
+}
+
 /// Whether B `operand` is read through (batch..., k0, ..., kr, n loops...)
 /// with pure loop results, the last n loop a whole number of 16-byte chunks
 /// (MmaOperand::rowsAfterK).
@@ -244,7 +285,10 @@ static bool readsRowsAfterK(const MmaOperand &operand,
 /// Decides how `operand` (A when `isLhs`, else B) is staged: with 16-byte
 /// loads when it is an operand read through (batch..., rows..., k) or
 /// (batch..., k, rows...) with one k loop, its rows contiguous and its
-/// contiguous extent whole chunks; element by element otherwise.
+/// contiguous extent whole chunks, or (several k loops) through a view
+/// that collapses them, or (A) at the indices each chunk's flat k decodes
+/// to, its innermost k loop last (readsInnermostKLast); element by element
+/// otherwise.
 static void decideStaging(MmaOperand &operand, const MmaContraction &mma,
                           const MmaProduct &product, bool isLhs) {
   unsigned numBatch = mma.batch.size();
@@ -262,7 +306,9 @@ static void decideStaging(MmaOperand &operand, const MmaContraction &mma,
   if (product.kLoops.size() > 1) {
     if (isCollapsibleK(operand, mma, product, isLhs))
       operand.gathered = false, operand.collapsedK = true;
-    else if (!isLhs)
+    else if (isLhs)
+      operand.gathered = !readsInnermostKLast(operand, mma, product);
+    else
       operand.rowsAfterK = readsRowsAfterK(operand, mma, product);
     return;
   }

@@ -68,6 +68,42 @@ func.func private @bias_tanh(%x: memref<64x96xf32>, %w: memref<96x128xf32>, %bia
 
 // -----
 
+// An attention's output projection reads the heads' outputs [1, heads,
+// rows, d] with k = (heads, d): two k loops, not collapsible (the rows lie
+// between them), but the innermost one (d = 16) is the operand's last
+// dimension and whole chunks of it, so each chunk of 8 k (two 16-byte f32
+// loads of one head's d) is read at the indices its flat k decodes to, not
+// element by element (readsInnermostKLast).
+// CHECK-LABEL: func.func private @head_merge_projection
+// CHECK: gpu.launch
+// CHECK: vector.load %arg0[%c0, {{.*}}, {{.*}}, {{.*}}] {alignment = 16 : i64} : memref<1x4x32x16xf32>, vector<4xf32>
+// CHECK-NOT: memref.load %arg0
+// CHECK: nvvm.mma.sync
+// CHECK: gpu.terminator
+#hm_fill = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#hm_a = affine_map<(d0, d1, d2, d3, d4) -> (d0, d3, d1, d4)>
+#hm_b = affine_map<(d0, d1, d2, d3, d4) -> (d3, d4, d2)>
+#hm_c = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2)>
+func.func private @head_merge_projection(%o: memref<1x4x32x16xf32>, %w: memref<4x16x64xbf16>, %out: memref<1x32x64xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 128 : i64, mma_instruction = "mma_sync", mma_stages = 2 : i64, mma_tile = array<i64: 32, 32, 32>, mma_warps = array<i64: 2, 2>, vector_width = 1 : i64, warps_per_block = 4 : i64}} {
+  %zero = arith.constant 0.0 : f32
+  linalg.generic {indexing_maps = [#hm_fill], iterator_types = ["parallel", "parallel", "parallel"]} outs(%out : memref<1x32x64xf32>) {
+  ^bb0(%x: f32):
+    linalg.yield %zero : f32
+  }
+  linalg.generic {indexing_maps = [#hm_a, #hm_b, #hm_c], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%o, %w : memref<1x4x32x16xf32>, memref<4x16x64xbf16>) outs(%out : memref<1x32x64xf32>) {
+  ^bb0(%l: f32, %r: bf16, %acc: f32):
+    %lt = arith.truncf %l : f32 to bf16
+    %le = arith.extf %lt : bf16 to f32
+    %re = arith.extf %r : bf16 to f32
+    %p = arith.mulf %le, %re : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
 // f16 operands stored as f16 (copied as they are, no rounding), a batch of 3 with
 // the weight broadcast along it, B stored n x k (a transposed Gemm's B: the
 // mma's own "col" layout, read by the non-transposing ldmatrix), and no
