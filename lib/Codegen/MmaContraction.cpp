@@ -313,22 +313,45 @@ static void decideStaging(MmaOperand &operand, const MmaContraction &mma,
     return;
   }
   AffineMap map = operand.map;
-  unsigned numResults = map.getNumResults();
-  unsigned numOwn = rowLoops.size() + 1;
-  if (numResults < numOwn || map.getNumSymbols() != 0)
+  if (map.getNumSymbols() != 0)
     return;
-  if (!readsBatchOnly(map.getResults().drop_back(numOwn), numBatch))
+  // A row loop of extent 1 among several others (a sequence-first [L, 1,
+  // E] activation's batch of one, read as [1, L, E]) reads index 0 wherever
+  // the map puts it: it is left out of the order checks, as batch loops
+  // are.
+  bool dropUnitRows =
+      rowLoops.size() > 1 &&
+      llvm::any_of(rowLoops, [](int64_t extent) { return extent != 1; });
+  auto isUnitRow = [&](unsigned dim) {
+    return dropUnitRows && dim >= firstRow &&
+           dim < firstRow + rowLoops.size() && rowLoops[dim - firstRow] == 1;
+  };
+  SmallVector<unsigned> rowDims;
+  for (unsigned i = 0; i < rowLoops.size(); ++i)
+    if (!isUnitRow(firstRow + i))
+      rowDims.push_back(firstRow + i);
+  SmallVector<AffineExpr> results;
+  for (AffineExpr expr : map.getResults()) {
+    auto dim = dyn_cast<AffineDimExpr>(expr);
+    if (!dim || !isUnitRow(dim.getPosition()))
+      results.push_back(expr);
+  }
+  unsigned numResults = results.size();
+  unsigned numOwn = rowDims.size() + 1;
+  if (numResults < numOwn)
+    return;
+  if (!readsBatchOnly(ArrayRef(results).drop_back(numOwn), numBatch))
     return;
   // The operand's own results: its row loops in order and k, k last
   // (k-contiguous) or first.
   auto isDim = [&](unsigned result, unsigned dim) {
-    auto expr = dyn_cast<AffineDimExpr>(map.getResult(result));
+    auto expr = dyn_cast<AffineDimExpr>(results[result]);
     return expr && expr.getPosition() == dim;
   };
   unsigned first = numResults - numOwn;
   auto rowsFrom = [&](unsigned result) {
-    for (unsigned i = 0; i < rowLoops.size(); ++i)
-      if (!isDim(result + i, firstRow + i))
+    for (unsigned i = 0; i < rowDims.size(); ++i)
+      if (!isDim(result + i, rowDims[i]))
         return false;
     return true;
   };
@@ -341,7 +364,8 @@ static void decideStaging(MmaOperand &operand, const MmaContraction &mma,
     return;
   // Chunks of 16 bytes (8 bf16, 4 tf32-rounded f32) along the contiguous
   // dimension, inside one row of it.
-  int64_t innerExtent = kContiguous ? product.k : rowLoops.back();
+  int64_t innerExtent =
+      kContiguous ? product.k : rowLoops[rowDims.back() - firstRow];
   if (innerExtent % operand.getChunkElements() != 0)
     return;
   operand.gathered = false;

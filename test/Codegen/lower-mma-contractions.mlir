@@ -104,6 +104,41 @@ func.func private @head_merge_projection(%o: memref<1x4x32x16xf32>, %w: memref<4
 
 // -----
 
+// A sequence-first projection ([L, 1, E] out of a [1, L, E] activation,
+// vit_tiny's QKV): m spans two loops, L = 64 and a batch of one, and A
+// reads them in the other order. The unit loop reads index 0 wherever it
+// stands, so A is still a row-major m x k matrix, staged with 16-byte
+// loads, not element by element.
+// CHECK-LABEL: func.func private @sequence_first_projection
+// CHECK: gpu.launch
+// CHECK: vector.load %arg0[%c0, {{.*}}, {{.*}}] {alignment = 16 : i64} : memref<1x64x32xf32>, vector<4xf32>
+// CHECK-NOT: memref.load %arg0
+// CHECK: nvvm.mma.sync
+// CHECK: gpu.terminator
+#sf_fill = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#sf_a = affine_map<(d0, d1, d2, d3) -> (d1, d0, d3)>
+#sf_b = affine_map<(d0, d1, d2, d3) -> (d3, d2)>
+#sf_c = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+func.func private @sequence_first_projection(%x: memref<1x64x32xf32>, %w: memref<32x32xbf16>, %out: memref<64x1x32xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 128 : i64, mma_instruction = "mma_sync", mma_stages = 2 : i64, mma_tile = array<i64: 32, 32, 32>, mma_warps = array<i64: 2, 2>, vector_width = 1 : i64, warps_per_block = 4 : i64}} {
+  %zero = arith.constant 0.0 : f32
+  linalg.generic {indexing_maps = [#sf_fill], iterator_types = ["parallel", "parallel", "parallel"]} outs(%out : memref<64x1x32xf32>) {
+  ^bb0(%o: f32):
+    linalg.yield %zero : f32
+  }
+  linalg.generic {indexing_maps = [#sf_a, #sf_b, #sf_c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%x, %w : memref<1x64x32xf32>, memref<32x32xbf16>) outs(%out : memref<64x1x32xf32>) {
+  ^bb0(%l: f32, %r: bf16, %acc: f32):
+    %lt = arith.truncf %l : f32 to bf16
+    %le = arith.extf %lt : bf16 to f32
+    %re = arith.extf %r : bf16 to f32
+    %p = arith.mulf %le, %re : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
 // f16 operands stored as f16 (copied as they are, no rounding), a batch of 3 with
 // the weight broadcast along it, B stored n x k (a transposed Gemm's B: the
 // mma's own "col" layout, read by the non-transposing ldmatrix), and no
