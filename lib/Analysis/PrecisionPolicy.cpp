@@ -147,12 +147,7 @@ static constexpr double kMinNarrowedWeightsGain = 0.8;
 /// so halving a smaller weight saves no time.
 static constexpr double kMinBandwidthBoundSeconds = 1e-6;
 
-/// The bytes a contraction saves by being rounded to `format`: bf16 and
-/// fp16 store its f32 weights (ridge.constant operands of a MatMul, Gemm or
-/// Conv) in 2 bytes instead of 4 (getCompileTimeWeightType). fp8's weights
-/// take 1 byte, but its activations a scale pass of their own: its traffic
-/// is not credited here.
-static int64_t getNarrowedWeightBytes(Operation *op, Precision format) {
+int64_t mlir::ridge::getNarrowedWeightBytes(Operation *op, Precision format) {
   if (!isa<MatMulOp, GemmOp, ConvOp>(op) ||
       (format != Precision::BF16 && format != Precision::FP16))
     return 0;

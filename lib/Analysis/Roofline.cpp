@@ -155,17 +155,8 @@ int64_t mlir::ridge::getPrecisionTrafficAdjustment(Operation *op) {
   if (!attr || !isa<MatMulOp, GemmOp, ConvOp>(op))
     return 0;
   if (attr.getValue() != "fp8") {
-    int64_t delta = 0;
-    for (Value operand : op->getOperands().take_front(2)) {
-      Type stored = getCompileTimeWeightType(op, operand);
-      if (!stored)
-        continue;
-      auto type = cast<RankedTensorType>(operand.getType());
-      delta -=
-          type.getNumElements() *
-          (type.getElementTypeBitWidth() - stored.getIntOrFloatBitWidth()) / 8;
-    }
-    return delta;
+    std::optional<Precision> format = parsePrecision(attr.getValue());
+    return format ? -getNarrowedWeightBytes(op, *format) : 0;
   }
   if (!isa<MatMulOp, GemmOp>(op))
     return 0;

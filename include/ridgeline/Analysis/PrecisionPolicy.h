@@ -142,6 +142,13 @@ std::optional<ContractionShape> getContractionShape(Operation *op);
 /// buildFp8Contraction.
 Type getCompileTimeWeightType(Operation *op, Value operand);
 
+/// The bytes the MatMul, Gemm or Conv `op` saves when rounded to `format`:
+/// bf16 and fp16 store its f32 weights (the operands getCompileTimeWeightType
+/// narrows) in 2 bytes an element instead of 4. 0 for other formats: tf32
+/// has no storage type, and fp8's weights come with its scale passes
+/// (getPrecisionTrafficAdjustment prices both).
+int64_t getNarrowedWeightBytes(Operation *op, Precision format);
+
 /// The type a kernel stores its result `result` in: bf16 or f16 when
 /// `result` is an f32 result of a ridge.fusion_group (a pointwise,
 /// reduction or contraction kernel; not an attention, whose kernels store
