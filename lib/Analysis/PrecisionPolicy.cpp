@@ -46,12 +46,12 @@ static bool isNarrowableWeight(Value operand) {
          getConstantElements(operand).has_value();
 }
 
-Type mlir::ridge::getCompileTimeWeightType(Operation *op, Value operand) {
-  if (!isa<MatMulOp, GemmOp, ConvOp>(op) ||
-      !llvm::is_contained(getMultipliedOperands(op), operand))
-    return Type();
+/// The storage type of `op`'s rounded operands: bf16 or f16 for a
+/// kPrecisionAttr of "bf16" or "fp16"; null for none, fp32, tf32 (no
+/// storage type) and fp8 (stored with its scales).
+static Type getRoundedStorageType(Operation *op) {
   auto attr = op->getAttrOfType<StringAttr>(kPrecisionAttr);
-  if (!attr || !isNarrowableWeight(operand))
+  if (!attr)
     return Type();
   MLIRContext *ctx = op->getContext();
   if (attr.getValue() == "bf16")
@@ -61,6 +61,14 @@ Type mlir::ridge::getCompileTimeWeightType(Operation *op, Value operand) {
   return Type();
 }
 
+Type mlir::ridge::getCompileTimeWeightType(Operation *op, Value operand) {
+  if (!isa<MatMulOp, GemmOp, ConvOp>(op) ||
+      !llvm::is_contained(getMultipliedOperands(op), operand) ||
+      !isNarrowableWeight(operand))
+    return Type();
+  return getRoundedStorageType(op);
+}
+
 Type mlir::ridge::getKernelBoundaryType(OpResult result) {
   auto group = dyn_cast<FusionGroupOp>(result.getOwner());
   auto type = dyn_cast<RankedTensorType>(result.getType());
@@ -68,20 +76,17 @@ Type mlir::ridge::getKernelBoundaryType(OpResult result) {
       !type.hasStaticShape() || !type.getElementType().isF32() ||
       result.use_empty())
     return Type();
-  StringRef format;
+  Type format;
   for (OpOperand &use : result.getUses()) {
     Operation *user = use.getOwner();
-    auto attr = user->getAttrOfType<StringAttr>(kPrecisionAttr);
+    Type stored = getRoundedStorageType(user);
     if (!isa<MatMulOp, GemmOp, ConvOp>(user) || use.getOperandNumber() > 1 ||
-        !attr || (attr.getValue() != "bf16" && attr.getValue() != "fp16") ||
-        (!format.empty() && attr.getValue() != format) ||
+        !stored || (format && stored != format) ||
         !user->getParentOfType<FusionGroupOp>())
       return Type();
-    format = attr.getValue();
+    format = stored;
   }
-  MLIRContext *ctx = result.getContext();
-  return format == "bf16" ? Type(BFloat16Type::get(ctx))
-                          : Type(Float16Type::get(ctx));
+  return format;
 }
 
 std::optional<ContractionShape>
