@@ -134,9 +134,11 @@ mlir::ridge::getContractionShape(Operation *op) {
   shape.k = 1;
   for (int64_t dim : rhs.getShape().drop_front())
     shape.k *= dim;
+  // n: the images and their output pixels (channels second, or last).
   shape.n = result.getDimSize(0);
-  for (int64_t dim : result.getShape().drop_front(2))
-    shape.n *= dim;
+  for (int64_t i = conv.getFirstSpatialDim(), end = i + result.getRank() - 2;
+       i < end; ++i)
+    shape.n *= result.getDimSize(i);
   return shape;
 }
 

@@ -251,6 +251,89 @@ Value buildGroupedConv(OpBuilder &b, Location loc, Value input, Value weight,
       .getResult(0);
 }
 
+/// The channels_last form of buildGroupedConv (group 1): out[n, o..., m] =
+/// bias[m] + sum_{k..., c} input[n, o*stride + k*dilation, c] * weight[m,
+/// k..., c] over an already padded `input` [N, P..., C] and `weight` [M,
+/// K..., C]. The loops are (n, o..., m, k..., c): the channels are the
+/// innermost reduction, so that an implicit GEMM's k runs along the
+/// contiguous channels of each window position.
+Value buildChannelsLastConv(OpBuilder &b, Location loc, Value input,
+                            Value weight, Value bias, ArrayRef<int64_t> strides,
+                            ArrayRef<int64_t> dilations,
+                            RankedTensorType resultType, Type roundTo = {}) {
+  MLIRContext *ctx = b.getContext();
+  int64_t rank = resultType.getRank(), spatial = rank - 2;
+  Type element = resultType.getElementType();
+  Type acc = getAccumulatorType(element);
+  auto accType = RankedTensorType::get(resultType.getShape(), acc);
+
+  // Loops: n, o..., m, k..., c.
+  int64_t numLoops = 2 * rank - 1;
+  auto dim = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+  AffineExpr n = dim(0), m = dim(1 + spatial), c = dim(numLoops - 1);
+  SmallVector<AffineExpr> inExprs{n}, wExprs{m}, outExprs{n};
+  for (int64_t i = 0; i < spatial; ++i) {
+    AffineExpr o = dim(1 + i), k = dim(2 + spatial + i);
+    inExprs.push_back(o * strides[i] + k * dilations[i]);
+    wExprs.push_back(k);
+    outExprs.push_back(o);
+  }
+  inExprs.push_back(c);
+  wExprs.push_back(c);
+  outExprs.push_back(m);
+  SmallVector<AffineMap> maps{AffineMap::get(numLoops, 0, inExprs, ctx),
+                              AffineMap::get(numLoops, 0, wExprs, ctx),
+                              AffineMap::get(numLoops, 0, outExprs, ctx)};
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  iterators.append(rank - 1, utils::IteratorType::reduction);
+  Value init = createFilled(b, loc, accType, b.getZeroAttr(acc));
+  Value sum =
+      linalg::GenericOp::create(
+          b, loc, accType, ValueRange{input, weight}, init, maps, iterators,
+          [&](OpBuilder &nb, Location nloc, ValueRange args) {
+            Value x = args[0], w = args[1];
+            if (isa<FloatType>(acc)) {
+              x = extendTo(nb, nloc, roundThrough(nb, nloc, x, roundTo), acc);
+              w = extendTo(nb, nloc, roundThrough(nb, nloc, w, roundTo), acc);
+            }
+            linalg::YieldOp::create(
+                nb, nloc,
+                addValues(nb, nloc, args[2], mulValues(nb, nloc, x, w)));
+          })
+          .getResult(0);
+  if (!bias && acc == element)
+    return sum;
+
+  // Epilogue: bias (broadcast along the innermost channel dim) and
+  // narrowing.
+  SmallVector<Value> inputs{sum};
+  SmallVector<AffineMap> epilogueMaps{b.getMultiDimIdentityMap(rank)};
+  if (bias) {
+    inputs.push_back(bias);
+    epilogueMaps.push_back(AffineMap::get(rank, 0, dim(rank - 1), ctx));
+  }
+  epilogueMaps.push_back(b.getMultiDimIdentityMap(rank));
+  SmallVector<utils::IteratorType> parallel(rank,
+                                            utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, resultType, inputs, createEmpty(b, loc, resultType),
+             epilogueMaps, parallel,
+             [&](OpBuilder &nb, Location nloc, ValueRange args) {
+               Value v = args[0];
+               if (bias) {
+                 Value bv = args[1];
+                 if (isa<FloatType>(acc))
+                   bv = extendTo(nb, nloc, bv, acc);
+                 v = addValues(nb, nloc, v, bv);
+               }
+               if (isa<FloatType>(acc))
+                 v = truncateTo(nb, nloc, v, element);
+               linalg::YieldOp::create(nb, nloc, v);
+             })
+      .getResult(0);
+}
+
 struct ConvLowering : OpConversionPattern<ConvOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -266,13 +349,14 @@ struct ConvLowering : OpConversionPattern<ConvOp> {
         getStoredOperand(rewriter, loc, op, op.getInput(), adaptor.getInput());
     auto inType = getTensorType(input);
     int64_t rank = inType.getRank(), spatial = rank - 2;
+    int64_t firstSpatial = op.getFirstSpatialDim();
     ArrayRef<int64_t> pads = op.getPads();
     if (llvm::any_of(pads, [](int64_t p) { return p != 0; })) {
       SmallVector<int64_t> shape(inType.getShape());
       SmallVector<int64_t> offsets(rank, 0);
       for (int64_t i = 0; i < spatial; ++i) {
-        shape[i + 2] += pads[i] + pads[i + spatial];
-        offsets[i + 2] = pads[i];
+        shape[i + firstSpatial] += pads[i] + pads[i + spatial];
+        offsets[i + firstSpatial] = pads[i];
       }
       input = insertIntoFilled(
           rewriter, loc, input,
@@ -280,13 +364,19 @@ struct ConvLowering : OpConversionPattern<ConvOp> {
           rewriter.getZeroAttr(inType.getElementType()), offsets,
           SmallVector<int64_t>(rank, 1));
     }
-    rewriter.replaceOp(
-        op,
-        buildGroupedConv(rewriter, loc, input,
-                         getStoredOperand(rewriter, loc, op, op.getWeight(),
-                                          adaptor.getWeight()),
-                         adaptor.getBias(), op.getStrides(), op.getDilations(),
-                         op.getGroup(), resultType, *roundTo));
+    Value weight = getStoredOperand(rewriter, loc, op, op.getWeight(),
+                                    adaptor.getWeight());
+    if (op.getChannelsLast()) {
+      rewriter.replaceOp(
+          op, buildChannelsLastConv(rewriter, loc, input, weight,
+                                    adaptor.getBias(), op.getStrides(),
+                                    op.getDilations(), resultType, *roundTo));
+      return success();
+    }
+    rewriter.replaceOp(op, buildGroupedConv(rewriter, loc, input, weight,
+                                            adaptor.getBias(), op.getStrides(),
+                                            op.getDilations(), op.getGroup(),
+                                            resultType, *roundTo));
     return success();
   }
 };

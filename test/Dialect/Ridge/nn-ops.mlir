@@ -44,6 +44,35 @@ func.func @resize_and_quant(%x: tensor<1x1x2x2xf32>, %s: tensor<f32>, %z: tensor
 
 // -----
 
+// The channels-last form: [N, H, W, C] input, [M, kh, kw, C] weight,
+// [N, OH, OW, M] result, the bias along the last dimension.
+// CHECK-LABEL: func @conv_channels_last
+// CHECK: ridge.conv %{{.*}}, %{{.*}}, %{{.*}} {channels_last, {{.*}}} : (tensor<1x7x5x4xf32>, tensor<6x3x3x4xf32>, tensor<6xf32>) -> tensor<1x4x3x6xf32>
+func.func @conv_channels_last(%x: tensor<1x7x5x4xf32>, %w: tensor<6x3x3x4xf32>, %b: tensor<6xf32>) -> tensor<1x4x3x6xf32> {
+  %0 = ridge.conv %x, %w, %b {channels_last, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x7x5x4xf32>, tensor<6x3x3x4xf32>, tensor<6xf32>) -> tensor<1x4x3x6xf32>
+  return %0 : tensor<1x4x3x6xf32>
+}
+
+// -----
+
+func.func @conv_channels_last_grouped(%x: tensor<1x5x5x4xf32>, %w: tensor<2x3x3x2xf32>) {
+  // expected-error @+2 {{a channels_last conv has group 1, got 2}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = ridge.conv %x, %w {channels_last, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 2 : i64} : (tensor<1x5x5x4xf32>, tensor<2x3x3x2xf32>) -> tensor<1x3x3x2xf32>
+  return
+}
+
+// -----
+
+func.func @conv_channels_last_bad_channels(%x: tensor<1x5x5x4xf32>, %w: tensor<2x3x3x8xf32>) {
+  // expected-error @+2 {{input channels 4 do not match weight channels 8 x group 1}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = ridge.conv %x, %w {channels_last, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x5x5x4xf32>, tensor<2x3x3x8xf32>) -> tensor<1x3x3x2xf32>
+  return
+}
+
+// -----
+
 func.func @conv_bad_group(%x: tensor<1x4x5x5xf32>, %w: tensor<2x4x3x3xf32>) {
   // expected-error @+2 {{input channels 4 do not match weight channels 4 x group 2}}
   // expected-error @+1 {{failed to infer returned types}}

@@ -95,12 +95,13 @@ static RankedTensorType getTensorType(Value v) {
 // ConvOp
 //===----------------------------------------------------------------------===//
 
-static LogicalResult inferConv(std::optional<Location> loc,
-                               RankedTensorType input, RankedTensorType weight,
-                               ArrayRef<int64_t> strides,
-                               ArrayRef<int64_t> pads,
-                               ArrayRef<int64_t> dilations, int64_t group,
-                               SmallVectorImpl<Type> &results) {
+/// `channelsLast`: channels innermost in the input, weight and result
+/// (ConvOp's channels_last form), else second.
+static LogicalResult
+inferConv(std::optional<Location> loc, RankedTensorType input,
+          RankedTensorType weight, ArrayRef<int64_t> strides,
+          ArrayRef<int64_t> pads, ArrayRef<int64_t> dilations, int64_t group,
+          bool channelsLast, SmallVectorImpl<Type> &results) {
   int64_t rank = input.getRank();
   if (rank < 3)
     return inferenceError(loc,
@@ -117,21 +118,30 @@ static LogicalResult inferConv(std::optional<Location> loc,
     return failure();
   if (group < 1)
     return inferenceError(loc, "group must be positive, got " + Twine(group));
-  int64_t channels = input.getDimSize(1), outChannels = weight.getDimSize(0);
-  if (channels % group != 0 || weight.getDimSize(1) * group != channels)
+  if (channelsLast && group != 1)
+    return inferenceError(loc, "a channels_last conv has group 1, got " +
+                                   Twine(group));
+  int64_t channelDim = channelsLast ? rank - 1 : 1;
+  int64_t firstSpatial = channelsLast ? 1 : 2;
+  int64_t channels = input.getDimSize(channelDim);
+  int64_t weightChannels = weight.getDimSize(channelDim);
+  int64_t outChannels = weight.getDimSize(0);
+  if (channels % group != 0 || weightChannels * group != channels)
     return inferenceError(loc, "input channels " + Twine(channels) +
                                    " do not match weight channels " +
-                                   Twine(weight.getDimSize(1)) + " x group " +
+                                   Twine(weightChannels) + " x group " +
                                    Twine(group));
   if (outChannels % group != 0)
     return inferenceError(loc, "output channels " + Twine(outChannels) +
                                    " are not divisible by group " +
                                    Twine(group));
-  SmallVector<int64_t> shape{input.getDimSize(0), outChannels};
+  SmallVector<int64_t> shape{input.getDimSize(0)};
+  if (!channelsLast)
+    shape.push_back(outChannels);
   for (int64_t i = 0; i < rank - 2; ++i) {
-    std::optional<WindowSpan> window =
-        getWindowSpan(input.getDimSize(i + 2), weight.getDimSize(i + 2),
-                      dilations[i], pads[i], pads[i + rank - 2]);
+    std::optional<WindowSpan> window = getWindowSpan(
+        input.getDimSize(i + firstSpatial), weight.getDimSize(i + firstSpatial),
+        dilations[i], pads[i], pads[i + rank - 2]);
     if (!window)
       return windowOverflow(loc, i);
     int64_t span = window->span;
@@ -140,6 +150,8 @@ static LogicalResult inferConv(std::optional<Location> loc,
                                      " is larger than the padded input");
     shape.push_back(span / strides[i] + 1);
   }
+  if (channelsLast)
+    shape.push_back(outChannels);
   results.push_back(RankedTensorType::get(shape, input.getElementType()));
   return success();
 }
@@ -151,25 +163,28 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *,
   return inferConv(loc, getTensorType(adaptor.getInput()),
                    getTensorType(adaptor.getWeight()), adaptor.getStrides(),
                    adaptor.getPads(), adaptor.getDilations(),
-                   adaptor.getGroup(), results);
+                   adaptor.getGroup(), adaptor.getChannelsLast(), results);
 }
 
-/// A bias must be [channels] of the result element type.
+/// A bias must be [channels] of the result element type, the channels
+/// being `result`'s dimension `channelDim`.
 static LogicalResult verifyBias(Operation *op, Value bias,
-                                RankedTensorType result) {
+                                RankedTensorType result,
+                                int64_t channelDim = 1) {
   if (!bias)
     return success();
   auto type = getTensorType(bias);
   if (type.getElementType() != result.getElementType())
     return op->emitOpError("bias element type differs from the result");
-  if (type.getRank() != 1 || type.getDimSize(0) != result.getDimSize(1))
+  if (type.getRank() != 1 ||
+      type.getDimSize(0) != result.getDimSize(channelDim))
     return op->emitOpError("bias must have shape [")
-           << result.getDimSize(1) << "], got " << type;
+           << result.getDimSize(channelDim) << "], got " << type;
   return success();
 }
 
 LogicalResult ConvOp::verify() {
-  return verifyBias(getOperation(), getBias(), getType());
+  return verifyBias(getOperation(), getBias(), getType(), getChannelDim());
 }
 
 // FLOPs: 2 * |out| * (C / group) * prod(K), one multiply-add per output per

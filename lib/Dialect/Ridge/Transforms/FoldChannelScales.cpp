@@ -73,6 +73,11 @@ static std::optional<ChannelScale> matchChannelScale(MulOp mul,
     why = "grouped convolution";
     return std::nullopt;
   }
+  // (The scale's [1, C, 1, ...] shape is the channels-second form's.)
+  if (conv.getChannelsLast()) {
+    why = "channels-last convolution";
+    return std::nullopt;
+  }
   auto resultType = dyn_cast<RankedTensorType>(mul.getType());
   auto weightType = dyn_cast<RankedTensorType>(conv.getWeight().getType());
   if (!resultType || !weightType || !resultType.hasStaticShape() ||

@@ -27,16 +27,35 @@ def Ridge_ConvOp : Ridge_Op<"conv", [InferTypeOpAdaptor,
     their own type; f16 accumulates in f32.
     FLOPs: 2 * N * M * prod(out spatial) * C / group * prod(K), plus one
     add per output element with a bias.
+
+    With `channels_last` (set by ridge-assign-channels-last, never by the
+    importer) the channels are the innermost dimension instead: `input` is
+    [N, D1, ..., Dk, C], `weight` [M, K1, ..., Kk, C] and the result [N,
+    O1, ..., Ok, M], so that an implicit GEMM reads each window position's
+    channels as contiguous 16-byte pieces. Only `group` 1 has that form.
   }];
   let arguments = (ins Ridge_Tensor:$input, Ridge_Tensor:$weight,
                        Optional<Ridge_Tensor>:$bias,
                        DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
                        DenseI64ArrayAttr:$dilations,
-                       DefaultValuedAttr<I64Attr, "1">:$group);
+                       DefaultValuedAttr<I64Attr, "1">:$group,
+                       UnitAttr:$channels_last);
   let results = (outs Ridge_Tensor:$result);
   let assemblyFormat = [{
     $input `,` $weight (`,` $bias^)? attr-dict `:`
     functional-type(operands, results)
+  }];
+  let extraClassDeclaration = [{
+    /// The channel dimension of the input and the result (the weight's
+    /// input channels too): 1, or the last with channels_last.
+    int64_t getChannelDim() {
+      return getChannelsLast()
+                 ? cast<RankedTensorType>(getInput().getType()).getRank() - 1
+                 : 1;
+    }
+    /// The first spatial dimension of the input, weight and result: 2, or
+    /// 1 with channels_last.
+    int64_t getFirstSpatialDim() { return getChannelsLast() ? 1 : 2; }
   }];
   let hasVerifier = 1;
 }
