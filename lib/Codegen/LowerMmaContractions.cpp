@@ -212,6 +212,8 @@ Value MmaKernelBuilder::gatherElement(const MmaOperand &operand,
 SmallVector<Value> MmaKernelBuilder::gatherTile(const StagedOperand &staged,
                                                 Value kTile) {
   const MmaOperand &operand = *staged.operand;
+  if (operand.chunkedGather)
+    return gatherChunks(staged, kTile);
   ElementInvariants scope(*this);
   Type stagedType = operand.getStagedType();
   int64_t chunkElements = staged.chunkElements();
@@ -337,31 +339,177 @@ SmallVector<Value> MmaKernelBuilder::loadTile(const StagedOperand &staged,
   SmallVector<Value> chunks;
   for (int64_t first = 0; first < numChunks; first += threads) {
     ChunkCoordinates chunk = getChunk(staged, kTile, first);
-    SmallVector<Value> &indices = chunk.indices;
-    Value value;
-    if (stored == stagedType) {
-      value =
-          vector::LoadOp::create(b, loc, chunkType, staged.source, indices,
-                                 /*nontemporal=*/false, llvm::MaybeAlign(16));
-    } else {
-      // An f32 operand multiplied in bf16/f16: two 16-byte loads, rounded
-      // to the multiply type as the contraction's body rounds it.
-      auto halfType = VectorType::get({kChunk / 2}, stored);
-      Value low =
-          vector::LoadOp::create(b, loc, halfType, staged.source, indices,
-                                 /*nontemporal=*/false, llvm::MaybeAlign(16));
-      indices.back() = add(indices.back(), kChunk / 2);
-      Value high =
-          vector::LoadOp::create(b, loc, halfType, staged.source, indices,
-                                 /*nontemporal=*/false, llvm::MaybeAlign(16));
-      Value wide = vector::ShuffleOp::create(
-          b, loc, low, high, ArrayRef<int64_t>{0, 1, 2, 3, 4, 5, 6, 7});
-      value = arith::TruncFOp::create(b, loc, chunkType, wide);
-    }
+    Value value = loadChunk(operand, staged.source, chunk.indices, chunkType);
     chunks.push_back(
         arith::SelectOp::create(b, loc, chunk.inBounds, value, zero));
   }
   return chunks;
+}
+
+Value MmaKernelBuilder::loadStoredChunk(Value source, ArrayRef<Value> indices,
+                                        Type stored, int64_t count) {
+  // 16-byte loads along the last index, joined.
+  int64_t perLoad = 16 / (stored.getIntOrFloatBitWidth() / 8);
+  auto loadType = VectorType::get({perLoad}, stored);
+  SmallVector<Value> at(indices);
+  Value first = at.back(), joined;
+  for (int64_t offset = 0; offset < count; offset += perLoad) {
+    at.back() = offset == 0 ? first : add(first, offset);
+    Value piece =
+        vector::LoadOp::create(b, loc, loadType, source, at,
+                               /*nontemporal=*/false, llvm::MaybeAlign(16));
+    joined = joined
+                 ? vector::ShuffleOp::create(
+                       b, loc, joined, piece,
+                       llvm::to_vector(llvm::seq<int64_t>(0, offset + perLoad)))
+                 : piece;
+  }
+  return joined;
+}
+
+Value MmaKernelBuilder::loadChunk(const MmaOperand &operand, Value source,
+                                  ArrayRef<Value> indices,
+                                  VectorType chunkType) {
+  // An f32 operand multiplied in bf16/f16: two 16-byte loads, rounded to
+  // the multiply type as the contraction's body rounds it.
+  Value value = loadStoredChunk(source, indices, operand.elementType,
+                                chunkType.getNumElements());
+  if (operand.elementType == chunkType.getElementType())
+    return value;
+  return arith::TruncFOp::create(b, loc, chunkType, value);
+}
+
+SmallVector<Value> MmaKernelBuilder::gatherChunks(const StagedOperand &staged,
+                                                  Value kTile) {
+  const MmaOperand &operand = *staged.operand;
+  Type stagedType = operand.getStagedType();
+  int64_t chunkElements = staged.chunkElements();
+  auto chunkType = VectorType::get({chunkElements}, stagedType);
+  Value zero =
+      arith::ConstantOp::create(b, loc, chunkType, b.getZeroAttr(chunkType));
+  // A is staged along k: rows m, chunks of k (the innermost k loop's
+  // extent is whole chunks, so a chunk never crosses a window position).
+  Value kBase = mul(kTile, tileK);
+  int64_t numChunks = staged.outerLen * staged.chunksPerRow();
+  Block *body = linalg::LinalgOp(product->contraction).getBlock();
+  SetVector<Operation *> slice;
+  Operation *load = nullptr;
+  if (!operand.value) {
+    BackwardSliceOptions options;
+    options.filter = [&](Operation *op) { return op->getBlock() == body; };
+    options.inclusive = true;
+    (void)getBackwardSlice(operand.bodyValue, &slice, options);
+    load = *llvm::find_if(slice, [](Operation *op) {
+      return isa<memref::LoadOp, tensor::ExtractOp>(op);
+    });
+  }
+  SmallVector<Value> chunks;
+  for (int64_t first = 0; first < numChunks; first += threads) {
+    auto [row, chunk] = getChunkPosition(staged, add(tid, first));
+    Value outer = add(mBase, row);
+    Value inner = add(kBase, mul(chunk, chunkElements));
+    Value inBounds =
+        arith::AndIOp::create(b, loc, lessThan(outer, staged.outerExtent),
+                              lessThan(inner, staged.innerExtent));
+    SmallVector<Value> coords = getLoopCoordinates();
+    decode(minimum(outer, staged.outerExtent - 1), GemmDim::M, coords);
+    decode(minimum(inner, staged.innerExtent - chunkElements), GemmDim::K,
+           coords);
+    if (operand.value) {
+      Value value = loadChunk(operand, operand.value,
+                              evaluateMap(operand.map, coords), chunkType);
+      chunks.push_back(arith::SelectOp::create(b, loc, inBounds, value, zero));
+      continue;
+    }
+    // The element's computation at the chunk's first element, its load
+    // widened to the chunk; what depends on the loaded value, per element.
+    IRMapping mapping;
+    SetVector<Operation *> dependents;
+    Value loaded;
+    for (Operation &op : body->without_terminator()) {
+      if (!slice.contains(&op))
+        continue;
+      if (auto indexOp = dyn_cast<linalg::IndexOp>(op)) {
+        mapping.map(indexOp.getResult(), coords[indexOp.getDim()]);
+        continue;
+      }
+      if (&op == load) {
+        SmallVector<Value> indices;
+        for (Value index : load->getOperands().drop_front())
+          indices.push_back(mapping.lookupOrDefault(index));
+        Value source = load->getOperand(0);
+        loaded = loadStoredChunk(source, indices,
+                                 getElementTypeOrSelf(source.getType()),
+                                 chunkElements);
+        dependents.insert(load);
+        continue;
+      }
+      if (llvm::any_of(op.getOperands(), [&](Value operand) {
+            Operation *def = operand.getDefiningOp();
+            return def && dependents.contains(def);
+          })) {
+        dependents.insert(&op);
+        continue;
+      }
+      b.clone(op, mapping);
+    }
+    Value value = applyToChunk(dependents, load->getResult(0), loaded, mapping,
+                               operand.bodyValue);
+    if (cast<VectorType>(value.getType()).getElementType() != stagedType)
+      value = arith::TruncFOp::create(b, loc, chunkType, value);
+    chunks.push_back(arith::SelectOp::create(b, loc, inBounds, value, zero));
+  }
+  return chunks;
+}
+
+Value MmaKernelBuilder::applyToChunk(const SetVector<Operation *> &dependents,
+                                     Value element, Value chunk,
+                                     const IRMapping &mapping, Value result) {
+  auto chunkType = cast<VectorType>(chunk.getType());
+  int64_t count = chunkType.getNumElements();
+  auto isMappable = [&](Operation *op) {
+    return op == element.getDefiningOp() ||
+           (OpTrait::hasElementwiseMappableTraits(op) &&
+            op->getNumRegions() == 0 && op->getNumResults() == 1);
+  };
+  if (llvm::all_of(dependents, isMappable)) {
+    // Once on the whole chunk (a padding select, a rounding): one select
+    // and one conversion per chunk, not per element. Operands that do not
+    // depend on the element are broadcast, except a select's condition,
+    // which may stay a scalar.
+    IRMapping vectorMapping = mapping;
+    vectorMapping.map(element, chunk);
+    for (Operation *op : dependents) {
+      if (op == element.getDefiningOp())
+        continue;
+      SmallVector<Value> operands;
+      for (OpOperand &use : op->getOpOperands()) {
+        Value value = vectorMapping.lookupOrDefault(use.get());
+        if (!isa<VectorType>(value.getType()) &&
+            !(isa<arith::SelectOp>(op) && use.getOperandNumber() == 0))
+          value = vector::BroadcastOp::create(
+              b, loc, VectorType::get({count}, value.getType()), value);
+        operands.push_back(value);
+      }
+      Type resultType = VectorType::get({count}, op->getResult(0).getType());
+      Operation *vectorOp =
+          b.create(op->getLoc(), op->getName().getIdentifier(), operands,
+                   {resultType}, op->getAttrs());
+      vectorMapping.map(op->getResult(0), vectorOp->getResult(0));
+    }
+    return vectorMapping.lookup(result);
+  }
+  SmallVector<Value> elements;
+  for (int64_t e = 0; e < count; ++e) {
+    IRMapping elementMapping = mapping;
+    elementMapping.map(element, vector::ExtractOp::create(b, loc, chunk, e));
+    for (Operation *op : dependents)
+      if (op != element.getDefiningOp())
+        b.clone(*op, elementMapping);
+    elements.push_back(elementMapping.lookup(result));
+  }
+  return vector::FromElementsOp::create(
+      b, loc, VectorType::get({count}, elements.front().getType()), elements);
 }
 
 void MmaKernelBuilder::copyTileAsync(const StagedOperand &staged, Value kTile,

@@ -2,6 +2,7 @@
 
 #include "ridgeline/Codegen/MmaContraction.h"
 
+#include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -282,6 +283,88 @@ static bool readsRowsAfterK(const MmaOperand &operand,
   return readsBatchOnly(map.getResults().take_front(first), numBatch);
 }
 
+/// Whether `type` (a buffer or tensor a chunked gather reads) holds whole,
+/// 16-byte aligned chunks of `chunk` elements along its contiguous last
+/// dimension.
+static bool holdsWholeChunks(Type type, int64_t chunk) {
+  auto shaped = dyn_cast<ShapedType>(type);
+  if (!shaped || !shaped.hasStaticShape() || shaped.getRank() == 0 ||
+      shaped.getShape().back() % chunk != 0)
+    return false;
+  auto memref = dyn_cast<MemRefType>(type);
+  if (!memref)
+    return true;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(memref.getStridesAndOffset(strides, offset)) ||
+      ShapedType::isDynamic(offset) || offset % chunk != 0 ||
+      strides.back() != 1)
+    return false;
+  return llvm::all_of(ArrayRef(strides).drop_back(), [&](int64_t stride) {
+    return !ShapedType::isDynamic(stride) && stride % chunk == 0;
+  });
+}
+
+/// Whether gathered A `operand` of `op` reads each chunk of k from
+/// consecutive elements of one buffer (MmaOperand::chunkedGather).
+static bool isChunkedGather(const MmaOperand &operand, linalg::GenericOp op,
+                            const MmaContraction &mma,
+                            const MmaProduct &product) {
+  unsigned kLoop = mma.getNumParallelLoops() + product.kLoops.size() - 1;
+  int64_t chunk = operand.getChunkElements();
+  if (!operand.kContiguous || product.kLoops.back() % chunk != 0)
+    return false;
+  if (operand.value) {
+    AffineMap map = operand.map;
+    if (map.getNumResults() == 0 || map.getNumSymbols() != 0)
+      return false;
+    auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
+    return last && last.getPosition() == kLoop &&
+           llvm::none_of(
+               map.getResults().drop_back(),
+               [&](AffineExpr expr) { return expr.isFunctionOfDim(kLoop); }) &&
+           holdsWholeChunks(operand.value.getType(), chunk);
+  }
+  // Computed by the body (a padded window): one load, whose last index is
+  // the innermost k loop's index, which nothing else of the computation
+  // reads.
+  Block *body = op.getBody();
+  SetVector<Operation *> slice;
+  BackwardSliceOptions options;
+  options.filter = [&](Operation *sliced) {
+    return sliced->getBlock() == body;
+  };
+  options.inclusive = true;
+  if (failed(getBackwardSlice(operand.bodyValue, &slice, options)))
+    return false;
+  Operation *load = nullptr;
+  for (Operation *sliced : slice) {
+    if (!isa<memref::LoadOp, tensor::ExtractOp>(sliced))
+      continue;
+    if (load)
+      return false;
+    load = sliced;
+  }
+  if (!load || load->getNumOperands() < 2 ||
+      load->getOperand(0).getParentBlock() == body ||
+      !holdsWholeChunks(load->getOperand(0).getType(), chunk))
+    return false;
+  auto lastIndex = load->getOperands().back().getDefiningOp<linalg::IndexOp>();
+  if (!lastIndex || lastIndex.getDim() != kLoop)
+    return false;
+  for (Operation *sliced : slice) {
+    auto index = dyn_cast<linalg::IndexOp>(sliced);
+    if (!index || index.getDim() != kLoop)
+      continue;
+    for (OpOperand &use : index->getUses())
+      if (slice.contains(use.getOwner()) &&
+          (use.getOwner() != load ||
+           use.getOperandNumber() != load->getNumOperands() - 1))
+        return false;
+  }
+  return true;
+}
+
 /// Decides how `operand` (A when `isLhs`, else B) is staged: with 16-byte
 /// loads when it is an operand read through (batch..., rows..., k) or
 /// (batch..., k, rows...) with one k loop, its rows contiguous and its
@@ -304,9 +387,14 @@ static void decideStaging(MmaOperand &operand, const MmaContraction &mma,
   if (!operand.value || !hasContiguousRows(operand.value))
     return;
   if (product.kLoops.size() > 1) {
-    if (isCollapsibleK(operand, mma, product, isLhs))
-      operand.gathered = false, operand.collapsedK = true;
-    else if (isLhs)
+    if (isCollapsibleK(operand, mma, product, isLhs)) {
+      // Its k loops are its last, contiguous dimensions: k-contiguous as
+      // either operand (a channels-last convolution's [M, kh, kw, C]
+      // weights are B).
+      operand.gathered = false;
+      operand.collapsedK = true;
+      operand.kContiguous = true;
+    } else if (isLhs)
       operand.gathered = !readsInnermostKLast(operand, mma, product);
     else
       operand.rowsAfterK = readsRowsAfterK(operand, mma, product);
@@ -512,6 +600,8 @@ static LogicalResult matchContraction(linalg::GenericOp op, MmaProduct &product,
   product.k = multiply(product.kLoops);
   decideStaging(product.lhs, result, product, /*isLhs=*/true);
   decideStaging(product.rhs, result, product, /*isLhs=*/false);
+  product.lhs.chunkedGather =
+      product.lhs.gathered && isChunkedGather(product.lhs, op, result, product);
   return success();
 }
 
@@ -769,6 +859,7 @@ FailureOr<MmaContraction> mlir::ridge::matchMmaContraction(func::FuncOp kernel,
         continue;
       operand->producer = producer->second;
       operand->gathered = true;
+      operand->chunkedGather = false;
       operand->collapsedK = false;
       // wgmma reads e4m3 K-major only.
       operand->kContiguous = isLhs || isa<Float8E4M3FNType>(operand->mmaType);

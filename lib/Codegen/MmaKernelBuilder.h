@@ -257,6 +257,28 @@ private:
   /// rounded, zero outside the operand.
   SmallVector<Value> gatherTile(const StagedOperand &staged, Value kTile);
 
+  /// gatherTile for a chunked gather (MmaOperand::chunkedGather): a chunk's
+  /// element computation once, its load one 16-byte load (two for f32) of
+  /// the chunk's consecutive elements, what the body does with the loaded
+  /// value (the padding's select, a rounding) on the whole chunk.
+  SmallVector<Value> gatherChunks(const StagedOperand &staged, Value kTile);
+  /// `result` computed by `dependents` (in order; they read `element`, the
+  /// rest of their operands mapped by `mapping`) for each element of
+  /// `chunk`: the ops on vectors when each is elementwise-mappable, else
+  /// per element. A vector of the chunk's length.
+  Value applyToChunk(const llvm::SetVector<Operation *> &dependents,
+                     Value element, Value chunk, const IRMapping &mapping,
+                     Value result);
+  /// `count` consecutive `stored` elements of `source` from `indices` on
+  /// (along its last dimension), with 16-byte loads.
+  Value loadStoredChunk(Value source, ArrayRef<Value> indices, Type stored,
+                        int64_t count);
+  /// The chunk of `operand` (stored elements) at `indices` of `source`,
+  /// rounded to the staged type: one 16-byte load, or two of an f32 operand
+  /// multiplied in bf16/f16.
+  Value loadChunk(const MmaOperand &operand, Value source,
+                  ArrayRef<Value> indices, VectorType chunkType);
+
   /// Global loads of k tile `kTile` of `staged` into registers: one vector
   /// of 8 multiply-type elements per chunk the thread stages, zero outside
   /// the operand.

@@ -54,6 +54,13 @@ struct MmaOperand {
   /// chunks), not with 16-byte loads. Gathered operands are staged through
   /// registers.
   bool gathered = false;
+  /// (A, gathered) Whether each 16-byte chunk of k is consecutive elements
+  /// of one buffer: the innermost k loop, whose extent is whole chunks,
+  /// indexes the last dimension of the one buffer the element is read from
+  /// and nothing else (a channels-last convolution's window: k = (kh, kw,
+  /// c), a chunk 8 channels of one window position). The chunk is then one
+  /// 16-byte load (two for f32), the window's padding tested once a chunk.
+  bool chunkedGather = false;
   /// Whether k spans several loops that are the operand's trailing,
   /// contiguous dimensions (a convolution's weight: ic, kh, kw): it is
   /// staged with 16-byte loads through a view that collapses them into one.
