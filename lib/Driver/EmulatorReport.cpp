@@ -41,10 +41,10 @@ mlir::ridge::buildPlannedReport(ModuleOp module, const TargetSpec &target,
   setModuleTarget(*clone, target);
   PassManager pm(module.getContext());
   buildGraphOptimizationPipeline(pm, fusion);
-  // Each contraction's format, as buildGraphToLinalgPipeline decides it
-  // before fusion: the report places every op and kernel on the ceiling of
-  // the format it is built in.
-  pm.addNestedPass<func::FuncOp>(createSelectPrecisionPass());
+  // Each contraction's format (and a convolution's layout), as
+  // buildGraphToLinalgPipeline decides it before fusion: the report places
+  // every op and kernel on the ceiling of the format it is built in.
+  buildContractionFormatPipeline(pm);
   if (failed(pm.run(*clone)))
     return std::nullopt;
   CostAnalysis costs(*clone);

@@ -97,6 +97,12 @@ void mlir::ridge::buildFusionGroupPipeline(OpPassManager &pm, bool fusion,
   pm.addNestedPass<func::FuncOp>(createFormFusionGroupsPass(groups));
 }
 
+void mlir::ridge::buildContractionFormatPipeline(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(createSelectPrecisionPass());
+  // The tensor-core convolutions channels-last, which needs their formats.
+  pm.addNestedPass<func::FuncOp>(createAssignChannelsLastPass());
+}
+
 void mlir::ridge::buildKernelFormatPipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createSelectPrecisionPass());
   pm.addNestedPass<func::FuncOp>(createNarrowKernelBoundariesPass());
@@ -115,8 +121,8 @@ void mlir::ridge::buildGraphToLinalgPipeline(
   buildGraphOptimizationPipeline(pm, options.fusion);
   // 3. The number format of each contraction (ridge.precision), from the
   //    target's numerics and roofline, before fusion moves the ops into
-  //    kernels.
-  pm.addNestedPass<func::FuncOp>(createSelectPrecisionPass());
+  //    kernels; the convolutions on tensor cores channels-last.
+  buildContractionFormatPipeline(pm);
   // 4. The fusion plan decides the kernels; each kernel function is lowered
   //    on its own, so no fusion crosses a kernel boundary, then inlined back.
   buildFusionGroupPipeline(pm, options.fusion);

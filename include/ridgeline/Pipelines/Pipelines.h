@@ -94,6 +94,10 @@ void buildGraphOptimizationPipeline(OpPassManager &pm,
 /// report runs exactly this, so that it lists the kernels that are built.
 void buildFusionGroupPipeline(OpPassManager &pm, bool fusion,
                               bool recordUnfused = false);
+/// Before the kernels are formed: the number format of each contraction
+/// (ridge-select-precision), then the tensor-core convolutions rewritten
+/// channels-last (ridge-assign-channels-last). The report runs it too.
+void buildContractionFormatPipeline(OpPassManager &pm);
 /// With the kernels formed: each kernel's format (a contraction fused
 /// beside a rounded one takes its format: ridge-select-precision again),
 /// then the kernel results stored in their readers' multiply format

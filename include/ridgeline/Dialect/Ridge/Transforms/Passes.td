@@ -229,6 +229,40 @@ def FoldChannelScalesPass : Pass<"ridge-fold-channel-scales",
   let dependentDialects = ["::mlir::ridge::RidgeDialect"];
 }
 
+def AssignChannelsLastPass : Pass<"ridge-assign-channels-last",
+                                  "::mlir::func::FuncOp"> {
+  let summary = "Compute tensor-core convolutions channels-last";
+  let description = [{
+    Rewrites each convolution the layout policy (LayoutPolicy.h) picks into
+    ConvOp's `channels_last` form: the input transposed to [N, spatial...,
+    C], the weights permuted to [M, window..., C] at compile time (a new
+    resource, `<weight>.hwc`), the result transposed back. Then it moves
+    those transposes forward through the elementwise ops that follow
+    (ReLU, a residual add whose other operand is channels-last too, or
+    read channels-last elsewhere) and cancels the pairs that meet, so that
+    a chain of convolutions keeps its activations channels-last between
+    kernels and transposes only where it meets an op that reads channels
+    second. A convolution the policy keeps off tensor cores is then
+    rewritten too when its input has become channels-last. Runs after ridge-select-precision (the policy reads
+    `ridge.precision`, and the chip of the module's `ridge.target`) and
+    before the fusion plan. With `remarks`, a remark
+    at each convolution left channels-second says why.
+  }];
+  let options = [
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Emit a remark at each convolution left channels-second">,
+  ];
+  let statistics = [
+    Statistic<"numChannelsLast", "num-channels-last",
+              "Convolutions rewritten channels-last">,
+    Statistic<"numCancelled", "num-cancelled-transposes",
+              "Transpose pairs cancelled">,
+    Statistic<"numSunk", "num-sunk-transposes",
+              "Transposes moved past an elementwise op">,
+  ];
+  let dependentDialects = ["::mlir::ridge::RidgeDialect"];
+}
+
 //===----------------------------------------------------------------------===//
 // Fusion groups (graph level)
 //===----------------------------------------------------------------------===//

@@ -1,0 +1,81 @@
+//===- LayoutPolicy.cpp - Where convolutions store channels last ----------===//
+//
+// The rule is in LayoutPolicy.h and docs/tensor-cores.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ridgeline/Analysis/LayoutPolicy.h"
+
+#include "ridgeline/Dialect/Ridge/IR/Ridge.h"
+
+#include "llvm/ADT/Twine.h"
+
+using namespace mlir;
+using namespace mlir::ridge;
+
+/// Bytes of one staged piece of a tensor-core operand: a 16-byte load.
+static constexpr int64_t kStagedChunkBytes = 16;
+
+/// Bytes of one element of `conv`'s multiply type on tensor cores: 2 for
+/// bf16/fp16 (rounded to, or stored in), 4 for tf32; 0 when it does not run
+/// on tensor cores.
+static int64_t getMultiplyBytes(ConvOp conv) {
+  if (auto attr = conv->getAttrOfType<StringAttr>(kPrecisionAttr)) {
+    StringRef format = attr.getValue();
+    if (format == "bf16" || format == "fp16")
+      return 2;
+    if (format == "tf32")
+      return 4;
+    return 0;
+  }
+  Type element =
+      cast<RankedTensorType>(conv.getInput().getType()).getElementType();
+  return element.isBF16() || element.isF16() ? 2 : 0;
+}
+
+ConvLayoutDecision
+mlir::ridge::decideConvolutionLayout(ConvOp conv, const TargetSpec &target,
+                                     bool inputChannelsLast) {
+  ConvLayoutDecision decision;
+  auto decide = [&](ConvLayoutReason reason, const Twine &why) {
+    decision.channelsLast = reason == ConvLayoutReason::ChannelsLast ||
+                            reason == ConvLayoutReason::FollowsInput;
+    decision.reason = reason;
+    decision.explanation = why.str();
+    return decision;
+  };
+  if (conv.getChannelsLast())
+    return decide(ConvLayoutReason::AlreadyChannelsLast,
+                  "the convolution is channels-last already");
+  if (!target.isGpu())
+    return decide(ConvLayoutReason::CpuTarget,
+                  "the CPU target keeps the exported layout");
+  if (conv.getGroup() != 1)
+    return decide(ConvLayoutReason::Grouped,
+                  "grouped convolution (group " + Twine(conv.getGroup()) + ")");
+  auto input = cast<RankedTensorType>(conv.getInput().getType());
+  auto weight = cast<RankedTensorType>(conv.getWeight().getType());
+  if (!input.hasStaticShape() || !weight.hasStaticShape())
+    return decide(ConvLayoutReason::UnknownShape, "dynamic shape");
+  int64_t multiplyBytes = getMultiplyBytes(conv);
+  if (multiplyBytes == 0) {
+    if (inputChannelsLast)
+      return decide(ConvLayoutReason::FollowsInput,
+                    "its input is channels-last (channels-second would "
+                    "transpose it)");
+    return decide(ConvLayoutReason::NotTensorCore,
+                  "the convolution does not run on tensor cores (not "
+                  "rounded to bf16, fp16 or tf32, nor stored in f16/bf16)");
+  }
+  int64_t channels = input.getDimSize(1);
+  int64_t chunk = kStagedChunkBytes / multiplyBytes;
+  if (channels % chunk != 0)
+    return decide(ConvLayoutReason::ChannelsNotWholeChunks,
+                  Twine(channels) +
+                      " input channels are not a whole number "
+                      "of 16-byte pieces (" +
+                      Twine(chunk) + " channels)");
+  return decide(ConvLayoutReason::ChannelsLast,
+                Twine(channels) + " input channels, " + Twine(chunk) +
+                    " to a 16-byte piece");
+}

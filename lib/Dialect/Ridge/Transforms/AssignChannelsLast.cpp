@@ -1,0 +1,341 @@
+//===- AssignChannelsLast.cpp - Tensor-core convolutions channels-last ----===//
+//
+// Mechanism only: the layout policy (LayoutPolicy.h) picks the
+// convolutions; this pass rewrites each into ConvOp's channels_last form,
+//
+//   %x' = ridge.transpose %x, [0, 2, 3, 1]     // [N, H, W, C]
+//   %y' = ridge.conv %x', %w' {channels_last}  // w' = [M, kh, kw, C]
+//   %y  = ridge.transpose %y', [0, 3, 1, 2]    // [N, M, OH, OW]
+//
+// the weights permuted at compile time, then moves the transposes it made
+// forward through elementwise ops and cancels the pairs that meet:
+//
+//   relu(transpose(a, p))                -> transpose(relu(a), p)
+//   add(transpose(a, p), transpose(b, p)) -> transpose(add(a, b), p)
+//   transpose(transpose(a, p), p^-1)      -> a
+//
+// so that in a ResNet block the activations stay channels-last from one
+// convolution to the next, and a transpose remains only where the chain
+// meets an op that reads the channels second (a pooling, a reshape). Its
+// transposes are marked (kLayoutTransposeAttr): the model's own are left
+// where the exporter put them. A convolution the policy leaves off tensor
+// cores then follows its input when the moves made that channels-last (a
+// ResNet's downsampling 1x1 reads the block's channels-last sum), and the
+// moves run again.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ridgeline/Analysis/LayoutPolicy.h"
+#include "ridgeline/Dialect/Ridge/IR/ConstantElements.h"
+#include "ridgeline/Dialect/Ridge/IR/Ridge.h"
+#include "ridgeline/Dialect/Ridge/Transforms/Passes.h"
+
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/Statistic.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "ridge-assign-channels-last"
+
+namespace mlir::ridge {
+#define GEN_PASS_DEF_ASSIGNCHANNELSLASTPASS
+#include "ridgeline/Dialect/Ridge/Transforms/Passes.h.inc"
+} // namespace mlir::ridge
+
+using namespace mlir;
+using namespace mlir::ridge;
+
+/// Marks the transposes this pass makes: only they are moved and cancelled.
+static constexpr llvm::StringLiteral kLayoutTransposeAttr =
+    "ridge.layout_transpose";
+
+/// [0, 2, ..., r - 1, 1]: channels second to channels last.
+static SmallVector<int64_t> getToChannelsLast(int64_t rank) {
+  SmallVector<int64_t> perm{0};
+  for (int64_t i = 2; i < rank; ++i)
+    perm.push_back(i);
+  perm.push_back(1);
+  return perm;
+}
+
+/// The permutation that undoes `perm`.
+static SmallVector<int64_t> invert(ArrayRef<int64_t> perm) {
+  SmallVector<int64_t> inverse(perm.size());
+  for (auto [i, p] : llvm::enumerate(perm))
+    inverse[p] = i;
+  return inverse;
+}
+
+/// `shape` transposed by `perm` (result dim i is input dim perm[i]).
+static SmallVector<int64_t> permute(ArrayRef<int64_t> shape,
+                                    ArrayRef<int64_t> perm) {
+  SmallVector<int64_t> result;
+  for (int64_t p : perm)
+    result.push_back(shape[p]);
+  return result;
+}
+
+static TransposeOp createLayoutTranspose(OpBuilder &b, Location loc,
+                                         Value input, ArrayRef<int64_t> perm) {
+  auto type = cast<RankedTensorType>(input.getType());
+  auto result = RankedTensorType::get(permute(type.getShape(), perm),
+                                      type.getElementType());
+  auto transpose =
+      TransposeOp::create(b, loc, result, input, b.getDenseI64ArrayAttr(perm));
+  transpose->setAttr(kLayoutTransposeAttr, b.getUnitAttr());
+  return transpose;
+}
+
+static bool isLayoutTranspose(Value value) {
+  auto transpose = value.getDefiningOp<TransposeOp>();
+  return transpose && transpose->hasAttr(kLayoutTransposeAttr);
+}
+
+/// The weights of a constant `weight` permuted by `perm`, as a new resource
+/// (`<name>.hwc`); null when its f32 elements are not at hand.
+static Value permuteConstantWeight(OpBuilder &b, Location loc, Value weight,
+                                   ArrayRef<int64_t> perm) {
+  auto constant = weight.getDefiningOp<ConstantOp>();
+  auto type = cast<RankedTensorType>(weight.getType());
+  if (!constant || !type.getElementType().isF32() || !type.hasStaticShape())
+    return Value();
+  std::optional<ConstantElementFn> element = getConstantElements(weight);
+  if (!element)
+    return Value();
+  ArrayRef<int64_t> shape = type.getShape();
+  SmallVector<int64_t> resultShape = permute(shape, perm);
+  int64_t rank = shape.size();
+  SmallVector<int64_t> strides(rank, 1);
+  for (int64_t i = rank - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * shape[i + 1];
+  // Result element r at coordinates c reads input coordinates c' with
+  // c'[perm[i]] = c[i].
+  SmallVector<float> values(type.getNumElements());
+  SmallVector<int64_t> coords(rank, 0);
+  for (float &value : values) {
+    int64_t source = 0;
+    for (int64_t i = 0; i < rank; ++i)
+      source += coords[i] * strides[perm[i]];
+    value = static_cast<float>((*element)(source));
+    for (int64_t i = rank - 1; i >= 0; --i) {
+      if (++coords[i] < resultShape[i])
+        break;
+      coords[i] = 0;
+    }
+  }
+  auto resultType = RankedTensorType::get(resultShape, type.getElementType());
+  std::string key = "weight.hwc";
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(constant.getValue()))
+    key = resource.getRawHandle().getKey().str() + ".hwc";
+  auto attr = DenseResourceElementsAttr::get(
+      resultType, key,
+      HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<float>(values)));
+  return ConstantOp::create(b, loc, attr).getResult();
+}
+
+/// The location of a transpose made for the convolution at `convLoc`: a
+/// Transpose named `<node>/<suffix>` (what the report shows) that keeps the
+/// convolution's node (what a kernel lists).
+static Location getLayoutTransposeLoc(Location convLoc, StringRef suffix) {
+  OnnxNodeRef node = getOnnxNode(convLoc);
+  std::string name = (node.name.empty() ? StringRef("conv") : node.name).str() +
+                     "/" + suffix.str();
+  return getMatchedNodesLoc(convLoc.getContext(), name, "Transpose", {convLoc});
+}
+
+/// Rewrites `conv` channels-last (the file comment's form).
+static void rewriteChannelsLast(RewriterBase &rewriter, ConvOp conv) {
+  Location loc = conv.getLoc();
+  Location toLastLoc = getLayoutTransposeLoc(loc, "to_channels_last");
+  rewriter.setInsertionPoint(conv);
+  int64_t rank = cast<RankedTensorType>(conv.getType()).getRank();
+  SmallVector<int64_t> toLast = getToChannelsLast(rank);
+  Value input =
+      createLayoutTranspose(rewriter, toLastLoc, conv.getInput(), toLast);
+  Value weight = permuteConstantWeight(rewriter, loc, conv.getWeight(), toLast);
+  if (!weight)
+    weight =
+        createLayoutTranspose(rewriter, toLastLoc, conv.getWeight(), toLast);
+  auto resultType = cast<RankedTensorType>(conv.getType());
+  auto lastType = RankedTensorType::get(permute(resultType.getShape(), toLast),
+                                        resultType.getElementType());
+  SmallVector<Value> operands{input, weight};
+  if (Value bias = conv.getBias())
+    operands.push_back(bias);
+  auto last = ConvOp::create(rewriter, loc, TypeRange{lastType}, operands,
+                             conv->getAttrs());
+  last.setChannelsLast(true);
+  rewriter.replaceOp(conv, createLayoutTranspose(
+                               rewriter,
+                               getLayoutTransposeLoc(loc, "to_channels_second"),
+                               last, invert(toLast)));
+}
+
+namespace {
+/// transpose(transpose(a, p), q) of which one is the pass's: a when q undoes
+/// p, else one transpose.
+struct CancelTransposes : OpRewritePattern<TransposeOp> {
+  CancelTransposes(MLIRContext *ctx, llvm::Statistic &cancelled)
+      : OpRewritePattern(ctx, /*benefit=*/2), cancelled(cancelled) {}
+  LogicalResult matchAndRewrite(TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto inner = op.getInput().getDefiningOp<TransposeOp>();
+    if (!inner || (!op->hasAttr(kLayoutTransposeAttr) &&
+                   !inner->hasAttr(kLayoutTransposeAttr)))
+      return failure();
+    ArrayRef<int64_t> p = inner.getPerm(), q = op.getPerm();
+    SmallVector<int64_t> composed;
+    for (int64_t j : q)
+      composed.push_back(p[j]);
+    if (llvm::equal(composed, llvm::seq<int64_t>(0, composed.size()))) {
+      rewriter.replaceOp(op, inner.getInput());
+      ++cancelled;
+      return success();
+    }
+    TransposeOp merged = createLayoutTranspose(rewriter, op.getLoc(),
+                                               inner.getInput(), composed);
+    rewriter.replaceOp(op, merged);
+    return success();
+  }
+  llvm::Statistic &cancelled;
+};
+
+/// An elementwise op of one result whose operands are each the pass's
+/// transpose back to channels-second (by p), a value it transposes elsewhere
+/// to channels-last (by p^-1: read channels-last there too), or a tensor of
+/// ones in every dimension (a broadcast scalar): the op on the channels-last
+/// operands, then one transpose by p.
+struct SinkTransposeThroughElementwise
+    : OpTraitRewritePattern<FusionTrait::ElementwiseFusion> {
+  SinkTransposeThroughElementwise(MLIRContext *ctx, llvm::Statistic &sunk)
+      : OpTraitRewritePattern(ctx), sunk(sunk) {}
+  LogicalResult matchAndRewrite(Operation *op,
+                                PatternRewriter &rewriter) const override {
+    // (Trilu reads the positions of its elements, not just their values.)
+    if (op->getNumResults() != 1 || op->getNumRegions() != 0 ||
+        isa<TriluOp>(op))
+      return failure();
+    auto resultType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!resultType || !resultType.hasStaticShape())
+      return failure();
+    // Only the transposes back to channels-second move, forward: the ones
+    // to channels-last stay before the op that reads them. (Moving both
+    // would move an op's result back and forth between the two forms.)
+    SmallVector<int64_t> inverse = getToChannelsLast(resultType.getRank());
+    SmallVector<int64_t> perm = invert(inverse);
+    auto sunk = llvm::find_if(op->getOperands(), [&](Value operand) {
+      return isLayoutTranspose(operand) &&
+             operand.getDefiningOp<TransposeOp>().getPerm() == ArrayRef(perm);
+    });
+    if (sunk == op->operand_end())
+      return failure();
+    Location sunkLoc = (*sunk).getDefiningOp()->getLoc();
+    SmallVector<Value> operands;
+    for (Value operand : op->getOperands()) {
+      auto type = dyn_cast<RankedTensorType>(operand.getType());
+      if (!type)
+        return failure();
+      if (llvm::all_of(type.getShape(), [](int64_t d) { return d == 1; })) {
+        operands.push_back(operand);
+        continue;
+      }
+      if (type.getShape() != resultType.getShape())
+        return failure();
+      if (auto transpose = operand.getDefiningOp<TransposeOp>();
+          isLayoutTranspose(operand) && transpose.getPerm() == ArrayRef(perm)) {
+        operands.push_back(transpose.getInput());
+        continue;
+      }
+      // Read channels-last elsewhere: that transpose serves here too.
+      TransposeOp elsewhere;
+      for (Operation *user : operand.getUsers())
+        if (auto transpose = dyn_cast<TransposeOp>(user);
+            transpose && transpose->hasAttr(kLayoutTransposeAttr) &&
+            transpose.getPerm() == ArrayRef(inverse) &&
+            transpose->getBlock() == op->getBlock()) {
+          elsewhere = transpose;
+          break;
+        }
+      if (!elsewhere)
+        return failure();
+      operands.push_back(elsewhere);
+    }
+    // A transpose read from elsewhere that comes later moves up to the op
+    // (its operand, the op's, is defined before the op).
+    for (Value operand : operands)
+      if (auto transpose = operand.getDefiningOp<TransposeOp>();
+          transpose && transpose->getBlock() == op->getBlock() &&
+          op->isBeforeInBlock(transpose))
+        rewriter.moveOpBefore(transpose, op);
+    rewriter.setInsertionPoint(op);
+    Operation *moved = rewriter.clone(*op);
+    moved->setOperands(operands);
+    moved->getResult(0).setType(RankedTensorType::get(
+        permute(resultType.getShape(), inverse), resultType.getElementType()));
+    rewriter.setInsertionPointAfter(moved);
+    rewriter.replaceOp(op, createLayoutTranspose(rewriter, sunkLoc,
+                                                 moved->getResult(0), perm));
+    ++sunk;
+    return success();
+  }
+  llvm::Statistic &sunk;
+};
+
+struct AssignChannelsLastPass
+    : public ridge::impl::AssignChannelsLastPassBase<AssignChannelsLastPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (func.isExternal())
+      return;
+    FailureOr<TargetSpec> target = getTargetForPass(func);
+    if (failed(target))
+      return signalPassFailure();
+
+    // The tensor-core convolutions first; then, until none is left, those
+    // that follow a channels-last input (a transpose back to channels-second
+    // once the first are rewritten and their transposes moved).
+    FrozenRewritePatternSet patterns = [&] {
+      RewritePatternSet set(&getContext());
+      set.add<CancelTransposes>(&getContext(), numCancelled);
+      set.add<SinkTransposeThroughElementwise>(&getContext(), numSunk);
+      return FrozenRewritePatternSet(std::move(set));
+    }();
+    IRRewriter rewriter(&getContext());
+    while (true) {
+      SmallVector<ConvOp> convs;
+      SmallVector<std::pair<ConvOp, std::string>> left;
+      func.walk([&](ConvOp conv) {
+        int64_t rank = cast<RankedTensorType>(conv.getType()).getRank();
+        bool inputChannelsLast =
+            isLayoutTranspose(conv.getInput()) &&
+            conv.getInput().getDefiningOp<TransposeOp>().getPerm() ==
+                ArrayRef(invert(getToChannelsLast(rank)));
+        ConvLayoutDecision decision =
+            decideConvolutionLayout(conv, *target, inputChannelsLast);
+        LLVM_DEBUG(llvm::dbgs() << "conv at " << conv.getLoc() << ": "
+                                << decision.explanation << "\n");
+        if (decision.channelsLast)
+          convs.push_back(conv);
+        else if (decision.reason != ConvLayoutReason::AlreadyChannelsLast)
+          left.emplace_back(conv, std::move(decision.explanation));
+      });
+      if (convs.empty()) {
+        if (remarks)
+          for (auto &[conv, explanation] : left)
+            conv.emitRemark("convolution left channels-second: ")
+                << explanation;
+        return;
+      }
+      for (ConvOp conv : convs) {
+        rewriteChannelsLast(rewriter, conv);
+        ++numChannelsLast;
+      }
+      if (failed(applyPatternsGreedily(func, patterns)))
+        return signalPassFailure();
+    }
+  }
+};
+} // namespace

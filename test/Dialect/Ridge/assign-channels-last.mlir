@@ -1,0 +1,105 @@
+// RUN: ridge-opt %s -split-input-file -ridge-assign-channels-last=remarks=true -verify-diagnostics | FileCheck %s
+// RUN: ridge-opt %s -split-input-file -ridge-attach-target=chip=cpu -ridge-assign-channels-last | FileCheck %s --check-prefix=CPU
+
+// A residual block on tensor cores (bf16, 32 channels: four 16-byte pieces
+// of them): both convolutions compute channels-last; the activations stay
+// channels-last from one to the next, through the ReLUs and the residual
+// add, so one transpose enters the block and one leaves it.
+// CHECK-LABEL: func @residual_block
+// CHECK-SAME: (%[[X:.*]]: tensor<1x32x16x16xf32>, %[[W1:.*]]: tensor<32x32x3x3xf32>, %[[W2:.*]]: tensor<32x32x3x3xf32>, %[[B:.*]]: tensor<32xf32>)
+// CHECK: %[[XL:.*]] = ridge.transpose %[[X]], [0, 2, 3, 1] {ridge.layout_transpose} : tensor<1x32x16x16xf32> -> tensor<1x16x16x32xf32>
+// CHECK: %[[W1L:.*]] = ridge.transpose %[[W1]], [0, 2, 3, 1] {ridge.layout_transpose} : tensor<32x32x3x3xf32> -> tensor<32x3x3x32xf32>
+// CHECK: %[[C1:.*]] = ridge.conv %[[XL]], %[[W1L]], %[[B]] {channels_last, {{.*}}ridge.precision = "bf16"{{.*}}} : (tensor<1x16x16x32xf32>, tensor<32x3x3x32xf32>, tensor<32xf32>) -> tensor<1x16x16x32xf32>
+// CHECK: %[[R1:.*]] = ridge.relu %[[C1]] : tensor<1x16x16x32xf32>
+// CHECK: %[[W2L:.*]] = ridge.transpose %[[W2]], [0, 2, 3, 1]
+// CHECK: %[[C2:.*]] = ridge.conv %[[R1]], %[[W2L]] {channels_last, {{.*}}} : (tensor<1x16x16x32xf32>, tensor<32x3x3x32xf32>) -> tensor<1x16x16x32xf32>
+// CHECK: %[[S:.*]] = ridge.add %[[C2]], %[[R1]] : (tensor<1x16x16x32xf32>, tensor<1x16x16x32xf32>) -> tensor<1x16x16x32xf32>
+// CHECK: %[[R2:.*]] = ridge.relu %[[S]] : tensor<1x16x16x32xf32>
+// CHECK: %[[Y:.*]] = ridge.transpose %[[R2]], [0, 3, 1, 2] {ridge.layout_transpose} : tensor<1x16x16x32xf32> -> tensor<1x32x16x16xf32>
+// CHECK-NOT: ridge.transpose
+// CHECK: return %[[Y]]
+// CPU-LABEL: func @residual_block
+// CPU-NOT: channels_last
+// CPU-NOT: ridge.transpose
+// CPU: return
+func.func @residual_block(%x: tensor<1x32x16x16xf32>, %w1: tensor<32x32x3x3xf32>, %w2: tensor<32x32x3x3xf32>, %b: tensor<32xf32>) -> tensor<1x32x16x16xf32> {
+  %c1 = ridge.conv %x, %w1, %b {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, ridge.precision = "bf16"} : (tensor<1x32x16x16xf32>, tensor<32x32x3x3xf32>, tensor<32xf32>) -> tensor<1x32x16x16xf32>
+  %r1 = ridge.relu %c1 : tensor<1x32x16x16xf32>
+  %c2 = ridge.conv %r1, %w2 {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, ridge.precision = "bf16"} : (tensor<1x32x16x16xf32>, tensor<32x32x3x3xf32>) -> tensor<1x32x16x16xf32>
+  %s = ridge.add %c2, %r1 : (tensor<1x32x16x16xf32>, tensor<1x32x16x16xf32>) -> tensor<1x32x16x16xf32>
+  %r2 = ridge.relu %s : tensor<1x32x16x16xf32>
+  return %r2 : tensor<1x32x16x16xf32>
+}
+
+// -----
+
+// Constant weights are permuted at compile time into a new resource: w[0,
+// c, 0, kw] = 2c + kw becomes w'[0, 0, kw, c], so w' reads 0, 2, ..., 14
+// then 1, 3, ..., 15. A strided convolution (tf32: 4 channels to a piece)
+// with a broadcast scalar after it: the scalar add happens channels-last.
+// CHECK-LABEL: func @constant_weights
+// CHECK: %[[W:.*]] = ridge.constant dense_resource<weight.hwc> : tensor<1x1x2x8xf32>
+// CHECK: %[[C:.*]] = ridge.conv %{{.*}}, %[[W]] {channels_last, {{.*}}strides = array<i64: 2, 2>} : (tensor<2x6x6x8xf32>, tensor<1x1x2x8xf32>) -> tensor<2x3x3x1xf32>
+// CHECK: %[[A:.*]] = ridge.add %[[C]], %{{.*}} : (tensor<2x3x3x1xf32>, tensor<1x1x1x1xf32>) -> tensor<2x3x3x1xf32>
+// CHECK: ridge.transpose %[[A]], [0, 3, 1, 2]
+// CHECK: weight.hwc: "0x040000000000000000000040000080400000C040000000410000204100004041000060410000803F000040400000A0400000E04000001041000030410000504100007041"
+// CPU-LABEL: func @constant_weights
+// CPU-NOT: channels_last
+func.func @constant_weights(%x: tensor<2x8x6x6xf32>) -> tensor<2x1x3x3xf32> {
+  %w = ridge.constant dense<[[[[0.0, 1.0]], [[2.0, 3.0]], [[4.0, 5.0]], [[6.0, 7.0]], [[8.0, 9.0]], [[10.0, 11.0]], [[12.0, 13.0]], [[14.0, 15.0]]]]> : tensor<1x8x1x2xf32>
+  %one = ridge.constant dense<1.0> : tensor<1x1x1x1xf32>
+  %c = ridge.conv %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 1>, dilations = array<i64: 1, 1>, ridge.precision = "tf32"} : (tensor<2x8x6x6xf32>, tensor<1x8x1x2xf32>) -> tensor<2x1x3x3xf32>
+  %a = ridge.add %c, %one : (tensor<2x1x3x3xf32>, tensor<1x1x1x1xf32>) -> tensor<2x1x3x3xf32>
+  return %a : tensor<2x1x3x3xf32>
+}
+
+// -----
+
+// An operand read channels-second (a graph input) keeps the transpose
+// before the add; a pooling reads channels-second too.
+// CHECK-LABEL: func @channels_second_reader
+// CHECK: %[[C:.*]] = ridge.conv {{.*}}channels_last
+// CHECK: %[[T:.*]] = ridge.transpose %[[C]], [0, 3, 1, 2]
+// CHECK: %[[A:.*]] = ridge.add %[[T]], %arg2 : (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>)
+// CHECK: ridge.pool %[[A]]
+func.func @channels_second_reader(%x: tensor<1x16x8x8xf32>, %w: tensor<4x16x1x1xf32>, %y: tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32> {
+  %c = ridge.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, ridge.precision = "fp16"} : (tensor<1x16x8x8xf32>, tensor<4x16x1x1xf32>) -> tensor<1x4x8x8xf32>
+  %a = ridge.add %c, %y : (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %p = ridge.pool %a {kind = "max", kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : tensor<1x4x8x8xf32> -> tensor<1x4x4x4xf32>
+  return %p : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+// Left channels-second, with a remark: an RGB stem (3 channels, not whole
+// 16-byte pieces), a grouped convolution, one in fp32 (no tensor cores).
+// CHECK-LABEL: func @left_alone
+// CHECK-NOT: channels_last
+// CHECK-NOT: ridge.transpose
+// CHECK: return
+func.func @left_alone(%x: tensor<1x3x8x8xf32>, %w: tensor<16x3x3x3xf32>, %g: tensor<16x8x1x1xf32>, %f: tensor<16x16x1x1xf32>) -> tensor<1x16x6x6xf32> {
+  // expected-remark @+1 {{convolution left channels-second: 3 input channels are not a whole number of 16-byte pieces (8 channels)}}
+  %c = ridge.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, ridge.precision = "bf16"} : (tensor<1x3x8x8xf32>, tensor<16x3x3x3xf32>) -> tensor<1x16x6x6xf32>
+  // expected-remark @+1 {{convolution left channels-second: grouped convolution (group 2)}}
+  %d = ridge.conv %c, %g {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 2 : i64, ridge.precision = "bf16"} : (tensor<1x16x6x6xf32>, tensor<16x8x1x1xf32>) -> tensor<1x16x6x6xf32>
+  // expected-remark @+1 {{convolution left channels-second: the convolution does not run on tensor cores (not rounded to bf16, fp16 or tf32, nor stored in f16/bf16)}}
+  %e = ridge.conv %d, %f {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x16x6x6xf32>, tensor<16x16x1x1xf32>) -> tensor<1x16x6x6xf32>
+  return %e : tensor<1x16x6x6xf32>
+}
+
+// -----
+
+// An fp32 1x1 convolution (off tensor cores) reading a channels-last
+// activation follows it: no transpose between the two.
+// CHECK-LABEL: func @follower
+// CHECK: %[[A:.*]] = ridge.conv {{.*}}channels_last
+// CHECK-NEXT: %[[R:.*]] = ridge.relu %[[A]] : tensor<1x8x8x16xf32>
+// CHECK-NOT: ridge.transpose %[[R]]
+// CHECK: %[[B:.*]] = ridge.conv %[[R]], %{{.*}} {channels_last, {{.*}}} : (tensor<1x8x8x16xf32>, tensor<32x1x1x16xf32>) -> tensor<1x4x4x32xf32>
+// CHECK: ridge.transpose %[[B]], [0, 3, 1, 2]
+func.func @follower(%x: tensor<1x16x8x8xf32>, %w: tensor<16x16x3x3xf32>, %d: tensor<32x16x1x1xf32>) -> tensor<1x32x4x4xf32> {
+  %a = ridge.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, ridge.precision = "bf16"} : (tensor<1x16x8x8xf32>, tensor<16x16x3x3xf32>) -> tensor<1x16x8x8xf32>
+  %r = ridge.relu %a : tensor<1x16x8x8xf32>
+  %b = ridge.conv %r, %d {strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x16x8x8xf32>, tensor<32x16x1x1xf32>) -> tensor<1x32x4x4xf32>
+  return %b : tensor<1x32x4x4xf32>
+}
