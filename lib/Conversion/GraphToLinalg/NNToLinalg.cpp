@@ -152,6 +152,44 @@ Value mulValues(OpBuilder &b, Location loc, Value lhs, Value rhs) {
 // Convolution
 //===----------------------------------------------------------------------===//
 
+/// A convolution's epilogue over its sums `sum` (in the accumulator type
+/// `acc`): the bias, broadcast along dimension `channelDim` of the result,
+/// then the narrowing to `resultType`'s element type.
+static Value buildConvEpilogue(OpBuilder &b, Location loc, Value sum,
+                               Value bias, int64_t channelDim,
+                               RankedTensorType resultType, Type acc) {
+  Type element = resultType.getElementType();
+  if (!bias && acc == element)
+    return sum;
+  int64_t rank = resultType.getRank();
+  SmallVector<Value> inputs{sum};
+  SmallVector<AffineMap> epilogueMaps{b.getMultiDimIdentityMap(rank)};
+  if (bias) {
+    inputs.push_back(bias);
+    epilogueMaps.push_back(
+        AffineMap::get(rank, 0, getAffineDimExpr(channelDim, b.getContext())));
+  }
+  epilogueMaps.push_back(b.getMultiDimIdentityMap(rank));
+  SmallVector<utils::IteratorType> parallel(rank,
+                                            utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, resultType, inputs, createEmpty(b, loc, resultType),
+             epilogueMaps, parallel,
+             [&](OpBuilder &nb, Location nloc, ValueRange args) {
+               Value v = args[0];
+               if (bias) {
+                 Value bv = args[1];
+                 if (isa<FloatType>(acc))
+                   bv = extendTo(nb, nloc, bv, acc);
+                 v = addValues(nb, nloc, v, bv);
+               }
+               if (isa<FloatType>(acc))
+                 v = truncateTo(nb, nloc, v, element);
+               linalg::YieldOp::create(nb, nloc, v);
+             })
+      .getResult(0);
+}
+
 /// out[n, g*OCg + oc, o...] = bias + sum_{ic, k} input[n, g*ICg + ic,
 /// o*stride + k*dilation] * weight[g*OCg + oc, ic, k] over an already padded
 /// `input` [N, C, P...] and `weight` [M, ICg, K...]. The channel dims are
@@ -220,35 +258,8 @@ Value buildGroupedConv(OpBuilder &b, Location loc, Value input, Value weight,
   Value collapsed = tensor::CollapseShapeOp::create(
       b, loc, RankedTensorType::get(resultType.getShape(), acc), sum,
       mergeTwo(rank + 1, 1));
-  if (!bias && acc == element)
-    return collapsed;
-
-  // Epilogue: bias (broadcast along the channel dim) and narrowing.
-  SmallVector<Value> inputs{collapsed};
-  SmallVector<AffineMap> epilogueMaps{b.getMultiDimIdentityMap(rank)};
-  if (bias) {
-    inputs.push_back(bias);
-    epilogueMaps.push_back(AffineMap::get(rank, 0, dim(1), ctx));
-  }
-  epilogueMaps.push_back(b.getMultiDimIdentityMap(rank));
-  SmallVector<utils::IteratorType> parallel(rank,
-                                            utils::IteratorType::parallel);
-  return linalg::GenericOp::create(
-             b, loc, resultType, inputs, createEmpty(b, loc, resultType),
-             epilogueMaps, parallel,
-             [&](OpBuilder &nb, Location nloc, ValueRange args) {
-               Value v = args[0];
-               if (bias) {
-                 Value bv = args[1];
-                 if (isa<FloatType>(acc))
-                   bv = extendTo(nb, nloc, bv, acc);
-                 v = addValues(nb, nloc, v, bv);
-               }
-               if (isa<FloatType>(acc))
-                 v = truncateTo(nb, nloc, v, element);
-               linalg::YieldOp::create(nb, nloc, v);
-             })
-      .getResult(0);
+  return buildConvEpilogue(b, loc, collapsed, bias, /*channelDim=*/1,
+                           resultType, acc);
 }
 
 /// The channels_last form of buildGroupedConv (group 1): out[n, o..., m] =
@@ -302,36 +313,8 @@ Value buildChannelsLastConv(OpBuilder &b, Location loc, Value input,
                 addValues(nb, nloc, args[2], mulValues(nb, nloc, x, w)));
           })
           .getResult(0);
-  if (!bias && acc == element)
-    return sum;
-
-  // Epilogue: bias (broadcast along the innermost channel dim) and
-  // narrowing.
-  SmallVector<Value> inputs{sum};
-  SmallVector<AffineMap> epilogueMaps{b.getMultiDimIdentityMap(rank)};
-  if (bias) {
-    inputs.push_back(bias);
-    epilogueMaps.push_back(AffineMap::get(rank, 0, dim(rank - 1), ctx));
-  }
-  epilogueMaps.push_back(b.getMultiDimIdentityMap(rank));
-  SmallVector<utils::IteratorType> parallel(rank,
-                                            utils::IteratorType::parallel);
-  return linalg::GenericOp::create(
-             b, loc, resultType, inputs, createEmpty(b, loc, resultType),
-             epilogueMaps, parallel,
-             [&](OpBuilder &nb, Location nloc, ValueRange args) {
-               Value v = args[0];
-               if (bias) {
-                 Value bv = args[1];
-                 if (isa<FloatType>(acc))
-                   bv = extendTo(nb, nloc, bv, acc);
-                 v = addValues(nb, nloc, v, bv);
-               }
-               if (isa<FloatType>(acc))
-                 v = truncateTo(nb, nloc, v, element);
-               linalg::YieldOp::create(nb, nloc, v);
-             })
-      .getResult(0);
+  return buildConvEpilogue(b, loc, sum, bias, /*channelDim=*/rank - 1,
+                           resultType, acc);
 }
 
 struct ConvLowering : OpConversionPattern<ConvOp> {
