@@ -705,7 +705,7 @@ KernelConfig mlir::ridge::selectKernelConfig(func::FuncOp kernel,
     if (succeeded(mma) && !mma->products.front().lhs.mmaType.isF32()) {
       int64_t batch = mma->getBatchCount();
       bool asyncCopies = llvm::all_of(mma->products, [&](const MmaProduct &p) {
-        return p.lhs.isStagedAsStored() && p.rhs.isStagedAsStored();
+        return p.lhs.isCopiedAsBytes() && p.rhs.isCopiedAsBytes();
       });
       selectMmaTile(batch, mma->m, mma->n, mma->getTotalK(), asyncCopies,
                     mma->products.front().lhs.mmaType, target, config);

@@ -332,7 +332,6 @@ SmallVector<Value> MmaKernelBuilder::loadTile(const StagedOperand &staged,
     return gatherTile(staged, kTile);
   Type stagedType = operand.getStagedType();
   auto chunkType = VectorType::get({staged.chunkElements()}, stagedType);
-  Type stored = operand.elementType;
   int64_t numChunks = staged.outerLen * staged.chunksPerRow();
   Value zero =
       arith::ConstantOp::create(b, loc, chunkType, b.getZeroAttr(chunkType));
@@ -379,87 +378,128 @@ Value MmaKernelBuilder::loadChunk(const MmaOperand &operand, Value source,
   return arith::TruncFOp::create(b, loc, chunkType, value);
 }
 
+SetVector<Operation *>
+MmaKernelBuilder::getChunkLoadDependents(const MmaOperand &operand) {
+  SetVector<Operation *> dependents;
+  if (!operand.chunkLoad)
+    return dependents;
+  dependents.insert(operand.chunkLoad);
+  Block *body = operand.chunkLoad->getBlock();
+  SetVector<Operation *> slice = getBodySlice(operand.bodyValue, body);
+  for (Operation &op : body->without_terminator())
+    if (slice.contains(&op) && llvm::any_of(op.getOperands(), [&](Value value) {
+          Operation *def = value.getDefiningOp();
+          return def && dependents.contains(def);
+        }))
+      dependents.insert(&op);
+  return dependents;
+}
+
+MmaKernelBuilder::GatheredChunk
+MmaKernelBuilder::locateChunk(const StagedOperand &staged, Value kTile,
+                              int64_t first,
+                              const SetVector<Operation *> &dependents) {
+  const MmaOperand &operand = *staged.operand;
+  int64_t chunkElements = staged.chunkElements();
+  // A is staged along k: rows m, chunks of k (the innermost k loop's
+  // extent is whole chunks, so a chunk never crosses a window position).
+  GatheredChunk result;
+  std::tie(result.row, result.chunk) =
+      getChunkPosition(staged, add(tid, first));
+  Value outer = add(mBase, result.row);
+  Value inner = add(mul(kTile, tileK), mul(result.chunk, chunkElements));
+  result.inBounds =
+      arith::AndIOp::create(b, loc, lessThan(outer, staged.outerExtent),
+                            lessThan(inner, staged.innerExtent));
+  SmallVector<Value> coords = getLoopCoordinates();
+  decode(minimum(outer, staged.outerExtent - 1), GemmDim::M, coords);
+  decode(minimum(inner, staged.innerExtent - chunkElements), GemmDim::K,
+         coords);
+  if (operand.value) {
+    result.source = operand.value;
+    result.indices = evaluateMap(operand.map, coords);
+    return result;
+  }
+  // The element's computation at the chunk's first element, up to the load
+  // (what does not depend on the loaded value: the window's indices and
+  // padding condition).
+  Operation *load = operand.chunkLoad;
+  SetVector<Operation *> slice =
+      getBodySlice(operand.bodyValue, load->getBlock());
+  for (Operation &op : load->getBlock()->without_terminator()) {
+    if (!slice.contains(&op) || dependents.contains(&op))
+      continue;
+    if (auto indexOp = dyn_cast<linalg::IndexOp>(op))
+      result.mapping.map(indexOp.getResult(), coords[indexOp.getDim()]);
+    else
+      b.clone(op, result.mapping);
+  }
+  result.source = load->getOperand(0);
+  for (Value index : load->getOperands().drop_front())
+    result.indices.push_back(result.mapping.lookupOrDefault(index));
+  return result;
+}
+
 SmallVector<Value> MmaKernelBuilder::gatherChunks(const StagedOperand &staged,
                                                   Value kTile) {
   const MmaOperand &operand = *staged.operand;
   Type stagedType = operand.getStagedType();
-  int64_t chunkElements = staged.chunkElements();
-  auto chunkType = VectorType::get({chunkElements}, stagedType);
+  auto chunkType = VectorType::get({staged.chunkElements()}, stagedType);
   Value zero =
       arith::ConstantOp::create(b, loc, chunkType, b.getZeroAttr(chunkType));
-  // A is staged along k: rows m, chunks of k (the innermost k loop's
-  // extent is whole chunks, so a chunk never crosses a window position).
-  Value kBase = mul(kTile, tileK);
   int64_t numChunks = staged.outerLen * staged.chunksPerRow();
-  Block *body = linalg::LinalgOp(product->contraction).getBlock();
-  SetVector<Operation *> slice;
-  Operation *load = nullptr;
-  if (!operand.value) {
-    BackwardSliceOptions options;
-    options.filter = [&](Operation *op) { return op->getBlock() == body; };
-    options.inclusive = true;
-    (void)getBackwardSlice(operand.bodyValue, &slice, options);
-    load = *llvm::find_if(slice, [](Operation *op) {
-      return isa<memref::LoadOp, tensor::ExtractOp>(op);
-    });
-  }
+  SetVector<Operation *> dependents = getChunkLoadDependents(operand);
   SmallVector<Value> chunks;
   for (int64_t first = 0; first < numChunks; first += threads) {
-    auto [row, chunk] = getChunkPosition(staged, add(tid, first));
-    Value outer = add(mBase, row);
-    Value inner = add(kBase, mul(chunk, chunkElements));
-    Value inBounds =
-        arith::AndIOp::create(b, loc, lessThan(outer, staged.outerExtent),
-                              lessThan(inner, staged.innerExtent));
-    SmallVector<Value> coords = getLoopCoordinates();
-    decode(minimum(outer, staged.outerExtent - 1), GemmDim::M, coords);
-    decode(minimum(inner, staged.innerExtent - chunkElements), GemmDim::K,
-           coords);
+    GatheredChunk chunk = locateChunk(staged, kTile, first, dependents);
+    Value value;
     if (operand.value) {
-      Value value = loadChunk(operand, operand.value,
-                              evaluateMap(operand.map, coords), chunkType);
-      chunks.push_back(arith::SelectOp::create(b, loc, inBounds, value, zero));
-      continue;
+      value = loadChunk(operand, chunk.source, chunk.indices, chunkType);
+    } else {
+      // The chunk with one 16-byte load (two for f32), then what the body
+      // does with the loaded value.
+      Value loaded =
+          loadStoredChunk(chunk.source, chunk.indices,
+                          getElementTypeOrSelf(chunk.source.getType()),
+                          chunkType.getNumElements());
+      value = applyToChunk(dependents, operand.chunkLoad->getResult(0), loaded,
+                           chunk.mapping, operand.bodyValue);
+      if (cast<VectorType>(value.getType()).getElementType() != stagedType)
+        value = arith::TruncFOp::create(b, loc, chunkType, value);
     }
-    // The element's computation at the chunk's first element, its load
-    // widened to the chunk; what depends on the loaded value, per element.
-    IRMapping mapping;
-    SetVector<Operation *> dependents;
-    Value loaded;
-    for (Operation &op : body->without_terminator()) {
-      if (!slice.contains(&op))
-        continue;
-      if (auto indexOp = dyn_cast<linalg::IndexOp>(op)) {
-        mapping.map(indexOp.getResult(), coords[indexOp.getDim()]);
-        continue;
-      }
-      if (&op == load) {
-        SmallVector<Value> indices;
-        for (Value index : load->getOperands().drop_front())
-          indices.push_back(mapping.lookupOrDefault(index));
-        Value source = load->getOperand(0);
-        loaded = loadStoredChunk(source, indices,
-                                 getElementTypeOrSelf(source.getType()),
-                                 chunkElements);
-        dependents.insert(load);
-        continue;
-      }
-      if (llvm::any_of(op.getOperands(), [&](Value operand) {
-            Operation *def = operand.getDefiningOp();
-            return def && dependents.contains(def);
-          })) {
-        dependents.insert(&op);
-        continue;
-      }
-      b.clone(op, mapping);
-    }
-    Value value = applyToChunk(dependents, load->getResult(0), loaded, mapping,
-                               operand.bodyValue);
-    if (cast<VectorType>(value.getType()).getElementType() != stagedType)
-      value = arith::TruncFOp::create(b, loc, chunkType, value);
-    chunks.push_back(arith::SelectOp::create(b, loc, inBounds, value, zero));
+    chunks.push_back(
+        arith::SelectOp::create(b, loc, chunk.inBounds, value, zero));
   }
   return chunks;
+}
+
+void MmaKernelBuilder::copyChunksAsync(const StagedOperand &staged, Value kTile,
+                                       Value stage) {
+  const MmaOperand &operand = *staged.operand;
+  Value stageOffset =
+      arith::MulIOp::create(b, loc, stage, index(staged.stageElements()));
+  int64_t numChunks = staged.outerLen * staged.chunksPerRow();
+  int64_t chunkElements = staged.chunkElements();
+  SetVector<Operation *> dependents = getChunkLoadDependents(operand);
+  auto tokenType = nvgpu::DeviceAsyncTokenType::get(b.getContext());
+  for (int64_t first = 0; first < numChunks; first += threads) {
+    GatheredChunk chunk = locateChunk(staged, kTile, first, dependents);
+    // The stored bytes, or zeros (cp.async's source size 0) outside the
+    // operand and where the body selects zero (the window's padding).
+    Value copied = chunk.inBounds;
+    for (Operation *op : dependents)
+      if (auto select = dyn_cast<arith::SelectOp>(op))
+        copied = arith::AndIOp::create(
+            b, loc, copied, chunk.mapping.lookup(select.getCondition()));
+    Value sourceElements =
+        arith::SelectOp::create(b, loc, copied, index(chunkElements), index(0));
+    Value offset =
+        add(stageOffset, swizzledOffset(staged, chunk.row, chunk.chunk));
+    nvgpu::DeviceAsyncCopyOp::create(
+        b, loc, tokenType, staged.smem, ValueRange{offset}, chunk.source,
+        chunk.indices, b.getIndexAttr(chunkElements), sourceElements,
+        b.getUnitAttr());
+  }
 }
 
 Value MmaKernelBuilder::applyToChunk(const SetVector<Operation *> &dependents,
@@ -514,6 +554,8 @@ Value MmaKernelBuilder::applyToChunk(const SetVector<Operation *> &dependents,
 
 void MmaKernelBuilder::copyTileAsync(const StagedOperand &staged, Value kTile,
                                      Value stage) {
+  if (staged.operand->chunkedGather)
+    return copyChunksAsync(staged, kTile, stage);
   Value stageOffset =
       arith::MulIOp::create(b, loc, stage, index(staged.stageElements()));
   int64_t numChunks = staged.outerLen * staged.chunksPerRow();
@@ -917,14 +959,14 @@ LogicalResult MmaKernelBuilder::build(func::FuncOp encodeFn) {
       if (stages <= 2 || tma)
         continue;
       const MmaOperand &operand = *staged.operand;
-      if (operand.gathered)
+      if (operand.gathered && !operand.zeroFilledChunks)
         return contraction->emitError()
                << "'mma_stages' " << stages
                << " fills shared memory with cp.async, which copies 16-byte "
                   "chunks: an operand read element by element (a "
                   "convolution's window, or rows that are not whole chunks) "
                   "needs 2 (register-staged) stages";
-      if (operand.elementType != operand.getStagedType())
+      if (!operand.isCopiedAsBytes())
         return contraction->emitError()
                << "'mma_stages' " << stages
                << " fills shared memory with cp.async, which copies bytes: "

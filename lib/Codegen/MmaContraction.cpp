@@ -305,9 +305,19 @@ static bool holdsWholeChunks(Type type, int64_t chunk) {
   });
 }
 
+SetVector<Operation *> mlir::ridge::getBodySlice(Value value, Block *body) {
+  SetVector<Operation *> slice;
+  BackwardSliceOptions options;
+  options.filter = [&](Operation *op) { return op->getBlock() == body; };
+  options.inclusive = true;
+  if (failed(getBackwardSlice(value, &slice, options)))
+    slice.clear();
+  return slice;
+}
+
 /// Whether gathered A `operand` of `op` reads each chunk of k from
 /// consecutive elements of one buffer (MmaOperand::chunkedGather).
-static bool isChunkedGather(const MmaOperand &operand, linalg::GenericOp op,
+static bool isChunkedGather(MmaOperand &operand, linalg::GenericOp op,
                             const MmaContraction &mma,
                             const MmaProduct &product) {
   unsigned kLoop = mma.getNumParallelLoops() + product.kLoops.size() - 1;
@@ -329,14 +339,7 @@ static bool isChunkedGather(const MmaOperand &operand, linalg::GenericOp op,
   // the innermost k loop's index, which nothing else of the computation
   // reads.
   Block *body = op.getBody();
-  SetVector<Operation *> slice;
-  BackwardSliceOptions options;
-  options.filter = [&](Operation *sliced) {
-    return sliced->getBlock() == body;
-  };
-  options.inclusive = true;
-  if (failed(getBackwardSlice(operand.bodyValue, &slice, options)))
-    return false;
+  SetVector<Operation *> slice = getBodySlice(operand.bodyValue, body);
   Operation *load = nullptr;
   for (Operation *sliced : slice) {
     if (!isa<memref::LoadOp, tensor::ExtractOp>(sliced))
@@ -361,6 +364,45 @@ static bool isChunkedGather(const MmaOperand &operand, linalg::GenericOp op,
           (use.getOwner() != load ||
            use.getOperandNumber() != load->getNumOperands() - 1))
         return false;
+  }
+  operand.chunkLoad = load;
+  return true;
+}
+
+/// Whether a chunked gather's chunk is its stored bytes or zeros
+/// (MmaOperand::zeroFilledChunks).
+static bool isZeroFilledChunk(const MmaOperand &operand, linalg::GenericOp op) {
+  Type staged = operand.getStagedType();
+  if (operand.value)
+    return operand.elementType == staged;
+  Operation *load = operand.chunkLoad;
+  if (getElementTypeOrSelf(load->getOperand(0).getType()) != staged)
+    return false;
+  // From the load to the body's value: extf of the staged type, a select of
+  // it or +0.0 by a condition that does not depend on it (the chain's truncf
+  // back to the staged type follows the body's value).
+  Value current = load->getResult(0);
+  SetVector<Operation *> slice = getBodySlice(operand.bodyValue, op.getBody());
+  while (current != operand.bodyValue) {
+    if (!current.hasOneUse())
+      return false;
+    Operation *user = *current.getUsers().begin();
+    if (!slice.contains(user))
+      return false;
+    if (auto ext = dyn_cast<arith::ExtFOp>(user)) {
+      if (ext.getIn().getType() != staged)
+        return false;
+    } else if (auto select = dyn_cast<arith::SelectOp>(user)) {
+      FloatAttr zero;
+      if (select.getTrueValue() != current ||
+          !matchPattern(select.getFalseValue(), m_Constant(&zero)) ||
+          !zero.getValue().isPosZero() ||
+          getBodySlice(select.getCondition(), op.getBody()).contains(load))
+        return false;
+    } else {
+      return false;
+    }
+    current = user->getResult(0);
   }
   return true;
 }
@@ -602,6 +644,8 @@ static LogicalResult matchContraction(linalg::GenericOp op, MmaProduct &product,
   decideStaging(product.rhs, result, product, /*isLhs=*/false);
   product.lhs.chunkedGather =
       product.lhs.gathered && isChunkedGather(product.lhs, op, result, product);
+  product.lhs.zeroFilledChunks =
+      product.lhs.chunkedGather && isZeroFilledChunk(product.lhs, op);
   return success();
 }
 
@@ -860,6 +904,8 @@ FailureOr<MmaContraction> mlir::ridge::matchMmaContraction(func::FuncOp kernel,
       operand->producer = producer->second;
       operand->gathered = true;
       operand->chunkedGather = false;
+      operand->chunkLoad = nullptr;
+      operand->zeroFilledChunks = false;
       operand->collapsedK = false;
       // wgmma reads e4m3 K-major only.
       operand->kContiguous = isLhs || isa<Float8E4M3FNType>(operand->mmaType);

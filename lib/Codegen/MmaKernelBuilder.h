@@ -262,6 +262,27 @@ private:
   /// the chunk's consecutive elements, what the body does with the loaded
   /// value (the padding's select, a rounding) on the whole chunk.
   SmallVector<Value> gatherChunks(const StagedOperand &staged, Value kTile);
+  /// copyTileAsync for a chunked gather of zero-filled chunks
+  /// (MmaOperand::zeroFilledChunks): each chunk one cp.async of its stored
+  /// bytes, of none (zeros) where the body selects zero.
+  void copyChunksAsync(const StagedOperand &staged, Value kTile, Value stage);
+  /// Where a chunked gather's chunk `first` of k tile `kTile` lives: its
+  /// position in the staged tile, whether it lies inside the operand, the
+  /// buffer and indices of its first element, and (computed by the body)
+  /// the body's values that do not depend on the load, computed at them.
+  struct GatheredChunk {
+    Value row, chunk, inBounds, source;
+    SmallVector<Value> indices;
+    IRMapping mapping;
+  };
+  GatheredChunk locateChunk(const StagedOperand &staged, Value kTile,
+                            int64_t first,
+                            const llvm::SetVector<Operation *> &dependents);
+  /// The ops of the element's computation that depend on a chunked
+  /// gather's load (the load included), in order; empty when the operand is
+  /// read through its map.
+  llvm::SetVector<Operation *>
+  getChunkLoadDependents(const MmaOperand &operand);
   /// `result` computed by `dependents` (in order; they read `element`, the
   /// rest of their operands mapped by `mapping`) for each element of
   /// `chunk`: the ops on vectors when each is elementwise-mappable, else

@@ -140,6 +140,11 @@ void mlir::ridge::buildGraphToLinalgPipeline(
   // 6. Each kernel's tiling and GPU mapping is decided once, from
   //    ridge.target and its fused body (ridge.kernel_config), and the kernel
   //    becomes one loop nest by it.
+  //    The bodies are canonical first: the config reads how each operand
+  //    is indexed (a channels-last window's channel index, whole 16-byte
+  //    chunks), which the fusion leaves in compositions to fold.
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
   pm.addNestedPass<func::FuncOp>(createSelectKernelConfigPass());
   pm.addNestedPass<func::FuncOp>(createTileKernelBodiesPass());
   // Kernels stay functions that @main calls: one-shot bufferization and the

@@ -25,6 +25,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace mlir::ridge {
 
@@ -61,6 +62,15 @@ struct MmaOperand {
   /// c), a chunk 8 channels of one window position). The chunk is then one
   /// 16-byte load (two for f32), the window's padding tested once a chunk.
   bool chunkedGather = false;
+  /// (chunkedGather, computed by the body) The one load of the body's
+  /// computation of the element.
+  Operation *chunkLoad = nullptr;
+  /// (chunkedGather) Whether a chunk is its stored bytes or zeros: stored
+  /// in the staged type, and the body only selects it or zero by a
+  /// condition of the indices (a window's padding), through exact
+  /// conversions. cp.async copies it (zero-filling the padding), so the k
+  /// loop can take more than 2 stages.
+  bool zeroFilledChunks = false;
   /// Whether k spans several loops that are the operand's trailing,
   /// contiguous dimensions (a convolution's weight: ic, kh, kw): it is
   /// staged with 16-byte loads through a view that collapses them into one.
@@ -99,6 +109,11 @@ struct MmaOperand {
   /// by cp.async or TMA): read whole, stored as staged.
   bool isStagedAsStored() const {
     return !gathered && elementType == getStagedType();
+  }
+  /// Whether cp.async can stage it: staged as stored, or chunks of stored
+  /// bytes or zeros.
+  bool isCopiedAsBytes() const {
+    return isStagedAsStored() || zeroFilledChunks;
   }
 };
 
@@ -209,6 +224,10 @@ std::optional<MmaTmaLayout> getMmaTmaLayout(const MmaContraction &mma,
                                             const MmaProduct &product,
                                             const MmaOperand &operand,
                                             bool isLhs, std::string &reason);
+
+/// The ops of `body` that `value` is computed from, itself included (empty
+/// when the slice cannot be computed).
+llvm::SetVector<Operation *> getBodySlice(Value value, Block *body);
 
 /// Whether `op` sets its only output to zero: a linalg.fill, or a generic
 /// with no inputs that yields a zero constant.
