@@ -152,6 +152,33 @@ Value mulValues(OpBuilder &b, Location loc, Value lhs, Value rhs) {
 // Convolution
 //===----------------------------------------------------------------------===//
 
+/// A convolution's sums: sum over the reductions of `iterators` of input x
+/// weight, read through `maps`, into a zero-filled `accType` (narrow floats
+/// accumulate in f32; a non-null `roundTo`, the op's ridge.precision, rounds
+/// each operand right before the multiply).
+static Value buildConvSum(OpBuilder &b, Location loc, Value input, Value weight,
+                          ArrayRef<AffineMap> maps,
+                          ArrayRef<utils::IteratorType> iterators,
+                          RankedTensorType accType, Type roundTo) {
+  Type acc = accType.getElementType();
+  Value init = createFilled(b, loc, accType, b.getZeroAttr(acc));
+  return linalg::GenericOp::create(
+             b, loc, accType, ValueRange{input, weight}, init, maps, iterators,
+             [&](OpBuilder &nb, Location nloc, ValueRange args) {
+               Value x = args[0], w = args[1];
+               if (isa<FloatType>(acc)) {
+                 x = extendTo(nb, nloc, roundThrough(nb, nloc, x, roundTo),
+                              acc);
+                 w = extendTo(nb, nloc, roundThrough(nb, nloc, w, roundTo),
+                              acc);
+               }
+               linalg::YieldOp::create(
+                   nb, nloc,
+                   addValues(nb, nloc, args[2], mulValues(nb, nloc, x, w)));
+             })
+      .getResult(0);
+}
+
 /// A convolution's epilogue over its sums `sum` (in the accumulator type
 /// `acc`): the bias, broadcast along dimension `channelDim` of the result,
 /// then the narrowing to `resultType`'s element type.
@@ -240,21 +267,8 @@ Value buildGroupedConv(OpBuilder &b, Location loc, Value input, Value weight,
   SmallVector<utils::IteratorType> iterators(3 + spatial,
                                              utils::IteratorType::parallel);
   iterators.append(1 + spatial, utils::IteratorType::reduction);
-  Value init = createFilled(b, loc, accType, b.getZeroAttr(acc));
   Value sum =
-      linalg::GenericOp::create(
-          b, loc, accType, ValueRange{inView, wView}, init, maps, iterators,
-          [&](OpBuilder &nb, Location nloc, ValueRange args) {
-            Value x = args[0], w = args[1];
-            if (isa<FloatType>(acc)) {
-              x = extendTo(nb, nloc, roundThrough(nb, nloc, x, roundTo), acc);
-              w = extendTo(nb, nloc, roundThrough(nb, nloc, w, roundTo), acc);
-            }
-            linalg::YieldOp::create(
-                nb, nloc,
-                addValues(nb, nloc, args[2], mulValues(nb, nloc, x, w)));
-          })
-          .getResult(0);
+      buildConvSum(b, loc, inView, wView, maps, iterators, accType, roundTo);
   Value collapsed = tensor::CollapseShapeOp::create(
       b, loc, RankedTensorType::get(resultType.getShape(), acc), sum,
       mergeTwo(rank + 1, 1));
@@ -298,21 +312,8 @@ Value buildChannelsLastConv(OpBuilder &b, Location loc, Value input,
   SmallVector<utils::IteratorType> iterators(rank,
                                              utils::IteratorType::parallel);
   iterators.append(rank - 1, utils::IteratorType::reduction);
-  Value init = createFilled(b, loc, accType, b.getZeroAttr(acc));
   Value sum =
-      linalg::GenericOp::create(
-          b, loc, accType, ValueRange{input, weight}, init, maps, iterators,
-          [&](OpBuilder &nb, Location nloc, ValueRange args) {
-            Value x = args[0], w = args[1];
-            if (isa<FloatType>(acc)) {
-              x = extendTo(nb, nloc, roundThrough(nb, nloc, x, roundTo), acc);
-              w = extendTo(nb, nloc, roundThrough(nb, nloc, w, roundTo), acc);
-            }
-            linalg::YieldOp::create(
-                nb, nloc,
-                addValues(nb, nloc, args[2], mulValues(nb, nloc, x, w)));
-          })
-          .getResult(0);
+      buildConvSum(b, loc, input, weight, maps, iterators, accType, roundTo);
   return buildConvEpilogue(b, loc, sum, bias, /*channelDim=*/rank - 1,
                            resultType, acc);
 }
