@@ -87,9 +87,18 @@ static TransposeOp createLayoutTranspose(OpBuilder &b, Location loc,
   return transpose;
 }
 
-static bool isLayoutTranspose(Value value) {
+/// [0, r - 1, 1, ..., r - 2]: channels last back to channels second.
+static SmallVector<int64_t> getToChannelsSecond(int64_t rank) {
+  return invert(getToChannelsLast(rank));
+}
+
+/// The pass's transpose by `perm` that `value` is, or null.
+static TransposeOp getLayoutTranspose(Value value, ArrayRef<int64_t> perm) {
   auto transpose = value.getDefiningOp<TransposeOp>();
-  return transpose && transpose->hasAttr(kLayoutTransposeAttr);
+  if (!transpose || !transpose->hasAttr(kLayoutTransposeAttr) ||
+      transpose.getPerm() != perm)
+    return nullptr;
+  return transpose;
 }
 
 /// The weights of a constant `weight` permuted by `perm`, as a new resource
@@ -223,10 +232,9 @@ struct SinkTransposeThroughElementwise
     // to channels-last stay before the op that reads them. (Moving both
     // would move an op's result back and forth between the two forms.)
     SmallVector<int64_t> inverse = getToChannelsLast(resultType.getRank());
-    SmallVector<int64_t> perm = invert(inverse);
+    SmallVector<int64_t> perm = getToChannelsSecond(resultType.getRank());
     auto sunk = llvm::find_if(op->getOperands(), [&](Value operand) {
-      return isLayoutTranspose(operand) &&
-             operand.getDefiningOp<TransposeOp>().getPerm() == ArrayRef(perm);
+      return getLayoutTranspose(operand, perm) != nullptr;
     });
     if (sunk == op->operand_end())
       return failure();
@@ -242,8 +250,7 @@ struct SinkTransposeThroughElementwise
       }
       if (type.getShape() != resultType.getShape())
         return failure();
-      if (auto transpose = operand.getDefiningOp<TransposeOp>();
-          isLayoutTranspose(operand) && transpose.getPerm() == ArrayRef(perm)) {
+      if (TransposeOp transpose = getLayoutTranspose(operand, perm)) {
         operands.push_back(transpose.getInput());
         continue;
       }
@@ -251,8 +258,7 @@ struct SinkTransposeThroughElementwise
       TransposeOp elsewhere;
       for (Operation *user : operand.getUsers())
         if (auto transpose = dyn_cast<TransposeOp>(user);
-            transpose && transpose->hasAttr(kLayoutTransposeAttr) &&
-            transpose.getPerm() == ArrayRef(inverse) &&
+            transpose && getLayoutTranspose(transpose, inverse) &&
             transpose->getBlock() == op->getBlock()) {
           elsewhere = transpose;
           break;
@@ -310,9 +316,8 @@ struct AssignChannelsLastPass
       func.walk([&](ConvOp conv) {
         int64_t rank = cast<RankedTensorType>(conv.getType()).getRank();
         bool inputChannelsLast =
-            isLayoutTranspose(conv.getInput()) &&
-            conv.getInput().getDefiningOp<TransposeOp>().getPerm() ==
-                ArrayRef(invert(getToChannelsLast(rank)));
+            getLayoutTranspose(conv.getInput(), getToChannelsSecond(rank)) !=
+            nullptr;
         ConvLayoutDecision decision =
             decideConvolutionLayout(conv, *target, inputChannelsLast);
         LLVM_DEBUG(llvm::dbgs() << "conv at " << conv.getLoc() << ": "
