@@ -378,27 +378,10 @@ Value MmaKernelBuilder::loadChunk(const MmaOperand &operand, Value source,
   return arith::TruncFOp::create(b, loc, chunkType, value);
 }
 
-SetVector<Operation *>
-MmaKernelBuilder::getChunkLoadDependents(const MmaOperand &operand) {
-  SetVector<Operation *> dependents;
-  if (!operand.chunkLoad)
-    return dependents;
-  dependents.insert(operand.chunkLoad);
-  Block *body = operand.chunkLoad->getBlock();
-  SetVector<Operation *> slice = getBodySlice(operand.bodyValue, body);
-  for (Operation &op : body->without_terminator())
-    if (slice.contains(&op) && llvm::any_of(op.getOperands(), [&](Value value) {
-          Operation *def = value.getDefiningOp();
-          return def && dependents.contains(def);
-        }))
-      dependents.insert(&op);
-  return dependents;
-}
-
 MmaKernelBuilder::GatheredChunk
 MmaKernelBuilder::locateChunk(const StagedOperand &staged, Value kTile,
                               int64_t first,
-                              const SetVector<Operation *> &dependents) {
+                              const ChunkComputation &computation) {
   const MmaOperand &operand = *staged.operand;
   int64_t chunkElements = staged.chunkElements();
   // A is staged along k: rows m, chunks of k (the innermost k loop's
@@ -423,17 +406,13 @@ MmaKernelBuilder::locateChunk(const StagedOperand &staged, Value kTile,
   // The element's computation at the chunk's first element, up to the load
   // (what does not depend on the loaded value: the window's indices and
   // padding condition).
-  Operation *load = operand.chunkLoad;
-  SetVector<Operation *> slice =
-      getBodySlice(operand.bodyValue, load->getBlock());
-  for (Operation &op : load->getBlock()->without_terminator()) {
-    if (!slice.contains(&op) || dependents.contains(&op))
-      continue;
+  for (Operation *op : computation.independent) {
     if (auto indexOp = dyn_cast<linalg::IndexOp>(op))
       result.mapping.map(indexOp.getResult(), coords[indexOp.getDim()]);
     else
-      b.clone(op, result.mapping);
+      b.clone(*op, result.mapping);
   }
+  Operation *load = operand.chunkLoad;
   result.source = load->getOperand(0);
   for (Value index : load->getOperands().drop_front())
     result.indices.push_back(result.mapping.lookupOrDefault(index));
@@ -448,10 +427,12 @@ SmallVector<Value> MmaKernelBuilder::gatherChunks(const StagedOperand &staged,
   Value zero =
       arith::ConstantOp::create(b, loc, chunkType, b.getZeroAttr(chunkType));
   int64_t numChunks = staged.outerLen * staged.chunksPerRow();
-  SetVector<Operation *> dependents = getChunkLoadDependents(operand);
+  ChunkComputation computation;
+  if (operand.chunkLoad)
+    computation = splitChunkComputation(operand);
   SmallVector<Value> chunks;
   for (int64_t first = 0; first < numChunks; first += threads) {
-    GatheredChunk chunk = locateChunk(staged, kTile, first, dependents);
+    GatheredChunk chunk = locateChunk(staged, kTile, first, computation);
     Value value;
     if (operand.value) {
       value = loadChunk(operand, chunk.source, chunk.indices, chunkType);
@@ -462,8 +443,9 @@ SmallVector<Value> MmaKernelBuilder::gatherChunks(const StagedOperand &staged,
           loadStoredChunk(chunk.source, chunk.indices,
                           getElementTypeOrSelf(chunk.source.getType()),
                           chunkType.getNumElements());
-      value = applyToChunk(dependents, operand.chunkLoad->getResult(0), loaded,
-                           chunk.mapping, operand.bodyValue);
+      value =
+          applyToChunk(computation.dependents, operand.chunkLoad->getResult(0),
+                       loaded, chunk.mapping, operand.bodyValue);
       if (cast<VectorType>(value.getType()).getElementType() != stagedType)
         value = arith::TruncFOp::create(b, loc, chunkType, value);
     }
@@ -480,14 +462,16 @@ void MmaKernelBuilder::copyChunksAsync(const StagedOperand &staged, Value kTile,
       arith::MulIOp::create(b, loc, stage, index(staged.stageElements()));
   int64_t numChunks = staged.outerLen * staged.chunksPerRow();
   int64_t chunkElements = staged.chunkElements();
-  SetVector<Operation *> dependents = getChunkLoadDependents(operand);
+  ChunkComputation computation;
+  if (operand.chunkLoad)
+    computation = splitChunkComputation(operand);
   auto tokenType = nvgpu::DeviceAsyncTokenType::get(b.getContext());
   for (int64_t first = 0; first < numChunks; first += threads) {
-    GatheredChunk chunk = locateChunk(staged, kTile, first, dependents);
+    GatheredChunk chunk = locateChunk(staged, kTile, first, computation);
     // The stored bytes, or zeros (cp.async's source size 0) outside the
     // operand and where the body selects zero (the window's padding).
     Value copied = chunk.inBounds;
-    for (Operation *op : dependents)
+    for (Operation *op : computation.dependents)
       if (auto select = dyn_cast<arith::SelectOp>(op))
         copied = arith::AndIOp::create(
             b, loc, copied, chunk.mapping.lookup(select.getCondition()));
@@ -505,51 +489,28 @@ void MmaKernelBuilder::copyChunksAsync(const StagedOperand &staged, Value kTile,
 Value MmaKernelBuilder::applyToChunk(const SetVector<Operation *> &dependents,
                                      Value element, Value chunk,
                                      const IRMapping &mapping, Value result) {
-  auto chunkType = cast<VectorType>(chunk.getType());
-  int64_t count = chunkType.getNumElements();
-  auto isMappable = [&](Operation *op) {
-    return op == element.getDefiningOp() ||
-           (OpTrait::hasElementwiseMappableTraits(op) &&
-            op->getNumRegions() == 0 && op->getNumResults() == 1);
-  };
-  if (llvm::all_of(dependents, isMappable)) {
-    // Once on the whole chunk (a padding select, a rounding): one select
-    // and one conversion per chunk, not per element. Operands that do not
-    // depend on the element are broadcast, except a select's condition,
-    // which may stay a scalar.
-    IRMapping vectorMapping = mapping;
-    vectorMapping.map(element, chunk);
-    for (Operation *op : dependents) {
-      if (op == element.getDefiningOp())
-        continue;
-      SmallVector<Value> operands;
-      for (OpOperand &use : op->getOpOperands()) {
-        Value value = vectorMapping.lookupOrDefault(use.get());
-        if (!isa<VectorType>(value.getType()) &&
-            !(isa<arith::SelectOp>(op) && use.getOperandNumber() == 0))
-          value = vector::BroadcastOp::create(
-              b, loc, VectorType::get({count}, value.getType()), value);
-        operands.push_back(value);
-      }
-      Type resultType = VectorType::get({count}, op->getResult(0).getType());
-      Operation *vectorOp =
-          b.create(op->getLoc(), op->getName().getIdentifier(), operands,
-                   {resultType}, op->getAttrs());
-      vectorMapping.map(op->getResult(0), vectorOp->getResult(0));
+  int64_t count = cast<VectorType>(chunk.getType()).getNumElements();
+  // One select and one conversion per chunk, not per element.
+  IRMapping vectorMapping = mapping;
+  vectorMapping.map(element, chunk);
+  for (Operation *op : dependents) {
+    if (op == element.getDefiningOp())
+      continue;
+    SmallVector<Value> operands;
+    for (OpOperand &use : op->getOpOperands()) {
+      Value value = vectorMapping.lookupOrDefault(use.get());
+      if (!isa<VectorType>(value.getType()) &&
+          !(isa<arith::SelectOp>(op) && use.getOperandNumber() == 0))
+        value = vector::BroadcastOp::create(
+            b, loc, VectorType::get({count}, value.getType()), value);
+      operands.push_back(value);
     }
-    return vectorMapping.lookup(result);
+    Type resultType = VectorType::get({count}, op->getResult(0).getType());
+    Operation *vectorOp = b.create(op->getLoc(), op->getName().getIdentifier(),
+                                   operands, {resultType}, op->getAttrs());
+    vectorMapping.map(op->getResult(0), vectorOp->getResult(0));
   }
-  SmallVector<Value> elements;
-  for (int64_t e = 0; e < count; ++e) {
-    IRMapping elementMapping = mapping;
-    elementMapping.map(element, vector::ExtractOp::create(b, loc, chunk, e));
-    for (Operation *op : dependents)
-      if (op != element.getDefiningOp())
-        b.clone(*op, elementMapping);
-    elements.push_back(elementMapping.lookup(result));
-  }
-  return vector::FromElementsOp::create(
-      b, loc, VectorType::get({count}, elements.front().getType()), elements);
+  return vectorMapping.lookup(result);
 }
 
 void MmaKernelBuilder::copyTileAsync(const StagedOperand &staged, Value kTile,

@@ -315,6 +315,26 @@ SetVector<Operation *> mlir::ridge::getBodySlice(Value value, Block *body) {
   return slice;
 }
 
+ChunkComputation mlir::ridge::splitChunkComputation(const MmaOperand &operand) {
+  ChunkComputation split;
+  Operation *load = operand.chunkLoad;
+  Block *body = load->getBlock();
+  SetVector<Operation *> slice = getBodySlice(operand.bodyValue, body);
+  for (Operation &op : body->without_terminator()) {
+    if (!slice.contains(&op))
+      continue;
+    bool readsLoaded = llvm::any_of(op.getOperands(), [&](Value value) {
+      Operation *def = value.getDefiningOp();
+      return def && split.dependents.contains(def);
+    });
+    if (&op == load || readsLoaded)
+      split.dependents.insert(&op);
+    else
+      split.independent.insert(&op);
+  }
+  return split;
+}
+
 /// Whether gathered A `operand` of `op` reads each chunk of k from
 /// consecutive elements of one buffer (MmaOperand::chunkedGather).
 static bool isChunkedGather(MmaOperand &operand, linalg::GenericOp op,
@@ -365,7 +385,19 @@ static bool isChunkedGather(MmaOperand &operand, linalg::GenericOp op,
            use.getOperandNumber() != load->getNumOperands() - 1))
         return false;
   }
+  // What follows the load applies to the whole chunk at once: elementwise
+  // ops of one result (a select, conversions).
   operand.chunkLoad = load;
+  ChunkComputation split = splitChunkComputation(operand);
+  if (!llvm::all_of(split.dependents, [&](Operation *dependent) {
+        return dependent == load ||
+               (OpTrait::hasElementwiseMappableTraits(dependent) &&
+                dependent->getNumRegions() == 0 &&
+                dependent->getNumResults() == 1);
+      })) {
+    operand.chunkLoad = nullptr;
+    return false;
+  }
   return true;
 }
 

@@ -269,24 +269,18 @@ private:
   /// Where a chunked gather's chunk `first` of k tile `kTile` lives: its
   /// position in the staged tile, whether it lies inside the operand, the
   /// buffer and indices of its first element, and (computed by the body)
-  /// the body's values that do not depend on the load, computed at them.
+  /// `computation`'s independent ops, cloned at them.
   struct GatheredChunk {
     Value row, chunk, inBounds, source;
     SmallVector<Value> indices;
     IRMapping mapping;
   };
   GatheredChunk locateChunk(const StagedOperand &staged, Value kTile,
-                            int64_t first,
-                            const llvm::SetVector<Operation *> &dependents);
-  /// The ops of the element's computation that depend on a chunked
-  /// gather's load (the load included), in order; empty when the operand is
-  /// read through its map.
-  llvm::SetVector<Operation *>
-  getChunkLoadDependents(const MmaOperand &operand);
-  /// `result` computed by `dependents` (in order; they read `element`, the
-  /// rest of their operands mapped by `mapping`) for each element of
-  /// `chunk`: the ops on vectors when each is elementwise-mappable, else
-  /// per element. A vector of the chunk's length.
+                            int64_t first, const ChunkComputation &computation);
+  /// `result` of `dependents` (their load's value `element`, the rest of
+  /// their operands mapped by `mapping`) on the whole `chunk`: each op on
+  /// vectors, operands that do not depend on the element broadcast (a
+  /// select's condition stays a scalar).
   Value applyToChunk(const llvm::SetVector<Operation *> &dependents,
                      Value element, Value chunk, const IRMapping &mapping,
                      Value result);

@@ -229,6 +229,16 @@ std::optional<MmaTmaLayout> getMmaTmaLayout(const MmaContraction &mma,
 /// when the slice cannot be computed).
 llvm::SetVector<Operation *> getBodySlice(Value value, Block *body);
 
+/// A chunked gather's element computation (MmaOperand::chunkLoad), split at
+/// its load: the ops the load's indices and the rest need that do not read
+/// the loaded value (the window's indices, the padding condition), and the
+/// load with what follows it (the padding select, a rounding), each in body
+/// order.
+struct ChunkComputation {
+  llvm::SetVector<Operation *> independent, dependents;
+};
+ChunkComputation splitChunkComputation(const MmaOperand &operand);
+
 /// Whether `op` sets its only output to zero: a linalg.fill, or a generic
 /// with no inputs that yields a zero constant.
 bool isZeroFill(linalg::LinalgOp op);
