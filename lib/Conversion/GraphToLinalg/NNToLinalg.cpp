@@ -491,6 +491,9 @@ struct PoolLowering : OpConversionPattern<PoolOp> {
     StringRef kind = op.getKind();
     bool isMax = kind == "max", isAvg = kind == "avg";
     int64_t rank = inType.getRank(), spatial = rank - 2;
+    // Spatial dim i of the input and the result: [N, C, D...] or
+    // channels-last [N, D..., C].
+    int64_t firstSpatial = op.getFirstSpatialDim();
     ArrayRef<int64_t> kernel = op.getKernelShape(), strides = op.getStrides(),
                       pads = op.getPads(), dilations = op.getDilations();
     Type acc = isMax ? element : getAccumulatorType(element);
@@ -513,12 +516,13 @@ struct PoolLowering : OpConversionPattern<PoolOp> {
     SmallVector<int64_t> offsets(rank, 0);
     bool needsPad = false;
     for (int64_t i = 0; i < spatial; ++i) {
-      int64_t size = inType.getDimSize(i + 2);
-      int64_t needed = (resultType.getDimSize(i + 2) - 1) * strides[i] +
-                       (kernel[i] - 1) * dilations[i] + 1;
+      int64_t size = inType.getDimSize(i + firstSpatial);
+      int64_t needed =
+          (resultType.getDimSize(i + firstSpatial) - 1) * strides[i] +
+          (kernel[i] - 1) * dilations[i] + 1;
       int64_t padded = std::max(size + pads[i] + pads[i + spatial], needed);
-      paddedShape[i + 2] = padded;
-      offsets[i + 2] = pads[i];
+      paddedShape[i + firstSpatial] = padded;
+      offsets[i + firstSpatial] = pads[i];
       needsPad |= padded != size;
     }
     if (needsPad)
@@ -526,18 +530,23 @@ struct PoolLowering : OpConversionPattern<PoolOp> {
           b, loc, input, RankedTensorType::get(paddedShape, element), padValue,
           offsets, SmallVector<int64_t>(rank, 1));
 
-    // Loops: n, c, o..., k...; the window operand only carries the kernel
-    // extent (as in linalg's named pooling ops).
+    // Loops: the result's dims in order (n, c, o... or n, o..., c: the
+    // channels innermost when they are the contiguous dim), then the window
+    // k...; the window operand only carries the kernel extent (as in
+    // linalg's named pooling ops).
     int64_t numLoops = 2 + 2 * spatial;
     auto dim = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
-    SmallVector<AffineExpr> inExprs{dim(0), dim(1)}, windowExprs,
-        outExprs{dim(0), dim(1)};
-    for (int64_t i = 0; i < spatial; ++i) {
-      inExprs.push_back(dim(2 + i) * strides[i] +
-                        dim(2 + spatial + i) * dilations[i]);
-      windowExprs.push_back(dim(2 + spatial + i));
-      outExprs.push_back(dim(2 + i));
+    SmallVector<AffineExpr> inExprs, windowExprs, outExprs;
+    for (int64_t d = 0; d < rank; ++d) {
+      int64_t i = d - firstSpatial;
+      bool isSpatial = i >= 0 && i < spatial;
+      inExprs.push_back(isSpatial ? dim(d) * strides[i] +
+                                        dim(2 + spatial + i) * dilations[i]
+                                  : dim(d));
+      outExprs.push_back(dim(d));
     }
+    for (int64_t i = 0; i < spatial; ++i)
+      windowExprs.push_back(dim(2 + spatial + i));
     AffineMap outMap = AffineMap::get(numLoops, 0, outExprs, ctx);
     SmallVector<AffineMap> maps{AffineMap::get(numLoops, 0, inExprs, ctx),
                                 AffineMap::get(numLoops, 0, windowExprs, ctx),
@@ -597,11 +606,12 @@ struct PoolLowering : OpConversionPattern<PoolOp> {
     SmallVector<AffineMap> epilogueMaps{b.getMultiDimIdentityMap(rank)};
     if (isAvg) {
       for (int64_t i = 0; i < spatial; ++i) {
-        int64_t size = inType.getDimSize(i + 2);
+        int64_t size = inType.getDimSize(i + firstSpatial);
         int64_t lo = op.getCountIncludePad() ? -pads[i] : 0;
         int64_t hi = op.getCountIncludePad() ? size + pads[i + spatial] : size;
+        int64_t outSize = resultType.getDimSize(i + firstSpatial);
         SmallVector<double> counts;
-        for (int64_t o = 0; o < resultType.getDimSize(i + 2); ++o) {
+        for (int64_t o = 0; o < outSize; ++o) {
           int64_t count = 0;
           for (int64_t k = 0; k < kernel[i]; ++k) {
             int64_t pos = o * strides[i] - pads[i] + k * dilations[i];
@@ -612,10 +622,10 @@ struct PoolLowering : OpConversionPattern<PoolOp> {
         inputs.push_back(arith::ConstantOp::create(
             b, loc,
             DenseElementsAttr::get(
-                RankedTensorType::get({resultType.getDimSize(i + 2)},
-                                      b.getF64Type()),
+                RankedTensorType::get({outSize}, b.getF64Type()),
                 ArrayRef<double>(counts))));
-        epilogueMaps.push_back(AffineMap::get(rank, 0, dim(2 + i), ctx));
+        epilogueMaps.push_back(
+            AffineMap::get(rank, 0, dim(firstSpatial + i), ctx));
       }
     }
     epilogueMaps.push_back(b.getMultiDimIdentityMap(rank));

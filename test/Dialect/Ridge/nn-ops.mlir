@@ -29,6 +29,24 @@ func.func @pools(%x: tensor<1x1x4x4xf32>) -> (tensor<1x1x2x2xf32>, tensor<1x1x2x
 
 // -----
 
+// The channels-last form: [N, H, W, C] in, [N, OH, OW, C] out.
+// CHECK-LABEL: func @pool_channels_last
+// CHECK: ridge.pool %{{.*}} {channels_last, {{.*}}} : tensor<2x7x5x3xf32> -> tensor<2x4x3x3xf32>
+func.func @pool_channels_last(%x: tensor<2x7x5x3xf32>) -> tensor<2x4x3x3xf32> {
+  %0 = ridge.pool %x {channels_last, kind = "max", kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : tensor<2x7x5x3xf32> -> tensor<2x4x3x3xf32>
+  return %0 : tensor<2x4x3x3xf32>
+}
+
+// -----
+
+func.func @pool_channels_last_indices(%x: tensor<1x4x4x2xf32>) {
+  // expected-error @+1 {{indices are only defined channels-second}}
+  %0, %1 = ridge.pool %x {channels_last, kind = "max", kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, with_indices = true} : tensor<1x4x4x2xf32> -> tensor<1x2x2x2xf32>, tensor<1x2x2x2xi64>
+  return
+}
+
+// -----
+
 // CHECK-LABEL: func @resize_and_quant
 // CHECK: ridge.resize
 // CHECK: ridge.quantize_linear

@@ -314,9 +314,12 @@ LogicalResult PoolOp::inferReturnTypes(MLIRContext *ctx,
     return inferenceError(loc, "kernel_shape entries must be positive");
   if (failed(checkWindow(loc, rank - 2, strides, pads, dilations)))
     return failure();
-  SmallVector<int64_t> shape(input.getShape().take_front(2));
+  // [N, C, D...] or, channels-last, [N, D..., C].
+  bool channelsLast = adaptor.getChannelsLast();
+  int64_t firstSpatial = channelsLast ? 1 : 2;
+  SmallVector<int64_t> shape(input.getShape().take_front(firstSpatial));
   for (int64_t i = 0; i < rank - 2; ++i) {
-    int64_t size = input.getDimSize(i + 2);
+    int64_t size = input.getDimSize(i + firstSpatial);
     std::optional<WindowSpan> window = getWindowSpan(
         size, kernel[i], dilations[i], pads[i], pads[i + rank - 2]);
     if (!window)
@@ -337,6 +340,8 @@ LogicalResult PoolOp::inferReturnTypes(MLIRContext *ctx,
     }
     shape.push_back(out);
   }
+  if (channelsLast)
+    shape.push_back(input.getDimSize(rank - 1));
   results.push_back(RankedTensorType::get(shape, input.getElementType()));
   if (adaptor.getWithIndices())
     results.push_back(RankedTensorType::get(shape, IntegerType::get(ctx, 64)));
@@ -351,6 +356,8 @@ LogicalResult PoolOp::verify() {
     return emitOpError(kind) << " pooling needs a float input";
   if (getWithIndices() && kind != "max")
     return emitOpError("indices are only defined for max pooling");
+  if (getWithIndices() && getChannelsLast())
+    return emitOpError("indices are only defined channels-second");
   if (getStorageOrder() != 0 && getStorageOrder() != 1)
     return emitOpError("storage_order must be 0 or 1");
   if (kind == "lp" && static_cast<int64_t>(getP()) < 1)

@@ -142,6 +142,12 @@ def Ridge_PoolOp : Ridge_Op<"pool", [InferTypeOpAdaptor,
     column-major spatial dims when `storage_order` is 1).
     FLOPs per output for a window of K elements: K - 1 (max), K (avg:
     K - 1 adds and a divide), 2K (lp).
+
+    With `channels_last` (set by ridge-assign-channels-last, never by the
+    importer) `input` is [N, D1, ..., Dk, C] and the result [N, O1, ..., Ok,
+    C]: a pooling between channels-last convolutions (or of their result)
+    reads and writes the channels as the innermost, contiguous dimension.
+    The indices result has no channels-last form.
   }];
   let arguments = (ins Ridge_Tensor:$input, StrAttr:$kind,
                        DenseI64ArrayAttr:$kernel_shape,
@@ -151,10 +157,23 @@ def Ridge_PoolOp : Ridge_Op<"pool", [InferTypeOpAdaptor,
                        DefaultValuedAttr<BoolAttr, "false">:$count_include_pad,
                        DefaultValuedAttr<I64Attr, "2">:$p,
                        DefaultValuedAttr<BoolAttr, "false">:$with_indices,
-                       DefaultValuedAttr<I64Attr, "0">:$storage_order);
+                       DefaultValuedAttr<I64Attr, "0">:$storage_order,
+                       UnitAttr:$channels_last);
   let results = (outs Ridge_Tensor:$result, Optional<Ridge_Tensor>:$indices);
   let assemblyFormat = [{
     $input attr-dict `:` type($input) `->` type(results)
+  }];
+  let extraClassDeclaration = [{
+    /// The channel dimension of the input and the result: 1, or the last
+    /// with channels_last.
+    int64_t getChannelDim() {
+      return getChannelsLast()
+                 ? cast<RankedTensorType>(getInput().getType()).getRank() - 1
+                 : 1;
+    }
+    /// The first spatial dimension of the input and the result: 2, or 1
+    /// with channels_last.
+    int64_t getFirstSpatialDim() { return getChannelsLast() ? 1 : 2; }
   }];
   let hasVerifier = 1;
 }
