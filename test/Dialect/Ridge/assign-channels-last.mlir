@@ -37,11 +37,12 @@ func.func @residual_block(%x: tensor<1x32x16x16xf32>, %w1: tensor<32x32x3x3xf32>
 // c, 0, kw] = 2c + kw becomes w'[0, 0, kw, c], so w' reads 0, 2, ..., 14
 // then 1, 3, ..., 15. A strided convolution (tf32: 4 channels to a piece)
 // with a broadcast scalar after it: the scalar add happens channels-last.
+// Its one output channel makes the transpose back a reshape, a view.
 // CHECK-LABEL: func @constant_weights
 // CHECK: %[[W:.*]] = ridge.constant dense_resource<weight.hwc> : tensor<1x1x2x8xf32>
 // CHECK: %[[C:.*]] = ridge.conv %{{.*}}, %[[W]] {channels_last, {{.*}}strides = array<i64: 2, 2>} : (tensor<2x6x6x8xf32>, tensor<1x1x2x8xf32>) -> tensor<2x3x3x1xf32>
 // CHECK: %[[A:.*]] = ridge.add %[[C]], %{{.*}} : (tensor<2x3x3x1xf32>, tensor<1x1x1x1xf32>) -> tensor<2x3x3x1xf32>
-// CHECK: ridge.transpose %[[A]], [0, 3, 1, 2]
+// CHECK: ridge.reshape %[[A]] : tensor<2x3x3x1xf32> -> tensor<2x1x3x3xf32>
 // CHECK: weight.hwc: "0x040000000000000000000040000080400000C040000000410000204100004041000060410000803F000040400000A0400000E04000001041000030410000504100007041"
 // CPU-LABEL: func @constant_weights
 // CPU-NOT: channels_last
@@ -56,7 +57,7 @@ func.func @constant_weights(%x: tensor<2x8x6x6xf32>) -> tensor<2x1x3x3xf32> {
 // -----
 
 // An operand read channels-second (a graph input) keeps the transpose
-// before the add; a pooling reads channels-second too.
+// before the add; the pooling of the sum stays channels-second with it.
 // CHECK-LABEL: func @channels_second_reader
 // CHECK: %[[C:.*]] = ridge.conv {{.*}}channels_last
 // CHECK: %[[T:.*]] = ridge.transpose %[[C]], [0, 3, 1, 2]
@@ -67,6 +68,58 @@ func.func @channels_second_reader(%x: tensor<1x16x8x8xf32>, %w: tensor<4x16x1x1x
   %a = ridge.add %c, %y : (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
   %p = ridge.pool %a {kind = "max", kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : tensor<1x4x8x8xf32> -> tensor<1x4x4x4xf32>
   return %p : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+// Poolings of a channels-last result compute channels-last: a max pool
+// between two convolutions (no transpose left between them) and a global
+// average pool whose [1, 1, 1, C] result is a view of [1, C, 1, 1] (a
+// reshape, not a transpose); the per-channel gate computed from it
+// multiplies the activation channels-last. The indices form of max pooling
+// stays channels-second.
+// CHECK-LABEL: func @poolings
+// CHECK: %[[C1:.*]] = ridge.conv {{.*}}channels_last{{.*}} -> tensor<1x8x8x16xf32>
+// CHECK: %[[P:.*]] = ridge.pool %[[C1]] {channels_last, {{.*}}kind = "max"{{.*}}} : tensor<1x8x8x16xf32> -> tensor<1x4x4x16xf32>
+// CHECK: %[[C2:.*]] = ridge.conv %[[P]], {{.*}}channels_last{{.*}} -> tensor<1x4x4x16xf32>
+// CHECK: %[[T:.*]] = ridge.transpose %[[C2]], [0, 3, 1, 2] {ridge.layout_transpose}
+// CHECK: %[[G:.*]] = ridge.pool %[[C2]] {channels_last, {{.*}}kind = "avg"{{.*}}} : tensor<1x4x4x16xf32> -> tensor<1x1x1x16xf32>
+// CHECK: %[[GR:.*]] = ridge.reshape %[[G]] : tensor<1x1x1x16xf32> -> tensor<1x16x1x1xf32>
+// CHECK: %[[S:.*]] = ridge.sigmoid %[[G]] : tensor<1x1x1x16xf32>
+// CHECK: %[[M:.*]] = ridge.mul %[[C2]], %[[S]] : (tensor<1x4x4x16xf32>, tensor<1x1x1x16xf32>) -> tensor<1x4x4x16xf32>
+// CHECK: %[[Y:.*]] = ridge.transpose %[[M]], [0, 3, 1, 2] {ridge.layout_transpose}
+// CHECK: %{{.*}}, %[[I:.*]] = ridge.pool %[[T]] {{{.*}}with_indices = true} : tensor<1x16x4x4xf32>
+// CHECK: return %[[Y]], %[[GR]], %[[I]]
+func.func @poolings(%x: tensor<1x16x8x8xf32>, %w1: tensor<16x16x3x3xf32>, %w2: tensor<16x16x3x3xf32>) -> (tensor<1x16x4x4xf32>, tensor<1x16x1x1xf32>, tensor<1x16x2x2xi64>) {
+  %c1 = ridge.conv %x, %w1 {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, ridge.precision = "bf16"} : (tensor<1x16x8x8xf32>, tensor<16x16x3x3xf32>) -> tensor<1x16x8x8xf32>
+  %p = ridge.pool %c1 {kind = "max", kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : tensor<1x16x8x8xf32> -> tensor<1x16x4x4xf32>
+  %c2 = ridge.conv %p, %w2 {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, ridge.precision = "bf16"} : (tensor<1x16x4x4xf32>, tensor<16x16x3x3xf32>) -> tensor<1x16x4x4xf32>
+  %g = ridge.pool %c2 {kind = "avg", kernel_shape = array<i64: 4, 4>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : tensor<1x16x4x4xf32> -> tensor<1x16x1x1xf32>
+  %s = ridge.sigmoid %g : tensor<1x16x1x1xf32>
+  %m = ridge.mul %c2, %s : (tensor<1x16x4x4xf32>, tensor<1x16x1x1xf32>) -> tensor<1x16x4x4xf32>
+  %v, %i = ridge.pool %c2 {kind = "max", kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, with_indices = true} : tensor<1x16x4x4xf32> -> tensor<1x16x2x2xf32>, tensor<1x16x2x2xi64>
+  return %m, %g, %i : tensor<1x16x4x4xf32>, tensor<1x16x1x1xf32>, tensor<1x16x2x2xi64>
+}
+
+// -----
+
+// A per-channel operand that is not a result of the pass ([1, C, 1, 1], an
+// unfolded BatchNorm's scale) is reshaped to [1, 1, 1, C]: the scale and
+// the shift happen channels-last.
+// CHECK-LABEL: func @per_channel_operands
+// CHECK: %[[C:.*]] = ridge.conv {{.*}}channels_last{{.*}} -> tensor<1x8x8x16xf32>
+// CHECK: %[[SL:.*]] = ridge.reshape %arg2 : tensor<1x16x1x1xf32> -> tensor<1x1x1x16xf32>
+// CHECK: %[[M:.*]] = ridge.mul %[[C]], %[[SL]] : (tensor<1x8x8x16xf32>, tensor<1x1x1x16xf32>) -> tensor<1x8x8x16xf32>
+// CHECK: %[[BL:.*]] = ridge.reshape %arg3 : tensor<1x16x1x1xf32> -> tensor<1x1x1x16xf32>
+// CHECK: %[[A:.*]] = ridge.add %[[M]], %[[BL]] : (tensor<1x8x8x16xf32>, tensor<1x1x1x16xf32>) -> tensor<1x8x8x16xf32>
+// CHECK: ridge.transpose %[[A]], [0, 3, 1, 2] {ridge.layout_transpose}
+// CHECK-NOT: ridge.transpose
+// CHECK: return
+func.func @per_channel_operands(%x: tensor<1x16x8x8xf32>, %w: tensor<16x16x3x3xf32>, %scale: tensor<1x16x1x1xf32>, %shift: tensor<1x16x1x1xf32>) -> tensor<1x16x8x8xf32> {
+  %c = ridge.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, ridge.precision = "bf16"} : (tensor<1x16x8x8xf32>, tensor<16x16x3x3xf32>) -> tensor<1x16x8x8xf32>
+  %m = ridge.mul %c, %scale : (tensor<1x16x8x8xf32>, tensor<1x16x1x1xf32>) -> tensor<1x16x8x8xf32>
+  %a = ridge.add %m, %shift : (tensor<1x16x8x8xf32>, tensor<1x16x1x1xf32>) -> tensor<1x16x8x8xf32>
+  return %a : tensor<1x16x8x8xf32>
 }
 
 // -----

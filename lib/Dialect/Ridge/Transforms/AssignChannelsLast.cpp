@@ -12,11 +12,15 @@
 //
 //   relu(transpose(a, p))                -> transpose(relu(a), p)
 //   add(transpose(a, p), transpose(b, p)) -> transpose(add(a, b), p)
-//   transpose(transpose(a, p), p^-1)      -> a
+//   mul(transpose(a, p), s[1, C, 1, 1])   -> transpose(mul(a, s'[1, 1, 1, C]),
+//   p) pool(transpose(a, p))                 ->
+//   transpose(pool{channels_last}(a), p) transpose(transpose(a, p), p^-1) -> a
 //
 // so that in a ResNet block the activations stay channels-last from one
 // convolution to the next, and a transpose remains only where the chain
-// meets an op that reads the channels second (a pooling, a reshape). Its
+// meets an op that reads the channels second (a reshape, a matmul). A
+// transpose that moves only dimensions of size 1 (a global pooling's
+// [N, 1, 1, C]; a per-channel operand) is a reshape, a view. Its
 // transposes are marked (kLayoutTransposeAttr): the model's own are left
 // where the exporter put them. A convolution the policy leaves off tensor
 // cores then follows its input when the moves made that channels-last (a
@@ -99,6 +103,16 @@ static TransposeOp getLayoutTranspose(Value value, ArrayRef<int64_t> perm) {
       transpose.getPerm() != perm)
     return nullptr;
   return transpose;
+}
+
+/// Whether transposing `shape` by `perm` moves only dimensions of size 1,
+/// so that the transpose is a reshape.
+static bool movesOnlyUnitDims(ArrayRef<int64_t> shape, ArrayRef<int64_t> perm) {
+  SmallVector<int64_t> moved;
+  for (int64_t p : perm)
+    if (shape[p] != 1)
+      moved.push_back(p);
+  return llvm::is_sorted(moved);
 }
 
 /// The weights of a constant `weight` permuted by `perm`, as a new resource
@@ -210,11 +224,58 @@ struct CancelTransposes : OpRewritePattern<TransposeOp> {
   llvm::Statistic &cancelled;
 };
 
+/// The pass's transpose that moves only dimensions of size 1 (a global
+/// pooling's channels-last [N, 1, 1, C] back to [N, C, 1, 1]) is a reshape.
+/// Below the cancellation: a pair that meets cancels first.
+struct LayoutTransposeToReshape : OpRewritePattern<TransposeOp> {
+  LayoutTransposeToReshape(MLIRContext *ctx)
+      : OpRewritePattern(ctx, /*benefit=*/1) {}
+  LogicalResult matchAndRewrite(TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = dyn_cast<RankedTensorType>(op.getInput().getType());
+    if (!op->hasAttr(kLayoutTransposeAttr) || !type || !type.hasStaticShape() ||
+        !movesOnlyUnitDims(type.getShape(), op.getPerm()))
+      return failure();
+    rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getType(), op.getInput());
+    return success();
+  }
+};
+
+/// A pooling of the pass's transpose back to channels-second: the pooling
+/// channels-last, then the transpose (by then often of a global pooling's
+/// [N, 1, 1, C], a reshape). The indices form stays channels-second.
+struct SinkTransposeThroughPool : OpRewritePattern<PoolOp> {
+  SinkTransposeThroughPool(MLIRContext *ctx, llvm::Statistic &sunk)
+      : OpRewritePattern(ctx), sunk(sunk) {}
+  LogicalResult matchAndRewrite(PoolOp op,
+                                PatternRewriter &rewriter) const override {
+    auto resultType = cast<RankedTensorType>(op.getResult().getType());
+    int64_t rank = resultType.getRank();
+    SmallVector<int64_t> perm = getToChannelsSecond(rank);
+    TransposeOp transpose = getLayoutTranspose(op.getInput(), perm);
+    if (op.getChannelsLast() || op.getWithIndices() || !transpose)
+      return failure();
+    auto lastType =
+        RankedTensorType::get(permute(resultType.getShape(), invert(perm)),
+                              resultType.getElementType());
+    auto last =
+        PoolOp::create(rewriter, op.getLoc(), TypeRange{lastType},
+                       ValueRange{transpose.getInput()}, op->getAttrs());
+    last.setChannelsLast(true);
+    rewriter.replaceOp(op, createLayoutTranspose(rewriter, transpose.getLoc(),
+                                                 last.getResult(), perm));
+    ++sunk;
+    return success();
+  }
+  llvm::Statistic &sunk;
+};
+
 /// An elementwise op of one result whose operands are each the pass's
 /// transpose back to channels-second (by p), a value it transposes elsewhere
-/// to channels-last (by p^-1: read channels-last there too), or a tensor of
-/// ones in every dimension (a broadcast scalar): the op on the channels-last
-/// operands, then one transpose by p.
+/// to channels-last (by p^-1: read channels-last there too), a tensor of
+/// ones in every dimension (a broadcast scalar), or a broadcast operand
+/// whose transpose is a reshape (a per-channel [1, C, 1, 1] scale): the op
+/// on the channels-last operands, then one transpose by p.
 struct SinkTransposeThroughElementwise
     : OpTraitRewritePattern<FusionTrait::ElementwiseFusion> {
   SinkTransposeThroughElementwise(MLIRContext *ctx, llvm::Statistic &sunk)
@@ -240,6 +301,7 @@ struct SinkTransposeThroughElementwise
       return failure();
     Location sunkLoc = (*sunk).getDefiningOp()->getLoc();
     SmallVector<Value> operands;
+    SmallVector<size_t> viewed;
     for (Value operand : op->getOperands()) {
       auto type = dyn_cast<RankedTensorType>(operand.getType());
       if (!type)
@@ -248,8 +310,22 @@ struct SinkTransposeThroughElementwise
         operands.push_back(operand);
         continue;
       }
-      if (type.getShape() != resultType.getShape())
-        return failure();
+      if (type.getShape() != resultType.getShape()) {
+        // A broadcast operand of the same rank whose channels-last form is
+        // a view of it.
+        if (type.getRank() != resultType.getRank() || !type.hasStaticShape() ||
+            !llvm::all_of(llvm::zip(type.getShape(), resultType.getShape()),
+                          [](auto dims) {
+                            auto [d, r] = dims;
+                            return d == 1 || d == r;
+                          }) ||
+            !movesOnlyUnitDims(type.getShape(), inverse))
+          return failure();
+        // (Reshaped below, once every operand has matched.)
+        viewed.push_back(operands.size());
+        operands.push_back(operand);
+        continue;
+      }
       if (TransposeOp transpose = getLayoutTranspose(operand, perm)) {
         operands.push_back(transpose.getInput());
         continue;
@@ -275,6 +351,15 @@ struct SinkTransposeThroughElementwise
           op->isBeforeInBlock(transpose))
         rewriter.moveOpBefore(transpose, op);
     rewriter.setInsertionPoint(op);
+    for (size_t i : viewed) {
+      Value &operand = operands[i];
+      auto type = cast<RankedTensorType>(operand.getType());
+      operand = ReshapeOp::create(
+          rewriter, operand.getLoc(),
+          RankedTensorType::get(permute(type.getShape(), inverse),
+                                type.getElementType()),
+          operand);
+    }
     Operation *moved = rewriter.clone(*op);
     moved->setOperands(operands);
     moved->getResult(0).setType(RankedTensorType::get(
@@ -306,7 +391,9 @@ struct AssignChannelsLastPass
     FrozenRewritePatternSet patterns = [&] {
       RewritePatternSet set(&getContext());
       set.add<CancelTransposes>(&getContext(), numCancelled);
-      set.add<SinkTransposeThroughElementwise>(&getContext(), numSunk);
+      set.add<SinkTransposeThroughElementwise, SinkTransposeThroughPool>(
+          &getContext(), numSunk);
+      set.add<LayoutTransposeToReshape>(&getContext());
       return FrozenRewritePatternSet(std::move(set));
     }();
     IRRewriter rewriter(&getContext());
