@@ -305,6 +305,18 @@ static bool isKvCacheAppend(const FusionGroup &producer,
   });
 }
 
+/// Whether the contraction `op` multiplies on tensor cores: its operands
+/// rounded (ridge.precision) or stored in 16 bits (the tensor-core lowering
+/// takes those; everything else runs on the SIMT path).
+static bool multipliesOnTensorCores(Operation *op) {
+  if (op->hasAttr(kPrecisionAttr))
+    return true;
+  return llvm::any_of(op->getOperandTypes(), [](Type type) {
+    Type element = getElementTypeOrSelf(type);
+    return element.isBF16() || element.isF16();
+  });
+}
+
 /// Why the decode attention kernel cannot take the KV-cache append of
 /// `producer` (isKvCacheAppend); nullopt when it can. The kernel reads the
 /// past keys and the new ones where they are and writes each key it reads
@@ -486,6 +498,20 @@ FusionPlanner::checkLegal(const FusionGroup &producer,
     case FusionRole::Elementwise:
       if (consumer.domain != producer.domain)
         return differentSpace;
+      // A tensor-core kernel's epilogue writes each accumulator fragment
+      // once, in one layout; a transposed copy beside the result read
+      // elsewhere (a channels-last activation that a graph output also
+      // reads channels-second) would send the whole kernel to the SIMT
+      // path. The transpose runs in its own kernel or its reader's.
+      if (multipliesOnTensorCores(producer.anchor))
+        for (Operation *op : consumer.ops)
+          if (getFusionRole(op) == FusionRole::Layout &&
+              llvm::any_of(edge.getUsers(), [&](Operation *user) {
+                return !llvm::is_contained(consumer.ops, user);
+              }))
+            return "a tensor-core kernel writes its result in one layout; " +
+                   describeFusionOp(op) +
+                   " would write a second beside the one read elsewhere";
       return std::nullopt;
     case FusionRole::Reduction:
       return "a reduction over a contraction's output needs whole rows of it";

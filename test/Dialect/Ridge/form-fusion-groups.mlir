@@ -388,6 +388,44 @@ func.func @shortcut_is_operand(%x: tensor<128x256xf32>, %w1: tensor<256x256xf32>
 
 // -----
 
+// A tensor-core convolution whose channels-last result is read by the next
+// convolution and, transposed back, by a graph output: the transpose stays
+// out of the convolution's kernel (whose epilogue writes one layout), in a
+// pointwise kernel of its own. Its SIMT twin (fp32, no ridge.precision)
+// takes the transpose into its kernel.
+// CHECK-LABEL: func @transposed_copy_of_tensor_core_result
+// CHECK: ridge.fusion_group "k0_conv" kind "contraction"
+// CHECK-NEXT: ridge.conv
+// CHECK-NEXT: ridge.relu
+// CHECK-NEXT: ridge.yield
+// CHECK: kind "pointwise"
+// CHECK-NEXT: ridge.transpose
+// CHECK-LABEL: func @transposed_copy_of_simt_result
+// CHECK: ridge.fusion_group "k0_conv" kind "contraction"
+// CHECK-NEXT: ridge.conv
+// CHECK-NEXT: ridge.relu
+// CHECK-NEXT: ridge.transpose
+// CHECK-NEXT: ridge.yield
+func.func @transposed_copy_of_tensor_core_result(%x: tensor<1x8x8x16xf32>, %w1: tensor<16x3x3x16xf32>, %w2: tensor<16x3x3x16xf32>) -> (tensor<1x16x8x8xf32>, tensor<1x8x8x16xf32>) {
+  %c1 = ridge.conv %x, %w1 {channels_last, strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, ridge.precision = "bf16"} : (tensor<1x8x8x16xf32>, tensor<16x3x3x16xf32>) -> tensor<1x8x8x16xf32>
+  %r = ridge.relu %c1 : tensor<1x8x8x16xf32>
+  // expected-remark @+1 {{not fused with its producer ridge.relu: a tensor-core kernel writes its result in one layout; ridge.transpose would write a second beside the one read elsewhere}}
+  %t = ridge.transpose %r, [0, 3, 1, 2] : tensor<1x8x8x16xf32> -> tensor<1x16x8x8xf32>
+  // expected-remark @+1 {{not fused with its producer ridge.relu: a contraction cannot be the prologue of another}}
+  %c2 = ridge.conv %r, %w2 {channels_last, strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, ridge.precision = "bf16"} : (tensor<1x8x8x16xf32>, tensor<16x3x3x16xf32>) -> tensor<1x8x8x16xf32>
+  return %t, %c2 : tensor<1x16x8x8xf32>, tensor<1x8x8x16xf32>
+}
+func.func @transposed_copy_of_simt_result(%x: tensor<1x8x8x16xf32>, %w1: tensor<16x3x3x16xf32>, %w2: tensor<16x3x3x16xf32>) -> (tensor<1x16x8x8xf32>, tensor<1x8x8x16xf32>) {
+  %c1 = ridge.conv %x, %w1 {channels_last, strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x8x8x16xf32>, tensor<16x3x3x16xf32>) -> tensor<1x8x8x16xf32>
+  %r = ridge.relu %c1 : tensor<1x8x8x16xf32>
+  %t = ridge.transpose %r, [0, 3, 1, 2] : tensor<1x8x8x16xf32> -> tensor<1x16x8x8xf32>
+  // expected-remark @+1 {{not fused with its producer ridge.relu: the producer's kernel already ends in ridge.transpose}}
+  %c2 = ridge.conv %r, %w2 {channels_last, strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x8x8x16xf32>, tensor<16x3x3x16xf32>) -> tensor<1x8x8x16xf32>
+  return %t, %c2 : tensor<1x16x8x8xf32>, tensor<1x8x8x16xf32>
+}
+
+// -----
+
 // A rotary embedding of the query and of the key of an attention whose
 // products are rounded (the tiled tensor-core kernel) is the attention's
 // prologue: its tile loads rotate Q once and each K tile once per 64-row
