@@ -50,13 +50,23 @@ mlir::ridge::decideConvolutionLayout(ConvOp conv, const TargetSpec &target,
   if (!target.isGpu())
     return decide(ConvLayoutReason::CpuTarget,
                   "the CPU target keeps the exported layout");
-  if (conv.getGroup() != 1)
-    return decide(ConvLayoutReason::Grouped,
-                  "grouped convolution (group " + Twine(conv.getGroup()) + ")");
   auto input = cast<RankedTensorType>(conv.getInput().getType());
   auto weight = cast<RankedTensorType>(conv.getWeight().getType());
   if (!input.hasStaticShape() || !weight.hasStaticShape())
     return decide(ConvLayoutReason::UnknownShape, "dynamic shape");
+  if (conv.getGroup() != 1) {
+    int64_t channels = input.getDimSize(1);
+    bool depthwise =
+        conv.getGroup() == channels && weight.getDimSize(0) == channels;
+    if (depthwise && inputChannelsLast)
+      return decide(ConvLayoutReason::FollowsInput,
+                    "a depthwise convolution whose input is channels-last "
+                    "(channels-second would transpose it)");
+    return decide(
+        ConvLayoutReason::Grouped,
+        "grouped convolution (group " + Twine(conv.getGroup()) +
+            (depthwise ? ", depthwise, its input channels-second)" : ")"));
+  }
   int64_t multiplyBytes = getMultiplyBytes(conv);
   if (multiplyBytes == 0) {
     if (inputChannelsLast)

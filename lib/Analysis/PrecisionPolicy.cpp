@@ -128,11 +128,15 @@ mlir::ridge::getContractionShape(Operation *op) {
     return shape;
   }
   // Convolution as an implicit GEMM over [M, C/group, K1, ...] weights.
+  // A depthwise channels-last weight is [1, K..., C]: one output channel
+  // per group, prod(K) products each.
   auto conv = cast<ConvOp>(op);
   int64_t group = std::max<int64_t>(conv.getGroup(), 1);
-  shape.m = rhs.getDimSize(0) / group;
+  bool depthwiseLast = conv.getChannelsLast() && group != 1;
+  shape.m = depthwiseLast ? 1 : rhs.getDimSize(0) / group;
   shape.k = 1;
-  for (int64_t dim : rhs.getShape().drop_front())
+  for (int64_t dim : depthwiseLast ? rhs.getShape().drop_front().drop_back()
+                                   : rhs.getShape().drop_front())
     shape.k *= dim;
   // n: the images and their output pixels (channels second, or last).
   shape.n = result.getDimSize(0);

@@ -29,7 +29,12 @@
 // the result where it meets the block's channels-last sum. Once the fusion
 // plan puts it beside the 3x3 convolution of that sum, the precision
 // policy rounds it too (docs/precision.md, rule 6): one implicit GEMM of
-// two products, both channels-last.
+// two products, both channels-last. A depthwise convolution (group = input
+// channels = output channels; SIMT, one output per thread) follows its
+// input the same way: channels-last, consecutive threads read consecutive
+// channels of each window position, and an inverted residual block (1x1
+// expansion, depthwise, 1x1 projection) keeps no transpose between its
+// three convolutions. Other grouped convolutions stay channels-second.
 //
 //===----------------------------------------------------------------------===//
 

@@ -281,22 +281,28 @@ Value buildGroupedConv(OpBuilder &b, Location loc, Value input, Value weight,
 /// k..., c] over an already padded `input` [N, P..., C] and `weight` [M,
 /// K..., C]. The loops are (n, o..., m, k..., c): the channels are the
 /// innermost reduction, so that an implicit GEMM's k runs along the
-/// contiguous channels of each window position.
+/// contiguous channels of each window position. A `depthwise` convolution
+/// (weight [1, K..., C]) has no c loop: channel m reads input channel m and
+/// weight[0, k..., m], and m, the innermost parallel loop, runs along the
+/// contiguous channels of both.
 Value buildChannelsLastConv(OpBuilder &b, Location loc, Value input,
                             Value weight, Value bias, ArrayRef<int64_t> strides,
                             ArrayRef<int64_t> dilations,
-                            RankedTensorType resultType, Type roundTo = {}) {
+                            RankedTensorType resultType, bool depthwise,
+                            Type roundTo = {}) {
   MLIRContext *ctx = b.getContext();
   int64_t rank = resultType.getRank(), spatial = rank - 2;
   Type element = resultType.getElementType();
   Type acc = getAccumulatorType(element);
   auto accType = RankedTensorType::get(resultType.getShape(), acc);
 
-  // Loops: n, o..., m, k..., c.
-  int64_t numLoops = 2 * rank - 1;
+  // Loops: n, o..., m, k..., c (no c when depthwise).
+  int64_t numLoops = depthwise ? 2 * rank - 2 : 2 * rank - 1;
   auto dim = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
-  AffineExpr n = dim(0), m = dim(1 + spatial), c = dim(numLoops - 1);
-  SmallVector<AffineExpr> inExprs{n}, wExprs{m}, outExprs{n};
+  AffineExpr n = dim(0), m = dim(1 + spatial);
+  AffineExpr c = depthwise ? m : dim(numLoops - 1);
+  SmallVector<AffineExpr> inExprs{n}, outExprs{n};
+  SmallVector<AffineExpr> wExprs{depthwise ? getAffineConstantExpr(0, ctx) : m};
   for (int64_t i = 0; i < spatial; ++i) {
     AffineExpr o = dim(1 + i), k = dim(2 + spatial + i);
     inExprs.push_back(o * strides[i] + k * dilations[i]);
@@ -311,7 +317,7 @@ Value buildChannelsLastConv(OpBuilder &b, Location loc, Value input,
                               AffineMap::get(numLoops, 0, outExprs, ctx)};
   SmallVector<utils::IteratorType> iterators(rank,
                                              utils::IteratorType::parallel);
-  iterators.append(rank - 1, utils::IteratorType::reduction);
+  iterators.append(numLoops - rank, utils::IteratorType::reduction);
   Value sum =
       buildConvSum(b, loc, input, weight, maps, iterators, accType, roundTo);
   return buildConvEpilogue(b, loc, sum, bias, /*channelDim=*/rank - 1,
@@ -352,9 +358,10 @@ struct ConvLowering : OpConversionPattern<ConvOp> {
                                     adaptor.getWeight());
     if (op.getChannelsLast()) {
       rewriter.replaceOp(
-          op, buildChannelsLastConv(rewriter, loc, input, weight,
-                                    adaptor.getBias(), op.getStrides(),
-                                    op.getDilations(), resultType, *roundTo));
+          op,
+          buildChannelsLastConv(rewriter, loc, input, weight, adaptor.getBias(),
+                                op.getStrides(), op.getDilations(), resultType,
+                                /*depthwise=*/op.getGroup() != 1, *roundTo));
       return success();
     }
     rewriter.replaceOp(op, buildGroupedConv(rewriter, loc, input, weight,

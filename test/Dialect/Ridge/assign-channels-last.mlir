@@ -124,6 +124,37 @@ func.func @per_channel_operands(%x: tensor<1x16x8x8xf32>, %w: tensor<16x16x3x3xf
 
 // -----
 
+// An inverted residual block: the 1x1 expansion and projection on tensor
+// cores, the depthwise convolution between them (SIMT) follows its
+// channels-last input, its constant weight w[c, 0, 0, kw] = 2c + kw
+// permuted at compile time to [1, kh, kw, C] (each tap's channels
+// contiguous): 0, 2, ..., 14 then 1, 3, ..., 15. No transpose between the
+// three convolutions. A depthwise convolution of a channels-second input
+// (the graph's) stays channels-second.
+// CHECK-LABEL: func @inverted_residual
+// CHECK: %[[DW:.*]] = ridge.constant dense_resource<weight.hwc> : tensor<1x1x2x8xf32>
+// CHECK: %[[E:.*]] = ridge.conv {{.*}}channels_last{{.*}} -> tensor<1x4x4x8xf32>
+// CHECK: %[[R:.*]] = ridge.relu %[[E]] : tensor<1x4x4x8xf32>
+// CHECK: %[[D:.*]] = ridge.conv %[[R]], %[[DW]] {channels_last, {{.*}}group = 8 : i64{{.*}}} : (tensor<1x4x4x8xf32>, tensor<1x1x2x8xf32>) -> tensor<1x4x3x8xf32>
+// CHECK-NOT: ridge.transpose
+// CHECK: %[[P:.*]] = ridge.conv %[[D]], {{.*}}channels_last{{.*}} -> tensor<1x4x3x8xf32>
+// CHECK: %[[Y:.*]] = ridge.transpose %[[P]], [0, 3, 1, 2]
+// CHECK: %[[G:.*]] = ridge.conv %arg0, %{{.*}} {dilations = {{.*}}group = 8 : i64, {{.*}}} : (tensor<1x8x4x4xf32>, tensor<8x1x1x2xf32>) -> tensor<1x8x4x3xf32>
+// CHECK: return %[[Y]], %[[G]]
+// CHECK: weight.hwc: "0x040000000000000000000040000080400000C040000000410000204100004041000060410000803F000040400000A0400000E04000001041000030410000504100007041"
+func.func @inverted_residual(%x: tensor<1x8x4x4xf32>, %we: tensor<8x8x1x1xf32>, %wp: tensor<8x8x1x1xf32>) -> (tensor<1x8x4x3xf32>, tensor<1x8x4x3xf32>) {
+  %wd = ridge.constant dense<[[[[0.0, 1.0]]], [[[2.0, 3.0]]], [[[4.0, 5.0]]], [[[6.0, 7.0]]], [[[8.0, 9.0]]], [[[10.0, 11.0]]], [[[12.0, 13.0]]], [[[14.0, 15.0]]]]> : tensor<8x1x1x2xf32>
+  %e = ridge.conv %x, %we {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, ridge.precision = "bf16"} : (tensor<1x8x4x4xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x4x4xf32>
+  %r = ridge.relu %e : tensor<1x8x4x4xf32>
+  %d = ridge.conv %r, %wd {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 8 : i64} : (tensor<1x8x4x4xf32>, tensor<8x1x1x2xf32>) -> tensor<1x8x4x3xf32>
+  %p = ridge.conv %d, %wp {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, ridge.precision = "bf16"} : (tensor<1x8x4x3xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x4x3xf32>
+  // expected-remark @+1 {{convolution left channels-second: grouped convolution (group 8, depthwise, its input channels-second)}}
+  %g = ridge.conv %x, %wd {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 8 : i64} : (tensor<1x8x4x4xf32>, tensor<8x1x1x2xf32>) -> tensor<1x8x4x3xf32>
+  return %p, %g : tensor<1x8x4x3xf32>, tensor<1x8x4x3xf32>
+}
+
+// -----
+
 // Left channels-second, with a remark: an RGB stem (3 channels, not whole
 // 16-byte pieces), a grouped convolution, one in fp32 (no tensor cores).
 // CHECK-LABEL: func @left_alone

@@ -73,8 +73,18 @@ func.func @conv_channels_last(%x: tensor<1x7x5x4xf32>, %w: tensor<6x3x3x4xf32>, 
 
 // -----
 
+// Depthwise, channels-last: weight [1, kh, kw, C].
+// CHECK-LABEL: func @conv_channels_last_depthwise
+// CHECK: ridge.conv %{{.*}}, %{{.*}} {channels_last, {{.*}}group = 4 : i64{{.*}}} : (tensor<1x7x5x4xf32>, tensor<1x3x3x4xf32>) -> tensor<1x4x3x4xf32>
+func.func @conv_channels_last_depthwise(%x: tensor<1x7x5x4xf32>, %w: tensor<1x3x3x4xf32>) -> tensor<1x4x3x4xf32> {
+  %0 = ridge.conv %x, %w {channels_last, group = 4 : i64, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x7x5x4xf32>, tensor<1x3x3x4xf32>) -> tensor<1x4x3x4xf32>
+  return %0 : tensor<1x4x3x4xf32>
+}
+
+// -----
+
 func.func @conv_channels_last_grouped(%x: tensor<1x5x5x4xf32>, %w: tensor<2x3x3x2xf32>) {
-  // expected-error @+2 {{a channels_last conv has group 1, got 2}}
+  // expected-error @+2 {{a channels_last conv has group 1 or is depthwise (group = 4 channels, weight [1, K..., 4]), got group 2 and weight 2x...x2}}
   // expected-error @+1 {{failed to infer returned types}}
   %0 = ridge.conv %x, %w {channels_last, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 2 : i64} : (tensor<1x5x5x4xf32>, tensor<2x3x3x2xf32>) -> tensor<1x3x3x2xf32>
   return

@@ -118,14 +118,24 @@ inferConv(std::optional<Location> loc, RankedTensorType input,
     return failure();
   if (group < 1)
     return inferenceError(loc, "group must be positive, got " + Twine(group));
-  if (channelsLast && group != 1)
-    return inferenceError(loc, "a channels_last conv has group 1, got " +
-                                   Twine(group));
   int64_t channelDim = channelsLast ? rank - 1 : 1;
   int64_t firstSpatial = channelsLast ? 1 : 2;
   int64_t channels = input.getDimSize(channelDim);
   int64_t weightChannels = weight.getDimSize(channelDim);
   int64_t outChannels = weight.getDimSize(0);
+  // A depthwise channels_last weight is [1, K..., C]: one filter tap of
+  // every channel is contiguous, as the channels the taps multiply are.
+  if (channelsLast && group != 1) {
+    if (group != channels || outChannels != 1 || weightChannels != channels)
+      return inferenceError(
+          loc, "a channels_last conv has group 1 or is depthwise (group = " +
+                   Twine(channels) + " channels, weight [1, K..., " +
+                   Twine(channels) + "]), got group " + Twine(group) +
+                   " and weight " + Twine(outChannels) + "x...x" +
+                   Twine(weightChannels));
+    outChannels = channels;
+    weightChannels = 1;
+  }
   if (channels % group != 0 || weightChannels * group != channels)
     return inferenceError(loc, "input channels " + Twine(channels) +
                                    " do not match weight channels " +
@@ -195,8 +205,10 @@ int64_t ConvOp::getFlops() {
   auto weight = getTensorType(getWeight());
   if (outputs < 0 || !weight.hasStaticShape())
     return -1;
-  // Every output sums C/group * prod(K) products.
-  int64_t flops = 2 * outputs * product(weight.getShape().drop_front());
+  // Every output sums C/group * prod(K) products: the weight's elements
+  // over the output channels (whichever weight dimension holds them).
+  int64_t outChannels = getType().getDimSize(getChannelDim());
+  int64_t flops = 2 * outputs * (product(weight.getShape()) / outChannels);
   return getBias() ? flops + outputs : flops;
 }
 

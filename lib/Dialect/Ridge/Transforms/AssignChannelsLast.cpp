@@ -176,10 +176,18 @@ static void rewriteChannelsLast(RewriterBase &rewriter, ConvOp conv) {
   SmallVector<int64_t> toLast = getToChannelsLast(rank);
   Value input =
       createLayoutTranspose(rewriter, toLastLoc, conv.getInput(), toLast);
-  Value weight = permuteConstantWeight(rewriter, loc, conv.getWeight(), toLast);
+  // A depthwise weight [C, 1, K...] becomes [1, K..., C] (ConvOp's
+  // channels-last depthwise form), the others [M, K..., C].
+  SmallVector<int64_t> weightPerm = toLast;
+  if (conv.getGroup() != 1) {
+    weightPerm = llvm::to_vector(llvm::seq<int64_t>(1, rank));
+    weightPerm.push_back(0);
+  }
+  Value weight =
+      permuteConstantWeight(rewriter, loc, conv.getWeight(), weightPerm);
   if (!weight)
-    weight =
-        createLayoutTranspose(rewriter, toLastLoc, conv.getWeight(), toLast);
+    weight = createLayoutTranspose(rewriter, toLastLoc, conv.getWeight(),
+                                   weightPerm);
   auto resultType = cast<RankedTensorType>(conv.getType());
   auto lastType = RankedTensorType::get(permute(resultType.getShape(), toLast),
                                         resultType.getElementType());

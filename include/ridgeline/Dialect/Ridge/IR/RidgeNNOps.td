@@ -32,7 +32,9 @@ def Ridge_ConvOp : Ridge_Op<"conv", [InferTypeOpAdaptor,
     importer) the channels are the innermost dimension instead: `input` is
     [N, D1, ..., Dk, C], `weight` [M, K1, ..., Kk, C] and the result [N,
     O1, ..., Ok, M], so that an implicit GEMM reads each window position's
-    channels as contiguous 16-byte pieces. Only `group` 1 has that form.
+    channels as contiguous 16-byte pieces. Only `group` 1 and depthwise
+    convolutions have that form; a depthwise one (`group` = C = M) takes
+    its weight as [1, K1, ..., Kk, C], each tap's channels contiguous.
   }];
   let arguments = (ins Ridge_Tensor:$input, Ridge_Tensor:$weight,
                        Optional<Ridge_Tensor>:$bias,
