@@ -2,11 +2,14 @@
 
 #include "VectorAccesses.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
 using namespace mlir::ridge;
@@ -44,18 +47,59 @@ bool mlir::ridge::isVectorAligned(Value memref) {
   return false;
 }
 
+/// Whether `value` depends on `iv` through the ops of `loop` (operands, and
+/// the ivs of loops nested in it, which are independent of it).
+static bool dependsOn(Value value, Value iv, Operation *loop,
+                      DenseMap<Value, bool> &known) {
+  if (value == iv)
+    return true;
+  Operation *def = value.getDefiningOp();
+  if (!def || !loop->isAncestor(def))
+    return false;
+  auto [it, inserted] = known.try_emplace(value, false);
+  if (!inserted)
+    return it->second;
+  bool result = llvm::any_of(def->getOperands(), [&](Value operand) {
+    return dependsOn(operand, iv, loop, known);
+  });
+  known[value] = result;
+  return result;
+}
+
 void mlir::ridge::findVectorAccesses(Block *body, Value iv,
-                                     SmallVectorImpl<Operation *> &accesses) {
+                                     SmallVectorImpl<Operation *> &accesses,
+                                     bool nestedIndices) {
   Operation *loop = body->getParentOp();
+  DenseMap<Value, bool> known;
   // An index that is not `iv` and is an argument of the body (another
-  // dimension of a parallel loop) or defined above the loop.
+  // dimension of a parallel loop) or defined above the loop; with
+  // `nestedIndices`, any that does not depend on `iv`.
   auto isIndependent = [&](Value index) {
     if (index == iv)
       return false;
+    if (nestedIndices)
+      return !dependsOn(index, iv, loop, known);
     if (auto arg = dyn_cast<BlockArgument>(index);
         arg && arg.getOwner() == body)
       return true;
     return !loop->isAncestor(index.getParentBlock()->getParentOp());
+  };
+  // The last index of an access along `iv`: iv, or with `nestedIndices`
+  // iv linearized last with a basis of whole vectors, (..., iv) by (...,
+  // n) with n a multiple of 4 (a view of more dimensions folded into a 1-D
+  // buffer: a depthwise weight [1, 3, 3, C] of a 2304-element constant).
+  auto isAlongIv = [&](Value index) {
+    if (index == iv)
+      return true;
+    auto linearize = index.getDefiningOp<affine::AffineLinearizeIndexOp>();
+    if (!nestedIndices || !linearize || !linearize.getDisjoint())
+      return false;
+    auto multi = linearize.getMultiIndex();
+    ArrayRef<int64_t> basis = linearize.getStaticBasis();
+    return !multi.empty() && multi.back() == iv && !basis.empty() &&
+           !ShapedType::isDynamic(basis.back()) &&
+           basis.back() % kVectorWidth == 0 &&
+           llvm::all_of(multi.drop_back(), isIndependent);
   };
   llvm::SmallPtrSet<Value, 8> stored, loaded;
   SmallVector<Operation *> candidates;
@@ -73,7 +117,8 @@ void mlir::ridge::findVectorAccesses(Block *body, Value iv,
     } else {
       return;
     }
-    if (indices.empty() || indices.back() != iv || !isVectorAligned(memref) ||
+    if (indices.empty() || !isAlongIv(indices.back()) ||
+        !isVectorAligned(memref) ||
         !llvm::all_of(indices.drop_back(), isIndependent))
       return;
     candidates.push_back(op);
@@ -177,6 +222,154 @@ void mlir::ridge::unrollWithVectorAccesses(RewriterBase &rewriter, Block *body,
           /*nontemporal=*/false,
           getVectorAlignment(store.getValueToStore().getType()));
     }
+  IRMapping terminatorArgs;
+  rewriter.clone(*body->getTerminator(), terminatorArgs);
+  rewriter.eraseBlock(body);
+}
+
+bool mlir::ridge::canJamElements(Block *body, Value iv,
+                                 ArrayRef<Operation *> accesses) {
+  Operation *loop = body->getParentOp();
+  if (loop->getNumResults() != 0)
+    return false;
+  DenseMap<Value, bool> known;
+  llvm::SmallPtrSet<Operation *, 8> vectorized(accesses.begin(),
+                                               accesses.end());
+  WalkResult walk = body->walk([&](Operation *op) {
+    if (op->getNumRegions() != 0) {
+      auto nested = dyn_cast<scf::ForOp>(op);
+      if (!nested || nested.getNumResults() != 0 ||
+          llvm::any_of(
+              ValueRange{nested.getLowerBound(), nested.getUpperBound(),
+                         nested.getStep()},
+              [&](Value bound) { return dependsOn(bound, iv, loop, known); }))
+        return WalkResult::interrupt();
+      return WalkResult::advance();
+    }
+    if (auto store = dyn_cast<memref::StoreOp>(op)) {
+      auto alloca = store.getMemRef().getDefiningOp<memref::AllocaOp>();
+      if (vectorized.contains(op) || (alloca && loop->isAncestor(alloca)))
+        return WalkResult::advance();
+      return WalkResult::interrupt();
+    }
+    // Any other write (a copy, an atomic) may be shared by the elements.
+    if (auto effects = dyn_cast<MemoryEffectOpInterface>(op)) {
+      if (effects.hasEffect<MemoryEffects::Write>() &&
+          !isa<memref::AllocaOp>(op))
+        return WalkResult::interrupt();
+    } else if (!op->hasTrait<OpTrait::IsTerminator>() &&
+               !isMemoryEffectFree(op)) {
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return !walk.wasInterrupted();
+}
+
+/// Clones the ops of `block` (but its terminator) at the rewriter's point
+/// for the 4 elements (`elements[k]` maps the source values of element k):
+/// op by op, a nested scf.for once with its body cloned the same way, the
+/// loads and stores of `vectorized` as one vector access each.
+static void cloneJammed(RewriterBase &rewriter, Block *block, Value iv,
+                        MutableArrayRef<IRMapping> elements,
+                        const llvm::SmallPtrSetImpl<Operation *> &vectorized,
+                        llvm::function_ref<bool(Operation &)> isShared) {
+  Location loc = block->getParentOp()->getLoc();
+  // The indices of element 0 are the vector access's (its last is iv).
+  auto firstIndices = [&](ValueRange indices) {
+    SmallVector<Value> mapped;
+    for (Value index : indices)
+      mapped.push_back(elements[0].lookupOrDefault(index));
+    return mapped;
+  };
+  for (Operation &op : block->without_terminator()) {
+    if (auto nested = dyn_cast<scf::ForOp>(op)) {
+      auto jammed = scf::ForOp::create(
+          rewriter, nested.getLoc(),
+          elements[0].lookupOrDefault(nested.getLowerBound()),
+          elements[0].lookupOrDefault(nested.getUpperBound()),
+          elements[0].lookupOrDefault(nested.getStep()));
+      for (IRMapping &element : elements)
+        element.map(nested.getInductionVar(), jammed.getInductionVar());
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPoint(jammed.getBody()->getTerminator());
+      cloneJammed(rewriter, nested.getBody(), iv, elements, vectorized,
+                  isShared);
+      continue;
+    }
+    if (vectorized.contains(&op)) {
+      if (auto load = dyn_cast<memref::LoadOp>(op)) {
+        auto type = VectorType::get({kVectorWidth}, load.getType());
+        Value vector = vector::LoadOp::create(
+            rewriter, loc, type, load.getMemRef(),
+            firstIndices(load.getIndices()),
+            /*nontemporal=*/false, getVectorAlignment(load.getType()));
+        for (auto [k, element] : llvm::enumerate(elements))
+          element.map(load.getResult(),
+                      vector::ExtractOp::create(rewriter, loc, vector, k));
+        continue;
+      }
+      auto store = cast<memref::StoreOp>(op);
+      SmallVector<Value> values;
+      for (IRMapping &element : elements)
+        values.push_back(element.lookupOrDefault(store.getValueToStore()));
+      auto type =
+          VectorType::get({kVectorWidth}, store.getValueToStore().getType());
+      vector::StoreOp::create(
+          rewriter, loc,
+          vector::FromElementsOp::create(rewriter, loc, type, values),
+          store.getMemRef(), firstIndices(store.getIndices()),
+          /*nontemporal=*/false,
+          getVectorAlignment(store.getValueToStore().getType()));
+      continue;
+    }
+    if (isShared(op)) {
+      Operation *shared = rewriter.clone(op, elements[0]);
+      for (IRMapping &element : elements.drop_front())
+        element.map(op.getResults(), shared->getResults());
+      continue;
+    }
+    for (IRMapping &element : elements)
+      rewriter.clone(op, element);
+  }
+}
+
+void mlir::ridge::unrollAndJamWithVectorAccesses(
+    RewriterBase &rewriter, Block *body, unsigned ivIndex,
+    ArrayRef<Operation *> accesses) {
+  Region *region = body->getParent();
+  Operation *loop = body->getParentOp();
+  Location loc = loop->getLoc();
+  Value iv = body->getArgument(ivIndex);
+  llvm::SmallPtrSet<Operation *, 8> vectorized(accesses.begin(),
+                                               accesses.end());
+  // Loads the 4 elements share (no index depends on iv, the body never
+  // writes the buffer: a matmul's row of A, a pooling's window constant)
+  // are issued once.
+  llvm::SmallPtrSet<Value, 8> written;
+  body->walk([&](memref::StoreOp store) { written.insert(store.getMemRef()); });
+  DenseMap<Value, bool> known;
+  auto isShared = [&](Operation &op) {
+    auto load = dyn_cast<memref::LoadOp>(op);
+    return load && !written.contains(load.getMemRef()) &&
+           llvm::none_of(load.getIndices(), [&](Value index) {
+             return dependsOn(index, iv, loop, known);
+           });
+  };
+  SmallVector<Location> argLocs(body->getNumArguments(), loc);
+  Block *newBody =
+      rewriter.createBlock(region, {}, body->getArgumentTypes(), argLocs);
+  Value base = newBody->getArgument(ivIndex);
+  rewriter.setInsertionPointToStart(newBody);
+  SmallVector<IRMapping> elements(kVectorWidth);
+  for (auto [k, element] : llvm::enumerate(elements)) {
+    element.map(body->getArguments(), newBody->getArguments());
+    if (k != 0)
+      element.map(iv, arith::AddIOp::create(
+                          rewriter, loc, base,
+                          arith::ConstantIndexOp::create(rewriter, loc, k)));
+  }
+  cloneJammed(rewriter, body, iv, elements, vectorized, isShared);
   IRMapping terminatorArgs;
   rewriter.clone(*body->getTerminator(), terminatorArgs);
   rewriter.eraseBlock(body);

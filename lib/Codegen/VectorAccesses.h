@@ -31,8 +31,20 @@ bool isVectorAligned(Value memref);
 /// vector-aligned, their other indices do not depend on `iv` (defined above
 /// the body, or other arguments of it), and the body does not both read and
 /// write the buffer.
+/// With `nestedIndices`, an index computed in the body (in a nested loop:
+/// a convolution's window position) qualifies too when it does not depend on
+/// `iv`; the vector access is then made where the scalar one is
+/// (unrollAndJamWithVectorAccesses).
 void findVectorAccesses(Block *body, Value iv,
-                        SmallVectorImpl<Operation *> &accesses);
+                        SmallVectorImpl<Operation *> &accesses,
+                        bool nestedIndices = false);
+
+/// Whether the 4 elements of `body` can run jammed
+/// (unrollAndJamWithVectorAccesses): its only regions are scf.for loops
+/// without results whose bounds do not depend on `iv`, and every buffer it
+/// writes is an alloca it defines (each element gets its own) or written
+/// by one of `accesses`, so that the elements share no written memory.
+bool canJamElements(Block *body, Value iv, ArrayRef<Operation *> accesses);
 
 /// Rewrites `body` so that one iteration handles elements iv .. iv + 3, iv
 /// its argument `ivIndex` (the caller makes the loop step by 4): vector
@@ -42,6 +54,16 @@ void findVectorAccesses(Block *body, Value iv,
 /// terminator must have no operands.
 void unrollWithVectorAccesses(RewriterBase &rewriter, Block *body,
                               unsigned ivIndex, ArrayRef<Operation *> accesses);
+
+/// unrollWithVectorAccesses for a body with nested loops (a SIMT
+/// contraction's reduction over k, a pooling's window): each op is repeated
+/// for the 4 elements where it stands, and a nested loop runs once with its
+/// body repeated the same way, so that the 4 elements' loads of one
+/// iteration become one vector load there. Each element computes what it
+/// computed alone, in the same order (canJamElements must hold).
+void unrollAndJamWithVectorAccesses(RewriterBase &rewriter, Block *body,
+                                    unsigned ivIndex,
+                                    ArrayRef<Operation *> accesses);
 
 } // namespace mlir::ridge
 

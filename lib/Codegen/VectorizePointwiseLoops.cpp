@@ -112,8 +112,11 @@ struct VectorizePointwiseLoopsPass
       if (failed(config))
         return signalPassFailure();
       if (!*config || (*config)->vectorWidth != kVectorWidth ||
-          !isStraightLine(root) || !hasVectorInnermostDim(root))
+          !hasVectorInnermostDim(root))
         continue;
+      // A body with nested loops (a SIMT contraction's k loop, a pooling's
+      // window) runs its 4 elements jammed, each nested loop once.
+      bool straightLine = isStraightLine(root);
       // Element views (the tiled body's one-element subviews) into the
       // loads and stores, so that their indices are the loop's.
       RewritePatternSet patterns(&getContext());
@@ -126,18 +129,26 @@ struct VectorizePointwiseLoopsPass
                                        greedy)))
         return signalPassFailure();
       Block *body = root.getBody();
-      numForwarded += forwardStoredValues(rewriter, body);
+      if (straightLine)
+        numForwarded += forwardStoredValues(rewriter, body);
       unsigned last = root.getNumLoops() - 1;
+      Value iv = body->getArgument(last);
       SmallVector<Operation *> accesses;
-      findVectorAccesses(body, body->getArgument(last), accesses);
-      if (accesses.empty())
+      findVectorAccesses(body, iv, accesses, /*nestedIndices=*/!straightLine);
+      if (accesses.empty() ||
+          (!straightLine && !canJamElements(body, iv, accesses)))
         continue;
       rewriter.setInsertionPoint(root);
       Value four =
           arith::ConstantIndexOp::create(rewriter, root.getLoc(), kVectorWidth);
       rewriter.modifyOpInPlace(
           root, [&] { root.getStepMutable().slice(last, 1).assign(four); });
-      unrollWithVectorAccesses(rewriter, body, last, accesses);
+      if (straightLine) {
+        unrollWithVectorAccesses(rewriter, body, last, accesses);
+      } else {
+        unrollAndJamWithVectorAccesses(rewriter, body, last, accesses);
+        ++numJammed;
+      }
       ++numVectorized;
       numVectorAccesses += accesses.size();
       LLVM_DEBUG(llvm::dbgs()

@@ -73,7 +73,8 @@ func.func private @transpose(%x: memref<16x32xf32>, %out: memref<32x16xf32>) att
 
 // Left as they are: an innermost extent that is no multiple of 4, a config
 // of one element a lane (f16 or 64-bit data), and a body with a loop of its
-// own.
+// own that accumulates into its result (read and written there: no vector
+// access, and the elements' buffer is no alloca of the body).
 // CHECK-LABEL: func.func private @odd_extent
 // CHECK: step (%c1, %c1)
 // CHECK-NOT: vector.load
@@ -125,5 +126,117 @@ func.func private @nested_loop(%x: memref<64x16xf32>, %out: memref<64xf32>) attr
     }
     scf.reduce
   } {ridge.kernel_config = {block_size = 256 : i64, vector_width = 4 : i64, warps_per_block = 1 : i64}}
+  return
+}
+
+// -----
+
+// A channels-last depthwise convolution (SIMT: one output a thread, its sum
+// in an alloca, the 3x3 window as two nested loops): unrolled and jammed.
+// The nested loops run once; in them the window's input element and the
+// weight tap of 4 consecutive channels are one 16-byte load each (their
+// other indices depend on the window position, not on the channel; the
+// weight is a view of a 1-D constant, so its folded index linearizes the
+// channel last, by 16); each channel keeps its own alloca, and its sum
+// runs in the same order. The bias is one 16-byte load, the bf16 result
+// one 8-byte store.
+// CHECK-LABEL: func.func private @depthwise_channels_last
+// CHECK: scf.parallel (%[[N:.*]], %[[H:.*]], %[[W:.*]], %[[C:.*]]) = {{.*}} step (%c1, %c1, %c1, %c4)
+// CHECK-COUNT-4: memref.alloca() {alignment = 64 : i64} : memref<1xf32>
+// CHECK: scf.for %[[KH:.*]] = %c0 to %c3
+// CHECK-NEXT: scf.for %[[KW:.*]] = %c0 to %c3
+// CHECK: %[[TAP:.*]] = affine.linearize_index disjoint [%c0, %[[KH]], %[[KW]], %[[C]]] by (1, 3, 3, 16)
+// CHECK: %[[WT:.*]] = vector.load %arg1[%[[TAP]]] {alignment = 16 : i64} : memref<144xf32>, vector<4xf32>
+// CHECK: %[[X:.*]] = vector.load %arg0[%[[N]], %{{.*}}, %{{.*}}, %[[C]]] {alignment = 16 : i64} : memref<2x8x8x16xf32>, vector<4xf32>
+// CHECK-COUNT-4: arith.select
+// CHECK-COUNT-4: arith.mulf
+// CHECK-NOT: memref.load %arg0
+// CHECK: }
+// CHECK: vector.load %arg2[%[[C]]] {alignment = 16 : i64} : memref<16xf32>, vector<4xf32>
+// CHECK: vector.store %{{.*}}, %arg3[%[[N]], %[[H]], %[[W]], %[[C]]] {alignment = 8 : i64} : memref<2x8x8x16xbf16>, vector<4xbf16>
+func.func private @depthwise_channels_last(%x: memref<2x8x8x16xf32>, %w1d: memref<144xf32>, %b: memref<16xf32>, %out: memref<2x8x8x16xbf16>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 256 : i64, tile_sizes = array<i64: 1, 1, 1, 1>, vector_width = 4 : i64, warps_per_block = 8 : i64}} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c7 = arith.constant 7 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %zero = arith.constant 0.0 : f32
+  %w = memref.expand_shape %w1d [[0, 1, 2, 3]] output_shape [1, 3, 3, 16] : memref<144xf32> into memref<1x3x3x16xf32>
+  scf.parallel (%n, %h, %v, %c) = (%c0, %c0, %c0, %c0) to (%c2, %c8, %c8, %c16) step (%c1, %c1, %c1, %c1) {
+    %acc = memref.alloca() {alignment = 64 : i64} : memref<1xf32>
+    memref.store %zero, %acc[%c0] : memref<1xf32>
+    scf.for %kh = %c0 to %c3 step %c1 {
+      scf.for %kw = %c0 to %c3 step %c1 {
+        %tap = memref.load %w[%c0, %kh, %kw, %c] : memref<1x3x3x16xf32>
+        %sum = memref.load %acc[%c0] : memref<1xf32>
+        %ih0 = arith.addi %h, %kh : index
+        %ih = arith.subi %ih0, %c1 : index
+        %iw0 = arith.addi %v, %kw : index
+        %iw = arith.subi %iw0, %c1 : index
+        %hlo = arith.cmpi sge, %ih, %c0 : index
+        %hhi = arith.cmpi slt, %ih, %c8 : index
+        %wlo = arith.cmpi sge, %iw, %c0 : index
+        %whi = arith.cmpi slt, %iw, %c8 : index
+        %hin = arith.andi %hlo, %hhi : i1
+        %win = arith.andi %wlo, %whi : i1
+        %in = arith.andi %hin, %win : i1
+        %hc = arith.minsi %ih, %c7 : index
+        %hcl = arith.maxsi %hc, %c0 : index
+        %wc = arith.minsi %iw, %c7 : index
+        %wcl = arith.maxsi %wc, %c0 : index
+        %xe = memref.load %x[%n, %hcl, %wcl, %c] : memref<2x8x8x16xf32>
+        %xs = arith.select %in, %xe, %zero : f32
+        %p = arith.mulf %xs, %tap : f32
+        %s = arith.addf %sum, %p : f32
+        memref.store %s, %acc[%c0] : memref<1xf32>
+      }
+    }
+    %total = memref.load %acc[%c0] : memref<1xf32>
+    %bias = memref.load %b[%c] : memref<16xf32>
+    %y = arith.addf %total, %bias : f32
+    %yh = arith.truncf %y : f32 to bf16
+    memref.store %yh, %out[%n, %h, %v, %c] : memref<2x8x8x16xbf16>
+    scf.reduce
+  } {ridge.kernel_config = {block_size = 256 : i64, tile_sizes = array<i64: 1, 1, 1, 1>, vector_width = 4 : i64, warps_per_block = 8 : i64}}
+  return
+}
+
+// -----
+
+// A SIMT matmul (one output a thread, the k loop nested): the row of A is
+// shared by the 4 columns (one scalar load an iteration), the row of B is
+// one 16-byte load.
+// CHECK-LABEL: func.func private @simt_matmul
+// CHECK: step (%c1, %c4)
+// CHECK: scf.for %[[K:.*]] = %c0 to %c32
+// CHECK: %[[A:.*]] = memref.load %arg0[%{{.*}}, %[[K]]] : memref<8x32xf32>
+// CHECK-NOT: memref.load %arg0
+// CHECK: vector.load %arg1[%[[K]], %{{.*}}] {alignment = 16 : i64} : memref<32x64xf32>, vector<4xf32>
+// CHECK-COUNT-4: arith.mulf %[[A]]
+// CHECK: vector.store {{.*}} : memref<8x64xf32>, vector<4xf32>
+func.func private @simt_matmul(%a: memref<8x32xf32>, %bm: memref<32x64xf32>, %out: memref<8x64xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 256 : i64, vector_width = 4 : i64, warps_per_block = 8 : i64}} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c8, %c64) step (%c1, %c1) {
+    %acc = memref.alloca() {alignment = 64 : i64} : memref<1xf32>
+    memref.store %zero, %acc[%c0] : memref<1xf32>
+    scf.for %k = %c0 to %c32 step %c1 {
+      %av = memref.load %a[%i, %k] : memref<8x32xf32>
+      %bv = memref.load %bm[%k, %j] : memref<32x64xf32>
+      %sum = memref.load %acc[%c0] : memref<1xf32>
+      %p = arith.mulf %av, %bv : f32
+      %s = arith.addf %sum, %p : f32
+      memref.store %s, %acc[%c0] : memref<1xf32>
+    }
+    %total = memref.load %acc[%c0] : memref<1xf32>
+    memref.store %total, %out[%i, %j] : memref<8x64xf32>
+    scf.reduce
+  } {ridge.kernel_config = {block_size = 256 : i64, vector_width = 4 : i64, warps_per_block = 8 : i64}}
   return
 }

@@ -447,6 +447,17 @@ def VectorizePointwiseLoopsPass
     accesses and the arithmetic are repeated for each element.
     `ridge-map-parallel-loops-to-gpu` then maps the loop with a quarter of
     the iterations.
+
+    A body with nested `scf.for` loops (a SIMT contraction's reduction, a
+    pooling's window) is unrolled and jammed instead, when its elements
+    share no written memory (`canJamElements`: it writes only allocas it
+    defines, one per element, and its vectorized stores): each op is
+    repeated for the 4 elements where it stands and each nested loop runs
+    once, so that the 4 elements' loads of one iteration whose indices do
+    not depend on the innermost induction variable but through their last
+    (a channels-last depthwise convolution's window, a SIMT matmul's row of
+    B) become one 16-byte load there. Every element computes what it
+    computed alone, in the same order.
   }];
   let dependentDialects = [
     "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
@@ -459,6 +470,8 @@ def VectorizePointwiseLoopsPass
               "16-byte loads and stores of those loops">,
     Statistic<"numForwarded", "num-forwarded",
               "Loads replaced by the value the iteration stored">,
+    Statistic<"numJammed", "num-jammed",
+              "Loops with nested loops given 4 elements an iteration">,
   ];
 }
 
