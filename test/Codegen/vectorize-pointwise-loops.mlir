@@ -240,3 +240,34 @@ func.func private @simt_matmul(%a: memref<8x32xf32>, %bm: memref<32x64xf32>, %ou
   } {ridge.kernel_config = {block_size = 256 : i64, vector_width = 4 : i64, warps_per_block = 8 : i64}}
   return
 }
+
+// -----
+
+// Left as it is: a loop with a nested loop over fewer than 4 x 32 elements
+// (a 16-channel global pool). Jammed, its 4 lanes would each run a 4-element
+// loop where 16 lanes share it.
+// CHECK-LABEL: func.func private @small_pool
+// CHECK: step (%c1, %c1)
+// CHECK-NOT: vector.load
+func.func private @small_pool(%x: memref<2x64x16xf32>, %out: memref<2x16xf32>) attributes {ridge.kernel = "movement", ridge.kernel_config = {block_size = 256 : i64, vector_width = 4 : i64, warps_per_block = 1 : i64}} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  scf.parallel (%n, %c) = (%c0, %c0) to (%c2, %c16) step (%c1, %c1) {
+    %acc = memref.alloca() {alignment = 64 : i64} : memref<1xf32>
+    memref.store %zero, %acc[%c0] : memref<1xf32>
+    scf.for %p = %c0 to %c64 step %c1 {
+      %v = memref.load %x[%n, %p, %c] : memref<2x64x16xf32>
+      %s = memref.load %acc[%c0] : memref<1xf32>
+      %t = arith.addf %s, %v : f32
+      memref.store %t, %acc[%c0] : memref<1xf32>
+    }
+    %total = memref.load %acc[%c0] : memref<1xf32>
+    memref.store %total, %out[%n, %c] : memref<2x16xf32>
+    scf.reduce
+  } {ridge.kernel_config = {block_size = 256 : i64, vector_width = 4 : i64, warps_per_block = 1 : i64}}
+  return
+}
