@@ -305,18 +305,6 @@ static bool isKvCacheAppend(const FusionGroup &producer,
   });
 }
 
-/// Whether the contraction `op` multiplies on tensor cores: its operands
-/// rounded (ridge.precision) or stored in 16 bits (the tensor-core lowering
-/// takes those; everything else runs on the SIMT path).
-static bool multipliesOnTensorCores(Operation *op) {
-  if (op->hasAttr(kPrecisionAttr))
-    return true;
-  return llvm::any_of(op->getOperandTypes(), [](Type type) {
-    Type element = getElementTypeOrSelf(type);
-    return element.isBF16() || element.isF16();
-  });
-}
-
 /// Why the decode attention kernel cannot take the KV-cache append of
 /// `producer` (isKvCacheAppend); nullopt when it can. The kernel reads the
 /// past keys and the new ones where they are and writes each key it reads
@@ -503,7 +491,7 @@ FusionPlanner::checkLegal(const FusionGroup &producer,
       // elsewhere (a channels-last activation that a graph output also
       // reads channels-second) would send the whole kernel to the SIMT
       // path. The transpose runs in its own kernel or its reader's.
-      if (multipliesOnTensorCores(producer.anchor))
+      if (getTensorCoreMultiplyType(producer.anchor))
         for (Operation *op : consumer.ops)
           if (getFusionRole(op) == FusionRole::Layout &&
               llvm::any_of(edge.getUsers(), [&](Operation *user) {

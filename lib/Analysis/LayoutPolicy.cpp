@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ridgeline/Analysis/LayoutPolicy.h"
+#include "ridgeline/Analysis/PrecisionPolicy.h"
 
 #include "ridgeline/Dialect/Ridge/IR/Ridge.h"
 
@@ -16,21 +17,16 @@ using namespace mlir::ridge;
 /// Bytes of one staged piece of a tensor-core operand: a 16-byte load.
 static constexpr int64_t kStagedChunkBytes = 16;
 
-/// Bytes of one element of `conv`'s multiply type on tensor cores: 2 for
-/// bf16/fp16 (rounded to, or stored in), 4 for tf32; 0 when it does not run
-/// on tensor cores.
+/// Bytes of one element of `conv`'s multiply type on tensor cores as it is
+/// staged: 2 for bf16/fp16 (rounded to, or stored in), 4 for tf32 (staged
+/// as f32); 0 when it does not run on tensor cores.
 static int64_t getMultiplyBytes(ConvOp conv) {
-  if (auto attr = conv->getAttrOfType<StringAttr>(kPrecisionAttr)) {
-    StringRef format = attr.getValue();
-    if (format == "bf16" || format == "fp16")
-      return 2;
-    if (format == "tf32")
-      return 4;
+  Type type = getTensorCoreMultiplyType(conv);
+  if (!type)
     return 0;
-  }
-  Type element =
-      cast<RankedTensorType>(conv.getInput().getType()).getElementType();
-  return element.isBF16() || element.isF16() ? 2 : 0;
+  if (isa<FloatTF32Type>(type))
+    return 4;
+  return llvm::divideCeil(type.getIntOrFloatBitWidth(), 8);
 }
 
 ConvLayoutDecision
@@ -55,9 +51,7 @@ mlir::ridge::decideConvolutionLayout(ConvOp conv, const TargetSpec &target,
   if (!input.hasStaticShape() || !weight.hasStaticShape())
     return decide(ConvLayoutReason::UnknownShape, "dynamic shape");
   if (conv.getGroup() != 1) {
-    int64_t channels = input.getDimSize(1);
-    bool depthwise =
-        conv.getGroup() == channels && weight.getDimSize(0) == channels;
+    bool depthwise = conv.isDepthwise();
     if (depthwise && inputChannelsLast)
       return decide(ConvLayoutReason::FollowsInput,
                     "a depthwise convolution whose input is channels-last "

@@ -11,6 +11,7 @@
 #include "ridgeline/Dialect/Ridge/IR/Ridge.h"
 
 #include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -59,6 +60,20 @@ static Type getRoundedStorageType(Operation *op) {
   if (attr.getValue() == "fp16")
     return Float16Type::get(ctx);
   return Type();
+}
+
+Type mlir::ridge::getTensorCoreMultiplyType(Operation *op) {
+  MLIRContext *ctx = op->getContext();
+  if (auto attr = op->getAttrOfType<StringAttr>(kPrecisionAttr)) {
+    return llvm::StringSwitch<Type>(attr.getValue())
+        .Case("bf16", BFloat16Type::get(ctx))
+        .Case("fp16", Float16Type::get(ctx))
+        .Case("tf32", FloatTF32Type::get(ctx))
+        .Case("fp8", Float8E4M3FNType::get(ctx))
+        .Default(Type());
+  }
+  Type element = getElementTypeOrSelf(op->getOperand(0).getType());
+  return element.isBF16() || element.isF16() ? element : Type();
 }
 
 Type mlir::ridge::getCompileTimeWeightType(Operation *op, Value operand) {
@@ -132,7 +147,7 @@ mlir::ridge::getContractionShape(Operation *op) {
   // per group, prod(K) products each.
   auto conv = cast<ConvOp>(op);
   int64_t group = std::max<int64_t>(conv.getGroup(), 1);
-  bool depthwiseLast = conv.getChannelsLast() && group != 1;
+  bool depthwiseLast = conv.getChannelsLast() && conv.isDepthwise();
   shape.m = depthwiseLast ? 1 : rhs.getDimSize(0) / group;
   shape.k = 1;
   for (int64_t dim : depthwiseLast ? rhs.getShape().drop_front().drop_back()

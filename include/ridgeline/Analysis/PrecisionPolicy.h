@@ -127,6 +127,12 @@ struct ContractionShape {
 /// kernel multiplies them (docs/attention.md).
 bool isPrecisionCandidate(Operation *op);
 
+/// The float type the MatMul, Gemm or Conv `op` multiplies on tensor
+/// cores: the format ridge.precision rounds its operands to (bf16, f16,
+/// tf32, f8E4M3FN), or its first operand's 16-bit storage type (a bf16 or
+/// f16 model); null when it runs on the SIMT path.
+Type getTensorCoreMultiplyType(Operation *op);
+
 /// The GEMM view of a candidate; nullopt for a dynamic shape.
 std::optional<ContractionShape> getContractionShape(Operation *op);
 

@@ -361,7 +361,7 @@ struct ConvLowering : OpConversionPattern<ConvOp> {
           op,
           buildChannelsLastConv(rewriter, loc, input, weight, adaptor.getBias(),
                                 op.getStrides(), op.getDilations(), resultType,
-                                /*depthwise=*/op.getGroup() != 1, *roundTo));
+                                /*depthwise=*/op.isDepthwise(), *roundTo));
       return success();
     }
     rewriter.replaceOp(op, buildGroupedConv(rewriter, loc, input, weight,

@@ -8,15 +8,16 @@
 //   %y  = ridge.transpose %y', [0, 3, 1, 2]    // [N, M, OH, OW]
 //
 // the weights permuted at compile time, then moves the transposes it made
-// forward through elementwise ops and cancels the pairs that meet:
+// forward through elementwise ops and poolings and cancels the pairs that
+// meet:
 //
-//   relu(transpose(a, p))                -> transpose(relu(a), p)
-//   add(transpose(a, p), transpose(b, p)) -> transpose(add(a, b), p)
-//   mul(transpose(a, p), s[1, C, 1, 1])   -> transpose(mul(a, s'[1, 1, 1, C]),
-//   p) pool(transpose(a, p))                 ->
-//   transpose(pool{channels_last}(a), p) transpose(transpose(a, p), p^-1) -> a
+//   relu(T(a))               -> T(relu(a))
+//   add(T(a), T(b))          -> T(add(a, b))
+//   mul(T(a), s[1, C, 1, 1]) -> T(mul(a, s'[1, 1, 1, C]))   (s' a reshape)
+//   pool(T(a))               -> T(pool{channels_last}(a))
+//   transpose(T(a), p^-1)    -> a
 //
-// so that in a ResNet block the activations stay channels-last from one
+// (T(x) = transpose(x, p), p back to channels-second), so that in a ResNet block the activations stay channels-last from one
 // convolution to the next, and a transpose remains only where the chain
 // meets an op that reads the channels second (a reshape, a matmul). A
 // transpose that moves only dimensions of size 1 (a global pooling's
@@ -179,7 +180,7 @@ static void rewriteChannelsLast(RewriterBase &rewriter, ConvOp conv) {
   // A depthwise weight [C, 1, K...] becomes [1, K..., C] (ConvOp's
   // channels-last depthwise form), the others [M, K..., C].
   SmallVector<int64_t> weightPerm = toLast;
-  if (conv.getGroup() != 1) {
+  if (conv.isDepthwise()) {
     weightPerm = llvm::to_vector(llvm::seq<int64_t>(1, rank));
     weightPerm.push_back(0);
   }
@@ -263,9 +264,9 @@ struct SinkTransposeThroughPool : OpRewritePattern<PoolOp> {
     TransposeOp transpose = getLayoutTranspose(op.getInput(), perm);
     if (op.getChannelsLast() || op.getWithIndices() || !transpose)
       return failure();
-    auto lastType =
-        RankedTensorType::get(permute(resultType.getShape(), invert(perm)),
-                              resultType.getElementType());
+    auto lastType = RankedTensorType::get(
+        permute(resultType.getShape(), getToChannelsLast(rank)),
+        resultType.getElementType());
     auto last =
         PoolOp::create(rewriter, op.getLoc(), TypeRange{lastType},
                        ValueRange{transpose.getInput()}, op->getAttrs());

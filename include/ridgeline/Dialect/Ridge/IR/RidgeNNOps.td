@@ -58,6 +58,16 @@ def Ridge_ConvOp : Ridge_Op<"conv", [InferTypeOpAdaptor,
     /// The first spatial dimension of the input, weight and result: 2, or
     /// 1 with channels_last.
     int64_t getFirstSpatialDim() { return getChannelsLast() ? 1 : 2; }
+    /// Whether each output channel filters its own input channel alone
+    /// (group = input channels = output channels > 1).
+    bool isDepthwise() {
+      int64_t channels = cast<RankedTensorType>(getInput().getType())
+                             .getDimSize(getChannelDim());
+      int64_t outChannels =
+          cast<RankedTensorType>(getType()).getDimSize(getChannelDim());
+      return getGroup() > 1 && getGroup() == channels &&
+             outChannels == channels;
+    }
   }];
   let hasVerifier = 1;
 }
