@@ -5,7 +5,9 @@
 // convert-linalg-to-parallel-loops build new loops and drop the kernel's
 // `ridge.kernel_config`; this pass does the same conversions through
 // scf::forallToParallelLoop and linalg::linalgOpToParallelLoops and moves the
-// config onto the outermost loop, where the GPU mapping passes read it.
+// config onto the outermost loop, where the GPU mapping passes read it. The
+// dimensions of one iteration (a batch of 1) are dropped here: the
+// canonicalizer's rebuild of such a loop would drop the config with them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +16,7 @@
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/Support/Debug.h"
 
@@ -26,6 +29,44 @@ namespace mlir::ridge {
 
 using namespace mlir;
 using namespace mlir::ridge;
+
+/// `loop` without its dimensions of one iteration (each induction variable
+/// replaced by its lower bound), its attributes kept; `loop` itself when it
+/// has none, or no other.
+static scf::ParallelOp dropUnitDims(RewriterBase &rewriter,
+                                    scf::ParallelOp loop) {
+  SmallVector<Value> lowers, uppers, steps;
+  SmallVector<bool> isUnit;
+  for (auto [lower, upper, step] :
+       llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
+    std::optional<int64_t> lo = getConstantIntValue(lower),
+                           hi = getConstantIntValue(upper),
+                           st = getConstantIntValue(step);
+    isUnit.push_back(lo && hi && st && *st > 0 && *hi > *lo &&
+                     *hi - *lo <= *st);
+    if (isUnit.back())
+      continue;
+    lowers.push_back(lower);
+    uppers.push_back(upper);
+    steps.push_back(step);
+  }
+  if (lowers.empty() || lowers.size() == loop.getNumLoops() ||
+      loop.getNumResults() != 0)
+    return loop;
+  rewriter.setInsertionPoint(loop);
+  auto dropped =
+      scf::ParallelOp::create(rewriter, loop.getLoc(), lowers, uppers, steps);
+  dropped->setDiscardableAttrs(loop->getDiscardableAttrDictionary());
+  Block *body = dropped.getBody();
+  rewriter.eraseOp(body->getTerminator());
+  SmallVector<Value> ivs;
+  unsigned kept = 0;
+  for (auto [unit, lower] : llvm::zip(isUnit, loop.getLowerBound()))
+    ivs.push_back(unit ? lower : body->getArgument(kept++));
+  rewriter.mergeBlocks(loop.getBody(), body, ivs);
+  rewriter.eraseOp(loop);
+  return dropped;
+}
 
 namespace {
 struct KernelsToParallelLoopsPass
@@ -69,7 +110,10 @@ struct KernelsToParallelLoopsPass
         return signalPassFailure();
       }
       if (config && !loops->empty()) {
-        loops->front()->setAttr(kKernelConfigAttr, config);
+        Operation *outer = loops->front();
+        if (auto parallel = dyn_cast<scf::ParallelOp>(outer))
+          outer = dropUnitDims(rewriter, parallel);
+        outer->setAttr(kKernelConfigAttr, config);
         ++numConfiguredLoops;
       }
       rewriter.eraseOp(op);
