@@ -308,6 +308,9 @@ void mlir::ridge::buildGpuLoweringPipeline(OpPassManager &pm,
   // 3. GPU mapping. Row-kernel grids fill the SMs of the module's
   //    ridge.target GPU.
   pm.addNestedPass<func::FuncOp>(createMapRowLoopsToWarpsPass());
+  // An accumulator bufferized in the result (a pooling with no epilogue)
+  // is kept by its thread and stored once.
+  pm.addNestedPass<func::FuncOp>(createPrivatizeOwnedElementsPass());
   pm.addNestedPass<func::FuncOp>(createVectorizePointwiseLoopsPass());
   MapParallelLoopsToGpuPassOptions mapping;
   mapping.blockSize = options.blockSize;

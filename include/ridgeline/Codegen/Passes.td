@@ -427,6 +427,32 @@ def LaunchHostMemoryAccessesPass
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
+def PrivatizeOwnedElementsPass
+    : Pass<"ridge-privatize-owned-elements", "::mlir::func::FuncOp"> {
+  let summary = "Accumulate a result element that one iteration owns in a "
+                "stack buffer, stored once";
+  let description = [{
+    In a top-level `scf.parallel` whose body has nested loops (a pooling's
+    window, a SIMT contraction's k loop), an element of a buffer defined
+    outside the loop that the body stores at indices naming it for this
+    iteration alone (constants and each induction variable once), and
+    that the body otherwise only loads and stores at those indices, the
+    first access a store in the body itself, is kept in a rank-0
+    `memref.alloca` of the body: the accesses go to it, and one store after
+    the body's last op writes the element. One-element views are folded
+    into their loads and stores first. A kernel that accumulated in its
+    result buffer (one global store per window step) then stores once, and
+    `ridge-vectorize-pointwise-loops` can run 4 of its elements jammed.
+  }];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect", "::mlir::memref::MemRefDialect"
+  ];
+  let statistics = [
+    Statistic<"numPrivatized", "num-privatized",
+              "Owned result elements accumulated in a stack buffer">,
+  ];
+}
+
 def VectorizePointwiseLoopsPass
     : Pass<"ridge-vectorize-pointwise-loops", "::mlir::func::FuncOp"> {
   let summary = "Give each thread of a pointwise kernel 4 consecutive "
