@@ -104,6 +104,10 @@ void mlir::ridge::findVectorAccesses(Block *body, Value iv,
   llvm::SmallPtrSet<Value, 8> stored, loaded;
   SmallVector<Operation *> candidates;
   body->walk([&](Operation *op) {
+    // A straight-line body's vector loads are issued before its ops: a load
+    // inside a conditional stays one (it may be out of bounds).
+    if (!nestedIndices && op->getBlock() != body)
+      return;
     Value memref;
     ValueRange indices;
     if (auto load = dyn_cast<memref::LoadOp>(op)) {

@@ -30,7 +30,8 @@ bool isVectorAligned(Value memref);
 /// `iv` (one of its arguments): their last index is `iv`, their buffer is
 /// vector-aligned, their other indices do not depend on `iv` (defined above
 /// the body, or other arguments of it), and the body does not both read and
-/// write the buffer.
+/// write the buffer. Without `nestedIndices` only the body's own accesses
+/// qualify (not those in a conditional of it, which may not be made).
 /// With `nestedIndices`, an index computed in the body (in a nested loop:
 /// a convolution's window position) qualifies too when it does not depend on
 /// `iv`; the vector access is then made where the scalar one is

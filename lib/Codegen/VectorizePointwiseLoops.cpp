@@ -36,14 +36,31 @@ namespace mlir::ridge {
 using namespace mlir;
 using namespace mlir::ridge;
 
+/// Whether `op` is an `scf.if` whose branches only compute and load (a
+/// padding's bounds check around the load of the padded input): repeated
+/// per element like any op of a straight-line body.
+static bool isReadOnlyConditional(Operation &op) {
+  auto conditional = dyn_cast<scf::IfOp>(op);
+  if (!conditional)
+    return false;
+  WalkResult walk = conditional->walk([&](Operation *nested) {
+    if (nested == conditional.getOperation() ||
+        isa<memref::LoadOp, scf::YieldOp>(nested) ||
+        (nested->getNumRegions() == 0 && isMemoryEffectFree(nested)))
+      return WalkResult::advance();
+    return WalkResult::interrupt();
+  });
+  return !walk.wasInterrupted();
+}
+
 /// Whether `loop`'s body is straight-line: no nested regions (a row loop, a
-/// fused tile's element loop), so that repeating it per element keeps its
-/// order of accesses.
+/// fused tile's element loop) but read-only conditionals, so that repeating
+/// it per element keeps its order of accesses.
 static bool isStraightLine(scf::ParallelOp loop) {
   if (loop.getNumResults() != 0)
     return false;
   for (Operation &op : loop.getBody()->without_terminator())
-    if (op.getNumRegions() != 0)
+    if (op.getNumRegions() != 0 && !isReadOnlyConditional(op))
       return false;
   return true;
 }

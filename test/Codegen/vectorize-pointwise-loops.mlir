@@ -271,3 +271,38 @@ func.func private @small_pool(%x: memref<2x64x16xf32>, %out: memref<2x16xf32>) a
   } {ridge.kernel_config = {block_size = 256 : i64, vector_width = 4 : i64, warps_per_block = 1 : i64}}
   return
 }
+
+// -----
+
+// Padding an RGB image's channels to 8 (a channels-last stem's input,
+// stored in bf16): the bounds check around the load of the padded input
+// is a read-only conditional, repeated per element like the body's other
+// ops; the 4 bf16 results go out as one 8-byte store. The conditional's
+// load stays a scalar load in it (it may be out of bounds).
+// CHECK-LABEL: func @padded_channels
+// CHECK: scf.parallel ({{.*}}) = ({{.*}}) to ({{.*}}) step (%{{.*}}, %{{.*}}, %[[FOUR:.*]])
+// CHECK-COUNT-4: scf.if %{{.*}} -> (f32) {
+// CHECK-NOT: vector.load
+// CHECK: %[[V:.*]] = vector.from_elements %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : vector<4xbf16>
+// CHECK-NEXT: vector.store %[[V]], %arg1[{{.*}}] {alignment = 8 : i64} : memref<1x224x224x8xbf16>, vector<4xbf16>
+func.func @padded_channels(%arg0: memref<1x3x224x224xf32>, %arg1: memref<1x224x224x8xbf16>) {
+  %c0 = arith.constant 0 : index
+  %cst = arith.constant 0.000000e+00 : f32
+  %c3 = arith.constant 3 : index
+  %c1 = arith.constant 1 : index
+  %c224 = arith.constant 224 : index
+  %c8 = arith.constant 8 : index
+  scf.parallel (%h, %w, %c) = (%c0, %c0, %c0) to (%c224, %c224, %c8) step (%c1, %c1, %c1) {
+    %inside = arith.cmpi ult, %c, %c3 : index
+    %x = scf.if %inside -> (f32) {
+      %l = memref.load %arg0[%c0, %c, %h, %w] : memref<1x3x224x224xf32>
+      scf.yield %l : f32
+    } else {
+      scf.yield %cst : f32
+    }
+    %b = arith.truncf %x : f32 to bf16
+    memref.store %b, %arg1[%c0, %h, %w, %c] : memref<1x224x224x8xbf16>
+    scf.reduce
+  } {ridge.kernel_config = {block_size = 256 : i64, vector_width = 4 : i64, warps_per_block = 8 : i64}}
+  return
+}
