@@ -10,6 +10,7 @@
 #include "ridgeline/Dialect/Ridge/IR/Ridge.h"
 
 #include "llvm/ADT/Twine.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::ridge;
@@ -35,7 +36,8 @@ mlir::ridge::decideConvolutionLayout(ConvOp conv, const TargetSpec &target,
   ConvLayoutDecision decision;
   auto decide = [&](ConvLayoutReason reason, const Twine &why) {
     decision.channelsLast = reason == ConvLayoutReason::ChannelsLast ||
-                            reason == ConvLayoutReason::FollowsInput;
+                            reason == ConvLayoutReason::FollowsInput ||
+                            reason == ConvLayoutReason::PaddedChannels;
     decision.reason = reason;
     decision.explanation = why.str();
     return decision;
@@ -73,12 +75,32 @@ mlir::ridge::decideConvolutionLayout(ConvOp conv, const TargetSpec &target,
   }
   int64_t channels = input.getDimSize(1);
   int64_t chunk = kStagedChunkBytes / multiplyBytes;
-  if (channels % chunk != 0)
-    return decide(ConvLayoutReason::ChannelsNotWholeChunks,
-                  Twine(channels) +
-                      " input channels are not a whole number "
-                      "of 16-byte pieces (" +
-                      Twine(chunk) + " channels)");
+  if (channels % chunk != 0) {
+    // Padding multiplies the work by padded / channels; the gather it
+    // replaces costs once per read of an input element, which a window
+    // reads (kernel elements) / (stride elements) times.
+    int64_t padded = llvm::alignTo(channels, chunk);
+    ArrayRef<int64_t> window = weight.getShape().drop_front(2);
+    int64_t windowElements = ShapedType::getNumElements(window);
+    int64_t strideElements = 1;
+    for (int64_t stride : conv.getStrides())
+      strideElements *= stride;
+    if (windowElements * channels < padded * strideElements)
+      return decide(ConvLayoutReason::ChannelsNotWholeChunks,
+                    Twine(channels) +
+                        " input channels are not a whole number of 16-byte "
+                        "pieces (" +
+                        Twine(chunk) + " channels), and padding them to " +
+                        Twine(padded) +
+                        " would cost more than the gather it saves (each "
+                        "input element read " +
+                        Twine(windowElements) + "/" + Twine(strideElements) +
+                        " times by the windows)");
+    decision.paddedChannels = padded;
+    return decide(ConvLayoutReason::PaddedChannels,
+                  Twine(channels) + " input channels padded with zeros to " +
+                      Twine(padded) + ", a whole 16-byte piece");
+  }
   return decide(ConvLayoutReason::ChannelsLast,
                 Twine(channels) + " input channels, " + Twine(chunk) +
                     " to a 16-byte piece");

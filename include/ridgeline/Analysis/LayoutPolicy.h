@@ -21,7 +21,20 @@
 // to bf16/fp16/tf32 by the precision policy, or stored in f16/bf16), group
 // 1 (a depthwise convolution stays on the SIMT path), and input channels a
 // whole number of 16-byte pieces of the multiply type (8 bf16/fp16, 4
-// tf32): the 7x7 stem of an RGB image (3 channels) stays channels second.
+// tf32). Input channels short of a whole piece are padded with zeros up to
+// the next whole piece where the windows overlap enough to pay for it: the
+// padding multiplies the multiply work by padded / channels, and the
+// element-by-element gather it replaces costs once per read of an input
+// element, which the windows read (kernel elements) / (stride elements)
+// times. The 7x7/2 stem of an RGB image (each element read 12.25 times)
+// computes on 8 channels (bf16/fp16; 4 for tf32), as CUTLASS's
+// fixed-channels stem and cuDNN's padded NHWC first layer do: its input
+// costs one pad-and-transpose kernel (the image read once, written as
+// [N, H, W, 8]) and its windows are read 8 channels a 16-byte load; its
+// result, the pooling after it and the first block then stay
+// channels-last. A patchify convolution (ViT's 16x16/16: each element read
+// once) stays channels-second: padding would add a pass over the image and
+// 2.67x the work and save nothing.
 // A convolution off tensor cores (left in fp32: a ResNet's strided 1x1
 // downsampling, memory-bound alone) follows its input: channels-last when
 // that is (the pass asks once the tensor-core convolutions are rewritten),
@@ -62,11 +75,15 @@ enum class ConvLayoutReason {
   Grouped,
   UnknownShape,
   ChannelsNotWholeChunks,
+  PaddedChannels,
 };
 
 struct ConvLayoutDecision {
   bool channelsLast = false;
   ConvLayoutReason reason = ConvLayoutReason::CpuTarget;
+  /// Channels-last with its input channels padded with zeros to this many
+  /// (PaddedChannels); 0 when they are not padded.
+  int64_t paddedChannels = 0;
   /// For remarks: what decided it.
   std::string explanation;
 };

@@ -155,20 +155,78 @@ func.func @inverted_residual(%x: tensor<1x8x4x4xf32>, %we: tensor<8x8x1x1xf32>, 
 
 // -----
 
-// Left channels-second, with a remark: an RGB stem (3 channels, not whole
-// 16-byte pieces), a grouped convolution, one in fp32 (no tensor cores).
+// Left channels-second, with a remark: a patchify convolution of an RGB
+// image (2x2 stride 2: its windows read each element once, so padding the
+// 3 channels to 8 would add work and save no gather), a grouped
+// convolution, one in fp32 (no tensor cores).
 // CHECK-LABEL: func @left_alone
 // CHECK-NOT: channels_last
 // CHECK-NOT: ridge.transpose
+// CHECK-NOT: ridge.pad
 // CHECK: return
-func.func @left_alone(%x: tensor<1x3x8x8xf32>, %w: tensor<16x3x3x3xf32>, %g: tensor<16x8x1x1xf32>, %f: tensor<16x16x1x1xf32>) -> tensor<1x16x6x6xf32> {
-  // expected-remark @+1 {{convolution left channels-second: 3 input channels are not a whole number of 16-byte pieces (8 channels)}}
-  %c = ridge.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, ridge.precision = "bf16"} : (tensor<1x3x8x8xf32>, tensor<16x3x3x3xf32>) -> tensor<1x16x6x6xf32>
+func.func @left_alone(%x: tensor<1x3x12x12xf32>, %w: tensor<16x3x2x2xf32>, %g: tensor<16x8x1x1xf32>, %f: tensor<16x16x1x1xf32>) -> tensor<1x16x6x6xf32> {
+  // expected-remark @+1 {{convolution left channels-second: 3 input channels are not a whole number of 16-byte pieces (8 channels), and padding them to 8 would cost more than the gather it saves (each input element read 4/4 times by the windows)}}
+  %c = ridge.conv %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, ridge.precision = "bf16"} : (tensor<1x3x12x12xf32>, tensor<16x3x2x2xf32>) -> tensor<1x16x6x6xf32>
   // expected-remark @+1 {{convolution left channels-second: grouped convolution (group 2)}}
   %d = ridge.conv %c, %g {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 2 : i64, ridge.precision = "bf16"} : (tensor<1x16x6x6xf32>, tensor<16x8x1x1xf32>) -> tensor<1x16x6x6xf32>
   // expected-remark @+1 {{convolution left channels-second: the convolution does not run on tensor cores (not rounded to bf16, fp16 or tf32, nor stored in f16/bf16)}}
   %e = ridge.conv %d, %f {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x16x6x6xf32>, tensor<16x16x1x1xf32>) -> tensor<1x16x6x6xf32>
   return %e : tensor<1x16x6x6xf32>
+}
+
+// -----
+
+// An RGB stem (2x2 windows of stride 1: each input element read 4 times):
+// its 3 input channels are padded with zeros to a whole 16-byte piece (8
+// bf16 channels, 2.67x the multiply work), padded
+// channels-second so that the transpose after is the pad kernel's epilogue;
+// the weights [M, kh, kw, 3] are padded at compile time into
+// `<weight>.hwc8` (each 8-channel group: 3 weights, 5 zeros). tf32's piece
+// is 4 channels (3 -> 4); a weight that is not a constant is transposed and
+// padded by ops. The max pool after the stem then runs channels-last, and
+// only the pool's transpose back remains.
+// CHECK-LABEL: func @padded_stem
+// CHECK: %[[W:.*]] = ridge.constant dense_resource<weight.hwc8> : tensor<2x2x2x8xf32>
+// CHECK-NEXT: %[[P:.*]] = ridge.pad %arg0 pads [0, 0, 0, 0, 0, 5, 0, 0] : (tensor<1x3x8x8xf32>) -> tensor<1x8x8x8xf32>
+// CHECK-NEXT: %[[T:.*]] = ridge.transpose %[[P]], [0, 2, 3, 1] {ridge.layout_transpose} : tensor<1x8x8x8xf32> -> tensor<1x8x8x8xf32>
+// CHECK-NEXT: %[[C:.*]] = ridge.conv %[[T]], %[[W]] {channels_last, {{.*}}} : (tensor<1x8x8x8xf32>, tensor<2x2x2x8xf32>) -> tensor<1x7x7x2xf32>
+// CHECK-NEXT: %[[R:.*]] = ridge.relu %[[C]]
+// CHECK-NEXT: %[[M:.*]] = ridge.pool %[[R]] {channels_last, {{.*}}} : tensor<1x7x7x2xf32> -> tensor<1x3x3x2xf32>
+// CHECK-NEXT: ridge.transpose %[[M]], [0, 3, 1, 2]
+// CHECK: %[[P4:.*]] = ridge.pad %arg0 pads [0, 0, 0, 0, 0, 1, 0, 0] : (tensor<1x3x8x8xf32>) -> tensor<1x4x8x8xf32>
+// CHECK-NEXT: %[[T4:.*]] = ridge.transpose %[[P4]], [0, 2, 3, 1]
+// CHECK-NEXT: %[[WT:.*]] = ridge.transpose %arg1, [0, 2, 3, 1] {ridge.layout_transpose} : tensor<2x3x2x2xf32> -> tensor<2x2x2x3xf32>
+// CHECK-NEXT: %[[W4:.*]] = ridge.pad %[[WT]] pads [0, 0, 0, 0, 0, 0, 0, 1] : (tensor<2x2x2x3xf32>) -> tensor<2x2x2x4xf32>
+// CHECK-NEXT: ridge.conv %[[T4]], %[[W4]] {channels_last, {{.*}}} : (tensor<1x8x8x4xf32>, tensor<2x2x2x4xf32>) -> tensor<1x7x7x2xf32>
+// CHECK: weight.hwc8: "0x0400000000000000000080400000004100000000000000000000000000000000000000000000803F0000A040000010410000000000000000000000000000000000000000000000400000C040000020410000000000000000000000000000000000000000000040400000E04000003041000000000000000000000000000000000000000000004041000080410000A041000000000000000000000000000000000000000000005041000088410000A841000000000000000000000000000000000000000000006041000090410000B041000000000000000000000000000000000000000000007041000098410000B8410000000000000000000000000000000000000000"
+func.func @padded_stem(%x: tensor<1x3x8x8xf32>, %w4: tensor<2x3x2x2xf32>) -> (tensor<1x2x3x3xf32>, tensor<1x2x7x7xf32>) {
+  %w = ridge.constant dense<[[[[0.0, 1.0], [2.0, 3.0]], [[4.0, 5.0], [6.0, 7.0]], [[8.0, 9.0], [10.0, 11.0]]], [[[12.0, 13.0], [14.0, 15.0]], [[16.0, 17.0], [18.0, 19.0]], [[20.0, 21.0], [22.0, 23.0]]]]> : tensor<2x3x2x2xf32>
+  %c = ridge.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, ridge.precision = "bf16"} : (tensor<1x3x8x8xf32>, tensor<2x3x2x2xf32>) -> tensor<1x2x7x7xf32>
+  %r = ridge.relu %c : tensor<1x2x7x7xf32>
+  %m = ridge.pool %r {kind = "max", kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : tensor<1x2x7x7xf32> -> tensor<1x2x3x3xf32>
+  %t = ridge.conv %x, %w4 {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, ridge.precision = "tf32"} : (tensor<1x3x8x8xf32>, tensor<2x3x2x2xf32>) -> tensor<1x2x7x7xf32>
+  return %m, %t : tensor<1x2x3x3xf32>, tensor<1x2x7x7xf32>
+}
+
+// -----
+
+// A convolution whose input is channels-last already (the result of one
+// with 12 output channels) pads that input channels-last, after the
+// transpose, so that the two transposes cancel: 12 -> 16 channels.
+// CHECK-LABEL: func @padded_between_convs
+// CHECK: %[[A:.*]] = ridge.conv {{.*}}channels_last{{.*}} -> tensor<1x8x8x12xf32>
+// CHECK-NEXT: %[[R:.*]] = ridge.relu %[[A]] : tensor<1x8x8x12xf32>
+// CHECK-NEXT: %[[P:.*]] = ridge.pad %[[R]] pads [0, 0, 0, 0, 0, 0, 0, 4] : (tensor<1x8x8x12xf32>) -> tensor<1x8x8x16xf32>
+// CHECK-NEXT: ridge.conv %[[P]], {{.*}}channels_last{{.*}} -> tensor<1x6x6x16xf32>
+// CHECK-NEXT: ridge.transpose {{.*}} [0, 3, 1, 2]
+// CHECK-NEXT: return
+func.func @padded_between_convs(%x: tensor<1x16x8x8xf32>) -> tensor<1x16x6x6xf32> {
+  %w = ridge.constant dense<1.0> : tensor<12x16x3x3xf32>
+  %v = ridge.constant dense<2.0> : tensor<16x12x3x3xf32>
+  %a = ridge.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, ridge.precision = "bf16"} : (tensor<1x16x8x8xf32>, tensor<12x16x3x3xf32>) -> tensor<1x12x8x8xf32>
+  %r = ridge.relu %a : tensor<1x12x8x8xf32>
+  %b = ridge.conv %r, %v {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, ridge.precision = "bf16"} : (tensor<1x12x8x8xf32>, tensor<16x12x3x3xf32>) -> tensor<1x16x6x6xf32>
+  return %b : tensor<1x16x6x6xf32>
 }
 
 // -----

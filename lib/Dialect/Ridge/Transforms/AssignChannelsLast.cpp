@@ -7,7 +7,9 @@
 //   %y' = ridge.conv %x', %w' {channels_last}  // w' = [M, kh, kw, C]
 //   %y  = ridge.transpose %y', [0, 3, 1, 2]    // [N, M, OH, OW]
 //
-// the weights permuted at compile time, then moves the transposes it made
+// the weights permuted at compile time (and, where the policy pads the input
+// channels to a whole 16-byte piece, %x' padded with zero channels by a
+// ridge.pad and the weights with zeros), then moves the transposes it made
 // forward through elementwise ops and poolings and cancels the pairs that
 // meet:
 //
@@ -15,18 +17,19 @@
 //   add(T(a), T(b))          -> T(add(a, b))
 //   mul(T(a), s[1, C, 1, 1]) -> T(mul(a, s'[1, 1, 1, C]))   (s' a reshape)
 //   pool(T(a))               -> T(pool{channels_last}(a))
+//   pad(T(a))                -> T(pad'(a))                (pads permuted)
 //   transpose(T(a), p^-1)    -> a
 //
-// (T(x) = transpose(x, p), p back to channels-second), so that in a ResNet block the activations stay channels-last from one
-// convolution to the next, and a transpose remains only where the chain
-// meets an op that reads the channels second (a reshape, a matmul). A
-// transpose that moves only dimensions of size 1 (a global pooling's
-// [N, 1, 1, C]; a per-channel operand) is a reshape, a view. Its
-// transposes are marked (kLayoutTransposeAttr): the model's own are left
-// where the exporter put them. A convolution the policy leaves off tensor
-// cores then follows its input when the moves made that channels-last (a
-// ResNet's downsampling 1x1 reads the block's channels-last sum), and the
-// moves run again.
+// (T(x) = transpose(x, p), p back to channels-second), so that in a ResNet
+// block the activations stay channels-last from one convolution to the next,
+// and a transpose remains only where the chain meets an op that reads the
+// channels second (a reshape, a matmul). A transpose that moves only dimensions
+// of size 1 (a global pooling's [N, 1, 1, C]; a per-channel operand) is a
+// reshape, a view. Its transposes are marked (kLayoutTransposeAttr): the
+// model's own are left where the exporter put them. A convolution the policy
+// leaves off tensor cores then follows its input when the moves made that
+// channels-last (a ResNet's downsampling 1x1 reads the block's channels-last
+// sum), and the moves run again.
 //
 //===----------------------------------------------------------------------===//
 
@@ -116,10 +119,13 @@ static bool movesOnlyUnitDims(ArrayRef<int64_t> shape, ArrayRef<int64_t> perm) {
   return llvm::is_sorted(moved);
 }
 
-/// The weights of a constant `weight` permuted by `perm`, as a new resource
-/// (`<name>.hwc`); null when its f32 elements are not at hand.
+/// The weights of a constant `weight` permuted by `perm`, their last
+/// dimension padded with zeros to `lastDimSize` when that is larger, as a
+/// new resource (`<name>.hwc`, `<name>.hwc<lastDimSize>` padded); null when
+/// its f32 elements are not at hand.
 static Value permuteConstantWeight(OpBuilder &b, Location loc, Value weight,
-                                   ArrayRef<int64_t> perm) {
+                                   ArrayRef<int64_t> perm,
+                                   int64_t lastDimSize) {
   auto constant = weight.getDefiningOp<ConstantOp>();
   auto type = cast<RankedTensorType>(weight.getType());
   if (!constant || !type.getElementType().isF32() || !type.hasStaticShape())
@@ -128,20 +134,26 @@ static Value permuteConstantWeight(OpBuilder &b, Location loc, Value weight,
   if (!element)
     return Value();
   ArrayRef<int64_t> shape = type.getShape();
-  SmallVector<int64_t> resultShape = permute(shape, perm);
+  SmallVector<int64_t> permuted = permute(shape, perm);
+  SmallVector<int64_t> resultShape = permuted;
+  bool padded = lastDimSize > permuted.back();
+  if (padded)
+    resultShape.back() = lastDimSize;
   int64_t rank = shape.size();
   SmallVector<int64_t> strides(rank, 1);
   for (int64_t i = rank - 2; i >= 0; --i)
     strides[i] = strides[i + 1] * shape[i + 1];
   // Result element r at coordinates c reads input coordinates c' with
-  // c'[perm[i]] = c[i].
-  SmallVector<float> values(type.getNumElements());
+  // c'[perm[i]] = c[i]; past the permuted last dimension it is a zero.
+  SmallVector<float> values(ShapedType::getNumElements(resultShape));
   SmallVector<int64_t> coords(rank, 0);
   for (float &value : values) {
     int64_t source = 0;
     for (int64_t i = 0; i < rank; ++i)
       source += coords[i] * strides[perm[i]];
-    value = static_cast<float>((*element)(source));
+    value = coords.back() < permuted.back()
+                ? static_cast<float>((*element)(source))
+                : 0.0f;
     for (int64_t i = rank - 1; i >= 0; --i) {
       if (++coords[i] < resultShape[i])
         break;
@@ -149,34 +161,61 @@ static Value permuteConstantWeight(OpBuilder &b, Location loc, Value weight,
     }
   }
   auto resultType = RankedTensorType::get(resultShape, type.getElementType());
-  std::string key = "weight.hwc";
+  std::string suffix =
+      padded ? ".hwc" + std::to_string(lastDimSize) : std::string(".hwc");
+  std::string key = "weight" + suffix;
   if (auto resource = dyn_cast<DenseResourceElementsAttr>(constant.getValue()))
-    key = resource.getRawHandle().getKey().str() + ".hwc";
+    key = resource.getRawHandle().getKey().str() + suffix;
   auto attr = DenseResourceElementsAttr::get(
       resultType, key,
       HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<float>(values)));
   return ConstantOp::create(b, loc, attr).getResult();
 }
 
-/// The location of a transpose made for the convolution at `convLoc`: a
-/// Transpose named `<node>/<suffix>` (what the report shows) that keeps the
-/// convolution's node (what a kernel lists).
-static Location getLayoutTransposeLoc(Location convLoc, StringRef suffix) {
+/// The location of an op (a Transpose, a Pad) made for the convolution at
+/// `convLoc`: an `opType` named `<node>/<suffix>` (what the report shows)
+/// that keeps the convolution's node (what a kernel lists).
+static Location getLayoutLoc(Location convLoc, StringRef suffix,
+                             StringRef opType = "Transpose") {
   OnnxNodeRef node = getOnnxNode(convLoc);
   std::string name = (node.name.empty() ? StringRef("conv") : node.name).str() +
                      "/" + suffix.str();
-  return getMatchedNodesLoc(convLoc.getContext(), name, "Transpose", {convLoc});
+  return getMatchedNodesLoc(convLoc.getContext(), name, opType, {convLoc});
 }
 
-/// Rewrites `conv` channels-last (the file comment's form).
-static void rewriteChannelsLast(RewriterBase &rewriter, ConvOp conv) {
+/// `value` with zeros after its dimension `dim` up to `size`.
+static Value padDim(OpBuilder &b, Location loc, Value value, int64_t dim,
+                    int64_t size) {
+  auto type = cast<RankedTensorType>(value.getType());
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> pads(2 * rank, 0);
+  pads[rank + dim] = size - type.getDimSize(dim);
+  SmallVector<int64_t> shape(type.getShape());
+  shape[dim] = size;
+  return PadOp::create(b, loc, type.clone(shape), value, /*value=*/Value(),
+                       b.getDenseI64ArrayAttr(pads),
+                       b.getStringAttr("constant"))
+      .getResult();
+}
+
+/// Rewrites `conv` channels-last (the file comment's form), its input
+/// channels padded with zeros to `paddedChannels` when that is not 0.
+static void rewriteChannelsLast(RewriterBase &rewriter, ConvOp conv,
+                                int64_t paddedChannels) {
   Location loc = conv.getLoc();
-  Location toLastLoc = getLayoutTransposeLoc(loc, "to_channels_last");
+  Location toLastLoc = getLayoutLoc(loc, "to_channels_last");
   rewriter.setInsertionPoint(conv);
   int64_t rank = cast<RankedTensorType>(conv.getType()).getRank();
   SmallVector<int64_t> toLast = getToChannelsLast(rank);
-  Value input =
-      createLayoutTranspose(rewriter, toLastLoc, conv.getInput(), toLast);
+  // The zero channels are padded channels-second: the transpose after the
+  // pad is its kernel's epilogue (a transpose cannot be a pad's prologue).
+  // Where the input is the pass's transpose back from channels-last, the
+  // pad moves before it (SinkTransposeThroughPad) and the transposes cancel.
+  Location padLoc = getLayoutLoc(loc, "pad_channels", "Pad");
+  Value input = conv.getInput();
+  if (paddedChannels)
+    input = padDim(rewriter, padLoc, input, 1, paddedChannels);
+  input = createLayoutTranspose(rewriter, toLastLoc, input, toLast);
   // A depthwise weight [C, 1, K...] becomes [1, K..., C] (ConvOp's
   // channels-last depthwise form), the others [M, K..., C].
   SmallVector<int64_t> weightPerm = toLast;
@@ -184,11 +223,14 @@ static void rewriteChannelsLast(RewriterBase &rewriter, ConvOp conv) {
     weightPerm = llvm::to_vector(llvm::seq<int64_t>(1, rank));
     weightPerm.push_back(0);
   }
-  Value weight =
-      permuteConstantWeight(rewriter, loc, conv.getWeight(), weightPerm);
-  if (!weight)
+  Value weight = permuteConstantWeight(rewriter, loc, conv.getWeight(),
+                                       weightPerm, paddedChannels);
+  if (!weight) {
     weight = createLayoutTranspose(rewriter, toLastLoc, conv.getWeight(),
                                    weightPerm);
+    if (paddedChannels)
+      weight = padDim(rewriter, padLoc, weight, rank - 1, paddedChannels);
+  }
   auto resultType = cast<RankedTensorType>(conv.getType());
   auto lastType = RankedTensorType::get(permute(resultType.getShape(), toLast),
                                         resultType.getElementType());
@@ -198,10 +240,10 @@ static void rewriteChannelsLast(RewriterBase &rewriter, ConvOp conv) {
   auto last = ConvOp::create(rewriter, loc, TypeRange{lastType}, operands,
                              conv->getAttrs());
   last.setChannelsLast(true);
-  rewriter.replaceOp(conv, createLayoutTranspose(
-                               rewriter,
-                               getLayoutTransposeLoc(loc, "to_channels_second"),
-                               last, invert(toLast)));
+  rewriter.replaceOp(
+      conv,
+      createLayoutTranspose(rewriter, getLayoutLoc(loc, "to_channels_second"),
+                            last, invert(toLast)));
 }
 
 namespace {
@@ -271,6 +313,43 @@ struct SinkTransposeThroughPool : OpRewritePattern<PoolOp> {
         PoolOp::create(rewriter, op.getLoc(), TypeRange{lastType},
                        ValueRange{transpose.getInput()}, op->getAttrs());
     last.setChannelsLast(true);
+    rewriter.replaceOp(op, createLayoutTranspose(rewriter, transpose.getLoc(),
+                                                 last.getResult(), perm));
+    ++sunk;
+    return success();
+  }
+  llvm::Statistic &sunk;
+};
+
+/// A pad of the pass's transpose back to channels-second (a padded
+/// convolution's input that the moves made channels-last): the pad on the
+/// channels-last tensor, its pads permuted, then the transpose, which the
+/// transpose to channels-last after the pad then cancels.
+struct SinkTransposeThroughPad : OpRewritePattern<PadOp> {
+  SinkTransposeThroughPad(MLIRContext *ctx, llvm::Statistic &sunk)
+      : OpRewritePattern(ctx), sunk(sunk) {}
+  LogicalResult matchAndRewrite(PadOp op,
+                                PatternRewriter &rewriter) const override {
+    auto resultType = cast<RankedTensorType>(op.getResult().getType());
+    int64_t rank = resultType.getRank();
+    SmallVector<int64_t> perm = getToChannelsSecond(rank);
+    TransposeOp transpose = getLayoutTranspose(op.getInput(), perm);
+    if (!transpose)
+      return failure();
+    // Result dim i of the transpose is its input's dim perm[i]: the pads of
+    // dim i move to perm[i].
+    ArrayRef<int64_t> pads = op.getPads();
+    SmallVector<int64_t> movedPads(2 * rank);
+    for (int64_t i = 0; i < rank; ++i) {
+      movedPads[perm[i]] = pads[i];
+      movedPads[rank + perm[i]] = pads[rank + i];
+    }
+    auto lastType = RankedTensorType::get(
+        permute(resultType.getShape(), getToChannelsLast(rank)),
+        resultType.getElementType());
+    auto last = PadOp::create(
+        rewriter, op.getLoc(), lastType, transpose.getInput(), op.getValue(),
+        rewriter.getDenseI64ArrayAttr(movedPads), op.getModeAttr());
     rewriter.replaceOp(op, createLayoutTranspose(rewriter, transpose.getLoc(),
                                                  last.getResult(), perm));
     ++sunk;
@@ -400,14 +479,14 @@ struct AssignChannelsLastPass
     FrozenRewritePatternSet patterns = [&] {
       RewritePatternSet set(&getContext());
       set.add<CancelTransposes>(&getContext(), numCancelled);
-      set.add<SinkTransposeThroughElementwise, SinkTransposeThroughPool>(
-          &getContext(), numSunk);
+      set.add<SinkTransposeThroughElementwise, SinkTransposeThroughPool,
+              SinkTransposeThroughPad>(&getContext(), numSunk);
       set.add<LayoutTransposeToReshape>(&getContext());
       return FrozenRewritePatternSet(std::move(set));
     }();
     IRRewriter rewriter(&getContext());
     while (true) {
-      SmallVector<ConvOp> convs;
+      SmallVector<std::pair<ConvOp, int64_t>> convs;
       SmallVector<std::pair<ConvOp, std::string>> left;
       func.walk([&](ConvOp conv) {
         int64_t rank = cast<RankedTensorType>(conv.getType()).getRank();
@@ -419,7 +498,7 @@ struct AssignChannelsLastPass
         LLVM_DEBUG(llvm::dbgs() << "conv at " << conv.getLoc() << ": "
                                 << decision.explanation << "\n");
         if (decision.channelsLast)
-          convs.push_back(conv);
+          convs.emplace_back(conv, decision.paddedChannels);
         else if (decision.reason != ConvLayoutReason::AlreadyChannelsLast)
           left.emplace_back(conv, std::move(decision.explanation));
       });
@@ -430,9 +509,11 @@ struct AssignChannelsLastPass
                 << explanation;
         return;
       }
-      for (ConvOp conv : convs) {
-        rewriteChannelsLast(rewriter, conv);
+      for (auto [conv, paddedChannels] : convs) {
+        rewriteChannelsLast(rewriter, conv, paddedChannels);
         ++numChannelsLast;
+        if (paddedChannels)
+          ++numPadded;
       }
       if (failed(applyPatternsGreedily(func, patterns)))
         return signalPassFailure();

@@ -236,14 +236,20 @@ def AssignChannelsLastPass : Pass<"ridge-assign-channels-last",
     Rewrites each convolution the layout policy (LayoutPolicy.h) picks into
     ConvOp's `channels_last` form: the input transposed to [N, spatial...,
     C], the weights permuted to [M, window..., C] at compile time (a new
-    resource, `<weight>.hwc`), the result transposed back. Then it moves
+    resource, `<weight>.hwc`), the result transposed back. Where the policy
+    pads the input channels to a whole 16-byte piece (an RGB stem's 3 to
+    8), a `ridge.pad` adds the zero channels before the transpose (whose
+    kernel then writes the padded input channels-last; a channels-last
+    input is padded after the transpose instead, which cancels) and the
+    weights are padded with zeros (`<weight>.hwc8`). Then it moves
     those transposes forward through the elementwise ops that follow
     (ReLU, a residual add whose other operand is channels-last too, or
     read channels-last elsewhere) and cancels the pairs that meet, so that
     a chain of convolutions keeps its activations channels-last between
     kernels and transposes only where it meets an op that reads channels
     second. A convolution the policy keeps off tensor cores is then
-    rewritten too when its input has become channels-last. Runs after ridge-select-precision (the policy reads
+    rewritten too when its input has become channels-last. Runs after
+    ridge-select-precision (the policy reads
     `ridge.precision`, and the chip of the module's `ridge.target`) and
     before the fusion plan. With `remarks`, a remark
     at each convolution left channels-second says why.
@@ -258,7 +264,9 @@ def AssignChannelsLastPass : Pass<"ridge-assign-channels-last",
     Statistic<"numCancelled", "num-cancelled-transposes",
               "Transpose pairs cancelled">,
     Statistic<"numSunk", "num-sunk-transposes",
-              "Transposes moved past an elementwise op">,
+              "Transposes moved past an elementwise op, a pooling or a pad">,
+    Statistic<"numPadded", "num-padded-convolutions",
+              "Convolutions whose input channels were padded with zeros">,
   ];
   let dependentDialects = ["::mlir::ridge::RidgeDialect"];
 }
