@@ -455,6 +455,25 @@ static bool movesWords(func::FuncOp kernel) {
       });
 }
 
+/// Whether `config` tiles `kernel` into single elements with a loop inside:
+/// every parallel loop of its sink tiled by 1 (no rows kept whole), and a
+/// reduction in the kernel (the sink's own window, or a fused sum whose
+/// mean the sink computes) that each tile runs whole.
+static bool isElementTiled(func::FuncOp kernel, TilingInterface sink,
+                           const KernelConfig &config) {
+  if (!sink || config.tileSizes.empty())
+    return false;
+  for (auto [iterator, size] :
+       llvm::zip(sink.getLoopIteratorTypes(), config.tileSizes))
+    if (iterator == utils::IteratorType::parallel && size != 1)
+      return false;
+  bool hasReduction = false;
+  kernel.walk([&](linalg::LinalgOp op) {
+    hasReduction |= op.getNumReductionLoops() > 0;
+  });
+  return hasReduction;
+}
+
 int64_t mlir::ridge::selectWarpsPerBlock(int64_t rows, int64_t smCount,
                                          int64_t maxWarps) {
   return std::clamp<int64_t>(rows / std::max<int64_t>(1, smCount), 1,
@@ -879,5 +898,15 @@ KernelConfig mlir::ridge::selectKernelConfig(func::FuncOp kernel,
     if (config.rowWarps > 1)
       config.warpsPerBlock = config.rowWarps;
   }
+  // Tiles of one element with a loop inside (a pooling's window, a SIMT
+  // contraction's k loop) run 4 elements a thread jammed
+  // (ridge-vectorize-pointwise-loops). With fewer than 4 x 32 of them the
+  // 4-element threads fill part of one warp, each lane's loop 4 elements
+  // long, where one element a thread spreads the same loops over more
+  // lanes at the same warp instructions a step: se_block's 16-channel
+  // global pool runs 436 warp instructions, 1,058 jammed.
+  if (config.vectorWidth == kWideVector &&
+      isElementTiled(kernel, sink, config) && rows < kWideVector * kWarpSize)
+    config.vectorWidth = 1;
   return config;
 }

@@ -17,13 +17,13 @@
 
 #include "ridgeline/Codegen/Passes.h"
 
-#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "VectorAccesses.h"
+
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
-#include "mlir/Dialect/MemRef/Transforms/Transforms.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/Support/Debug.h"
 
 #define DEBUG_TYPE "ridge-privatize-owned-elements"
@@ -178,16 +178,7 @@ struct PrivatizeOwnedElementsPass
     });
     IRRewriter rewriter(&getContext());
     for (scf::ParallelOp root : roots) {
-      // Element views (the tiled body's one-element subviews) into the
-      // loads and stores, so that their indices are the loop's.
-      RewritePatternSet patterns(&getContext());
-      memref::populateFoldMemRefAliasOpPatterns(patterns);
-      affine::AffineApplyOp::getCanonicalizationPatterns(patterns,
-                                                         &getContext());
-      GreedyRewriteConfig greedy;
-      greedy.setScope(&root.getRegion());
-      if (failed(applyPatternsGreedily(root.getRegion(), std::move(patterns),
-                                       greedy)))
+      if (failed(foldElementViews(root.getRegion())))
         return signalPassFailure();
       numPrivatized += privatizeOwnedElements(rewriter, root);
     }

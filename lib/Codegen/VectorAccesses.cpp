@@ -5,14 +5,26 @@
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 using namespace mlir;
 using namespace mlir::ridge;
+
+LogicalResult mlir::ridge::foldElementViews(Region &region) {
+  MLIRContext *ctx = region.getContext();
+  RewritePatternSet patterns(ctx);
+  memref::populateFoldMemRefAliasOpPatterns(patterns);
+  affine::AffineApplyOp::getCanonicalizationPatterns(patterns, ctx);
+  GreedyRewriteConfig greedy;
+  greedy.setScope(&region);
+  return applyPatternsGreedily(region, std::move(patterns), greedy);
+}
 
 bool mlir::ridge::isVectorAligned(Value memref) {
   auto type = dyn_cast<MemRefType>(memref.getType());

@@ -20,6 +20,11 @@ namespace mlir::ridge {
 /// Elements of a 16-byte access of 32-bit data.
 inline constexpr int64_t kVectorWidth = 4;
 
+/// Folds the views of one element inside `region` (a tiled body's
+/// one-element subviews) into their loads and stores, so that their
+/// indices are the enclosing loop's.
+LogicalResult foldElementViews(Region &region);
+
 /// Whether `memref` (of 32-bit or 16-bit elements) starts on a boundary of
 /// 4 elements (16 or 8 bytes) and every row it holds does too: a device
 /// buffer (256-byte aligned), an alloca aligned to 16, or a view of one

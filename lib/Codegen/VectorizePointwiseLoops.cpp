@@ -15,15 +15,12 @@
 #include "ridgeline/Codegen/KernelConfig.h"
 #include "ridgeline/Codegen/Passes.h"
 
-#include "KernelConfigPolicy.h"
 #include "VectorAccesses.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
-#include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/Support/Debug.h"
 
 #define DEBUG_TYPE "ridge-vectorize-pointwise-loops"
@@ -76,21 +73,6 @@ static bool hasVectorInnermostDim(scf::ParallelOp loop) {
   std::optional<int64_t> step = getConstantIntValue(loop.getStep()[last]);
   return lower == 0 && step == 1 && upper && *upper > 0 &&
          *upper % kVectorWidth == 0;
-}
-
-/// Iterations of `loop` (constant bounds), or 0 when not known.
-static int64_t countIterations(scf::ParallelOp loop) {
-  int64_t count = 1;
-  for (auto [lower, upper, step] :
-       llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
-    std::optional<int64_t> lo = getConstantIntValue(lower),
-                           hi = getConstantIntValue(upper),
-                           st = getConstantIntValue(step);
-    if (!lo || !hi || !st || *st <= 0)
-      return 0;
-    count *= llvm::divideCeil(*hi - *lo, *st);
-  }
-  return count;
 }
 
 /// Replaces each load of an element the body stored before it (same buffer
@@ -150,16 +132,7 @@ struct VectorizePointwiseLoopsPass
       // A body with nested loops (a SIMT contraction's k loop, a pooling's
       // window) runs its 4 elements jammed, each nested loop once.
       bool straightLine = isStraightLine(root);
-      // Element views (the tiled body's one-element subviews) into the
-      // loads and stores, so that their indices are the loop's.
-      RewritePatternSet patterns(&getContext());
-      memref::populateFoldMemRefAliasOpPatterns(patterns);
-      affine::AffineApplyOp::getCanonicalizationPatterns(patterns,
-                                                         &getContext());
-      GreedyRewriteConfig greedy;
-      greedy.setScope(&root.getRegion());
-      if (failed(applyPatternsGreedily(root.getRegion(), std::move(patterns),
-                                       greedy)))
+      if (failed(foldElementViews(root.getRegion())))
         return signalPassFailure();
       Block *body = root.getBody();
       if (straightLine)
@@ -168,14 +141,8 @@ struct VectorizePointwiseLoopsPass
       Value iv = body->getArgument(last);
       SmallVector<Operation *> accesses;
       findVectorAccesses(body, iv, accesses, /*nestedIndices=*/!straightLine);
-      // Jammed, a loop of fewer than 4 x 32 elements would run on part of
-      // one warp, each lane's loop 4 elements long, where unjammed more
-      // lanes share the work at the same warp instructions per step (a
-      // 16-channel global pool: 436 warp instructions, 1,058 jammed).
       if (accesses.empty() ||
-          (!straightLine &&
-           (countIterations(root) < kVectorWidth * config_policy::kWarpSize ||
-            !canJamElements(body, iv, accesses))))
+          (!straightLine && !canJamElements(body, iv, accesses)))
         continue;
       rewriter.setInsertionPoint(root);
       Value four =

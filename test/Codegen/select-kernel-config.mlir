@@ -407,6 +407,26 @@ func.func private @simt_f32(%x: tensor<64x64xf32>, %w: tensor<64x64xf32>, %b: te
 
 // -----
 
+// Tiles of one element with a loop inside (a global average pool: its sum
+// over the window fused into the tile of the mean) run 4 elements a thread
+// jammed (vector_width 4) when there are at least 4 x 32 of them; 2 x 16
+// channels would fill part of one warp, each lane's loop 4 elements long,
+// so they keep one element a thread.
+// CHECK-LABEL: func.func private @small_global_pool
+// CHECK-SAME: tile_sizes = array<i64: 1, 1, 1, 1>, vector_width = 1 : i64
+// CHECK-LABEL: func.func private @global_pool
+// CHECK-SAME: tile_sizes = array<i64: 1, 1, 1, 1>, vector_width = 4 : i64
+func.func private @small_global_pool(%x: tensor<2x8x8x16xf32>) -> tensor<2x1x1x16xf32> attributes {ridge.kernel = "movement"} {
+  %0 = ridge.pool %x {kind = "avg", kernel_shape = array<i64: 8, 8>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, channels_last} : tensor<2x8x8x16xf32> -> tensor<2x1x1x16xf32>
+  return %0 : tensor<2x1x1x16xf32>
+}
+func.func private @global_pool(%x: tensor<2x8x8x64xf32>) -> tensor<2x1x1x64xf32> attributes {ridge.kernel = "movement"} {
+  %0 = ridge.pool %x {kind = "avg", kernel_shape = array<i64: 8, 8>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, channels_last} : tensor<2x8x8x64xf32> -> tensor<2x1x1x64xf32>
+  return %0 : tensor<2x1x1x64xf32>
+}
+
+// -----
+
 // A convolution whose operands ridge-select-precision rounds to bf16 is an
 // implicit GEMM on tensor cores: m = 64 output channels, n = 28 x 28 = 784
 // pixels, k = 32 x 3 x 3 = 288. Its input is the padded window the body

@@ -243,13 +243,13 @@ func.func private @simt_matmul(%a: memref<8x32xf32>, %bm: memref<32x64xf32>, %ou
 
 // -----
 
-// Left as it is: a loop with a nested loop over fewer than 4 x 32 elements
-// (a 16-channel global pool). Jammed, its 4 lanes would each run a 4-element
-// loop where 16 lanes share it.
+// Left as it is: a loop with a nested loop whose config asks for one
+// element a thread (a 16-channel global pool: ridge-select-kernel-config
+// keeps fewer than 4 x 32 one-element tiles at vector_width 1).
 // CHECK-LABEL: func.func private @small_pool
 // CHECK: step (%c1, %c1)
 // CHECK-NOT: vector.load
-func.func private @small_pool(%x: memref<2x64x16xf32>, %out: memref<2x16xf32>) attributes {ridge.kernel = "movement", ridge.kernel_config = {block_size = 256 : i64, vector_width = 4 : i64, warps_per_block = 1 : i64}} {
+func.func private @small_pool(%x: memref<2x64x16xf32>, %out: memref<2x16xf32>) attributes {ridge.kernel = "movement", ridge.kernel_config = {block_size = 256 : i64, vector_width = 1 : i64, warps_per_block = 1 : i64}} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
@@ -268,7 +268,7 @@ func.func private @small_pool(%x: memref<2x64x16xf32>, %out: memref<2x16xf32>) a
     %total = memref.load %acc[%c0] : memref<1xf32>
     memref.store %total, %out[%n, %c] : memref<2x16xf32>
     scf.reduce
-  } {ridge.kernel_config = {block_size = 256 : i64, vector_width = 4 : i64, warps_per_block = 1 : i64}}
+  } {ridge.kernel_config = {block_size = 256 : i64, vector_width = 1 : i64, warps_per_block = 1 : i64}}
   return
 }
 

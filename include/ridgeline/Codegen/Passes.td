@@ -483,8 +483,9 @@ def VectorizePointwiseLoopsPass
     not depend on the innermost induction variable but through their last
     (a channels-last depthwise convolution's window, a SIMT matmul's row of
     B) become one 16-byte load there. Every element computes what it
-    computed alone, in the same order. A loop of fewer than 4 x 32
-    elements is not jammed (it would run on part of one warp).
+    computed alone, in the same order. (A loop of fewer than 4 x 32
+    elements would run on part of one warp jammed: the kernel config gives
+    it vector_width 1.)
   }];
   let dependentDialects = [
     "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",

@@ -84,6 +84,13 @@ static SmallVector<int64_t> permute(ArrayRef<int64_t> shape,
   return result;
 }
 
+/// `type` ([N, C, spatial...]) channels-last: [N, spatial..., C].
+static RankedTensorType getChannelsLastType(RankedTensorType type) {
+  return RankedTensorType::get(
+      permute(type.getShape(), getToChannelsLast(type.getRank())),
+      type.getElementType());
+}
+
 static TransposeOp createLayoutTranspose(OpBuilder &b, Location loc,
                                          Value input, ArrayRef<int64_t> perm) {
   auto type = cast<RankedTensorType>(input.getType());
@@ -232,8 +239,7 @@ static void rewriteChannelsLast(RewriterBase &rewriter, ConvOp conv,
       weight = padDim(rewriter, padLoc, weight, rank - 1, paddedChannels);
   }
   auto resultType = cast<RankedTensorType>(conv.getType());
-  auto lastType = RankedTensorType::get(permute(resultType.getShape(), toLast),
-                                        resultType.getElementType());
+  RankedTensorType lastType = getChannelsLastType(resultType);
   SmallVector<Value> operands{input, weight};
   if (Value bias = conv.getBias())
     operands.push_back(bias);
@@ -306,9 +312,7 @@ struct SinkTransposeThroughPool : OpRewritePattern<PoolOp> {
     TransposeOp transpose = getLayoutTranspose(op.getInput(), perm);
     if (op.getChannelsLast() || op.getWithIndices() || !transpose)
       return failure();
-    auto lastType = RankedTensorType::get(
-        permute(resultType.getShape(), getToChannelsLast(rank)),
-        resultType.getElementType());
+    RankedTensorType lastType = getChannelsLastType(resultType);
     auto last =
         PoolOp::create(rewriter, op.getLoc(), TypeRange{lastType},
                        ValueRange{transpose.getInput()}, op->getAttrs());
@@ -344,9 +348,7 @@ struct SinkTransposeThroughPad : OpRewritePattern<PadOp> {
       movedPads[perm[i]] = pads[i];
       movedPads[rank + perm[i]] = pads[rank + i];
     }
-    auto lastType = RankedTensorType::get(
-        permute(resultType.getShape(), getToChannelsLast(rank)),
-        resultType.getElementType());
+    RankedTensorType lastType = getChannelsLastType(resultType);
     auto last = PadOp::create(
         rewriter, op.getLoc(), lastType, transpose.getInput(), op.getValue(),
         rewriter.getDenseI64ArrayAttr(movedPads), op.getModeAttr());
