@@ -30,6 +30,23 @@ static int64_t getMultiplyBytes(ConvOp conv) {
   return llvm::divideCeil(type.getIntOrFloatBitWidth(), 8);
 }
 
+/// Whether `conv` reads its input as a whole number of non-overlapping
+/// patches: 2-D, kernel = stride, no padding or dilation, group 1, each
+/// spatial extent a multiple of the kernel's.
+static bool isPatchify(ConvOp conv) {
+  auto input = cast<RankedTensorType>(conv.getInput().getType());
+  auto weight = cast<RankedTensorType>(conv.getWeight().getType());
+  if (input.getRank() != 4 || conv.getGroup() != 1)
+    return false;
+  ArrayRef<int64_t> window = weight.getShape().drop_front(2);
+  for (auto [size, stride, dilation, extent] :
+       llvm::zip(window, conv.getStrides(), conv.getDilations(),
+                 input.getShape().drop_front(2)))
+    if (size != stride || dilation != 1 || extent % size != 0)
+      return false;
+  return llvm::all_of(conv.getPads(), [](int64_t pad) { return pad == 0; });
+}
+
 ConvLayoutDecision
 mlir::ridge::decideConvolutionLayout(ConvOp conv, const TargetSpec &target,
                                      bool inputChannelsLast) {
@@ -85,6 +102,15 @@ mlir::ridge::decideConvolutionLayout(ConvOp conv, const TargetSpec &target,
     int64_t strideElements = 1;
     for (int64_t stride : conv.getStrides())
       strideElements *= stride;
+    if (windowElements * channels < padded * strideElements &&
+        isPatchify(conv)) {
+      decision.patchMatmul = true;
+      return decide(ConvLayoutReason::PatchMatmul,
+                    Twine(channels) + " input channels read in " +
+                        Twine(windowElements) +
+                        "-pixel patches that do not overlap: a GEMM over "
+                        "the patches");
+    }
     if (windowElements * channels < padded * strideElements)
       return decide(ConvLayoutReason::ChannelsNotWholeChunks,
                     Twine(channels) +

@@ -33,8 +33,14 @@
 // [N, H, W, 8]) and its windows are read 8 channels a 16-byte load; its
 // result, the pooling after it and the first block then stay
 // channels-last. A patchify convolution (ViT's 16x16/16: each element read
-// once) stays channels-second: padding would add a pass over the image and
-// 2.67x the work and save nothing.
+// once) is not padded: that would add a pass over the image and 2.67x the
+// work and save nothing. It is a GEMM over patches instead (PatchMatmul):
+// kernel = stride, no padding, the image a whole number of patches, so each
+// output pixel multiplies one [C, kh, kw] patch, whose kw elements are
+// contiguous in the image: the patches [N, OH x OW, C x kh x kw] (a
+// transpose of the image) times the weights [C x kh x kw, M], on tensor
+// cores with k-contiguous rows; its result [N, OH x OW, M] is what a ViT's
+// flatten + transpose of the convolution makes anyway.
 // A convolution off tensor cores (left in fp32: a ResNet's strided 1x1
 // downsampling, memory-bound alone) follows its input: channels-last when
 // that is (the pass asks once the tensor-core convolutions are rewritten),
@@ -76,6 +82,7 @@ enum class ConvLayoutReason {
   UnknownShape,
   ChannelsNotWholeChunks,
   PaddedChannels,
+  PatchMatmul,
 };
 
 struct ConvLayoutDecision {
@@ -84,6 +91,9 @@ struct ConvLayoutDecision {
   /// Channels-last with its input channels padded with zeros to this many
   /// (PaddedChannels); 0 when they are not padded.
   int64_t paddedChannels = 0;
+  /// A GEMM over non-overlapping patches instead of a convolution
+  /// (PatchMatmul).
+  bool patchMatmul = false;
   /// For remarks: what decided it.
   std::string explanation;
 };

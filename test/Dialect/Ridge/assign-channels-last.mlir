@@ -155,23 +155,54 @@ func.func @inverted_residual(%x: tensor<1x8x4x4xf32>, %we: tensor<8x8x1x1xf32>, 
 
 // -----
 
-// Left channels-second, with a remark: a patchify convolution of an RGB
-// image (2x2 stride 2: its windows read each element once, so padding the
-// 3 channels to 8 would add work and save no gather), a grouped
-// convolution, one in fp32 (no tensor cores).
+// Left channels-second, with a remark: a padded 2x2 stride-2 convolution
+// of an RGB image (its windows read each element once, so padding the 3
+// channels to 8 would add work and save no gather; its padding makes it no
+// patchify convolution), a grouped convolution, one in fp32 (no tensor
+// cores).
 // CHECK-LABEL: func @left_alone
 // CHECK-NOT: channels_last
 // CHECK-NOT: ridge.transpose
 // CHECK-NOT: ridge.pad
 // CHECK: return
-func.func @left_alone(%x: tensor<1x3x12x12xf32>, %w: tensor<16x3x2x2xf32>, %g: tensor<16x8x1x1xf32>, %f: tensor<16x16x1x1xf32>) -> tensor<1x16x6x6xf32> {
+func.func @left_alone(%x: tensor<1x3x10x10xf32>, %w: tensor<16x3x2x2xf32>, %g: tensor<16x8x1x1xf32>, %f: tensor<16x16x1x1xf32>) -> tensor<1x16x6x6xf32> {
   // expected-remark @+1 {{convolution left channels-second: 3 input channels are not a whole number of 16-byte pieces (8 channels), and padding them to 8 would cost more than the gather it saves (each input element read 4/4 times by the windows)}}
-  %c = ridge.conv %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, ridge.precision = "bf16"} : (tensor<1x3x12x12xf32>, tensor<16x3x2x2xf32>) -> tensor<1x16x6x6xf32>
+  %c = ridge.conv %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, ridge.precision = "bf16"} : (tensor<1x3x10x10xf32>, tensor<16x3x2x2xf32>) -> tensor<1x16x6x6xf32>
   // expected-remark @+1 {{convolution left channels-second: grouped convolution (group 2)}}
   %d = ridge.conv %c, %g {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 2 : i64, ridge.precision = "bf16"} : (tensor<1x16x6x6xf32>, tensor<16x8x1x1xf32>) -> tensor<1x16x6x6xf32>
   // expected-remark @+1 {{convolution left channels-second: the convolution does not run on tensor cores (not rounded to bf16, fp16 or tf32, nor stored in f16/bf16)}}
   %e = ridge.conv %d, %f {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x16x6x6xf32>, tensor<16x16x1x1xf32>) -> tensor<1x16x6x6xf32>
   return %e : tensor<1x16x6x6xf32>
+}
+
+// -----
+
+// A patchify convolution of an RGB image (a ViT's patch embedding: 2x2
+// patches of stride 2, no padding) is a GEMM over its patches: the image
+// reshaped into [N, C, OH, kh, OW, kw], transposed to patches and reshaped
+// to [N, OH x OW, C x kh x kw]; the weights permuted at compile time to
+// [C, kh, kw, M] (`<weight>.kn`, viewed as [C x kh x kw, M]); the bias
+// added to the [N, OH x OW, M] product. The model's flatten + transpose of
+// the result cancels the transpose back: the GEMM's result is what the
+// model reads.
+// CHECK-LABEL: func @patchify
+// CHECK-DAG: %[[W:.*]] = ridge.constant dense_resource<weight.kn> : tensor<3x2x2x2xf32>
+// CHECK-DAG: %[[B:.*]] = ridge.constant dense<[5.000000e-01, -5.000000e-01]> : tensor<2xf32>
+// CHECK: %[[S:.*]] = ridge.reshape %arg0 : tensor<1x3x4x6xf32> -> tensor<1x3x2x2x3x2xf32>
+// CHECK-NEXT: %[[T:.*]] = ridge.transpose %[[S]], [0, 2, 4, 1, 3, 5] {ridge.layout_transpose} : tensor<1x3x2x2x3x2xf32> -> tensor<1x2x3x3x2x2xf32>
+// CHECK-NEXT: %[[P:.*]] = ridge.reshape %[[T]] : tensor<1x2x3x3x2x2xf32> -> tensor<1x6x12xf32>
+// CHECK-NEXT: %[[K:.*]] = ridge.reshape %[[W]] : tensor<3x2x2x2xf32> -> tensor<12x2xf32>
+// CHECK-NEXT: %[[M:.*]] = ridge.matmul %[[P]], %[[K]] {ridge.precision = "bf16"} : (tensor<1x6x12xf32>, tensor<12x2xf32>) -> tensor<1x6x2xf32>
+// CHECK-NEXT: %[[A:.*]] = ridge.add %[[M]], %[[B]] : (tensor<1x6x2xf32>, tensor<2xf32>) -> tensor<1x6x2xf32>
+// CHECK-NEXT: return %[[A]] : tensor<1x6x2xf32>
+// CHECK: weight.kn: "0x0400000000000000000040410000803F000050410000004000006041000040400000704100008040000080410000A040000088410000C040000090410000E04000009841000000410000A041000010410000A841000020410000B041000030410000B841"
+func.func @patchify(%x: tensor<1x3x4x6xf32>) -> tensor<1x6x2xf32> {
+  %w = ridge.constant dense<[[[[0.0, 1.0], [2.0, 3.0]], [[4.0, 5.0], [6.0, 7.0]], [[8.0, 9.0], [10.0, 11.0]]], [[[12.0, 13.0], [14.0, 15.0]], [[16.0, 17.0], [18.0, 19.0]], [[20.0, 21.0], [22.0, 23.0]]]]> : tensor<2x3x2x2xf32>
+  %b = ridge.constant dense<[0.5, -0.5]> : tensor<2xf32>
+  %c = ridge.conv %x, %w, %b {strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, ridge.precision = "bf16"} : (tensor<1x3x4x6xf32>, tensor<2x3x2x2xf32>, tensor<2xf32>) -> tensor<1x2x2x3xf32>
+  %f = ridge.reshape %c : tensor<1x2x2x3xf32> -> tensor<1x2x6xf32>
+  %t = ridge.transpose %f, [0, 2, 1] : tensor<1x2x6xf32> -> tensor<1x6x2xf32>
+  return %t : tensor<1x6x2xf32>
 }
 
 // -----

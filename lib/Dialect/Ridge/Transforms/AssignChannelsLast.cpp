@@ -128,11 +128,11 @@ static bool movesOnlyUnitDims(ArrayRef<int64_t> shape, ArrayRef<int64_t> perm) {
 
 /// The weights of a constant `weight` permuted by `perm`, their last
 /// dimension padded with zeros to `lastDimSize` when that is larger, as a
-/// new resource (`<name>.hwc`, `<name>.hwc<lastDimSize>` padded); null when
-/// its f32 elements are not at hand.
+/// new resource (`<name><layoutSuffix>`, `<name>.hwc<lastDimSize>` padded);
+/// null when its f32 elements are not at hand.
 static Value permuteConstantWeight(OpBuilder &b, Location loc, Value weight,
-                                   ArrayRef<int64_t> perm,
-                                   int64_t lastDimSize) {
+                                   ArrayRef<int64_t> perm, int64_t lastDimSize,
+                                   StringRef layoutSuffix = ".hwc") {
   auto constant = weight.getDefiningOp<ConstantOp>();
   auto type = cast<RankedTensorType>(weight.getType());
   if (!constant || !type.getElementType().isF32() || !type.hasStaticShape())
@@ -168,8 +168,9 @@ static Value permuteConstantWeight(OpBuilder &b, Location loc, Value weight,
     }
   }
   auto resultType = RankedTensorType::get(resultShape, type.getElementType());
-  std::string suffix =
-      padded ? ".hwc" + std::to_string(lastDimSize) : std::string(".hwc");
+  std::string suffix = layoutSuffix.str();
+  if (padded)
+    suffix += std::to_string(lastDimSize);
   std::string key = "weight" + suffix;
   if (auto resource = dyn_cast<DenseResourceElementsAttr>(constant.getValue()))
     key = resource.getRawHandle().getKey().str() + suffix;
@@ -250,6 +251,58 @@ static void rewriteChannelsLast(RewriterBase &rewriter, ConvOp conv,
       conv,
       createLayoutTranspose(rewriter, getLayoutLoc(loc, "to_channels_second"),
                             last, invert(toLast)));
+}
+
+/// Rewrites the patchify `conv` ([N, C, H, W] by [M, C, kh, kw], kernel =
+/// stride) as a GEMM over its patches:
+///
+///   %p = reshape(transpose(reshape(%x, [N, C, OH, kh, OW, kw]),
+///                          [0, 2, 4, 1, 3, 5]), [N, OH x OW, C x kh x kw])
+///   %y = ridge.matmul %p, %w'          // w' = [C x kh x kw, M]
+///   %r = reshape(transpose(%y + %b, [0, 2, 1]), [N, M, OH, OW])
+///
+/// the weights permuted at compile time (`<weight>.kn`). A flatten +
+/// transpose of the result (a ViT's patch embedding) cancels the last
+/// transpose.
+static void rewritePatchMatmul(RewriterBase &rewriter, ConvOp conv) {
+  Location loc = conv.getLoc();
+  auto inputType = cast<RankedTensorType>(conv.getInput().getType());
+  auto weightType = cast<RankedTensorType>(conv.getWeight().getType());
+  auto resultType = cast<RankedTensorType>(conv.getType());
+  Type element = inputType.getElementType();
+  int64_t n = inputType.getDimSize(0), c = inputType.getDimSize(1);
+  int64_t m = weightType.getDimSize(0), kh = weightType.getDimSize(2),
+          kw = weightType.getDimSize(3);
+  int64_t oh = resultType.getDimSize(2), ow = resultType.getDimSize(3);
+  int64_t pixels = oh * ow, k = c * kh * kw;
+  rewriter.setInsertionPoint(conv);
+  Location patchLoc = getLayoutLoc(loc, "patches");
+  Value split = ReshapeOp::create(
+      rewriter, patchLoc,
+      RankedTensorType::get({n, c, oh, kh, ow, kw}, element), conv.getInput());
+  Value gathered =
+      createLayoutTranspose(rewriter, patchLoc, split, {0, 2, 4, 1, 3, 5});
+  Value patches = ReshapeOp::create(
+      rewriter, patchLoc, RankedTensorType::get({n, pixels, k}, element),
+      gathered);
+  SmallVector<int64_t> toKn{1, 2, 3, 0};
+  Value weight = permuteConstantWeight(rewriter, loc, conv.getWeight(), toKn,
+                                       /*lastDimSize=*/0, ".kn");
+  if (!weight)
+    weight = createLayoutTranspose(rewriter, loc, conv.getWeight(), toKn);
+  weight = ReshapeOp::create(rewriter, loc,
+                             RankedTensorType::get({k, m}, element), weight);
+  auto productType = RankedTensorType::get({n, pixels, m}, element);
+  auto product = MatMulOp::create(rewriter, loc, productType, patches, weight);
+  if (Attribute precision = conv->getAttr(kPrecisionAttr))
+    product->setAttr(kPrecisionAttr, precision);
+  Value sum = product.getResult();
+  if (Value bias = conv.getBias())
+    sum = AddOp::create(rewriter, loc, productType, sum, bias).getResult();
+  Location outLoc = getLayoutLoc(loc, "to_channels_second");
+  Value channelsSecond =
+      createLayoutTranspose(rewriter, outLoc, sum, {0, 2, 1});
+  rewriter.replaceOpWithNewOp<ReshapeOp>(conv, resultType, channelsSecond);
 }
 
 namespace {
@@ -489,6 +542,7 @@ struct AssignChannelsLastPass
     IRRewriter rewriter(&getContext());
     while (true) {
       SmallVector<std::pair<ConvOp, int64_t>> convs;
+      SmallVector<ConvOp> patchConvs;
       SmallVector<std::pair<ConvOp, std::string>> left;
       func.walk([&](ConvOp conv) {
         int64_t rank = cast<RankedTensorType>(conv.getType()).getRank();
@@ -501,15 +555,21 @@ struct AssignChannelsLastPass
                                 << decision.explanation << "\n");
         if (decision.channelsLast)
           convs.emplace_back(conv, decision.paddedChannels);
+        else if (decision.patchMatmul)
+          patchConvs.push_back(conv);
         else if (decision.reason != ConvLayoutReason::AlreadyChannelsLast)
           left.emplace_back(conv, std::move(decision.explanation));
       });
-      if (convs.empty()) {
+      if (convs.empty() && patchConvs.empty()) {
         if (remarks)
           for (auto &[conv, explanation] : left)
             conv.emitRemark("convolution left channels-second: ")
                 << explanation;
         return;
+      }
+      for (ConvOp conv : patchConvs) {
+        rewritePatchMatmul(rewriter, conv);
+        ++numPatchMatmuls;
       }
       for (auto [conv, paddedChannels] : convs) {
         rewriteChannelsLast(rewriter, conv, paddedChannels);

@@ -241,7 +241,12 @@ def AssignChannelsLastPass : Pass<"ridge-assign-channels-last",
     8), a `ridge.pad` adds the zero channels before the transpose (whose
     kernel then writes the padded input channels-last; a channels-last
     input is padded after the transpose instead, which cancels) and the
-    weights are padded with zeros (`<weight>.hwc8`). Then it moves
+    weights are padded with zeros (`<weight>.hwc8`). A patchify
+    convolution the policy does not pad (kernel = stride, no padding: a
+    ViT's patch embedding) becomes a `ridge.matmul` of its patches (a
+    transpose of the input between reshapes) by its weights permuted to
+    [C x kh x kw, M] at compile time (`<weight>.kn`), its result transposed
+    back. Then it moves
     those transposes forward through the elementwise ops that follow
     (ReLU, a residual add whose other operand is channels-last too, or
     read channels-last elsewhere) and cancels the pairs that meet, so that
@@ -267,6 +272,8 @@ def AssignChannelsLastPass : Pass<"ridge-assign-channels-last",
               "Transposes moved past an elementwise op, a pooling or a pad">,
     Statistic<"numPadded", "num-padded-convolutions",
               "Convolutions whose input channels were padded with zeros">,
+    Statistic<"numPatchMatmuls", "num-patch-matmuls",
+              "Patchify convolutions rewritten as GEMMs over their patches">,
   ];
   let dependentDialects = ["::mlir::ridge::RidgeDialect"];
 }
