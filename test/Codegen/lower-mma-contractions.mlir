@@ -104,6 +104,43 @@ func.func private @head_merge_projection(%o: memref<1x4x32x16xf32>, %w: memref<4
 
 // -----
 
+// A patch embedding's GEMM (ridge-assign-channels-last's patchify
+// convolution, its patch transpose fused) reads the image as [n, c, oh, kh,
+// ow, kw] with rows (n, oh, ow) and k = (c, kh, kw): several row loops and
+// several k loops, each read once, the innermost k (kw = 16, a patch row's
+// contiguous pixels) last. A is gathered, but in chunks (isChunkedGather):
+// each chunk of 8 k is two 16-byte f32 loads at the indices its flat row
+// and flat k decode to, not 8 element loads.
+// CHECK-LABEL: func.func private @patch_embedding
+// CHECK: gpu.launch
+// CHECK: vector.load %arg0[%c0, {{.*}}, {{.*}}, {{.*}}, {{.*}}, {{.*}}] {alignment = 16 : i64} : memref<1x3x4x16x4x16xf32>, vector<4xf32>
+// CHECK-NOT: memref.load %arg0
+// CHECK: nvvm.mma.sync
+// CHECK: gpu.terminator
+#pe_fill = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#pe_a = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d4, d1, d5, d2, d6)>
+#pe_b = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5, d6, d3)>
+#pe_c = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
+func.func private @patch_embedding(%x: memref<1x3x4x16x4x16xf32>, %w: memref<3x16x16x64xbf16>, %out: memref<1x4x4x64xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 128 : i64, mma_instruction = "mma_sync", mma_stages = 2 : i64, mma_tile = array<i64: 32, 32, 32>, mma_warps = array<i64: 2, 2>, vector_width = 1 : i64, warps_per_block = 4 : i64}} {
+  %zero = arith.constant 0.0 : f32
+  linalg.generic {indexing_maps = [#pe_fill], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%out : memref<1x4x4x64xf32>) {
+  ^bb0(%o: f32):
+    linalg.yield %zero : f32
+  }
+  linalg.generic {indexing_maps = [#pe_a, #pe_b, #pe_c], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : memref<1x3x4x16x4x16xf32>, memref<3x16x16x64xbf16>) outs(%out : memref<1x4x4x64xf32>) {
+  ^bb0(%l: f32, %r: bf16, %acc: f32):
+    %lt = arith.truncf %l : f32 to bf16
+    %le = arith.extf %lt : bf16 to f32
+    %re = arith.extf %r : bf16 to f32
+    %p = arith.mulf %le, %re : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
 // A sequence-first projection ([L, 1, E] out of a [1, L, E] activation,
 // vit_tiny's QKV): m spans two loops, L = 64 and a batch of one, and A
 // reads them in the other order. The unit loop reads index 0 wherever it

@@ -128,11 +128,13 @@ static bool movesOnlyUnitDims(ArrayRef<int64_t> shape, ArrayRef<int64_t> perm) {
 
 /// The weights of a constant `weight` permuted by `perm`, their last
 /// dimension padded with zeros to `lastDimSize` when that is larger, as a
-/// new resource (`<name><layoutSuffix>`, `<name>.hwc<lastDimSize>` padded);
-/// null when its f32 elements are not at hand.
+/// new resource (`<name><layoutSuffix>`, `<name>.hwc<lastDimSize>` padded)
+/// of the permuted shape or, given, of `viewShape` (the same elements in
+/// the same order); null when its f32 elements are not at hand.
 static Value permuteConstantWeight(OpBuilder &b, Location loc, Value weight,
                                    ArrayRef<int64_t> perm, int64_t lastDimSize,
-                                   StringRef layoutSuffix = ".hwc") {
+                                   StringRef layoutSuffix = ".hwc",
+                                   ArrayRef<int64_t> viewShape = {}) {
   auto constant = weight.getDefiningOp<ConstantOp>();
   auto type = cast<RankedTensorType>(weight.getType());
   if (!constant || !type.getElementType().isF32() || !type.hasStaticShape())
@@ -167,7 +169,9 @@ static Value permuteConstantWeight(OpBuilder &b, Location loc, Value weight,
       coords[i] = 0;
     }
   }
-  auto resultType = RankedTensorType::get(resultShape, type.getElementType());
+  auto resultType = RankedTensorType::get(
+      viewShape.empty() ? ArrayRef<int64_t>(resultShape) : viewShape,
+      type.getElementType());
   std::string suffix = layoutSuffix.str();
   if (padded)
     suffix += std::to_string(lastDimSize);
@@ -285,13 +289,17 @@ static void rewritePatchMatmul(RewriterBase &rewriter, ConvOp conv) {
   Value patches = ReshapeOp::create(
       rewriter, patchLoc, RankedTensorType::get({n, pixels, k}, element),
       gathered);
+  // A constant weight is permuted into a [k, m] constant itself, so that
+  // the precision policy stores it in the multiply type like any MatMul's.
   SmallVector<int64_t> toKn{1, 2, 3, 0};
-  Value weight = permuteConstantWeight(rewriter, loc, conv.getWeight(), toKn,
-                                       /*lastDimSize=*/0, ".kn");
+  auto knType = RankedTensorType::get({k, m}, element);
+  Value weight =
+      permuteConstantWeight(rewriter, loc, conv.getWeight(), toKn,
+                            /*lastDimSize=*/0, ".kn", knType.getShape());
   if (!weight)
-    weight = createLayoutTranspose(rewriter, loc, conv.getWeight(), toKn);
-  weight = ReshapeOp::create(rewriter, loc,
-                             RankedTensorType::get({k, m}, element), weight);
+    weight = ReshapeOp::create(
+        rewriter, loc, knType,
+        createLayoutTranspose(rewriter, loc, conv.getWeight(), toKn));
   auto productType = RankedTensorType::get({n, pixels, m}, element);
   auto product = MatMulOp::create(rewriter, loc, productType, patches, weight);
   if (Attribute precision = conv->getAttr(kPrecisionAttr))
