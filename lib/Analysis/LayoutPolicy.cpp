@@ -102,8 +102,8 @@ mlir::ridge::decideConvolutionLayout(ConvOp conv, const TargetSpec &target,
     int64_t strideElements = 1;
     for (int64_t stride : conv.getStrides())
       strideElements *= stride;
-    if (windowElements * channels < padded * strideElements &&
-        isPatchify(conv)) {
+    bool paddingPays = windowElements * channels >= padded * strideElements;
+    if (!paddingPays && isPatchify(conv)) {
       decision.patchMatmul = true;
       return decide(ConvLayoutReason::PatchMatmul,
                     Twine(channels) + " input channels read in " +
@@ -111,7 +111,7 @@ mlir::ridge::decideConvolutionLayout(ConvOp conv, const TargetSpec &target,
                         "-pixel patches that do not overlap: a GEMM over "
                         "the patches");
     }
-    if (windowElements * channels < padded * strideElements)
+    if (!paddingPays)
       return decide(ConvLayoutReason::ChannelsNotWholeChunks,
                     Twine(channels) +
                         " input channels are not a whole number of 16-byte "

@@ -19,11 +19,11 @@
 
 #include "VectorAccesses.h"
 
-#include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/Support/Debug.h"
 
 #define DEBUG_TYPE "ridge-privatize-owned-elements"
@@ -61,13 +61,6 @@ static bool isOwnedElement(ValueRange indices, scf::ParallelOp loop) {
   return ivs.size() == loop.getNumLoops();
 }
 
-/// The buffer `memref` is a view of, through any views.
-static Value getBaseBuffer(Value memref) {
-  while (auto view = memref.getDefiningOp<ViewLikeOpInterface>())
-    memref = view.getViewSource();
-  return memref;
-}
-
 /// The accesses of `memref` inside `loop` when they are all loads and
 /// stores of the element `store` names, `store` first among them and
 /// standing in the loop's body itself (so it initializes the element before
@@ -77,12 +70,13 @@ static SmallVector<Operation *> getOwnedAccesses(scf::ParallelOp loop,
   Value memref = store.getMemRef();
   SmallVector<Operation *> accesses;
   bool nested = false;
-  Value base = getBaseBuffer(memref);
+  Value base = memref::skipViewLikeOps(cast<MemrefValue>(memref));
   WalkResult walk = loop.getBody()->walk([&](Operation *op) {
     // Another view of the same buffer may read the element.
     if (llvm::any_of(op->getOperands(), [&](Value operand) {
-          return operand != memref && isa<MemRefType>(operand.getType()) &&
-                 getBaseBuffer(operand) == base;
+          auto view = dyn_cast<MemrefValue>(operand);
+          return view && operand != memref &&
+                 memref::skipViewLikeOps(view) == base;
         }))
       return WalkResult::interrupt();
     if (!llvm::is_contained(op->getOperands(), memref))
@@ -166,18 +160,13 @@ struct PrivatizeOwnedElementsPass
     func::FuncOp func = getOperation();
     if (func.isExternal() || func->getParentOfType<gpu::GPUModuleOp>())
       return;
-    SmallVector<scf::ParallelOp> roots;
-    func.walk([&](scf::ParallelOp loop) {
-      if (loop->getParentOfType<scf::ParallelOp>() ||
-          loop->hasAttr(gpu::getMappingAttrName()) || loop.getNumResults())
-        return;
-      // Only bodies with nested loops accumulate.
-      if (llvm::any_of(loop.getBody()->without_terminator(),
-                       [](Operation &op) { return op.getNumRegions() != 0; }))
-        roots.push_back(loop);
-    });
     IRRewriter rewriter(&getContext());
-    for (scf::ParallelOp root : roots) {
+    for (scf::ParallelOp root : getUnmappedRootLoops(func)) {
+      // Only bodies with nested loops accumulate.
+      if (root.getNumResults() ||
+          llvm::none_of(root.getBody()->without_terminator(),
+                        [](Operation &op) { return op.getNumRegions() != 0; }))
+        continue;
       if (failed(foldElementViews(root.getRegion())))
         return signalPassFailure();
       numPrivatized += privatizeOwnedElements(rewriter, root);

@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -15,6 +16,17 @@
 
 using namespace mlir;
 using namespace mlir::ridge;
+
+SmallVector<scf::ParallelOp>
+mlir::ridge::getUnmappedRootLoops(func::FuncOp func) {
+  SmallVector<scf::ParallelOp> roots;
+  func.walk([&](scf::ParallelOp loop) {
+    if (!loop->getParentOfType<scf::ParallelOp>() &&
+        !loop->hasAttr(gpu::getMappingAttrName()))
+      roots.push_back(loop);
+  });
+  return roots;
+}
 
 LogicalResult mlir::ridge::foldElementViews(Region &region) {
   MLIRContext *ctx = region.getContext();

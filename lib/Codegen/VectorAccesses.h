@@ -13,12 +13,18 @@
 #ifndef RIDGELINE_LIB_CODEGEN_VECTORACCESSES_H
 #define RIDGELINE_LIB_CODEGEN_VECTORACCESSES_H
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::ridge {
 
 /// Elements of a 16-byte access of 32-bit data.
 inline constexpr int64_t kVectorWidth = 4;
+
+/// The top-level `scf.parallel` loops of `func` that no mapping pass has
+/// mapped yet (a row kernel's loop, mapped to warps, keeps its mapping).
+SmallVector<scf::ParallelOp> getUnmappedRootLoops(func::FuncOp func);
 
 /// Folds the views of one element inside `region` (a tiled body's
 /// one-element subviews) into their loads and stores, so that their

@@ -114,15 +114,8 @@ struct VectorizePointwiseLoopsPass
     func::FuncOp func = getOperation();
     if (func.isExternal() || func->getParentOfType<gpu::GPUModuleOp>())
       return;
-    SmallVector<scf::ParallelOp> roots;
-    func.walk([&](scf::ParallelOp loop) {
-      // Loops mapped already (one warp per row) keep their mapping.
-      if (!loop->getParentOfType<scf::ParallelOp>() &&
-          !loop->hasAttr(gpu::getMappingAttrName()))
-        roots.push_back(loop);
-    });
     IRRewriter rewriter(&getContext());
-    for (scf::ParallelOp root : roots) {
+    for (scf::ParallelOp root : getUnmappedRootLoops(func)) {
       FailureOr<std::optional<KernelConfig>> config = getKernelConfig(root);
       if (failed(config))
         return signalPassFailure();
