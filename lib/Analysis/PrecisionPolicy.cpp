@@ -84,6 +84,14 @@ Type mlir::ridge::getCompileTimeWeightType(Operation *op, Value operand) {
   return getRoundedStorageType(op);
 }
 
+bool mlir::ridge::isCompileTimeTf32Weight(Operation *op, Value operand) {
+  auto attr = op->getAttrOfType<StringAttr>(kPrecisionAttr);
+  return attr && attr.getValue() == "tf32" &&
+         isa<MatMulOp, GemmOp, ConvOp>(op) &&
+         llvm::is_contained(getMultipliedOperands(op), operand) &&
+         isNarrowableWeight(operand);
+}
+
 Type mlir::ridge::getKernelBoundaryType(OpResult result) {
   auto group = dyn_cast<FusionGroupOp>(result.getOwner());
   auto type = dyn_cast<RankedTensorType>(result.getType());

@@ -205,10 +205,10 @@ FailureOr<KernelConfig> KernelConfig::fromAttr(DictionaryAttr attr,
     // wgmma: one warpgroup (4 warps) per 64 rows, the whole tile's n; rows
     // of the swizzle span: k steps of 32 and n in 32-element slabs (64
     // bytes), or with TMA of 64 (the 128-byte swizzle). e4m3 (1 byte) takes
-    // k 64 for the same 64-byte rows; the lowering checks the row bytes
-    // against the operands' type.
+    // k 64 and tf32 (staged as 4-byte f32) k 16 for the same 64-byte rows;
+    // the lowering checks the row bytes against the operands' type.
     int64_t span = config.mmaTma ? 64 : 32;
-    bool byteRows = !config.mmaTma && tile[2] == 64;
+    bool byteRows = !config.mmaTma && (tile[2] == 64 || tile[2] == 16);
     if (config.wgmma &&
         (warps[1] != 1 || warps[0] % 4 != 0 || tile[0] != 16 * warps[0] ||
          (tile[2] != span && !byteRows) || tile[1] % span != 0)) {
@@ -217,7 +217,7 @@ FailureOr<KernelConfig> KernelConfig::fromAttr(DictionaryAttr attr,
                "(mma_warps {4 * groups, 1}), n a multiple of " +
                Twine(span) + " and k " + Twine(span) +
                (config.mmaTma ? " (TMA's 128-byte swizzle)"
-                              : " (64 for 1-byte e4m3)"))
+                              : " (64 for 1-byte e4m3, 16 for tf32)"))
                   .str();
       return failure();
     }
@@ -600,7 +600,7 @@ static int64_t countParallelIterations(func::FuncOp kernel) {
 
 void mlir::ridge::selectMmaTile(int64_t batch, int64_t m, int64_t n, int64_t k,
                                 bool asyncCopies, FloatType mmaType,
-                                const TargetSpec &target,
+                                bool wgmmaOperands, const TargetSpec &target,
                                 KernelConfig &config) {
   // Bigger tiles reuse each staged operand element more (a 128 x 128 tile
   // reads 1/64 of an element per FLOP pair, a 32 x 32 one 1/16) but make
@@ -615,7 +615,7 @@ void mlir::ridge::selectMmaTile(int64_t batch, int64_t m, int64_t n, int64_t k,
   static constexpr Candidate kWgmma[] = {
       {128, 128, 8, 1}, {64, 128, 4, 1}, {64, 64, 4, 1}};
   bool tf32 = mmaType.isTF32();
-  bool wgmma = target.chip == "sm_90a" && !tf32;
+  bool wgmma = target.chip == "sm_90a" && wgmmaOperands;
   ArrayRef<Candidate> candidates =
       wgmma ? ArrayRef<Candidate>(kWgmma) : ArrayRef<Candidate>(kMmaSync);
   const Candidate *chosen = &candidates.back();
@@ -727,7 +727,8 @@ KernelConfig mlir::ridge::selectKernelConfig(func::FuncOp kernel,
         return p.lhs.isCopiedAsBytes() && p.rhs.isCopiedAsBytes();
       });
       selectMmaTile(batch, mma->m, mma->n, mma->getTotalK(), asyncCopies,
-                    mma->products.front().lhs.mmaType, target, config);
+                    mma->products.front().lhs.mmaType,
+                    !whyNotWgmmaOperands(*mma), target, config);
       // sm_90a: operands that TMA can copy as they are (whole row-major
       // bf16/f16 tensors) are loaded by a producer warp of their own, in k
       // tiles of 64 (rows of 128 bytes: TMA's 128-byte swizzle), the stages

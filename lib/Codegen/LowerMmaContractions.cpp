@@ -688,13 +688,43 @@ Value MmaKernelBuilder::issueWgmmaStage(Value stage, Value packed, bool fresh) {
   Value warpgroup = div(div(tid, kWarpSize), 4);
   Value rowOffset = mul(warpgroup, 64);
   // A k step is one wgmma's k: 32 bytes of a K-major row (k16 of 2-byte
-  // types, k32 of e4m3).
+  // types, k32 of e4m3, k8 of tf32's f32).
   int64_t kStepLen = 32 / lhs.elementBytes();
+  int64_t kSteps = tileK / kStepLen;
+  // tf32: wgmma would read A's staged f32 dropping its 13 low bits, where
+  // the body rounds them to nearest; A is multiplied from registers
+  // instead, each warp's 16 rows loaded as mma.sync's m16n8k8 fragments
+  // (the same layout) and rounded by cvt.rna.tf32.f32. B holds tf32 values
+  // already (whyNotWgmmaOperands).
+  if (product->lhs.mmaType.isTF32()) {
+    assert(!fresh && "a tf32 stage accumulates");
+    Value warpRow = add(rowOffset, mul(rem(div(tid, kWarpSize), 4), 16));
+    Value lhsStage = mul(stage, lhs.stageElements());
+    SmallVector<SmallVector<Value>> aFragments;
+    for (int64_t kStep = 0; kStep < kSteps; ++kStep)
+      aFragments.push_back(mma::pinRegisters(
+          b, loc,
+          loadBlock(lhs, lhsStage, warpRow, kStep, /*rowHalfMinor=*/true)));
+    // Pinned before the fence (and after the wait, multiplyStageWgmma): no
+    // move of a wgmma's registers falls between it and its wait.
+    int64_t count =
+        cast<LLVM::LLVMStructType>(packed.getType()).getBody().size();
+    SmallVector<Value> acc =
+        mma::pinRegisters(b, loc, unpackAccumulators(packed, count));
+    Value firstB = getDescriptor(rhs, stage, index(0));
+    NVVM::WgmmaFenceAlignedOp::create(b, loc);
+    for (int64_t kStep = 0; kStep < kSteps; ++kStep)
+      acc = mma::createWgmmaRegisterA(
+          b, loc, aFragments[kStep], advanceDescriptor(rhs, firstB, kStep),
+          acc, tileN, product->lhs.mmaType, /*transposeB=*/false);
+    NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+    return packAccumulators(acc);
+  }
   // The stage's descriptors once, each k step's an add to them.
   Value firstA = getDescriptor(lhs, stage, rowOffset);
   Value firstB = getDescriptor(rhs, stage, index(0));
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
-  for (int64_t kStep = 0; kStep < tileK / kStepLen; ++kStep)
+  for (int64_t kStep = 0; kStep < kSteps; ++kStep)
     packed = mma::createWgmmaShared(
         b, loc, advanceDescriptor(lhs, firstA, kStep),
         advanceDescriptor(rhs, firstB, kStep), packed, tileN, kStepLen,
@@ -725,6 +755,8 @@ void MmaKernelBuilder::multiplyStageWgmma(Value stage,
   // The stage is read before the barrier that lets its next copies in.
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
   SmallVector<Value> result = unpackAccumulators(packed, acc.size());
+  if (product->lhs.mmaType.isTF32())
+    result = mma::pinRegisters(b, loc, result);
   if (promote)
     for (auto [sum, partial] : llvm::zip(acc, result))
       partial = arith::AddFOp::create(b, loc, sum, partial);
@@ -937,10 +969,10 @@ LogicalResult MmaKernelBuilder::build(func::FuncOp encodeFn) {
     }
   }
   const MmaProduct &first = mma.products.front();
-  if (first.lhs.mmaType.isTF32() && wgmma)
+  if (std::optional<std::string> why = whyNotWgmmaOperands(mma); why && wgmma)
     return first.contraction->emitError()
-           << "operands rounded to tf32 need 'mma_instruction' \"mma_sync\" "
-              "(m16n8k8): wgmma reads tf32 only K-major from shared memory";
+           << "'mma_instruction' \"wgmma\" cannot multiply these operands: "
+           << *why << "; they need \"mma_sync\"";
   if (wgmma && !tma && tileK * first.lhs.getStagedBytes() != 64)
     return first.contraction->emitError()
            << "a wgmma tile of k " << tileK << " of " << first.lhs.mmaType

@@ -8,7 +8,9 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
@@ -150,6 +152,56 @@ static LogicalResult matchMultiplied(Value ext, linalg::GenericOp op,
     return failure();
   operand.bodyValue = source;
   return collectBodySlice(source, body, slice, /*counted=*/true);
+}
+
+/// Whether every element `value` holds is a tf32 value (an f32 whose 13
+/// low mantissa bits are zero), known at compile time: a constant tensor,
+/// or (bufferized) the constant global a memref.get_global reads, through
+/// reshapes.
+static bool holdsTf32Values(Value value) {
+  while (Operation *def = value ? value.getDefiningOp() : nullptr) {
+    if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(def)) {
+      value = def->getOperand(0);
+      continue;
+    }
+    if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(def)) {
+      value = def->getOperand(0);
+      continue;
+    }
+    break;
+  }
+  if (!value || !getElementTypeOrSelf(value.getType()).isF32())
+    return false;
+  Attribute attr;
+  if (auto constant = value.getDefiningOp<arith::ConstantOp>()) {
+    attr = constant.getValue();
+  } else if (auto get = value.getDefiningOp<memref::GetGlobalOp>()) {
+    auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+        get, get.getNameAttr());
+    if (!global || !global.getConstant())
+      return false;
+    attr = global.getInitialValue().value_or(Attribute());
+  }
+  auto isTf32 = [](uint32_t bits) { return (bits & 0x1fffu) == 0; };
+  if (auto resource = dyn_cast_or_null<DenseResourceElementsAttr>(attr)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob)
+      return false;
+    ArrayRef<char> bytes = blob->getData();
+    for (size_t i = 0; i + 4 <= bytes.size(); i += 4) {
+      uint32_t bits;
+      std::memcpy(&bits, bytes.data() + i, 4);
+      if (!isTf32(bits))
+        return false;
+    }
+    return true;
+  }
+  if (auto dense = dyn_cast_or_null<DenseFPElementsAttr>(attr))
+    return llvm::all_of(dense.getValues<APFloat>(), [&](const APFloat &x) {
+      return isTf32(
+          static_cast<uint32_t>(x.bitcastToAPInt().getZExtValue()));
+    });
+  return false;
 }
 
 /// Whether the innermost dimension of `value` is contiguous (a tensor, or a
@@ -674,6 +726,9 @@ static LogicalResult matchContraction(linalg::GenericOp op, MmaProduct &product,
   product.k = multiply(product.kLoops);
   decideStaging(product.lhs, result, product, /*isLhs=*/true);
   decideStaging(product.rhs, result, product, /*isLhs=*/false);
+  for (MmaOperand *operand : {&product.lhs, &product.rhs})
+    operand->tf32Exact =
+        operand->mmaType.isTF32() && holdsTf32Values(operand->value);
   product.lhs.chunkedGather =
       product.lhs.gathered && isChunkedGather(product.lhs, op, result, product);
   product.lhs.zeroFilledChunks =
@@ -934,6 +989,7 @@ FailureOr<MmaContraction> mlir::ridge::matchMmaContraction(func::FuncOp kernel,
       if (producer == producers.end())
         continue;
       operand->producer = producer->second;
+      operand->tf32Exact = false;
       operand->gathered = true;
       operand->chunkedGather = false;
       operand->chunkLoad = nullptr;
@@ -1060,6 +1116,26 @@ FailureOr<MmaContraction> mlir::ridge::matchMmaContraction(func::FuncOp kernel,
     }
   }
   return result;
+}
+
+std::optional<std::string>
+mlir::ridge::whyNotWgmmaOperands(const MmaContraction &mma) {
+  for (const MmaProduct &product : mma.products) {
+    if (!product.lhs.mmaType.isTF32())
+      continue;
+    if (!product.lhs.kContiguous)
+      return std::string("tf32 A is staged MN-major (wgmma reads tf32 only "
+                         "K-major)");
+    const MmaOperand &rhs = product.rhs;
+    if (!rhs.kContiguous || rhs.gathered || rhs.producer)
+      return std::string("tf32 B is not a K-major tensor read with 16-byte "
+                         "loads (wgmma reads tf32 only K-major)");
+    if (!rhs.tf32Exact)
+      return std::string("tf32 B is not a compile-time constant of tf32 "
+                         "values (wgmma would drop its low bits where the "
+                         "body rounds them)");
+  }
+  return std::nullopt;
 }
 
 std::optional<MmaTmaLayout> mlir::ridge::getMmaTmaLayout(

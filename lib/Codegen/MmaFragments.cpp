@@ -294,12 +294,17 @@ SmallVector<Value> mma::createWgmmaRegisterA(OpBuilder &b, Location loc,
                                              Type mmaType, bool transposeB) {
   int64_t count = static_cast<int64_t>(acc.size());
   assert(count == n / 2 && a.size() == 4 && "wgmma m64nNk16 operands");
+  bool tf32 = mmaType.isTF32();
+  assert((!tf32 || !transposeB) && "wgmma reads tf32 only K-major");
   // d: $0 .. $count-1 (tied to the inputs of the same number), a: the next
   // 4, b: the descriptor; scale-d 1 (accumulate), A and B not negated.
   std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
                      "wgmma.mma_async.sync.aligned.m64n" +
-                     std::to_string(n) + "k16.f32." +
-                     (mmaType.isBF16() ? "bf16.bf16" : "f16.f16") + " {";
+                     std::to_string(n) + (tf32 ? "k8" : "k16") + ".f32." +
+                     (mmaType.isBF16() ? "bf16.bf16"
+                      : tf32           ? "tf32.tf32"
+                                       : "f16.f16") +
+                     " {";
   SmallVector<std::string> constraints;
   for (int64_t i = 0; i < count; ++i) {
     text += (i ? ", $" : "$") + std::to_string(i);
@@ -308,8 +313,9 @@ SmallVector<Value> mma::createWgmmaRegisterA(OpBuilder &b, Location loc,
   text += "}, {";
   for (int64_t i = 0; i < 4; ++i)
     text += (i ? ", $" : "$") + std::to_string(2 * count + i);
-  text += "}, $" + std::to_string(2 * count + 4) + ", p, 1, 1, " +
-          (transposeB ? "1" : "0") + ";\n}";
+  // tf32 takes no transpose operand.
+  text += "}, $" + std::to_string(2 * count + 4) + ", p, 1, 1" +
+          (tf32 ? "" : transposeB ? ", 1" : ", 0") + ";\n}";
   SmallVector<Value> operands(acc.begin(), acc.end());
   for (int64_t i = 0; i < count; ++i)
     constraints.push_back(std::to_string(i));

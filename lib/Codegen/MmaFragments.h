@@ -166,9 +166,10 @@ Value getWgmmaDescriptor(OpBuilder &b, Location loc, Value smem,
 Value createWgmmaShared(OpBuilder &b, Location loc, Value descA, Value descB,
                         Value packed, int64_t n, int64_t k, Type mmaType,
                         bool fresh, bool transposeA, bool transposeB);
-/// `wgmma.mma_async` m64`n`k16 with A from registers (4 per thread, the
-/// warp's 16 rows in the layout of an mma.sync m16n8k16 A fragment) and B
-/// from shared memory (`descB`, MN-major when `transposeB`), f32
+/// `wgmma.mma_async` m64`n`k16 (k8 for tf32) with A from registers (4 per
+/// thread, the warp's 16 rows in the layout of an mma.sync m16n8k16, or
+/// m16n8k8 for tf32, A fragment) and B from shared memory (`descB`,
+/// MN-major when `transposeB`; tf32 has no transposed form), f32
 /// accumulators `acc` (n / 2 per thread, as m16n8 fragments of 4 in n
 /// order). MLIR's nvvm.wgmma.mma_async takes A only as a descriptor, so
 /// this one is inline PTX. Returns the new accumulators; they may be read

@@ -285,15 +285,82 @@ func.func private @tf32_cp_async(%x: memref<64x64xf32>, %w: memref<64x128xf32>, 
 
 // -----
 
-// tf32 with wgmma (a hand-written config): wgmma reads tf32 only K-major
-// from shared memory, and the mechanism has no such staging.
+// tf32 with wgmma: A is staged as the f32 it is stored as and multiplied
+// from registers (wgmma's register-A form, inline PTX: MLIR's op takes A
+// only as a descriptor), each warp's 16 rows loaded with ldmatrix and
+// rounded by cvt.rna.tf32.f32 as mma.sync's fragments are; B, a constant of
+// tf32 values stored K-major ([n, k]: the lowering rounds and transposes a
+// tf32 weight at compile time), is read by wgmma from shared memory as it
+// is stored (its descriptors advance 32 bytes a k8 step). Accumulators and
+// A are pinned before the fence and after the wait.
+// CHECK-LABEL: func.func private @tf32_wgmma
+// CHECK: nvgpu.device_async_copy
+// CHECK: nvvm.convert.float.to.tf32 {{.*}} {rnd = #nvvm.fp_rnd_mode<rna>}
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK-NEXT: llvm.inline_asm has_side_effects {{.*}}wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32
+// CHECK-SAME: p, 1, 1;
+// CHECK: llvm.inline_asm has_side_effects {{.*}}wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NOT: nvvm.mma.sync
+memref.global "private" constant @tf32_weight : memref<64x64xf32> = dense<0.5>
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func private @tf32_wgmma(%x: memref<64x64xf32>, %out: memref<64x64xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 128 : i64, mma_instruction = "wgmma", mma_stages = 3 : i64, mma_tile = array<i64: 64, 64, 16>, mma_warps = array<i64: 4, 1>, vector_width = 1 : i64, warps_per_block = 4 : i64}} {
+  %w = memref.get_global @tf32_weight : memref<64x64xf32>
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%out : memref<64x64xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : memref<64x64xf32>, memref<64x64xf32>) outs(%out : memref<64x64xf32>) {
+  ^bb0(%l: f32, %r: f32, %acc: f32):
+    %lt = arith.truncf %l : f32 to tf32
+    %rt = arith.truncf %r : f32 to tf32
+    %le = arith.extf %lt : tf32 to f32
+    %re = arith.extf %rt : tf32 to f32
+    %p = arith.mulf %le, %re : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// tf32 with wgmma (a hand-written config) of an activation B: wgmma would
+// read B's f32 as stored, dropping the 13 low bits where the body rounds
+// them to nearest; mma.sync rounds its fragments in registers.
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func private @tf32_wgmma_activation(%x: memref<64x64xf32>, %w: memref<64x64xf32>, %out: memref<64x64xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 128 : i64, mma_instruction = "wgmma", mma_stages = 3 : i64, mma_tile = array<i64: 64, 64, 16>, mma_warps = array<i64: 4, 1>, vector_width = 1 : i64, warps_per_block = 4 : i64}} {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%out : memref<64x64xf32>)
+  // expected-error @+1 {{'mma_instruction' "wgmma" cannot multiply these operands: tf32 B is not a compile-time constant of tf32 values (wgmma would drop its low bits where the body rounds them); they need "mma_sync"}}
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : memref<64x64xf32>, memref<64x64xf32>) outs(%out : memref<64x64xf32>) {
+  ^bb0(%l: f32, %r: f32, %acc: f32):
+    %lt = arith.truncf %l : f32 to tf32
+    %rt = arith.truncf %r : f32 to tf32
+    %le = arith.extf %lt : tf32 to f32
+    %re = arith.extf %rt : tf32 to f32
+    %p = arith.mulf %le, %re : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A constant B [k, n] (MN-major): wgmma has no transposed form of tf32.
+memref.global "private" constant @tf32_weight_kn : memref<64x64xf32> = dense<0.5>
 #a = affine_map<(d0, d1, d2) -> (d0, d2)>
 #b = affine_map<(d0, d1, d2) -> (d2, d1)>
 #c = affine_map<(d0, d1, d2) -> (d0, d1)>
-func.func private @tf32_wgmma(%x: memref<64x64xf32>, %w: memref<64x64xf32>, %out: memref<64x64xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 128 : i64, mma_instruction = "wgmma", mma_stages = 2 : i64, mma_tile = array<i64: 64, 64, 32>, mma_warps = array<i64: 4, 1>, vector_width = 1 : i64, warps_per_block = 4 : i64}} {
+func.func private @tf32_wgmma_mn_major(%x: memref<64x64xf32>, %out: memref<64x64xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 128 : i64, mma_instruction = "wgmma", mma_stages = 3 : i64, mma_tile = array<i64: 64, 64, 16>, mma_warps = array<i64: 4, 1>, vector_width = 1 : i64, warps_per_block = 4 : i64}} {
+  %w = memref.get_global @tf32_weight_kn : memref<64x64xf32>
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%out : memref<64x64xf32>)
-  // expected-error @+1 {{operands rounded to tf32 need 'mma_instruction' "mma_sync" (m16n8k8): wgmma reads tf32 only K-major from shared memory}}
+  // expected-error @+1 {{'mma_instruction' "wgmma" cannot multiply these operands: tf32 B is not a K-major tensor read with 16-byte loads (wgmma reads tf32 only K-major); they need "mma_sync"}}
   linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : memref<64x64xf32>, memref<64x64xf32>) outs(%out : memref<64x64xf32>) {
   ^bb0(%l: f32, %r: f32, %acc: f32):
     %lt = arith.truncf %l : f32 to tf32

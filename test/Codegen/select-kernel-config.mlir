@@ -381,15 +381,31 @@ func.func private @norm_rows_of_2048(%x: tensor<2x2048xf32>, %s: tensor<2048xf32
 // -----
 
 // tf32 (f32 operands the body rounds to tf32): mma.sync m16n8k8 even on
-// sm_90a (wgmma reads tf32 only K-major, and this weight is [K, N]), k tiles
-// of 16 (64-byte rows of f32), cp.async copying the stored f32 (the
-// fragment loads round it): 3 stages of 128x128x16 fill the 48 KiB.
+// sm_90a when B is an activation (wgmma reads tf32 B from shared memory as
+// stored, dropping the bits the body rounds), k tiles of 16 (64-byte rows
+// of f32), cp.async copying the stored f32 (the fragment loads round it):
+// 3 stages of 128x128x16 fill the 48 KiB.
 // CHECK-LABEL: func.func private @mma_tf32
 // CHECK-SAME: block_size = 256 : i64, mma_instruction = "mma_sync", mma_stages = 3 : i64, mma_tile = array<i64: 128, 128, 16>, mma_warps = array<i64: 2, 4>
 // CHECK-NOT: mma_tma
 func.func private @mma_tf32(%x: tensor<4096x256xf32>, %w: tensor<256x4096xf32>) -> tensor<4096x4096xf32> attributes {ridge.kernel = "contraction"} {
   %p = ridge.matmul %x, %w {ridge.precision = "tf32"} : (tensor<4096x256xf32>, tensor<256x4096xf32>) -> tensor<4096x4096xf32>
   return %p : tensor<4096x4096xf32>
+}
+
+// -----
+
+// A tf32 weight (a constant) is stored rounded to tf32 and K-major by the
+// lowering, so sm_90a multiplies it with wgmma (m64nNk8, A from registers,
+// B from shared memory): one warpgroup per 64 rows, k tiles of 16, and 4
+// cp.async stages (8 KiB each). 4096 x 256 in 64 x 64 tiles: 256 blocks.
+// CHECK-LABEL: func.func private @mma_tf32_weight
+// CHECK-SAME: block_size = 128 : i64, mma_instruction = "wgmma", mma_stages = 4 : i64, mma_tile = array<i64: 64, 64, 16>, mma_warps = array<i64: 4, 1>
+// CHECK-NOT: mma_tma
+func.func private @mma_tf32_weight(%x: tensor<4096x64xf32>) -> tensor<4096x256xf32> attributes {ridge.kernel = "contraction"} {
+  %w = ridge.constant dense<0.1> : tensor<64x256xf32>
+  %p = ridge.matmul %x, %w {ridge.precision = "tf32"} : (tensor<4096x64xf32>, tensor<64x256xf32>) -> tensor<4096x256xf32>
+  return %p : tensor<4096x256xf32>
 }
 
 // -----

@@ -148,6 +148,18 @@ std::optional<ContractionShape> getContractionShape(Operation *op);
 /// buildFp8Contraction.
 Type getCompileTimeWeightType(Operation *op, Value operand);
 
+/// Whether `operand`, a multiplied operand of the MatMul, Gemm or Conv
+/// `op` that the precision policy rounds to tf32, is an f32 weight that the
+/// compiled model stores rounded to tf32 (still as f32: the same bytes). The
+/// body's rounding of it at run time is then exact, so a kernel may multiply
+/// it as it is stored: sm_90a's wgmma reads its operands from shared memory
+/// and ignores the 13 low mantissa bits instead of rounding them, and
+/// cp.async and TMA copy bytes. The graph-to-linalg lowering rounds it as
+/// the body would (to nearest, ties away from zero: `cvt.rna.tf32.f32`) and
+/// stores a MatMul's or Gemm's B K-major, the only layout in which wgmma
+/// reads tf32.
+bool isCompileTimeTf32Weight(Operation *op, Value operand);
+
 /// The bytes the MatMul, Gemm or Conv `op` saves when rounded to `format`:
 /// bf16 and fp16 store its f32 weights (the operands getCompileTimeWeightType
 /// narrows) in 2 bytes an element instead of 4. 0 for other formats: tf32

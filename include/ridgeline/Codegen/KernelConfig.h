@@ -214,11 +214,12 @@ SmallVector<int64_t> selectTileSizes(TilingInterface sink);
 /// elements (32 of bf16/f16, 16 of tf32's f32, 64 of e4m3). `asyncCopies`:
 /// the operands are stored as they are staged, so cp.async can fill the
 /// stages (3, or 4 where the static shared memory allows), else 2.
-/// `mmaType`: what the tensor cores multiply; tf32 runs mma.sync m16n8k8 on
-/// every chip (sm_90a's wgmma takes tf32 only K-major, and a MatMul's
-/// weight is [K, N]), e4m3 only wgmma (sm_90a).
+/// `mmaType`: what the tensor cores multiply. sm_90a multiplies with wgmma
+/// when `wgmmaOperands` (whyNotWgmmaOperands: always for bf16, f16 and e4m3,
+/// for tf32 when B is a K-major tf32 constant), otherwise, and on sm_80,
+/// with mma.sync (m16n8k8 for tf32).
 void selectMmaTile(int64_t batch, int64_t m, int64_t n, int64_t k,
-                   bool asyncCopies, FloatType mmaType,
+                   bool asyncCopies, FloatType mmaType, bool wgmmaOperands,
                    const TargetSpec &target, KernelConfig &config);
 
 /// Warps per row of a row kernel (KernelConfig::rowWarps) of `rows` rows of

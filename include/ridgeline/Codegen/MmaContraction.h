@@ -86,6 +86,11 @@ struct MmaOperand {
   /// is gathered by computing each element from its body, and `value` is
   /// never stored. Null otherwise.
   linalg::GenericOp producer;
+  /// (tf32) Whether every element of `value` is a tf32 value already: a
+  /// compile-time constant the precision policy stored rounded
+  /// (isCompileTimeTf32Weight). Its tiles can be multiplied as they are
+  /// staged, with no rounding (sm_90a's wgmma reads B from shared memory).
+  bool tf32Exact = false;
 
   /// The type a tile of the operand is staged as in shared memory: the
   /// multiply type, or f32 for tf32 (the fragment loads round the staged
@@ -224,6 +229,17 @@ std::optional<MmaTmaLayout> getMmaTmaLayout(const MmaContraction &mma,
                                             const MmaProduct &product,
                                             const MmaOperand &operand,
                                             bool isLhs, std::string &reason);
+
+/// Why sm_90a's wgmma cannot multiply the operands of `mma`, or nullopt
+/// when it can. It reads bf16, f16 and e4m3 in any layout it is staged in.
+/// tf32 it reads only K-major, and B from shared memory as it is stored:
+/// wgmma drops the 13 low mantissa bits of an f32 where the contraction's
+/// body rounds them (`cvt.rna.tf32.f32`), so B must hold tf32 values
+/// already. A tf32 kernel therefore takes wgmma when every product's A is
+/// staged K-major (its fragments are loaded into registers and rounded
+/// there: wgmma's register-A form) and its B is a K-major compile-time
+/// tf32 constant read with 16-byte loads (isCompileTimeTf32Weight).
+std::optional<std::string> whyNotWgmmaOperands(const MmaContraction &mma);
 
 /// The ops of `body` that `value` is computed from, itself included (empty
 /// when the slice cannot be computed).

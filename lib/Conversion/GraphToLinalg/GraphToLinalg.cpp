@@ -217,10 +217,15 @@ struct MatMulLowering : OpConversionPattern<MatMulOp> {
     MLIRContext *ctx = getContext();
     Value lhs =
         getStoredOperand(rewriter, loc, op, op.getLhs(), adaptor.getLhs());
-    Value rhs =
-        getStoredOperand(rewriter, loc, op, op.getRhs(), adaptor.getRhs());
+    // A tf32 weight B is stored K-major ([..., N, K]); rhsType stays the
+    // [..., K, N] the product reads, and its map reads (n, k).
+    auto rhsType = cast<RankedTensorType>(adaptor.getRhs().getType());
+    Value rhs = getKMajorTf32Weight(rewriter, loc, op, op.getRhs());
+    bool rhsKMajor = static_cast<bool>(rhs);
+    if (!rhsKMajor)
+      rhs = getStoredOperand(rewriter, loc, op, op.getRhs(), adaptor.getRhs());
+    rhsType = rhsType.clone(getElementTypeOrSelf(rhs.getType()));
     auto lhsType = cast<RankedTensorType>(lhs.getType());
-    auto rhsType = cast<RankedTensorType>(rhs.getType());
     auto resultType =
         cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
     if (!lhsType.hasStaticShape() || !rhsType.hasStaticShape())
@@ -277,7 +282,9 @@ struct MatMulLowering : OpConversionPattern<MatMulOp> {
                                   operandMap(rhsType, k, n), fullType)
             : buildContraction(rewriter, loc, lhs, rhs,
                                operandMap(lhsType, m, k),
-                               operandMap(rhsType, k, n), fullType, *roundTo);
+                               rhsKMajor ? operandMap(rhsType, n, k)
+                                         : operandMap(rhsType, k, n),
+                               fullType, *roundTo);
     if (fullType != resultType) {
       // A vector operand was promoted: fold the unit dim it added into its
       // neighbour (both unit dims vanish for vector x vector, rank 0).
@@ -311,10 +318,15 @@ struct GemmLowering : OpConversionPattern<GemmOp> {
                                     op.getTransA() ? ArrayRef<AffineExpr>{k, m}
                                                    : ArrayRef<AffineExpr>{m, k},
                                     ctx);
-    AffineMap bMap = AffineMap::get(3, 0,
-                                    op.getTransB() ? ArrayRef<AffineExpr>{n, k}
-                                                   : ArrayRef<AffineExpr>{k, n},
-                                    ctx);
+    // A tf32 weight B is stored K-major: as if transB.
+    Value kMajorB = op.getTransB()
+                        ? Value()
+                        : getKMajorTf32Weight(rewriter, loc, op, op.getB());
+    AffineMap bMap = AffineMap::get(
+        3, 0,
+        op.getTransB() || kMajorB ? ArrayRef<AffineExpr>{n, k}
+                                  : ArrayRef<AffineExpr>{k, n},
+        ctx);
     FailureOr<Type> roundTo = getOperandRoundingType(op);
     if (failed(roundTo))
       return failure();
@@ -325,8 +337,10 @@ struct GemmLowering : OpConversionPattern<GemmOp> {
             : buildContraction(rewriter, loc,
                                getStoredOperand(rewriter, loc, op, op.getA(),
                                                 adaptor.getA()),
-                               getStoredOperand(rewriter, loc, op, op.getB(),
-                                                adaptor.getB()),
+                               kMajorB ? kMajorB
+                                       : getStoredOperand(rewriter, loc, op,
+                                                          op.getB(),
+                                                          adaptor.getB()),
                                aMap, bMap, resultType, *roundTo);
     double alpha = op.getAlpha().convertToDouble();
     double beta = op.getBeta().convertToDouble();

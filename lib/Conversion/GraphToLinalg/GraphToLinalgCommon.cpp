@@ -99,28 +99,27 @@ static uint16_t roundToNarrowBits(float x, Type narrow) {
   return static_cast<uint16_t>(value.bitcastToAPInt().getZExtValue());
 }
 
-Value getStoredOperand(OpBuilder &b, Location loc, Operation *op,
-                       Value graphOperand, Value lowered) {
-  Type narrow = getCompileTimeWeightType(op, graphOperand);
-  if (!narrow)
-    return lowered;
-  auto source = dyn_cast<DenseResourceElementsAttr>(
-      graphOperand.getDefiningOp<ConstantOp>().getValue());
-  auto type = RankedTensorType::get(getTensorType(lowered).getShape(), narrow);
-  std::string suffix = narrow.isBF16() ? ".bf16" : ".f16";
-  std::optional<SmallVector<float>> values = readF32Constant(graphOperand);
-  if (!values)
-    return lowered;
-  SmallVector<uint16_t> bits(values->size());
-  for (auto [x, rounded] : llvm::zip(*values, bits))
-    rounded = roundToNarrowBits(x, narrow);
-  ArrayRef<char> bytes(reinterpret_cast<const char *>(bits.data()),
-                       bits.size() * sizeof(uint16_t));
-  std::string key =
-      (source ? source.getRawHandle().getKey().str() : "weight") + suffix;
-  // Another contraction (or kernel) that reads this weight narrowed it
-  // already: one copy in the weights file. The bytes are compared, not
-  // trusted to the key, which a model's own names could take.
+/// An f32's bits rounded to tf32 (kept in f32), as `cvt.rna.tf32.f32` and
+/// ridge-expand-tf32-rounding round it: to nearest, ties away from zero (add
+/// half of the unit of the 13 dropped bits, clear them; a carry moves into
+/// the exponent, past the largest finite value to infinity), NaN kept.
+static float roundToTf32(float x) {
+  if (std::isnan(x))
+    return x;
+  uint32_t bits = llvm::bit_cast<uint32_t>(x);
+  return llvm::bit_cast<float>((bits + 0x1000u) & ~0x1fffu);
+}
+
+/// A constant of `type` holding `elements` as the resource `key` (the
+/// weights file stores resources): the resource an earlier conversion made
+/// when it holds the same bytes (the bytes are compared, not trusted to the
+/// key, which a model's own names could take).
+template <typename T>
+static Value getWeightConstant(OpBuilder &b, Location loc,
+                               RankedTensorType type, const std::string &key,
+                               ArrayRef<T> elements) {
+  ArrayRef<char> bytes(reinterpret_cast<const char *>(elements.data()),
+                       elements.size() * sizeof(T));
   auto &resources =
       DenseResourceElementsHandle::getManagerInterface(b.getContext());
   if (DialectResourceBlobManager::BlobEntry *entry =
@@ -132,9 +131,69 @@ Value getStoredOperand(OpBuilder &b, Location loc, Operation *op,
         b, loc, type, DenseResourceElementsAttr::get(type, handle));
   }
   auto attr = DenseResourceElementsAttr::get(
-      type, key,
-      HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<uint16_t>(bits)));
+      type, key, HeapAsmResourceBlob::allocateAndCopyInferAlign(elements));
   return arith::ConstantOp::create(b, loc, type, attr);
+}
+
+/// The resource name a weight's stored copy is kept under: the weight's own
+/// resource name and `suffix`.
+static std::string getWeightKey(Value graphOperand, StringRef suffix) {
+  auto source = dyn_cast<DenseResourceElementsAttr>(
+      graphOperand.getDefiningOp<ConstantOp>().getValue());
+  return (source ? source.getRawHandle().getKey().str() : "weight") +
+         suffix.str();
+}
+
+Value getStoredOperand(OpBuilder &b, Location loc, Operation *op,
+                       Value graphOperand, Value lowered) {
+  bool tf32 = isCompileTimeTf32Weight(op, graphOperand);
+  Type narrow = getCompileTimeWeightType(op, graphOperand);
+  if (!narrow && !tf32)
+    return lowered;
+  std::optional<SmallVector<float>> values = readF32Constant(graphOperand);
+  if (!values)
+    return lowered;
+  auto shape = getTensorType(lowered).getShape();
+  if (tf32) {
+    for (float &x : *values)
+      x = roundToTf32(x);
+    return getWeightConstant(
+        b, loc, RankedTensorType::get(shape, b.getF32Type()),
+        getWeightKey(graphOperand, ".tf32"), ArrayRef<float>(*values));
+  }
+  SmallVector<uint16_t> bits(values->size());
+  for (auto [x, rounded] : llvm::zip(*values, bits))
+    rounded = roundToNarrowBits(x, narrow);
+  // Another contraction (or kernel) that reads this weight narrowed it
+  // already: one copy in the weights file.
+  return getWeightConstant(
+      b, loc, RankedTensorType::get(shape, narrow),
+      getWeightKey(graphOperand, narrow.isBF16() ? ".bf16" : ".f16"),
+      ArrayRef<uint16_t>(bits));
+}
+
+Value getKMajorTf32Weight(OpBuilder &b, Location loc, Operation *op,
+                          Value graphOperand) {
+  auto type = dyn_cast<RankedTensorType>(graphOperand.getType());
+  if (!type || type.getRank() < 2 || !isCompileTimeTf32Weight(op, graphOperand))
+    return Value();
+  std::optional<SmallVector<float>> values = readF32Constant(graphOperand);
+  if (!values)
+    return Value();
+  // [batch..., K, N] -> [batch..., N, K], each element rounded.
+  SmallVector<int64_t> shape(type.getShape());
+  int64_t rows = shape[shape.size() - 2], columns = shape.back();
+  int64_t matrices = type.getNumElements() / std::max<int64_t>(rows * columns, 1);
+  SmallVector<float> transposed(values->size());
+  for (int64_t matrix = 0; matrix < matrices; ++matrix)
+    for (int64_t row = 0; row < rows; ++row)
+      for (int64_t column = 0; column < columns; ++column)
+        transposed[(matrix * columns + column) * rows + row] =
+            roundToTf32((*values)[(matrix * rows + row) * columns + column]);
+  std::swap(shape[shape.size() - 2], shape.back());
+  return getWeightConstant(b, loc, RankedTensorType::get(shape, b.getF32Type()),
+                           getWeightKey(graphOperand, ".tf32.nk"),
+                           ArrayRef<float>(transposed));
 }
 
 /// Indexing map reading `operandType` broadcast (numpy rules) into an

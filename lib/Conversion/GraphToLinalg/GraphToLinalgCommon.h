@@ -72,9 +72,19 @@ std::optional<SmallVector<float>> readF32Constant(Value graphValue);
 /// round it (a resource `<weight>.bf16`, so that the weights file holds
 /// it, shared by every contraction that narrows that weight); any other
 /// operand is `lowered` itself. The body's roundThrough leaves the narrow
-/// value as it is, and its extf widens it.
+/// value as it is, and its extf widens it. A weight that
+/// isCompileTimeTf32Weight names is stored rounded to tf32, in f32
+/// (`<weight>.tf32`): the body's rounding of it is then exact.
 Value getStoredOperand(OpBuilder &b, Location loc, Operation *op,
                        Value graphOperand, Value lowered);
+
+/// The B operand `graphOperand` of the tf32 MatMul or Gemm `op`, a
+/// [batch..., K, N] weight that isCompileTimeTf32Weight names, stored
+/// rounded to tf32 and K-major: [batch..., N, K] (`<weight>.tf32.nk`), the
+/// layout wgmma reads tf32 in (and sm_80's ldmatrix without the word-by-word
+/// loads an MN-major tf32 tile takes). Null for any other operand.
+Value getKMajorTf32Weight(OpBuilder &b, Location loc, Operation *op,
+                          Value graphOperand);
 
 /// Indexing map reading `operandType` broadcast (numpy rules) into an
 /// iteration space of `resultShape.size()` parallel dims.

@@ -149,28 +149,51 @@ func.func @gemm_fp16_shared_weight(%a: tensor<32x2xf32>, %x: tensor<32x2xf32>) -
 
 // -----
 
-// tf32 has no storage type: the weight stays f32 and the body rounds it.
-// A convolution's weight narrows as a MatMul's does.
+// A tf32 contraction's f32 weight stays f32 (tf32 has no storage type) but
+// is stored rounded to tf32 at compile time, as cvt.rna.tf32.f32 rounds (to
+// nearest, ties away from zero); the body's rounding of it is then exact.
+// A MatMul's [K, N] weight (B) is stored K-major, [N, K], read through
+// (n, k): the only layout in which sm_90a's wgmma reads tf32. A Gemm's B
+// without trans_b is the same transposed weight (one copy); with trans_b
+// it is K-major already and only rounded. w = [[1 + 2^-11, 1 + 2^-12],
+// [-(1 + 2^-11), f32 max]]: a tie rounded away from zero (3F802000), one
+// below a tie rounded down (3F800000), a negative tie rounded away
+// (BF802000), and a carry into the exponent, to infinity (7F800000). A
+// convolution's weight narrows to bf16 as a MatMul's does.
+// CHECK-DAG: #[[NK:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
 // CHECK-LABEL: func @weights_tf32_and_conv
-// CHECK: ^bb0(%{{.*}}: f32, %[[W:.*]]: f32, %{{.*}}: f32):
+// CHECK: %[[WT:.*]] = arith.constant dense_resource<w.tf32.nk> : tensor<2x2xf32>
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[NK]], #{{.*}}]
+// CHECK-SAME: ins(%{{.*}}, %[[WT]] : tensor<64x2xf32>, tensor<2x2xf32>)
+// CHECK-NEXT: ^bb0(%{{.*}}: f32, %[[W:.*]]: f32, %{{.*}}: f32):
 // CHECK: arith.truncf %[[W]] : f32 to tf32
+// CHECK: %[[GT:.*]] = arith.constant dense_resource<w.tf32.nk> : tensor<2x2xf32>
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[NK]], #{{.*}}]
+// CHECK-SAME: ins(%{{.*}}, %[[GT]] : tensor<64x2xf32>, tensor<2x2xf32>)
+// CHECK: %[[GR:.*]] = arith.constant dense_resource<w.tf32> : tensor<2x2xf32>
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[NK]], #{{.*}}]
+// CHECK-SAME: ins(%{{.*}}, %[[GR]] : tensor<64x2xf32>, tensor<2x2xf32>)
 // CHECK: arith.constant dense_resource<k.bf16> : tensor<2x1x1x1xbf16>
 // CHECK: ^bb0(%{{.*}}: f32, %[[K:.*]]: bf16, %{{.*}}: f32):
 // CHECK-NEXT: arith.truncf
 // CHECK-NEXT: arith.extf
 // CHECK-NEXT: arith.extf %[[K]] : bf16 to f32
-func.func @weights_tf32_and_conv(%a: tensor<64x2xf32>, %x: tensor<1x1x4x4xf32>) -> (tensor<64x2xf32>, tensor<1x2x4x4xf32>) {
+// CHECK: w.tf32.nk: "0x040000000020803F002080BF0000803F0000807F"
+// CHECK: w.tf32: "0x040000000020803F0000803F002080BF0000807F"
+func.func @weights_tf32_and_conv(%a: tensor<64x2xf32>, %x: tensor<1x1x4x4xf32>) -> (tensor<64x2xf32>, tensor<64x2xf32>, tensor<64x2xf32>, tensor<1x2x4x4xf32>) {
   %w = ridge.constant dense_resource<w> : tensor<2x2xf32>
   %0 = ridge.matmul %a, %w {ridge.precision = "tf32"} : (tensor<64x2xf32>, tensor<2x2xf32>) -> tensor<64x2xf32>
+  %1 = ridge.gemm %a, %w {ridge.precision = "tf32"} : (tensor<64x2xf32>, tensor<2x2xf32>) -> tensor<64x2xf32>
+  %2 = ridge.gemm %a, %w {trans_b = true, ridge.precision = "tf32"} : (tensor<64x2xf32>, tensor<2x2xf32>) -> tensor<64x2xf32>
   %k = ridge.constant dense_resource<k> : tensor<2x1x1x1xf32>
-  %1 = ridge.conv %x, %k {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, ridge.precision = "bf16"} : (tensor<1x1x4x4xf32>, tensor<2x1x1x1xf32>) -> tensor<1x2x4x4xf32>
-  return %0, %1 : tensor<64x2xf32>, tensor<1x2x4x4xf32>
+  %3 = ridge.conv %x, %k {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, ridge.precision = "bf16"} : (tensor<1x1x4x4xf32>, tensor<2x1x1x1xf32>) -> tensor<1x2x4x4xf32>
+  return %0, %1, %2, %3 : tensor<64x2xf32>, tensor<64x2xf32>, tensor<64x2xf32>, tensor<1x2x4x4xf32>
 }
 
 {-#
   dialect_resources: {
     builtin: {
-      w: "0x040000000000803F0080803F0080813FFFFF7F7F",
+      w: "0x040000000010803F0008803F001080BFFFFF7F7F",
       k: "0x040000000000803F00000040"
     }
   }
