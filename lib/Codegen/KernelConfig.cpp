@@ -41,8 +41,8 @@ static constexpr int64_t kRowElementsPerWarp = 1024;
 static constexpr int64_t kMaxTmaSharedMemoryBytes = 227 * 1024;
 /// TMA stages: enough k tiles in flight to cover a global load's latency.
 static constexpr int64_t kMaxTmaStages = 4;
-/// TMA's k tile: rows of 128 bytes of 16-bit elements, the 128-byte swizzle.
-static constexpr int64_t kTmaTileK = 64;
+/// TMA's k tile rows: 128 bytes, the 128-byte swizzle.
+static constexpr int64_t kTmaRowBytes = 128;
 /// Registers a lane spends on the K and V elements in flight (64 f32: each
 /// of the head dimension's d / 32 and dv / 32 per key), and at most this
 /// many keys a warp.
@@ -205,10 +205,12 @@ FailureOr<KernelConfig> KernelConfig::fromAttr(DictionaryAttr attr,
     // wgmma: one warpgroup (4 warps) per 64 rows, the whole tile's n; rows
     // of the swizzle span: k steps of 32 and n in 32-element slabs (64
     // bytes), or with TMA of 64 (the 128-byte swizzle). e4m3 (1 byte) takes
-    // k 64 and tf32 (staged as 4-byte f32) k 16 for the same 64-byte rows;
-    // the lowering checks the row bytes against the operands' type.
+    // k 64 and tf32 (staged as 4-byte f32) k 16 for the same 64-byte rows,
+    // and tf32 k 32 for TMA's 128-byte rows; the lowering checks the row
+    // bytes against the operands' type.
     int64_t span = config.mmaTma ? 64 : 32;
-    bool byteRows = !config.mmaTma && (tile[2] == 64 || tile[2] == 16);
+    bool byteRows = config.mmaTma ? tile[2] == 32
+                                  : (tile[2] == 64 || tile[2] == 16);
     if (config.wgmma &&
         (warps[1] != 1 || warps[0] % 4 != 0 || tile[0] != 16 * warps[0] ||
          (tile[2] != span && !byteRows) || tile[1] % span != 0)) {
@@ -216,18 +218,18 @@ FailureOr<KernelConfig> KernelConfig::fromAttr(DictionaryAttr attr,
                "' has a wgmma tile that is not 64 rows per warpgroup "
                "(mma_warps {4 * groups, 1}), n a multiple of " +
                Twine(span) + " and k " + Twine(span) +
-               (config.mmaTma ? " (TMA's 128-byte swizzle)"
+               (config.mmaTma ? " (TMA's 128-byte swizzle; 32 for tf32)"
                               : " (64 for 1-byte e4m3, 16 for tf32)"))
                   .str();
       return failure();
     }
     // TMA kernels take dynamic shared memory (up to sm_90a's 227 KiB a
-    // block); the others static shared memory, 48 KiB a block (counted here
-    // at 2 bytes an element: the config does not know the operands; the
-    // lowering checks tf32's 4).
+    // block: tiles of 128-byte rows whatever the type); the others static
+    // shared memory, 48 KiB a block (counted here at 2 bytes an element: the
+    // config does not know the operands; the lowering checks tf32's 4).
     if (config.mmaTma) {
       int64_t bytes =
-          getTmaSharedMemoryBytes(tile[0], tile[1], tile[2], config.mmaStages);
+          getTmaSharedMemoryBytes(tile[0], tile[1], config.mmaStages);
       if (bytes > kMaxTmaSharedMemoryBytes) {
         error = ("'" + kKernelConfigAttr + "' has " + Twine(config.mmaStages) +
                  " TMA stages of a " + Twine(tile[0]) + "x" + Twine(tile[1]) +
@@ -665,10 +667,14 @@ int64_t mlir::ridge::selectTmaStages(int64_t kTiles) {
 }
 
 int64_t mlir::ridge::getTmaSharedMemoryBytes(int64_t tileM, int64_t tileN,
-                                             int64_t tileK, int64_t stages) {
+                                             int64_t stages) {
   constexpr int64_t kAlignmentSlack = 1024, kMbarrierBytes = 8;
-  return kAlignmentSlack + stages * (tileM + tileN) * tileK * 2 +
+  return kAlignmentSlack + stages * (tileM + tileN) * kTmaRowBytes +
          2 * stages * kMbarrierBytes;
+}
+
+int64_t mlir::ridge::getTmaTileK(int64_t stagedBytes) {
+  return kTmaRowBytes / stagedBytes;
 }
 
 int64_t mlir::ridge::selectSplitK(int64_t blocks, int64_t tileElements,
@@ -744,7 +750,8 @@ KernelConfig mlir::ridge::selectKernelConfig(func::FuncOp kernel,
           copiedByTma(mma->products[0], mma->products[0].lhs, true) &&
           copiedByTma(mma->products[0], mma->products[0].rhs, false);
       if (config.mmaTma)
-        config.mmaTile[2] = kTmaTileK;
+        config.mmaTile[2] =
+            getTmaTileK(mma->products.front().lhs.getStagedBytes());
       int64_t blocks = batch * llvm::divideCeil(mma->m, config.mmaTile[0]) *
                        llvm::divideCeil(mma->n, config.mmaTile[1]);
       int64_t kTiles = 0;

@@ -977,6 +977,10 @@ LogicalResult MmaKernelBuilder::build(func::FuncOp encodeFn) {
     return first.contraction->emitError()
            << "a wgmma tile of k " << tileK << " of " << first.lhs.mmaType
            << " is not rows of 64 bytes (the 64-byte swizzle)";
+  if (tma && tileK * first.lhs.getStagedBytes() != 128)
+    return first.contraction->emitError()
+           << "a TMA tile of k " << tileK << " of " << first.lhs.mmaType
+           << " is not rows of 128 bytes (the 128-byte swizzle)";
   if (isa<Float8E4M3FNType>(first.lhs.mmaType) &&
       (!wgmma || !first.lhs.kContiguous || !first.rhs.kContiguous))
     return first.contraction->emitError()
@@ -1026,7 +1030,7 @@ LogicalResult MmaKernelBuilder::build(func::FuncOp encodeFn) {
   if (tma)
     dynamicSharedBytes = arith::ConstantIntOp::create(
         b, loc, b.getI32Type(),
-        getTmaSharedMemoryBytes(tileM, tileN, tileK, stages));
+        getTmaSharedMemoryBytes(tileM, tileN, stages));
   else
     attributions = {getStageBufferType(stageOperand(mma.products[0], true)),
                     getStageBufferType(stageOperand(mma.products[0], false))};

@@ -1147,9 +1147,13 @@ std::optional<MmaTmaLayout> mlir::ridge::getMmaTmaLayout(
              "or collapsed)";
     return std::nullopt;
   }
-  if (operand.elementType != operand.mmaType) {
+  // TMA copies bytes: bf16 and f16 as they are multiplied, and tf32's f32
+  // as stored (A's fragments are rounded in registers; B holds tf32 values
+  // already, whyNotWgmmaOperands).
+  if (operand.elementType != operand.mmaType &&
+      !(operand.mmaType.isTF32() && operand.elementType.isF32())) {
     reason = "the operand is stored as another type than it is multiplied in "
-             "(TMA copies bf16 and f16)";
+             "(TMA copies bf16, f16 and tf32's f32)";
     return std::nullopt;
   }
   auto type = dyn_cast<ShapedType>(operand.value.getType());

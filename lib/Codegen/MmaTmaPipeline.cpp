@@ -5,9 +5,10 @@
 // each operand's tensor map is encoded before the launch (the runtime's
 // ridgeTensorMapEncodeTiled) and passed by value; in the kernel,
 //
-//   - the stages (k tiles of 64 in the 128-byte swizzle, which TMA writes
-//     and the wgmma descriptors read) and a full and an empty mbarrier per
-//     stage live in dynamic shared memory;
+//   - the stages (k tiles of 128-byte rows: 64 bf16/f16, or 32 of tf32's
+//     f32; the 128-byte swizzle, which TMA writes and the wgmma descriptors
+//     read) and a full and an empty mbarrier per stage live in dynamic
+//     shared memory;
 //   - a producer warp (one lane) waits for a stage's release, announces its
 //     bytes on its full barrier and issues the tensor copies;
 //   - the consumer warpgroups wait on the full barrier, issue the stage's
@@ -164,8 +165,12 @@ Value MmaKernelBuilder::encodeTensorMap(const StagedOperand &staged,
   auto i64Constant = [&](int64_t value) -> Value {
     return arith::ConstantIntOp::create(b, loc, i64, value);
   };
-  // CUtensorMapDataType: 6 float16, 9 bfloat16; CUtensorMapSwizzle 3: 128B.
+  // CUtensorMapDataType: 6 float16, 7 float32 (tf32's staged f32, copied
+  // as stored), 9 bfloat16; CUtensorMapSwizzle 3: 128B.
   constexpr int64_t kSwizzle128B = 3;
+  int64_t dataType = operand.mmaType.isBF16()   ? 9
+                     : operand.mmaType.isTF32() ? 7
+                                                : 6;
   Value slot = LLVM::AllocaOp::create(b, loc, pointer, mapType, i64Constant(1),
                                       /*alignment=*/64);
   Value base = arith::IndexCastUIOp::create(
@@ -173,7 +178,7 @@ Value MmaKernelBuilder::encodeTensorMap(const StagedOperand &staged,
       memref::ExtractAlignedPointerAsIndexOp::create(b, loc, operand.value));
   SmallVector<Value> args = {slot,
                              LLVM::IntToPtrOp::create(b, loc, pointer, base),
-                             i32Constant(operand.mmaType.isBF16() ? 9 : 6),
+                             i32Constant(dataType),
                              i32Constant(static_cast<int64_t>(dims.size()))};
   for (size_t i = 0; i < 5; ++i)
     args.push_back(i64Constant(i < dims.size() ? dims[i] : 1));
@@ -306,7 +311,14 @@ SmallVector<Value> MmaKernelBuilder::buildTmaConsumer() {
     // stage goes back to the producer. Every consumer thread arrives: a
     // branch around one lane's arrival would make the warp diverge right
     // before the next wgmma.fence, whose .aligned form needs it converged.
-    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
+    // tf32 multiplies A from registers, pinned around each group (so that
+    // no move of them falls between a wgmma and its wait): none in flight
+    // across tiles.
+    bool registerA = product->lhs.mmaType.isTF32();
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, registerA ? 0 : 1);
+    if (registerA)
+      packed = packAccumulators(
+          mma::pinRegisters(b, loc, unpackAccumulators(packed, count)));
     auto releaseIf = scf::IfOp::create(
         b, loc,
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, kTile,

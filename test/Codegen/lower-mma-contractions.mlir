@@ -1336,6 +1336,49 @@ func.func private @tma_f32_operand(%x: memref<64x64xf32>, %w: memref<64x64xbf16>
 
 // -----
 
+// tf32 fed by TMA: the tensor maps copy the stored f32 (CUtensorMapDataType
+// 7, float32) in k tiles of 32 (128-byte rows, the 128-byte swizzle, which
+// the A fragments' ldmatrix addresses read as well: chunk c of row r at
+// c ^ (r % 8)); A is rounded in registers, B (a constant of tf32 values) is
+// read by wgmma as stored. A and the accumulators are pinned around each
+// group, so none stays in flight across k tiles (wait_group 0).
+// CHECK-LABEL: func.func private @tf32_tma
+// CHECK: call @ridgeTensorMapEncodeTiled({{.*}}, %c7_i32, %c2_i32, %c64_i64, %c64_i64, %c1_i64, %c1_i64, %c1_i64, %c256_i64, %c0_i64, %c0_i64, %c0_i64, %c32_i32, %c64_i32, %c1_i32, %c1_i32, %c1_i32, %c3_i32)
+// CHECK: call @ridgeTensorMapEncodeTiled({{.*}}, %c7_i32,
+// CHECK: memref.view {{.*}} to memref<4096xf32, #gpu.address_space<workgroup>>
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// CHECK: } else {
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: nvvm.convert.float.to.tf32 {{.*}} {rnd = #nvvm.fp_rnd_mode<rna>}
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: nvvm.mbarrier.arrive
+// CHECK-NOT: nvvm.wgmma.wait.group.sync.aligned 1
+memref.global "private" constant @tf32_tma_weight : memref<64x64xf32> = dense<0.25>
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func private @tf32_tma(%x: memref<64x64xf32>, %out: memref<64x64xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 160 : i64, mma_instruction = "wgmma", mma_stages = 2 : i64, mma_tile = array<i64: 64, 64, 32>, mma_tma = true, mma_warps = array<i64: 4, 1>, vector_width = 1 : i64, warps_per_block = 4 : i64}} {
+  %w = memref.get_global @tf32_tma_weight : memref<64x64xf32>
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%out : memref<64x64xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : memref<64x64xf32>, memref<64x64xf32>) outs(%out : memref<64x64xf32>) {
+  ^bb0(%l: f32, %r: f32, %acc: f32):
+    %lt = arith.truncf %l : f32 to tf32
+    %rt = arith.truncf %r : f32 to tf32
+    %le = arith.extf %lt : tf32 to f32
+    %re = arith.extf %rt : tf32 to f32
+    %p = arith.mulf %le, %re : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
 // fp8 (docs/precision.md): the activation's scale reduction (max |x| into a
 // 0-d buffer) becomes two launches before the GEMM's: one thread zeroes the
 // buffer, then 8 blocks of 128 threads (16 elements each) fold the maximum

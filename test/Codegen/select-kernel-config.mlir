@@ -397,11 +397,11 @@ func.func private @mma_tf32(%x: tensor<4096x256xf32>, %w: tensor<256x4096xf32>) 
 
 // A tf32 weight (a constant) is stored rounded to tf32 and K-major by the
 // lowering, so sm_90a multiplies it with wgmma (m64nNk8, A from registers,
-// B from shared memory): one warpgroup per 64 rows, k tiles of 16, and 4
-// cp.async stages (8 KiB each). 4096 x 256 in 64 x 64 tiles: 256 blocks.
+// B from shared memory): one warpgroup per 64 rows (4096 x 256 in 64 x 64
+// tiles: 256 blocks). TMA copies both operands' f32 as stored, in k tiles
+// of 32 (128-byte rows), a stage per k tile here (2): a producer warp more.
 // CHECK-LABEL: func.func private @mma_tf32_weight
-// CHECK-SAME: block_size = 128 : i64, mma_instruction = "wgmma", mma_stages = 4 : i64, mma_tile = array<i64: 64, 64, 16>, mma_warps = array<i64: 4, 1>
-// CHECK-NOT: mma_tma
+// CHECK-SAME: block_size = 160 : i64, mma_instruction = "wgmma", mma_stages = 2 : i64, mma_tile = array<i64: 64, 64, 32>, mma_tma = true, mma_warps = array<i64: 4, 1>
 func.func private @mma_tf32_weight(%x: tensor<4096x64xf32>) -> tensor<4096x256xf32> attributes {ridge.kernel = "contraction"} {
   %w = ridge.constant dense<0.1> : tensor<64x256xf32>
   %p = ridge.matmul %x, %w {ridge.precision = "tf32"} : (tensor<4096x64xf32>, tensor<64x256xf32>) -> tensor<4096x256xf32>

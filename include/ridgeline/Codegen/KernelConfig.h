@@ -235,11 +235,16 @@ int64_t selectRowWarps(int64_t rows, int64_t rowElements, int64_t smCount);
 int64_t selectTmaStages(int64_t kTiles);
 
 /// Bytes of dynamic shared memory a TMA-fed kernel's launch asks for:
-/// `stages` tiles of A and B (`tileM` x k and `tileN` x k 16-bit elements),
-/// a full and an empty mbarrier per stage, and a kilobyte to align the
-/// buffers on the 64-byte swizzle's atom.
-int64_t getTmaSharedMemoryBytes(int64_t tileM, int64_t tileN, int64_t tileK,
-                                int64_t stages);
+/// `stages` tiles of A and B (`tileM` and `tileN` rows of one 128-byte
+/// swizzle row of k each: 64 bf16/f16 elements, or 32 of tf32's f32), a
+/// full and an empty mbarrier per stage, and a kilobyte to align the
+/// buffers on the 128-byte swizzle's atom.
+int64_t getTmaSharedMemoryBytes(int64_t tileM, int64_t tileN, int64_t stages);
+
+/// The k tile of a TMA-fed kernel whose operands are staged in elements of
+/// `stagedBytes` bytes: one 128-byte swizzle row (64 of bf16/f16, 32 of
+/// tf32's f32).
+int64_t getTmaTileK(int64_t stagedBytes);
 
 /// Split-K of a tensor-core kernel with `blocks` output tiles of
 /// `tileElements` accumulators each (batch and products included) and
