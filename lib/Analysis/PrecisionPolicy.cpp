@@ -92,6 +92,34 @@ bool mlir::ridge::isCompileTimeTf32Weight(Operation *op, Value operand) {
          isNarrowableWeight(operand);
 }
 
+/// Whether every reader of `value` rounds it to one format before
+/// multiplying it (that format into `format`): a MatMul's, Gemm's or Conv's
+/// multiplied operand, or an attention's Q, K or V, rounded by its
+/// kPrecisionAttr, in a kernel (fusion group), reached directly or through
+/// the layout changes that kernel applies to it (reshape, transpose, slice:
+/// an attention's head split). Any other reader (a rotary embedding, a
+/// graph output, an op that computes with it) needs the f32 values.
+static bool isOnlyRoundedByReaders(Value value, Type &format) {
+  for (OpOperand &use : value.getUses()) {
+    Operation *user = use.getOwner();
+    if (!user->getParentOfType<FusionGroupOp>())
+      return false;
+    if (isa<ReshapeOp, TransposeOp, SliceOp>(user)) {
+      if (!isOnlyRoundedByReaders(user->getResult(0), format))
+        return false;
+      continue;
+    }
+    bool multiplied =
+        (isa<MatMulOp, GemmOp, ConvOp>(user) && use.getOperandNumber() <= 1) ||
+        (isa<AttentionOp>(user) && use.getOperandNumber() <= 2);
+    Type stored = getRoundedStorageType(user);
+    if (!multiplied || !stored || (format && stored != format))
+      return false;
+    format = stored;
+  }
+  return true;
+}
+
 Type mlir::ridge::getKernelBoundaryType(OpResult result) {
   auto group = dyn_cast<FusionGroupOp>(result.getOwner());
   auto type = dyn_cast<RankedTensorType>(result.getType());
@@ -100,15 +128,8 @@ Type mlir::ridge::getKernelBoundaryType(OpResult result) {
       result.use_empty())
     return Type();
   Type format;
-  for (OpOperand &use : result.getUses()) {
-    Operation *user = use.getOwner();
-    Type stored = getRoundedStorageType(user);
-    if (!isa<MatMulOp, GemmOp, ConvOp>(user) || use.getOperandNumber() > 1 ||
-        !stored || (format && stored != format) ||
-        !user->getParentOfType<FusionGroupOp>())
-      return Type();
-    format = stored;
-  }
+  if (!isOnlyRoundedByReaders(result, format))
+    return Type();
   return format;
 }
 

@@ -500,6 +500,30 @@ func.func private @attention_tensor_cores(%q: tensor<1x4x128x64xf32>, %k: tensor
   return %0#0 : tensor<1x4x128x64xf32>
 }
 
+// Q, K and V sliced from one bf16 argument that a kernel boundary stores
+// narrow (ridge-narrow-kernel-boundaries: the projection only the
+// attention reads, which rounds it anyway): the views see through the
+// widening casts, so the kernel reads the bf16 argument itself (16-byte
+// cp.async of the stored bytes, no conversion).
+// CHECK-LABEL: func.func private @attention_narrow_qkv
+// CHECK-SAME: ridge.online_attention = {causal = true, k = array<i64: 0, 256, 0, 64, 768, 1>, q = array<i64: 0, 0, 0, 64, 768, 1>, query_offset = 0 : i64, round_to = bf16, scale = 1.250000e-01 : f64, shape = array<i64: 1, 4, 4, 128, 128, 64, 64>, v = array<i64: 0, 512, 0, 64, 768, 1>}
+func.func private @attention_narrow_qkv(%qkv: tensor<1x128x768xbf16>) -> tensor<1x4x128x64xf32> attributes {ridge.kernel = "attention"} {
+  %w0 = ridge.cast %qkv {ridge.boundary_cast} : tensor<1x128x768xbf16> -> tensor<1x128x768xf32>
+  %s0 = ridge.slice %w0 starts [0, 0, 0] sizes [1, 128, 256] steps [1, 1, 1] : tensor<1x128x768xf32> -> tensor<1x128x256xf32>
+  %w1 = ridge.cast %qkv {ridge.boundary_cast} : tensor<1x128x768xbf16> -> tensor<1x128x768xf32>
+  %s1 = ridge.slice %w1 starts [0, 0, 256] sizes [1, 128, 256] steps [1, 1, 1] : tensor<1x128x768xf32> -> tensor<1x128x256xf32>
+  %w2 = ridge.cast %qkv {ridge.boundary_cast} : tensor<1x128x768xbf16> -> tensor<1x128x768xf32>
+  %s2 = ridge.slice %w2 starts [0, 0, 512] sizes [1, 128, 256] steps [1, 1, 1] : tensor<1x128x768xf32> -> tensor<1x128x256xf32>
+  %r0 = ridge.reshape %s0 : tensor<1x128x256xf32> -> tensor<1x128x4x64xf32>
+  %r1 = ridge.reshape %s1 : tensor<1x128x256xf32> -> tensor<1x128x4x64xf32>
+  %r2 = ridge.reshape %s2 : tensor<1x128x256xf32> -> tensor<1x128x4x64xf32>
+  %q = ridge.transpose %r0, [0, 2, 1, 3] : tensor<1x128x4x64xf32> -> tensor<1x4x128x64xf32>
+  %k = ridge.transpose %r1, [0, 2, 1, 3] : tensor<1x128x4x64xf32> -> tensor<1x4x128x64xf32>
+  %v = ridge.transpose %r2, [0, 2, 1, 3] : tensor<1x128x4x64xf32> -> tensor<1x4x128x64xf32>
+  %0:2 = ridge.attention %q, %k, %v {scale = 0.125 : f32, is_causal = true, ridge.precision = "bf16"} : tensor<1x4x128x64xf32>, tensor<1x4x128x64xf32>, tensor<1x4x128x64xf32> -> tensor<1x4x128x64xf32>, tensor<1x4x128x128xf32>
+  return %0#0 : tensor<1x4x128x64xf32>
+}
+
 // A head dimension of 48: mma.sync (its rows are not whole 64-byte slabs,
 // which the wgmma form would also need).
 // CHECK-LABEL: func.func private @attention_head_dim_48

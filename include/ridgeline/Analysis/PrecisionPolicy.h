@@ -171,8 +171,10 @@ int64_t getNarrowedWeightBytes(Operation *op, Precision format);
 /// `result` is an f32 result of a ridge.fusion_group (a pointwise,
 /// reduction or contraction kernel; not an attention, whose kernels store
 /// f32) that only rounded contractions read, each as a multiplied operand
-/// (a MatMul's, Gemm's or Conv's first two, in a kernel of their own) in
-/// that format; a null type otherwise. Each reader would round the
+/// (a MatMul's, Gemm's or Conv's first two, or an attention's Q, K or V, in
+/// a kernel of their own, directly or through that kernel's reshapes,
+/// transposes and slices: an attention's head split) in that format; a
+/// null type otherwise. Each reader would round the
 /// tensor to that format before multiplying it, so storing it rounded
 /// (once, as the producer writes it) gives the same products and halves
 /// the bytes written and read across the kernel boundary

@@ -160,10 +160,18 @@ std::optional<SmallVector<int64_t>> reshapeStrides(ArrayRef<int64_t> shape,
 /// `value` as a strided view of an argument of its function, through the
 /// reshapes, transposes and slices between them (the head split the fusion
 /// plan puts in an attention kernel): {argument, offset, strides...} in
-/// elements. Nullopt when an op computes or copies (RoPE, a concat).
+/// elements. Nullopt when an op computes or copies (RoPE, a concat). A
+/// kernel-boundary widening (ridge-narrow-kernel-boundaries: an argument
+/// stored in bf16/f16 because every reader rounds it to that format) is
+/// seen through too: the kernel reads the argument in its stored type and
+/// rounds it, a no-op, where the attention rounds its operands.
 std::optional<SmallVector<int64_t>> traceStridedView(Value value) {
   SmallVector<Operation *> chain;
   while (Operation *def = value.getDefiningOp()) {
+    if (isa<CastOp>(def) && def->hasAttr(kBoundaryCastAttr)) {
+      value = def->getOperand(0);
+      continue;
+    }
     if (!isa<ReshapeOp, TransposeOp, SliceOp>(def))
       return std::nullopt;
     chain.push_back(def);

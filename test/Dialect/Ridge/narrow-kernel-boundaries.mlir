@@ -100,3 +100,72 @@ func.func @kept_f32(%x: tensor<64x64xf32>, %a: tensor<64x64xf32>, %q: tensor<1x1
   }
   return %6, %9, %11, %13, %15, %0#1, %18 : tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>, tensor<1x1x64x64xf32>
 }
+
+// -----
+
+// An attention rounds Q, K and V to its precision: a projection that only
+// its head split reads (slices, reshapes and transposes in the attention's
+// kernel) is stored in bf16, and widened in the attention's kernel before
+// each slice (one widening a use), which the kernel reads as strided views
+// of its bf16 argument.
+// CHECK-LABEL: func @qkv_then_attention
+// CHECK: %[[QKV:.*]] = ridge.fusion_group "k0_matmul" kind "contraction" -> tensor<1x128x768xbf16> {
+// CHECK: ridge.cast %{{.*}} {ridge.boundary_cast} : tensor<1x128x768xf32> -> tensor<1x128x768xbf16>
+// CHECK: ridge.fusion_group "k1_attention" kind "attention" -> tensor<1x4x128x64xf32> {
+// CHECK-NEXT: %[[Q:.*]] = ridge.cast %[[QKV]] {ridge.boundary_cast} : tensor<1x128x768xbf16> -> tensor<1x128x768xf32>
+// CHECK-NEXT: ridge.slice %[[Q]]
+// CHECK-NEXT: %[[K:.*]] = ridge.cast %[[QKV]] {ridge.boundary_cast}
+// CHECK-NEXT: ridge.slice %[[K]]
+// CHECK-NEXT: %[[V:.*]] = ridge.cast %[[QKV]] {ridge.boundary_cast}
+// CHECK-NEXT: ridge.slice %[[V]]
+func.func @qkv_then_attention(%x: tensor<1x128x256xf32>, %w: tensor<256x768xf32>) -> tensor<1x4x128x64xf32> {
+  %0 = ridge.fusion_group "k0_matmul" kind "contraction" -> tensor<1x128x768xf32> {
+    %1 = ridge.matmul %x, %w {ridge.precision = "bf16"} : (tensor<1x128x256xf32>, tensor<256x768xf32>) -> tensor<1x128x768xf32>
+    ridge.yield %1 : tensor<1x128x768xf32>
+  }
+  %2 = ridge.fusion_group "k1_attention" kind "attention" -> tensor<1x4x128x64xf32> {
+    %3 = ridge.slice %0 starts [0, 0, 0] sizes [1, 128, 256] steps [1, 1, 1] : tensor<1x128x768xf32> -> tensor<1x128x256xf32>
+    %4 = ridge.slice %0 starts [0, 0, 256] sizes [1, 128, 256] steps [1, 1, 1] : tensor<1x128x768xf32> -> tensor<1x128x256xf32>
+    %5 = ridge.slice %0 starts [0, 0, 512] sizes [1, 128, 256] steps [1, 1, 1] : tensor<1x128x768xf32> -> tensor<1x128x256xf32>
+    %6 = ridge.reshape %3 : tensor<1x128x256xf32> -> tensor<1x128x4x64xf32>
+    %7 = ridge.reshape %4 : tensor<1x128x256xf32> -> tensor<1x128x4x64xf32>
+    %8 = ridge.reshape %5 : tensor<1x128x256xf32> -> tensor<1x128x4x64xf32>
+    %9 = ridge.transpose %6, [0, 2, 1, 3] : tensor<1x128x4x64xf32> -> tensor<1x4x128x64xf32>
+    %10 = ridge.transpose %7, [0, 2, 1, 3] : tensor<1x128x4x64xf32> -> tensor<1x4x128x64xf32>
+    %11 = ridge.transpose %8, [0, 2, 1, 3] : tensor<1x128x4x64xf32> -> tensor<1x4x128x64xf32>
+    %o:2 = ridge.attention %9, %10, %11 {is_causal = true, ridge.precision = "bf16", scale = 1.250000e-01 : f32} : tensor<1x4x128x64xf32>, tensor<1x4x128x64xf32>, tensor<1x4x128x64xf32> -> tensor<1x4x128x64xf32>, tensor<1x4x128x128xf32>
+    ridge.yield %o#0 : tensor<1x4x128x64xf32>
+  }
+  return %2 : tensor<1x4x128x64xf32>
+}
+
+// -----
+
+// Left in f32: a key a rotary embedding rotates in the attention's kernel
+// (it computes with the f32 values, then the attention rounds), and Q, K
+// and V of an attention that multiplies in f32 (no precision).
+// CHECK-LABEL: func @attention_kept_f32
+// CHECK-NOT: ridge.boundary_cast
+// CHECK-NOT: xbf16
+// CHECK: return
+func.func @attention_kept_f32(%x: tensor<1x4x128x64xf32>, %cos: tensor<1x128x32xf32>, %sin: tensor<1x128x32xf32>) -> (tensor<1x4x128x64xf32>, tensor<1x4x128x64xf32>) {
+  %0 = ridge.fusion_group "k0_pointwise" kind "pointwise" -> tensor<1x4x128x64xf32> {
+    %1 = ridge.tanh %x : tensor<1x4x128x64xf32>
+    ridge.yield %1 : tensor<1x4x128x64xf32>
+  }
+  %2 = ridge.fusion_group "k1_attention" kind "attention" -> tensor<1x4x128x64xf32> {
+    %k = ridge.rotary_embedding %0, %cos, %sin {rotary_embedding_dim = 64 : i64} : tensor<1x4x128x64xf32>, tensor<1x128x32xf32>, tensor<1x128x32xf32>
+    %o:2 = ridge.attention %x, %k, %x {ridge.precision = "bf16", scale = 1.250000e-01 : f32} : tensor<1x4x128x64xf32>, tensor<1x4x128x64xf32>, tensor<1x4x128x64xf32> -> tensor<1x4x128x64xf32>, tensor<1x4x128x128xf32>
+    ridge.yield %o#0 : tensor<1x4x128x64xf32>
+  }
+  %3 = ridge.fusion_group "k2_pointwise" kind "pointwise" -> tensor<1x4x128x64xf32> {
+    %4 = ridge.exp %x : tensor<1x4x128x64xf32>
+    ridge.yield %4 : tensor<1x4x128x64xf32>
+  }
+  %5 = ridge.fusion_group "k3_attention" kind "attention" -> tensor<1x4x128x64xf32> {
+    %6 = ridge.transpose %3, [0, 1, 2, 3] : tensor<1x4x128x64xf32> -> tensor<1x4x128x64xf32>
+    %o:2 = ridge.attention %6, %6, %6 {scale = 1.250000e-01 : f32} : tensor<1x4x128x64xf32>, tensor<1x4x128x64xf32>, tensor<1x4x128x64xf32> -> tensor<1x4x128x64xf32>, tensor<1x4x128x128xf32>
+    ridge.yield %o#0 : tensor<1x4x128x64xf32>
+  }
+  return %2, %5 : tensor<1x4x128x64xf32>, tensor<1x4x128x64xf32>
+}
