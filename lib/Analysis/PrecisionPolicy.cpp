@@ -97,12 +97,16 @@ bool mlir::ridge::isCompileTimeTf32Weight(Operation *op, Value operand) {
 /// multiplied operand, or an attention's Q, K or V, rounded by its
 /// kPrecisionAttr, in a kernel (fusion group), reached directly or through
 /// the layout changes that kernel applies to it (reshape, transpose, slice:
-/// an attention's head split). Any other reader (a rotary embedding, a
+/// an attention's head split) and the reshapes between kernels. Any other reader (a rotary embedding, a
 /// graph output, an op that computes with it) needs the f32 values.
 static bool isOnlyRoundedByReaders(Value value, Type &format) {
   for (OpOperand &use : value.getUses()) {
     Operation *user = use.getOwner();
-    if (!user->getParentOfType<FusionGroupOp>())
+    // A reshape between kernels is a view of the stored tensor, whatever
+    // its element type (bert_tiny's attention output, [1, H, L, d] viewed
+    // as [H, L, d] before its head merge).
+    bool inKernel = user->getParentOfType<FusionGroupOp>() != nullptr;
+    if (!inKernel && !isa<ReshapeOp>(user))
       return false;
     if (isa<ReshapeOp, TransposeOp, SliceOp>(user)) {
       if (!isOnlyRoundedByReaders(user->getResult(0), format))
@@ -123,12 +127,28 @@ static bool isOnlyRoundedByReaders(Value value, Type &format) {
 Type mlir::ridge::getKernelBoundaryType(OpResult result) {
   auto group = dyn_cast<FusionGroupOp>(result.getOwner());
   auto type = dyn_cast<RankedTensorType>(result.getType());
-  if (!group || group.getKind() == "attention" || !type ||
-      !type.hasStaticShape() || !type.getElementType().isF32() ||
-      result.use_empty())
+  if (!group || !type || !type.hasStaticShape() ||
+      !type.getElementType().isF32() || result.use_empty())
     return Type();
+  // An attention that rounds its products to bf16/f16 stores its result
+  // with the rounding of its last store (ridge-lower-flash-attention writes
+  // O in its result buffer's type, as for a bf16 model), in the same format
+  // only; its other results (KV-cache concatenations) are copies and stay
+  // as they are.
+  Type attentionFormat;
+  if (group.getKind() == "attention") {
+    Value yielded = group.getBody().front().getTerminator()->getOperand(
+        result.getResultNumber());
+    auto attention = yielded.getDefiningOp<AttentionOp>();
+    if (!attention || yielded != attention.getResult())
+      return Type();
+    attentionFormat = getRoundedStorageType(attention);
+    if (!attentionFormat)
+      return Type();
+  }
   Type format;
-  if (!isOnlyRoundedByReaders(result, format))
+  if (!isOnlyRoundedByReaders(result, format) ||
+      (attentionFormat && format != attentionFormat))
     return Type();
   return format;
 }

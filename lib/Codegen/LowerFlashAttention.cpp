@@ -950,6 +950,29 @@ struct LowerFlashAttentionPass
       diag << "f32>";
       return signalPassFailure();
     }
+    // The kernel stores O in its result buffer's type: a conversion of the
+    // online loop's f32 result into it (a result stored narrow,
+    // ridge-narrow-kernel-boundaries) is what that store computes; any
+    // other op writing the result would be lost.
+    for (auto generic : body.getOps<linalg::GenericOp>()) {
+      if (generic.getNumDpsInits() != 1 ||
+          generic.getDpsInits()[0] != outArg)
+        continue;
+      Operation *yielded =
+          generic.getBody()->getTerminator()->getOperand(0).getDefiningOp();
+      if (generic.getNumDpsInputs() != 1 ||
+          !llvm::all_of(generic.getIndexingMapsArray(),
+                        [](AffineMap map) { return map.isIdentity(); }) ||
+          !isa_and_nonnull<arith::TruncFOp>(yielded) ||
+          yielded->getOperand(0) != generic.getBody()->getArgument(0) ||
+          generic.getBody()->getOperations().size() != 2) {
+        generic.emitError() << "ridge-lower-flash-attention stores the "
+                               "attention's result itself: an op writing "
+                               "the result other than its rounding to the "
+                               "result's type would be lost";
+        return signalPassFailure();
+      }
+    }
     // The online loop and everything it used are replaced by the launch.
     Operation *terminator = body.getTerminator();
     SmallVector<Operation *> replaced = llvm::map_to_vector(

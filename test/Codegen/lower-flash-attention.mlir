@@ -139,6 +139,44 @@ func.func private @softcap(%q: memref<1x1x64x64xf32>, %out: memref<1x1x64x64xf32
 
 // -----
 
+// Q, K, V and the result stored in bf16 at the kernel's boundaries
+// (ridge-narrow-kernel-boundaries: only the attention reads the projection,
+// and only a bf16 contraction reads O): the views read the bf16 argument,
+// its tiles copied by cp.async as stored, and the online loop's rounding of
+// its f32 result into the bf16 result buffer is the kernel's own store.
+// CHECK-LABEL: func.func private @narrow_boundaries
+// CHECK-NOT: linalg.generic
+// CHECK: gpu.launch
+// CHECK: nvgpu.device_async_copy
+// CHECK: arith.truncf {{.*}} to vector<2xbf16>
+// CHECK: vector.store {{.*}}, %arg1{{.*}} : memref<1x4x128x64xbf16>, vector<2xbf16>
+// CHECK-NOT: linalg.generic
+func.func private @narrow_boundaries(%qkv: memref<1x128x768xbf16>, %out: memref<1x4x128x64xbf16>) attributes {ridge.kernel = "attention", ridge.kernel_config = {attention_stages = 2 : i64, attention_tile = array<i64: 64, 64>, block_size = 128 : i64, vector_width = 1 : i64, warps_per_block = 4 : i64}, ridge.online_attention = {causal = true, q = array<i64: 0, 0, 0, 64, 768, 1>, k = array<i64: 0, 256, 0, 64, 768, 1>, v = array<i64: 0, 512, 0, 64, 768, 1>, query_offset = 0 : i64, round_to = bf16, scale = 1.250000e-01 : f64, shape = array<i64: 1, 4, 4, 128, 128, 64, 64>}} {
+  %o = memref.alloc() : memref<1x4x128x64xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%o : memref<1x4x128x64xf32>) outs(%out : memref<1x4x128x64xbf16>) {
+  ^bb0(%x: f32, %y: bf16):
+    %r = arith.truncf %x : f32 to bf16
+    linalg.yield %r : bf16
+  }
+  return
+}
+
+// -----
+
+// Anything else writing the result is not what the kernel stores.
+func.func private @result_epilogue(%q: memref<1x1x64x64xf32>, %out: memref<1x1x64x64xf32>) attributes {ridge.kernel = "attention", ridge.kernel_config = {attention_stages = 2 : i64, attention_tile = array<i64: 64, 64>, block_size = 128 : i64, vector_width = 1 : i64, warps_per_block = 4 : i64}, ridge.online_attention = {causal = false, q = array<i64: 0, 0, 4096, 4096, 64, 1>, k = array<i64: 0, 0, 4096, 4096, 64, 1>, v = array<i64: 0, 0, 4096, 4096, 64, 1>, query_offset = 0 : i64, round_to = bf16, scale = 1.250000e-01 : f64, shape = array<i64: 1, 1, 1, 64, 64, 64, 64>}} {
+  %o = memref.alloc() : memref<1x1x64x64xf32>
+  // expected-error @below {{ridge-lower-flash-attention stores the attention's result itself: an op writing the result other than its rounding to the result's type would be lost}}
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%o : memref<1x1x64x64xf32>) outs(%out : memref<1x1x64x64xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %r = arith.mulf %x, %x : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
 // expected-error @below {{ridge-lower-flash-attention runs on buffers (after bufferization), on a kernel whose last argument is its f32, f16 or bf16 result memref<1x1x64x64xf32>}}
 func.func private @on_tensors(%q: tensor<1x1x64x64xf32>) -> tensor<1x1x64x64xf32> attributes {ridge.kernel = "attention", ridge.kernel_config = {attention_stages = 2 : i64, attention_tile = array<i64: 64, 64>, block_size = 128 : i64, vector_width = 1 : i64, warps_per_block = 4 : i64}, ridge.online_attention = {causal = false, q = array<i64: 0, 0, 4096, 4096, 64, 1>, k = array<i64: 0, 0, 4096, 4096, 64, 1>, v = array<i64: 0, 0, 4096, 4096, 64, 1>, query_offset = 0 : i64, round_to = bf16, scale = 1.250000e-01 : f64, shape = array<i64: 1, 1, 1, 64, 64, 64, 64>}} {
   return %q : tensor<1x1x64x64xf32>

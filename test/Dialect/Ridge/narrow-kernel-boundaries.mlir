@@ -54,7 +54,8 @@ func.func @two_fp16_readers(%x: tensor<64x64xf32>, %a: tensor<64x64xf32>) -> (te
 
 // Left in f32: a result another op reads as it is (a residual Add), one the
 // function returns, one an fp32 contraction reads, one read by readers of
-// two formats, one a Gemm adds (its C), and an attention kernel's output.
+// two formats, one a Gemm adds (its C), and the output of an attention that
+// multiplies in f32 (its kernel's store does not round to bf16).
 // CHECK-LABEL: func @kept_f32
 // CHECK-NOT: ridge.boundary_cast
 // CHECK-NOT: xbf16
@@ -168,4 +169,32 @@ func.func @attention_kept_f32(%x: tensor<1x4x128x64xf32>, %cos: tensor<1x128x32x
     ridge.yield %o#0 : tensor<1x4x128x64xf32>
   }
   return %2, %5 : tensor<1x4x128x64xf32>, tensor<1x4x128x64xf32>
+}
+
+// -----
+
+// An attention that rounds to bf16 stores its output in bf16 when only a
+// bf16 contraction reads it (the output projection, through its head
+// merge): the attention kernel's last store rounds O. A reshape between the
+// kernels (a view) is retyped, and the reader widens what it views.
+// CHECK-LABEL: func @attention_then_projection
+// CHECK: %[[O:.*]] = ridge.fusion_group "k0_attention" kind "attention" -> tensor<1x4x128x64xbf16> {
+// CHECK: ridge.cast %{{.*}} {ridge.boundary_cast} : tensor<1x4x128x64xf32> -> tensor<1x4x128x64xbf16>
+// CHECK: %[[VIEW:.*]] = ridge.reshape %[[O]] : tensor<1x4x128x64xbf16> -> tensor<4x128x64xbf16>
+// CHECK: ridge.fusion_group "k1_gemm" kind "contraction" -> tensor<128x256xf32> {
+// CHECK-NEXT: %[[WIDE:.*]] = ridge.cast %[[VIEW]] {ridge.boundary_cast} : tensor<4x128x64xbf16> -> tensor<4x128x64xf32>
+// CHECK-NEXT: ridge.transpose %[[WIDE]]
+func.func @attention_then_projection(%q: tensor<1x4x128x64xf32>, %w: tensor<256x256xf32>) -> tensor<128x256xf32> {
+  %0 = ridge.fusion_group "k0_attention" kind "attention" -> tensor<1x4x128x64xf32> {
+    %o:2 = ridge.attention %q, %q, %q {ridge.precision = "bf16", scale = 1.250000e-01 : f32} : tensor<1x4x128x64xf32>, tensor<1x4x128x64xf32>, tensor<1x4x128x64xf32> -> tensor<1x4x128x64xf32>, tensor<1x4x128x128xf32>
+    ridge.yield %o#0 : tensor<1x4x128x64xf32>
+  }
+  %1 = ridge.reshape %0 : tensor<1x4x128x64xf32> -> tensor<4x128x64xf32>
+  %2 = ridge.fusion_group "k1_gemm" kind "contraction" -> tensor<128x256xf32> {
+    %3 = ridge.transpose %1, [1, 0, 2] : tensor<4x128x64xf32> -> tensor<128x4x64xf32>
+    %4 = ridge.reshape %3 : tensor<128x4x64xf32> -> tensor<128x256xf32>
+    %5 = ridge.gemm %4, %w {ridge.precision = "bf16", trans_b = true} : (tensor<128x256xf32>, tensor<256x256xf32>) -> tensor<128x256xf32>
+    ridge.yield %5 : tensor<128x256xf32>
+  }
+  return %2 : tensor<128x256xf32>
 }

@@ -1,13 +1,13 @@
 """Checks an emulator report's attention kernels against the bytes of one
 pass over K and V per query tile.
 
-  attention_bytes.py REPORT.json HEADS L D causal|full QKV_BYTES [REPORT.json ...]
+  attention_bytes.py REPORT.json HEADS L D causal|full BYTES [REPORT.json ...]
 
-For each attention kernel (Q, K, V of [1, HEADS, L, D] stored in elements of
-QKV_BYTES bytes: 4 for f32, 2 where a kernel boundary stores them in bf16;
-an f32 O) the ideal of a tiled kernel with 64-row query tiles and 64-key
-tiles is: Q read and O written once; per query tile, K and V read once, up
-to the tile's last row when causal. Prints `name requested / ideal = ratio`, the tensor-core
+For each attention kernel (Q, K, V, O of [1, HEADS, L, D] stored in elements
+of BYTES bytes: 4 for f32, 2 where kernel boundaries store them in bf16)
+the ideal of a tiled kernel with 64-row query tiles and 64-key tiles is: Q
+read and O written once; per query tile, K and V read once, up to the
+tile's last row when causal. Prints `name requested / ideal = ratio`, the tensor-core
 instruction count's sign and the bank conflicts, and `over` for a ratio
 above 1.2 (issue 15's bound).
 """
@@ -17,9 +17,9 @@ import sys
 TILE = 64
 
 
-def ideal_bytes(heads, length, dim, causal, qkv_bytes):
-    row = dim * qkv_bytes
-    total = heads * length * (row + dim * 4)  # Q once, O (f32) once
+def ideal_bytes(heads, length, dim, causal, element_bytes):
+    row = dim * element_bytes
+    total = 2 * heads * length * row  # Q once, O once
     for first in range(0, length, TILE):
         keys = min(length, first + TILE) if causal else length
         total += heads * 2 * keys * row  # K and V of the keys it reads
@@ -28,10 +28,10 @@ def ideal_bytes(heads, length, dim, causal, qkv_bytes):
 
 def main(args):
     while args:
-        path, heads, length, dim, mode, qkv_bytes = args[:6]
+        path, heads, length, dim, mode, element_bytes = args[:6]
         args = args[6:]
         ideal = ideal_bytes(int(heads), int(length), int(dim), mode == "causal",
-                            int(qkv_bytes))
+                            int(element_bytes))
         for kernel in json.load(open(path))["kernels"]:
             if kernel.get("kind") != "attention":
                 continue

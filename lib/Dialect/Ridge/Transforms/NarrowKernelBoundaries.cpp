@@ -30,6 +30,31 @@ using namespace mlir;
 using namespace mlir::ridge;
 
 namespace {
+/// Widens `narrow` back to `wideType` for each of its readers, inside the
+/// reader's group, right before the reader; a reshape between kernels (a
+/// view, whatever its element type) is retyped to the narrow type and its
+/// own readers widened instead.
+void widenReaders(OpBuilder &b, Value narrow, RankedTensorType wideType) {
+  SmallVector<OpOperand *> uses;
+  for (OpOperand &use : narrow.getUses())
+    uses.push_back(&use);
+  Type element = getElementTypeOrSelf(narrow.getType());
+  for (OpOperand *use : uses) {
+    Operation *reader = use->getOwner();
+    if (isa<ReshapeOp>(reader) && !reader->getParentOfType<FusionGroupOp>()) {
+      Value view = reader->getResult(0);
+      auto viewType = cast<RankedTensorType>(view.getType());
+      view.setType(viewType.clone(element));
+      widenReaders(b, view, viewType);
+      continue;
+    }
+    b.setInsertionPoint(reader);
+    auto widen = CastOp::create(b, reader->getLoc(), wideType, narrow);
+    widen->setAttr(kBoundaryCastAttr, b.getUnitAttr());
+    use->set(widen);
+  }
+}
+
 struct NarrowKernelBoundariesPass
     : public ridge::impl::NarrowKernelBoundariesPassBase<
           NarrowKernelBoundariesPass> {
@@ -49,17 +74,10 @@ struct NarrowKernelBoundariesPass
       LLVM_DEBUG(llvm::dbgs()
                  << "storing result " << result.getResultNumber() << " of "
                  << group.getName() << " as " << narrowType << "\n");
-      // Readers first: each widens the narrow result inside its group.
-      SmallVector<OpOperand *> uses;
-      for (OpOperand &use : result.getUses())
-        uses.push_back(&use);
-      for (OpOperand *use : uses) {
-        b.setInsertionPoint(use->getOwner());
-        auto widen =
-            CastOp::create(b, use->getOwner()->getLoc(), wideType, result);
-        widen->setAttr(kBoundaryCastAttr, boundary);
-        use->set(widen);
-      }
+      // Readers first: each widens the narrow result inside its group
+      // (the result is retyped below; the casts read it as it will be).
+      result.setType(narrowType);
+      widenReaders(b, result, wideType);
       // The producer rounds what it yields.
       auto yield = cast<YieldOp>(group.getBody().front().getTerminator());
       OpOperand &yielded = yield->getOpOperand(result.getResultNumber());
@@ -68,7 +86,6 @@ struct NarrowKernelBoundariesPass
           CastOp::create(b, yielded.get().getLoc(), narrowType, yielded.get());
       round->setAttr(kBoundaryCastAttr, boundary);
       yielded.set(round);
-      result.setType(narrowType);
       ++numNarrowedResults;
     }
   }
