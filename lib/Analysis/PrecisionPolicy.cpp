@@ -97,8 +97,9 @@ bool mlir::ridge::isCompileTimeTf32Weight(Operation *op, Value operand) {
 /// multiplied operand, or an attention's Q, K or V, rounded by its
 /// kPrecisionAttr, in a kernel (fusion group), reached directly or through
 /// the layout changes that kernel applies to it (reshape, transpose, slice:
-/// an attention's head split) and the reshapes between kernels. Any other reader (a rotary embedding, a
-/// graph output, an op that computes with it) needs the f32 values.
+/// an attention's head split) and the reshapes between kernels. Any other
+/// reader (a rotary embedding, a graph output, an op that computes with it)
+/// needs the f32 values.
 static bool isOnlyRoundedByReaders(Value value, Type &format) {
   for (OpOperand &use : value.getUses()) {
     Operation *user = use.getOwner();

@@ -209,8 +209,8 @@ FailureOr<KernelConfig> KernelConfig::fromAttr(DictionaryAttr attr,
     // and tf32 k 32 for TMA's 128-byte rows; the lowering checks the row
     // bytes against the operands' type.
     int64_t span = config.mmaTma ? 64 : 32;
-    bool byteRows = config.mmaTma ? tile[2] == 32
-                                  : (tile[2] == 64 || tile[2] == 16);
+    bool byteRows =
+        config.mmaTma ? tile[2] == 32 : (tile[2] == 64 || tile[2] == 16);
     if (config.wgmma &&
         (warps[1] != 1 || warps[0] % 4 != 0 || tile[0] != 16 * warps[0] ||
          (tile[2] != span && !byteRows) || tile[1] % span != 0)) {

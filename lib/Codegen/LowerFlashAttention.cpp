@@ -955,8 +955,7 @@ struct LowerFlashAttentionPass
     // ridge-narrow-kernel-boundaries) is what that store computes; any
     // other op writing the result would be lost.
     for (auto generic : body.getOps<linalg::GenericOp>()) {
-      if (generic.getNumDpsInits() != 1 ||
-          generic.getDpsInits()[0] != outArg)
+      if (generic.getNumDpsInits() != 1 || generic.getDpsInits()[0] != outArg)
         continue;
       Operation *yielded =
           generic.getBody()->getTerminator()->getOperand(0).getDefiningOp();

@@ -715,8 +715,8 @@ Value MmaKernelBuilder::issueWgmmaStage(Value stage, Value packed, bool fresh) {
     NVVM::WgmmaFenceAlignedOp::create(b, loc);
     for (int64_t kStep = 0; kStep < kSteps; ++kStep)
       acc = mma::createWgmmaRegisterA(
-          b, loc, aFragments[kStep], advanceDescriptor(rhs, firstB, kStep),
-          acc, tileN, product->lhs.mmaType, /*transposeB=*/false);
+          b, loc, aFragments[kStep], advanceDescriptor(rhs, firstB, kStep), acc,
+          tileN, product->lhs.mmaType, /*transposeB=*/false);
     NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
     return packAccumulators(acc);
   }
@@ -1029,8 +1029,7 @@ LogicalResult MmaKernelBuilder::build(func::FuncOp encodeFn) {
   SmallVector<Type> attributions;
   if (tma)
     dynamicSharedBytes = arith::ConstantIntOp::create(
-        b, loc, b.getI32Type(),
-        getTmaSharedMemoryBytes(tileM, tileN, stages));
+        b, loc, b.getI32Type(), getTmaSharedMemoryBytes(tileM, tileN, stages));
   else
     attributions = {getStageBufferType(stageOperand(mma.products[0], true)),
                     getStageBufferType(stageOperand(mma.products[0], false))};

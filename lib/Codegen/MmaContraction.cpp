@@ -198,8 +198,7 @@ static bool holdsTf32Values(Value value) {
   }
   if (auto dense = dyn_cast_or_null<DenseFPElementsAttr>(attr))
     return llvm::all_of(dense.getValues<APFloat>(), [&](const APFloat &x) {
-      return isTf32(
-          static_cast<uint32_t>(x.bitcastToAPInt().getZExtValue()));
+      return isTf32(static_cast<uint32_t>(x.bitcastToAPInt().getZExtValue()));
     });
   return false;
 }

@@ -315,7 +315,10 @@ SmallVector<Value> mma::createWgmmaRegisterA(OpBuilder &b, Location loc,
     text += (i ? ", $" : "$") + std::to_string(2 * count + i);
   // tf32 takes no transpose operand.
   text += "}, $" + std::to_string(2 * count + 4) + ", p, 1, 1" +
-          (tf32 ? "" : transposeB ? ", 1" : ", 0") + ";\n}";
+          (tf32         ? ""
+           : transposeB ? ", 1"
+                        : ", 0") +
+          ";\n}";
   SmallVector<Value> operands(acc.begin(), acc.end());
   for (int64_t i = 0; i < count; ++i)
     constraints.push_back(std::to_string(i));

@@ -176,10 +176,9 @@ Value MmaKernelBuilder::encodeTensorMap(const StagedOperand &staged,
   Value base = arith::IndexCastUIOp::create(
       b, loc, i64,
       memref::ExtractAlignedPointerAsIndexOp::create(b, loc, operand.value));
-  SmallVector<Value> args = {slot,
-                             LLVM::IntToPtrOp::create(b, loc, pointer, base),
-                             i32Constant(dataType),
-                             i32Constant(static_cast<int64_t>(dims.size()))};
+  SmallVector<Value> args = {
+      slot, LLVM::IntToPtrOp::create(b, loc, pointer, base),
+      i32Constant(dataType), i32Constant(static_cast<int64_t>(dims.size()))};
   for (size_t i = 0; i < 5; ++i)
     args.push_back(i64Constant(i < dims.size() ? dims[i] : 1));
   for (size_t i = 0; i < 4; ++i)

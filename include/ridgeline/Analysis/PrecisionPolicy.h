@@ -170,15 +170,15 @@ int64_t getNarrowedWeightBytes(Operation *op, Precision format);
 /// The type a kernel stores its result `result` in: bf16 or f16 when
 /// `result` is an f32 result of a ridge.fusion_group (a pointwise,
 /// reduction or contraction kernel, or the output of an attention that
-/// rounds its products to that format) that only rounded contractions read, each as a multiplied operand
-/// (a MatMul's, Gemm's or Conv's first two, or an attention's Q, K or V, in
-/// a kernel of their own, directly or through that kernel's reshapes,
-/// transposes and slices: an attention's head split) in that format; a
-/// null type otherwise. Each reader would round the
-/// tensor to that format before multiplying it, so storing it rounded
-/// (once, as the producer writes it) gives the same products and halves
-/// the bytes written and read across the kernel boundary
-/// (ridge-narrow-kernel-boundaries; docs/precision.md).
+/// rounds its products to that format) that only rounded contractions read,
+/// each as a multiplied operand (a MatMul's, Gemm's or Conv's first two, or an
+/// attention's Q, K or V, in a kernel of their own, directly or through that
+/// kernel's reshapes, transposes and slices: an attention's head split) in that
+/// format; a null type otherwise. Each reader would round the tensor to that
+/// format before multiplying it, so storing it rounded (once, as the producer
+/// writes it) gives the same products and halves the bytes written and read
+/// across the kernel boundary (ridge-narrow-kernel-boundaries;
+/// docs/precision.md).
 Type getKernelBoundaryType(OpResult result);
 
 /// The decision for the candidate `op` on `target` (its GPU and numerics);

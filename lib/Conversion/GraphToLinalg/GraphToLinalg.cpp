@@ -322,11 +322,11 @@ struct GemmLowering : OpConversionPattern<GemmOp> {
     Value kMajorB = op.getTransB()
                         ? Value()
                         : getKMajorTf32Weight(rewriter, loc, op, op.getB());
-    AffineMap bMap = AffineMap::get(
-        3, 0,
-        op.getTransB() || kMajorB ? ArrayRef<AffineExpr>{n, k}
-                                  : ArrayRef<AffineExpr>{k, n},
-        ctx);
+    AffineMap bMap =
+        AffineMap::get(3, 0,
+                       op.getTransB() || kMajorB ? ArrayRef<AffineExpr>{n, k}
+                                                 : ArrayRef<AffineExpr>{k, n},
+                       ctx);
     FailureOr<Type> roundTo = getOperandRoundingType(op);
     if (failed(roundTo))
       return failure();

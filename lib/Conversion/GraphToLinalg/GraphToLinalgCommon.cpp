@@ -183,7 +183,8 @@ Value getKMajorTf32Weight(OpBuilder &b, Location loc, Operation *op,
   // [batch..., K, N] -> [batch..., N, K], each element rounded.
   SmallVector<int64_t> shape(type.getShape());
   int64_t rows = shape[shape.size() - 2], columns = shape.back();
-  int64_t matrices = type.getNumElements() / std::max<int64_t>(rows * columns, 1);
+  int64_t matrices =
+      type.getNumElements() / std::max<int64_t>(rows * columns, 1);
   SmallVector<float> transposed(values->size());
   for (int64_t matrix = 0; matrix < matrices; ++matrix)
     for (int64_t row = 0; row < rows; ++row)
