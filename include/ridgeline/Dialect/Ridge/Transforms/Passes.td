@@ -136,7 +136,11 @@ def NarrowKernelBoundariesPass
     which the lowering folds into the contraction's own rounding: the
     reader's operand is then stored as it is multiplied (16-byte copies,
     no conversion), and the products are those of the f32 tensor rounded
-    in the reader. Both casts carry `ridge.boundary_cast`. Runs after
+    in the reader. Readers include an attention's Q, K and V (through the
+    head split's layout changes), and a reshape between kernels is
+    retyped to the narrow type, its readers widening what it views; an
+    attention's own output is rounded by its kernel's last store. Both
+    casts carry `ridge.boundary_cast`. Runs after
     ridge-select-precision has given the kernels their formats, before
     the groups are outlined.
   }];
