@@ -1213,7 +1213,8 @@ std::optional<MmaTmaLayout> mlir::ridge::getMmaTmaLayout(
   int64_t rowExtent = isLhs ? mma.m : mma.n;
   layout.outer = operand.kContiguous ? rowExtent : product.k;
   layout.inner = operand.kContiguous ? product.k : rowExtent;
-  int64_t bytes = operand.mmaType.getIntOrFloatBitWidth() / 8;
+  // The bytes TMA copies an element (tf32's f32: 4, not its 19 bits).
+  int64_t bytes = operand.getStagedBytes();
   if ((layout.inner * bytes) % 16 != 0) {
     reason = "the operand's rows are not whole 16-byte units";
     return std::nullopt;

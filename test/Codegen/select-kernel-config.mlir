@@ -410,6 +410,19 @@ func.func private @mma_tf32_weight(%x: tensor<4096x64xf32>) -> tensor<4096x256xf
 
 // -----
 
+// TMA copies tf32's operands as the 4-byte f32 they are stored as: rows of
+// k = 36 are 144 bytes, whole 16-byte units (the tail of the second k tile
+// of 32 is the copies' zero fill).
+// CHECK-LABEL: func.func private @mma_tf32_k36
+// CHECK-SAME: mma_instruction = "wgmma", mma_stages = 2 : i64, mma_tile = array<i64: 64, 64, 32>, mma_tma = true
+func.func private @mma_tf32_k36(%x: tensor<4096x36xf32>) -> tensor<4096x256xf32> attributes {ridge.kernel = "contraction"} {
+  %w = ridge.constant dense<0.1> : tensor<36x256xf32>
+  %p = ridge.matmul %x, %w {ridge.precision = "tf32"} : (tensor<4096x36xf32>, tensor<36x256xf32>) -> tensor<4096x256xf32>
+  return %p : tensor<4096x256xf32>
+}
+
+// -----
+
 // On the CPU target, and for f32 operands the body multiplies in f32, the
 // contraction stays on the SIMT row rule: tiled by one output element.
 // CHECK-LABEL: func.func private @simt_f32
