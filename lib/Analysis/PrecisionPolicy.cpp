@@ -125,6 +125,26 @@ static bool isOnlyRoundedByReaders(Value value, Type &format) {
   return true;
 }
 
+/// Whether `attention` has the options and head dimensions of the attention
+/// kernels that store their result themselves (ridge-lower-flash-attention's
+/// tensor-core and decode kernels: no softcap, sliding window or per-batch
+/// key lengths; head dimensions multiples of 16 up to 128). The online SIMT
+/// loop that computes the others writes an f32 result, and rounding it
+/// would take a launch and a buffer of its own.
+static bool storesItsOwnResult(AttentionOp attention) {
+  if (attention.getSoftcap().convertToDouble() > 0 ||
+      static_cast<int64_t>(attention.getLeftWindow()) >= 0 ||
+      static_cast<int64_t>(attention.getRightWindow()) >= 0 ||
+      attention.getNonpadKvSeqlen())
+    return false;
+  for (Value operand : {attention.getQuery(), attention.getValue()}) {
+    int64_t dim = cast<RankedTensorType>(operand.getType()).getDimSize(3);
+    if (dim % 16 != 0 || dim < 16 || dim > 128)
+      return false;
+  }
+  return true;
+}
+
 Type mlir::ridge::getKernelBoundaryType(OpResult result) {
   auto group = dyn_cast<FusionGroupOp>(result.getOwner());
   auto type = dyn_cast<RankedTensorType>(result.getType());
@@ -141,7 +161,8 @@ Type mlir::ridge::getKernelBoundaryType(OpResult result) {
     Value yielded = group.getBody().front().getTerminator()->getOperand(
         result.getResultNumber());
     auto attention = yielded.getDefiningOp<AttentionOp>();
-    if (!attention || yielded != attention.getResult())
+    if (!attention || yielded != attention.getResult() ||
+        !storesItsOwnResult(attention))
       return Type();
     attentionFormat = getRoundedStorageType(attention);
     if (!attentionFormat)

@@ -198,3 +198,25 @@ func.func @attention_then_projection(%q: tensor<1x4x128x64xf32>, %w: tensor<256x
   }
   return %2 : tensor<128x256xf32>
 }
+
+// -----
+
+// An attention that its one-kernel lowerings do not compute (a softcap: the
+// online SIMT loop, which writes an f32 result) keeps its output f32:
+// rounding it would take a launch and a buffer of its own.
+// CHECK-LABEL: func @softcap_attention_kept_f32
+// CHECK: ridge.fusion_group "k0_attention" kind "attention" -> tensor<1x4x64x32xf32>
+// CHECK-NOT: ridge.boundary_cast
+func.func @softcap_attention_kept_f32(%q: tensor<1x4x64x32xf32>, %w: tensor<128x128xf32>) -> tensor<64x128xf32> {
+  %0 = ridge.fusion_group "k0_attention" kind "attention" -> tensor<1x4x64x32xf32> {
+    %o:2 = ridge.attention %q, %q, %q {ridge.precision = "bf16", scale = 1.250000e-01 : f32, softcap = 30.0 : f32} : tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32>, tensor<1x4x64x32xf32> -> tensor<1x4x64x32xf32>, tensor<1x4x64x64xf32>
+    ridge.yield %o#0 : tensor<1x4x64x32xf32>
+  }
+  %1 = ridge.fusion_group "k1_matmul" kind "contraction" -> tensor<64x128xf32> {
+    %2 = ridge.transpose %0, [0, 2, 1, 3] : tensor<1x4x64x32xf32> -> tensor<1x64x4x32xf32>
+    %3 = ridge.reshape %2 : tensor<1x64x4x32xf32> -> tensor<64x128xf32>
+    %4 = ridge.matmul %3, %w {ridge.precision = "bf16"} : (tensor<64x128xf32>, tensor<128x128xf32>) -> tensor<64x128xf32>
+    ridge.yield %4 : tensor<64x128xf32>
+  }
+  return %1 : tensor<64x128xf32>
+}
