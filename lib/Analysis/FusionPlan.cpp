@@ -223,12 +223,9 @@ std::string mlir::ridge::describeFusionOp(Operation *op) {
   return text;
 }
 
-/// Whether `op` runs as the tiled tensor-core attention kernel (the
-/// precision policy rounds its products to bf16/f16, its head dimensions
-/// are multiples of 16 up to 128, and it has no option that kernel lacks;
-/// Codegen's whyNotTensorCores is the kernel's own check): its tile loads
-/// stage Q once and K and V once per query tile.
-static bool isTiledAttention(AttentionOp op) {
+// A tiled attention's tile loads stage Q once and K and V once per query
+// tile.
+bool mlir::ridge::isTiledAttention(AttentionOp op) {
   // Rounded products: the policy's format for f32 operands, or a
   // half-precision model's own.
   auto precision = op->getAttrOfType<StringAttr>(kPrecisionAttr);
@@ -267,10 +264,7 @@ static bool isRotaryPrologue(const FusionGroup &producer,
   return rotary.getRotaryEmbeddingDim() == rotary.getType().getDimSize(3);
 }
 
-/// Whether `op` runs as the decode attention kernel (at most
-/// kMaxDecodeQueries query rows, head dimensions multiples of 32 up to 128,
-/// no option it lacks; Codegen's whyNotDecode is the kernel's own check).
-static bool isDecodeAttention(AttentionOp op) {
+bool mlir::ridge::isDecodeAttention(AttentionOp op) {
   if (!op.isOnlineSoftmaxForm() || op.getSoftcap().convertToDouble() > 0 ||
       static_cast<int64_t>(op.getLeftWindow()) >= 0 ||
       static_cast<int64_t>(op.getRightWindow()) >= 0 || op.getNonpadKvSeqlen())

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ridgeline/Analysis/PrecisionPolicy.h"
+#include "ridgeline/Analysis/FusionPlan.h"
 #include "ridgeline/Dialect/Ridge/IR/ConstantElements.h"
 #include "ridgeline/Dialect/Ridge/IR/Ridge.h"
 
@@ -125,26 +126,6 @@ static bool isOnlyRoundedByReaders(Value value, Type &format) {
   return true;
 }
 
-/// Whether `attention` has the options and head dimensions of the attention
-/// kernels that store their result themselves (ridge-lower-flash-attention's
-/// tensor-core and decode kernels: no softcap, sliding window or per-batch
-/// key lengths; head dimensions multiples of 16 up to 128). The online SIMT
-/// loop that computes the others writes an f32 result, and rounding it
-/// would take a launch and a buffer of its own.
-static bool storesItsOwnResult(AttentionOp attention) {
-  if (attention.getSoftcap().convertToDouble() > 0 ||
-      static_cast<int64_t>(attention.getLeftWindow()) >= 0 ||
-      static_cast<int64_t>(attention.getRightWindow()) >= 0 ||
-      attention.getNonpadKvSeqlen())
-    return false;
-  for (Value operand : {attention.getQuery(), attention.getValue()}) {
-    int64_t dim = cast<RankedTensorType>(operand.getType()).getDimSize(3);
-    if (dim % 16 != 0 || dim < 16 || dim > 128)
-      return false;
-  }
-  return true;
-}
-
 Type mlir::ridge::getKernelBoundaryType(OpResult result) {
   auto group = dyn_cast<FusionGroupOp>(result.getOwner());
   auto type = dyn_cast<RankedTensorType>(result.getType());
@@ -161,8 +142,11 @@ Type mlir::ridge::getKernelBoundaryType(OpResult result) {
     Value yielded = group.getBody().front().getTerminator()->getOperand(
         result.getResultNumber());
     auto attention = yielded.getDefiningOp<AttentionOp>();
+    // Only the tiled and decode kernels store the result themselves: the
+    // online SIMT loop that computes the others writes f32, and rounding
+    // it would take a launch and a buffer of its own.
     if (!attention || yielded != attention.getResult() ||
-        !storesItsOwnResult(attention))
+        !(isTiledAttention(attention) || isDecodeAttention(attention)))
       return Type();
     attentionFormat = getRoundedStorageType(attention);
     if (!attentionFormat)

@@ -190,6 +190,17 @@ FusionTraffic computeFusionTraffic(Block &block);
 /// constants) directly in `block`.
 FusionPlan planFusion(Block &block, const FusionControlFn &control);
 
+/// Whether `op` runs as the tiled tensor-core attention kernel (the
+/// precision policy rounds its products to bf16/f16, its head dimensions
+/// are multiples of 16 up to 128, and it has no option that kernel lacks;
+/// Codegen's whyNotTensorCores is the kernel's own check).
+bool isTiledAttention(AttentionOp op);
+
+/// Whether `op` runs as the decode attention kernel (at most
+/// kMaxDecodeQueries query rows, head dimensions multiples of 32 up to 128,
+/// no option it lacks; Codegen's whyNotDecode is the kernel's own check).
+bool isDecodeAttention(AttentionOp op);
+
 } // namespace mlir::ridge
 
 #endif // RIDGELINE_ANALYSIS_FUSIONPLAN_H
