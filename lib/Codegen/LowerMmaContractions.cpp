@@ -735,6 +735,16 @@ Value MmaKernelBuilder::issueWgmmaStage(Value stage, Value packed, bool fresh) {
   return packed;
 }
 
+Value MmaKernelBuilder::waitForWgmmaGroups(Value packed, int64_t inFlight) {
+  bool registerA = product->lhs.mmaType.isTF32();
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, registerA ? 0 : inFlight);
+  if (!registerA)
+    return packed;
+  int64_t count = cast<LLVM::LLVMStructType>(packed.getType()).getBody().size();
+  return packAccumulators(
+      mma::pinRegisters(b, loc, unpackAccumulators(packed, count)));
+}
+
 void MmaKernelBuilder::multiplyStageWgmma(Value stage,
                                           SmallVectorImpl<Value> &acc) {
   // This warpgroup's accumulators (64 x tileN, f32) as the struct wgmma
@@ -751,12 +761,10 @@ void MmaKernelBuilder::multiplyStageWgmma(Value stage,
   Value input = packAccumulators(acc);
   if (promote)
     input = LLVM::PoisonOp::create(b, loc, input.getType());
-  Value packed = issueWgmmaStage(stage, input, promote);
   // The stage is read before the barrier that lets its next copies in.
-  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+  Value packed = waitForWgmmaGroups(issueWgmmaStage(stage, input, promote),
+                                    /*inFlight=*/0);
   SmallVector<Value> result = unpackAccumulators(packed, acc.size());
-  if (product->lhs.mmaType.isTF32())
-    result = mma::pinRegisters(b, loc, result);
   if (promote)
     for (auto [sum, partial] : llvm::zip(acc, result))
       partial = arith::AddFOp::create(b, loc, sum, partial);

@@ -160,15 +160,10 @@ static LogicalResult matchMultiplied(Value ext, linalg::GenericOp op,
 /// reshapes.
 static bool holdsTf32Values(Value value) {
   while (Operation *def = value ? value.getDefiningOp() : nullptr) {
-    if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(def)) {
-      value = def->getOperand(0);
-      continue;
-    }
-    if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(def)) {
-      value = def->getOperand(0);
-      continue;
-    }
-    break;
+    if (!isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp,
+             memref::ExpandShapeOp, memref::CollapseShapeOp>(def))
+      break;
+    value = def->getOperand(0);
   }
   if (!value || !getElementTypeOrSelf(value.getType()).isF32())
     return false;

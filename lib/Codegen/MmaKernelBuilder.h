@@ -151,6 +151,12 @@ private:
   /// waited for; returns the accumulators' new struct. With `fresh`, the
   /// first wgmma ignores `packed` (scale-d 0): the stage's sum alone.
   Value issueWgmmaStage(Value stage, Value packed, bool fresh = false);
+  /// Waits until at most `inFlight` of the warpgroup's wgmma groups are
+  /// pending and returns the accumulators' struct `packed`. A tf32 stage
+  /// multiplies A from registers, pinned around each group so that no move
+  /// of them falls between a wgmma and its wait: none stays in flight, and
+  /// the accumulators are pinned after the wait.
+  Value waitForWgmmaGroups(Value packed, int64_t inFlight);
   /// The accumulators as that struct, and back.
   Value packAccumulators(ArrayRef<Value> acc);
   SmallVector<Value> unpackAccumulators(Value packed, int64_t count);

@@ -305,19 +305,13 @@ SmallVector<Value> MmaKernelBuilder::buildTmaConsumer() {
     Value kTile = loop.getInductionVar();
     Value stage = rem(kTile, stages);
     waitBarrier(getFullBarrier(stage), rem(div(kTile, stages), 2));
-    Value packed = issueWgmmaStage(stage, loop.getRegionIterArgs()[0]);
-    // One group in flight: the previous tile's wgmmas are done, and its
-    // stage goes back to the producer. Every consumer thread arrives: a
-    // branch around one lane's arrival would make the warp diverge right
-    // before the next wgmma.fence, whose .aligned form needs it converged.
-    // tf32 multiplies A from registers, pinned around each group (so that
-    // no move of them falls between a wgmma and its wait): none in flight
-    // across tiles.
-    bool registerA = product->lhs.mmaType.isTF32();
-    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, registerA ? 0 : 1);
-    if (registerA)
-      packed = packAccumulators(
-          mma::pinRegisters(b, loc, unpackAccumulators(packed, count)));
+    // One group in flight (none for tf32's A from registers): the previous
+    // tile's wgmmas are done, and its stage goes back to the producer.
+    // Every consumer thread arrives: a branch around one lane's arrival
+    // would make the warp diverge right before the next wgmma.fence, whose
+    // .aligned form needs it converged.
+    Value packed = waitForWgmmaGroups(
+        issueWgmmaStage(stage, loop.getRegionIterArgs()[0]), /*inFlight=*/1);
     auto releaseIf = scf::IfOp::create(
         b, loc,
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, kTile,
