@@ -25,7 +25,8 @@ whole, 3 of the 4 64x64 tiles per head here, so its share is 0.75).
 With `--dtype float16` both kernels read and write f16, as Triton's
 tutorial is written for: Ridgeline compiles the same chain exported in
 float16 (bench/attention.py's model: its attention kernel multiplies f16 as
-stored and copies K and V with cp.async), Triton's kernel takes *fp16
+stored and copies K and V with cp.async on sm_80, with a producer warp's
+TMA tensor copies on sm_90a), Triton's kernel takes *fp16
 pointers (tl.dot in f16, P cast to f16 before PV, as the tutorial does).
 
 Exit status: 0 when both kernels of every chip pass, 1 when one fails, 2
@@ -64,13 +65,21 @@ def ridgeline_kernel(ridgec, model, target, work, element):
                       "found %s" % (target, names or "none"))
     name = names[0]
     params = entry_params(ptx, name)
-    if len(params) != 4 or any(t != "u64" for t, _ in params):
-        raise Failure("%s takes %s; expected four pointers (Q, K, V, O)"
-                      % (name, params))
-    v, _ = kernel_launch(ridgec, model, target, name)
+    v, maps = kernel_launch(ridgec, model, target, name, map_names="kv")
+    # sm_90a's TMA-fed kernel (attention_tma: K and V stored in f16) takes K
+    # and V as tensor maps (128-byte __grid_constant__ parameters) and Q and
+    # O as pointers; the others four pointers.
+    if maps:
+        expected = ["b8", "b8", "u64", "u64"]
+        args = maps + ["buf:q", "buf:o"]
+    else:
+        expected = ["u64"] * 4
+        args = ["buf:" + n for n in ("q", "k", "v", "o")]
+    if [t for t, _ in params] != expected or (maps and len(maps) != 2):
+        raise Failure("%s takes %s; expected %s" % (name, params, expected))
     return {"ptx": ptx_path, "name": name, "grid": v[0:3], "block": v[3:6],
             "shared": v[6], "scalars": [], "extra_pointers": 0,
-            "output": element}
+            "output": element, "args": args}
 
 
 def triton_kernel(cc, args, work):
@@ -175,8 +184,8 @@ def emulate(emu, kernel, paths, work, tag, element):
         cmd += ["--buffer", "%s:%s:%d:file=%s" % (name, element, n,
                                                   paths[name])]
     cmd += ["--buffer", "o:%s:%d" % (element, n)]
-    for name in ("q", "k", "v", "o"):
-        cmd += ["--arg", "buf:" + name]
+    for arg in kernel.get("args") or ["buf:" + n for n in "qkvo"]:
+        cmd += ["--arg", arg]
     for value in kernel["scalars"]:
         cmd += ["--arg", value]
     for _ in range(kernel["extra_pointers"]):
@@ -203,8 +212,10 @@ def print_table(chip, ridge_rows, triton_rows, version, dtype):
     print_columns(ridge_rows, triton_rows)
     if half:
         print("(Ridgeline: 64x64 tiles, %s on f16 Q, K, V and P, K and V "
-              "by cp.async; Triton:\n 64x64 tiles, tl.dot in f16; both f32 "
-              "accumulators.)" % ("wgmma" if chip == "sm_90a" else "mma.sync"))
+              "by %s; Triton:\n 64x64 tiles, tl.dot in f16; both f32 "
+              "accumulators.)"
+              % (("wgmma", "TMA") if chip == "sm_90a"
+                 else ("mma.sync", "cp.async")))
     else:
         print("(Ridgeline: 64x64 tiles, %s on Q, K, V and P rounded to "
               "bf16; Triton: 64x64\n tiles, tl.dot in tf32; both on tensor "

@@ -132,25 +132,35 @@ def entry_params(ptx, kernel):
     return params
 
 
-def tensor_maps(llvm):
+def tensor_maps(llvm, names="ab"):
     """The tensor maps the host code encodes (ridgeTensorMapEncodeTiled, in
-    launch-argument order) as ridge-emu `tmap:` specs of operands a and b:
-    type, dims and boxes innermost first, the swizzle."""
+    launch-argument order) as ridge-emu `tmap:` specs of the operands
+    `names` (a and b of a GEMM; k and v of an attention): type, dims and
+    boxes innermost first, the byte strides where they are not dense, the
+    swizzle."""
     calls = re.findall(r"call void @ridgeTensorMapEncodeTiled\(ptr %\w+, "
                        r"ptr %\w+, ((?:i\d+ -?\d+(?:, )?)+)\)", llvm)
-    types = {6: "f16", 9: "bf16"}
+    types = {6: ("f16", 2), 9: ("bf16", 2)}
     swizzles = {0: "", 1: ":swizzle32", 2: ":swizzle64", 3: ":swizzle128"}
     specs = []
-    for name, call in zip("ab", calls):
+    for name, call in zip(names, calls):
         v = [int(x) for x in re.findall(r"i\d+ (-?\d+)", call)]
-        rank, dims, boxes = v[1], v[2:7], v[11:16]
-        specs.append("tmap:%s:%s:%s:%s%s" % (
-            name, types[v[0]], "x".join(map(str, dims[:rank])),
-            "x".join(map(str, boxes[:rank])), swizzles[v[16]]))
+        rank, dims, strides, boxes = v[1], v[2:7], v[7:11], v[11:16]
+        element, stride = types[v[0]]
+        dense = []
+        for extent in dims[:rank - 1]:
+            stride *= extent
+            dense.append(stride)
+        given = strides[:rank - 1]
+        specs.append("tmap:%s:%s:%s:%s%s%s" % (
+            name, element, "x".join(map(str, dims[:rank])),
+            "x".join(map(str, boxes[:rank])),
+            "" if given == dense else ":strides=" + "x".join(map(str, given)),
+            swizzles[v[16]]))
     return specs
 
 
-def kernel_launch(ridgec, model, target, name):
+def kernel_launch(ridgec, model, target, name, map_names="ab"):
     """Grid (3), block (3) and dynamic shared bytes of Ridgeline's launch of
     kernel `name`, from the host code: the function handle of the kernel's
     name, then mgpuLaunchKernel(handle, gx, gy, gz, bx, by, bz, shmem, ..);
@@ -166,7 +176,7 @@ def kernel_launch(ridgec, model, target, name):
     if not launch:
         raise Failure("cannot find the launch of %s in Ridgeline's host code"
                       % name)
-    return [int(x) for x in launch.groups()], tensor_maps(llvm)
+    return [int(x) for x in launch.groups()], tensor_maps(llvm, map_names)
 
 
 def ridgeline_kernel(ridgec, model, target, work):

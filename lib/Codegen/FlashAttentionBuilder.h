@@ -17,6 +17,7 @@
 #include "MmaFragments.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -70,15 +71,17 @@ public:
     keyTile = config.attentionTile[1];
     stages = config.attentionStages;
     wgmma = config.wgmma;
+    tma = config.attentionTma;
     warps = blockRows / kWarpRows;
     threads = warps * kWarpSize;
   }
 
   /// Builds the launch before the kernel's return; `args` are the kernel's
   /// buffer arguments, `out` its [B, H, Sq, dv] f32 result buffer, `amax`
-  /// (or null) the 0-d f32 buffer of max |O|.
+  /// (or null) the 0-d f32 buffer of max |O|, `encoder` the runtime's
+  /// tensor-map encoder (KernelConfig::attentionTma).
   LogicalResult build(ArrayRef<BlockArgument> args, Value out,
-                      Value amax = nullptr);
+                      Value amax = nullptr, func::FuncOp encoder = nullptr);
   /// The decode kernel (KernelConfig::attentionDecode), the same way.
   LogicalResult buildDecode(ArrayRef<BlockArgument> args, Value out);
 
@@ -277,6 +280,24 @@ private:
   }
   /// The operands' flat views of the kernel arguments `args`.
   LogicalResult bindOperands(ArrayRef<BlockArgument> args);
+
+  /// K or V as TMA copies it (KernelConfig::attentionTma): its tensor map,
+  /// [cols, keys] and the (kv) heads and batch where they advance; boxes of
+  /// one 64-byte slab (32 elements) by the key tile.
+  struct TensorCopyOperand {
+    Value hostMap, map;
+    int64_t cols = 0;
+    bool heads = false, batch = false;
+  };
+  /// Host code before the launch: the tensor map of `operand` (`cols`
+  /// columns), over kernel argument `arg`.
+  TensorCopyOperand encodeTensorCopies(const GlobalOperand &operand, Value arg,
+                                       int64_t cols, func::FuncOp encoder);
+  /// The producer warp's copies of key tile `tile` of `operand` into its
+  /// stage at byte `stageBytes` of `smem`, slab by slab, completing on
+  /// `barrier`.
+  void copyTileTma(const TensorCopyOperand &operand, Value tile, Value smem,
+                   Value stageBytes, Value barrier);
   /// The launch that combines the splits' partial rows into `out`.
   void buildCombine(Value partials, Value out);
   /// Stores what loadTile returned into the tile at `smem` + `stageOffset`:
@@ -385,6 +406,9 @@ public:
 private:
   /// sm_90a: both products by wgmma (KernelConfig::wgmma).
   bool wgmma = false;
+  /// sm_90a: K and V copied by a producer warp's TMA copies
+  /// (KernelConfig::attentionTma).
+  bool tma = false;
   /// The result's element type: f32, or the operands' 16-bit format.
   FloatType outElement;
 

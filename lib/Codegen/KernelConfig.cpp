@@ -117,6 +117,8 @@ DictionaryAttr KernelConfig::toAttr(MLIRContext *context) const {
     if (attentionSplits > 1)
       fields.push_back(b.getNamedAttr("attention_splits",
                                       b.getI64IntegerAttr(attentionSplits)));
+    if (attentionTma)
+      fields.push_back(b.getNamedAttr("attention_tma", b.getBoolAttr(true)));
   }
   return b.getDictionaryAttr(fields);
 }
@@ -348,6 +350,17 @@ FailureOr<KernelConfig> KernelConfig::fromAttr(DictionaryAttr attr,
         failed(integer("attention_splits", config.attentionSplits, 1,
                        kMaxAttentionSplits)))
       return failure();
+    if (Attribute tma = attr.get("attention_tma")) {
+      auto flag = dyn_cast<BoolAttr>(tma);
+      if (!flag || (flag.getValue() && !config.wgmma)) {
+        error = ("'" + kKernelConfigAttr +
+                 "' needs 'attention_tma' as a bool, true only with "
+                 "'mma_instruction' \"wgmma\" (TMA is sm_90a's)")
+                    .str();
+        return failure();
+      }
+      config.attentionTma = flag.getValue();
+    }
     config.attentionTile.assign(tile.asArrayRef().begin(),
                                 tile.asArrayRef().end());
   }
@@ -799,6 +812,16 @@ KernelConfig mlir::ridge::selectKernelConfig(func::FuncOp kernel,
           getFlashAttentionSharedBytes(*flash, 2, config.wgmma) <= 48 * 1024
               ? 2
               : 1;
+      // On sm_90a, K and V stored as multiplied are copied by TMA, a
+      // producer warp ahead of the consumers (FlashAttention-3): no thread
+      // of the warpgroup computes an address or waits at a block barrier,
+      // and the stages, in dynamic shared memory, are two at head dimension
+      // 128 too.
+      config.attentionTma =
+          config.wgmma &&
+          !whyNotAttentionTma(*flash, kernel.getArgumentTypes());
+      if (config.attentionTma)
+        config.attentionStages = 2;
       // Too few query tiles to give every SM a block (few query rows over
       // a long cache): split the keys over blocks, each at least two key
       // tiles, until every SM has one (flash-decoding). Each split writes
@@ -813,7 +836,7 @@ KernelConfig mlir::ridge::selectKernelConfig(func::FuncOp kernel,
       if (blocks < target.gpu.smCount && splits > 1)
         config.attentionSplits = splits;
       config.warpsPerBlock = 4;
-      config.blockSize = 4 * kWarpSize;
+      config.blockSize = (4 + (config.attentionTma ? 1 : 0)) * kWarpSize;
       config.vectorWidth = 1;
       return config;
     }

@@ -74,6 +74,7 @@
 #include "AtomicMaximum.h"
 #include "FlashAttentionBuilder.h"
 #include "MmaFragments.h"
+#include "TmaCopies.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -371,8 +372,63 @@ FlashAttentionBuilder::bindOperands(ArrayRef<BlockArgument> args) {
   return success();
 }
 
+FlashAttentionBuilder::TensorCopyOperand
+FlashAttentionBuilder::encodeTensorCopies(const GlobalOperand &operand,
+                                          Value arg, int64_t cols,
+                                          func::FuncOp encoder) {
+  const StridedOperand &view = *operand.view;
+  TensorCopyOperand copies;
+  copies.cols = cols;
+  tma::TensorMapLayout layout;
+  layout.elementBytes = mmaType.getIntOrFloatBitWidth() / 8;
+  layout.dataType = tma::getDataType(mmaType);
+  // [cols, keys], then the heads and the batch where they advance (a
+  // broadcast one is left out, its coordinate 0); a box is one 64-byte slab
+  // of the key tile, the 64-byte swizzle wgmma's descriptors read.
+  layout.dims = {cols, fa.keyLen};
+  layout.boxes = {mma::kSlabRowBytes / layout.elementBytes, keyTile};
+  // One key: its row stride is never used, but must be a 16-byte unit.
+  layout.strides = {std::max<int64_t>(view.strides[2], kChunk) *
+                    layout.elementBytes};
+  copies.heads = fa.kvHeads > 1 && view.strides[1] != 0;
+  copies.batch = fa.batch > 1 && view.strides[0] != 0;
+  for (auto [kept, extent, stride] :
+       {std::tuple(copies.heads, fa.kvHeads, view.strides[1]),
+        std::tuple(copies.batch, fa.batch, view.strides[0])}) {
+    if (!kept)
+      continue;
+    layout.dims.push_back(extent);
+    layout.strides.push_back(stride * layout.elementBytes);
+    layout.boxes.push_back(1);
+  }
+  layout.swizzle = tma::Swizzle::Bytes64;
+  copies.hostMap = tma::encodeTensorMap(
+      b, loc, encoder, arg, view.offset * layout.elementBytes, layout);
+  return copies;
+}
+
+void FlashAttentionBuilder::copyTileTma(const TensorCopyOperand &operand,
+                                        Value tile, Value smem,
+                                        Value stageBytes, Value barrier) {
+  int64_t slabElements = mma::kSlabRowBytes / 2;
+  for (int64_t slab = 0; slab < operand.cols / slabElements; ++slab) {
+    SmallVector<Value> coords = {index(slab * slabElements),
+                                 mul(tile, keyTile)};
+    if (operand.heads)
+      coords.push_back(kvHead);
+    if (operand.batch)
+      coords.push_back(batchIndex);
+    tma::copyBox(
+        b, loc,
+        tma::getSharedPointer(
+            b, loc, smem, add(stageBytes, slab * keyTile * mma::kSlabRowBytes)),
+        operand.map, coords, barrier);
+  }
+}
+
 LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
-                                           Value out, Value amax) {
+                                           Value out, Value amax,
+                                           func::FuncOp encoder) {
   if (failed(bindOperands(args)))
     return failure();
   outElement =
@@ -392,25 +448,86 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
   Value partials = allocatePartials();
   if (amax)
     createZeroingLaunch(b, loc, amax);
-  // wgmma: the query tile keeps shared memory of its own, in the slabs
-  // wgmma's descriptors read, for the whole key loop.
-  SmallVector<Type> workgroupTypes{smemType(fa.dim), smemType(fa.valueDim)};
-  if (wgmma)
-    workgroupTypes.push_back(MemRefType::get(
-        {blockRows * fa.dim}, mmaType, MemRefLayoutAttrInterface(), workgroup));
+  // TMA: the tensor maps of K and V, encoded on the host; all of the
+  // kernel's shared memory is dynamic, its producer warp after the
+  // warpgroup.
+  TensorCopyOperand keyCopies, valueCopies;
+  Value dynamicSharedBytes;
+  SmallVector<Type> workgroupTypes;
+  if (tma) {
+    keyCopies = encodeTensorCopies(key, args[fa.key.arg], fa.dim, encoder);
+    valueCopies =
+        encodeTensorCopies(value, args[fa.value.arg], fa.valueDim, encoder);
+    dynamicSharedBytes = arith::ConstantIntOp::create(
+        b, loc, b.getI32Type(), getAttentionTmaSharedBytes(fa, stages));
+  } else {
+    // wgmma: the query tile keeps shared memory of its own, in the slabs
+    // wgmma's descriptors read, for the whole key loop.
+    workgroupTypes = {smemType(fa.dim), smemType(fa.valueDim)};
+    if (wgmma)
+      workgroupTypes.push_back(MemRefType::get({blockRows * fa.dim}, mmaType,
+                                               MemRefLayoutAttrInterface(),
+                                               workgroup));
+  }
   auto launch = gpu::LaunchOp::create(
       b, loc, index(queryTiles * splits), index(fa.heads), index(fa.batch),
-      index(threads), one, one,
-      /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
+      index(tma ? threads + kWarpSize : threads), one, one, dynamicSharedBytes,
+      /*asyncTokenType=*/nullptr,
       /*asyncDependencies=*/ValueRange(), workgroupTypes);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&launch.getBody().front());
-  Value keySmem = launch.getWorkgroupAttributions()[0];
-  Value valueSmem = launch.getWorkgroupAttributions()[1];
-  Value querySmem =
-      wgmma ? Value(launch.getWorkgroupAttributions()[2]) : Value();
   gpu::KernelDim3 blockIds = launch.getBlockIds();
   tid = launch.getThreadIds().x;
+  Value keySmem, valueSmem, querySmem, barriers;
+  if (tma) {
+    // The query tile, K's stages, V's stages, then the mbarriers, from the
+    // first 1024-byte boundary of the dynamic shared memory (every tile a
+    // multiple of 4 KiB: each slab starts on the 64-byte swizzle's 512-byte
+    // period, on which TMA's writes and wgmma's reads agree).
+    auto dynamicType = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                                       MemRefLayoutAttrInterface(), workgroup);
+    Value dynamic = gpu::DynamicSharedMemoryOp::create(b, loc, dynamicType);
+    Value address =
+        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, dynamic);
+    Value offset = rem(
+        arith::SubIOp::create(b, loc, index(1024), rem(address, 1024)), 1024);
+    auto carve = [&](int64_t elements, Type element) {
+      Value view = memref::ViewOp::create(
+          b, loc,
+          MemRefType::get({elements}, element, MemRefLayoutAttrInterface(),
+                          workgroup),
+          dynamic, offset, ValueRange());
+      offset = add(offset, elements * element.getIntOrFloatBitWidth() / 8);
+      return view;
+    };
+    querySmem = carve(blockRows * fa.dim, mmaType);
+    keySmem = carve(stages * keyTile * fa.dim, mmaType);
+    valueSmem = carve(stages * keyTile * fa.valueDim, mmaType);
+    barriers = carve(2 * stages, b.getI64Type());
+    keyCopies.map = tma::getKernelTensorMap(b, loc, keyCopies.hostMap);
+    valueCopies.map = tma::getKernelTensorMap(b, loc, valueCopies.hostMap);
+  } else {
+    keySmem = launch.getWorkgroupAttributions()[0];
+    valueSmem = launch.getWorkgroupAttributions()[1];
+    if (wgmma)
+      querySmem = launch.getWorkgroupAttributions()[2];
+  }
+  // A stage's full barrier (its K and V tiles have landed) and empty one
+  // (the consumers are done reading them).
+  auto fullBarrier = [&](Value stage) {
+    return tma::getSharedPointer(b, loc, barriers, mul(stage, 8));
+  };
+  auto emptyBarrier = [&](Value stage) {
+    return tma::getSharedPointer(b, loc, barriers, mul(add(stage, stages), 8));
+  };
+  // TMA: the producer warp's and the consumers' branches; the launch ends
+  // after them.
+  scf::IfOp roles;
+  auto terminate = [&] {
+    if (roles)
+      b.setInsertionPointAfter(roles);
+    gpu::TerminatorOp::create(b, loc);
+  };
   lane = rem(tid, kWarpSize);
   warp = div(tid, kWarpSize);
   Value split = splits > 1 ? div(blockIds.x, queryTiles) : index(0);
@@ -433,7 +550,18 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
   //    FlashAttention-3 reads Q from shared memory too.)
   Value warpRow = mul(warp, kWarpRows);
   SmallVector<SmallVector<Value>> queryFragments;
-  if (wgmma) {
+  if (tma) {
+    // The warpgroup's threads load it (the producer warp's lanes would
+    // index past the tile).
+    auto consumers = scf::IfOp::create(b, loc, lessThan(tid, index(threads)),
+                                       /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard ifGuard(b);
+    b.setInsertionPoint(consumers.thenBlock()->getTerminator());
+    storeTile(loadTile(query, head, queryBase, fa.queryLen, fa.dim,
+                       /*slabs=*/true),
+              querySmem, zeroIndex, fa.dim, /*slabs=*/true);
+    fenceSharedForWgmma();
+  } else if (wgmma) {
     storeTile(loadTile(query, head, queryBase, fa.queryLen, fa.dim,
                        /*slabs=*/true),
               querySmem, zeroIndex, fa.dim, /*slabs=*/true);
@@ -469,10 +597,82 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
   // K and V stored in the multiply type (a half-precision model's) are
   // copied by cp.async, two stages: tile t + 1 is in flight while the warps
   // work on tile t, with no registers holding it.
-  bool asyncCopy = stages == 2 && key.element == mmaType &&
+  bool asyncCopy = !tma && stages == 2 && key.element == mmaType &&
                    value.element == mmaType && key.aligned && value.aligned &&
                    !key.cos;
-  if (asyncCopy) {
+  int64_t keyStageBytes = keyStageElements * 2;
+  int64_t valueStageBytes = valueStageElements * 2;
+  if (tma) {
+    // One thread initializes the barriers: a stage is full after the
+    // producer's one arrival and the copies' bytes, empty after one arrival
+    // of each consumer thread. The block's one barrier publishes them and
+    // the query tile; none follows.
+    Type i32 = b.getI32Type();
+    auto initIf = scf::IfOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, zeroIndex),
+        /*withElseRegion=*/false);
+    {
+      OpBuilder::InsertionGuard ifGuard(b);
+      b.setInsertionPoint(initIf.thenBlock()->getTerminator());
+      for (int64_t i = 0; i < stages; ++i) {
+        NVVM::MBarrierInitOp::create(
+            b, loc, fullBarrier(index(i)),
+            arith::ConstantIntOp::create(b, loc, i32, 1), Value());
+        NVVM::MBarrierInitOp::create(
+            b, loc, emptyBarrier(index(i)),
+            arith::ConstantIntOp::create(b, loc, i32, threads), Value());
+      }
+      NVVM::FenceMbarrierInitOp::create(b, loc);
+    }
+    gpu::BarrierOp::create(b, loc);
+    roles = scf::IfOp::create(b, loc,
+                              arith::CmpIOp::create(b, loc,
+                                                    arith::CmpIPredicate::uge,
+                                                    tid, index(threads)),
+                              /*withElseRegion=*/true);
+    {
+      // The producer: one lane walks the block's key tiles, each into the
+      // stage the consumers released `stages` tiles before.
+      OpBuilder::InsertionGuard ifGuard(b);
+      b.setInsertionPoint(roles.thenBlock()->getTerminator());
+      auto laneIf = scf::IfOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
+                                zeroIndex),
+          /*withElseRegion=*/false);
+      b.setInsertionPoint(laneIf.thenBlock()->getTerminator());
+      Value tileBytes = arith::ConstantIntOp::create(
+          b, loc, i32, keyStageBytes + valueStageBytes);
+      auto produce = scf::ForOp::create(b, loc, firstTile, endTile, one);
+      b.setInsertionPointToStart(produce.getBody());
+      Value tile = produce.getInductionVar();
+      Value step = arith::SubIOp::create(b, loc, tile, firstTile);
+      Value stage = rem(step, stages);
+      auto reuse = scf::IfOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, step,
+                                index(stages)),
+          /*withElseRegion=*/false);
+      {
+        OpBuilder::InsertionGuard reuseGuard(b);
+        b.setInsertionPoint(reuse.thenBlock()->getTerminator());
+        // The previous phase of its empty barrier: round - 1.
+        tma::waitParity(b, loc, emptyBarrier(stage),
+                        rem(add(div(step, stages), 1), 2));
+      }
+      Value full = fullBarrier(stage);
+      NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), full, tileBytes,
+                                             NVVM::MemScopeKind::CTA,
+                                             /*relaxed=*/false,
+                                             /*predicate=*/Value());
+      copyTileTma(keyCopies, tile, keySmem, mul(stage, keyStageBytes), full);
+      copyTileTma(valueCopies, tile, valueSmem, mul(stage, valueStageBytes),
+                  full);
+    }
+    // The consumers: the rest of the kernel.
+    b.setInsertionPoint(roles.elseBlock()->getTerminator());
+  } else if (asyncCopy) {
     copyTileAsync(key, kvHead, firstKey, fa.keyLen, fa.dim, keySmem, zeroIndex,
                   wgmma);
     copyTileAsync(value, kvHead, firstKey, fa.keyLen, fa.valueDim, valueSmem,
@@ -504,9 +704,8 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
     ValueRange carried = loop.getRegionIterArgs();
     Value next = add(tile, 1);
     Value hasNext = lessThan(next, endTile);
-    Value stage = stages == 2
-                      ? rem(arith::SubIOp::create(b, loc, tile, firstTile), 2)
-                      : zeroIndex;
+    Value step = arith::SubIOp::create(b, loc, tile, firstTile);
+    Value stage = stages == 2 ? rem(step, 2) : zeroIndex;
     Value nextKeyRow = mul(next, keyTile);
     // Two stages: the next tile's global loads, in flight during this
     // tile's products.
@@ -521,7 +720,11 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
                                           fa.valueDim, wgmma));
       return loaded;
     };
-    if (asyncCopy) {
+    if (tma) {
+      // Tile t has landed: the producer's copies completed this phase of
+      // its stage's full barrier.
+      tma::waitParity(b, loc, fullBarrier(stage), rem(div(step, stages), 2));
+    } else if (asyncCopy) {
       // Tile t has landed (this thread's copies: wait; everyone's: the
       // barrier, which also says every warp is done with tile t - 1, so its
       // stage takes tile t + 1).
@@ -740,8 +943,13 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
     // warp finished reading before the previous iteration's barrier. One:
     // after every warp is done with this one.
     // (cp.async: the next tile is in flight already; the next iteration's
-    // barrier orders it.)
-    if (!asyncCopy) {
+    // barrier orders it. TMA: the stage goes back to the producer, every
+    // consumer thread arriving on its empty barrier once its wgmmas, waited
+    // for, have read it.)
+    if (tma) {
+      NVVM::MBarrierArriveOp::create(b, loc, b.getI64Type(),
+                                     emptyBarrier(stage), /*count=*/Value());
+    } else if (!asyncCopy) {
       Value nextStage =
           stages == 2 ? rem(arith::SubIOp::create(b, loc, next, firstTile), 2)
                       : zeroIndex;
@@ -804,7 +1012,7 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
       memref::StoreOp::create(b, loc, sum, partials,
                               ValueRange{add(rowStart, fa.valueDim + 1)});
     }
-    gpu::TerminatorOp::create(b, loc);
+    terminate();
     b.setInsertionPointAfter(launch);
     buildCombine(partials, out);
     memref::DeallocOp::create(b, loc, partials);
@@ -851,7 +1059,7 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
   // Every lane of the block gets here (the row guards hold no shuffles).
   if (amax)
     createWarpMaxIntoBuffer(b, loc, laneMax[0], lane, amax);
-  gpu::TerminatorOp::create(b, loc);
+  terminate();
   return success();
 }
 
@@ -859,33 +1067,47 @@ namespace {
 struct LowerFlashAttentionPass
     : public ridge::impl::LowerFlashAttentionPassBase<LowerFlashAttentionPass> {
   void runOnOperation() override {
-    func::FuncOp kernel = getOperation();
+    // A module pass: a TMA-fed kernel's host code calls the runtime's
+    // tensor-map encoder, declared in the module.
+    for (auto kernel :
+         llvm::make_early_inc_range(getOperation().getOps<func::FuncOp>()))
+      if (failed(lowerKernel(kernel)))
+        return signalPassFailure();
+  }
+
+  LogicalResult lowerKernel(func::FuncOp kernel) {
     if (kernel.isExternal() || !kernel->hasAttr(kKernelAttr))
-      return;
+      return success();
     FailureOr<std::optional<KernelConfig>> config = getKernelConfig(kernel);
     if (failed(config))
-      return signalPassFailure();
+      return failure();
     if (!*config || !(*config)->usesAttentionKernel())
-      return;
+      return success();
     bool decode = (*config)->attentionDecode;
     std::string reason;
     FailureOr<FlashAttention> attention = readFlashAttention(
         kernel->getAttrOfType<DictionaryAttr>(kOnlineAttentionAttr), reason);
     if (succeeded(attention)) {
-      std::optional<std::string> why = decode ? whyNotDecode(*attention)
-                                       : (*config)->wgmma
-                                           ? whyNotWgmma(*attention)
-                                           : whyNotTensorCores(*attention);
-      // Static shared memory: 48 KiB a block.
-      int64_t sharedBytes = decode ? 0
-                                   : getFlashAttentionSharedBytes(
-                                         *attention, (*config)->attentionStages,
-                                         (*config)->wgmma);
-      if (!why && sharedBytes > 48 * 1024)
+      bool tma = (*config)->attentionTma;
+      std::optional<std::string> why =
+          decode ? whyNotDecode(*attention)
+          : tma  ? whyNotAttentionTma(*attention, kernel.getArgumentTypes())
+          : (*config)->wgmma ? whyNotWgmma(*attention)
+                             : whyNotTensorCores(*attention);
+      // Static shared memory: 48 KiB a block; TMA's dynamic shared memory:
+      // sm_90a's 227 KiB.
+      int64_t sharedBytes =
+          decode ? 0
+          : tma  ? getAttentionTmaSharedBytes(*attention,
+                                              (*config)->attentionStages)
+                 : getFlashAttentionSharedBytes(
+                       *attention, (*config)->attentionStages, (*config)->wgmma);
+      int64_t sharedLimit = tma ? 227 * 1024 : 48 * 1024;
+      if (!why && sharedBytes > sharedLimit)
         why = ("its " + Twine((*config)->attentionStages) + " stage(s) need " +
-               Twine(sharedBytes) +
-               " bytes of shared memory, over the 49152 of static shared "
-               "memory")
+               Twine(sharedBytes) + " bytes of shared memory, over the " +
+               Twine(sharedLimit) + " of " + (tma ? "dynamic" : "static") +
+               " shared memory")
                   .str();
       if (why) {
         reason = *why;
@@ -896,7 +1118,7 @@ struct LowerFlashAttentionPass
       kernel.emitError() << "kernel configured for the "
                          << (decode ? "decode" : "tensor-core")
                          << " attention is not one it computes: " << reason;
-      return signalPassFailure();
+      return failure();
     }
     // The result: the kernel's one result buffer, its last argument after
     // bufferization (results become out-parameters), or the one before the
@@ -919,7 +1141,7 @@ struct LowerFlashAttentionPass
         kernel.emitError() << "the amax of an attention's result is folded in "
                               "by the one-pass tensor-core kernel only, not "
                               "by the decode or split-key kernels";
-        return signalPassFailure();
+        return failure();
       }
       arguments = arguments.drop_back();
     }
@@ -948,7 +1170,7 @@ struct LowerFlashAttentionPass
       for (int64_t extent : outShape)
         diag << extent << "x";
       diag << "f32>";
-      return signalPassFailure();
+      return failure();
     }
     // The kernel stores O in its result buffer's type: a conversion of the
     // online loop's f32 result into it (a result stored narrow,
@@ -969,7 +1191,7 @@ struct LowerFlashAttentionPass
                                "attention's result itself: an op writing "
                                "the result other than its rounding to the "
                                "result's type would be lost";
-        return signalPassFailure();
+        return failure();
       }
     }
     // The online loop and everything it used are replaced by the launch.
@@ -986,19 +1208,26 @@ struct LowerFlashAttentionPass
     ArrayRef<BlockArgument> inputs =
         attention->resultArg ? arguments : arguments.drop_back();
     Value out = outArg;
+    func::FuncOp encoder;
+    if ((*config)->attentionTma)
+      encoder = tma::declareTensorMapEncoder(getOperation());
     if (failed(decode ? attentionBuilder.buildDecode(inputs, out)
-                      : attentionBuilder.build(inputs, out, amax)))
-      return signalPassFailure();
+                      : attentionBuilder.build(inputs, out, amax, encoder)))
+      return failure();
     if (decode)
       ++numDecodeKernels;
     else
       ++numAttentionKernels;
     if (attentionBuilder.usedAsyncCopy)
       ++numAsyncCopyKernels;
+    if ((*config)->attentionTma)
+      ++numTmaKernels;
     LLVM_DEBUG(llvm::dbgs()
                << kernel.getName() << ": "
                << (decode ? "decode" : "tensor-core") << " attention kernel, "
-               << (*config)->attentionSplits << " split(s)\n");
+               << (*config)->attentionSplits << " split(s)"
+               << ((*config)->attentionTma ? ", K and V by TMA" : "") << "\n");
+    return success();
   }
 };
 } // namespace

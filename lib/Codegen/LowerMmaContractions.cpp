@@ -37,6 +37,7 @@
 
 #include "AtomicMaximum.h"
 #include "MmaKernelBuilder.h"
+#include "TmaCopies.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -1173,7 +1174,7 @@ struct LowerMmaContractionsPass
     MmaKernelBuilder kernelBuilder(builder, last->getLoc(), *mma, **config);
     func::FuncOp encoder;
     if ((*config)->mmaTma)
-      encoder = declareTensorMapEncoder(getOperation());
+      encoder = tma::declareTensorMapEncoder(getOperation());
     if (failed((*config)->gemv ? kernelBuilder.buildGemv()
                                : kernelBuilder.build(encoder)))
       return failure();

@@ -460,10 +460,6 @@ private:
   SmallVector<Value> batchIndices;
 };
 
-/// The runtime's tensor-map encoder (MgpuApi.cpp), declared in `module`
-/// once: the host code of TMA kernels calls it.
-func::FuncOp declareTensorMapEncoder(ModuleOp module);
-
 } // namespace mlir::ridge
 
 #endif // RIDGELINE_LIB_CODEGEN_MMAKERNELBUILDER_H

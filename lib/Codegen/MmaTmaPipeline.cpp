@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "MmaKernelBuilder.h"
+#include "TmaCopies.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -77,10 +78,7 @@ void MmaKernelBuilder::buildTmaBlock(Value split, Value tile, Value partials) {
                                           dynamic, offset, ValueRange());
     offset =
         add(offset, stages * staged->stageElements() * staged->elementBytes());
-    staged->tensorMap =
-        UnrealizedConversionCastOp::create(
-            b, loc, LLVM::LLVMPointerType::get(context), staged->hostTensorMap)
-            .getResult(0);
+    staged->tensorMap = tma::getKernelTensorMap(b, loc, staged->hostTensorMap);
   }
   barriers = memref::ViewOp::create(
       b, loc,
@@ -131,114 +129,60 @@ void MmaKernelBuilder::buildTmaBlock(Value split, Value tile, Value partials) {
 
 Value MmaKernelBuilder::encodeTensorMap(const StagedOperand &staged,
                                         func::FuncOp encode) {
-  MLIRContext *context = b.getContext();
-  Type i32 = b.getI32Type(), i64 = b.getI64Type();
-  auto pointer = LLVM::LLVMPointerType::get(context);
-  auto mapType = LLVM::LLVMArrayType::get(i64, 16);
   const MmaOperand &operand = *staged.operand;
   const MmaTmaLayout &layout = staged.tmaLayout;
   auto type = cast<MemRefType>(operand.value.getType());
-  int64_t elementBytes = staged.elementBytes();
+  tma::TensorMapLayout map;
+  map.elementBytes = staged.elementBytes();
+  // tf32's staged f32 is copied as stored.
+  map.dataType = tma::getDataType(operand.mmaType);
   // Dimensions innermost first: the contiguous one, the rows, then the
   // batch loops the operand reads, innermost first.
-  SmallVector<int64_t> dims = {layout.inner, layout.outer};
+  map.dims = {layout.inner, layout.outer};
   // Boxes of one swizzle span of the contiguous dimension (all of a K-major
   // tile's k; one slab of an MN-major tile) by the tile's rows.
-  int64_t spanElements = getSwizzleBytes() / elementBytes;
-  SmallVector<int64_t> boxes = {spanElements,
-                                operand.kContiguous ? staged.outerLen : tileK};
+  map.boxes = {getSwizzleBytes() / map.elementBytes,
+               operand.kContiguous ? staged.outerLen : tileK};
   ArrayRef<int64_t> shape = type.getShape();
   unsigned numBatchDims = layout.batchLoops.size();
   for (unsigned i = 0; i < numBatchDims; ++i) {
-    dims.push_back(shape[numBatchDims - 1 - i]);
-    boxes.push_back(1);
+    map.dims.push_back(shape[numBatchDims - 1 - i]);
+    map.boxes.push_back(1);
   }
-  SmallVector<int64_t> strides;
-  int64_t stride = layout.inner * elementBytes;
-  for (size_t i = 1; i < dims.size(); ++i) {
-    strides.push_back(stride);
-    stride *= dims[i];
+  int64_t stride = layout.inner * map.elementBytes;
+  for (size_t i = 1; i < map.dims.size(); ++i) {
+    map.strides.push_back(stride);
+    stride *= map.dims[i];
   }
-  auto i32Constant = [&](int64_t value) -> Value {
-    return arith::ConstantIntOp::create(b, loc, i32, value);
-  };
-  auto i64Constant = [&](int64_t value) -> Value {
-    return arith::ConstantIntOp::create(b, loc, i64, value);
-  };
-  // CUtensorMapDataType: 6 float16, 7 float32 (tf32's staged f32, copied
-  // as stored), 9 bfloat16; CUtensorMapSwizzle 3: 128B.
-  constexpr int64_t kSwizzle128B = 3;
-  int64_t dataType = operand.mmaType.isBF16()   ? 9
-                     : operand.mmaType.isTF32() ? 7
-                                                : 6;
-  Value slot = LLVM::AllocaOp::create(b, loc, pointer, mapType, i64Constant(1),
-                                      /*alignment=*/64);
-  Value base = arith::IndexCastUIOp::create(
-      b, loc, i64,
-      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, operand.value));
-  SmallVector<Value> args = {
-      slot, LLVM::IntToPtrOp::create(b, loc, pointer, base),
-      i32Constant(dataType), i32Constant(static_cast<int64_t>(dims.size()))};
-  for (size_t i = 0; i < 5; ++i)
-    args.push_back(i64Constant(i < dims.size() ? dims[i] : 1));
-  for (size_t i = 0; i < 4; ++i)
-    args.push_back(i64Constant(i < strides.size() ? strides[i] : 0));
-  for (size_t i = 0; i < 5; ++i)
-    args.push_back(i32Constant(i < boxes.size() ? boxes[i] : 1));
-  args.push_back(i32Constant(kSwizzle128B));
-  func::CallOp::create(b, loc, encode, args);
-  return LLVM::LoadOp::create(b, loc, mapType, slot, /*alignment=*/64);
+  map.swizzle = tma::Swizzle::Bytes128;
+  return tma::encodeTensorMap(b, loc, encode, operand.value, /*byteOffset=*/0,
+                              map);
 }
 
 Value MmaKernelBuilder::getSharedPointer(Value memref, Value byteOffset) {
-  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
-  Value address = arith::IndexCastUIOp::create(b, loc, b.getI64Type(),
-                                               add(base, byteOffset));
-  return LLVM::IntToPtrOp::create(
-      b, loc,
-      LLVM::LLVMPointerType::get(
-          b.getContext(), static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared)),
-      address);
+  return tma::getSharedPointer(b, loc, memref, byteOffset);
 }
 
 void MmaKernelBuilder::waitBarrier(Value barrier, Value parity) {
-  // try_wait's suspend-time hint, in nanoseconds: as upstream's nvgpu.
-  constexpr int64_t kSuspendHint = 10000000;
-  Type i32 = b.getI32Type();
-  NVVM::MBarrierTryWaitParityOp::create(
-      b, loc, barrier, arith::IndexCastUIOp::create(b, loc, i32, parity),
-      arith::ConstantIntOp::create(b, loc, i32, kSuspendHint));
+  tma::waitParity(b, loc, barrier, parity);
 }
 
 void MmaKernelBuilder::copyTileTma(const StagedOperand &staged, Value kTile,
                                    Value stage, Value barrier) {
-  MLIRContext *context = b.getContext();
-  Type i32 = b.getI32Type();
   const MmaOperand &operand = *staged.operand;
-  auto toI32 = [&](Value value) -> Value {
-    return arith::IndexCastUIOp::create(b, loc, i32, value);
-  };
   // The batch coordinates, innermost first.
   SmallVector<Value> batchCoords;
   for (unsigned loop : llvm::reverse(staged.tmaLayout.batchLoops))
-    batchCoords.push_back(toI32(batchIndices[loop]));
+    batchCoords.push_back(batchIndices[loop]);
   Value kBase = mul(kTile, tileK);
   Value rowBase = staged.isLhs ? mBase : nBase;
   int64_t elementBytes = staged.elementBytes();
   Value stageBytes = mul(stage, staged.stageElements() * elementBytes);
-  auto cluster = LLVM::LLVMPointerType::get(
-      context, static_cast<unsigned>(NVVM::NVVMMemorySpace::SharedCluster));
   auto copy = [&](Value byteOffset, Value inner, Value outer) {
-    SmallVector<Value> coords = {toI32(inner), toI32(outer)};
+    SmallVector<Value> coords = {inner, outer};
     llvm::append_range(coords, batchCoords);
-    // A CTA's own shared memory is its part of the (trivial) cluster's.
-    Value destination = LLVM::AddrSpaceCastOp::create(
-        b, loc, cluster, getSharedPointer(staged.smem, byteOffset));
-    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-        b, loc, destination, staged.tensorMap, coords, barrier,
-        /*im2colOffsets=*/ValueRange(), /*multicastMask=*/Value(),
-        /*l2CacheHint=*/Value(), NVVM::TMALoadMode::TILE,
-        /*isCTAOnly=*/false, /*group=*/nullptr, /*predicate=*/Value());
+    tma::copyBox(b, loc, getSharedPointer(staged.smem, byteOffset),
+                 staged.tensorMap, coords, barrier);
   };
   if (operand.kContiguous) {
     // Rows of 64 k elements (128 bytes), the 128-byte swizzle (chunk c of
@@ -329,24 +273,4 @@ SmallVector<Value> MmaKernelBuilder::buildTmaConsumer() {
   }
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
   return unpackAccumulators(loop.getResult(0), count);
-}
-
-func::FuncOp mlir::ridge::declareTensorMapEncoder(ModuleOp module) {
-  constexpr StringLiteral kName = "ridgeTensorMapEncodeTiled";
-  if (auto existing = module.lookupSymbol<func::FuncOp>(kName))
-    return existing;
-  MLIRContext *context = module.getContext();
-  Type pointer = LLVM::LLVMPointerType::get(context);
-  Type i32 = IntegerType::get(context, 32), i64 = IntegerType::get(context, 64);
-  // (map, base, data type, rank, 5 dims, 4 strides, 5 boxes, swizzle).
-  SmallVector<Type> inputs = {pointer, pointer, i32, i32};
-  inputs.append(5, i64);
-  inputs.append(4, i64);
-  inputs.append(5, i32);
-  inputs.push_back(i32);
-  OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
-  auto encoder = func::FuncOp::create(builder, module.getLoc(), kName,
-                                      FunctionType::get(context, inputs, {}));
-  encoder.setPrivate();
-  return encoder;
 }

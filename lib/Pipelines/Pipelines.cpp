@@ -294,7 +294,7 @@ void mlir::ridge::buildGpuLoweringPipeline(OpPassManager &pm,
   //    loops, keeping each kernel's config; loops over empty buffers fold away
   //    first.
   pm.addPass(createLowerMmaContractionsPass());
-  pm.addNestedPass<func::FuncOp>(createLowerFlashAttentionPass());
+  pm.addPass(createLowerFlashAttentionPass());
   // tf32 and e4m3 roundings the tensor-core kernels did not take (SIMT
   // kernels).
   pm.addPass(createExpandTf32RoundingPass());

@@ -232,6 +232,99 @@ func.func private @gpt2_causal_wgmma(%qkv: memref<1x128x768xf32>, %out: memref<1
 
 // -----
 
+// The same layer with its projection stored in bf16 (attention_tma: K and
+// V stored as multiplied, sm_90a): FlashAttention-3's warp specialization.
+// The host encodes K's and V's tensor maps: [64 cols, 128 keys, 4 heads]
+// of the bf16 QKV buffer from byte 512 (K) and 1024 (V), rows 1536 bytes
+// apart and heads 128, boxes of one 64-byte slab (32 elements) by the 64
+// keys of a tile, the 64-byte swizzle wgmma's descriptors read. All shared
+// memory is dynamic (the query tile, two stages of K and V, 4 mbarriers, 1
+// KiB of alignment slack: 42016 bytes), and a fifth warp is the producer.
+// CHECK-LABEL: func.func private @ridgeTensorMapEncodeTiled
+// CHECK-LABEL: func.func private @gpt2_causal_tma
+// CHECK: %[[BASE:.*]] = arith.index_castui %{{.*}} : index to i64
+// CHECK: arith.addi %[[BASE]], %c512_i64
+// CHECK: call @ridgeTensorMapEncodeTiled({{.*}}, %c9_i32, %c3_i32, %c64_i64, %c128_i64, %c4_i64, %c1_i64, %c1_i64, %c1536_i64, %c128_i64, %c0_i64, %c0_i64, %c32_i32, %c64_i32, %c1_i32, %c1_i32, %c1_i32, %c2_i32)
+// CHECK: arith.addi %[[BASE]], %c1024_i64
+// CHECK: call @ridgeTensorMapEncodeTiled({{.*}}, %c9_i32, %c3_i32, %c64_i64, %c128_i64, %c4_i64,
+// CHECK: gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c160, {{.*}} = %c1, {{.*}} = %c1) dynamic_shared_memory_size %c42016_i32 {
+// CHECK: gpu.dynamic_shared_memory
+// CHECK: memref.view {{.*}} to memref<4096xbf16, #gpu.address_space<workgroup>>
+// CHECK: memref.view {{.*}} to memref<8192xbf16, #gpu.address_space<workgroup>>
+// CHECK: memref.view {{.*}} to memref<8192xbf16, #gpu.address_space<workgroup>>
+// CHECK: memref.view {{.*}} to memref<4xi64, #gpu.address_space<workgroup>>
+// CHECK: %[[KMAP:.*]] = builtin.unrealized_conversion_cast {{.*}} : !llvm.array<16 x i64> to !llvm.ptr
+// CHECK: %[[VMAP:.*]] = builtin.unrealized_conversion_cast {{.*}} : !llvm.array<16 x i64> to !llvm.ptr
+// The warpgroup's threads stage the query tile; the barriers (full: one
+// arrival and the bytes; empty: the 128 consumer threads) and the tile are
+// published by the block's one barrier.
+// CHECK: arith.cmpi slt, %{{.*}}, %c128 : index
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-COUNT-2: nvvm.mbarrier.init {{.*}}, %c1_i32 : !llvm.ptr<3>, i32
+// CHECK: nvvm.fence.mbarrier.init
+// CHECK-NEXT: }
+// CHECK-NEXT: gpu.barrier
+// The producer (a lane of the fifth warp): for each of the block's key
+// tiles, the release of its stage (from the third tile on), the stage's
+// 16 KiB announced, two boxes of K and two of V.
+// CHECK: scf.if
+// CHECK: scf.if
+// CHECK: scf.for
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: nvvm.mbarrier.arrive.expect_tx %[[FULL:.*]], %c16384_i32
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global {{.*}}, %[[KMAP]], %[[FULL]], box[%c0_i32,
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global {{.*}}, %[[KMAP]], %[[FULL]], box[%c32_i32,
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global {{.*}}, %[[VMAP]], %[[FULL]], box[%c0_i32,
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global {{.*}}, %[[VMAP]], %[[FULL]], box[%c32_i32,
+// The consumers: each key tile waits for its stage's full barrier, and
+// after both products every thread releases it; no block barrier, no
+// thread copies K or V.
+// CHECK: } else {
+// CHECK-NOT: gpu.barrier
+// CHECK: scf.for
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK-NEXT: nvvm.wgmma.fence.aligned
+// CHECK-COUNT-4: nvvm.wgmma.mma_async
+// CHECK-NOT: gpu.barrier
+// CHECK-COUNT-4: llvm.inline_asm has_side_effects {{.*}}wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
+// CHECK-NOT: gpu.barrier
+// CHECK: nvvm.mbarrier.arrive
+// CHECK-NEXT: scf.yield
+// CHECK: vector.store {{.*}} : memref<1x4x128x64xbf16>, vector<2xbf16>
+// CHECK: gpu.terminator
+// CHECK-NOT: gpu.barrier
+// CHECK-NOT: nvgpu.device_async_copy
+func.func private @gpt2_causal_tma(%qkv: memref<1x128x768xbf16>, %out: memref<1x4x128x64xbf16>) attributes {ridge.kernel = "attention", ridge.kernel_config = {attention_stages = 2 : i64, attention_tile = array<i64: 64, 64>, attention_tma = true, block_size = 160 : i64, mma_instruction = "wgmma", vector_width = 1 : i64, warps_per_block = 4 : i64}, ridge.online_attention = {causal = true, q = array<i64: 0, 0, 0, 64, 768, 1>, k = array<i64: 0, 256, 0, 64, 768, 1>, v = array<i64: 0, 512, 0, 64, 768, 1>, query_offset = 0 : i64, round_to = bf16, scale = 1.250000e-01 : f64, shape = array<i64: 1, 4, 4, 128, 128, 64, 64>}} {
+  return
+}
+
+// -----
+
+// TMA copies K and V as stored: an f32 key, which the kernel rounds to bf16
+// as it stages it, is not one a tensor copy moves.
+// expected-error @below {{kernel configured for the tensor-core attention is not one it computes: its key is not stored in the multiply type (TMA copies it as stored)}}
+func.func private @tma_f32_keys(%qkv: memref<1x128x768xf32>, %out: memref<1x4x128x64xf32>) attributes {ridge.kernel = "attention", ridge.kernel_config = {attention_stages = 2 : i64, attention_tile = array<i64: 64, 64>, attention_tma = true, block_size = 160 : i64, mma_instruction = "wgmma", vector_width = 1 : i64, warps_per_block = 4 : i64}, ridge.online_attention = {causal = true, q = array<i64: 0, 0, 0, 64, 768, 1>, k = array<i64: 0, 256, 0, 64, 768, 1>, v = array<i64: 0, 512, 0, 64, 768, 1>, query_offset = 0 : i64, round_to = bf16, scale = 1.250000e-01 : f64, shape = array<i64: 1, 4, 4, 128, 128, 64, 64>}} {
+  return
+}
+
+// -----
+
+// A key view TMA cannot describe: rows 100 elements (200 bytes) apart.
+// expected-error @below {{its key view is not one a tensor map describes (a 16-byte aligned start, unit stride along the head dimension, outer strides of whole 16-byte units)}}
+func.func private @tma_odd_rows(%q: memref<1x1x64x64xbf16>, %k: memref<1x1x64x100xbf16>, %out: memref<1x1x64x64xbf16>) attributes {ridge.kernel = "attention", ridge.kernel_config = {attention_stages = 2 : i64, attention_tile = array<i64: 64, 64>, attention_tma = true, block_size = 160 : i64, mma_instruction = "wgmma", vector_width = 1 : i64, warps_per_block = 4 : i64}, ridge.online_attention = {causal = false, q = array<i64: 0, 0, 4096, 4096, 64, 1>, k = array<i64: 1, 0, 6400, 6400, 100, 1>, v = array<i64: 0, 0, 4096, 4096, 64, 1>, query_offset = 0 : i64, round_to = bf16, scale = 1.250000e-01 : f64, shape = array<i64: 1, 1, 1, 64, 64, 64, 64>}} {
+  return
+}
+
+// -----
+
+// TMA is sm_90a's: a config asking for it with mma.sync is malformed.
+// expected-error @below {{'ridge.kernel_config' needs 'attention_tma' as a bool, true only with 'mma_instruction' "wgmma" (TMA is sm_90a's)}}
+func.func private @tma_mma_sync(%q: memref<1x1x64x64xbf16>, %out: memref<1x1x64x64xbf16>) attributes {ridge.kernel = "attention", ridge.kernel_config = {attention_stages = 2 : i64, attention_tile = array<i64: 64, 64>, attention_tma = true, block_size = 160 : i64, mma_instruction = "mma_sync", vector_width = 1 : i64, warps_per_block = 4 : i64}, ridge.online_attention = {causal = false, q = array<i64: 0, 0, 4096, 4096, 64, 1>, k = array<i64: 0, 0, 4096, 4096, 64, 1>, v = array<i64: 0, 0, 4096, 4096, 64, 1>, query_offset = 0 : i64, round_to = bf16, scale = 1.250000e-01 : f64, shape = array<i64: 1, 1, 1, 64, 64, 64, 64>}} {
+  return
+}
+
+// -----
+
 // wgmma reads K and V rows as whole 64-byte slabs: a head dimension of 48
 // is refused (the policy gives it mma.sync).
 // expected-error @below {{kernel configured for the tensor-core attention is not one it computes: head dimension 48 is not a multiple of 32 (whole 64-byte slabs)}}

@@ -516,9 +516,12 @@ func.func private @attention_tensor_cores(%q: tensor<1x4x128x64xf32>, %k: tensor
 // Q, K and V sliced from one bf16 argument that a kernel boundary stores
 // narrow (ridge-narrow-kernel-boundaries: the projection only the
 // attention reads, which rounds it anyway): the views see through the
-// widening casts, so the kernel reads the bf16 argument itself (16-byte
-// cp.async of the stored bytes, no conversion).
+// widening casts, so the kernel reads the bf16 argument itself. On sm_90a
+// K and V, stored as multiplied and viewed with 16-byte strides, are
+// copied by TMA (attention_tma): a producer warp beside the warpgroup (160
+// threads).
 // CHECK-LABEL: func.func private @attention_narrow_qkv
+// CHECK-SAME: ridge.kernel_config = {attention_stages = 2 : i64, attention_tile = array<i64: 64, 64>, attention_tma = true, block_size = 160 : i64, mma_instruction = "wgmma", vector_width = 1 : i64, warps_per_block = 4 : i64}
 // CHECK-SAME: ridge.online_attention = {causal = true, k = array<i64: 0, 256, 0, 64, 768, 1>, q = array<i64: 0, 0, 0, 64, 768, 1>, query_offset = 0 : i64, round_to = bf16, scale = 1.250000e-01 : f64, shape = array<i64: 1, 4, 4, 128, 128, 64, 64>, v = array<i64: 0, 512, 0, 64, 768, 1>}
 func.func private @attention_narrow_qkv(%qkv: tensor<1x128x768xbf16>) -> tensor<1x4x128x64xf32> attributes {ridge.kernel = "attention"} {
   %w0 = ridge.cast %qkv {ridge.boundary_cast} : tensor<1x128x768xbf16> -> tensor<1x128x768xf32>
@@ -554,6 +557,17 @@ func.func private @attention_head_dim_48(%q: tensor<1x4x128x48xf32>, %k: tensor<
 func.func private @attention_head_dim_128(%q: tensor<1x4x128x128xf32>, %k: tensor<1x4x128x128xf32>, %v: tensor<1x4x128x128xf32>) -> tensor<1x4x128x128xf32> attributes {ridge.kernel = "attention"} {
   %0:2 = ridge.attention %q, %k, %v {scale = 0.125 : f32, ridge.precision = "bf16"} : tensor<1x4x128x128xf32>, tensor<1x4x128x128xf32>, tensor<1x4x128x128xf32> -> tensor<1x4x128x128xf32>, tensor<1x4x128x128xf32>
   return %0#0 : tensor<1x4x128x128xf32>
+}
+
+// A bf16 model at head dimension 128: TMA's stages live in dynamic shared
+// memory, so the kernel keeps two (16 KiB of query tile and 2 x 32 KiB of
+// K and V, over the 48 KiB of static shared memory that hold one stage of
+// the f32 model's above).
+// CHECK-LABEL: func.func private @attention_bf16_head_dim_128
+// CHECK-SAME: ridge.kernel_config = {attention_stages = 2 : i64, attention_tile = array<i64: 64, 64>, attention_tma = true, block_size = 160 : i64, mma_instruction = "wgmma", vector_width = 1 : i64, warps_per_block = 4 : i64}
+func.func private @attention_bf16_head_dim_128(%q: tensor<1x4x128x128xbf16>, %k: tensor<1x4x128x128xbf16>, %v: tensor<1x4x128x128xbf16>) -> tensor<1x4x128x128xbf16> attributes {ridge.kernel = "attention"} {
+  %0:2 = ridge.attention %q, %k, %v {scale = 0.125 : f32} : tensor<1x4x128x128xbf16>, tensor<1x4x128x128xbf16>, tensor<1x4x128x128xbf16> -> tensor<1x4x128x128xbf16>, tensor<1x4x128x128xbf16>
+  return %0#0 : tensor<1x4x128x128xbf16>
 }
 
 // Rotary embeddings of Q and K in the kernel (the fusion plan's prologue):

@@ -98,6 +98,14 @@ struct KernelConfig {
   /// Shared-memory stages of the key and value tiles: 2 (the next tile's
   /// loads in flight during the current tile's products) or 1.
   int64_t attentionStages = 0;
+  /// sm_90a's key and value pipeline (with `wgmma`): a producer warp beside
+  /// the consumer warpgroup copies each key tile's K and V with TMA tensor
+  /// copies (64-byte-swizzled boxes, the layout the wgmma descriptors read)
+  /// into `attentionStages` stages of dynamic shared memory, ordered with
+  /// the consumers by a full and an empty mbarrier per stage, as
+  /// FlashAttention-3 does; K and V must be stored in the multiply type as
+  /// views a tensor map describes (whyNotAttentionTma).
+  bool attentionTma = false;
   /// Blocks that split the keys of one query tile (flash-decoding): each
   /// writes its rows' partial maximum, sum and unnormalized O, and a second
   /// launch combines them. 1: no split.

@@ -590,7 +590,7 @@ def MapRowLoopsToWarpsPass : Pass<"ridge-map-row-loops-to-warps",
 }
 
 def LowerFlashAttentionPass : Pass<"ridge-lower-flash-attention",
-                                   "::mlir::func::FuncOp"> {
+                                   "::mlir::ModuleOp"> {
   let summary = "Build tensor-core attention kernels (FlashAttention-2) "
                 "from their config";
   let description = [{
@@ -617,7 +617,13 @@ def LowerFlashAttentionPass : Pass<"ridge-lower-flash-attention",
     rows: a decode step), a block of 4 warps per query row and key split,
     the warps taking keys in turn and the lanes the head dimension (a
     shuffle reduction per score), the warps combined in shared memory and
-    the splits by the second launch.
+    the splits by the second launch. With `attention_tma` (sm_90a, K and V
+    stored in the multiply type), a producer warp beside the warpgroup
+    copies each key tile's K and V with TMA tensor copies into two stages
+    of dynamic shared memory, a full and an empty mbarrier per stage
+    ordering them with the consumers' wgmmas (FlashAttention-3's warp
+    specialization); the host encodes the tensor maps (the runtime's
+    `ridgeTensorMapEncodeTiled`, declared in the module: a module pass).
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect",
@@ -635,6 +641,8 @@ def LowerFlashAttentionPass : Pass<"ridge-lower-flash-attention",
               "Decode attention kernels (warps over keys)">,
     Statistic<"numAsyncCopyKernels", "num-async-copy-kernels",
               "Attention kernels staging K and V with cp.async">,
+    Statistic<"numTmaKernels", "num-tma-kernels",
+              "Attention kernels whose producer warp copies K and V by TMA">,
   ];
 }
 
