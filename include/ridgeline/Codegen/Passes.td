@@ -837,6 +837,26 @@ def ContractMultiplyAddPass : Pass<"ridge-contract-multiply-add"> {
   ];
 }
 
+def ExpToEx2ApproxPass : Pass<"ridge-exp-to-ex2-approx"> {
+  let summary = "Compute f32 exp in GPU kernels with ex2.approx";
+  let description = [{
+    `math.exp` of f32 (scalar or vector, element by element) becomes
+    `ex2.approx.ftz.f32` of x * log2(e), and `math.exp2` that instruction
+    of x: one multi-function-unit instruction where the polynomial exp of
+    ridge-approximate-math costs about fifteen (nvcc's __expf). Within 2
+    ulp plus |x| 2^-24 relative of expf (5e-6 at the edge of the normal
+    range); run on GPU kernels only, before ridge-approximate-math: the CPU
+    build keeps libm's expf and stays the numerics oracle.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::vector::VectorDialect"];
+  let statistics = [
+    Statistic<"numRewritten", "num-rewritten",
+              "exp and exp2 ops computed by ex2.approx">,
+  ];
+}
+
 def ApproximateMathPass : Pass<"ridge-approximate-math"> {
   let summary = "Replace transcendental math ops by polynomial approximations";
   let description = [{

@@ -1125,24 +1125,30 @@ struct GeluLowering : OpConversionPattern<GeluOp> {
           return computeInAccumulatorType(b, l, args, [&](ValueRange xs) {
             Value x = xs[0];
             Type t = x.getType();
-            Value inner;
             if (tanhApprox) {
-              Value x3 = arith::MulFOp::create(
-                  b, l, x, arith::MulFOp::create(b, l, x, x));
-              Value sum = arith::AddFOp::create(
-                  b, l, x,
-                  arith::MulFOp::create(b, l, floatConst(b, l, t, 0.044715),
-                                        x3));
-              inner = math::TanhOp::create(
-                  b, l,
-                  arith::MulFOp::create(
-                      b, l, floatConst(b, l, t, std::sqrt(2.0 / M_PI)), sum));
-            } else {
-              inner = math::ErfOp::create(
-                  b, l,
-                  arith::MulFOp::create(b, l, x,
-                                        floatConst(b, l, t, M_SQRT1_2)));
+              // 0.5 x (1 + tanh(u)) is x sigmoid(2 u) = x / (1 + exp(-2 u)),
+              // u = sqrt(2 / pi) (x + 0.044715 x^3): no cancellation in
+              // 1 + tanh(u) for negative u (at u = -5 the f32 sum keeps 3
+              // digits), and on the GPU one ex2 instead of tanh's rational
+              // polynomial (ridge-exp-to-ex2-approx). -2 u is
+              // x (c1 + c2 x^2), its constants folded.
+              double c1 = -2.0 * std::sqrt(2.0 / M_PI);
+              double c2 = c1 * 0.044715;
+              Value square = arith::MulFOp::create(b, l, x, x);
+              Value factor = arith::AddFOp::create(
+                  b, l, floatConst(b, l, t, c1),
+                  arith::MulFOp::create(b, l, floatConst(b, l, t, c2), square));
+              Value exponent = math::ExpOp::create(
+                  b, l, arith::MulFOp::create(b, l, x, factor));
+              return arith::DivFOp::create(
+                         b, l, x,
+                         arith::AddFOp::create(b, l, floatConst(b, l, t, 1.0),
+                                               exponent))
+                  .getResult();
             }
+            Value inner = math::ErfOp::create(
+                b, l,
+                arith::MulFOp::create(b, l, x, floatConst(b, l, t, M_SQRT1_2)));
             Value onePlus =
                 arith::AddFOp::create(b, l, floatConst(b, l, t, 1.0), inner);
             Value half =

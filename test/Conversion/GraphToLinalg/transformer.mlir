@@ -57,9 +57,25 @@ func.func @rms_norm(%x: tensor<2x3x4xf32>, %s: tensor<4xf32>) -> tensor<2x3x4xf3
 
 // -----
 
+// The erf form as defined; the tanh form as x sigmoid(2u) =
+// x / (1 + exp(x (c1 + c2 x^2))), c1 = -2 sqrt(2 / pi), c2 = 0.044715 c1:
+// the same function without tanh's cancellation in 1 + tanh(u) < 0.
 // CHECK-LABEL: func @gelu
 // CHECK: math.erf
-// CHECK: math.tanh
+// CHECK: linalg.generic
+// CHECK: ^bb0(%[[X:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[SQUARE:.*]] = arith.mulf %[[X]], %[[X]] : f32
+// CHECK-NEXT: arith.constant -1.59576917 : f32
+// CHECK-NEXT: arith.constant -0.0713548139 : f32
+// CHECK-NEXT: %[[C2X2:.*]] = arith.mulf %{{.*}}, %[[SQUARE]] : f32
+// CHECK-NEXT: %[[FACTOR:.*]] = arith.addf %{{.*}}, %[[C2X2]] : f32
+// CHECK-NEXT: %[[ARG:.*]] = arith.mulf %[[X]], %[[FACTOR]] : f32
+// CHECK-NEXT: %[[EXP:.*]] = math.exp %[[ARG]] : f32
+// CHECK-NEXT: arith.constant 1.000000e+00 : f32
+// CHECK-NEXT: %[[DENOM:.*]] = arith.addf %{{.*}}, %[[EXP]] : f32
+// CHECK-NEXT: %[[Y:.*]] = arith.divf %[[X]], %[[DENOM]] : f32
+// CHECK-NEXT: linalg.yield %[[Y]] : f32
+// CHECK-NOT: math.tanh
 func.func @gelu(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
   %0 = ridge.gelu %x : tensor<4xf32>
   %1 = ridge.gelu %x {approximate = "tanh"} : tensor<4xf32>
