@@ -714,6 +714,8 @@ FusionTraffic mlir::ridge::computeFusionTraffic(Block &block) {
     // each.
     if (auto asExported = op->getAttrOfType<IntegerAttr>(kPerNodeBytesAttr)) {
       traffic.perNodeBytes += asExported.getInt();
+      if (!isa<AttentionOp>(op))
+        continue;
       ++traffic.numAttentions;
       traffic.attentionBytes +=
           std::max<int64_t>(0, cast<CostOpInterface>(op).getMinBytes());

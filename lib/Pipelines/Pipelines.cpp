@@ -83,6 +83,7 @@ void mlir::ridge::buildGraphOptimizationPipeline(OpPassManager &pm,
   // RoPE before the attention that reads it.
   pm.addNestedPass<func::FuncOp>(createMatchRotaryEmbeddingPass());
   pm.addNestedPass<func::FuncOp>(createMatchAttentionPass());
+  pm.addNestedPass<func::FuncOp>(createMatchGeluPass());
   // Squeeze-and-excitation scales into the next convolution's weights.
   pm.addNestedPass<func::FuncOp>(createFoldChannelScalesPass());
   // The chains' K transposes and scale constants left unused.

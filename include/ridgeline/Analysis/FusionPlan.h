@@ -94,9 +94,10 @@ struct UnfusedEdge {
   std::string reason;
 };
 
-/// On an op matched from several ONNX nodes (ridge-match-attention): the
-/// bytes those nodes move run one kernel each, as exported. The plan of one
-/// kernel per ONNX node counts them instead of the matched op's own.
+/// On an op matched from several ONNX nodes (ridge-match-attention,
+/// ridge-match-gelu): the bytes those nodes move run one kernel each, as
+/// exported. The plan of one kernel per ONNX node counts them instead of the
+/// matched op's own.
 inline constexpr llvm::StringLiteral kPerNodeBytesAttr = "ridge.per_node_bytes";
 
 /// Modeled device-memory traffic of the whole graph under three plans.

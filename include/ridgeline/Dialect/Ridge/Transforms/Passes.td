@@ -206,6 +206,31 @@ def MatchRotaryEmbeddingPass : Pass<"ridge-match-rotary-embedding",
   let dependentDialects = ["::mlir::ridge::RidgeDialect"];
 }
 
+def MatchGeluPass : Pass<"ridge-match-gelu", "::mlir::func::FuncOp"> {
+  let summary = "Rewrite exported GELU formulas into ridge.gelu";
+  let description = [{
+    Finds GELU as exporters write it, one op a term: the tanh form
+    `0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3)))` (GPT-2's
+    NewGELU; x^3 as multiplies or Pow) and the erf form
+    `x * 0.5 * (1 + erf(x / sqrt(2)))` (torch.nn.GELU), in any association
+    and order of the products, and rewrites each into one `ridge.gelu`
+    (approximate "tanh" or "none"). The constants must be scalars equal to
+    the formula's within f32 rounding and no intermediate result may be
+    read elsewhere; otherwise the chain is left alone, and with `remarks` a
+    remark at its last multiply says why.
+  }];
+  let options = [
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Emit a remark at each GELU-like chain left alone">,
+  ];
+  let statistics = [
+    Statistic<"numMatched", "num-matched", "GELU chains rewritten">,
+    Statistic<"numLeftAlone", "num-left-alone",
+              "GELU-like chains left as exported">,
+  ];
+  let dependentDialects = ["::mlir::ridge::RidgeDialect"];
+}
+
 def FoldChannelScalesPass : Pass<"ridge-fold-channel-scales",
                                  "::mlir::func::FuncOp"> {
   let summary = "Fold a convolution input's channel scale (squeeze-and-"
