@@ -37,8 +37,6 @@ static constexpr int64_t kSplitKFixupSteps = 4;
 /// Elements of a row below which it is not shared by warps: 8 steps of a
 /// warp's 128-element vector layout.
 static constexpr int64_t kRowElementsPerWarp = 1024;
-/// Shared memory an sm_90a block may opt in to (227 KiB).
-static constexpr int64_t kMaxTmaSharedMemoryBytes = 227 * 1024;
 /// TMA stages: enough k tiles in flight to cover a global load's latency.
 static constexpr int64_t kMaxTmaStages = 4;
 /// TMA's k tile rows: 128 bytes, the 128-byte swizzle.
