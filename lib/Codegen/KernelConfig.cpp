@@ -136,6 +136,23 @@ FailureOr<KernelConfig> KernelConfig::fromAttr(DictionaryAttr attr,
     field = value.getInt();
     return success();
   };
+  // An optional TMA flag (`mma_tma`, `attention_tma`): true only with wgmma,
+  // which the config has read before.
+  auto tmaFlag = [&](StringRef name, bool &field) -> LogicalResult {
+    Attribute value = attr.get(name);
+    if (!value)
+      return success();
+    auto flag = dyn_cast<BoolAttr>(value);
+    if (!flag || (flag.getValue() && !config.wgmma)) {
+      error = ("'" + kKernelConfigAttr + "' needs '" + name +
+               "' as a bool, true only with 'mma_instruction' \"wgmma\" "
+               "(TMA is sm_90a's)")
+                  .str();
+      return failure();
+    }
+    field = flag.getValue();
+    return success();
+  };
   if (failed(integer("block_size", config.blockSize, 1, 1024)) ||
       failed(integer("warps_per_block", config.warpsPerBlock, 1,
                      1024 / kWarpSize)) ||
@@ -190,18 +207,8 @@ FailureOr<KernelConfig> KernelConfig::fromAttr(DictionaryAttr attr,
       return failure();
     }
     config.wgmma = instruction.getValue() == "wgmma";
-    if (Attribute tma = attr.get("mma_tma")) {
-      auto flag = dyn_cast<BoolAttr>(tma);
-      if (!flag || (flag.getValue() && !config.wgmma)) {
-        error =
-            ("'" + kKernelConfigAttr +
-             "' needs 'mma_tma' as a bool, true only with 'mma_instruction' "
-             "\"wgmma\" (TMA is sm_90a's)")
-                .str();
-        return failure();
-      }
-      config.mmaTma = flag.getValue();
-    }
+    if (failed(tmaFlag("mma_tma", config.mmaTma)))
+      return failure();
     // wgmma: one warpgroup (4 warps) per 64 rows, the whole tile's n; rows
     // of the swizzle span: k steps of 32 and n in 32-element slabs (64
     // bytes), or with TMA of 64 (the 128-byte swizzle). e4m3 (1 byte) takes
@@ -348,17 +355,8 @@ FailureOr<KernelConfig> KernelConfig::fromAttr(DictionaryAttr attr,
         failed(integer("attention_splits", config.attentionSplits, 1,
                        kMaxAttentionSplits)))
       return failure();
-    if (Attribute tma = attr.get("attention_tma")) {
-      auto flag = dyn_cast<BoolAttr>(tma);
-      if (!flag || (flag.getValue() && !config.wgmma)) {
-        error = ("'" + kKernelConfigAttr +
-                 "' needs 'attention_tma' as a bool, true only with "
-                 "'mma_instruction' \"wgmma\" (TMA is sm_90a's)")
-                    .str();
-        return failure();
-      }
-      config.attentionTma = flag.getValue();
-    }
+    if (failed(tmaFlag("attention_tma", config.attentionTma)))
+      return failure();
     config.attentionTile.assign(tile.asArrayRef().begin(),
                                 tile.asArrayRef().end());
   }
