@@ -25,8 +25,8 @@ whole, 3 of the 4 64x64 tiles per head here, so its share is 0.75).
 With `--dtype float16` both kernels read and write f16, as Triton's
 tutorial is written for: Ridgeline compiles the same chain exported in
 float16 (bench/attention.py's model: its attention kernel multiplies f16 as
-stored and copies K and V with cp.async on sm_80, with a producer warp's
-TMA tensor copies on sm_90a), Triton's kernel takes *fp16
+stored and copies K and V with cp.async on sm_80; on sm_90a a producer
+warp's TMA tensor copies bring Q, K and V), Triton's kernel takes *fp16
 pointers (tl.dot in f16, P cast to f16 before PV, as the tutorial does).
 
 Exit status: 0 when both kernels of every chip pass, 1 when one fails, 2
@@ -65,17 +65,18 @@ def ridgeline_kernel(ridgec, model, target, work, element):
                       "found %s" % (target, names or "none"))
     name = names[0]
     params = entry_params(ptx, name)
-    v, maps = kernel_launch(ridgec, model, target, name, map_names="kv")
-    # sm_90a's TMA-fed kernel (attention_tma: K and V stored in f16) takes K
-    # and V as tensor maps (128-byte __grid_constant__ parameters) and Q and
-    # O as pointers; the others four pointers.
+    v, maps = kernel_launch(ridgec, model, target, name, map_names="kvq")
+    # sm_90a's TMA-fed kernel (attention_tma: Q, K and V stored in f16)
+    # takes K, V and Q as tensor maps (128-byte __grid_constant__
+    # parameters, in that order) and O as a pointer; the others four
+    # pointers.
     if maps:
-        expected = ["b8", "b8", "u64", "u64"]
-        args = maps + ["buf:q", "buf:o"]
+        expected = ["b8", "b8", "b8", "u64"]
+        args = maps + ["buf:o"]
     else:
         expected = ["u64"] * 4
         args = ["buf:" + n for n in ("q", "k", "v", "o")]
-    if [t for t, _ in params] != expected or (maps and len(maps) != 2):
+    if [t for t, _ in params] != expected or (maps and len(maps) != 3):
         raise Failure("%s takes %s; expected %s" % (name, params, expected))
     return {"ptx": ptx_path, "name": name, "grid": v[0:3], "block": v[3:6],
             "shared": v[6], "scalars": [], "extra_pointers": 0,

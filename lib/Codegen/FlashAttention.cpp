@@ -149,52 +149,64 @@ mlir::ridge::whyNotWgmma(const FlashAttention &attention) {
   return std::nullopt;
 }
 
+std::optional<std::string> mlir::ridge::whyNotTensorMapOperand(
+    const FlashAttention &attention, TypeRange argumentTypes,
+    AttentionOperand which) {
+  bool isQuery = which == AttentionOperand::Query;
+  bool isKey = which == AttentionOperand::Key;
+  const StridedOperand &view = isQuery ? attention.query
+                               : isKey ? attention.key
+                                       : attention.value;
+  StringRef name = isQuery ? "query" : isKey ? "key" : "value";
+  if ((isQuery && attention.queryRotary) || (isKey && attention.keyRotary))
+    return ("its " + name +
+            " is rotated as it is loaded (a rotary prologue)")
+        .str();
+  std::array<int64_t, 4> extents = {
+      attention.batch, isQuery ? attention.heads : attention.kvHeads,
+      isQuery ? attention.queryLen : attention.keyLen,
+      which == AttentionOperand::Value ? attention.valueDim : attention.dim};
+  auto type = view.arg < argumentTypes.size()
+                  ? dyn_cast<ShapedType>(argumentTypes[view.arg])
+                  : ShapedType();
+  if (!type || type.getElementType() != attention.mmaType)
+    return ("its " + name +
+            " is not stored in the multiply type (TMA copies it as stored)")
+        .str();
+  // 2-byte elements: 8 to a 16-byte unit.
+  constexpr int64_t kUnit = 8;
+  bool described = view.offset % kUnit == 0 && view.strides[3] == 1;
+  for (unsigned d = 0; d < 3; ++d)
+    described &= extents[d] == 1 || view.strides[d] == 0 ||
+                 (view.strides[d] > 0 && view.strides[d] % kUnit == 0);
+  // The rows are the boxes' second dimension: they must advance.
+  described &= extents[2] == 1 || view.strides[2] != 0;
+  if (!described)
+    return ("its " + name +
+            " view is not one a tensor map describes (a 16-byte aligned "
+            "start, unit stride along the head dimension, outer strides "
+            "of whole 16-byte units)")
+        .str();
+  return std::nullopt;
+}
+
 std::optional<std::string>
 mlir::ridge::whyNotAttentionTma(const FlashAttention &attention,
                                 TypeRange argumentTypes) {
   if (std::optional<std::string> why = whyNotWgmma(attention))
     return why;
-  if (attention.keyRotary)
-    return std::string("its keys are rotated as they are loaded (a rotary "
-                       "prologue)");
-  for (auto [name, view, extents] :
-       {std::tuple(StringRef("key"), &attention.key,
-                   std::array<int64_t, 4>{attention.batch, attention.kvHeads,
-                                          attention.keyLen, attention.dim}),
-        std::tuple(StringRef("value"), &attention.value,
-                   std::array<int64_t, 4>{attention.batch, attention.kvHeads,
-                                          attention.keyLen,
-                                          attention.valueDim})}) {
-    auto type = view->arg < argumentTypes.size()
-                    ? dyn_cast<ShapedType>(argumentTypes[view->arg])
-                    : ShapedType();
-    if (!type || type.getElementType() != attention.mmaType)
-      return ("its " + name +
-              " is not stored in the multiply type (TMA copies it as "
-              "stored)")
-          .str();
-    // 2-byte elements: 8 to a 16-byte unit.
-    constexpr int64_t kUnit = 8;
-    bool described = view->offset % kUnit == 0 && view->strides[3] == 1;
-    for (unsigned d = 0; d < 3; ++d)
-      described &= extents[d] == 1 || view->strides[d] == 0 ||
-                   (view->strides[d] > 0 && view->strides[d] % kUnit == 0);
-    // The rows (keys) are the boxes' second dimension: they must advance.
-    described &= extents[2] == 1 || view->strides[2] != 0;
-    if (!described)
-      return ("its " + name +
-              " view is not one a tensor map describes (a 16-byte aligned "
-              "start, unit stride along the head dimension, outer strides "
-              "of whole 16-byte units)")
-          .str();
-  }
+  for (AttentionOperand which : {AttentionOperand::Key, AttentionOperand::Value})
+    if (std::optional<std::string> why =
+            whyNotTensorMapOperand(attention, argumentTypes, which))
+      return why;
   return std::nullopt;
 }
 
 int64_t mlir::ridge::getAttentionTmaSharedBytes(const FlashAttention &attention,
                                                 int64_t stages) {
+  // A full and an empty barrier per stage, and the query tile's.
   constexpr int64_t kAlignmentSlack = 1024, kMbarrierBytes = 8;
-  return kAlignmentSlack +
+  return kAlignmentSlack + kMbarrierBytes +
          2 * (kAttentionQueryTile * attention.dim +
               stages * kAttentionKeyTile *
                   (attention.dim + attention.valueDim)) +

@@ -281,23 +281,25 @@ private:
   /// The operands' flat views of the kernel arguments `args`.
   LogicalResult bindOperands(ArrayRef<BlockArgument> args);
 
-  /// K or V as TMA copies it (KernelConfig::attentionTma): its tensor map,
-  /// [cols, keys] and the (kv) heads and batch where they advance; boxes of
-  /// one 64-byte slab (32 elements) by the key tile.
+  /// Q, K or V as TMA copies it (KernelConfig::attentionTma): its tensor
+  /// map, [cols, rows] and the heads and batch where they advance; boxes of
+  /// one 64-byte slab (32 elements) by a tile's 64 rows.
   struct TensorCopyOperand {
     Value hostMap, map;
     int64_t cols = 0;
     bool heads = false, batch = false;
   };
-  /// Host code before the launch: the tensor map of `operand` (`cols`
-  /// columns), over kernel argument `arg`.
+  /// Host code before the launch: the tensor map of `operand` (`rows` rows
+  /// of `cols` columns, `heads` heads), over kernel argument `arg`.
   TensorCopyOperand encodeTensorCopies(const GlobalOperand &operand, Value arg,
+                                       int64_t rows, int64_t heads,
                                        int64_t cols, func::FuncOp encoder);
-  /// The producer warp's copies of key tile `tile` of `operand` into its
-  /// stage at byte `stageBytes` of `smem`, slab by slab, completing on
-  /// `barrier`.
-  void copyTileTma(const TensorCopyOperand &operand, Value tile, Value smem,
-                   Value stageBytes, Value barrier);
+  /// The producer warp's copies of the tile of `operand` from row `rowBase`
+  /// of head `tileHead` into shared memory at byte `stageBytes` of `smem`,
+  /// slab by slab, completing on `barrier`.
+  void copyTileTma(const TensorCopyOperand &operand, Value rowBase,
+                   Value tileHead, Value smem, Value stageBytes,
+                   Value barrier);
   /// The launch that combines the splits' partial rows into `out`.
   void buildCombine(Value partials, Value out);
   /// Stores what loadTile returned into the tile at `smem` + `stageOffset`:

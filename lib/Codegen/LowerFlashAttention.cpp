@@ -374,7 +374,8 @@ FlashAttentionBuilder::bindOperands(ArrayRef<BlockArgument> args) {
 
 FlashAttentionBuilder::TensorCopyOperand
 FlashAttentionBuilder::encodeTensorCopies(const GlobalOperand &operand,
-                                          Value arg, int64_t cols,
+                                          Value arg, int64_t rows,
+                                          int64_t heads, int64_t cols,
                                           func::FuncOp encoder) {
   const StridedOperand &view = *operand.view;
   TensorCopyOperand copies;
@@ -382,18 +383,19 @@ FlashAttentionBuilder::encodeTensorCopies(const GlobalOperand &operand,
   tma::TensorMapLayout layout;
   layout.elementBytes = mmaType.getIntOrFloatBitWidth() / 8;
   layout.dataType = tma::getDataType(mmaType);
-  // [cols, keys], then the heads and the batch where they advance (a
+  // [cols, rows], then the heads and the batch where they advance (a
   // broadcast one is left out, its coordinate 0); a box is one 64-byte slab
-  // of the key tile, the 64-byte swizzle wgmma's descriptors read.
-  layout.dims = {cols, fa.keyLen};
+  // of a 64-row tile (the key tile, the wgmma query tile), the 64-byte
+  // swizzle wgmma's descriptors read.
+  layout.dims = {cols, rows};
   layout.boxes = {mma::kSlabRowBytes / layout.elementBytes, keyTile};
-  // One key: its row stride is never used, but must be a 16-byte unit.
+  // One row: its stride is never used, but must be a 16-byte unit.
   layout.strides = {std::max<int64_t>(view.strides[2], kChunk) *
                     layout.elementBytes};
-  copies.heads = fa.kvHeads > 1 && view.strides[1] != 0;
+  copies.heads = heads > 1 && view.strides[1] != 0;
   copies.batch = fa.batch > 1 && view.strides[0] != 0;
   for (auto [kept, extent, stride] :
-       {std::tuple(copies.heads, fa.kvHeads, view.strides[1]),
+       {std::tuple(copies.heads, heads, view.strides[1]),
         std::tuple(copies.batch, fa.batch, view.strides[0])}) {
     if (!kept)
       continue;
@@ -408,14 +410,14 @@ FlashAttentionBuilder::encodeTensorCopies(const GlobalOperand &operand,
 }
 
 void FlashAttentionBuilder::copyTileTma(const TensorCopyOperand &operand,
-                                        Value tile, Value smem,
-                                        Value stageBytes, Value barrier) {
+                                        Value rowBase, Value tileHead,
+                                        Value smem, Value stageBytes,
+                                        Value barrier) {
   int64_t slabElements = mma::kSlabRowBytes / 2;
   for (int64_t slab = 0; slab < operand.cols / slabElements; ++slab) {
-    SmallVector<Value> coords = {index(slab * slabElements),
-                                 mul(tile, keyTile)};
+    SmallVector<Value> coords = {index(slab * slabElements), rowBase};
     if (operand.heads)
-      coords.push_back(kvHead);
+      coords.push_back(tileHead);
     if (operand.batch)
       coords.push_back(batchIndex);
     tma::copyBox(
@@ -451,13 +453,22 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
   // TMA: the tensor maps of K and V, encoded on the host; all of the
   // kernel's shared memory is dynamic, its producer warp after the
   // warpgroup.
-  TensorCopyOperand keyCopies, valueCopies;
+  TensorCopyOperand keyCopies, valueCopies, queryCopies;
   Value dynamicSharedBytes;
   SmallVector<Type> workgroupTypes;
+  // The query tile too, where TMA can copy it (stored as multiplied, not
+  // rotated): the warpgroup then loads nothing.
+  bool queryByTma =
+      tma && !whyNotTensorMapOperand(fa, TypeRange(ValueRange(args)),
+                                     AttentionOperand::Query);
   if (tma) {
-    keyCopies = encodeTensorCopies(key, args[fa.key.arg], fa.dim, encoder);
-    valueCopies =
-        encodeTensorCopies(value, args[fa.value.arg], fa.valueDim, encoder);
+    keyCopies = encodeTensorCopies(key, args[fa.key.arg], fa.keyLen,
+                                   fa.kvHeads, fa.dim, encoder);
+    valueCopies = encodeTensorCopies(value, args[fa.value.arg], fa.keyLen,
+                                     fa.kvHeads, fa.valueDim, encoder);
+    if (queryByTma)
+      queryCopies = encodeTensorCopies(query, args[fa.query.arg], fa.queryLen,
+                                       fa.heads, fa.dim, encoder);
     dynamicSharedBytes = arith::ConstantIntOp::create(
         b, loc, b.getI32Type(), getAttentionTmaSharedBytes(fa, stages));
   } else {
@@ -503,9 +514,12 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
     querySmem = carve(blockRows * fa.dim, mmaType);
     keySmem = carve(stages * keyTile * fa.dim, mmaType);
     valueSmem = carve(stages * keyTile * fa.valueDim, mmaType);
-    barriers = carve(2 * stages, b.getI64Type());
+    // A full and an empty barrier per stage, then the query tile's.
+    barriers = carve(2 * stages + 1, b.getI64Type());
     keyCopies.map = tma::getKernelTensorMap(b, loc, keyCopies.hostMap);
     valueCopies.map = tma::getKernelTensorMap(b, loc, valueCopies.hostMap);
+    if (queryByTma)
+      queryCopies.map = tma::getKernelTensorMap(b, loc, queryCopies.hostMap);
   } else {
     keySmem = launch.getWorkgroupAttributions()[0];
     valueSmem = launch.getWorkgroupAttributions()[1];
@@ -519,6 +533,9 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
   };
   auto emptyBarrier = [&](Value stage) {
     return tma::getSharedPointer(b, loc, barriers, mul(add(stage, stages), 8));
+  };
+  auto queryBarrier = [&] {
+    return tma::getSharedPointer(b, loc, barriers, index(2 * stages * 8));
   };
   // TMA: the producer warp's and the consumers' branches; the launch ends
   // after them.
@@ -550,7 +567,9 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
   //    FlashAttention-3 reads Q from shared memory too.)
   Value warpRow = mul(warp, kWarpRows);
   SmallVector<SmallVector<Value>> queryFragments;
-  if (tma) {
+  if (queryByTma) {
+    // The producer copies it (below).
+  } else if (tma) {
     // The warpgroup's threads load it (the producer warp's lanes would
     // index past the tile).
     auto consumers = scf::IfOp::create(b, loc, lessThan(tid, index(threads)),
@@ -623,6 +642,9 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
             b, loc, emptyBarrier(index(i)),
             arith::ConstantIntOp::create(b, loc, i32, threads), Value());
       }
+      NVVM::MBarrierInitOp::create(
+          b, loc, queryBarrier(), arith::ConstantIntOp::create(b, loc, i32, 1),
+          Value());
       NVVM::FenceMbarrierInitOp::create(b, loc);
     }
     gpu::BarrierOp::create(b, loc);
@@ -642,6 +664,16 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
                                 zeroIndex),
           /*withElseRegion=*/false);
       b.setInsertionPoint(laneIf.thenBlock()->getTerminator());
+      if (queryByTma) {
+        // The query tile first, on a barrier of its own (rows past the
+        // queries are zeros, as TMA fills them).
+        Value bar = queryBarrier();
+        NVVM::MBarrierArriveExpectTxOp::create(
+            b, loc, Type(), bar,
+            arith::ConstantIntOp::create(b, loc, i32, blockRows * fa.dim * 2),
+            NVVM::MemScopeKind::CTA, /*relaxed=*/false, /*predicate=*/Value());
+        copyTileTma(queryCopies, queryBase, head, querySmem, zeroIndex, bar);
+      }
       Value tileBytes = arith::ConstantIntOp::create(
           b, loc, i32, keyStageBytes + valueStageBytes);
       auto produce = scf::ForOp::create(b, loc, firstTile, endTile, one);
@@ -666,12 +698,16 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
                                              NVVM::MemScopeKind::CTA,
                                              /*relaxed=*/false,
                                              /*predicate=*/Value());
-      copyTileTma(keyCopies, tile, keySmem, mul(stage, keyStageBytes), full);
-      copyTileTma(valueCopies, tile, valueSmem, mul(stage, valueStageBytes),
-                  full);
+      Value keyRow = mul(tile, keyTile);
+      copyTileTma(keyCopies, keyRow, kvHead, keySmem,
+                  mul(stage, keyStageBytes), full);
+      copyTileTma(valueCopies, keyRow, kvHead, valueSmem,
+                  mul(stage, valueStageBytes), full);
     }
-    // The consumers: the rest of the kernel.
+    // The consumers: the rest of the kernel, once the query tile is in.
     b.setInsertionPoint(roles.elseBlock()->getTerminator());
+    if (queryByTma)
+      tma::waitParity(b, loc, queryBarrier(), zeroIndex);
   } else if (asyncCopy) {
     copyTileAsync(key, kvHead, firstKey, fa.keyLen, fa.dim, keySmem, zeroIndex,
                   wgmma);

@@ -234,12 +234,13 @@ func.func private @gpt2_causal_wgmma(%qkv: memref<1x128x768xf32>, %out: memref<1
 
 // The same layer with its projection stored in bf16 (attention_tma: K and
 // V stored as multiplied, sm_90a): FlashAttention-3's warp specialization.
-// The host encodes K's and V's tensor maps: [64 cols, 128 keys, 4 heads]
-// of the bf16 QKV buffer from byte 512 (K) and 1024 (V), rows 1536 bytes
-// apart and heads 128, boxes of one 64-byte slab (32 elements) by the 64
-// keys of a tile, the 64-byte swizzle wgmma's descriptors read. All shared
-// memory is dynamic (the query tile, two stages of K and V, 4 mbarriers, 1
-// KiB of alignment slack: 42016 bytes), and a fifth warp is the producer.
+// The host encodes K's, V's and (stored as multiplied too) Q's tensor maps:
+// [64 cols, 128 rows, 4 heads] of the bf16 QKV buffer from byte 512 (K),
+// 1024 (V) and 0 (Q), rows 1536 bytes apart and heads 128, boxes of one
+// 64-byte slab (32 elements) by the 64 rows of a tile, the 64-byte swizzle
+// wgmma's descriptors read. All shared memory is dynamic (the query tile,
+// two stages of K and V, 5 mbarriers, 1 KiB of alignment slack: 42024
+// bytes), and a fifth warp is the producer.
 // CHECK-LABEL: func.func private @ridgeTensorMapEncodeTiled
 // CHECK-LABEL: func.func private @gpt2_causal_tma
 // CHECK: %[[BASE:.*]] = arith.index_castui %{{.*}} : index to i64
@@ -247,28 +248,35 @@ func.func private @gpt2_causal_wgmma(%qkv: memref<1x128x768xf32>, %out: memref<1
 // CHECK: call @ridgeTensorMapEncodeTiled({{.*}}, %c9_i32, %c3_i32, %c64_i64, %c128_i64, %c4_i64, %c1_i64, %c1_i64, %c1536_i64, %c128_i64, %c0_i64, %c0_i64, %c32_i32, %c64_i32, %c1_i32, %c1_i32, %c1_i32, %c2_i32)
 // CHECK: arith.addi %[[BASE]], %c1024_i64
 // CHECK: call @ridgeTensorMapEncodeTiled({{.*}}, %c9_i32, %c3_i32, %c64_i64, %c128_i64, %c4_i64,
-// CHECK: gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c160, {{.*}} = %c1, {{.*}} = %c1) dynamic_shared_memory_size %c42016_i32 {
+// CHECK: %[[QPTR:.*]] = llvm.inttoptr %[[BASE]] : i64 to !llvm.ptr
+// CHECK: call @ridgeTensorMapEncodeTiled(%{{.*}}, %[[QPTR]], %c9_i32, %c3_i32, %c64_i64, %c128_i64, %c4_i64,
+// CHECK: gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c160, {{.*}} = %c1, {{.*}} = %c1) dynamic_shared_memory_size %c42024_i32 {
 // CHECK: gpu.dynamic_shared_memory
 // CHECK: memref.view {{.*}} to memref<4096xbf16, #gpu.address_space<workgroup>>
 // CHECK: memref.view {{.*}} to memref<8192xbf16, #gpu.address_space<workgroup>>
 // CHECK: memref.view {{.*}} to memref<8192xbf16, #gpu.address_space<workgroup>>
-// CHECK: memref.view {{.*}} to memref<4xi64, #gpu.address_space<workgroup>>
+// CHECK: memref.view {{.*}} to memref<5xi64, #gpu.address_space<workgroup>>
 // CHECK: %[[KMAP:.*]] = builtin.unrealized_conversion_cast {{.*}} : !llvm.array<16 x i64> to !llvm.ptr
 // CHECK: %[[VMAP:.*]] = builtin.unrealized_conversion_cast {{.*}} : !llvm.array<16 x i64> to !llvm.ptr
-// The warpgroup's threads stage the query tile; the barriers (full: one
-// arrival and the bytes; empty: the 128 consumer threads) and the tile are
-// published by the block's one barrier.
-// CHECK: arith.cmpi slt, %{{.*}}, %c128 : index
-// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK: %[[QMAP:.*]] = builtin.unrealized_conversion_cast {{.*}} : !llvm.array<16 x i64> to !llvm.ptr
+// No thread loads the query tile. The barriers (full: one arrival and the
+// bytes; empty: the 128 consumer threads; the query tile's) are published
+// by the block's one barrier.
+// CHECK-NOT: vector.store
 // CHECK-COUNT-2: nvvm.mbarrier.init {{.*}}, %c1_i32 : !llvm.ptr<3>, i32
-// CHECK: nvvm.fence.mbarrier.init
+// CHECK: nvvm.mbarrier.init {{.*}}, %c1_i32 : !llvm.ptr<3>, i32
+// CHECK-NEXT: nvvm.fence.mbarrier.init
 // CHECK-NEXT: }
 // CHECK-NEXT: gpu.barrier
-// The producer (a lane of the fifth warp): for each of the block's key
-// tiles, the release of its stage (from the third tile on), the stage's
-// 16 KiB announced, two boxes of K and two of V.
+// The producer (a lane of the fifth warp): the query tile's 8 KiB on its
+// barrier, then for each of the block's key tiles the release of its stage
+// (from the third tile on), the stage's 16 KiB announced, two boxes of K
+// and two of V.
 // CHECK: scf.if
 // CHECK: scf.if
+// CHECK: nvvm.mbarrier.arrive.expect_tx %[[QBAR:.*]], %c8192_i32
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global {{.*}}, %[[QMAP]], %[[QBAR]], box[%c0_i32,
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global {{.*}}, %[[QMAP]], %[[QBAR]], box[%c32_i32,
 // CHECK: scf.for
 // CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK: nvvm.mbarrier.arrive.expect_tx %[[FULL:.*]], %c16384_i32
@@ -276,12 +284,13 @@ func.func private @gpt2_causal_wgmma(%qkv: memref<1x128x768xf32>, %out: memref<1
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global {{.*}}, %[[KMAP]], %[[FULL]], box[%c32_i32,
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global {{.*}}, %[[VMAP]], %[[FULL]], box[%c0_i32,
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global {{.*}}, %[[VMAP]], %[[FULL]], box[%c32_i32,
-// The consumers: each key tile waits for its stage's full barrier, and
-// after both products every thread releases it; no block barrier, no
-// thread copies K or V.
+// The consumers: they wait for the query tile once, then each key tile
+// waits for its stage's full barrier, and after both products every thread
+// releases it; no block barrier, no thread copies Q, K or V.
 // CHECK: } else {
 // CHECK-NOT: gpu.barrier
-// CHECK: scf.for
+// CHECK: nvvm.mbarrier.try_wait.parity %{{.*}}, %c0_i32
+// CHECK-NEXT: scf.for
 // CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK-NEXT: nvvm.wgmma.fence.aligned
 // CHECK-COUNT-4: nvvm.wgmma.mma_async

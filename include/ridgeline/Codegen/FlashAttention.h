@@ -90,20 +90,31 @@ std::optional<std::string> whyNotTensorCores(const FlashAttention &attention);
 /// dimension that is not a multiple of 32; nullopt when it can.
 std::optional<std::string> whyNotWgmma(const FlashAttention &attention);
 
+/// The operands a tensor-core attention kernel stages in shared memory.
+enum class AttentionOperand { Query, Key, Value };
+
+/// Why sm_90a's TMA cannot copy operand `which` of `attention` (its kernel's
+/// arguments of types `argumentTypes`): a rotary prologue computes it as it
+/// is loaded, it is not stored in the multiply type, or its view is not one
+/// a tensor map describes (16-byte aligned rows of unit stride, outer
+/// strides of whole 16-byte units, nonzero where the extent is more than
+/// one); nullopt when it can.
+std::optional<std::string>
+whyNotTensorMapOperand(const FlashAttention &attention,
+                       TypeRange argumentTypes, AttentionOperand which);
+
 /// Why sm_90a's TMA cannot copy the key and value tiles of `attention`, whose
-/// kernel's arguments have types `argumentTypes`: whyNotWgmma, a rotary
-/// prologue on K (computed as it is loaded), or K or V not stored in the
-/// multiply type as views TMA describes (16-byte aligned rows of unit
-/// stride, outer strides of whole 16-byte units, nonzero where the extent is
-/// more than one); nullopt when it can. The kernel then gives a producer
-/// warp the copies (two 64-byte-swizzled boxes a tile of 64-element rows)
-/// and the 4 consumer warps wait on mbarriers (warp specialization).
+/// kernel's arguments have types `argumentTypes`: whyNotWgmma, or
+/// whyNotTensorMapOperand of K or V; nullopt when it can. The kernel then
+/// gives a producer warp the copies (two 64-byte-swizzled boxes a tile of
+/// 64-element rows) and the 4 consumer warps wait on mbarriers (warp
+/// specialization). The query tile too, where TMA can copy it.
 std::optional<std::string> whyNotAttentionTma(const FlashAttention &attention,
                                               TypeRange argumentTypes);
 
 /// The dynamic shared memory of the TMA-fed kernel, in bytes: the query
-/// tile, `stages` K and V tiles, a full and an empty mbarrier per stage, and
-/// the slack that aligns them to the swizzle atom.
+/// tile, `stages` K and V tiles, a full and an empty mbarrier per stage and
+/// the query tile's, and the slack that aligns them to the swizzle atom.
 int64_t getAttentionTmaSharedBytes(const FlashAttention &attention,
                                    int64_t stages);
 

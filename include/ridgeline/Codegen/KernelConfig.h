@@ -104,7 +104,8 @@ struct KernelConfig {
   /// into `attentionStages` stages of dynamic shared memory, ordered with
   /// the consumers by a full and an empty mbarrier per stage, as
   /// FlashAttention-3 does; K and V must be stored in the multiply type as
-  /// views a tensor map describes (whyNotAttentionTma).
+  /// views a tensor map describes (whyNotAttentionTma). The producer copies
+  /// the query tile too where it is stored so.
   bool attentionTma = false;
   /// Blocks that split the keys of one query tile (flash-decoding): each
   /// writes its rows' partial maximum, sum and unnormalized O, and a second

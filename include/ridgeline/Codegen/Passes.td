@@ -619,7 +619,8 @@ def LowerFlashAttentionPass : Pass<"ridge-lower-flash-attention",
     shuffle reduction per score), the warps combined in shared memory and
     the splits by the second launch. With `attention_tma` (sm_90a, K and V
     stored in the multiply type), a producer warp beside the warpgroup
-    copies each key tile's K and V with TMA tensor copies into two stages
+    copies the query tile (where it is stored so too) and each key tile's K
+    and V with TMA tensor copies into two stages
     of dynamic shared memory, a full and an empty mbarrier per stage
     ordering them with the consumers' wgmmas (FlashAttention-3's warp
     specialization); the host encodes the tensor maps (the runtime's
