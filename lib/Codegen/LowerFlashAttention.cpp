@@ -37,6 +37,14 @@
 // not held in registers: ptxas 13 reused the registers of loop-invariant A
 // fragments inside the key loop (docs/attention.md).
 //
+// With `attention_tma` as well (K and V stored as multiplied), a fifth warp
+// is FlashAttention-3's producer: one lane copies the query tile (where it
+// is stored so too) and each key tile's K and V with TMA tensor copies,
+// boxes of one 64-byte slab in that same swizzle, into two stages of
+// dynamic shared memory; a full and an empty mbarrier per stage (and one
+// for the query tile) order them with the warpgroup, which then never
+// waits at a block barrier.
+//
 // With `attention_splits` (few query tiles over many keys: flash-decoding),
 // the blocks of a query tile split its key tiles; each writes its rows'
 // maximum, sum and unnormalized O to a partial buffer, and a second launch,
