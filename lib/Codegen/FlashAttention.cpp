@@ -149,9 +149,10 @@ mlir::ridge::whyNotWgmma(const FlashAttention &attention) {
   return std::nullopt;
 }
 
-std::optional<std::string> mlir::ridge::whyNotTensorMapOperand(
-    const FlashAttention &attention, TypeRange argumentTypes,
-    AttentionOperand which) {
+std::optional<std::string>
+mlir::ridge::whyNotTensorMapOperand(const FlashAttention &attention,
+                                    TypeRange argumentTypes,
+                                    AttentionOperand which) {
   bool isQuery = which == AttentionOperand::Query;
   bool isKey = which == AttentionOperand::Key;
   const StridedOperand &view = isQuery ? attention.query
@@ -159,8 +160,7 @@ std::optional<std::string> mlir::ridge::whyNotTensorMapOperand(
                                        : attention.value;
   StringRef name = isQuery ? "query" : isKey ? "key" : "value";
   if ((isQuery && attention.queryRotary) || (isKey && attention.keyRotary))
-    return ("its " + name +
-            " is rotated as it is loaded (a rotary prologue)")
+    return ("its " + name + " is rotated as it is loaded (a rotary prologue)")
         .str();
   std::array<int64_t, 4> extents = {
       attention.batch, isQuery ? attention.heads : attention.kvHeads,
@@ -195,7 +195,8 @@ mlir::ridge::whyNotAttentionTma(const FlashAttention &attention,
                                 TypeRange argumentTypes) {
   if (std::optional<std::string> why = whyNotWgmma(attention))
     return why;
-  for (AttentionOperand which : {AttentionOperand::Key, AttentionOperand::Value})
+  for (AttentionOperand which :
+       {AttentionOperand::Key, AttentionOperand::Value})
     if (std::optional<std::string> why =
             whyNotTensorMapOperand(attention, argumentTypes, which))
       return why;
@@ -204,9 +205,9 @@ mlir::ridge::whyNotAttentionTma(const FlashAttention &attention,
 
 int64_t mlir::ridge::getAttentionTmaSharedBytes(const FlashAttention &attention,
                                                 int64_t stages) {
-  // A full and an empty barrier per stage, and the query tile's.
+  // A full and an empty barrier per stage, and the query tile's pair.
   constexpr int64_t kAlignmentSlack = 1024, kMbarrierBytes = 8;
-  return kAlignmentSlack + kMbarrierBytes +
+  return kAlignmentSlack + 2 * kMbarrierBytes +
          2 * (kAttentionQueryTile * attention.dim +
               stages * kAttentionKeyTile *
                   (attention.dim + attention.valueDim)) +

@@ -298,8 +298,7 @@ private:
   /// of head `tileHead` into shared memory at byte `stageBytes` of `smem`,
   /// slab by slab, completing on `barrier`.
   void copyTileTma(const TensorCopyOperand &operand, Value rowBase,
-                   Value tileHead, Value smem, Value stageBytes,
-                   Value barrier);
+                   Value tileHead, Value smem, Value stageBytes, Value barrier);
   /// The launch that combines the splits' partial rows into `out`.
   void buildCombine(Value partials, Value out);
   /// Stores what loadTile returned into the tile at `smem` + `stageOffset`:

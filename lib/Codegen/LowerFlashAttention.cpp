@@ -470,8 +470,8 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
       tma && !whyNotTensorMapOperand(fa, TypeRange(ValueRange(args)),
                                      AttentionOperand::Query);
   if (tma) {
-    keyCopies = encodeTensorCopies(key, args[fa.key.arg], fa.keyLen,
-                                   fa.kvHeads, fa.dim, encoder);
+    keyCopies = encodeTensorCopies(key, args[fa.key.arg], fa.keyLen, fa.kvHeads,
+                                   fa.dim, encoder);
     valueCopies = encodeTensorCopies(value, args[fa.value.arg], fa.keyLen,
                                      fa.kvHeads, fa.valueDim, encoder);
     if (queryByTma)
@@ -497,33 +497,23 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
   b.setInsertionPointToStart(&launch.getBody().front());
   gpu::KernelDim3 blockIds = launch.getBlockIds();
   tid = launch.getThreadIds().x;
-  Value keySmem, valueSmem, querySmem, barriers;
+  Value keySmem, valueSmem, querySmem;
+  // TMA: each stage's full and empty mbarriers, and the query tile's (a
+  // pipeline of one stage).
+  tma::StageBarriers barriers, queryBarriers;
   if (tma) {
-    // The query tile, K's stages, V's stages, then the mbarriers, from the
-    // first 1024-byte boundary of the dynamic shared memory (every tile a
-    // multiple of 4 KiB: each slab starts on the 64-byte swizzle's 512-byte
-    // period, on which TMA's writes and wgmma's reads agree).
-    auto dynamicType = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
-                                       MemRefLayoutAttrInterface(), workgroup);
-    Value dynamic = gpu::DynamicSharedMemoryOp::create(b, loc, dynamicType);
-    Value address =
-        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, dynamic);
-    Value offset = rem(
-        arith::SubIOp::create(b, loc, index(1024), rem(address, 1024)), 1024);
-    auto carve = [&](int64_t elements, Type element) {
-      Value view = memref::ViewOp::create(
-          b, loc,
-          MemRefType::get({elements}, element, MemRefLayoutAttrInterface(),
-                          workgroup),
-          dynamic, offset, ValueRange());
-      offset = add(offset, elements * element.getIntOrFloatBitWidth() / 8);
-      return view;
-    };
-    querySmem = carve(blockRows * fa.dim, mmaType);
-    keySmem = carve(stages * keyTile * fa.dim, mmaType);
-    valueSmem = carve(stages * keyTile * fa.valueDim, mmaType);
-    // A full and an empty barrier per stage, then the query tile's.
-    barriers = carve(2 * stages + 1, b.getI64Type());
+    // The query tile, K's stages, V's stages, then the mbarriers (every
+    // tile a multiple of 4 KiB: each slab starts on the 64-byte swizzle's
+    // 512-byte period).
+    tma::DynamicSharedMemory shared(b, loc);
+    querySmem = shared.carve(MemRefType::get({blockRows * fa.dim}, mmaType));
+    keySmem =
+        shared.carve(MemRefType::get({stages * keyTile * fa.dim}, mmaType));
+    valueSmem = shared.carve(
+        MemRefType::get({stages * keyTile * fa.valueDim}, mmaType));
+    barriers = {shared.carve(MemRefType::get({2 * stages}, b.getI64Type())),
+                stages};
+    queryBarriers = {shared.carve(MemRefType::get({2}, b.getI64Type())), 1};
     keyCopies.map = tma::getKernelTensorMap(b, loc, keyCopies.hostMap);
     valueCopies.map = tma::getKernelTensorMap(b, loc, valueCopies.hostMap);
     if (queryByTma)
@@ -534,17 +524,6 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
     if (wgmma)
       querySmem = launch.getWorkgroupAttributions()[2];
   }
-  // A stage's full barrier (its K and V tiles have landed) and empty one
-  // (the consumers are done reading them).
-  auto fullBarrier = [&](Value stage) {
-    return tma::getSharedPointer(b, loc, barriers, mul(stage, 8));
-  };
-  auto emptyBarrier = [&](Value stage) {
-    return tma::getSharedPointer(b, loc, barriers, mul(add(stage, stages), 8));
-  };
-  auto queryBarrier = [&] {
-    return tma::getSharedPointer(b, loc, barriers, index(2 * stages * 8));
-  };
   // TMA: the producer warp's and the consumers' branches; the launch ends
   // after them.
   scf::IfOp roles;
@@ -577,21 +556,22 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
   SmallVector<SmallVector<Value>> queryFragments;
   if (queryByTma) {
     // The producer copies it (below).
-  } else if (tma) {
-    // The warpgroup's threads load it (the producer warp's lanes would
-    // index past the tile).
-    auto consumers = scf::IfOp::create(b, loc, lessThan(tid, index(threads)),
-                                       /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard ifGuard(b);
-    b.setInsertionPoint(consumers.thenBlock()->getTerminator());
-    storeTile(loadTile(query, head, queryBase, fa.queryLen, fa.dim,
-                       /*slabs=*/true),
-              querySmem, zeroIndex, fa.dim, /*slabs=*/true);
-    fenceSharedForWgmma();
   } else if (wgmma) {
+    // With TMA, the warpgroup's threads load it (the producer warp's lanes
+    // would index past the tile) and fence their stores before the block's
+    // one barrier.
+    OpBuilder::InsertionGuard ifGuard(b);
+    if (tma)
+      b.setInsertionPoint(scf::IfOp::create(b, loc,
+                                            lessThan(tid, index(threads)),
+                                            /*withElseRegion=*/false)
+                              .thenBlock()
+                              ->getTerminator());
     storeTile(loadTile(query, head, queryBase, fa.queryLen, fa.dim,
                        /*slabs=*/true),
               querySmem, zeroIndex, fa.dim, /*slabs=*/true);
+    if (tma)
+      fenceSharedForWgmma();
   } else {
     storeTile(loadTile(query, head, queryBase, fa.queryLen, fa.dim), keySmem,
               zeroIndex, fa.dim);
@@ -630,11 +610,9 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
   int64_t keyStageBytes = keyStageElements * 2;
   int64_t valueStageBytes = valueStageElements * 2;
   if (tma) {
-    // One thread initializes the barriers: a stage is full after the
-    // producer's one arrival and the copies' bytes, empty after one arrival
-    // of each consumer thread. The block's one barrier publishes them and
-    // the query tile; none follows.
-    Type i32 = b.getI32Type();
+    // One thread initializes the barriers: a stage is empty after one
+    // arrival of each consumer thread. The block's one barrier publishes
+    // them and the query tile; none follows.
     auto initIf = scf::IfOp::create(
         b, loc,
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, zeroIndex),
@@ -642,17 +620,8 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
     {
       OpBuilder::InsertionGuard ifGuard(b);
       b.setInsertionPoint(initIf.thenBlock()->getTerminator());
-      for (int64_t i = 0; i < stages; ++i) {
-        NVVM::MBarrierInitOp::create(
-            b, loc, fullBarrier(index(i)),
-            arith::ConstantIntOp::create(b, loc, i32, 1), Value());
-        NVVM::MBarrierInitOp::create(
-            b, loc, emptyBarrier(index(i)),
-            arith::ConstantIntOp::create(b, loc, i32, threads), Value());
-      }
-      NVVM::MBarrierInitOp::create(
-          b, loc, queryBarrier(), arith::ConstantIntOp::create(b, loc, i32, 1),
-          Value());
+      barriers.initialize(b, loc, threads);
+      queryBarriers.initialize(b, loc, threads);
       NVVM::FenceMbarrierInitOp::create(b, loc);
     }
     gpu::BarrierOp::create(b, loc);
@@ -662,8 +631,10 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
                                                     tid, index(threads)),
                               /*withElseRegion=*/true);
     {
-      // The producer: one lane walks the block's key tiles, each into the
-      // stage the consumers released `stages` tiles before.
+      // The producer: one lane copies the query tile (rows past the
+      // queries are zeros, as TMA fills them), then walks the block's key
+      // tiles, each into the stage the consumers released `stages` tiles
+      // before.
       OpBuilder::InsertionGuard ifGuard(b);
       b.setInsertionPoint(roles.thenBlock()->getTerminator());
       auto laneIf = scf::IfOp::create(
@@ -672,50 +643,27 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
                                 zeroIndex),
           /*withElseRegion=*/false);
       b.setInsertionPoint(laneIf.thenBlock()->getTerminator());
-      if (queryByTma) {
-        // The query tile first, on a barrier of its own (rows past the
-        // queries are zeros, as TMA fills them).
-        Value bar = queryBarrier();
-        NVVM::MBarrierArriveExpectTxOp::create(
-            b, loc, Type(), bar,
-            arith::ConstantIntOp::create(b, loc, i32, blockRows * fa.dim * 2),
-            NVVM::MemScopeKind::CTA, /*relaxed=*/false, /*predicate=*/Value());
-        copyTileTma(queryCopies, queryBase, head, querySmem, zeroIndex, bar);
-      }
-      Value tileBytes = arith::ConstantIntOp::create(
-          b, loc, i32, keyStageBytes + valueStageBytes);
+      if (queryByTma)
+        copyTileTma(
+            queryCopies, queryBase, head, querySmem, zeroIndex,
+            queryBarriers.acquire(b, loc, zeroIndex, blockRows * fa.dim * 2));
       auto produce = scf::ForOp::create(b, loc, firstTile, endTile, one);
       b.setInsertionPointToStart(produce.getBody());
       Value tile = produce.getInductionVar();
       Value step = arith::SubIOp::create(b, loc, tile, firstTile);
+      Value full =
+          barriers.acquire(b, loc, step, keyStageBytes + valueStageBytes);
       Value stage = rem(step, stages);
-      auto reuse = scf::IfOp::create(
-          b, loc,
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, step,
-                                index(stages)),
-          /*withElseRegion=*/false);
-      {
-        OpBuilder::InsertionGuard reuseGuard(b);
-        b.setInsertionPoint(reuse.thenBlock()->getTerminator());
-        // The previous phase of its empty barrier: round - 1.
-        tma::waitParity(b, loc, emptyBarrier(stage),
-                        rem(add(div(step, stages), 1), 2));
-      }
-      Value full = fullBarrier(stage);
-      NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), full, tileBytes,
-                                             NVVM::MemScopeKind::CTA,
-                                             /*relaxed=*/false,
-                                             /*predicate=*/Value());
       Value keyRow = mul(tile, keyTile);
-      copyTileTma(keyCopies, keyRow, kvHead, keySmem,
-                  mul(stage, keyStageBytes), full);
+      copyTileTma(keyCopies, keyRow, kvHead, keySmem, mul(stage, keyStageBytes),
+                  full);
       copyTileTma(valueCopies, keyRow, kvHead, valueSmem,
                   mul(stage, valueStageBytes), full);
     }
     // The consumers: the rest of the kernel, once the query tile is in.
     b.setInsertionPoint(roles.elseBlock()->getTerminator());
     if (queryByTma)
-      tma::waitParity(b, loc, queryBarrier(), zeroIndex);
+      queryBarriers.waitFull(b, loc, zeroIndex);
   } else if (asyncCopy) {
     copyTileAsync(key, kvHead, firstKey, fa.keyLen, fa.dim, keySmem, zeroIndex,
                   wgmma);
@@ -767,7 +715,7 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
     if (tma) {
       // Tile t has landed: the producer's copies completed this phase of
       // its stage's full barrier.
-      tma::waitParity(b, loc, fullBarrier(stage), rem(div(step, stages), 2));
+      barriers.waitFull(b, loc, step);
     } else if (asyncCopy) {
       // Tile t has landed (this thread's copies: wait; everyone's: the
       // barrier, which also says every warp is done with tile t - 1, so its
@@ -991,8 +939,7 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
     // consumer thread arriving on its empty barrier once its wgmmas, waited
     // for, have read it.)
     if (tma) {
-      NVVM::MBarrierArriveOp::create(b, loc, b.getI64Type(),
-                                     emptyBarrier(stage), /*count=*/Value());
+      barriers.release(b, loc, stage);
     } else if (!asyncCopy) {
       Value nextStage =
           stages == 2 ? rem(arith::SubIOp::create(b, loc, next, firstTile), 2)

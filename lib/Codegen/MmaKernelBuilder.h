@@ -15,6 +15,7 @@
 #include "ridgeline/Codegen/MmaContraction.h"
 
 #include "MmaFragments.h"
+#include "TmaCopies.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -182,20 +183,6 @@ private:
   /// Host code before the launch: the tensor map of `staged`, encoded by the
   /// runtime into a stack slot, as the 128-byte value the launch passes.
   Value encodeTensorMap(const StagedOperand &staged, func::FuncOp encode);
-  /// The shared-memory address (`!llvm.ptr<3>`) `byteOffset` bytes into
-  /// `memref`.
-  Value getSharedPointer(Value memref, Value byteOffset);
-  /// The full (the stage's tiles have landed) or empty (the consumers are
-  /// done reading it) mbarrier of stage `stage`.
-  Value getFullBarrier(Value stage) {
-    return getSharedPointer(barriers, mul(stage, 8));
-  }
-  Value getEmptyBarrier(Value stage) {
-    return getSharedPointer(barriers, mul(add(stage, stages), 8));
-  }
-  /// Waits until the phase of `barrier` of parity `parity` (0 or 1) has
-  /// completed.
-  void waitBarrier(Value barrier, Value parity);
   /// The tensor copies of k tile `kTile` of `staged` into stage `stage`,
   /// completing their bytes on `barrier`: one box of the tile for a K-major
   /// operand, one per 64-element slab for an MN-major one.
@@ -445,8 +432,8 @@ private:
   int64_t stages = 0, gemvWarps = 0, splitK = 1, gemvSplitK = 1,
           gemvRowsPerWarp = 1;
   bool wgmma = false, tma = false;
-  /// TMA: the stages' full and empty mbarriers (memref<2 x stages x i64>).
-  Value barriers;
+  /// TMA: the stages' full and empty mbarriers.
+  tma::StageBarriers barriers;
   unsigned numBatch;
 
   StagedOperand lhs, rhs;

@@ -31,11 +31,6 @@
 using namespace mlir;
 using namespace mlir::ridge;
 
-/// The period of the 128-byte swizzle (8 rows of 128 bytes): stage buffers
-/// start on it, so that TMA's writes and wgmma's reads, both swizzled on
-/// the absolute shared address, agree.
-static constexpr int64_t kSwizzleAtomBytes = 1024;
-
 LogicalResult MmaKernelBuilder::prepareTmaOperands(func::FuncOp encodeFn) {
   if (mma.products.size() != 1)
     return mma.products.front().contraction->emitError()
@@ -58,38 +53,17 @@ LogicalResult MmaKernelBuilder::prepareTmaOperands(func::FuncOp encodeFn) {
 }
 
 void MmaKernelBuilder::buildTmaBlock(Value split, Value tile, Value partials) {
-  MLIRContext *context = b.getContext();
-  auto workgroup = gpu::AddressSpaceAttr::get(
-      context, gpu::GPUDialect::getWorkgroupAddressSpace());
-  // A's stages, B's stages, then the mbarriers, from the first 1024-byte
-  // boundary of the dynamic shared memory (the 128-byte swizzle's atom,
-  // on which TMA and wgmma agree; ridge-extern-dynamic-shared-memory
-  // aligns the array so, and this keeps the kernel right without it).
-  auto dynamicType = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
-                                     MemRefLayoutAttrInterface(), workgroup);
-  Value dynamic = gpu::DynamicSharedMemoryOp::create(b, loc, dynamicType);
-  Value address =
-      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, dynamic);
-  Value offset = rem(arith::SubIOp::create(b, loc, index(kSwizzleAtomBytes),
-                                           rem(address, kSwizzleAtomBytes)),
-                     kSwizzleAtomBytes);
+  // A's stages, B's stages, then the mbarriers.
+  tma::DynamicSharedMemory shared(b, loc);
   for (StagedOperand *staged : {&lhs, &rhs}) {
-    staged->smem = memref::ViewOp::create(b, loc, getStageBufferType(*staged),
-                                          dynamic, offset, ValueRange());
-    offset =
-        add(offset, stages * staged->stageElements() * staged->elementBytes());
+    staged->smem = shared.carve(getStageBufferType(*staged));
     staged->tensorMap = tma::getKernelTensorMap(b, loc, staged->hostTensorMap);
   }
-  barriers = memref::ViewOp::create(
-      b, loc,
-      MemRefType::get({2 * stages}, b.getI64Type(), MemRefLayoutAttrInterface(),
-                      workgroup),
-      dynamic, offset, ValueRange());
+  barriers = {shared.carve(MemRefType::get({2 * stages}, b.getI64Type())),
+              stages};
   setKRange(llvm::divideCeil(product->k, tileK), split);
-  // One thread initializes the barriers: a stage is full after the
-  // producer's one arrival and the copies' bytes, empty after one
+  // One thread initializes the barriers: a stage is empty after one
   // arrival of each consumer thread.
-  Type i32 = b.getI32Type();
   auto initIf = scf::IfOp::create(
       b, loc,
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, index(0)),
@@ -97,14 +71,7 @@ void MmaKernelBuilder::buildTmaBlock(Value split, Value tile, Value partials) {
   {
     OpBuilder::InsertionGuard ifGuard(b);
     b.setInsertionPoint(initIf.thenBlock()->getTerminator());
-    for (int64_t i = 0; i < stages; ++i) {
-      NVVM::MBarrierInitOp::create(b, loc, getFullBarrier(index(i)),
-                                   arith::ConstantIntOp::create(b, loc, i32, 1),
-                                   Value());
-      NVVM::MBarrierInitOp::create(
-          b, loc, getEmptyBarrier(index(i)),
-          arith::ConstantIntOp::create(b, loc, i32, threads), Value());
-    }
+    barriers.initialize(b, loc, threads);
     NVVM::FenceMbarrierInitOp::create(b, loc);
   }
   gpu::BarrierOp::create(b, loc);
@@ -159,14 +126,6 @@ Value MmaKernelBuilder::encodeTensorMap(const StagedOperand &staged,
                               map);
 }
 
-Value MmaKernelBuilder::getSharedPointer(Value memref, Value byteOffset) {
-  return tma::getSharedPointer(b, loc, memref, byteOffset);
-}
-
-void MmaKernelBuilder::waitBarrier(Value barrier, Value parity) {
-  tma::waitParity(b, loc, barrier, parity);
-}
-
 void MmaKernelBuilder::copyTileTma(const StagedOperand &staged, Value kTile,
                                    Value stage, Value barrier) {
   const MmaOperand &operand = *staged.operand;
@@ -181,7 +140,7 @@ void MmaKernelBuilder::copyTileTma(const StagedOperand &staged, Value kTile,
   auto copy = [&](Value byteOffset, Value inner, Value outer) {
     SmallVector<Value> coords = {inner, outer};
     llvm::append_range(coords, batchCoords);
-    tma::copyBox(b, loc, getSharedPointer(staged.smem, byteOffset),
+    tma::copyBox(b, loc, tma::getSharedPointer(b, loc, staged.smem, byteOffset),
                  staged.tensorMap, coords, barrier);
   };
   if (operand.kContiguous) {
@@ -201,38 +160,14 @@ void MmaKernelBuilder::copyTileTma(const StagedOperand &staged, Value kTile,
 }
 
 void MmaKernelBuilder::buildTmaProducer() {
-  Type i32 = b.getI32Type();
-  Value stageBytes = arith::ConstantIntOp::create(
-      b, loc, i32,
-      lhs.stageElements() * lhs.elementBytes() +
-          rhs.stageElements() * rhs.elementBytes());
+  int64_t stageBytes = lhs.stageElements() * lhs.elementBytes() +
+                       rhs.stageElements() * rhs.elementBytes();
   auto loop = scf::ForOp::create(b, loc, index(0), kCount, index(1));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   Value kTile = loop.getInductionVar();
+  Value full = barriers.acquire(b, loc, kTile, stageBytes);
   Value stage = rem(kTile, stages);
-  // From the second round on, the stage is free once the consumers have
-  // released the tile `stages` before (the previous phase of its empty
-  // barrier).
-  auto reuse =
-      scf::IfOp::create(b, loc,
-                        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
-                                              kTile, index(stages)),
-                        /*withElseRegion=*/false);
-  {
-    OpBuilder::InsertionGuard ifGuard(b);
-    b.setInsertionPoint(reuse.thenBlock()->getTerminator());
-    Value round = div(kTile, stages);
-    waitBarrier(getEmptyBarrier(stage),
-                rem(arith::SubIOp::create(b, loc, round, index(1)), 2));
-  }
-  // The full barrier's phase completes with this arrival and the copies'
-  // bytes (whole boxes: the zeros past the tensor's edges count too).
-  Value full = getFullBarrier(stage);
-  NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), full, stageBytes,
-                                         NVVM::MemScopeKind::CTA,
-                                         /*relaxed=*/false,
-                                         /*predicate=*/Value());
   copyTileTma(lhs, add(kFirst, kTile), stage, full);
   copyTileTma(rhs, add(kFirst, kTile), stage, full);
 }
@@ -248,7 +183,7 @@ SmallVector<Value> MmaKernelBuilder::buildTmaConsumer() {
     b.setInsertionPointToStart(loop.getBody());
     Value kTile = loop.getInductionVar();
     Value stage = rem(kTile, stages);
-    waitBarrier(getFullBarrier(stage), rem(div(kTile, stages), 2));
+    barriers.waitFull(b, loc, kTile);
     // One group in flight (none for tf32's A from registers): the previous
     // tile's wgmmas are done, and its stage goes back to the producer.
     // Every consumer thread arrives: a branch around one lane's arrival
@@ -264,10 +199,7 @@ SmallVector<Value> MmaKernelBuilder::buildTmaConsumer() {
     {
       OpBuilder::InsertionGuard ifGuard(b);
       b.setInsertionPoint(releaseIf.thenBlock()->getTerminator());
-      Value previous = rem(add(kTile, stages - 1), stages);
-      NVVM::MBarrierArriveOp::create(b, loc, b.getI64Type(),
-                                     getEmptyBarrier(previous),
-                                     /*count=*/Value());
+      barriers.release(b, loc, rem(add(kTile, stages - 1), stages));
     }
     scf::YieldOp::create(b, loc, packed);
   }

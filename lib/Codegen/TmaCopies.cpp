@@ -3,9 +3,11 @@
 #include "TmaCopies.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
 using namespace mlir::ridge;
@@ -119,4 +121,118 @@ void tma::copyBox(OpBuilder &b, Location loc, Value shared, Value tensorMap,
       /*im2colOffsets=*/ValueRange(), /*multicastMask=*/Value(),
       /*l2CacheHint=*/Value(), NVVM::TMALoadMode::TILE,
       /*isCTAOnly=*/false, /*group=*/nullptr, /*predicate=*/Value());
+}
+
+/// The swizzle atom: 8 rows of 128 bytes.
+static constexpr int64_t kSwizzleAtomBytes = 1024;
+/// Bytes of an mbarrier.
+static constexpr int64_t kMbarrierBytes = 8;
+
+static Value indexConstant(OpBuilder &b, Location loc, int64_t value) {
+  return arith::ConstantIndexOp::create(b, loc, value);
+}
+
+tma::DynamicSharedMemory::DynamicSharedMemory(OpBuilder &b, Location loc)
+    : b(b), loc(loc) {
+  auto workgroup = gpu::AddressSpaceAttr::get(
+      b.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace());
+  base = gpu::DynamicSharedMemoryOp::create(
+      b, loc,
+      MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                      MemRefLayoutAttrInterface(), workgroup));
+  Value atom = indexConstant(b, loc, kSwizzleAtomBytes);
+  Value address = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, base);
+  offset = arith::RemUIOp::create(
+      b, loc,
+      arith::SubIOp::create(b, loc, atom,
+                            arith::RemUIOp::create(b, loc, address, atom)),
+      atom);
+}
+
+Value tma::DynamicSharedMemory::carve(MemRefType type) {
+  auto workgroup = gpu::AddressSpaceAttr::get(
+      b.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace());
+  auto bufferType = MemRefType::get(type.getShape(), type.getElementType(),
+                                    MemRefLayoutAttrInterface(), workgroup);
+  Value buffer =
+      memref::ViewOp::create(b, loc, bufferType, base, offset, ValueRange());
+  int64_t bytes = type.getNumElements() * type.getElementTypeBitWidth() / 8;
+  offset = arith::AddIOp::create(b, loc, offset, indexConstant(b, loc, bytes));
+  return buffer;
+}
+
+Value tma::StageBarriers::getFull(OpBuilder &b, Location loc,
+                                  Value stage) const {
+  return getSharedPointer(
+      b, loc, memref,
+      arith::MulIOp::create(b, loc, stage,
+                            indexConstant(b, loc, kMbarrierBytes)));
+}
+
+Value tma::StageBarriers::getEmpty(OpBuilder &b, Location loc,
+                                   Value stage) const {
+  return getFull(
+      b, loc,
+      arith::AddIOp::create(b, loc, stage, indexConstant(b, loc, stages)));
+}
+
+void tma::StageBarriers::initialize(OpBuilder &b, Location loc,
+                                    int64_t consumers) const {
+  Type i32 = b.getI32Type();
+  for (int64_t i = 0; i < stages; ++i) {
+    Value stage = indexConstant(b, loc, i);
+    NVVM::MBarrierInitOp::create(b, loc, getFull(b, loc, stage),
+                                 arith::ConstantIntOp::create(b, loc, i32, 1),
+                                 Value());
+    NVVM::MBarrierInitOp::create(
+        b, loc, getEmpty(b, loc, stage),
+        arith::ConstantIntOp::create(b, loc, i32, consumers), Value());
+  }
+}
+
+Value tma::StageBarriers::acquire(OpBuilder &b, Location loc, Value step,
+                                  int64_t bytes) const {
+  Value count = indexConstant(b, loc, stages);
+  Value two = indexConstant(b, loc, 2);
+  Value stage = arith::RemUIOp::create(b, loc, step, count);
+  auto reuse = scf::IfOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, step, count),
+      /*withElseRegion=*/false);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(reuse.thenBlock()->getTerminator());
+    // The previous phase: (round - 1) mod 2 = (round + 1) mod 2.
+    Value round = arith::DivUIOp::create(b, loc, step, count);
+    waitParity(
+        b, loc, getEmpty(b, loc, stage),
+        arith::RemUIOp::create(
+            b, loc,
+            arith::AddIOp::create(b, loc, round, indexConstant(b, loc, 1)),
+            two));
+  }
+  // The phase completes with this arrival and the copies' bytes (whole
+  // boxes: the zeros past the tensor's edges count too).
+  Value full = getFull(b, loc, stage);
+  NVVM::MBarrierArriveExpectTxOp::create(
+      b, loc, Type(), full,
+      arith::ConstantIntOp::create(b, loc, b.getI32Type(), bytes),
+      NVVM::MemScopeKind::CTA, /*relaxed=*/false, /*predicate=*/Value());
+  return full;
+}
+
+void tma::StageBarriers::waitFull(OpBuilder &b, Location loc,
+                                  Value step) const {
+  Value count = indexConstant(b, loc, stages);
+  waitParity(b, loc,
+             getFull(b, loc, arith::RemUIOp::create(b, loc, step, count)),
+             arith::RemUIOp::create(b, loc,
+                                    arith::DivUIOp::create(b, loc, step, count),
+                                    indexConstant(b, loc, 2)));
+}
+
+void tma::StageBarriers::release(OpBuilder &b, Location loc,
+                                 Value stage) const {
+  NVVM::MBarrierArriveOp::create(b, loc, b.getI64Type(),
+                                 getEmpty(b, loc, stage), /*count=*/Value());
 }

@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/BuiltinTypes.h"
 
 namespace mlir::ridge::tma {
 
@@ -68,6 +69,48 @@ Value getSharedPointer(OpBuilder &b, Location loc, Value memref,
 /// Waits until the phase of parity `parity` (0 or 1, an index) of
 /// `barrier` has completed.
 void waitParity(OpBuilder &b, Location loc, Value barrier, Value parity);
+
+/// A kernel's dynamic shared memory from its first 1024-byte boundary (the
+/// swizzle atom, on which TMA's writes and wgmma's reads agree;
+/// ridge-extern-dynamic-shared-memory aligns the array so, and this keeps
+/// the kernel right without it), cut into buffers one after the other.
+class DynamicSharedMemory {
+public:
+  DynamicSharedMemory(OpBuilder &b, Location loc);
+  /// The next buffer, of `type`'s static shape in workgroup memory.
+  Value carve(MemRefType type);
+
+private:
+  OpBuilder &b;
+  Location loc;
+  Value base, offset;
+};
+
+/// The mbarriers of a TMA pipeline of `stages` stages, at `memref` (i64s):
+/// a full barrier per stage (the producer's arrival and its copies' bytes)
+/// then an empty one (an arrival of each consumer thread). The producer
+/// and the consumers count the tiles they walk in steps from 0; step s
+/// uses stage s % stages in phase s / stages.
+struct StageBarriers {
+  Value memref;
+  int64_t stages = 0;
+
+  Value getFull(OpBuilder &b, Location loc, Value stage) const;
+  Value getEmpty(OpBuilder &b, Location loc, Value stage) const;
+  /// Initializes them (one thread; `consumers` arrivals empty a stage). The
+  /// caller fences the initializations (`fence.mbarrier_init`) before the
+  /// block barrier that publishes them.
+  void initialize(OpBuilder &b, Location loc, int64_t consumers) const;
+  /// The producer's step `step`: waits until the consumers have released
+  /// its stage (from the second round on: the previous phase of its empty
+  /// barrier), announces `bytes` on its full barrier and returns that
+  /// barrier, on which the step's copies complete.
+  Value acquire(OpBuilder &b, Location loc, Value step, int64_t bytes) const;
+  /// The consumers' step `step`: waits until its stage is full.
+  void waitFull(OpBuilder &b, Location loc, Value step) const;
+  /// A consumer thread is done reading stage `stage`.
+  void release(OpBuilder &b, Location loc, Value stage) const;
+};
 
 /// One tensor copy of the box at `coords` (index values, innermost first)
 /// of `tensorMap` into shared memory at `shared` (`!llvm.ptr<3>`),

@@ -239,8 +239,9 @@ func.func private @gpt2_causal_wgmma(%qkv: memref<1x128x768xf32>, %out: memref<1
 // 1024 (V) and 0 (Q), rows 1536 bytes apart and heads 128, boxes of one
 // 64-byte slab (32 elements) by the 64 rows of a tile, the 64-byte swizzle
 // wgmma's descriptors read. All shared memory is dynamic (the query tile,
-// two stages of K and V, 5 mbarriers, 1 KiB of alignment slack: 42024
-// bytes), and a fifth warp is the producer.
+// two stages of K and V, a full and an empty mbarrier per stage and a pair
+// for the query tile, a pipeline of one stage; 1 KiB of alignment slack:
+// 42032 bytes), and a fifth warp is the producer.
 // CHECK-LABEL: func.func private @ridgeTensorMapEncodeTiled
 // CHECK-LABEL: func.func private @gpt2_causal_tma
 // CHECK: %[[BASE:.*]] = arith.index_castui %{{.*}} : index to i64
@@ -250,12 +251,13 @@ func.func private @gpt2_causal_wgmma(%qkv: memref<1x128x768xf32>, %out: memref<1
 // CHECK: call @ridgeTensorMapEncodeTiled({{.*}}, %c9_i32, %c3_i32, %c64_i64, %c128_i64, %c4_i64,
 // CHECK: %[[QPTR:.*]] = llvm.inttoptr %[[BASE]] : i64 to !llvm.ptr
 // CHECK: call @ridgeTensorMapEncodeTiled(%{{.*}}, %[[QPTR]], %c9_i32, %c3_i32, %c64_i64, %c128_i64, %c4_i64,
-// CHECK: gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c160, {{.*}} = %c1, {{.*}} = %c1) dynamic_shared_memory_size %c42024_i32 {
+// CHECK: gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c160, {{.*}} = %c1, {{.*}} = %c1) dynamic_shared_memory_size %c42032_i32 {
 // CHECK: gpu.dynamic_shared_memory
 // CHECK: memref.view {{.*}} to memref<4096xbf16, #gpu.address_space<workgroup>>
 // CHECK: memref.view {{.*}} to memref<8192xbf16, #gpu.address_space<workgroup>>
 // CHECK: memref.view {{.*}} to memref<8192xbf16, #gpu.address_space<workgroup>>
-// CHECK: memref.view {{.*}} to memref<5xi64, #gpu.address_space<workgroup>>
+// CHECK: memref.view {{.*}} to memref<4xi64, #gpu.address_space<workgroup>>
+// CHECK: memref.view {{.*}} to memref<2xi64, #gpu.address_space<workgroup>>
 // CHECK: %[[KMAP:.*]] = builtin.unrealized_conversion_cast {{.*}} : !llvm.array<16 x i64> to !llvm.ptr
 // CHECK: %[[VMAP:.*]] = builtin.unrealized_conversion_cast {{.*}} : !llvm.array<16 x i64> to !llvm.ptr
 // CHECK: %[[QMAP:.*]] = builtin.unrealized_conversion_cast {{.*}} : !llvm.array<16 x i64> to !llvm.ptr
@@ -263,8 +265,8 @@ func.func private @gpt2_causal_wgmma(%qkv: memref<1x128x768xf32>, %out: memref<1
 // bytes; empty: the 128 consumer threads; the query tile's) are published
 // by the block's one barrier.
 // CHECK-NOT: vector.store
-// CHECK-COUNT-2: nvvm.mbarrier.init {{.*}}, %c1_i32 : !llvm.ptr<3>, i32
-// CHECK: nvvm.mbarrier.init {{.*}}, %c1_i32 : !llvm.ptr<3>, i32
+// CHECK-COUNT-3: nvvm.mbarrier.init {{.*}}, %c1_i32 : !llvm.ptr<3>, i32
+// CHECK: nvvm.mbarrier.init {{.*}}, %c128_i32 : !llvm.ptr<3>, i32
 // CHECK-NEXT: nvvm.fence.mbarrier.init
 // CHECK-NEXT: }
 // CHECK-NEXT: gpu.barrier

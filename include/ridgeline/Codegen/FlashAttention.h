@@ -100,8 +100,8 @@ enum class AttentionOperand { Query, Key, Value };
 /// strides of whole 16-byte units, nonzero where the extent is more than
 /// one); nullopt when it can.
 std::optional<std::string>
-whyNotTensorMapOperand(const FlashAttention &attention,
-                       TypeRange argumentTypes, AttentionOperand which);
+whyNotTensorMapOperand(const FlashAttention &attention, TypeRange argumentTypes,
+                       AttentionOperand which);
 
 /// Why sm_90a's TMA cannot copy the key and value tiles of `attention`, whose
 /// kernel's arguments have types `argumentTypes`: whyNotWgmma, or
