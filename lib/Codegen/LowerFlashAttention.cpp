@@ -1093,7 +1093,8 @@ struct LowerFlashAttentionPass
                                               (*config)->attentionStages)
                  : getFlashAttentionSharedBytes(
                        *attention, (*config)->attentionStages, (*config)->wgmma);
-      int64_t sharedLimit = tma ? kMaxTmaSharedMemoryBytes : 48 * 1024;
+      int64_t sharedLimit =
+          tma ? kMaxTmaSharedMemoryBytes : kMaxStaticSharedMemoryBytes;
       if (!why && sharedBytes > sharedLimit)
         why = ("its " + Twine((*config)->attentionStages) + " stage(s) need " +
                Twine(sharedBytes) + " bytes of shared memory, over the " +

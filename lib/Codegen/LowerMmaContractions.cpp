@@ -1001,7 +1001,7 @@ LogicalResult MmaKernelBuilder::build(func::FuncOp encodeFn) {
                   bStaged = stageOperand(first, false);
     int64_t bytes = stages * (a.stageElements() * a.elementBytes() +
                               bStaged.stageElements() * bStaged.elementBytes());
-    if (bytes > 48 * 1024)
+    if (bytes > kMaxStaticSharedMemoryBytes)
       return first.contraction->emitError()
              << stages << " stages of a " << tileM << "x" << tileN << "x"
              << tileK << " tile of " << first.lhs.getStagedType() << " take "
@@ -1038,10 +1038,18 @@ LogicalResult MmaKernelBuilder::build(func::FuncOp encodeFn) {
   SmallVector<Type> attributions;
   if (tma)
     dynamicSharedBytes = arith::ConstantIntOp::create(
-        b, loc, b.getI32Type(), getTmaSharedMemoryBytes(tileM, tileN, stages));
+        b, loc, b.getI32Type(),
+        getTmaSharedMemoryBytes(tileM, tileN, stages) +
+            getDedicatedStagingBytes());
   else
     attributions = {getStageBufferType(stageOperand(mma.products[0], true)),
                     getStageBufferType(stageOperand(mma.products[0], false))};
+  // The epilogue's own staging rows, where the stages cannot hold them.
+  if (int64_t stagingBytes = tma ? 0 : getDedicatedStagingBytes())
+    attributions.push_back(MemRefType::get(
+        {stagingBytes / 4}, b.getF32Type(), MemRefLayoutAttrInterface(),
+        gpu::AddressSpaceAttr::get(
+            b.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace())));
   auto launch = gpu::LaunchOp::create(
       b, loc, gridX, gridY, gridZ, index(tma ? threads + kWarpSize : threads),
       one, one, dynamicSharedBytes, /*asyncTokenType=*/nullptr,
@@ -1092,7 +1100,19 @@ void MmaKernelBuilder::buildThreadStagedBlock(gpu::LaunchOp launch, Value split,
     results.push_back(stages > 2 ? buildAsyncCopyLoop()
                                  : buildRegisterStagedLoop());
   }
-  finishResults(results, split, tile, partials);
+  // The stages are free for the epilogue once every warp has read its last
+  // tile (and no copy is in flight into them); rows of its own need no
+  // barrier.
+  if (launch.getNumWorkgroupAttributions() > 2) {
+    finishResults(results, split, tile, partials,
+                  launch.getWorkgroupAttributions()[2], [] {});
+    return;
+  }
+  finishResults(results, split, tile, partials, {lhs.smem, rhs.smem}, [&] {
+    if (stages > 2)
+      NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+    gpu::BarrierOp::create(b, loc);
+  });
 }
 
 void MmaKernelBuilder::setKRange(int64_t numKTiles, Value split) {

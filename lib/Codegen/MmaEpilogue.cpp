@@ -5,8 +5,12 @@
 // accumulators in registers, exchanged between lane pairs so that each lane
 // holds 4 consecutive elements of one row, the kernel's elementwise epilogue
 // applied to them (one result, or several stored side by side), one 16-byte
-// store per quad and result; with split-K, each split's partial sums, and a
-// second launch that adds them in split order before the same epilogue.
+// store per quad and result; or, where 16-bit results or the epilogue's
+// inputs make it pay, staged through shared memory and read back as runs of
+// a row (CUTLASS's epilogue), so that a 16-bit result is stored 16 bytes a
+// lane too and inputs are loaded 16 bytes at a time; with split-K, each
+// split's partial sums, and a second launch that adds them in split order
+// before the same epilogue.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +19,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -39,13 +44,15 @@ SmallVector<Value> MmaKernelBuilder::epilogueCoordinates(Value m, Value n) {
 }
 
 SmallVector<Value> MmaKernelBuilder::applyEpilogue(ArrayRef<Value> values,
-                                                   Value m, Value n) {
+                                                   Value m, Value n,
+                                                   const IRMapping *loaded) {
   linalg::GenericOp epilogue = mma.epilogue;
   if (!epilogue)
     return {values.front()};
   // The products' results are the accumulators in registers; the other
-  // inputs are loaded at the element's (permuted) indices.
-  IRMapping mapping;
+  // inputs are loaded at the element's (permuted) indices, unless the
+  // caller loaded them.
+  IRMapping mapping = loaded ? *loaded : IRMapping();
   for (auto [product, value] : llvm::zip(mma.products, values)) {
     Value acc =
         linalg::LinalgOp(product.contraction).getDpsInitOperand(0)->get();
@@ -110,8 +117,11 @@ static bool isRowAligned(Value memref, int64_t rowElements) {
 }
 
 void MmaKernelBuilder::finishResults(ArrayRef<SmallVector<Value>> results,
-                                     Value split, Value tile, Value partials) {
+                                     Value split, Value tile, Value partials,
+                                     ArrayRef<Value> stagingCandidates,
+                                     function_ref<void()> barrier) {
   if (splitK == 1) {
+    prepareEpilogueStaging(stagingCandidates, barrier);
     storeResults(results);
     return;
   }
@@ -144,7 +154,307 @@ Value MmaKernelBuilder::isAccumulatorInside(int64_t reg) {
   return arith::AndIOp::create(b, loc, lessThan(m, mma.m), lessThan(n, mma.n));
 }
 
+int64_t MmaKernelBuilder::getEpilogueRun() {
+  int64_t rowElements = mma.nLoops.back();
+  if (mma.epilogue) {
+    AffineMap read = mma.epilogue.getMatchingIndexingMap(
+        mma.epilogue.getDpsInputOperand(getEpilogueInput()));
+    unsigned last = read.getNumResults() - 1;
+    if (read.getDimPosition(last) != last)
+      return 0;
+  }
+  int64_t run = 4;
+  for (Value buffer : getResultBuffers()) {
+    if (!isRowAligned(buffer, rowElements))
+      return 0;
+    if (cast<MemRefType>(buffer.getType()).getElementTypeBitWidth() < 32)
+      run = 8;
+  }
+  if (rowElements % run || warpTileN % run)
+    return 0;
+  return run;
+}
+
+std::optional<mma::StagingLayout> MmaKernelBuilder::getEpilogueStaging() {
+  int64_t run = getEpilogueRun();
+  // Staging pays where the fragments' stores would fill half of each
+  // sector (runs of 8: a 16-bit result) or where the epilogue reads inputs
+  // (loaded 16 bytes at a time along a run, a bias once per lane): an f32
+  // result alone is stored in whole sectors by the exchange (one shuffle
+  // round), cheaper than staging's shared-memory round trip. A warp tile
+  // of 2 fragments (16 columns) keeps the exchange too: the staging's
+  // per-lane address arithmetic costs more than the shuffles it saves; so
+  // does a problem smaller than the tile (a 40 x 24 product in 64 x 64
+  // tiles), whose warps stage rows and columns of padding.
+  if (!run || warpTileN < 32 || mma.m < tileM || mma.n < tileN ||
+      (run == 4 && getRunInputs(run).empty()))
+    return std::nullopt;
+  return mma::selectStagingLayout(warpTileN, run);
+}
+
+int64_t MmaKernelBuilder::getDedicatedStagingBytes() {
+  int64_t bytes = getEpilogueStagingBytes();
+  if (splitK > 1 || !bytes)
+    return 0;
+  int64_t used = 0;
+  for (bool isLhs : {true, false}) {
+    MemRefType type = getStageBufferType(stageOperand(mma.products[0], isLhs));
+    int64_t stageBytes =
+        type.getNumElements() * type.getElementTypeBitWidth() / 8;
+    if (stageBytes >= bytes)
+      return 0;
+    used += stageBytes;
+  }
+  if (tma)
+    used = getTmaSharedMemoryBytes(tileM, tileN, stages);
+  return used + bytes <=
+                 (tma ? kMaxTmaSharedMemoryBytes : kMaxStaticSharedMemoryBytes)
+             ? bytes
+             : 0;
+}
+
+int64_t MmaKernelBuilder::getEpilogueStagingBytes() {
+  std::optional<mma::StagingLayout> layout = getEpilogueStaging();
+  return layout ? (threads / kWarpSize) *
+                      static_cast<int64_t>(mma.products.size()) *
+                      layout->getBytes()
+                : 0;
+}
+
+void MmaKernelBuilder::prepareEpilogueStaging(ArrayRef<Value> candidates,
+                                              function_ref<void()> barrier) {
+  epilogueSmem = nullptr;
+  if (!getEpilogueStaging())
+    return;
+  for (Value candidate : candidates) {
+    auto type = cast<MemRefType>(candidate.getType());
+    Type element = type.getElementType();
+    if (!(element.isF32() || element.isBF16() || element.isF16()) ||
+        type.getNumElements() * element.getIntOrFloatBitWidth() / 8 <
+            getEpilogueStagingBytes())
+      continue;
+    epilogueSmem = candidate;
+    barrier();
+    return;
+  }
+}
+
+SmallVector<MmaKernelBuilder::RunInput>
+MmaKernelBuilder::getRunInputs(int64_t run) {
+  SmallVector<RunInput> inputs;
+  linalg::GenericOp epilogue = mma.epilogue;
+  if (!epilogue)
+    return inputs;
+  AffineMap read = epilogue.getMatchingIndexingMap(
+      epilogue.getDpsInputOperand(getEpilogueInput()));
+  unsigned innermost = read.getNumDims() - 1;
+  for (OpOperand *input : epilogue.getDpsInputOperands()) {
+    if (epilogue.getMatchingBlockArgument(input).use_empty() ||
+        llvm::any_of(mma.products, [&](const MmaProduct &product) {
+          return input->get() == linalg::LinalgOp(product.contraction)
+                                     .getDpsInitOperand(0)
+                                     ->get();
+        }))
+      continue;
+    AffineMap map = epilogue.getMatchingIndexingMap(input);
+    if (map.getNumResults() == 0)
+      continue;
+    RunInput runInput{input};
+    // Row-invariant: no m loop among the dims it reads (a bias).
+    runInput.rowInvariant = true;
+    for (unsigned i = numBatch; i < numBatch + mma.mLoops.size(); ++i)
+      if (map.isFunctionOfDim(read.getDimPosition(i)))
+        runInput.rowInvariant = false;
+    // Contiguous along the run: read by the run's dim as its innermost
+    // index only, a whole buffer with rows of whole runs.
+    auto type = cast<MemRefType>(input->get().getType());
+    auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
+    int64_t bytes = run * type.getElementTypeBitWidth() / 8;
+    runInput.contiguous =
+        last && last.getPosition() == innermost &&
+        llvm::count_if(map.getResults(),
+                       [&](AffineExpr expr) {
+                         return expr.isFunctionOfDim(innermost);
+                       }) == 1 &&
+        type.getLayout().isIdentity() && type.getShape().back() % run == 0 &&
+        bytes % 16 == 0 &&
+        (isa<BlockArgument>(input->get()) ||
+         input->get().getDefiningOp<memref::AllocOp>());
+    inputs.push_back(runInput);
+  }
+  return inputs;
+}
+
+SmallVector<Value> MmaKernelBuilder::loadRunInput(const RunInput &input,
+                                                  Value m, Value n,
+                                                  int64_t run) {
+  linalg::GenericOp epilogue = mma.epilogue;
+  AffineMap map = epilogue.getMatchingIndexingMap(input.input);
+  Value memref = input.input->get();
+  Type element = cast<MemRefType>(memref.getType()).getElementType();
+  SmallVector<Value> values;
+  if (input.contiguous) {
+    // 16 bytes a load.
+    int64_t width =
+        std::min<int64_t>(run, 128 / element.getIntOrFloatBitWidth());
+    for (int64_t first = 0; first < run; first += width) {
+      Value vector = vector::LoadOp::create(
+          b, loc, VectorType::get({width}, element), memref,
+          evaluateMap(map, epilogueCoordinates(m, add(n, first))),
+          /*nontemporal=*/false,
+          llvm::MaybeAlign(width * element.getIntOrFloatBitWidth() / 8));
+      for (int64_t i = 0; i < width; ++i)
+        values.push_back(vector::ExtractOp::create(b, loc, vector, i));
+    }
+    return values;
+  }
+  for (int64_t i = 0; i < run; ++i)
+    values.push_back(memref::LoadOp::create(
+        b, loc, memref, evaluateMap(map, epilogueCoordinates(m, add(n, i)))));
+  return values;
+}
+
+void MmaKernelBuilder::storeStagedResults(
+    ArrayRef<SmallVector<Value>> results) {
+  ElementInvariants scope(*this);
+  int64_t run = getEpilogueRun();
+  mma::StagingLayout layout = *getEpilogueStaging();
+  int64_t productBytes = layout.getBytes();
+  Value warpBytes = mul(div(tid, kWarpSize),
+                        productBytes * static_cast<int64_t>(results.size()));
+  SmallVector<mma::AccumulatorStaging> staging;
+  for (int64_t p = 0; p < static_cast<int64_t>(results.size()); ++p)
+    staging.push_back({epilogueSmem, add(warpBytes, p * productBytes), layout});
+  Value warpRow = add(mBase, mul(warpM, warpTileM));
+  Value warpColumn = add(nBase, mul(warpN, warpTileN));
+  SmallVector<Value> buffers = getResultBuffers();
+  SmallVector<Value> amaxLocals;
+  if (!mma.resultAmaxes.empty())
+    amaxLocals.assign(
+        mma.resultAmaxes.size(),
+        arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0)));
+  Value allLanes =
+      arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0xffffffff);
+  int64_t runsPerRow = warpTileN / run, runs = 16 * runsPerRow;
+  // A lane's runs all start at the same column when a row's runs divide the
+  // warp: row-invariant inputs (a bias) are loaded once, for the lane's
+  // column (where it lies inside the result), not at every run.
+  bool fixedColumn = kWarpSize % runsPerRow == 0;
+  SmallVector<RunInput> runInputs = getRunInputs(run);
+  SmallVector<IRMapping> preloaded(run);
+  if (fixedColumn) {
+    Value n = add(warpColumn, mul(rem(lane, runsPerRow), run));
+    SmallVector<const RunInput *> invariantInputs;
+    SmallVector<Type> types;
+    for (const RunInput &input : runInputs) {
+      if (!input.rowInvariant)
+        continue;
+      invariantInputs.push_back(&input);
+      types.append(run, getElementTypeOrSelf(input.input->get().getType()));
+    }
+    if (!invariantInputs.empty()) {
+      auto inside = scf::IfOp::create(b, loc, types, lessThan(n, mma.n),
+                                      /*withElseRegion=*/true);
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(inside.thenBlock());
+        SmallVector<Value> values;
+        for (const RunInput *input : invariantInputs)
+          llvm::append_range(values, loadRunInput(*input, mBase, n, run));
+        scf::YieldOp::create(b, loc, values);
+        b.setInsertionPointToStart(inside.elseBlock());
+        SmallVector<Value> zeros;
+        for (Type type : types)
+          zeros.push_back(
+              arith::ConstantOp::create(b, loc, type, b.getZeroAttr(type)));
+        scf::YieldOp::create(b, loc, zeros);
+      }
+      for (auto [k, input] : llvm::enumerate(invariantInputs))
+        for (int64_t i = 0; i < run; ++i)
+          preloaded[i].map(mma.epilogue.getMatchingBlockArgument(input->input),
+                           inside.getResult(k * run + i));
+    }
+  }
+  for (int64_t fragM = 0; fragM < fragsM; ++fragM) {
+    // The previous fragment row's runs have been read.
+    if (fragM > 0)
+      NVVM::SyncWarpOp::create(b, loc, allLanes);
+    for (auto [productResults, rows] : llvm::zip(results, staging))
+      rows.store(b, loc, lane,
+                 ArrayRef<Value>(productResults)
+                     .slice(fragM * fragsN * 4, fragsN * 4));
+    NVVM::SyncWarpOp::create(b, loc, allLanes);
+    for (int64_t first = 0; first < runs; first += kWarpSize) {
+      Value q = add(lane, first);
+      Value row = div(q, runsPerRow);
+      Value column = mul(rem(fixedColumn ? lane : q, runsPerRow), run);
+      Value m = add(add(warpRow, row), fragM * 16);
+      Value n = add(warpColumn, column);
+      // The row extent is a multiple of the run: a run is inside or
+      // outside together.
+      Value inside =
+          arith::AndIOp::create(b, loc, lessThan(m, mma.m), lessThan(n, mma.n));
+      if (runs - first < kWarpSize)
+        inside = arith::AndIOp::create(b, loc, inside, lessThan(q, runs));
+      amaxLocals = createGuardedStores(
+          b, loc, inside, amaxLocals, [&](SmallVectorImpl<Value> &locals) {
+            // elements[i][p]: element i of the run, product p.
+            SmallVector<SmallVector<Value>> elements(run);
+            for (const mma::AccumulatorStaging &rows : staging)
+              for (auto [i, value] :
+                   llvm::enumerate(rows.load(b, loc, row, column, run)))
+                elements[i].push_back(value);
+            // The run's other inputs: the preloaded, and those stored
+            // along the run, 16 bytes a load.
+            SmallVector<IRMapping> loaded(preloaded);
+            for (const RunInput &input : runInputs) {
+              if ((fixedColumn && input.rowInvariant) || !input.contiguous)
+                continue;
+              for (auto [i, value] :
+                   llvm::enumerate(loadRunInput(input, m, n, run)))
+                loaded[i].map(
+                    mma.epilogue.getMatchingBlockArgument(input.input), value);
+            }
+            // values[r][i]: result r of run element i.
+            SmallVector<SmallVector<Value>> values(buffers.size());
+            for (int64_t i = 0; i < run; ++i)
+              for (auto [r, value] : llvm::enumerate(
+                       applyEpilogue(elements[i], m, add(n, i), &loaded[i])))
+                values[r].push_back(value);
+            SmallVector<Value> coords = epilogueCoordinates(m, n);
+            for (auto [r, buffer, stored] : llvm::enumerate(buffers, values)) {
+              auto bufferType = cast<MemRefType>(buffer.getType());
+              int64_t bits = bufferType.getElementTypeBitWidth();
+              // 16 bytes a store: a run of 8 f32 is two.
+              int64_t width = std::min<int64_t>(run, 128 / bits);
+              auto vectorType =
+                  VectorType::get({width}, bufferType.getElementType());
+              for (int64_t offset = 0; offset < run; offset += width) {
+                SmallVector<Value> at(coords);
+                at.back() = add(at.back(), offset);
+                Value vector = vector::FromElementsOp::create(
+                    b, loc, vectorType,
+                    ArrayRef<Value>(stored).slice(offset, width));
+                vector::StoreOp::create(b, loc, vector, buffer, at,
+                                        /*nontemporal=*/false,
+                                        llvm::MaybeAlign(width * bits / 8));
+              }
+              foldStoredMagnitudes(locals, r, stored);
+            }
+          });
+    }
+  }
+  // Every lane of the block's warps reaches here (the guards have no
+  // barriers or shuffles inside): one atomic per warp and amax.
+  for (auto [amax, local] : llvm::zip(mma.resultAmaxes, amaxLocals))
+    createWarpMaxIntoBuffer(b, loc, local, lane, getAmaxBuffer(amax));
+}
+
 void MmaKernelBuilder::storeResults(ArrayRef<SmallVector<Value>> results) {
+  if (epilogueSmem) {
+    storeStagedResults(results);
+    return;
+  }
   ElementInvariants scope(*this);
   // Accumulator (fragM, fragN, i) is element (group + 8 (i / 2),
   // 2 * (lane % 4) + i % 2) of its 16 x 8 fragment. Lanes 2j and 2j + 1
@@ -280,8 +590,18 @@ void MmaKernelBuilder::buildSplitKFixup(Value partials, Value gridX,
                                         Value gridY, int64_t batchCount,
                                         int64_t numResults) {
   Value one = index(1);
-  auto launch = gpu::LaunchOp::create(b, loc, gridX, gridY, index(batchCount),
-                                      index(threads), one, one);
+  // Shared memory for the epilogue's staging, where it stages.
+  SmallVector<Type> attributions;
+  if (getEpilogueStaging())
+    attributions.push_back(MemRefType::get(
+        {getEpilogueStagingBytes() / 4}, b.getF32Type(),
+        MemRefLayoutAttrInterface(),
+        gpu::AddressSpaceAttr::get(
+            b.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace())));
+  auto launch = gpu::LaunchOp::create(
+      b, loc, gridX, gridY, index(batchCount), index(threads), one, one,
+      /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
+      /*asyncDependencies=*/ValueRange(), attributions);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&launch.getBody().front());
   gpu::KernelDim3 blockIds = launch.getBlockIds();
@@ -324,6 +644,8 @@ void MmaKernelBuilder::buildSplitKFixup(Value partials, Value gridX,
   int64_t perProduct = numResults / static_cast<int64_t>(mma.products.size());
   for (int64_t reg = 0; reg < numResults; ++reg)
     results[reg / perProduct].push_back(loop.getResult(reg));
+  SmallVector<Value> staging(launch.getWorkgroupAttributions());
+  prepareEpilogueStaging(staging, [] {});
   storeResults(results);
   gpu::TerminatorOp::create(b, loc);
 }

@@ -9,6 +9,10 @@
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <map>
+#include <set>
 
 using namespace mlir;
 using namespace mlir::ridge;
@@ -183,6 +187,147 @@ SmallVector<Value> mma::loadFragmentBlock(OpBuilder &b, Location loc,
              : packPair(b, loc, pair, block.mmaType));
   }
   return registers;
+}
+
+/// The word of (row, column) in `layout`.
+static int64_t getStagedWord(const mma::StagingLayout &layout, int64_t row,
+                             int64_t column) {
+  int64_t chunk = column / 4;
+  chunk ^= (chunk / 8) % 2;
+  chunk ^= ((row / layout.rowPeriod) % layout.rowCycle) * layout.rowXor;
+  return row * layout.rowWords + chunk * 4 + column % 4;
+}
+
+/// The bank conflicts of `layout`: the extra wavefronts of each phase, a
+/// phase needing as many as the most distinct words it touches in one bank.
+static int64_t countStagingConflicts(const mma::StagingLayout &layout,
+                                     int64_t columns, int64_t run) {
+  int64_t conflicts = 0;
+  auto countPhase = [&](ArrayRef<std::pair<int64_t, int64_t>> accesses) {
+    // (first word, words) per lane.
+    std::map<int64_t, std::set<int64_t>> banks;
+    for (auto [word, words] : accesses)
+      for (int64_t w = word; w < word + words; ++w)
+        banks[w % 32].insert(w);
+    int64_t most = 1;
+    for (auto &bank : banks)
+      most = std::max<int64_t>(most, bank.second.size());
+    conflicts += most - 1;
+  };
+  // The fragments' writes: a pair (8 bytes) a lane, half warp by half warp.
+  for (int64_t fragment = 0; fragment < columns / 8; ++fragment)
+    for (int64_t half = 0; half < 2; ++half)
+      for (int64_t phase = 0; phase < 2; ++phase) {
+        SmallVector<std::pair<int64_t, int64_t>> accesses;
+        for (int64_t lane = 16 * phase; lane < 16 * phase + 16; ++lane)
+          accesses.push_back({getStagedWord(layout, lane / 4 + 8 * half,
+                                            8 * fragment + 2 * (lane % 4)),
+                              2});
+        countPhase(accesses);
+      }
+  // The runs' reads: 16 bytes a lane, quarter warp by quarter warp.
+  int64_t runsPerRow = columns / run, runs = 16 * runsPerRow;
+  for (int64_t first = 0; first < runs; first += 32)
+    for (int64_t offset = 0; offset < run; offset += 4)
+      for (int64_t phase = 0; phase < 4; ++phase) {
+        SmallVector<std::pair<int64_t, int64_t>> accesses;
+        for (int64_t q = first + 8 * phase;
+             q < std::min(first + 8 * phase + 8, runs); ++q)
+          accesses.push_back({getStagedWord(layout, q / runsPerRow,
+                                            (q % runsPerRow) * run + offset),
+                              4});
+        countPhase(accesses);
+      }
+  return conflicts;
+}
+
+std::optional<mma::StagingLayout> mma::selectStagingLayout(int64_t columns,
+                                                           int64_t run) {
+  if (columns % 8 || run % 4)
+    return std::nullopt;
+  // Padding first: a row XOR costs each lane more address arithmetic than
+  // the words of padding cost shared memory.
+  for (int64_t rowWords = columns; rowWords < columns + 36; rowWords += 4)
+    if (StagingLayout layout{rowWords};
+        countStagingConflicts(layout, columns, run) == 0)
+      return layout;
+  // Row XORs that keep every chunk in its row (a power-of-2 count).
+  int64_t chunks = columns / 4;
+  if (!llvm::isPowerOf2_64(chunks))
+    return std::nullopt;
+  for (int64_t rowWords = columns; rowWords < columns + 36; rowWords += 4)
+    for (int64_t period : {1, 2, 4, 8})
+      for (int64_t cycle : {2, 4, 8})
+        for (int64_t rowXor : {1, 2, 4})
+          if (StagingLayout layout{rowWords, period, cycle, rowXor};
+              (cycle - 1) * rowXor < chunks &&
+              countStagingConflicts(layout, columns, run) == 0)
+            return layout;
+  return std::nullopt;
+}
+
+Value mma::AccumulatorStaging::getElementOffset(OpBuilder &b, Location loc,
+                                                Value row, Value column) const {
+  Value chunk = div(b, loc, column, 4);
+  chunk = arith::XOrIOp::create(b, loc, chunk,
+                                rem(b, loc, div(b, loc, chunk, 8), 2));
+  if (layout.rowXor)
+    chunk = arith::XOrIOp::create(
+        b, loc, chunk,
+        mul(b, loc,
+            rem(b, loc, div(b, loc, row, layout.rowPeriod), layout.rowCycle),
+            layout.rowXor));
+  Value word = add(b, loc, mul(b, loc, row, layout.rowWords),
+                   add(b, loc, mul(b, loc, chunk, 4), rem(b, loc, column, 4)));
+  int64_t smemBytes =
+      cast<MemRefType>(smem.getType()).getElementTypeBitWidth() / 8;
+  return div(b, loc, add(b, loc, byteOffset, mul(b, loc, word, 4)), smemBytes);
+}
+
+void mma::AccumulatorStaging::store(OpBuilder &b, Location loc, Value lane,
+                                    ArrayRef<Value> accumulators) const {
+  Type element = cast<MemRefType>(smem.getType()).getElementType();
+  auto pairType = VectorType::get({2}, b.getF32Type());
+  // A pair as stored: 8 bytes of smem's elements.
+  auto storedType =
+      VectorType::get({64 / element.getIntOrFloatBitWidth()}, element);
+  Value group = div(b, loc, lane, 4);
+  Value pairColumn = mul(b, loc, rem(b, loc, lane, 4), 2);
+  for (int64_t fragment = 0; 4 * fragment < (int64_t)accumulators.size();
+       ++fragment) {
+    for (int64_t half = 0; half < 2; ++half) {
+      Value pair = vector::FromElementsOp::create(
+          b, loc, pairType, accumulators.slice(4 * fragment + 2 * half, 2));
+      if (!element.isF32())
+        pair = vector::BitCastOp::create(b, loc, storedType, pair);
+      Value offset = getElementOffset(
+          b, loc, add(b, loc, group, index(b, loc, 8 * half)),
+          add(b, loc, pairColumn, index(b, loc, 8 * fragment)));
+      vector::StoreOp::create(b, loc, pair, smem, offset,
+                              /*nontemporal=*/false, llvm::MaybeAlign(8));
+    }
+  }
+}
+
+SmallVector<Value> mma::AccumulatorStaging::load(OpBuilder &b, Location loc,
+                                                 Value row, Value column,
+                                                 int64_t count) const {
+  Type element = cast<MemRefType>(smem.getType()).getElementType();
+  int64_t perChunk = 128 / element.getIntOrFloatBitWidth();
+  auto quadType = VectorType::get({4}, b.getF32Type());
+  SmallVector<Value> values;
+  for (int64_t first = 0; first < count; first += 4) {
+    Value chunk = vector::LoadOp::create(
+        b, loc, VectorType::get({perChunk}, element), smem,
+        getElementOffset(b, loc, row,
+                         add(b, loc, column, index(b, loc, first))),
+        /*nontemporal=*/false, llvm::MaybeAlign(16));
+    if (!element.isF32())
+      chunk = vector::BitCastOp::create(b, loc, quadType, chunk);
+    for (int64_t i = 0; i < 4; ++i)
+      values.push_back(vector::ExtractOp::create(b, loc, chunk, i));
+  }
+  return values;
 }
 
 SmallVector<Value> mma::createMma(OpBuilder &b, Location loc, ValueRange a,

@@ -14,6 +14,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 
+#include <optional>
+
 namespace mlir::ridge::mma {
 
 /// Index arithmetic at one builder and location, with constant operands:
@@ -124,6 +126,53 @@ Value packPair(OpBuilder &b, Location loc, Value pair, Type mmaType);
 /// (tf32): a (4 registers) x b (2) + c (4 f32); the 4 f32 results.
 SmallVector<Value> createMma(OpBuilder &b, Location loc, ValueRange a,
                              ValueRange bFragment, ValueRange c, Type mmaType);
+
+/// How a warp's 16 rows of staged f32 accumulators lie in shared memory:
+/// rows `rowWords` words apart, and the 16-byte chunk c of row r at
+/// c ^ ((c / 8) % 2) ^ (((r / rowPeriod) % rowCycle) * rowXor).
+struct StagingLayout {
+  int64_t rowWords = 0, rowPeriod = 1, rowCycle = 1, rowXor = 0;
+  /// The bytes of the 16 rows.
+  int64_t getBytes() const { return 16 * rowWords * 4; }
+};
+
+/// The layout of 16 rows of `columns` accumulators that neither the
+/// fragments' writes (8 bytes a lane, half-warp phases) nor the reads of
+/// `run` consecutive elements a lane (16 bytes a load, quarter-warp phases;
+/// a row's runs on consecutive lanes) conflict on a bank: the least padded
+/// of a small family, found by counting the banks each phase touches. None
+/// for the widths where that family has no conflict-free member (48, 96
+/// with runs of 8, ...).
+std::optional<StagingLayout> selectStagingLayout(int64_t columns, int64_t run);
+
+/// A warp's 16 rows of f32 accumulators staged through shared memory, so
+/// that each lane reads back consecutive elements of one row and a warp's
+/// store covers whole rows (CUTLASS's epilogue through shared memory).
+/// Stored as the fragments hold them (mma.sync's layout: c0, c1 at row
+/// lane / 4, columns 2 (lane % 4) + {0, 1} of each 8-column fragment; c2,
+/// c3 eight rows below; a warp's 16 rows of a wgmma accumulator are laid
+/// out so), a lane writes 2 elements of a row and a quad 8 columns: 16 bytes
+/// of a bf16 result, half of each 32-byte sector a direct store would write.
+struct AccumulatorStaging {
+  /// A workgroup buffer of 16- or 32-bit elements, and the byte offset of
+  /// the warp's rows in it.
+  Value smem, byteOffset;
+  StagingLayout layout;
+
+  /// Stores the 16 rows' accumulators (4 a fragment, fragment after
+  /// fragment along the columns), one 8-byte pair a store.
+  void store(OpBuilder &b, Location loc, Value lane,
+             ArrayRef<Value> accumulators) const;
+  /// The `count` (4 or 8, from a column that is a multiple of it) staged
+  /// elements of `row` from `column` on, 16 bytes a load.
+  SmallVector<Value> load(OpBuilder &b, Location loc, Value row, Value column,
+                          int64_t count) const;
+
+private:
+  /// The element offset in `smem` of the staged word (row, column).
+  Value getElementOffset(OpBuilder &b, Location loc, Value row,
+                         Value column) const;
+};
 
 //===----------------------------------------------------------------------===//
 // wgmma (sm_90a)

@@ -199,8 +199,13 @@ private:
   SmallVector<Value> buildTmaConsumer();
   /// What a block does with the products' accumulators: the epilogue and
   /// stores, or (split-K) its partial sums.
+  /// `stagingCandidates`: shared buffers the block no longer reads once all
+  /// its (consumer) threads have passed `barrier`, which the epilogue may
+  /// stage the accumulators through (prepareEpilogueStaging).
   void finishResults(ArrayRef<SmallVector<Value>> results, Value split,
-                     Value tile, Value partials);
+                     Value tile, Value partials,
+                     ArrayRef<Value> stagingCandidates,
+                     function_ref<void()> barrier);
   /// Makes shared-memory writes of this thread visible to wgmma (the async
   /// proxy) before the barrier that publishes them.
   void fenceSharedForWgmma();
@@ -407,7 +412,22 @@ private:
   ElementInvariants *invariants = nullptr;
   /// The epilogue's results for accumulators `values` of element (m, n),
   /// one per kernel result (the accumulator itself without an epilogue).
-  SmallVector<Value> applyEpilogue(ArrayRef<Value> values, Value m, Value n);
+  SmallVector<Value> applyEpilogue(ArrayRef<Value> values, Value m, Value n,
+                                   const IRMapping *loaded = nullptr);
+  /// An input of the epilogue (not a product's result) as the staged
+  /// epilogue reads it for a run of consecutive columns.
+  struct RunInput {
+    OpOperand *input = nullptr;
+    /// It reads no m loop (a bias): one load serves every row.
+    bool rowInvariant = false;
+    /// It is stored along the run (its innermost index is the run's
+    /// column, a whole buffer with rows of whole 16-byte runs): vector loads.
+    bool contiguous = false;
+  };
+  SmallVector<RunInput> getRunInputs(int64_t run);
+  /// `input`'s `run` elements at (m, n..n+run-1).
+  SmallVector<Value> loadRunInput(const RunInput &input, Value m, Value n,
+                                  int64_t run);
   /// The position among the epilogue's inputs of the first product's
   /// result (the products' results are read through the same map).
   unsigned getEpilogueInput();
@@ -418,10 +438,43 @@ private:
   /// argument that `copy` (MmaContraction::resultCopies) copies it to,
   /// viewed as `buffer` is, or `buffer` itself without a copy.
   Value getStoredBuffer(Value buffer, memref::CopyOp copy);
-  /// Stores the accumulators: lane pairs exchange halves so that each lane
-  /// holds 4 consecutive elements of one row, applies the epilogue to them
-  /// and stores them with one vector store.
+  /// Stores the accumulators: through epilogueSmem where it is set
+  /// (storeStagedResults); otherwise lane pairs exchange halves so that
+  /// each lane holds 4 consecutive elements of one row, applies the
+  /// epilogue to them and stores them with one vector store.
   void storeResults(ArrayRef<SmallVector<Value>> results);
+  /// The elements a lane stores at once after staging the accumulators in
+  /// shared memory: 8 where a result is narrower than f32 (16 bytes of
+  /// bf16), else 4; 0 where runs are not stored whole (a row extent that
+  /// is no multiple of them, a permuting epilogue, a result that is not a
+  /// whole buffer with rows of whole 16-byte units) or the warp tile's
+  /// width is no multiple of them.
+  int64_t getEpilogueRun();
+  /// The shared memory the block's warps stage their accumulator rows in,
+  /// one mma::AccumulatorStaging per warp and product.
+  int64_t getEpilogueStagingBytes();
+  /// The staging rows' layout where the epilogue stages (a run, and a
+  /// conflict-free layout for the warp tile's width).
+  std::optional<mma::StagingLayout> getEpilogueStaging();
+  /// The shared memory a kernel adds for the epilogue's staging: where it
+  /// stages and neither operand's stages hold the warps' rows (small tiles,
+  /// the stages of a short k loop), within the shared memory a block may
+  /// have (dynamic for TMA, static otherwise); 0 otherwise.
+  int64_t getDedicatedStagingBytes();
+  /// Sets epilogueSmem to the first of `candidates` that holds the staged
+  /// rows of all warps (a 16- or 32-bit float buffer) and emits `barrier`
+  /// (the block's threads are done with it) where the epilogue stages
+  /// (getEpilogueRun() > 0); otherwise storeResults exchanges the
+  /// accumulators between lanes.
+  void prepareEpilogueStaging(ArrayRef<Value> candidates,
+                              function_ref<void()> barrier);
+  /// storeResults through epilogueSmem: each warp stores a fragment row
+  /// (16 rows) of accumulators to its staging rows and reads back runs of
+  /// consecutive columns, a row's runs on consecutive lanes; the epilogue
+  /// is applied to a run and it is stored with 16-byte stores.
+  void storeStagedResults(ArrayRef<SmallVector<Value>> results);
+  /// Where the epilogue stages accumulators, or null.
+  Value epilogueSmem;
 
   MmaContraction mma;
   /// The product whose k loop is being built.

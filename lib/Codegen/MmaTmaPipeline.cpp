@@ -61,6 +61,13 @@ void MmaKernelBuilder::buildTmaBlock(Value split, Value tile, Value partials) {
   }
   barriers = {shared.carve(MemRefType::get({2 * stages}, b.getI64Type())),
               stages};
+  // The epilogue's own staging rows, where the stages cannot hold them.
+  Value staging;
+  if (int64_t stagingBytes = getDedicatedStagingBytes())
+    staging = shared.carve(MemRefType::get(
+        {stagingBytes / 4}, b.getF32Type(), MemRefLayoutAttrInterface(),
+        gpu::AddressSpaceAttr::get(
+            b.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace())));
   setKRange(llvm::divideCeil(product->k, tileK), split);
   // One thread initializes the barriers: a stage is empty after one
   // arrival of each consumer thread.
@@ -90,7 +97,21 @@ void MmaKernelBuilder::buildTmaBlock(Value split, Value tile, Value partials) {
     buildTmaProducer();
     b.setInsertionPoint(roles.elseBlock()->getTerminator());
     SmallVector<SmallVector<Value>> results = {buildTmaConsumer()};
-    finishResults(results, split, tile, partials);
+    // The stages are free for the epilogue once every consumer warp's
+    // wgmmas have read their last stage: a named barrier of the consumer
+    // threads (the producer warp is done). Rows of its own need none.
+    if (staging) {
+      finishResults(results, split, tile, partials, staging, [] {});
+      return;
+    }
+    finishResults(results, split, tile, partials, {lhs.smem, rhs.smem}, [&] {
+      auto i32 = [&](int64_t value) {
+        return arith::ConstantIntOp::create(b, loc, b.getI32Type(), value)
+            .getResult();
+      };
+      NVVM::BarrierOp::create(b, loc, TypeRange{}, i32(1), i32(threads),
+                              NVVM::BarrierReductionAttr(), Value());
+    });
   }
 }
 

@@ -12,7 +12,7 @@
 // 16 accumulators.
 // CHECK-LABEL: func.func private @bias_tanh
 // CHECK-NOT: linalg.generic
-// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c2, {{.*}} = %c2, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c128, {{.*}} = %c1, {{.*}} = %c1) workgroup(%[[A:.*]] : memref<2048xbf16, #gpu.address_space<workgroup>>, %[[B:.*]] : memref<4096xbf16, #gpu.address_space<workgroup>>)
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c2, {{.*}} = %c2, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c128, {{.*}} = %c1, {{.*}} = %c1) workgroup(%[[A:.*]] : memref<2048xbf16, #gpu.address_space<workgroup>>, %[[B:.*]] : memref<4096xbf16, #gpu.address_space<workgroup>>, %[[STAGING:.*]] : memref<2560xf32, #gpu.address_space<workgroup>>)
 // CHECK: vector.load %arg0{{.*}} {alignment = 16 : i64} : memref<64x96xf32>, vector<4xf32>
 // CHECK: arith.truncf {{.*}} : vector<8xf32> to vector<8xbf16>
 // CHECK: vector.store {{.*}}, %[[A]]{{.*}} {alignment = 16 : i64} : memref<2048xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
@@ -27,12 +27,20 @@
 // CHECK: vector.store {{.*}}, %[[A]]
 // CHECK: gpu.barrier
 // CHECK: scf.yield
-// Lane pairs swap accumulator halves, each lane applies the epilogue to 4
-// consecutive elements of one row and stores them with one 16-byte store.
-// CHECK: gpu.shuffle  xor
-// CHECK: memref.load %arg2
-// CHECK: math.tanh
-// CHECK-COUNT-3: math.tanh
+// The epilogue stages the accumulators through shared memory of its own
+// (the stages cannot hold 4 warps' 16 rows of 32 columns, padded to 40
+// words so that neither the pairs' stores nor the runs' loads conflict):
+// the bias is loaded once per lane, 16 bytes (the lane's columns are the
+// same in every row it stores); each lane stores its fragments' pairs into
+// its warp's rows and, after a warp barrier, reads back runs of 4
+// consecutive columns of one row, applies the epilogue and stores each run
+// with one 16-byte store.
+// CHECK: vector.load %arg2[{{.*}}] {alignment = 16 : i64} : memref<128xf32>, vector<4xf32>
+// CHECK-COUNT-8: vector.store {{.*}}, %[[STAGING]][{{.*}}] {alignment = 8 : i64} : memref<2560xf32, #gpu.address_space<workgroup>>, vector<2xf32>
+// CHECK-NOT: gpu.shuffle
+// CHECK: nvvm.bar.warp.sync
+// CHECK: vector.load %[[STAGING]][{{.*}}] {alignment = 16 : i64} : memref<2560xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// CHECK-COUNT-4: math.tanh
 // CHECK: vector.store {{.*}}, %arg3[{{.*}}] {alignment = 16 : i64} : memref<64x128xf32>, vector<4xf32>
 // CHECK: gpu.terminator
 
@@ -1252,7 +1260,7 @@ func.func private @split_k_zero(%x: memref<32x32xbf16>, %w: memref<32x32xbf16>, 
 // CHECK: gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
 // CHECK: memref.view {{.*}} to memref<12288xbf16, #gpu.address_space<workgroup>>
 // CHECK: %[[PTR_A:.*]] = builtin.unrealized_conversion_cast %[[MAP_A]] : !llvm.array<16 x i64> to !llvm.ptr
-// CHECK: memref.view {{.*}} to memref<24576xbf16, #gpu.address_space<workgroup>>
+// CHECK: %[[STAGES_B:.*]] = memref.view {{.*}} to memref<24576xbf16, #gpu.address_space<workgroup>>
 // CHECK: %[[PTR_B:.*]] = builtin.unrealized_conversion_cast %[[MAP_B]] : !llvm.array<16 x i64> to !llvm.ptr
 // CHECK: memref.view {{.*}} to memref<6xi64, #gpu.address_space<workgroup>>
 // CHECK-COUNT-3: nvvm.mbarrier.init {{.*}}, %c1_i32 : !llvm.ptr<3>, i32
@@ -1273,8 +1281,14 @@ func.func private @split_k_zero(%x: memref<32x32xbf16>, %w: memref<32x32xbf16>, 
 // CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK: nvvm.mbarrier.arrive
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
-// CHECK: gpu.shuffle  xor
-// CHECK: memref.load %arg2
+// The epilogue stages through B's stages (48 KiB hold the 4 warps' 16 rows
+// of 128 columns, padded to 136 words; A's 24 KiB do not), once the 128
+// consumer threads have passed a named barrier.
+// CHECK: nvvm.barrier id = %c1_i32 number_of_threads = %c128_i32
+// CHECK: vector.load %arg2
+// CHECK: vector.store {{.*}}, %[[STAGES_B]][{{.*}}] {alignment = 8 : i64} : memref<24576xbf16, #gpu.address_space<workgroup>>, vector<4xbf16>
+// CHECK: nvvm.bar.warp.sync
+// CHECK: vector.load %[[STAGES_B]][{{.*}}] {alignment = 16 : i64} : memref<24576xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
 // CHECK: vector.store {{.*}}, %arg3
 #a = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
 #b = affine_map<(d0, d1, d2, d3) -> (d3, d2)>

@@ -253,6 +253,9 @@ int64_t getTmaSharedMemoryBytes(int64_t tileM, int64_t tileN, int64_t stages);
 /// The dynamic shared memory an sm_90a block may opt in to (227 KiB): the
 /// bound of the TMA kernels' (the GEMM's stages, the attention's).
 inline constexpr int64_t kMaxTmaSharedMemoryBytes = 227 * 1024;
+/// The static shared memory a block may have (48 KiB): the bound of the
+/// kernels that stage in workgroup buffers.
+inline constexpr int64_t kMaxStaticSharedMemoryBytes = 48 * 1024;
 
 /// The k tile of a TMA-fed kernel whose operands are staged in elements of
 /// `stagedBytes` bytes: one 128-byte swizzle row (64 of bf16/f16, 32 of
