@@ -369,6 +369,7 @@ void mlir::ridge::buildGpuLoweringPipeline(OpPassManager &pm,
     options.kernelTestPasses(kernels);
   kernels.addPass(memref::createExpandStridedMetadataPass());
   kernels.addPass(createLowerAffinePass());
+  kernels.addPass(createApproximateErfPass());
   kernels.addPass(createExpToEx2ApproxPass());
   kernels.addPass(createApproximateMathPass());
   kernels.addPass(createContractMultiplyAddPass());
