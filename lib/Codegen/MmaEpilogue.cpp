@@ -192,6 +192,15 @@ std::optional<mma::StagingLayout> MmaKernelBuilder::getEpilogueStaging() {
   return mma::selectStagingLayout(warpTileN, run);
 }
 
+/// Whether a shared buffer of `type` can hold `bytes` of staged rows: a
+/// 16- or 32-bit float buffer (the staging bit-casts f32 pairs and 16-byte
+/// chunks to its elements) of at least that size.
+static bool holdsStaging(MemRefType type, int64_t bytes) {
+  Type element = type.getElementType();
+  return (element.isF32() || element.isBF16() || element.isF16()) &&
+         type.getNumElements() * element.getIntOrFloatBitWidth() / 8 >= bytes;
+}
+
 int64_t MmaKernelBuilder::getDedicatedStagingBytes() {
   int64_t bytes = getEpilogueStagingBytes();
   if (splitK > 1 || !bytes)
@@ -199,11 +208,9 @@ int64_t MmaKernelBuilder::getDedicatedStagingBytes() {
   int64_t used = 0;
   for (bool isLhs : {true, false}) {
     MemRefType type = getStageBufferType(stageOperand(mma.products[0], isLhs));
-    int64_t stageBytes =
-        type.getNumElements() * type.getElementTypeBitWidth() / 8;
-    if (stageBytes >= bytes)
+    if (holdsStaging(type, bytes))
       return 0;
-    used += stageBytes;
+    used += type.getNumElements() * type.getElementTypeBitWidth() / 8;
   }
   if (tma)
     used = getTmaSharedMemoryBytes(tileM, tileN, stages);
@@ -227,11 +234,8 @@ void MmaKernelBuilder::prepareEpilogueStaging(ArrayRef<Value> candidates,
   if (!getEpilogueStaging())
     return;
   for (Value candidate : candidates) {
-    auto type = cast<MemRefType>(candidate.getType());
-    Type element = type.getElementType();
-    if (!(element.isF32() || element.isBF16() || element.isF16()) ||
-        type.getNumElements() * element.getIntOrFloatBitWidth() / 8 <
-            getEpilogueStagingBytes())
+    if (!holdsStaging(cast<MemRefType>(candidate.getType()),
+                      getEpilogueStagingBytes()))
       continue;
     epilogueSmem = candidate;
     barrier();
