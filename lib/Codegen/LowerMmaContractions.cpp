@@ -1046,10 +1046,7 @@ LogicalResult MmaKernelBuilder::build(func::FuncOp encodeFn) {
                     getStageBufferType(stageOperand(mma.products[0], false))};
   // The epilogue's own staging rows, where the stages cannot hold them.
   if (int64_t stagingBytes = tma ? 0 : getDedicatedStagingBytes())
-    attributions.push_back(MemRefType::get(
-        {stagingBytes / 4}, b.getF32Type(), MemRefLayoutAttrInterface(),
-        gpu::AddressSpaceAttr::get(
-            b.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace())));
+    attributions.push_back(getStagingBufferType(stagingBytes));
   auto launch = gpu::LaunchOp::create(
       b, loc, gridX, gridY, gridZ, index(tma ? threads + kWarpSize : threads),
       one, one, dynamicSharedBytes, /*asyncTokenType=*/nullptr,
@@ -1100,19 +1097,18 @@ void MmaKernelBuilder::buildThreadStagedBlock(gpu::LaunchOp launch, Value split,
     results.push_back(stages > 2 ? buildAsyncCopyLoop()
                                  : buildRegisterStagedLoop());
   }
-  // The stages are free for the epilogue once every warp has read its last
-  // tile (and no copy is in flight into them); rows of its own need no
-  // barrier.
-  if (launch.getNumWorkgroupAttributions() > 2) {
-    finishResults(results, split, tile, partials,
-                  launch.getWorkgroupAttributions()[2], [] {});
-    return;
-  }
-  finishResults(results, split, tile, partials, {lhs.smem, rhs.smem}, [&] {
-    if (stages > 2)
-      NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
-    gpu::BarrierOp::create(b, loc);
-  });
+  // The epilogue's own rows (the third buffer), or the stages, free for it
+  // once every warp has read its last tile and no copy is in flight into
+  // them.
+  Value stagingRows;
+  if (launch.getNumWorkgroupAttributions() > 2)
+    stagingRows = launch.getWorkgroupAttributions()[2];
+  finishResults(results, split, tile, partials, stagingRows,
+                {lhs.smem, rhs.smem}, [&] {
+                  if (stages > 2)
+                    NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+                  gpu::BarrierOp::create(b, loc);
+                });
 }
 
 void MmaKernelBuilder::setKRange(int64_t numKTiles, Value split) {

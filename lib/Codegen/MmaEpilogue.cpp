@@ -118,10 +118,14 @@ static bool isRowAligned(Value memref, int64_t rowElements) {
 
 void MmaKernelBuilder::finishResults(ArrayRef<SmallVector<Value>> results,
                                      Value split, Value tile, Value partials,
-                                     ArrayRef<Value> stagingCandidates,
-                                     function_ref<void()> barrier) {
+                                     Value stagingRows, ArrayRef<Value> stages,
+                                     function_ref<void()> stagesBarrier) {
   if (splitK == 1) {
-    prepareEpilogueStaging(stagingCandidates, barrier);
+    // Rows of the epilogue's own need no barrier.
+    if (stagingRows)
+      prepareEpilogueStaging(stagingRows, [] {});
+    else
+      prepareEpilogueStaging(stages, stagesBarrier);
     storeResults(results);
     return;
   }
@@ -218,6 +222,13 @@ int64_t MmaKernelBuilder::getDedicatedStagingBytes() {
                  (tma ? kMaxTmaSharedMemoryBytes : kMaxStaticSharedMemoryBytes)
              ? bytes
              : 0;
+}
+
+MemRefType MmaKernelBuilder::getStagingBufferType(int64_t bytes) {
+  return MemRefType::get(
+      {bytes / 4}, b.getF32Type(), MemRefLayoutAttrInterface(),
+      gpu::AddressSpaceAttr::get(b.getContext(),
+                                 gpu::GPUDialect::getWorkgroupAddressSpace()));
 }
 
 int64_t MmaKernelBuilder::getEpilogueStagingBytes() {
@@ -419,32 +430,7 @@ void MmaKernelBuilder::storeStagedResults(
                 loaded[i].map(
                     mma.epilogue.getMatchingBlockArgument(input.input), value);
             }
-            // values[r][i]: result r of run element i.
-            SmallVector<SmallVector<Value>> values(buffers.size());
-            for (int64_t i = 0; i < run; ++i)
-              for (auto [r, value] : llvm::enumerate(
-                       applyEpilogue(elements[i], m, add(n, i), &loaded[i])))
-                values[r].push_back(value);
-            SmallVector<Value> coords = epilogueCoordinates(m, n);
-            for (auto [r, buffer, stored] : llvm::enumerate(buffers, values)) {
-              auto bufferType = cast<MemRefType>(buffer.getType());
-              int64_t bits = bufferType.getElementTypeBitWidth();
-              // 16 bytes a store: a run of 8 f32 is two.
-              int64_t width = std::min<int64_t>(run, 128 / bits);
-              auto vectorType =
-                  VectorType::get({width}, bufferType.getElementType());
-              for (int64_t offset = 0; offset < run; offset += width) {
-                SmallVector<Value> at(coords);
-                at.back() = add(at.back(), offset);
-                Value vector = vector::FromElementsOp::create(
-                    b, loc, vectorType,
-                    ArrayRef<Value>(stored).slice(offset, width));
-                vector::StoreOp::create(b, loc, vector, buffer, at,
-                                        /*nontemporal=*/false,
-                                        llvm::MaybeAlign(width * bits / 8));
-              }
-              foldStoredMagnitudes(locals, r, stored);
-            }
+            storeEpilogueRun(elements, m, n, loaded, buffers, locals);
           });
     }
   }
@@ -452,6 +438,40 @@ void MmaKernelBuilder::storeStagedResults(
   // barriers or shuffles inside): one atomic per warp and amax.
   for (auto [amax, local] : llvm::zip(mma.resultAmaxes, amaxLocals))
     createWarpMaxIntoBuffer(b, loc, local, lane, getAmaxBuffer(amax));
+}
+
+void MmaKernelBuilder::storeEpilogueRun(ArrayRef<SmallVector<Value>> elements,
+                                        Value m, Value n,
+                                        ArrayRef<IRMapping> loaded,
+                                        ArrayRef<Value> buffers,
+                                        SmallVectorImpl<Value> &locals) {
+  int64_t run = elements.size();
+  // values[r][i]: result r of run element i.
+  SmallVector<SmallVector<Value>> values(buffers.size());
+  for (int64_t i = 0; i < run; ++i)
+    for (auto [r, value] : llvm::enumerate(applyEpilogue(
+             elements[i], m, add(n, i), loaded.empty() ? nullptr : &loaded[i])))
+      values[r].push_back(value);
+  SmallVector<Value> coords = epilogueCoordinates(m, n);
+  for (auto [r, buffer, stored] : llvm::enumerate(buffers, values)) {
+    auto bufferType = cast<MemRefType>(buffer.getType());
+    int64_t bits = bufferType.getElementTypeBitWidth();
+    // At most 16 bytes a store: a run of 8 f32 is two.
+    int64_t width = std::min<int64_t>(run, 128 / bits);
+    auto vectorType = VectorType::get({width}, bufferType.getElementType());
+    bool aligned = isRowAligned(buffer, mma.nLoops.back());
+    for (int64_t offset = 0; offset < run; offset += width) {
+      SmallVector<Value> at(coords);
+      at.back() = add(at.back(), offset);
+      Value vector = vector::FromElementsOp::create(
+          b, loc, vectorType, ArrayRef<Value>(stored).slice(offset, width));
+      vector::StoreOp::create(b, loc, vector, buffer, at,
+                              /*nontemporal=*/false,
+                              aligned ? llvm::MaybeAlign(width * bits / 8)
+                                      : llvm::MaybeAlign());
+    }
+    foldStoredMagnitudes(locals, r, stored);
+  }
 }
 
 void MmaKernelBuilder::storeResults(ArrayRef<SmallVector<Value>> results) {
@@ -541,27 +561,7 @@ void MmaKernelBuilder::storeResults(ArrayRef<SmallVector<Value>> results) {
           arith::AndIOp::create(b, loc, lessThan(m, mma.m), lessThan(n, mma.n));
       amaxLocals = createGuardedStores(
           b, loc, inside, amaxLocals, [&](SmallVectorImpl<Value> &locals) {
-            // values[r][i]: result r of quad element i.
-            SmallVector<SmallVector<Value, 4>> values(buffers.size());
-            for (int64_t i = 0; i < 4; ++i)
-              for (auto [r, value] :
-                   llvm::enumerate(applyEpilogue(quads[i], m, add(n, i))))
-                values[r].push_back(value);
-            SmallVector<Value> coords = epilogueCoordinates(m, n);
-            for (auto [r, buffer, quad] : llvm::enumerate(buffers, values)) {
-              auto bufferType = cast<MemRefType>(buffer.getType());
-              auto vectorType =
-                  VectorType::get({4}, bufferType.getElementType());
-              int64_t vectorBytes = 4 * bufferType.getElementTypeBitWidth() / 8;
-              Value vector =
-                  vector::FromElementsOp::create(b, loc, vectorType, quad);
-              vector::StoreOp::create(b, loc, vector, buffer, coords,
-                                      /*nontemporal=*/false,
-                                      isRowAligned(buffer, rowElements)
-                                          ? llvm::MaybeAlign(vectorBytes)
-                                          : llvm::MaybeAlign());
-              foldStoredMagnitudes(locals, r, quad);
-            }
+            storeEpilogueRun(quads, m, n, /*loaded=*/{}, buffers, locals);
           });
     }
   }
@@ -596,12 +596,8 @@ void MmaKernelBuilder::buildSplitKFixup(Value partials, Value gridX,
   Value one = index(1);
   // Shared memory for the epilogue's staging, where it stages.
   SmallVector<Type> attributions;
-  if (getEpilogueStaging())
-    attributions.push_back(MemRefType::get(
-        {getEpilogueStagingBytes() / 4}, b.getF32Type(),
-        MemRefLayoutAttrInterface(),
-        gpu::AddressSpaceAttr::get(
-            b.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace())));
+  if (int64_t stagingBytes = getEpilogueStagingBytes())
+    attributions.push_back(getStagingBufferType(stagingBytes));
   auto launch = gpu::LaunchOp::create(
       b, loc, gridX, gridY, index(batchCount), index(threads), one, one,
       /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,

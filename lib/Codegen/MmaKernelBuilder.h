@@ -199,13 +199,14 @@ private:
   SmallVector<Value> buildTmaConsumer();
   /// What a block does with the products' accumulators: the epilogue and
   /// stores, or (split-K) its partial sums.
-  /// `stagingCandidates`: shared buffers the block no longer reads once all
-  /// its (consumer) threads have passed `barrier`, which the epilogue may
-  /// stage the accumulators through (prepareEpilogueStaging).
+  /// The epilogue stages the accumulators (prepareEpilogueStaging) in
+  /// `stagingRows`, shared memory of its own (getDedicatedStagingBytes),
+  /// or else in one of `stages`, buffers the block no longer reads once all
+  /// its (consumer) threads have passed `stagesBarrier`.
   void finishResults(ArrayRef<SmallVector<Value>> results, Value split,
-                     Value tile, Value partials,
-                     ArrayRef<Value> stagingCandidates,
-                     function_ref<void()> barrier);
+                     Value tile, Value partials, Value stagingRows,
+                     ArrayRef<Value> stages,
+                     function_ref<void()> stagesBarrier);
   /// Makes shared-memory writes of this thread visible to wgmma (the async
   /// proxy) before the barrier that publishes them.
   void fenceSharedForWgmma();
@@ -461,6 +462,8 @@ private:
   /// the stages of a short k loop), within the shared memory a block may
   /// have (dynamic for TMA, static otherwise); 0 otherwise.
   int64_t getDedicatedStagingBytes();
+  /// The f32 workgroup buffer of `bytes` staging rows of their own take.
+  MemRefType getStagingBufferType(int64_t bytes);
   /// Sets epilogueSmem to the first of `candidates` that holds the staged
   /// rows of all warps (a 16- or 32-bit float buffer) and emits `barrier`
   /// (the block's threads are done with it) where the epilogue stages
@@ -473,6 +476,13 @@ private:
   /// consecutive columns, a row's runs on consecutive lanes; the epilogue
   /// is applied to a run and it is stored with 16-byte stores.
   void storeStagedResults(ArrayRef<SmallVector<Value>> results);
+  /// Applies the epilogue to a run of consecutive columns at (m, n)
+  /// (elements[i][p]: element i, product p; `loaded[i]`, where given, the
+  /// inputs read for element i) and stores each result's run in vectors of
+  /// at most 16 bytes, folding their magnitudes into `locals`.
+  void storeEpilogueRun(ArrayRef<SmallVector<Value>> elements, Value m, Value n,
+                        ArrayRef<IRMapping> loaded, ArrayRef<Value> buffers,
+                        SmallVectorImpl<Value> &locals);
   /// Where the epilogue stages accumulators, or null.
   Value epilogueSmem;
 

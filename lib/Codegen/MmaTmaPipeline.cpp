@@ -62,12 +62,9 @@ void MmaKernelBuilder::buildTmaBlock(Value split, Value tile, Value partials) {
   barriers = {shared.carve(MemRefType::get({2 * stages}, b.getI64Type())),
               stages};
   // The epilogue's own staging rows, where the stages cannot hold them.
-  Value staging;
+  Value stagingRows;
   if (int64_t stagingBytes = getDedicatedStagingBytes())
-    staging = shared.carve(MemRefType::get(
-        {stagingBytes / 4}, b.getF32Type(), MemRefLayoutAttrInterface(),
-        gpu::AddressSpaceAttr::get(
-            b.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace())));
+    stagingRows = shared.carve(getStagingBufferType(stagingBytes));
   setKRange(llvm::divideCeil(product->k, tileK), split);
   // One thread initializes the barriers: a stage is empty after one
   // arrival of each consumer thread.
@@ -99,19 +96,16 @@ void MmaKernelBuilder::buildTmaBlock(Value split, Value tile, Value partials) {
     SmallVector<SmallVector<Value>> results = {buildTmaConsumer()};
     // The stages are free for the epilogue once every consumer warp's
     // wgmmas have read their last stage: a named barrier of the consumer
-    // threads (the producer warp is done). Rows of its own need none.
-    if (staging) {
-      finishResults(results, split, tile, partials, staging, [] {});
-      return;
-    }
-    finishResults(results, split, tile, partials, {lhs.smem, rhs.smem}, [&] {
-      auto i32 = [&](int64_t value) {
-        return arith::ConstantIntOp::create(b, loc, b.getI32Type(), value)
-            .getResult();
-      };
-      NVVM::BarrierOp::create(b, loc, TypeRange{}, i32(1), i32(threads),
-                              NVVM::BarrierReductionAttr(), Value());
-    });
+    // threads (the producer warp is done).
+    finishResults(
+        results, split, tile, partials, stagingRows, {lhs.smem, rhs.smem}, [&] {
+          auto i32 = [&](int64_t value) {
+            return arith::ConstantIntOp::create(b, loc, b.getI32Type(), value)
+                .getResult();
+          };
+          NVVM::BarrierOp::create(b, loc, TypeRange{}, i32(1), i32(threads),
+                                  NVVM::BarrierReductionAttr(), Value());
+        });
   }
 }
 
