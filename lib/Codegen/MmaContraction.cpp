@@ -514,10 +514,18 @@ static void decideStaging(MmaOperand &operand, const MmaContraction &mma,
       operand.gathered = false;
       operand.collapsedK = true;
       operand.kContiguous = true;
-    } else if (isLhs)
+    } else if (isLhs) {
       operand.gathered = !readsInnermostKLast(operand, mma, product);
-    else
+    } else {
+      // Rows after k (a patchified convolution's [c, kh, kw, n] weight, an
+      // attention output projection's [heads, d, n]): a chunk of n is 16
+      // contiguous bytes at the loop indices its flat k decodes to, so it is
+      // staged as an n-contiguous [k, n] matrix (cp.async or TMA), not
+      // element by element. e4m3 is staged K-major (wgmma reads it only
+      // so), which these strides do not give.
       operand.rowsAfterK = readsRowsAfterK(operand, mma, product);
+      operand.gathered = !operand.rowsAfterK || operand.kContiguous;
+    }
     return;
   }
   AffineMap map = operand.map;

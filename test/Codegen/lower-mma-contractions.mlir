@@ -118,11 +118,16 @@ func.func private @head_merge_projection(%o: memref<1x4x32x16xf32>, %w: memref<4
 // several k loops, each read once, the innermost k (kw = 16, a patch row's
 // contiguous pixels) last. A is gathered, but in chunks (isChunkedGather):
 // each chunk of 8 k is two 16-byte f32 loads at the indices its flat row
-// and flat k decode to, not 8 element loads.
+// and flat k decode to, not 8 element loads. B, the weight permuted to
+// [c, kh, kw, n], has its rows after its k loops: a chunk of 8 n is one
+// 16-byte load at the indices its flat k decodes to (readsRowsAfterK),
+// not 8 element loads (a warp's 2-byte loads cost 8 sectors a chunk row).
 // CHECK-LABEL: func.func private @patch_embedding
 // CHECK: gpu.launch
 // CHECK: vector.load %arg0[%c0, {{.*}}, {{.*}}, {{.*}}, {{.*}}, {{.*}}] {alignment = 16 : i64} : memref<1x3x4x16x4x16xf32>, vector<4xf32>
 // CHECK-NOT: memref.load %arg0
+// CHECK: vector.load %arg1[{{.*}}, {{.*}}, {{.*}}, {{.*}}] {alignment = 16 : i64} : memref<3x16x16x64xbf16>, vector<8xbf16>
+// CHECK-NOT: memref.load %arg1
 // CHECK: nvvm.mma.sync
 // CHECK: gpu.terminator
 #pe_fill = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
