@@ -101,29 +101,42 @@ bool mlir::ridge::isCompileTimeTf32Weight(Operation *op, Value operand) {
 /// an attention's head split) and the reshapes between kernels. Any other
 /// reader (a rotary embedding, a graph output, an op that computes with it)
 /// needs the f32 values.
-static bool isOnlyRoundedByReaders(Value value, Type &format) {
-  for (OpOperand &use : value.getUses()) {
-    Operation *user = use.getOwner();
-    // A reshape between kernels is a view of the stored tensor, whatever
-    // its element type (bert_tiny's attention output, [1, H, L, d] viewed
-    // as [H, L, d] before its head merge).
-    bool inKernel = user->getParentOfType<FusionGroupOp>() != nullptr;
-    if (!inKernel && !isa<ReshapeOp>(user))
-      return false;
-    if (isa<ReshapeOp, TransposeOp, SliceOp>(user)) {
-      if (!isOnlyRoundedByReaders(user->getResult(0), format))
-        return false;
-      continue;
-    }
-    bool multiplied =
-        (isa<MatMulOp, GemmOp, ConvOp>(user) && use.getOperandNumber() <= 1) ||
-        (isa<AttentionOp>(user) && use.getOperandNumber() <= 2);
-    Type stored = getRoundedStorageType(user);
-    if (!multiplied || !stored || (format && stored != format))
-      return false;
-    format = stored;
-  }
+static bool isOnlyRoundedByReaders(Value value, Type &format);
+
+/// Whether `use` rounds its value to one format before multiplying it (that
+/// format into `format`), as isOnlyRoundedByReaders asks of every use.
+static bool isRoundedUse(OpOperand &use, Type &format) {
+  Operation *user = use.getOwner();
+  // A reshape between kernels is a view of the stored tensor, whatever
+  // its element type (bert_tiny's attention output, [1, H, L, d] viewed
+  // as [H, L, d] before its head merge).
+  bool inKernel = user->getParentOfType<FusionGroupOp>() != nullptr;
+  if (!inKernel && !isa<ReshapeOp>(user))
+    return false;
+  if (isa<ReshapeOp, TransposeOp, SliceOp>(user))
+    return isOnlyRoundedByReaders(user->getResult(0), format);
+  bool multiplied =
+      (isa<MatMulOp, GemmOp, ConvOp>(user) && use.getOperandNumber() <= 1) ||
+      (isa<AttentionOp>(user) && use.getOperandNumber() <= 2);
+  Type stored = getRoundedStorageType(user);
+  if (!multiplied || !stored || (format && stored != format))
+    return false;
+  format = stored;
   return true;
+}
+
+/// Whether every reader of `value` rounds it to one format before
+/// multiplying it (that format into `format`): a MatMul's, Gemm's or Conv's
+/// multiplied operand, or an attention's Q, K or V, rounded by its
+/// kPrecisionAttr, in a kernel (fusion group), reached directly or through
+/// the layout changes that kernel applies to it (reshape, transpose, slice:
+/// an attention's head split) and the reshapes between kernels. Any other
+/// reader (a rotary embedding, a graph output, an op that computes with it)
+/// needs the f32 values.
+static bool isOnlyRoundedByReaders(Value value, Type &format) {
+  return llvm::all_of(value.getUses(), [&](OpOperand &use) {
+    return isRoundedUse(use, format);
+  });
 }
 
 Type mlir::ridge::getKernelBoundaryType(OpResult result) {
@@ -156,6 +169,67 @@ Type mlir::ridge::getKernelBoundaryType(OpResult result) {
   if (!isOnlyRoundedByReaders(result, format) ||
       (attentionFormat && format != attentionFormat))
     return Type();
+  return format;
+}
+
+/// The kernels (fusion groups) that read the tensor through `use`: its
+/// owner's, or those reading a reshape between kernels; none for a return.
+static void collectReadingKernels(OpOperand &use,
+                                  llvm::SmallPtrSetImpl<Operation *> &kernels) {
+  Operation *user = use.getOwner();
+  if (auto kernel = user->getParentOfType<FusionGroupOp>()) {
+    kernels.insert(kernel);
+    return;
+  }
+  if (isa<ReshapeOp>(user))
+    for (OpOperand &viewUse : user->getResult(0).getUses())
+      collectReadingKernels(viewUse, kernels);
+}
+
+Type mlir::ridge::getKernelBoundaryCopyType(
+    OpResult result, SmallVectorImpl<OpOperand *> &roundedUses) {
+  roundedUses.clear();
+  auto group = dyn_cast<FusionGroupOp>(result.getOwner());
+  auto type = dyn_cast<RankedTensorType>(result.getType());
+  if (!group || !type || !type.hasStaticShape() ||
+      !type.getElementType().isF32() ||
+      !llvm::is_contained({"pointwise", "reduction", "contraction"},
+                          group.getKind()) ||
+      getKernelBoundaryType(result))
+    return Type();
+  // The uses that round the tensor to one format, and the kernels that read
+  // it as it is.
+  Type format;
+  SmallVector<OpOperand *> rounded;
+  llvm::SmallPtrSet<Operation *, 4> roundingReaders, wideReaders;
+  bool readAsIs = false;
+  for (OpOperand &use : result.getUses()) {
+    Type useFormat = format;
+    if (isRoundedUse(use, useFormat)) {
+      format = useFormat;
+      rounded.push_back(&use);
+      collectReadingKernels(use, roundingReaders);
+      continue;
+    }
+    // Readers of two formats: which one a copy should serve is not this
+    // rule's to choose.
+    Type otherFormat;
+    if (isRoundedUse(use, otherFormat))
+      return Type();
+    readAsIs = true;
+    collectReadingKernels(use, wideReaders);
+  }
+  // The copy costs its bytes once, written; each kernel that multiplies it
+  // without reading it as it is saves them, read (and reads its tiles as
+  // stored, with cp.async or TMA, instead of converting each in registers,
+  // however many times its block columns read them). A kernel that read
+  // both would read more, not less.
+  if (!readAsIs || rounded.empty() ||
+      llvm::any_of(roundingReaders, [&](Operation *kernel) {
+        return wideReaders.contains(kernel);
+      }))
+    return Type();
+  roundedUses.assign(rounded.begin(), rounded.end());
   return format;
 }
 

@@ -104,10 +104,14 @@ static std::string describeNode(Operation *op) {
 /// it.
 static Operation *getProducerOp(Value value) {
   Operation *def = value.getDefiningOp();
+  // Through the casts of a narrowed kernel boundary (the reader's widening,
+  // the producer's rounding): the op that computes the tensor.
+  if (isa_and_present<CastOp>(def) && def->hasAttr(kBoundaryCastAttr))
+    return getProducerOp(def->getOperand(0));
   if (auto group = dyn_cast_or_null<FusionGroupOp>(def)) {
     auto yield = cast<YieldOp>(group.getBody().front().getTerminator());
-    return yield.getValues()[cast<OpResult>(value).getResultNumber()]
-        .getDefiningOp();
+    return getProducerOp(
+        yield.getValues()[cast<OpResult>(value).getResultNumber()]);
   }
   return def;
 }

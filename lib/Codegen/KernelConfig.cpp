@@ -442,8 +442,25 @@ llvm::SmallBitVector mlir::ridge::getRowDims(linalg::LinalgOp sink) {
   for (OpOperand &operand : sink->getOpOperands()) {
     if (!derivesFromReduction(operand.get()))
       continue;
+    // Read whole from an elementwise op of the kernel (a LayerNorm's rows
+    // that the kernel returns and also rounds into a narrow copy, the copy
+    // the sink): the producer's rows, through both permutations.
+    AffineMap map = sink.getMatchingIndexingMap(&operand);
+    auto producer = operand.get().getDefiningOp<linalg::LinalgOp>();
+    if (producer && producer.getNumReductionLoops() == 0 &&
+        map.isPermutation()) {
+      AffineMap produced =
+          producer.getIndexingMapMatchingResult(cast<OpResult>(operand.get()));
+      if (produced.isPermutation()) {
+        llvm::SmallBitVector producerRows = getRowDims(producer);
+        for (unsigned i = 0; i < produced.getNumResults(); ++i)
+          if (producerRows.test(produced.getDimPosition(i)))
+            rowDims.set(map.getDimPosition(i));
+        continue;
+      }
+    }
     llvm::SmallBitVector used(sink.getNumLoops());
-    for (AffineExpr expr : sink.getMatchingIndexingMap(&operand).getResults())
+    for (AffineExpr expr : map.getResults())
       expr.walk([&](AffineExpr sub) {
         if (auto dim = dyn_cast<AffineDimExpr>(sub))
           used.set(dim.getPosition());

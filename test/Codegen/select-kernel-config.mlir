@@ -19,6 +19,21 @@ func.func private @layer_norm(%x: tensor<4x256xf32>, %s: tensor<256xf32>) -> ten
 
 // -----
 
+// A LayerNorm that returns its rows and a bf16 copy of them (what
+// ridge-narrow-kernel-boundaries stores for a projection that rounds them,
+// beside the f32 rows a residual reads): the sink is the copy's rounding,
+// an elementwise op of the normalized rows, which has their rows: the row
+// stays whole (tile 0), not one element a tile that sums its row again.
+// CHECK-LABEL: func.func private @layer_norm_and_copy
+// CHECK-SAME: tile_sizes = array<i64: 1, 0>
+func.func private @layer_norm_and_copy(%x: tensor<4x256xf32>, %s: tensor<256xf32>) -> (tensor<4x256xf32>, tensor<4x256xbf16>) attributes {ridge.kernel = "reduction"} {
+  %0:3 = ridge.layer_norm %x, %s {axis = 1 : i64, epsilon = 1.0e-5 : f32} : (tensor<4x256xf32>, tensor<256xf32>) -> (tensor<4x256xf32>, tensor<4x1xf32>, tensor<4x1xf32>)
+  %1 = ridge.cast %0#0 : tensor<4x256xf32> -> tensor<4x256xbf16>
+  return %0#0, %1 : tensor<4x256xf32>, tensor<4x256xbf16>
+}
+
+// -----
+
 // Many rows: blocks grow to 8 warps once every SM has one (2048 / 132).
 // CHECK-LABEL: func.func private @softmax_many_rows
 // CHECK-SAME: tile_sizes = array<i64: 1, 0>

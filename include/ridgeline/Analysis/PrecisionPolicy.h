@@ -181,6 +181,23 @@ int64_t getNarrowedWeightBytes(Operation *op, Precision format);
 /// docs/precision.md).
 Type getKernelBoundaryType(OpResult result);
 
+/// The type of a narrow copy of the f32 result `result` that its kernel
+/// stores beside it, and in `roundedUses` the uses that read the copy
+/// instead: bf16 or f16 when getKernelBoundaryType keeps `result` f32
+/// because some readers need its f32 values (a residual add, a graph
+/// output) while others, in kernels of their own, round it to that one
+/// format to multiply it (post-LN BERT's LayerNorm output feeds the next
+/// projection and the residual after it). The producer (a pointwise,
+/// reduction or contraction kernel) writes the copy's bytes once; each
+/// rounded reader reads half the bytes, with the same products, and copies
+/// its tiles as stored (cp.async, TMA) rather than converting them in
+/// registers. A null type when no use rounds, when every use does
+/// (getKernelBoundaryType's case), when uses round it to two formats, or
+/// when a kernel reads the tensor both ways (it would read more bytes, not
+/// fewer).
+Type getKernelBoundaryCopyType(OpResult result,
+                               SmallVectorImpl<OpOperand *> &roundedUses);
+
 /// The decision for the candidate `op` on `target` (its GPU and numerics);
 /// `model` is the target's roofline (its GPU's fp32 peak and bandwidth
 /// place the contraction).

@@ -25,6 +25,49 @@ func.func @norm_then_projection(%x: tensor<128x256xf32>, %s: tensor<256xf32>, %b
 
 // -----
 
+// Post-LN BERT: the LayerNorm's rows feed the next projection, which rounds
+// them, and the residual add after it, which needs them in f32. Its kernel
+// stores both: the f32 rows, which the residual's kernel and the function's
+// return read, and a bf16 copy after them, which the projection widens
+// (its rounding of them a no-op again). A reshape between kernels that
+// only the projection reads is retyped to view the copy.
+// CHECK-LABEL: func @norm_then_projection_and_residual
+// CHECK: %[[N:.*]]:2 = ridge.fusion_group "k0_reduction" kind "reduction" -> tensor<128x256xf32>, tensor<128x256xbf16> {
+// CHECK:   %[[L:[a-z_0-9]+]], %{{.*}}, %{{.*}} = ridge.layer_norm
+// CHECK:   %[[R:.*]] = ridge.cast %[[L]] {ridge.boundary_cast} : tensor<128x256xf32> -> tensor<128x256xbf16>
+// CHECK:   ridge.yield %[[L]], %[[R]] : tensor<128x256xf32>, tensor<128x256xbf16>
+// CHECK: ridge.fusion_group "k1_matmul" kind "contraction" -> tensor<128x256xf32> {
+// CHECK:   %[[W:.*]] = ridge.cast %[[N]]#1 {ridge.boundary_cast} : tensor<128x256xbf16> -> tensor<128x256xf32>
+// CHECK:   ridge.matmul %[[W]], %{{.*}} {ridge.precision = "bf16"}
+// CHECK: ridge.fusion_group "k2_pointwise" kind "pointwise" -> tensor<128x256xf32> {
+// CHECK:   ridge.add %{{.*}}, %[[N]]#0 :
+// CHECK: %[[VIEW:.*]] = ridge.reshape %[[N]]#1 : tensor<128x256xbf16> -> tensor<1x128x256xbf16>
+// CHECK: ridge.fusion_group "k3_matmul" kind "contraction" -> tensor<1x128x256xf32> {
+// CHECK:   ridge.cast %[[VIEW]] {ridge.boundary_cast} : tensor<1x128x256xbf16> -> tensor<1x128x256xf32>
+// CHECK: return %{{.*}}, %[[N]]#0, %{{.*}} :
+func.func @norm_then_projection_and_residual(%x: tensor<128x256xf32>, %s: tensor<256xf32>, %b: tensor<256xf32>, %w: tensor<256x256xf32>) -> (tensor<128x256xf32>, tensor<128x256xf32>, tensor<1x128x256xf32>) {
+  %0 = ridge.fusion_group "k0_reduction" kind "reduction" -> tensor<128x256xf32> {
+    %1:3 = ridge.layer_norm %x, %s, %b {axis = 1 : i64, epsilon = 1.0e-5 : f32} : (tensor<128x256xf32>, tensor<256xf32>, tensor<256xf32>) -> (tensor<128x256xf32>, tensor<128x1xf32>, tensor<128x1xf32>)
+    ridge.yield %1#0 : tensor<128x256xf32>
+  }
+  %2 = ridge.fusion_group "k1_matmul" kind "contraction" -> tensor<128x256xf32> {
+    %3 = ridge.matmul %0, %w {ridge.precision = "bf16"} : (tensor<128x256xf32>, tensor<256x256xf32>) -> tensor<128x256xf32>
+    ridge.yield %3 : tensor<128x256xf32>
+  }
+  %4 = ridge.fusion_group "k2_pointwise" kind "pointwise" -> tensor<128x256xf32> {
+    %5 = ridge.add %2, %0 : (tensor<128x256xf32>, tensor<128x256xf32>) -> tensor<128x256xf32>
+    ridge.yield %5 : tensor<128x256xf32>
+  }
+  %6 = ridge.reshape %0 : tensor<128x256xf32> -> tensor<1x128x256xf32>
+  %7 = ridge.fusion_group "k3_matmul" kind "contraction" -> tensor<1x128x256xf32> {
+    %8 = ridge.matmul %6, %w {ridge.precision = "bf16"} : (tensor<1x128x256xf32>, tensor<256x256xf32>) -> tensor<1x128x256xf32>
+    ridge.yield %8 : tensor<1x128x256xf32>
+  }
+  return %4, %0, %7 : tensor<128x256xf32>, tensor<128x256xf32>, tensor<1x128x256xf32>
+}
+
+// -----
+
 // Two fp16 readers (a Gemm's B, a convolution's input are multiplied
 // operands too): one rounding, a widening in each reader.
 // CHECK-LABEL: func @two_fp16_readers
@@ -52,9 +95,11 @@ func.func @two_fp16_readers(%x: tensor<64x64xf32>, %a: tensor<64x64xf32>) -> (te
 
 // -----
 
-// Left in f32: a result another op reads as it is (a residual Add), one the
-// function returns, one an fp32 contraction reads, one read by readers of
-// two formats, one a Gemm adds (its C), and the output of an attention that
+// Left in f32, with no narrow copy: a result that one kernel both
+// multiplies in bf16 and reads as it is (a residual Add beside the product:
+// it would read the copy too, more bytes, not fewer), one the function
+// returns, one an fp32 contraction reads, one read by readers of two
+// formats, one a Gemm adds (its C), and the output of an attention that
 // multiplies in f32 (its kernel's store does not round to bf16).
 // CHECK-LABEL: func @kept_f32
 // CHECK-NOT: ridge.boundary_cast

@@ -30,29 +30,86 @@ using namespace mlir;
 using namespace mlir::ridge;
 
 namespace {
-/// Widens `narrow` back to `wideType` for each of its readers, inside the
+void widenReaders(OpBuilder &b, Value narrow, RankedTensorType wideType);
+
+/// Widens the narrow value `use` reads back to `wideType`, inside the
 /// reader's group, right before the reader; a reshape between kernels (a
 /// view, whatever its element type) is retyped to the narrow type and its
 /// own readers widened instead.
+void widenUse(OpBuilder &b, OpOperand *use, RankedTensorType wideType) {
+  Operation *reader = use->getOwner();
+  Value narrow = use->get();
+  if (isa<ReshapeOp>(reader) && !reader->getParentOfType<FusionGroupOp>()) {
+    Value view = reader->getResult(0);
+    auto viewType = cast<RankedTensorType>(view.getType());
+    view.setType(viewType.clone(getElementTypeOrSelf(narrow.getType())));
+    widenReaders(b, view, viewType);
+    return;
+  }
+  b.setInsertionPoint(reader);
+  auto widen = CastOp::create(b, reader->getLoc(), wideType, narrow);
+  widen->setAttr(kBoundaryCastAttr, b.getUnitAttr());
+  use->set(widen);
+}
+
+/// widenUse for each reader of `narrow`.
 void widenReaders(OpBuilder &b, Value narrow, RankedTensorType wideType) {
   SmallVector<OpOperand *> uses;
   for (OpOperand &use : narrow.getUses())
     uses.push_back(&use);
-  Type element = getElementTypeOrSelf(narrow.getType());
-  for (OpOperand *use : uses) {
-    Operation *reader = use->getOwner();
-    if (isa<ReshapeOp>(reader) && !reader->getParentOfType<FusionGroupOp>()) {
-      Value view = reader->getResult(0);
-      auto viewType = cast<RankedTensorType>(view.getType());
-      view.setType(viewType.clone(element));
-      widenReaders(b, view, viewType);
-      continue;
-    }
-    b.setInsertionPoint(reader);
-    auto widen = CastOp::create(b, reader->getLoc(), wideType, narrow);
-    widen->setAttr(kBoundaryCastAttr, b.getUnitAttr());
-    use->set(widen);
+  for (OpOperand *use : uses)
+    widenUse(b, use, wideType);
+}
+
+/// Rounds `value`, yielded by `yield`, to `narrowType` right before it.
+Value roundBeforeYield(OpBuilder &b, YieldOp yield, Value value,
+                       RankedTensorType narrowType) {
+  b.setInsertionPoint(yield);
+  auto round = CastOp::create(b, value.getLoc(), narrowType, value);
+  round->setAttr(kBoundaryCastAttr, b.getUnitAttr());
+  return round;
+}
+
+/// A narrow copy of a result: what getKernelBoundaryCopyType decided.
+struct NarrowCopy {
+  OpResult result;
+  Type format;
+  SmallVector<OpOperand *> roundedUses;
+};
+
+/// Rebuilds `group` with a narrow copy of each of `copies`' results yielded
+/// after its own results, and points each copy's rounded uses at it,
+/// widened in the reader.
+void storeNarrowCopies(OpBuilder &b, FusionGroupOp group,
+                       ArrayRef<NarrowCopy> copies) {
+  auto yield = cast<YieldOp>(group.getBody().front().getTerminator());
+  SmallVector<Value> yielded(yield.getValues());
+  SmallVector<Type> types(group->getResultTypes());
+  for (const NarrowCopy &copy : copies) {
+    auto narrowType =
+        cast<RankedTensorType>(copy.result.getType()).clone(copy.format);
+    yielded.push_back(roundBeforeYield(
+        b, yield, yielded[copy.result.getResultNumber()], narrowType));
+    types.push_back(narrowType);
   }
+  b.setInsertionPoint(yield);
+  YieldOp::create(b, yield.getLoc(), yielded);
+  yield.erase();
+  b.setInsertionPoint(group);
+  auto rebuilt = FusionGroupOp::create(b, group.getLoc(), types,
+                                       group.getName(), group.getKind());
+  rebuilt->setDiscardableAttrs(group->getDiscardableAttrDictionary());
+  rebuilt.getBody().takeBody(group.getBody());
+  unsigned numResults = group->getNumResults();
+  for (auto [i, copy] : llvm::enumerate(copies)) {
+    auto wideType = cast<RankedTensorType>(copy.result.getType());
+    for (OpOperand *use : copy.roundedUses) {
+      use->set(rebuilt->getResult(numResults + i));
+      widenUse(b, use, wideType);
+    }
+  }
+  group->replaceAllUsesWith(rebuilt->getResults().take_front(numResults));
+  group.erase();
 }
 
 struct NarrowKernelBoundariesPass
@@ -66,7 +123,6 @@ struct NarrowKernelBoundariesPass
           narrowed.emplace_back(result, narrow);
     });
     OpBuilder b(&getContext());
-    UnitAttr boundary = b.getUnitAttr();
     for (auto [result, narrow] : narrowed) {
       auto group = cast<FusionGroupOp>(result.getOwner());
       auto wideType = cast<RankedTensorType>(result.getType());
@@ -81,12 +137,30 @@ struct NarrowKernelBoundariesPass
       // The producer rounds what it yields.
       auto yield = cast<YieldOp>(group.getBody().front().getTerminator());
       OpOperand &yielded = yield->getOpOperand(result.getResultNumber());
-      b.setInsertionPoint(yield);
-      auto round =
-          CastOp::create(b, yielded.get().getLoc(), narrowType, yielded.get());
-      round->setAttr(kBoundaryCastAttr, boundary);
-      yielded.set(round);
+      yielded.set(roundBeforeYield(b, yield, yielded.get(), narrowType));
       ++numNarrowedResults;
+    }
+    // Then the results that some readers need in f32: a narrow copy beside
+    // them for the others (decided once the narrowed results are known).
+    SmallVector<std::pair<FusionGroupOp, SmallVector<NarrowCopy>>> copies;
+    getOperation().walk([&](FusionGroupOp group) {
+      SmallVector<NarrowCopy> groupCopies;
+      for (OpResult result : group->getResults()) {
+        NarrowCopy copy;
+        copy.result = result;
+        copy.format = getKernelBoundaryCopyType(result, copy.roundedUses);
+        if (copy.format)
+          groupCopies.push_back(std::move(copy));
+      }
+      if (!groupCopies.empty())
+        copies.emplace_back(group, std::move(groupCopies));
+    });
+    for (auto &[group, groupCopies] : copies) {
+      LLVM_DEBUG(llvm::dbgs() << "storing " << groupCopies.size()
+                              << " narrow copies beside the results of "
+                              << group.getName() << "\n");
+      storeNarrowCopies(b, group, groupCopies);
+      numCopiedResults += groupCopies.size();
     }
   }
 };

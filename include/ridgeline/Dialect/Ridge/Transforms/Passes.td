@@ -139,7 +139,11 @@ def NarrowKernelBoundariesPass
     in the reader. Readers include an attention's Q, K and V (through the
     head split's layout changes), and a reshape between kernels is
     retyped to the narrow type, its readers widening what it views; an
-    attention's own output is rounded by its kernel's last store. Both
+    attention's own output is rounded by its kernel's last store. A
+    result that some readers need in f32 (a residual add, a graph output)
+    while other kernels only round it to multiply it gets a narrow copy
+    (getKernelBoundaryCopyType): its group yields the rounded value as an
+    extra result, after its own, and those readers widen the copy. Both
     casts carry `ridge.boundary_cast`. Runs after
     ridge-select-precision has given the kernels their formats, before
     the groups are outlined.
@@ -147,6 +151,8 @@ def NarrowKernelBoundariesPass
   let statistics = [
     Statistic<"numNarrowedResults", "num-narrowed-results",
               "Kernel results stored in their readers' multiply format">,
+    Statistic<"numCopiedResults", "num-copied-results",
+              "Kernel results stored f32 with a narrow copy beside them">,
   ];
   let dependentDialects = ["::mlir::ridge::RidgeDialect"];
 }
