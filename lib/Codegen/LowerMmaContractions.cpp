@@ -399,25 +399,47 @@ MmaKernelBuilder::locateChunk(const StagedOperand &staged, Value kTile,
   decode(minimum(outer, staged.outerExtent - 1), GemmDim::M, coords);
   decode(minimum(inner, staged.innerExtent - chunkElements), GemmDim::K,
          coords);
+  locateChunkAt(operand, coords, computation, result);
+  return result;
+}
+
+void MmaKernelBuilder::locateChunkAt(const MmaOperand &operand,
+                                     ArrayRef<Value> coords,
+                                     const ChunkComputation &computation,
+                                     GatheredChunk &chunk) {
   if (operand.value) {
-    result.source = operand.value;
-    result.indices = evaluateMap(operand.map, coords);
-    return result;
+    chunk.source = operand.value;
+    chunk.indices = evaluateMap(operand.map, coords);
+    return;
   }
   // The element's computation at the chunk's first element, up to the load
   // (what does not depend on the loaded value: the window's indices and
   // padding condition).
   for (Operation *op : computation.independent) {
     if (auto indexOp = dyn_cast<linalg::IndexOp>(op))
-      result.mapping.map(indexOp.getResult(), coords[indexOp.getDim()]);
+      chunk.mapping.map(indexOp.getResult(), coords[indexOp.getDim()]);
     else
-      b.clone(*op, result.mapping);
+      b.clone(*op, chunk.mapping);
   }
   Operation *load = operand.chunkLoad;
-  result.source = load->getOperand(0);
+  chunk.source = load->getOperand(0);
   for (Value index : load->getOperands().drop_front())
-    result.indices.push_back(result.mapping.lookupOrDefault(index));
-  return result;
+    chunk.indices.push_back(chunk.mapping.lookupOrDefault(index));
+}
+
+Value MmaKernelBuilder::loadGatheredChunk(const MmaOperand &operand,
+                                          GatheredChunk &chunk,
+                                          const ChunkComputation &computation,
+                                          int64_t count) {
+  // One 16-byte load (two for f32 staged in 16 bits), then what the body
+  // does with the loaded value.
+  Value loaded =
+      loadStoredChunk(chunk.source, chunk.indices,
+                      getElementTypeOrSelf(chunk.source.getType()), count);
+  if (operand.value)
+    return loaded;
+  return applyToChunk(computation.dependents, operand.chunkLoad->getResult(0),
+                      loaded, chunk.mapping, operand.bodyValue);
 }
 
 SmallVector<Value> MmaKernelBuilder::gatherChunks(const StagedOperand &staged,
@@ -434,22 +456,10 @@ SmallVector<Value> MmaKernelBuilder::gatherChunks(const StagedOperand &staged,
   SmallVector<Value> chunks;
   for (int64_t first = 0; first < numChunks; first += threads) {
     GatheredChunk chunk = locateChunk(staged, kTile, first, computation);
-    Value value;
-    if (operand.value) {
-      value = loadChunk(operand, chunk.source, chunk.indices, chunkType);
-    } else {
-      // The chunk with one 16-byte load (two for f32), then what the body
-      // does with the loaded value.
-      Value loaded =
-          loadStoredChunk(chunk.source, chunk.indices,
-                          getElementTypeOrSelf(chunk.source.getType()),
-                          chunkType.getNumElements());
-      value =
-          applyToChunk(computation.dependents, operand.chunkLoad->getResult(0),
-                       loaded, chunk.mapping, operand.bodyValue);
-      if (cast<VectorType>(value.getType()).getElementType() != stagedType)
-        value = arith::TruncFOp::create(b, loc, chunkType, value);
-    }
+    Value value = loadGatheredChunk(operand, chunk, computation,
+                                    chunkType.getNumElements());
+    if (cast<VectorType>(value.getType()).getElementType() != stagedType)
+      value = arith::TruncFOp::create(b, loc, chunkType, value);
     chunks.push_back(
         arith::SelectOp::create(b, loc, chunk.inBounds, value, zero));
   }

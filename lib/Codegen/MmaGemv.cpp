@@ -148,6 +148,17 @@ LogicalResult MmaKernelBuilder::buildGemv() {
   VectorType weightPieceType = getPieceType(only.rhs, piece);
   VectorType rowPieceType = getPieceType(only.lhs, piece);
   Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
+  // A gathered row whose pieces are whole chunks of consecutive elements
+  // (a class token picked by a Gather) is read a piece at a time, as the
+  // tensor-core kernels read such chunks: the lanes' loads are then 16
+  // consecutive bytes each, not 4 bytes 16 apart.
+  const MmaOperand &rows = only.lhs;
+  bool rowPieces = rows.gathered && rows.chunkedGather &&
+                   piece % rows.getChunkElements() == 0 &&
+                   product->kLoops.back() % piece == 0;
+  ChunkComputation rowComputation;
+  if (rowPieces && rows.chunkLoad)
+    rowComputation = splitChunkComputation(rows);
   SmallVector<Value> init(mma.m, zero);
   auto loop = scf::ForOp::create(b, loc, mul(lane, piece), index(only.k),
                                  index(kWarpSize * piece), init);
@@ -167,6 +178,13 @@ LogicalResult MmaKernelBuilder::buildGemv() {
         row = vector::LoadOp::create(
             b, loc, rowPieceType, a.source, operandIndices(a, index(m), k),
             /*nontemporal=*/false, llvm::MaybeAlign(16));
+      } else if (rowPieces) {
+        SmallVector<Value> coords = getLoopCoordinates();
+        decode(index(m), GemmDim::M, coords);
+        decode(k, GemmDim::K, coords);
+        GatheredChunk chunk;
+        locateChunkAt(rows, coords, rowComputation, chunk);
+        row = loadGatheredChunk(rows, chunk, rowComputation, piece);
       } else {
         SmallVector<Value> elements;
         for (int64_t i = 0; i < piece; ++i) {

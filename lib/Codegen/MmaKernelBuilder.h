@@ -276,6 +276,15 @@ private:
   };
   GatheredChunk locateChunk(const StagedOperand &staged, Value kTile,
                             int64_t first, const ChunkComputation &computation);
+  /// locateChunk's buffer, indices and cloned computation for the chunk
+  /// whose first element is at loop indices `coords`.
+  void locateChunkAt(const MmaOperand &operand, ArrayRef<Value> coords,
+                     const ChunkComputation &computation, GatheredChunk &chunk);
+  /// The `count` elements of chunked gather `operand` that `chunk` locates,
+  /// as the body computes them (its load's elements, then what follows the
+  /// load, on the whole vector); not rounded to the staged type.
+  Value loadGatheredChunk(const MmaOperand &operand, GatheredChunk &chunk,
+                          const ChunkComputation &computation, int64_t count);
   /// `result` of `dependents` (their load's value `element`, the rest of
   /// their operands mapped by `mapping`) on the whole `chunk`: each op on
   /// vectors, operands that do not depend on the element broadcast (a

@@ -826,6 +826,44 @@ func.func private @gemv(%x: memref<2x256xf32>, %w: memref<96x256xf32>, %bias: me
 
 // -----
 
+// A classifier head on the class token (vit_tiny's Gather of token 0 fused
+// into its Gemm): the activation row is the body's load of the token's
+// element at the k index. Its pieces are whole chunks of consecutive
+// elements (isChunkedGather), so each lane reads 16 bytes of the token at
+// once, as it reads the weight, not 4 elements 16 bytes apart across the
+// warp.
+#gw = affine_map<(d0, d1, d2) -> (d1, d2)>
+#gc = affine_map<(d0, d1, d2) -> (d0, d1)>
+#gid = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func private @gemv_class_token
+// CHECK: scf.for {{.*}} to %c256 step %c128 iter_args({{.*}}) -> (f32)
+// CHECK: vector.load %arg1[{{.*}}] {alignment = 16 : i64} : memref<96x256xf32>, vector<4xf32>
+// CHECK: vector.load %arg0[%c0, %c0, {{.*}}] {alignment = 16 : i64} : memref<1x197x256xf32>, vector<4xf32>
+// CHECK-NOT: memref.load %arg0
+// CHECK: math.fma
+func.func private @gemv_class_token(%x: memref<1x197x256xf32>, %w: memref<96x256xf32>, %out: memref<1x96xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 256 : i64, gemv = true, vector_width = 4 : i64, warps_per_block = 8 : i64}} {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc() : memref<1x96xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<1x96xf32>)
+  linalg.generic {indexing_maps = [#gw, #gc], iterator_types = ["parallel", "parallel", "reduction"]} ins(%w : memref<96x256xf32>) outs(%acc : memref<1x96xf32>) {
+  ^bb0(%r: f32, %s: f32):
+    %k = linalg.index 2 : index
+    %l = memref.load %x[%c0, %c0, %k] : memref<1x197x256xf32>
+    %p = arith.mulf %l, %r : f32
+    %t = arith.addf %s, %p : f32
+    linalg.yield %t : f32
+  }
+  linalg.generic {indexing_maps = [#gid, #gid], iterator_types = ["parallel", "parallel"]} ins(%acc : memref<1x96xf32>) outs(%out : memref<1x96xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    linalg.yield %v : f32
+  }
+  memref.dealloc %acc : memref<1x96xf32>
+  return
+}
+
+// -----
+
 // The column path: a weight stored n-contiguous ([256, 96], a MatMul's
 // [K, N]) times one activation row, with a bias. Each lane owns 4
 // consecutive columns (16-byte loads of a weight row), a warp 128 of them:
