@@ -90,13 +90,49 @@ static bool dependsOn(Value value, Value iv, Operation *loop,
   return result;
 }
 
+/// The ops of `body` (its own, not nested) that `values` are computed from,
+/// in the body's order.
+static SmallVector<Operation *> getBodySlice(Block *body, ValueRange values) {
+  llvm::SmallPtrSet<Operation *, 8> slice;
+  SmallVector<Value> worklist(values.begin(), values.end());
+  while (!worklist.empty()) {
+    Operation *def = worklist.pop_back_val().getDefiningOp();
+    if (!def || def->getBlock() != body || !slice.insert(def).second)
+      continue;
+    llvm::append_range(worklist, def->getOperands());
+  }
+  SmallVector<Operation *> ordered;
+  for (Operation &op : *body)
+    if (slice.contains(&op))
+      ordered.push_back(&op);
+  return ordered;
+}
+
+/// Whether `value`, computed in `body`, is the same for every iteration of
+/// its loop's 4 elements and can be computed once before them: its ops in
+/// the body are pure, or loads of buffers the body does not write (an
+/// embedding row's index, from the token id the row reads).
+static bool isComputedOnce(Block *body, Value value,
+                           const llvm::SmallPtrSetImpl<Value> &written) {
+  return llvm::all_of(getBodySlice(body, value), [&](Operation *op) {
+    if (op->getNumRegions() != 0)
+      return false;
+    if (auto load = dyn_cast<memref::LoadOp>(op))
+      return !written.contains(load.getMemRef());
+    return isPure(op);
+  });
+}
+
 void mlir::ridge::findVectorAccesses(Block *body, Value iv,
                                      SmallVectorImpl<Operation *> &accesses,
                                      bool nestedIndices) {
   Operation *loop = body->getParentOp();
   DenseMap<Value, bool> known;
+  llvm::SmallPtrSet<Value, 8> written;
+  body->walk([&](memref::StoreOp store) { written.insert(store.getMemRef()); });
   // An index that is not `iv` and is an argument of the body (another
-  // dimension of a parallel loop) or defined above the loop; with
+  // dimension of a parallel loop), defined above the loop, or computed in
+  // the body once for the 4 elements (a gathered row's index); with
   // `nestedIndices`, any that does not depend on `iv`.
   auto isIndependent = [&](Value index) {
     if (index == iv)
@@ -106,6 +142,9 @@ void mlir::ridge::findVectorAccesses(Block *body, Value iv,
     if (auto arg = dyn_cast<BlockArgument>(index);
         arg && arg.getOwner() == body)
       return true;
+    if (index.getParentBlock() == body)
+      return !dependsOn(index, iv, loop, known) &&
+             isComputedOnce(body, index, written);
     return !loop->isAncestor(index.getParentBlock()->getParentOp());
   };
   // The last index of an access along `iv`: iv, or with `nestedIndices`
@@ -192,14 +231,30 @@ void mlir::ridge::unrollWithVectorAccesses(RewriterBase &rewriter, Block *body,
       rewriter.createBlock(region, {}, body->getArgumentTypes(), argLocs);
   Value base = newBody->getArgument(ivIndex);
   rewriter.setInsertionPointToStart(newBody);
+  // The vector loads' indices that the body computes (the same for the 4
+  // elements: findVectorAccesses) are computed once, first.
+  IRMapping prelude;
+  prelude.map(body->getArguments(), newBody->getArguments());
+  SmallVector<Value> computedIndices;
+  for (Operation *op : accesses) {
+    if (auto load = dyn_cast<memref::LoadOp>(op))
+      llvm::append_range(computedIndices, load.getIndices());
+    else
+      llvm::append_range(computedIndices,
+                         cast<memref::StoreOp>(op).getIndices());
+  }
+  SmallVector<Operation *> preludeOps =
+      getBodySlice(body, ValueRange(computedIndices));
+  llvm::SmallPtrSet<Operation *, 8> computedOnce(preludeOps.begin(),
+                                                 preludeOps.end());
+  for (Operation *op : preludeOps)
+    rewriter.clone(*op, prelude);
   DenseMap<Operation *, Value> vectors;
   for (Operation *op : accesses)
     if (auto load = dyn_cast<memref::LoadOp>(op)) {
-      IRMapping args;
-      args.map(body->getArguments(), newBody->getArguments());
       SmallVector<Value> indices;
       for (Value index : load.getIndices())
-        indices.push_back(args.lookupOrDefault(index));
+        indices.push_back(prelude.lookupOrDefault(index));
       auto type = VectorType::get({kVectorWidth}, load.getType());
       vectors[op] = vector::LoadOp::create(
           rewriter, loc, type, load.getMemRef(), indices,
@@ -213,6 +268,11 @@ void mlir::ridge::unrollWithVectorAccesses(RewriterBase &rewriter, Block *body,
     mapping.map(body->getArgument(ivIndex),
                 arith::AddIOp::create(rewriter, loc, base, offset));
     for (Operation &op : body->without_terminator()) {
+      if (computedOnce.contains(&op)) {
+        for (Value result : op.getResults())
+          mapping.map(result, prelude.lookup(result));
+        continue;
+      }
       if (vectorized.contains(&op)) {
         if (auto load = dyn_cast<memref::LoadOp>(op))
           mapping.map(load.getResult(), vector::ExtractOp::create(
@@ -239,12 +299,10 @@ void mlir::ridge::unrollWithVectorAccesses(RewriterBase &rewriter, Block *body,
       Value vector =
           vector::FromElementsOp::create(rewriter, loc, type, storedValues[op]);
       // The same indices at the new body's arguments (the last one is iv,
-      // now the first of the 4 elements).
-      IRMapping args;
-      args.map(body->getArguments(), newBody->getArguments());
+      // now the first of the 4 elements) and computed once.
       SmallVector<Value> indices;
       for (Value index : store.getIndices())
-        indices.push_back(args.lookupOrDefault(index));
+        indices.push_back(prelude.lookupOrDefault(index));
       vector::StoreOp::create(
           rewriter, loc, vector, store.getMemRef(), indices,
           /*nontemporal=*/false,

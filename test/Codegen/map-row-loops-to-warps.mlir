@@ -194,6 +194,57 @@ func.func @row_sum_vectorized(%x: memref<16x256xf32>, %y: memref<16x256xf32>) {
 
 // -----
 
+// An embedding row gathered by a token id (gpt2's and bert's first
+// kernel): the row's index is computed in the body, from the id the row
+// reads, the same for a lane's 4 consecutive elements. It is computed once
+// a step, before a 16-byte load of the table row (a warp's 512 contiguous
+// bytes), instead of 4 loads 16 bytes apart.
+// CHECK-LABEL: func @row_sum_gathered
+// CHECK: scf.for
+// CHECK:   %[[ID:.*]] = memref.load %arg0[%{{.*}}] : memref<16xi64>
+// CHECK:   %[[ROW:.*]] = arith.index_cast %[[ID]]
+// CHECK:   %[[R:.*]] = arith.minsi %[[ROW]], %c1023
+// CHECK:   vector.load %arg1[%[[R]], %{{.*}}] {alignment = 16 : i64} : memref<1024x256xf32>, vector<4xf32>
+// CHECK-NOT: memref.load %arg1
+// CHECK: gpu.shuffle xor
+// CHECK: scf.for
+// CHECK:   vector.load %arg1[%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<1024x256xf32>, vector<4xf32>
+// CHECK-NOT: memref.load %arg1
+// CHECK:   vector.store %{{.*}}, %arg2[%{{.*}}, %{{.*}}] {alignment = 16 : i64}
+func.func @row_sum_gathered(%ids: memref<16xi64>, %table: memref<1024x256xf32>, %y: memref<16x256xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c256 = arith.constant 256 : index
+  %c1023 = arith.constant 1023 : index
+  %zero = arith.constant 0.0 : f32
+  scf.parallel (%i) = (%c0) to (%c16) step (%c1) {
+    %acc = memref.alloca() {alignment = 64 : i64} : memref<1xf32>
+    memref.store %zero, %acc[%c0] : memref<1xf32>
+    scf.for %j = %c0 to %c256 step %c1 {
+      %id = memref.load %ids[%i] : memref<16xi64>
+      %row = arith.index_cast %id : i64 to index
+      %r = arith.minsi %row, %c1023 : index
+      %v = memref.load %table[%r, %j] : memref<1024x256xf32>
+      %a = memref.load %acc[%c0] : memref<1xf32>
+      %s = arith.addf %a, %v : f32
+      memref.store %s, %acc[%c0] : memref<1xf32>
+    }
+    scf.parallel (%j) = (%c0) to (%c256) step (%c1) {
+      %id = memref.load %ids[%i] : memref<16xi64>
+      %row = arith.index_cast %id : i64 to index
+      %r = arith.minsi %row, %c1023 : index
+      %v = memref.load %table[%r, %j] : memref<1024x256xf32>
+      %m = memref.load %acc[%c0] : memref<1xf32>
+      %d = arith.subf %v, %m : f32
+      memref.store %d, %y[%i, %j] : memref<16x256xf32>
+    }
+  }
+  return
+}
+
+// -----
+
 // A view starting 2 floats into the row is not 16-byte aligned: its loads
 // stay scalar (lane-strided), the aligned output is still stored as vectors.
 // CHECK-LABEL: func @unaligned_view
