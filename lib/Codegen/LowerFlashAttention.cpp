@@ -156,8 +156,14 @@ SmallVector<Value> FlashAttentionBuilder::loadTile(const GlobalOperand &operand,
     if (operand.cos) {
       // RoPE: the chunk and its partner D/2 away (a chunk never straddles
       // the halves: D/2 is a multiple of 8), rotated by the caches' entries
-      // of its pair index, as the rotary embedding's lowering computes them
-      // (cos x - sin x' below D/2, sin x' + cos x above).
+      // of its pair index: cos x - sin x' below D/2, sin x' + cos x above,
+      // the rotary embedding's lowering's products. Both halves are
+      // fma(+-sin, x', cos x), the sine negated (exactly) below D/2: a
+      // multiply, a sign flip and an fma an element, where computing both
+      // halves and selecting took two multiplies, an add, a subtract and a
+      // select.
+      // The fma rounds the sum once, as ridge-contract-multiply-add's
+      // contractions do (docs/target.md).
       int64_t half = cols / 2;
       Value lower = lessThan(col, index(half));
       Value pair = arith::SelectOp::create(
@@ -167,11 +173,22 @@ SmallVector<Value> FlashAttentionBuilder::loadTile(const GlobalOperand &operand,
                                                      add(col, half), pair));
       Value cosX =
           arith::MulFOp::create(b, loc, loadChunk(*operand.cos, pair), wide);
-      Value sinPartner =
-          arith::MulFOp::create(b, loc, loadChunk(*operand.sin, pair), partner);
-      wide = arith::SelectOp::create(
-          b, loc, lower, arith::SubFOp::create(b, loc, cosX, sinPartner),
-          arith::AddFOp::create(b, loc, sinPartner, cosX));
+      // The sign flip is an xor of the sign bits with the chunk's mask:
+      // one instruction an element, not a negation and a select.
+      auto bitsType = VectorType::get({kChunk}, b.getI32Type());
+      Value signMask = vector::BroadcastOp::create(
+          b, loc, bitsType,
+          arith::SelectOp::create(
+              b, loc, lower,
+              arith::ConstantIntOp::create(b, loc, b.getI32Type(),
+                                           static_cast<int32_t>(0x80000000)),
+              arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0)));
+      Value sinBits = arith::BitcastOp::create(b, loc, bitsType,
+                                               loadChunk(*operand.sin, pair));
+      Value signedSin = arith::BitcastOp::create(
+          b, loc, cosX.getType(),
+          arith::XOrIOp::create(b, loc, sinBits, signMask));
+      wide = math::FmaOp::create(b, loc, signedSin, partner, cosX);
     }
     scf::YieldOp::create(
         b, loc, ValueRange{arith::TruncFOp::create(b, loc, chunkType, wide)});

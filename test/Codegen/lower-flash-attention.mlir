@@ -585,7 +585,8 @@ func.func private @split_keys_amax(%q: memref<1x1x64x64xf32>, %k: memref<1x1x102
 // [1, 128, 32] caches, stride 0 along the heads): each thread's 8-element
 // chunk of a row, its partner chunk 32 columns away, and the caches' 8
 // entries of the pair index; cos x - sin x' below column 32, sin x' + cos x
-// above, then the rounding to bf16. K has no rotation.
+// above, as one fma of the partner and the sine (its sign bit flipped
+// below column 32) added to cos x, then the rounding to bf16. K has no rotation.
 // CHECK-LABEL: func.func private @rotary_query
 // CHECK: %[[QF:.*]] = memref.collapse_shape %arg0
 // CHECK: %[[COS:.*]] = memref.collapse_shape %arg1 {{.*}} into memref<4096xf32>
@@ -596,11 +597,14 @@ func.func private @split_keys_amax(%q: memref<1x1x64x64xf32>, %k: memref<1x1x102
 // CHECK: vector.load %[[QF]]
 // CHECK: vector.load %[[COS]]
 // CHECK: %[[CX:.*]] = arith.mulf {{.*}} : vector<8xf32>
+// CHECK: %[[MASK:.*]] = arith.select %[[LOWER]], %c-2147483648_i32, %c0_i32 : i32
+// CHECK: %[[MASKS:.*]] = vector.broadcast %[[MASK]] : i32 to vector<8xi32>
 // CHECK: vector.load %[[SIN]]
-// CHECK: %[[SX:.*]] = arith.mulf {{.*}} : vector<8xf32>
-// CHECK: %[[LO:.*]] = arith.subf %[[CX]], %[[SX]] : vector<8xf32>
-// CHECK: %[[HI:.*]] = arith.addf %[[SX]], %[[CX]] : vector<8xf32>
-// CHECK: %[[R:.*]] = arith.select %[[LOWER]], %[[LO]], %[[HI]] : vector<8xf32>
+// CHECK: %[[S:.*]] = vector.shuffle
+// CHECK: %[[SB:.*]] = arith.bitcast %[[S]] : vector<8xf32> to vector<8xi32>
+// CHECK: %[[FLIPPED:.*]] = arith.xori %[[SB]], %[[MASKS]] : vector<8xi32>
+// CHECK: %[[SS:.*]] = arith.bitcast %[[FLIPPED]] : vector<8xi32> to vector<8xf32>
+// CHECK: %[[R:.*]] = math.fma %[[SS]], %{{.*}}, %[[CX]] : vector<8xf32>
 // CHECK: arith.truncf %[[R]] : vector<8xf32> to vector<8xbf16>
 // CHECK: scf.for
 // CHECK-NOT: %[[COS]]
