@@ -86,6 +86,9 @@ void mlir::ridge::buildGraphOptimizationPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createMatchGeluPass());
   // Squeeze-and-excitation scales into the next convolution's weights.
   pm.addNestedPass<func::FuncOp>(createFoldChannelScalesPass());
+  // Products read transposed computed transposed, once the attentions (whose
+  // K^T is theirs) are matched.
+  pm.addNestedPass<func::FuncOp>(createTransposeWeightProductsPass());
   // The chains' K transposes and scale constants left unused.
   pm.addPass(createCanonicalizerPass());
 }

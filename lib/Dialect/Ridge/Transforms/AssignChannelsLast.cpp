@@ -38,6 +38,8 @@
 #include "ridgeline/Dialect/Ridge/IR/Ridge.h"
 #include "ridgeline/Dialect/Ridge/Transforms/Passes.h"
 
+#include "ConstantWeights.h"
+
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -75,26 +77,17 @@ static SmallVector<int64_t> invert(ArrayRef<int64_t> perm) {
   return inverse;
 }
 
-/// `shape` transposed by `perm` (result dim i is input dim perm[i]).
-static SmallVector<int64_t> permute(ArrayRef<int64_t> shape,
-                                    ArrayRef<int64_t> perm) {
-  SmallVector<int64_t> result;
-  for (int64_t p : perm)
-    result.push_back(shape[p]);
-  return result;
-}
-
 /// `type` ([N, C, spatial...]) channels-last: [N, spatial..., C].
 static RankedTensorType getChannelsLastType(RankedTensorType type) {
   return RankedTensorType::get(
-      permute(type.getShape(), getToChannelsLast(type.getRank())),
+      getPermutedShape(type.getShape(), getToChannelsLast(type.getRank())),
       type.getElementType());
 }
 
 static TransposeOp createLayoutTranspose(OpBuilder &b, Location loc,
                                          Value input, ArrayRef<int64_t> perm) {
   auto type = cast<RankedTensorType>(input.getType());
-  auto result = RankedTensorType::get(permute(type.getShape(), perm),
+  auto result = RankedTensorType::get(getPermutedShape(type.getShape(), perm),
                                       type.getElementType());
   auto transpose =
       TransposeOp::create(b, loc, result, input, b.getDenseI64ArrayAttr(perm));
@@ -124,64 +117,6 @@ static bool movesOnlyUnitDims(ArrayRef<int64_t> shape, ArrayRef<int64_t> perm) {
     if (shape[p] != 1)
       moved.push_back(p);
   return llvm::is_sorted(moved);
-}
-
-/// The weights of a constant `weight` permuted by `perm`, their last
-/// dimension padded with zeros to `lastDimSize` when that is larger, as a
-/// new resource (`<name><layoutSuffix>`, `<name>.hwc<lastDimSize>` padded)
-/// of the permuted shape or, given, of `viewShape` (the same elements in
-/// the same order); null when its f32 elements are not at hand.
-static Value permuteConstantWeight(OpBuilder &b, Location loc, Value weight,
-                                   ArrayRef<int64_t> perm, int64_t lastDimSize,
-                                   StringRef layoutSuffix = ".hwc",
-                                   ArrayRef<int64_t> viewShape = {}) {
-  auto constant = weight.getDefiningOp<ConstantOp>();
-  auto type = cast<RankedTensorType>(weight.getType());
-  if (!constant || !type.getElementType().isF32() || !type.hasStaticShape())
-    return Value();
-  std::optional<ConstantElementFn> element = getConstantElements(weight);
-  if (!element)
-    return Value();
-  ArrayRef<int64_t> shape = type.getShape();
-  SmallVector<int64_t> permuted = permute(shape, perm);
-  SmallVector<int64_t> resultShape = permuted;
-  bool padded = lastDimSize > permuted.back();
-  if (padded)
-    resultShape.back() = lastDimSize;
-  int64_t rank = shape.size();
-  SmallVector<int64_t> strides(rank, 1);
-  for (int64_t i = rank - 2; i >= 0; --i)
-    strides[i] = strides[i + 1] * shape[i + 1];
-  // Result element r at coordinates c reads input coordinates c' with
-  // c'[perm[i]] = c[i]; past the permuted last dimension it is a zero.
-  SmallVector<float> values(ShapedType::getNumElements(resultShape));
-  SmallVector<int64_t> coords(rank, 0);
-  for (float &value : values) {
-    int64_t source = 0;
-    for (int64_t i = 0; i < rank; ++i)
-      source += coords[i] * strides[perm[i]];
-    value = coords.back() < permuted.back()
-                ? static_cast<float>((*element)(source))
-                : 0.0f;
-    for (int64_t i = rank - 1; i >= 0; --i) {
-      if (++coords[i] < resultShape[i])
-        break;
-      coords[i] = 0;
-    }
-  }
-  auto resultType = RankedTensorType::get(
-      viewShape.empty() ? ArrayRef<int64_t>(resultShape) : viewShape,
-      type.getElementType());
-  std::string suffix = layoutSuffix.str();
-  if (padded)
-    suffix += std::to_string(lastDimSize);
-  std::string key = "weight" + suffix;
-  if (auto resource = dyn_cast<DenseResourceElementsAttr>(constant.getValue()))
-    key = resource.getRawHandle().getKey().str() + suffix;
-  auto attr = DenseResourceElementsAttr::get(
-      resultType, key,
-      HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<float>(values)));
-  return ConstantOp::create(b, loc, attr).getResult();
 }
 
 /// The location of an op (a Transpose, a Pad) made for the convolution at
@@ -507,14 +442,15 @@ struct SinkTransposeThroughElementwise
       auto type = cast<RankedTensorType>(operand.getType());
       operand = ReshapeOp::create(
           rewriter, operand.getLoc(),
-          RankedTensorType::get(permute(type.getShape(), inverse),
+          RankedTensorType::get(getPermutedShape(type.getShape(), inverse),
                                 type.getElementType()),
           operand);
     }
     Operation *moved = rewriter.clone(*op);
     moved->setOperands(operands);
-    moved->getResult(0).setType(RankedTensorType::get(
-        permute(resultType.getShape(), inverse), resultType.getElementType()));
+    moved->getResult(0).setType(
+        RankedTensorType::get(getPermutedShape(resultType.getShape(), inverse),
+                              resultType.getElementType()));
     rewriter.setInsertionPointAfter(moved);
     rewriter.replaceOp(op, createLayoutTranspose(rewriter, sunkLoc,
                                                  moved->getResult(0), perm));

@@ -264,6 +264,39 @@ def FoldChannelScalesPass : Pass<"ridge-fold-channel-scales",
   let dependentDialects = ["::mlir::ridge::RidgeDialect"];
 }
 
+def TransposeWeightProductsPass : Pass<"ridge-transpose-weight-products",
+                                       "::mlir::func::FuncOp"> {
+  let summary = "Compute a MatMul by a constant weight transposed where its "
+                "result is read transposed";
+  let description = [{
+    Rewrites `transpose(matmul(X, W) [+ b], perm)`, `perm` swapping the last
+    two dimensions, W a 2-D f32 constant and b a bias along the product's
+    columns, into `matmul(W^T, transpose(X, perm)) [+ b as a column]`: the
+    transposed weight is made at compile time (a new resource,
+    `<weight>.t`), the transpose moves to the activation (under its
+    exported node's name), and the result is produced in the layout its
+    readers read. MLP-Mixer's token-mixing MLP is the case: its second
+    product, transposed back before the residual add, otherwise stores
+    each output element with a 4-byte store of its own and stages a weight
+    of 196 columns element by element. Exact: each output is the same sum
+    of the same products. A product or biased product read elsewhere too
+    is left alone (with `remarks`, a remark at the transpose says why).
+    Runs after the composite matching (an attention's K^T is the
+    attention's), before ridge-select-precision.
+  }];
+  let options = [
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Emit a remark at each transposed product left as exported">,
+  ];
+  let statistics = [
+    Statistic<"numTransposed", "num-transposed",
+              "Products computed transposed">,
+    Statistic<"numLeftAlone", "num-left-alone",
+              "Transposed products left as exported">,
+  ];
+  let dependentDialects = ["::mlir::ridge::RidgeDialect"];
+}
+
 def AssignChannelsLastPass : Pass<"ridge-assign-channels-last",
                                   "::mlir::func::FuncOp"> {
   let summary = "Compute tensor-core convolutions channels-last";
