@@ -772,9 +772,9 @@ KernelConfig mlir::ridge::selectKernelConfig(func::FuncOp kernel,
         return getMmaTmaLayout(*mma, p, operand, isLhs, why).has_value();
       };
       config.mmaTma =
-          config.wgmma && mma->products.size() == 1 &&
-          copiedByTma(mma->products[0], mma->products[0].lhs, true) &&
-          copiedByTma(mma->products[0], mma->products[0].rhs, false);
+          config.wgmma && llvm::all_of(mma->products, [&](const MmaProduct &p) {
+            return copiedByTma(p, p.lhs, true) && copiedByTma(p, p.rhs, false);
+          });
       if (config.mmaTma)
         config.mmaTile[2] =
             getTmaTileK(mma->products.front().lhs.getStagedBytes());

@@ -1184,9 +1184,21 @@ std::optional<MmaTmaLayout> mlir::ridge::getMmaTmaLayout(
       break;
     layout.batchLoops.push_back(dim.getPosition());
   }
+  // A row loop of extent 1 among several (a sequence-first [L, 1, E]
+  // activation read as [1, L, E]) reads index 0 wherever the map puts it
+  // after the batch loops: it is left out of the order (its dimension
+  // changes no stride), as decideStaging leaves it out.
+  ArrayRef<int64_t> rowLoops = isLhs ? mma.mLoops : mma.nLoops;
+  auto isUnitRow = [&](AffineExpr expr) {
+    auto dim = dyn_cast<AffineDimExpr>(expr);
+    return rowLoops.size() > 1 && dim && dim.getPosition() >= rowFirst &&
+           dim.getPosition() < rowFirst + rowCount &&
+           rowLoops[dim.getPosition() - rowFirst] == 1;
+  };
   auto append = [&](unsigned first, unsigned count) {
     for (unsigned i = 0; i < count; ++i)
-      expected.push_back(first + i);
+      if (first != rowFirst || rowLoops.size() == 1 || rowLoops[i] != 1)
+        expected.push_back(first + i);
   };
   if (operand.kContiguous) {
     append(rowFirst, rowCount);
@@ -1195,13 +1207,17 @@ std::optional<MmaTmaLayout> mlir::ridge::getMmaTmaLayout(
     append(kFirst, product.kLoops.size());
     append(rowFirst, rowCount);
   }
+  SmallVector<AffineExpr> ownResults;
+  for (AffineExpr expr : map.getResults().drop_front(result))
+    if (!isUnitRow(expr))
+      ownResults.push_back(expr);
   bool ordered =
-      map.getNumResults() == result + expected.size() &&
+      ownResults.size() == expected.size() &&
       llvm::is_sorted(layout.batchLoops) &&
       std::adjacent_find(layout.batchLoops.begin(), layout.batchLoops.end()) ==
           layout.batchLoops.end();
   for (unsigned i = 0; ordered && i < expected.size(); ++i) {
-    auto dim = dyn_cast<AffineDimExpr>(map.getResult(result + i));
+    auto dim = dyn_cast<AffineDimExpr>(ownResults[i]);
     ordered = dim && dim.getPosition() == expected[i];
   }
   if (!ordered) {

@@ -188,15 +188,18 @@ private:
   /// operand, one per 64-element slab for an MN-major one.
   void copyTileTma(const StagedOperand &staged, Value kTile, Value stage,
                    Value barrier);
-  /// The producer warp: for each k tile, waits until the consumers released
-  /// its stage, announces the stage's bytes on its full barrier and issues
-  /// the copies (one lane).
-  void buildTmaProducer();
-  /// The consumer warpgroups' k loop: waits for each stage's full barrier,
-  /// issues its wgmmas, keeps one group in flight, and releases the stage
-  /// before it on its empty barrier (every thread arrives); returns the
-  /// final accumulators.
-  SmallVector<Value> buildTmaConsumer();
+  /// Makes product `index` (of mma.products, its TMA operands) the one the
+  /// builder's helpers stage and multiply.
+  void selectTmaProduct(size_t index);
+  /// The producer warp: for each k tile of each product in turn, waits until
+  /// the consumers released its stage, announces the stage's bytes on its
+  /// full barrier and issues the copies (one lane).
+  void buildTmaProducer(Value split);
+  /// The consumer warpgroups' k loops, one a product: wait for each stage's
+  /// full barrier, issue its wgmmas, keep one group in flight, and release
+  /// the stage before it on its empty barrier (every thread arrives);
+  /// returns each product's final accumulators.
+  SmallVector<SmallVector<Value>> buildTmaConsumer(Value split);
   /// What a block does with the products' accumulators: the epilogue and
   /// stores, or (split-K) its partial sums.
   /// The epilogue stages the accumulators (prepareEpilogueStaging) in
@@ -509,6 +512,11 @@ private:
   unsigned numBatch;
 
   StagedOperand lhs, rhs;
+  /// TMA: each product's operands and their tensor maps.
+  struct TmaOperands {
+    StagedOperand lhs, rhs;
+  };
+  SmallVector<TmaOperands, 3> tmaOperands;
   Value tid, lane, warpM, warpN;
   Value mBase, nBase;
   /// The current product's k tiles for this block: the first, and how many.

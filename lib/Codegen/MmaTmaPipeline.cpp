@@ -31,41 +31,72 @@
 using namespace mlir;
 using namespace mlir::ridge;
 
+/// Whether `a` and `b` are the same tensor map: one operand, viewed alike.
+static bool isSameTensorMap(const StagedOperand &a, const StagedOperand &b) {
+  return a.hostTensorMap && a.operand->value == b.operand->value &&
+         a.isLhs == b.isLhs && a.outerLen == b.outerLen &&
+         a.innerLen == b.innerLen &&
+         a.operand->kContiguous == b.operand->kContiguous &&
+         a.tmaLayout.batchLoops == b.tmaLayout.batchLoops &&
+         a.tmaLayout.outer == b.tmaLayout.outer &&
+         a.tmaLayout.inner == b.tmaLayout.inner;
+}
+
 LogicalResult MmaKernelBuilder::prepareTmaOperands(func::FuncOp encodeFn) {
-  if (mma.products.size() != 1)
-    return mma.products.front().contraction->emitError()
-           << "'mma_tma' loads the operands of one product";
-  product = &mma.products.front();
-  lhs = stageOperand(*product, /*isLhs=*/true);
-  rhs = stageOperand(*product, /*isLhs=*/false);
-  for (StagedOperand *staged : {&lhs, &rhs}) {
-    std::string reason;
-    std::optional<MmaTmaLayout> layout =
-        getMmaTmaLayout(mma, *product, *staged->operand, staged->isLhs, reason);
-    if (!layout)
-      return product->contraction->emitError()
-             << "'mma_tma' needs TMA to copy operand "
-             << (staged->isLhs ? "A" : "B") << ", but " << reason;
-    staged->tmaLayout = *layout;
-    staged->hostTensorMap = encodeTensorMap(*staged, encodeFn);
+  // Each product's operands with a tensor map each; an operand several
+  // products read alike (a QKV projection's input) is mapped once.
+  tmaOperands.clear();
+  for (const MmaProduct &current : mma.products) {
+    TmaOperands operands{stageOperand(current, /*isLhs=*/true),
+                         stageOperand(current, /*isLhs=*/false)};
+    for (StagedOperand *staged : {&operands.lhs, &operands.rhs}) {
+      std::string reason;
+      std::optional<MmaTmaLayout> layout = getMmaTmaLayout(
+          mma, current, *staged->operand, staged->isLhs, reason);
+      if (!layout)
+        return current.contraction->emitError()
+               << "'mma_tma' needs TMA to copy operand "
+               << (staged->isLhs ? "A" : "B") << ", but " << reason;
+      staged->tmaLayout = *layout;
+      for (TmaOperands &done : tmaOperands)
+        for (StagedOperand *mapped : {&done.lhs, &done.rhs})
+          if (!staged->hostTensorMap && isSameTensorMap(*mapped, *staged))
+            staged->hostTensorMap = mapped->hostTensorMap;
+      if (!staged->hostTensorMap)
+        staged->hostTensorMap = encodeTensorMap(*staged, encodeFn);
+    }
+    tmaOperands.push_back(std::move(operands));
   }
+  selectTmaProduct(0);
   return success();
 }
 
+void MmaKernelBuilder::selectTmaProduct(size_t index) {
+  product = &mma.products[index];
+  lhs = tmaOperands[index].lhs;
+  rhs = tmaOperands[index].rhs;
+}
+
 void MmaKernelBuilder::buildTmaBlock(Value split, Value tile, Value partials) {
-  // A's stages, B's stages, then the mbarriers.
+  // A's stages, B's stages (the products' tiles are of one size: every
+  // product goes through them), then the mbarriers.
   tma::DynamicSharedMemory shared(b, loc);
-  for (StagedOperand *staged : {&lhs, &rhs}) {
-    staged->smem = shared.carve(getStageBufferType(*staged));
-    staged->tensorMap = tma::getKernelTensorMap(b, loc, staged->hostTensorMap);
+  Value lhsStages = shared.carve(getStageBufferType(lhs));
+  Value rhsStages = shared.carve(getStageBufferType(rhs));
+  for (TmaOperands &operands : tmaOperands) {
+    operands.lhs.smem = lhsStages;
+    operands.rhs.smem = rhsStages;
+    for (StagedOperand *staged : {&operands.lhs, &operands.rhs})
+      staged->tensorMap =
+          tma::getKernelTensorMap(b, loc, staged->hostTensorMap);
   }
+  selectTmaProduct(0);
   barriers = {shared.carve(MemRefType::get({2 * stages}, b.getI64Type())),
               stages};
   // The epilogue's own staging rows, where the stages cannot hold them.
   Value stagingRows;
   if (int64_t stagingBytes = getDedicatedStagingBytes())
     stagingRows = shared.carve(getStagingBufferType(stagingBytes));
-  setKRange(llvm::divideCeil(product->k, tileK), split);
   // One thread initializes the barriers: a stage is empty after one
   // arrival of each consumer thread.
   auto initIf = scf::IfOp::create(
@@ -91,9 +122,9 @@ void MmaKernelBuilder::buildTmaBlock(Value split, Value tile, Value partials) {
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, index(0)),
         /*withElseRegion=*/false);
     b.setInsertionPoint(laneIf.thenBlock()->getTerminator());
-    buildTmaProducer();
+    buildTmaProducer(split);
     b.setInsertionPoint(roles.elseBlock()->getTerminator());
-    SmallVector<SmallVector<Value>> results = {buildTmaConsumer()};
+    SmallVector<SmallVector<Value>> results = buildTmaConsumer(split);
     // The stages are free for the epilogue once every consumer warp's
     // wgmmas have read their last stage: a named barrier of the consumer
     // threads (the producer warp is done).
@@ -174,50 +205,71 @@ void MmaKernelBuilder::copyTileTma(const StagedOperand &staged, Value kTile,
          kBase);
 }
 
-void MmaKernelBuilder::buildTmaProducer() {
-  int64_t stageBytes = lhs.stageElements() * lhs.elementBytes() +
-                       rhs.stageElements() * rhs.elementBytes();
-  auto loop = scf::ForOp::create(b, loc, index(0), kCount, index(1));
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(loop.getBody());
-  Value kTile = loop.getInductionVar();
-  Value full = barriers.acquire(b, loc, kTile, stageBytes);
-  Value stage = rem(kTile, stages);
-  copyTileTma(lhs, add(kFirst, kTile), stage, full);
-  copyTileTma(rhs, add(kFirst, kTile), stage, full);
+void MmaKernelBuilder::buildTmaProducer(Value split) {
+  // The products' k tiles one after the other through the same stages:
+  // step `offset + kTile` of the barriers' sequence.
+  Value offset = index(0);
+  for (size_t i = 0; i < tmaOperands.size(); ++i) {
+    selectTmaProduct(i);
+    setKRange(llvm::divideCeil(product->k, tileK), split);
+    int64_t stageBytes = lhs.stageElements() * lhs.elementBytes() +
+                         rhs.stageElements() * rhs.elementBytes();
+    auto loop = scf::ForOp::create(b, loc, index(0), kCount, index(1));
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value kTile = loop.getInductionVar();
+      Value step = add(offset, kTile);
+      Value full = barriers.acquire(b, loc, step, stageBytes);
+      Value stage = rem(step, stages);
+      copyTileTma(lhs, add(kFirst, kTile), stage, full);
+      copyTileTma(rhs, add(kFirst, kTile), stage, full);
+    }
+    offset = add(offset, kCount);
+  }
 }
 
-SmallVector<Value> MmaKernelBuilder::buildTmaConsumer() {
+SmallVector<SmallVector<Value>>
+MmaKernelBuilder::buildTmaConsumer(Value split) {
   int64_t count = fragsM * fragsN * 4;
   Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
-  Value init = packAccumulators(SmallVector<Value>(count, zero));
-  auto loop =
-      scf::ForOp::create(b, loc, index(0), kCount, index(1), ValueRange{init});
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    Value kTile = loop.getInductionVar();
-    Value stage = rem(kTile, stages);
-    barriers.waitFull(b, loc, kTile);
-    // One group in flight (none for tf32's A from registers): the previous
-    // tile's wgmmas are done, and its stage goes back to the producer.
-    // Every consumer thread arrives: a branch around one lane's arrival
-    // would make the warp diverge right before the next wgmma.fence, whose
-    // .aligned form needs it converged.
-    Value packed = waitForWgmmaGroups(
-        issueWgmmaStage(stage, loop.getRegionIterArgs()[0]), /*inFlight=*/1);
-    auto releaseIf = scf::IfOp::create(
-        b, loc,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, kTile,
-                              index(0)),
-        /*withElseRegion=*/false);
+  SmallVector<SmallVector<Value>> results;
+  Value offset = index(0);
+  for (size_t i = 0; i < tmaOperands.size(); ++i) {
+    selectTmaProduct(i);
+    setKRange(llvm::divideCeil(product->k, tileK), split);
+    Value init = packAccumulators(SmallVector<Value>(count, zero));
+    auto loop = scf::ForOp::create(b, loc, index(0), kCount, index(1),
+                                   ValueRange{init});
     {
-      OpBuilder::InsertionGuard ifGuard(b);
-      b.setInsertionPoint(releaseIf.thenBlock()->getTerminator());
-      barriers.release(b, loc, rem(add(kTile, stages - 1), stages));
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value step = add(offset, loop.getInductionVar());
+      Value stage = rem(step, stages);
+      barriers.waitFull(b, loc, step);
+      // One group in flight (none for tf32's A from registers): the
+      // previous step's wgmmas are done, and its stage goes back to the
+      // producer (a previous product's last step, which its final wait
+      // completed, included). Every consumer thread arrives: a branch
+      // around one lane's arrival would make the warp diverge right before
+      // the next wgmma.fence, whose .aligned form needs it converged.
+      Value packed = waitForWgmmaGroups(
+          issueWgmmaStage(stage, loop.getRegionIterArgs()[0]), /*inFlight=*/1);
+      auto releaseIf = scf::IfOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, step,
+                                index(0)),
+          /*withElseRegion=*/false);
+      {
+        OpBuilder::InsertionGuard ifGuard(b);
+        b.setInsertionPoint(releaseIf.thenBlock()->getTerminator());
+        barriers.release(b, loc, rem(add(step, stages - 1), stages));
+      }
+      scf::YieldOp::create(b, loc, packed);
     }
-    scf::YieldOp::create(b, loc, packed);
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+    results.push_back(unpackAccumulators(loop.getResult(0), count));
+    offset = add(offset, kCount);
   }
-  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-  return unpackAccumulators(loop.getResult(0), count);
+  return results;
 }

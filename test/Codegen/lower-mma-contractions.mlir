@@ -1302,8 +1302,8 @@ func.func private @split_k_zero(%x: memref<32x32xbf16>, %w: memref<32x32xbf16>, 
 // CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1, {{.*}} = %c3, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c160, {{.*}} = %c1, {{.*}} = %c1) dynamic_shared_memory_size %c74800_i32
 // CHECK: gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
 // CHECK: memref.view {{.*}} to memref<12288xbf16, #gpu.address_space<workgroup>>
-// CHECK: %[[PTR_A:.*]] = builtin.unrealized_conversion_cast %[[MAP_A]] : !llvm.array<16 x i64> to !llvm.ptr
 // CHECK: %[[STAGES_B:.*]] = memref.view {{.*}} to memref<24576xbf16, #gpu.address_space<workgroup>>
+// CHECK: %[[PTR_A:.*]] = builtin.unrealized_conversion_cast %[[MAP_A]] : !llvm.array<16 x i64> to !llvm.ptr
 // CHECK: %[[PTR_B:.*]] = builtin.unrealized_conversion_cast %[[MAP_B]] : !llvm.array<16 x i64> to !llvm.ptr
 // CHECK: memref.view {{.*}} to memref<6xi64, #gpu.address_space<workgroup>>
 // CHECK-COUNT-3: nvvm.mbarrier.init {{.*}}, %c1_i32 : !llvm.ptr<3>, i32
@@ -1354,6 +1354,71 @@ func.func private @tma(%x: memref<2x96x128xbf16>, %w: memref<128x128xbf16>, %bia
     %t = arith.addf %v, %bv : f32
     linalg.yield %t : f32
   }
+  return
+}
+
+// -----
+
+// Two products fed by TMA (a gated MLP's gate and up projections of one
+// input): one tensor map for the input both read, one for each weight; the
+// producer walks the first product's k tiles, then the second's, through
+// the same stages, each a step of the barriers' one sequence, and the
+// consumers multiply each product's tiles into its own accumulators (the
+// first product's last stage released by the second's first step), then
+// the epilogue combines the two.
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func private @tma_two_products
+// CHECK-COUNT-3: call @ridgeTensorMapEncodeTiled
+// CHECK-NOT: call @ridgeTensorMapEncodeTiled
+// CHECK: gpu.launch
+// CHECK: scf.for %{{.*}} = %c0 to %c2 step %c1 {
+// CHECK: nvvm.mbarrier.arrive.expect_tx %[[FULL1:.*]], %c16384_i32
+// CHECK-COUNT-2: nvvm.cp.async.bulk.tensor.shared.cluster.global {{.*}}, %[[FULL1]], box[
+// CHECK: scf.for %[[K2:.*]] = %c0 to %c2 step %c1 {
+// CHECK: arith.addi %[[K2]], %c2
+// CHECK: nvvm.mbarrier.arrive.expect_tx %[[FULL2:.*]], %c16384_i32
+// CHECK-COUNT-2: nvvm.cp.async.bulk.tensor.shared.cluster.global {{.*}}, %[[FULL2]], box[
+// CHECK: } else {
+// CHECK: scf.for %{{.*}} = %c0 to %c2 step %c1 iter_args(%{{.*}} = %{{.*}}) -> (!llvm.struct<(f32,
+// CHECK: nvvm.wgmma.mma_async
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: scf.for %{{.*}} = %c0 to %c2 step %c1 iter_args(%{{.*}} = %{{.*}}) -> (!llvm.struct<(f32,
+// CHECK: nvvm.wgmma.mma_async
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: arith.mulf
+// CHECK: vector.store {{.*}}, %arg3
+func.func private @tma_two_products(%x: memref<64x128xbf16>, %w1: memref<128x64xbf16>, %w2: memref<128x64xbf16>, %out: memref<64x64xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 160 : i64, mma_instruction = "wgmma", mma_stages = 2 : i64, mma_tile = array<i64: 64, 64, 64>, mma_tma = true, mma_warps = array<i64: 4, 1>, vector_width = 1 : i64, warps_per_block = 4 : i64}} {
+  %zero = arith.constant 0.0 : f32
+  %gate = memref.alloc() : memref<64x64xf32>
+  linalg.fill ins(%zero : f32) outs(%gate : memref<64x64xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w1 : memref<64x128xbf16>, memref<128x64xbf16>) outs(%gate : memref<64x64xf32>) {
+  ^bb0(%l: bf16, %r: bf16, %s: f32):
+    %le = arith.extf %l : bf16 to f32
+    %re = arith.extf %r : bf16 to f32
+    %p = arith.mulf %le, %re : f32
+    %t = arith.addf %s, %p : f32
+    linalg.yield %t : f32
+  }
+  %up = memref.alloc() : memref<64x64xf32>
+  linalg.fill ins(%zero : f32) outs(%up : memref<64x64xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w2 : memref<64x128xbf16>, memref<128x64xbf16>) outs(%up : memref<64x64xf32>) {
+  ^bb0(%l: bf16, %r: bf16, %s: f32):
+    %le = arith.extf %l : bf16 to f32
+    %re = arith.extf %r : bf16 to f32
+    %p = arith.mulf %le, %re : f32
+    %t = arith.addf %s, %p : f32
+    linalg.yield %t : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%gate, %up : memref<64x64xf32>, memref<64x64xf32>) outs(%out : memref<64x64xf32>) {
+  ^bb0(%g: f32, %u: f32, %o: f32):
+    %m = arith.mulf %g, %u : f32
+    linalg.yield %m : f32
+  }
+  memref.dealloc %gate : memref<64x64xf32>
+  memref.dealloc %up : memref<64x64xf32>
   return
 }
 

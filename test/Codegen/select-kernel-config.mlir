@@ -361,6 +361,33 @@ module attributes {ridge.target = {bandwidth = 3.35e+12 : f64, chip = "sm_90a", 
 
 // -----
 
+// Two products of one input (a gated MLP's gate and up projections): TMA
+// copies every operand of both (MmaTmaPipeline walks their k tiles through
+// the same stages), so the kernel takes it as one product would.
+// CHECK-LABEL: func.func private @mma_tma_two_products
+// CHECK-SAME: mma_instruction = "wgmma", mma_stages = 4 : i64, mma_tile = array<i64: 64, 64, 64>, mma_tma = true
+func.func private @mma_tma_two_products(%x: tensor<128x256xbf16>, %w1: tensor<256x512xbf16>, %w2: tensor<256x512xbf16>) -> tensor<128x512xbf16> attributes {ridge.kernel = "contraction"} {
+  %g = ridge.matmul %x, %w1 : (tensor<128x256xbf16>, tensor<256x512xbf16>) -> tensor<128x512xbf16>
+  %u = ridge.matmul %x, %w2 : (tensor<128x256xbf16>, tensor<256x512xbf16>) -> tensor<128x512xbf16>
+  %m = ridge.mul %g, %u : (tensor<128x512xbf16>, tensor<128x512xbf16>) -> tensor<128x512xbf16>
+  return %m : tensor<128x512xbf16>
+}
+
+// -----
+
+// A sequence-first projection ([L, 1, E], BERT's and ViT's attention input
+// read as [1, L, E]): the row loop of extent 1 that the map reads out of
+// order changes no stride, and TMA copies the activation as [L, E].
+// CHECK-LABEL: func.func private @mma_tma_sequence_first
+// CHECK-SAME: mma_instruction = "wgmma", mma_stages = 4 : i64, mma_tile = array<i64: 64, 64, 64>, mma_tma = true
+func.func private @mma_tma_sequence_first(%x: tensor<1x128x256xbf16>, %w: tensor<256x768xbf16>) -> tensor<128x1x768xbf16> attributes {ridge.kernel = "contraction"} {
+  %t = ridge.transpose %x, [1, 0, 2] : tensor<1x128x256xbf16> -> tensor<128x1x256xbf16>
+  %p = ridge.matmul %t, %w : (tensor<128x1x256xbf16>, tensor<256x768xbf16>) -> tensor<128x1x768xbf16>
+  return %p : tensor<128x1x768xbf16>
+}
+
+// -----
+
 // CHECK-LABEL: func.func private @mma_cp_async_sm80
 // CHECK-SAME: block_size = 256 : i64, mma_instruction = "mma_sync", mma_stages = 3 : i64, mma_tile = array<i64: 128, 128, 32>, mma_warps = array<i64: 2, 4>
 module attributes {ridge.target = {bandwidth = 3.35e+12 : f64, chip = "sm_80", gpu = "H100-SXM", l2_bytes = 52428800 : i64, peak_flops = {bf16 = 9.89e+14 : f64, fp16 = 9.89e+14 : f64, fp32 = 6.7e+13 : f64, fp8 = 1.979e+15 : f64, tf32 = 4.94e+14 : f64}, precision = "bf16", registers_per_sm = 65536 : i64, sm_count = 132 : i64, smem_per_sm = 232448 : i64}} {
