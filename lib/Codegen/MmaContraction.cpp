@@ -1,6 +1,7 @@
 //===- MmaContraction.cpp - Contractions the tensor-core path takes -------===//
 
 #include "ridgeline/Codegen/MmaContraction.h"
+#include "ridgeline/Codegen/KernelConfig.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -229,21 +230,36 @@ static bool isCollapsibleK(const MmaOperand &operand, const MmaContraction &mma,
   unsigned numK = product.kLoops.size();
   AffineMap map = operand.map;
   unsigned numResults = map.getNumResults();
-  if (rowLoops.size() != 1 || numResults < numK + 1 ||
-      map.getNumSymbols() != 0 || product.k % operand.getChunkElements() != 0)
+  // The operand's one row loop; row loops of extent 1 beside it (a
+  // sequence-first [L, 1, E] product's weight read as [1, E, ...]) read
+  // index 0 wherever the map puts them before it, as batch loops do.
+  unsigned rowLoop = firstRow, numRows = 0;
+  for (auto [i, extent] : llvm::enumerate(rowLoops))
+    if (extent != 1 || rowLoops.size() == 1) {
+      rowLoop = firstRow + i;
+      ++numRows;
+    }
+  if (numRows > 1 || numResults < numK + 1 || map.getNumSymbols() != 0 ||
+      product.k % operand.getChunkElements() != 0)
     return false;
   auto isDim = [&](unsigned result, unsigned dim) {
     auto expr = dyn_cast<AffineDimExpr>(map.getResult(result));
     return expr && expr.getPosition() == dim;
   };
   unsigned first = numResults - numK;
-  if (!isDim(first - 1, firstRow))
+  if (!isDim(first - 1, rowLoop))
     return false;
   for (unsigned i = 0; i < numK; ++i)
     if (!isDim(first + i, firstK + i))
       return false;
-  if (!readsBatchOnly(map.getResults().take_front(first - 1), numBatch))
-    return false;
+  for (AffineExpr expr : map.getResults().take_front(first - 1)) {
+    auto dim = dyn_cast<AffineDimExpr>(expr);
+    bool unitRow = dim && dim.getPosition() >= firstRow &&
+                   dim.getPosition() < firstRow + rowLoops.size() &&
+                   rowLoops[dim.getPosition() - firstRow] == 1;
+    if (!unitRow && !readsBatchOnly(expr, numBatch))
+      return false;
+  }
   auto memref = dyn_cast<MemRefType>(operand.value.getType());
   if (!memref)
     return true;
@@ -1143,10 +1159,9 @@ mlir::ridge::whyNotWgmmaOperands(const MmaContraction &mma) {
 std::optional<MmaTmaLayout> mlir::ridge::getMmaTmaLayout(
     const MmaContraction &mma, const MmaProduct &product,
     const MmaOperand &operand, bool isLhs, std::string &reason) {
-  if (!operand.value || operand.gathered || operand.collapsedK ||
-      operand.producer) {
-    reason = "the operand is not read as a whole tensor (gathered, computed "
-             "or collapsed)";
+  if (!operand.value || operand.gathered || operand.producer) {
+    reason = "the operand is not read as a whole tensor (gathered or "
+             "computed)";
     return std::nullopt;
   }
   // TMA copies bytes: bf16 and f16 as they are multiplied, and tf32's f32
@@ -1200,11 +1215,33 @@ std::optional<MmaTmaLayout> mlir::ridge::getMmaTmaLayout(
       if (first != rowFirst || rowLoops.size() == 1 || rowLoops[i] != 1)
         expected.push_back(first + i);
   };
-  if (operand.kContiguous) {
+  unsigned numK = product.kLoops.size();
+  // A whose k loops but the innermost come before its rows (an attention's
+  // heads' outputs [H, L, d], k = (h, d)): a map dimension each, the k
+  // tiles whole within the innermost.
+  auto isDimResult = [&](unsigned i, unsigned loop) {
+    auto dim = dyn_cast<AffineDimExpr>(map.getResult(i));
+    return dim && dim.getPosition() == loop;
+  };
+  bool headed = isLhs && operand.kContiguous && numK > 1 && rowCount == 1 &&
+                map.getNumResults() == result + numK + 1 &&
+                isDimResult(result + numK - 1, rowFirst);
+  for (unsigned i = 0; headed && i + 1 < numK; ++i)
+    headed = isDimResult(result + i, kFirst + i);
+  if (headed) {
+    append(kFirst, numK - 1);
     append(rowFirst, rowCount);
-    append(kFirst, product.kLoops.size());
+    append(kFirst + numK - 1, 1);
+    layout.outerK.assign(product.kLoops.begin(), product.kLoops.end() - 1);
+    if (product.kLoops.back() % getTmaTileK(operand.getStagedBytes()) != 0) {
+      reason = "the operand's innermost k loop is not whole TMA k tiles";
+      return std::nullopt;
+    }
+  } else if (operand.kContiguous) {
+    append(rowFirst, rowCount);
+    append(kFirst, numK);
   } else {
-    append(kFirst, product.kLoops.size());
+    append(kFirst, numK);
     append(rowFirst, rowCount);
   }
   SmallVector<AffineExpr> ownResults;
@@ -1225,13 +1262,14 @@ std::optional<MmaTmaLayout> mlir::ridge::getMmaTmaLayout(
              "then its contiguous loops";
     return std::nullopt;
   }
-  if (layout.batchLoops.size() + 2 > 5) {
-    reason = "a tensor map has at most 5 dimensions (3 batch loops)";
+  if (layout.batchLoops.size() + layout.outerK.size() + 2 > 5) {
+    reason = "a tensor map has at most 5 dimensions";
     return std::nullopt;
   }
   int64_t rowExtent = isLhs ? mma.m : mma.n;
-  layout.outer = operand.kContiguous ? rowExtent : product.k;
-  layout.inner = operand.kContiguous ? product.k : rowExtent;
+  int64_t kExtent = layout.outerK.empty() ? product.k : product.kLoops.back();
+  layout.outer = operand.kContiguous ? rowExtent : kExtent;
+  layout.inner = operand.kContiguous ? kExtent : rowExtent;
   // The bytes TMA copies an element (tf32's f32: 4, not its 19 bits).
   int64_t bytes = operand.getStagedBytes();
   if ((layout.inner * bytes) % 16 != 0) {

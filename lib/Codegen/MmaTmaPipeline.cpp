@@ -39,7 +39,8 @@ static bool isSameTensorMap(const StagedOperand &a, const StagedOperand &b) {
          a.operand->kContiguous == b.operand->kContiguous &&
          a.tmaLayout.batchLoops == b.tmaLayout.batchLoops &&
          a.tmaLayout.outer == b.tmaLayout.outer &&
-         a.tmaLayout.inner == b.tmaLayout.inner;
+         a.tmaLayout.inner == b.tmaLayout.inner &&
+         a.tmaLayout.outerK == b.tmaLayout.outerK;
 }
 
 LogicalResult MmaKernelBuilder::prepareTmaOperands(func::FuncOp encodeFn) {
@@ -156,6 +157,11 @@ Value MmaKernelBuilder::encodeTensorMap(const StagedOperand &staged,
   // tile's k; one slab of an MN-major tile) by the tile's rows.
   map.boxes = {getSwizzleBytes() / map.elementBytes,
                operand.kContiguous ? staged.outerLen : tileK};
+  // Then the outer k loops (an attention's heads), a box of one each.
+  for (int64_t extent : llvm::reverse(layout.outerK)) {
+    map.dims.push_back(extent);
+    map.boxes.push_back(1);
+  }
   ArrayRef<int64_t> shape = type.getShape();
   unsigned numBatchDims = layout.batchLoops.size();
   for (unsigned i = 0; i < numBatchDims; ++i) {
@@ -189,6 +195,21 @@ void MmaKernelBuilder::copyTileTma(const StagedOperand &staged, Value kTile,
     tma::copyBox(b, loc, tma::getSharedPointer(b, loc, staged.smem, byteOffset),
                  staged.tensorMap, coords, barrier);
   };
+  if (!staged.tmaLayout.outerK.empty()) {
+    // The tile's k within the innermost k loop, and the outer k loops'
+    // coordinates (innermost first) that the flat k decodes to.
+    int64_t inner = staged.tmaLayout.inner;
+    SmallVector<Value> coords = {rem(kBase, inner), rowBase};
+    Value outer = div(kBase, inner);
+    for (int64_t extent : llvm::reverse(staged.tmaLayout.outerK)) {
+      coords.push_back(rem(outer, extent));
+      outer = div(outer, extent);
+    }
+    llvm::append_range(coords, batchCoords);
+    tma::copyBox(b, loc, tma::getSharedPointer(b, loc, staged.smem, stageBytes),
+                 staged.tensorMap, coords, barrier);
+    return;
+  }
   if (operand.kContiguous) {
     // Rows of 64 k elements (128 bytes), the 128-byte swizzle (chunk c of
     // row r at c ^ (r % 8)): the layout wgmma's K-major descriptors read, as

@@ -826,6 +826,37 @@ func.func private @gemv(%x: memref<2x256xf32>, %w: memref<96x256xf32>, %bias: me
 
 // -----
 
+// A sequence-first attention output projection (BERT's: [L, 1, E] out of
+// the heads' [H, L, d] outputs): B, the weight read as [1, E, H, d] with k
+// = (h, d), has a row loop of extent 1 before its one row loop, which
+// reads index 0 wherever it stands: its k loops still collapse into one
+// contiguous k (isCollapsibleK), and both operands are copied 16 bytes at a
+// time by cp.async, four stages deep, not B element by element through
+// registers (two stages).
+// CHECK-LABEL: func.func private @heads_sequence_first
+// CHECK: %[[W:.*]] = memref.collapse_shape %arg1 {{\[}}[0], [1], [2, 3]] : memref<1x256x4x64xbf16> into memref<1x256x256xbf16>
+// CHECK: nvgpu.device_async_copy %arg0[
+// CHECK: nvgpu.device_async_copy %[[W]][%c0,
+// CHECK-NOT: memref.load %arg1
+#a = affine_map<(d0, d1, d2, d3, d4) -> (d3, d0, d4)>
+#b = affine_map<(d0, d1, d2, d3, d4) -> (d1, d2, d3, d4)>
+#c = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2)>
+func.func private @heads_sequence_first(%o: memref<4x128x64xbf16>, %w: memref<1x256x4x64xbf16>, %out: memref<128x1x256xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 128 : i64, mma_instruction = "mma_sync", mma_stages = 4 : i64, mma_tile = array<i64: 32, 32, 32>, mma_warps = array<i64: 2, 2>, vector_width = 1 : i64, warps_per_block = 4 : i64}} {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%out : memref<128x1x256xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%o, %w : memref<4x128x64xbf16>, memref<1x256x4x64xbf16>) outs(%out : memref<128x1x256xf32>) {
+  ^bb0(%l: bf16, %r: bf16, %acc: f32):
+    %le = arith.extf %l : bf16 to f32
+    %re = arith.extf %r : bf16 to f32
+    %p = arith.mulf %le, %re : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
 // A classifier head on the class token (vit_tiny's Gather of token 0 fused
 // into its Gemm): the activation row is the body's load of the token's
 // element at the k index. Its pieces are whole chunks of consecutive

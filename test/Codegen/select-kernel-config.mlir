@@ -375,6 +375,20 @@ func.func private @mma_tma_two_products(%x: tensor<128x256xbf16>, %w1: tensor<25
 
 // -----
 
+// An attention output projection reading the heads' outputs [H, L, d]
+// with k = (h, d): TMA copies A through a 3-D tensor map (d, rows, head),
+// each k tile of 64 one head's d (MmaTmaLayout::outerK).
+// CHECK-LABEL: func.func private @mma_tma_heads
+// CHECK-SAME: mma_instruction = "wgmma", mma_stages = 4 : i64, mma_tile = array<i64: 64, 64, 64>, mma_tma = true
+func.func private @mma_tma_heads(%o: tensor<4x128x64xbf16>, %w: tensor<256x256xbf16>) -> tensor<128x256xbf16> attributes {ridge.kernel = "contraction"} {
+  %t = ridge.transpose %o, [1, 0, 2] : tensor<4x128x64xbf16> -> tensor<128x4x64xbf16>
+  %r = ridge.reshape %t : tensor<128x4x64xbf16> -> tensor<128x256xbf16>
+  %p = ridge.matmul %r, %w : (tensor<128x256xbf16>, tensor<256x256xbf16>) -> tensor<128x256xbf16>
+  return %p : tensor<128x256xbf16>
+}
+
+// -----
+
 // A sequence-first projection ([L, 1, E], BERT's and ViT's attention input
 // read as [1, L, E]): the row loop of extent 1 that the map reads out of
 // order changes no stride, and TMA copies the activation as [L, E].

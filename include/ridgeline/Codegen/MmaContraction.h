@@ -216,14 +216,22 @@ struct MmaTmaLayout {
   /// The flat extents of its staged rows (outer) and of its contiguous
   /// dimension (inner), in elements.
   int64_t outer = 0, inner = 0;
+  /// (A read through (batch..., k0, ..., rows, kr): an attention's heads'
+  /// outputs [H, L, d] with k = (h, d)) The extents of the k loops before
+  /// its rows, outermost first: a dimension of the map each, between the
+  /// rows and the batch loops; `inner` is then the innermost k loop's
+  /// extent, which a k tile divides (a tile lies in one head).
+  SmallVector<int64_t> outerK;
 };
 
 /// The TMA layout of `operand` of `product`, or nullopt with `reason` when
 /// TMA cannot copy it: the operand must be stored as multiplied (bf16/f16),
-/// read as a whole (not gathered, computed or collapsed), through a map that
-/// lists its batch loops, then all its row loops, then all its contiguous
-/// loops (in loop order), from a static row-major tensor or buffer, with at
-/// most 3 batch loops (a tensor map has 5 dimensions) and contiguous rows of
+/// read as a whole (not gathered or computed), through a map that lists its
+/// batch loops, then all its row loops, then all its contiguous loops (in
+/// loop order; several k loops of a contiguous view are one flat k), or (A)
+/// its batch loops, its outer k loops, its row loop and its innermost k
+/// loop, whole TMA k tiles (MmaTmaLayout::outerK), from a static row-major
+/// tensor or buffer, with at most 5 dimensions in all and contiguous rows of
 /// whole 16-byte units.
 std::optional<MmaTmaLayout> getMmaTmaLayout(const MmaContraction &mma,
                                             const MmaProduct &product,
