@@ -93,14 +93,6 @@ bool mlir::ridge::isCompileTimeTf32Weight(Operation *op, Value operand) {
          isNarrowableWeight(operand);
 }
 
-/// Whether every reader of `value` rounds it to one format before
-/// multiplying it (that format into `format`): a MatMul's, Gemm's or Conv's
-/// multiplied operand, or an attention's Q, K or V, rounded by its
-/// kPrecisionAttr, in a kernel (fusion group), reached directly or through
-/// the layout changes that kernel applies to it (reshape, transpose, slice:
-/// an attention's head split) and the reshapes between kernels. Any other
-/// reader (a rotary embedding, a graph output, an op that computes with it)
-/// needs the f32 values.
 static bool isOnlyRoundedByReaders(Value value, Type &format);
 
 /// Whether `use` rounds its value to one format before multiplying it (that
@@ -204,20 +196,19 @@ Type mlir::ridge::getKernelBoundaryCopyType(
   llvm::SmallPtrSet<Operation *, 4> roundingReaders, wideReaders;
   bool readAsIs = false;
   for (OpOperand &use : result.getUses()) {
-    Type useFormat = format;
-    if (isRoundedUse(use, useFormat)) {
-      format = useFormat;
-      rounded.push_back(&use);
-      collectReadingKernels(use, roundingReaders);
+    Type useFormat;
+    if (!isRoundedUse(use, useFormat)) {
+      readAsIs = true;
+      collectReadingKernels(use, wideReaders);
       continue;
     }
     // Readers of two formats: which one a copy should serve is not this
     // rule's to choose.
-    Type otherFormat;
-    if (isRoundedUse(use, otherFormat))
+    if (format && useFormat != format)
       return Type();
-    readAsIs = true;
-    collectReadingKernels(use, wideReaders);
+    format = useFormat;
+    rounded.push_back(&use);
+    collectReadingKernels(use, roundingReaders);
   }
   // The copy costs its bytes once, written; each kernel that multiplies it
   // without reading it as it is saves them, read (and reads its tiles as

@@ -161,9 +161,8 @@ SmallVector<Value> FlashAttentionBuilder::loadTile(const GlobalOperand &operand,
       // fma(+-sin, x', cos x), the sine negated (exactly) below D/2: a
       // multiply, a sign flip and an fma an element, where computing both
       // halves and selecting took two multiplies, an add, a subtract and a
-      // select.
-      // The fma rounds the sum once, as ridge-contract-multiply-add's
-      // contractions do (docs/target.md).
+      // select. The fma rounds the sum once, as ridge-contract-multiply-
+      // add's contractions do (docs/target.md).
       int64_t half = cols / 2;
       Value lower = lessThan(col, index(half));
       Value pair = arith::SelectOp::create(

@@ -217,6 +217,31 @@ static bool readsBatchOnly(ArrayRef<AffineExpr> results, unsigned numBatch) {
   });
 }
 
+/// Whether loop `dim` is a row loop of A (`isLhs`: m) or B (n) of extent 1
+/// beside a longer one: it reads index 0 wherever a map puts it (a
+/// sequence-first [L, 1, E] activation read as [1, L, E]), so the layout
+/// checks leave it out, as they leave out batch loops.
+static bool isUnitRowLoop(const MmaContraction &mma, bool isLhs, unsigned dim) {
+  ArrayRef<int64_t> rowLoops = isLhs ? mma.mLoops : mma.nLoops;
+  unsigned firstRow = mma.batch.size() + (isLhs ? 0 : mma.mLoops.size());
+  return dim >= firstRow && dim < firstRow + rowLoops.size() &&
+         rowLoops[dim - firstRow] == 1 &&
+         llvm::any_of(rowLoops, [](int64_t extent) { return extent != 1; });
+}
+
+/// isUnitRowLoop for a map result that is a loop.
+static bool isUnitRowLoop(const MmaContraction &mma, bool isLhs,
+                          AffineExpr expr) {
+  auto dim = dyn_cast<AffineDimExpr>(expr);
+  return dim && isUnitRowLoop(mma, isLhs, dim.getPosition());
+}
+
+/// Whether map result `expr` is loop `dim`.
+static bool isLoop(AffineExpr expr, unsigned dim) {
+  auto loop = dyn_cast<AffineDimExpr>(expr);
+  return loop && loop.getPosition() == dim;
+}
+
 /// Whether `operand` is read through (batch..., row, k0, ..., kr) with
 /// every k loop in order, and those trailing dimensions are contiguous with
 /// whole chunks of k (on tensors, assumed; on buffers, by the strides): k is
@@ -230,36 +255,26 @@ static bool isCollapsibleK(const MmaOperand &operand, const MmaContraction &mma,
   unsigned numK = product.kLoops.size();
   AffineMap map = operand.map;
   unsigned numResults = map.getNumResults();
-  // The operand's one row loop; row loops of extent 1 beside it (a
-  // sequence-first [L, 1, E] product's weight read as [1, E, ...]) read
-  // index 0 wherever the map puts them before it, as batch loops do.
+  // The operand's one row loop; unit row loops beside it (a sequence-first
+  // [L, 1, E] product's weight read as [1, E, ...]) may stand before it.
   unsigned rowLoop = firstRow, numRows = 0;
-  for (auto [i, extent] : llvm::enumerate(rowLoops))
-    if (extent != 1 || rowLoops.size() == 1) {
+  for (unsigned i = 0; i < rowLoops.size(); ++i)
+    if (!isUnitRowLoop(mma, isLhs, firstRow + i)) {
       rowLoop = firstRow + i;
       ++numRows;
     }
-  if (numRows > 1 || numResults < numK + 1 || map.getNumSymbols() != 0 ||
+  if (numRows != 1 || numResults < numK + 1 || map.getNumSymbols() != 0 ||
       product.k % operand.getChunkElements() != 0)
     return false;
-  auto isDim = [&](unsigned result, unsigned dim) {
-    auto expr = dyn_cast<AffineDimExpr>(map.getResult(result));
-    return expr && expr.getPosition() == dim;
-  };
   unsigned first = numResults - numK;
-  if (!isDim(first - 1, rowLoop))
+  if (!isLoop(map.getResult(first - 1), rowLoop))
     return false;
   for (unsigned i = 0; i < numK; ++i)
-    if (!isDim(first + i, firstK + i))
+    if (!isLoop(map.getResult(first + i), firstK + i))
       return false;
-  for (AffineExpr expr : map.getResults().take_front(first - 1)) {
-    auto dim = dyn_cast<AffineDimExpr>(expr);
-    bool unitRow = dim && dim.getPosition() >= firstRow &&
-                   dim.getPosition() < firstRow + rowLoops.size() &&
-                   rowLoops[dim.getPosition() - firstRow] == 1;
-    if (!unitRow && !readsBatchOnly(expr, numBatch))
+  for (AffineExpr expr : map.getResults().take_front(first - 1))
+    if (!isUnitRowLoop(mma, isLhs, expr) && !readsBatchOnly(expr, numBatch))
       return false;
-  }
   auto memref = dyn_cast<MemRefType>(operand.value.getType());
   if (!memref)
     return true;
@@ -547,27 +562,15 @@ static void decideStaging(MmaOperand &operand, const MmaContraction &mma,
   AffineMap map = operand.map;
   if (map.getNumSymbols() != 0)
     return;
-  // A row loop of extent 1 among several others (a sequence-first [L, 1,
-  // E] activation's batch of one, read as [1, L, E]) reads index 0 wherever
-  // the map puts it: it is left out of the order checks, as batch loops
-  // are.
-  bool dropUnitRows =
-      rowLoops.size() > 1 &&
-      llvm::any_of(rowLoops, [](int64_t extent) { return extent != 1; });
-  auto isUnitRow = [&](unsigned dim) {
-    return dropUnitRows && dim >= firstRow &&
-           dim < firstRow + rowLoops.size() && rowLoops[dim - firstRow] == 1;
-  };
+  // Unit row loops (isUnitRowLoop) are left out of the order checks.
   SmallVector<unsigned> rowDims;
   for (unsigned i = 0; i < rowLoops.size(); ++i)
-    if (!isUnitRow(firstRow + i))
+    if (!isUnitRowLoop(mma, isLhs, firstRow + i))
       rowDims.push_back(firstRow + i);
   SmallVector<AffineExpr> results;
-  for (AffineExpr expr : map.getResults()) {
-    auto dim = dyn_cast<AffineDimExpr>(expr);
-    if (!dim || !isUnitRow(dim.getPosition()))
+  for (AffineExpr expr : map.getResults())
+    if (!isUnitRowLoop(mma, isLhs, expr))
       results.push_back(expr);
-  }
   unsigned numResults = results.size();
   unsigned numOwn = rowDims.size() + 1;
   if (numResults < numOwn)
@@ -1199,35 +1202,21 @@ std::optional<MmaTmaLayout> mlir::ridge::getMmaTmaLayout(
       break;
     layout.batchLoops.push_back(dim.getPosition());
   }
-  // A row loop of extent 1 among several (a sequence-first [L, 1, E]
-  // activation read as [1, L, E]) reads index 0 wherever the map puts it
-  // after the batch loops: it is left out of the order (its dimension
-  // changes no stride), as decideStaging leaves it out.
-  ArrayRef<int64_t> rowLoops = isLhs ? mma.mLoops : mma.nLoops;
-  auto isUnitRow = [&](AffineExpr expr) {
-    auto dim = dyn_cast<AffineDimExpr>(expr);
-    return rowLoops.size() > 1 && dim && dim.getPosition() >= rowFirst &&
-           dim.getPosition() < rowFirst + rowCount &&
-           rowLoops[dim.getPosition() - rowFirst] == 1;
-  };
+  // Unit row loops after the batch loops are left out of the order (their
+  // dimensions change no stride), as decideStaging leaves them out.
   auto append = [&](unsigned first, unsigned count) {
     for (unsigned i = 0; i < count; ++i)
-      if (first != rowFirst || rowLoops.size() == 1 || rowLoops[i] != 1)
+      if (!isUnitRowLoop(mma, isLhs, first + i))
         expected.push_back(first + i);
   };
   unsigned numK = product.kLoops.size();
   // A whose k loops but the innermost come before its rows (an attention's
   // heads' outputs [H, L, d], k = (h, d)): a map dimension each, the k
-  // tiles whole within the innermost.
-  auto isDimResult = [&](unsigned i, unsigned loop) {
-    auto dim = dyn_cast<AffineDimExpr>(map.getResult(i));
-    return dim && dim.getPosition() == loop;
-  };
+  // tiles whole within the innermost (the order check below checks the
+  // rest of the form).
   bool headed = isLhs && operand.kContiguous && numK > 1 && rowCount == 1 &&
-                map.getNumResults() == result + numK + 1 &&
-                isDimResult(result + numK - 1, rowFirst);
-  for (unsigned i = 0; headed && i + 1 < numK; ++i)
-    headed = isDimResult(result + i, kFirst + i);
+                result < map.getNumResults() &&
+                isLoop(map.getResult(result), kFirst);
   if (headed) {
     append(kFirst, numK - 1);
     append(rowFirst, rowCount);
@@ -1246,17 +1235,15 @@ std::optional<MmaTmaLayout> mlir::ridge::getMmaTmaLayout(
   }
   SmallVector<AffineExpr> ownResults;
   for (AffineExpr expr : map.getResults().drop_front(result))
-    if (!isUnitRow(expr))
+    if (!isUnitRowLoop(mma, isLhs, expr))
       ownResults.push_back(expr);
   bool ordered =
       ownResults.size() == expected.size() &&
       llvm::is_sorted(layout.batchLoops) &&
       std::adjacent_find(layout.batchLoops.begin(), layout.batchLoops.end()) ==
           layout.batchLoops.end();
-  for (unsigned i = 0; ordered && i < expected.size(); ++i) {
-    auto dim = dyn_cast<AffineDimExpr>(ownResults[i]);
-    ordered = dim && dim.getPosition() == expected[i];
-  }
+  for (unsigned i = 0; ordered && i < expected.size(); ++i)
+    ordered = isLoop(ownResults[i], expected[i]);
   if (!ordered) {
     reason = "the operand's dimensions are not its batch loops, then its rows, "
              "then its contiguous loops";

@@ -189,25 +189,26 @@ void MmaKernelBuilder::copyTileTma(const StagedOperand &staged, Value kTile,
   Value rowBase = staged.isLhs ? mBase : nBase;
   int64_t elementBytes = staged.elementBytes();
   Value stageBytes = mul(stage, staged.stageElements() * elementBytes);
-  auto copy = [&](Value byteOffset, Value inner, Value outer) {
+  // `outerK`: the outer k loops' coordinates, innermost first.
+  auto copy = [&](Value byteOffset, Value inner, Value outer,
+                  ArrayRef<Value> outerK = {}) {
     SmallVector<Value> coords = {inner, outer};
+    llvm::append_range(coords, outerK);
     llvm::append_range(coords, batchCoords);
     tma::copyBox(b, loc, tma::getSharedPointer(b, loc, staged.smem, byteOffset),
                  staged.tensorMap, coords, barrier);
   };
   if (!staged.tmaLayout.outerK.empty()) {
     // The tile's k within the innermost k loop, and the outer k loops'
-    // coordinates (innermost first) that the flat k decodes to.
+    // coordinates that the flat k decodes to.
     int64_t inner = staged.tmaLayout.inner;
-    SmallVector<Value> coords = {rem(kBase, inner), rowBase};
+    SmallVector<Value> outerK;
     Value outer = div(kBase, inner);
     for (int64_t extent : llvm::reverse(staged.tmaLayout.outerK)) {
-      coords.push_back(rem(outer, extent));
+      outerK.push_back(rem(outer, extent));
       outer = div(outer, extent);
     }
-    llvm::append_range(coords, batchCoords);
-    tma::copyBox(b, loc, tma::getSharedPointer(b, loc, staged.smem, stageBytes),
-                 staged.tensorMap, coords, barrier);
+    copy(stageBytes, rem(kBase, inner), rowBase, outerK);
     return;
   }
   if (operand.kContiguous) {

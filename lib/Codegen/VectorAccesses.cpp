@@ -2,6 +2,8 @@
 
 #include "VectorAccesses.h"
 
+#include "ridgeline/Codegen/MmaContraction.h"
+
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
@@ -91,21 +93,13 @@ static bool dependsOn(Value value, Value iv, Operation *loop,
 }
 
 /// The ops of `body` (its own, not nested) that `values` are computed from,
-/// in the body's order.
-static SmallVector<Operation *> getBodySlice(Block *body, ValueRange values) {
-  llvm::SmallPtrSet<Operation *, 8> slice;
-  SmallVector<Value> worklist(values.begin(), values.end());
-  while (!worklist.empty()) {
-    Operation *def = worklist.pop_back_val().getDefiningOp();
-    if (!def || def->getBlock() != body || !slice.insert(def).second)
-      continue;
-    llvm::append_range(worklist, def->getOperands());
-  }
-  SmallVector<Operation *> ordered;
-  for (Operation &op : *body)
-    if (slice.contains(&op))
-      ordered.push_back(&op);
-  return ordered;
+/// each after those it reads.
+static llvm::SetVector<Operation *> getComputingOps(Block *body,
+                                                    ValueRange values) {
+  llvm::SetVector<Operation *> slice;
+  for (Value value : values)
+    slice.insert_range(mlir::ridge::getBodySlice(value, body));
+  return slice;
 }
 
 /// Whether `value`, computed in `body`, is the same for every iteration of
@@ -114,7 +108,7 @@ static SmallVector<Operation *> getBodySlice(Block *body, ValueRange values) {
 /// embedding row's index, from the token id the row reads).
 static bool isComputedOnce(Block *body, Value value,
                            const llvm::SmallPtrSetImpl<Value> &written) {
-  return llvm::all_of(getBodySlice(body, value), [&](Operation *op) {
+  return llvm::all_of(getComputingOps(body, value), [&](Operation *op) {
     if (op->getNumRegions() != 0)
       return false;
     if (auto load = dyn_cast<memref::LoadOp>(op))
@@ -243,11 +237,9 @@ void mlir::ridge::unrollWithVectorAccesses(RewriterBase &rewriter, Block *body,
       llvm::append_range(computedIndices,
                          cast<memref::StoreOp>(op).getIndices());
   }
-  SmallVector<Operation *> preludeOps =
-      getBodySlice(body, ValueRange(computedIndices));
-  llvm::SmallPtrSet<Operation *, 8> computedOnce(preludeOps.begin(),
-                                                 preludeOps.end());
-  for (Operation *op : preludeOps)
+  llvm::SetVector<Operation *> computedOnce =
+      getComputingOps(body, ValueRange(computedIndices));
+  for (Operation *op : computedOnce)
     rewriter.clone(*op, prelude);
   DenseMap<Operation *, Value> vectors;
   for (Operation *op : accesses)
