@@ -444,7 +444,11 @@ void mlir::ridge::printRooflineTable(const RooflineReport &report,
        << (memory->numWeights == 1 ? " weight" : " weights")
        << ", uploaded once), arena " << formatSI(memory->arenaBytes, "B")
        << " for the temporaries (peak live "
-       << formatSI(memory->peakLiveBytes, "B") << ")\n";
+       << formatSI(memory->peakLiveBytes, "B");
+    if (memory->zeroedBytes)
+      os << "; " << formatSI(memory->zeroedBytes, "B")
+         << " of split-K counters, zeroed once";
+    os << ")\n";
   }
 }
 
@@ -550,6 +554,7 @@ void mlir::ridge::printRooflineJson(const RooflineReport &report,
         json.attribute("weights", memory->numWeights);
         json.attribute("arena_bytes", memory->arenaBytes);
         json.attribute("peak_live_bytes", memory->peakLiveBytes);
+        json.attribute("zeroed_bytes", memory->zeroedBytes);
       });
     json.attributeObject("total", [&] {
       json.attribute("ops", static_cast<int64_t>(report.rows.size()));

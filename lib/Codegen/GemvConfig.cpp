@@ -90,8 +90,8 @@ int64_t mlir::ridge::getGemvColumnRowsInFlight(int64_t m) {
 /// inFlightOf(S) bytes in flight, so they stream at most that per latency,
 /// and at most the GPU's bandwidth; `bytes` move, plus (S > 1) the partial
 /// sums of `outputs` outputs, written and read once more; a split adds the
-/// second launch, priced as 4 latencies (as split-K's fixup). A split must
-/// save a fifth of the time.
+/// last block's serial sums, priced as 4 latencies (as split-K's tail). A
+/// split must save a fifth of the time.
 static int64_t selectGemvShares(int64_t most, double bytes, int64_t outputs,
                                 function_ref<int64_t(int64_t)> stepsOf,
                                 function_ref<double(int64_t)> inFlightOf,

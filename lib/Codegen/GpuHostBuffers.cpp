@@ -48,6 +48,9 @@ struct GpuHostBuffersPass
               rewriter, loc, alloc.getType(), /*asyncToken=*/Type(),
               ValueRange{}, alloc.getDynamicSizes(), alloc.getSymbolOperands(),
               /*hostShared=*/false);
+          // What the allocation's makers said of it (kKeptZeroAttr) holds
+          // of the device buffer.
+          device->setDiscardableAttrs(alloc->getDiscardableAttrDictionary());
           rewriter.replaceOp(alloc, device.getMemref());
         } else if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
           gpu::DeallocOp::create(rewriter, loc, /*asyncToken=*/Type(),

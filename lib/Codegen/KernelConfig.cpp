@@ -28,12 +28,14 @@ using namespace mlir::ridge::config_policy;
 static constexpr int64_t kDefaultBlockSize = 256;
 /// Split-K (selectSplitK): at most 16 splits, each of at least 4 k tiles
 /// (128 of k: the cp.async pipeline's prologue is 2 or 3 of them). The
-/// second launch is priced as 4 k steps: a dependent kernel starts a few
-/// microseconds after the one before it ends, and a k step costs about one
-/// global load's latency (under a microsecond).
+/// serial tail of a split tile, its last block's arrival (a fence and an
+/// atomic: a round trip to L2), reads of the splits' sums and epilogue, is
+/// priced as 4 k steps, a k step costing about one global load's latency.
+/// (The 4 priced a second launch before the last block added the splits;
+/// it is kept until GPU timings set it.)
 static constexpr int64_t kMaxSplitK = 16;
 static constexpr int64_t kMinKTilesPerSplit = 4;
-static constexpr int64_t kSplitKFixupSteps = 4;
+static constexpr int64_t kSplitKTailSteps = 4;
 /// Elements of a row below which it is not shared by warps: 8 steps of a
 /// warp's 128-element vector layout.
 static constexpr int64_t kRowElementsPerWarp = 1024;
@@ -246,17 +248,21 @@ FailureOr<KernelConfig> KernelConfig::fromAttr(DictionaryAttr attr,
                     .str();
         return failure();
       }
-    } else if (config.mmaStages * (tile[0] + tile[1]) * tile[2] * 2 >
-               48 * 1024) {
-      error = ("'" + kKernelConfigAttr + "' has " + Twine(config.mmaStages) +
-               " stages of a " + Twine(tile[0]) + "x" + Twine(tile[1]) + "x" +
-               Twine(tile[2]) + " tile: more than 48 KiB of shared memory")
-                  .str();
-      return failure();
     }
     if (attr.get("mma_split_k") &&
         failed(integer("mma_split_k", config.mmaSplitK, 1, kMaxSplitK)))
       return failure();
+    if (!config.mmaTma && getStaticSharedMemoryBytes(
+                              tile[0], tile[1], tile[2], config.mmaStages,
+                              config.mmaSplitK) > kMaxStaticSharedMemoryBytes) {
+      error = ("'" + kKernelConfigAttr + "' has " + Twine(config.mmaStages) +
+               " stages of a " + Twine(tile[0]) + "x" + Twine(tile[1]) + "x" +
+               Twine(tile[2]) + " tile" +
+               (config.mmaSplitK > 1 ? " and split-K's arrival verdict" : "") +
+               ": more than 48 KiB of shared memory")
+                  .str();
+      return failure();
+    }
     config.mmaTile.assign(tile.asArrayRef().begin(), tile.asArrayRef().end());
     config.mmaWarps.assign(warps.asArrayRef().begin(),
                            warps.asArrayRef().end());
@@ -699,6 +705,13 @@ int64_t mlir::ridge::getTmaSharedMemoryBytes(int64_t tileM, int64_t tileN,
          2 * stages * kMbarrierBytes;
 }
 
+int64_t mlir::ridge::getStaticSharedMemoryBytes(int64_t tileM, int64_t tileN,
+                                                int64_t tileK, int64_t stages,
+                                                int64_t splitK) {
+  return stages * (tileM + tileN) * tileK * 2 +
+         (splitK > 1 ? kSplitKArrivalBytes : 0);
+}
+
 int64_t mlir::ridge::getTmaTileK(int64_t stagedBytes) {
   return kTmaRowBytes / stagedBytes;
 }
@@ -720,7 +733,7 @@ int64_t mlir::ridge::selectSplitK(int64_t blocks, int64_t tileElements,
     int64_t waves =
         llvm::divideCeil(blocks * splits, std::max<int64_t>(smCount, 1));
     return waves * llvm::divideCeil(kTiles, splits) +
-           (splits > 1 ? kSplitKFixupSteps : 0);
+           (splits > 1 ? kSplitKTailSteps : 0);
   };
   int64_t best = 1;
   for (int64_t splits = 2; splits <= limit; ++splits)
@@ -790,6 +803,13 @@ KernelConfig mlir::ridge::selectKernelConfig(func::FuncOp kernel,
       config.mmaSplitK = selectSplitK(
           blocks, tileElements, kTiles,
           batch * (mma->m + mma->n) * mma->getTotalK(), target.gpu.smCount);
+      // Stages that fill the 48 KiB of static shared memory (3 of 128 x
+      // 128) leave no room for split-K's arrival verdict.
+      if (!config.mmaTma &&
+          getStaticSharedMemoryBytes(
+              config.mmaTile[0], config.mmaTile[1], config.mmaTile[2],
+              config.mmaStages, config.mmaSplitK) > kMaxStaticSharedMemoryBytes)
+        config.mmaSplitK = 1;
       config.warpsPerBlock = config.mmaWarps[0] * config.mmaWarps[1];
       config.blockSize =
           (config.warpsPerBlock + (config.mmaTma ? 1 : 0)) * kWarpSize;

@@ -1009,8 +1009,10 @@ LogicalResult MmaKernelBuilder::build(func::FuncOp encodeFn) {
   if (!tma) {
     StagedOperand a = stageOperand(first, true),
                   bStaged = stageOperand(first, false);
-    int64_t bytes = stages * (a.stageElements() * a.elementBytes() +
-                              bStaged.stageElements() * bStaged.elementBytes());
+    int64_t bytes =
+        stages * (a.stageElements() * a.elementBytes() +
+                  bStaged.stageElements() * bStaged.elementBytes()) +
+        (splitK > 1 ? kSplitKArrivalBytes : 0);
     if (bytes > kMaxStaticSharedMemoryBytes)
       return first.contraction->emitError()
              << stages << " stages of a " << tileM << "x" << tileN << "x"
@@ -1027,19 +1029,19 @@ LogicalResult MmaKernelBuilder::build(func::FuncOp encodeFn) {
   Value gridY = index(llvm::divideCeil(mma.m, tileM));
   Value gridZ = index(batchCount * splitK);
   Value one = index(1);
-  // Split-K: each split's partial sums, in fragment order, for the second
-  // launch to add (accumulators of every product, every thread, every
-  // split of every output tile).
+  // Split-K: each split's partial sums, in fragment order (accumulators of
+  // every product, every thread, every split of every output tile), and
+  // each tile's arrival counter. The counters start at zero, and the
+  // launch leaves them so (SplitKBuffers): ridge-plan-device-memory may
+  // place them in memory zeroed once instead of zeroing them every run.
   int64_t numResults =
       static_cast<int64_t>(mma.products.size()) * fragsM * fragsN * 4;
   int64_t numTiles = batchCount * llvm::divideCeil(mma.n, tileN) *
                      llvm::divideCeil(mma.m, tileM);
-  Value partials;
+  SplitKBuffers splitBuffers;
   if (splitK > 1)
-    partials = memref::AllocOp::create(
-        b, loc,
-        MemRefType::get({numTiles * splitK * numResults * threads},
-                        b.getF32Type()));
+    splitBuffers =
+        createSplitKBuffers(numTiles * splitK * numResults * threads, numTiles);
   // The TMA kernel's shared memory is dynamic (its stages may pass the 48
   // KiB of static shared memory), aligned in the kernel; its producer warp
   // comes after the consumer warpgroups. The others stage in two workgroup
@@ -1050,13 +1052,17 @@ LogicalResult MmaKernelBuilder::build(func::FuncOp encodeFn) {
     dynamicSharedBytes = arith::ConstantIntOp::create(
         b, loc, b.getI32Type(),
         getTmaSharedMemoryBytes(tileM, tileN, stages) +
-            getDedicatedStagingBytes());
+            getDedicatedStagingBytes() +
+            (splitK > 1 ? kSplitKArrivalBytes : 0));
   else
     attributions = {getStageBufferType(stageOperand(mma.products[0], true)),
                     getStageBufferType(stageOperand(mma.products[0], false))};
   // The epilogue's own staging rows, where the stages cannot hold them.
   if (int64_t stagingBytes = tma ? 0 : getDedicatedStagingBytes())
     attributions.push_back(getStagingBufferType(stagingBytes));
+  // Split-K's arrival verdict, last.
+  if (!tma && splitK > 1)
+    attributions.push_back(getArrivalType());
   auto launch = gpu::LaunchOp::create(
       b, loc, gridX, gridY, gridZ, index(tma ? threads + kWarpSize : threads),
       one, one, dynamicSharedBytes, /*asyncTokenType=*/nullptr,
@@ -1074,21 +1080,24 @@ LogicalResult MmaKernelBuilder::build(func::FuncOp encodeFn) {
   Value tile;
   if (splitK > 1)
     tile = getTileIndex(batchLinear, blockIds);
-  if (tma)
-    buildTmaBlock(split, tile, partials);
-  else
-    buildThreadStagedBlock(launch, split, tile, partials);
+  if (tma) {
+    buildTmaBlock(split, tile, splitBuffers);
+  } else {
+    if (splitK > 1)
+      splitBuffers.arrival = launch.getWorkgroupAttributions().back();
+    buildThreadStagedBlock(launch, split, tile, splitBuffers);
+  }
   gpu::TerminatorOp::create(b, loc);
   if (splitK == 1)
     return success();
   b.setInsertionPointAfter(launch);
-  buildSplitKFixup(partials, gridX, gridY, batchCount, numResults);
-  memref::DeallocOp::create(b, loc, partials);
+  deallocSplitKBuffers(splitBuffers);
   return success();
 }
 
-void MmaKernelBuilder::buildThreadStagedBlock(gpu::LaunchOp launch, Value split,
-                                              Value tile, Value partials) {
+void MmaKernelBuilder::buildThreadStagedBlock(
+    gpu::LaunchOp launch, Value split, Value tile,
+    const SplitKBuffers &splitBuffers) {
   // The products one after the other, each with its own accumulators; the
   // barrier between them keeps the second's first stores out of stages
   // the first is still reading.
@@ -1111,9 +1120,9 @@ void MmaKernelBuilder::buildThreadStagedBlock(gpu::LaunchOp launch, Value split,
   // once every warp has read its last tile and no copy is in flight into
   // them.
   Value stagingRows;
-  if (launch.getNumWorkgroupAttributions() > 2)
+  if (getDedicatedStagingBytes())
     stagingRows = launch.getWorkgroupAttributions()[2];
-  finishResults(results, split, tile, partials, stagingRows,
+  finishResults(results, split, tile, splitBuffers, stagingRows,
                 {lhs.smem, rhs.smem}, [&] {
                   if (stages > 2)
                     NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);

@@ -9,16 +9,19 @@
 // inputs make it pay, staged through shared memory and read back as runs of
 // a row (CUTLASS's epilogue), so that a 16-bit result is stored 16 bytes a
 // lane too and inputs are loaded 16 bytes at a time; with split-K, each
-// split's partial sums, and a second launch that adds them in split order
-// before the same epilogue.
+// split's partial sums, which the last block of a tile to arrive adds in
+// split order before the same epilogue.
 //
 //===----------------------------------------------------------------------===//
 
 #include "AtomicMaximum.h"
 #include "MmaKernelBuilder.h"
 
+#include "ridgeline/Dialect/Ridge/IR/Ridge.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -117,21 +120,25 @@ static bool isRowAligned(Value memref, int64_t rowElements) {
 }
 
 void MmaKernelBuilder::finishResults(ArrayRef<SmallVector<Value>> results,
-                                     Value split, Value tile, Value partials,
+                                     Value split, Value tile,
+                                     const SplitKBuffers &splitBuffers,
                                      Value stagingRows, ArrayRef<Value> stages,
                                      function_ref<void()> stagesBarrier) {
-  if (splitK == 1) {
+  auto storeThroughEpilogue = [&](ArrayRef<SmallVector<Value>> values) {
     // Rows of the epilogue's own need no barrier.
     if (stagingRows)
       prepareEpilogueStaging(stagingRows, [] {});
     else
       prepareEpilogueStaging(stages, stagesBarrier);
-    storeResults(results);
+    storeResults(values);
+  };
+  if (splitK == 1) {
+    storeThroughEpilogue(results);
     return;
   }
-  // This split's partial sums, for the second launch; those of padding
-  // (rows past m, columns past n: a 7 x 7 convolution's 49 pixels in tiles
-  // of 64, 16 decode rows in wgmma's 64) are neither stored nor read.
+  // This split's partial sums; those of padding (rows past m, columns past
+  // n: a 7 x 7 convolution's 49 pixels in tiles of 64, 16 decode rows in
+  // wgmma's 64) are neither stored nor read.
   int64_t reg = 0;
   for (ArrayRef<Value> productResults : results) {
     for (Value value : productResults) {
@@ -139,10 +146,115 @@ void MmaKernelBuilder::finishResults(ArrayRef<SmallVector<Value>> results,
                                       /*withElseRegion=*/false);
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPoint(inside.thenBlock()->getTerminator());
-      memref::StoreOp::create(b, loc, value, partials,
+      memref::StoreOp::create(b, loc, value, splitBuffers.partials,
                               getPartialIndex(tile, split, reg++));
     }
   }
+  // The tile's last block adds every split's sums, its own read back too:
+  // the order of the additions is the splits' whichever block is last, and
+  // the accumulators need not stay live beside the sums.
+  auto last =
+      scf::IfOp::create(b, loc, arriveAtTile(tile, splitK, splitBuffers),
+                        /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(last.thenBlock()->getTerminator());
+  storeThroughEpilogue(sumPartials(splitBuffers.partials, tile));
+}
+
+SplitKBuffers MmaKernelBuilder::createSplitKBuffers(int64_t partials,
+                                                    int64_t numCounters) {
+  SplitKBuffers buffers;
+  buffers.partials = memref::AllocOp::create(
+      b, loc, MemRefType::get({partials}, b.getF32Type()));
+  if (!numCounters)
+    return buffers;
+  auto counters = memref::AllocOp::create(
+      b, loc, MemRefType::get({numCounters}, b.getI32Type()));
+  counters->setAttr(kKeptZeroAttr, b.getUnitAttr());
+  buffers.counters = counters;
+  gpu::MemsetOp::create(
+      b, loc, /*asyncToken=*/Type(), ValueRange(), buffers.counters,
+      arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0));
+  return buffers;
+}
+
+void MmaKernelBuilder::deallocSplitKBuffers(const SplitKBuffers &splitBuffers) {
+  for (Value buffer : {splitBuffers.partials, splitBuffers.counters})
+    if (buffer)
+      memref::DeallocOp::create(b, loc, buffer);
+}
+
+MemRefType MmaKernelBuilder::getArrivalType() {
+  return MemRefType::get(
+      {kSplitKArrivalBytes / 4}, b.getI32Type(), MemRefLayoutAttrInterface(),
+      gpu::AddressSpaceAttr::get(b.getContext(),
+                                 gpu::GPUDialect::getWorkgroupAddressSpace()));
+}
+
+void MmaKernelBuilder::createAccumulatorBarrier() {
+  if (!tma) {
+    gpu::BarrierOp::create(b, loc);
+    return;
+  }
+  auto i32 = [&](int64_t value) {
+    return arith::ConstantIntOp::create(b, loc, b.getI32Type(), value)
+        .getResult();
+  };
+  NVVM::BarrierOp::create(b, loc, TypeRange{}, i32(1), i32(threads),
+                          NVVM::BarrierReductionAttr(), Value());
+}
+
+Value MmaKernelBuilder::arriveAtTile(Value tile, int64_t arrivals,
+                                     const SplitKBuffers &splitBuffers) {
+  // CUTLASS's arrive/wait (cutlass/barrier.h): the block's barrier orders
+  // every thread's partial sums before thread 0's release, a fence at the
+  // GPU's scope (`fence.acq_rel.gpu`) and the arrival, which the barrier's
+  // cumulativity makes a release of the whole block's stores; in the last
+  // block, thread 0's fence after the arrival acquires the other blocks'
+  // sums, and the barrier after it orders them before every thread's reads.
+  // The fences are explicit because NVPTX emits an atomicrmw as a relaxed
+  // `atom`, whatever its ordering (LLVM 22).
+  auto fence = [&](LLVM::AtomicOrdering ordering) {
+    LLVM::FenceOp::create(b, loc, ordering, "device");
+  };
+  createAccumulatorBarrier();
+  Value zero = index(0);
+  auto first = scf::IfOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, zero),
+      /*withElseRegion=*/false);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(first.thenBlock()->getTerminator());
+    fence(LLVM::AtomicOrdering::release);
+    Type i32 = b.getI32Type();
+    Value arrived = memref::AtomicRMWOp::create(
+        b, loc, arith::AtomicRMWKind::addi,
+        arith::ConstantIntOp::create(b, loc, i32, 1), splitBuffers.counters,
+        ValueRange{tile});
+    Value isLast = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq, arrived,
+        arith::ConstantIntOp::create(b, loc, i32, arrivals - 1));
+    // Every split has arrived: nothing else touches the counter in this
+    // launch, and the next launch finds it zero.
+    auto reset = scf::IfOp::create(b, loc, isLast, /*withElseRegion=*/false);
+    {
+      OpBuilder::InsertionGuard resetGuard(b);
+      b.setInsertionPoint(reset.thenBlock()->getTerminator());
+      memref::StoreOp::create(b, loc,
+                              arith::ConstantIntOp::create(b, loc, i32, 0),
+                              splitBuffers.counters, ValueRange{tile});
+      fence(LLVM::AtomicOrdering::acquire);
+    }
+    memref::StoreOp::create(b, loc, arith::ExtUIOp::create(b, loc, i32, isLast),
+                            splitBuffers.arrival, ValueRange{zero});
+  }
+  createAccumulatorBarrier();
+  Value verdict =
+      memref::LoadOp::create(b, loc, splitBuffers.arrival, ValueRange{zero});
+  return arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::ne, verdict,
+      arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0));
 }
 
 Value MmaKernelBuilder::isAccumulatorInside(int64_t reg) {
@@ -207,7 +319,7 @@ static bool holdsStaging(MemRefType type, int64_t bytes) {
 
 int64_t MmaKernelBuilder::getDedicatedStagingBytes() {
   int64_t bytes = getEpilogueStagingBytes();
-  if (splitK > 1 || !bytes)
+  if (!bytes)
     return 0;
   int64_t used = 0;
   for (bool isLhs : {true, false}) {
@@ -218,6 +330,8 @@ int64_t MmaKernelBuilder::getDedicatedStagingBytes() {
   }
   if (tma)
     used = getTmaSharedMemoryBytes(tileM, tileN, stages);
+  if (splitK > 1)
+    used += kSplitKArrivalBytes;
   return used + bytes <=
                  (tma ? kMaxTmaSharedMemoryBytes : kMaxStaticSharedMemoryBytes)
              ? bytes
@@ -590,62 +704,48 @@ Value MmaKernelBuilder::getPartialIndex(Value tile, Value split, int64_t reg) {
   return add(mul(slot, threads), tid);
 }
 
-void MmaKernelBuilder::buildSplitKFixup(Value partials, Value gridX,
-                                        Value gridY, int64_t batchCount,
-                                        int64_t numResults) {
-  Value one = index(1);
-  // Shared memory for the epilogue's staging, where it stages.
-  SmallVector<Type> attributions;
-  if (int64_t stagingBytes = getEpilogueStagingBytes())
-    attributions.push_back(getStagingBufferType(stagingBytes));
-  auto launch = gpu::LaunchOp::create(
-      b, loc, gridX, gridY, index(batchCount), index(threads), one, one,
-      /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
-      /*asyncDependencies=*/ValueRange(), attributions);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(&launch.getBody().front());
-  gpu::KernelDim3 blockIds = launch.getBlockIds();
-  setBlockCoordinates(launch, blockIds.z);
-  Value tile = getTileIndex(blockIds.z, blockIds);
-  // Split 0 first, then 1, ...: a fixed order of f32 additions, whichever
-  // block finished first.
+SmallVector<SmallVector<Value>> MmaKernelBuilder::sumPartials(Value partials,
+                                                              Value tile) {
+  int64_t numResults =
+      static_cast<int64_t>(mma.products.size()) * fragsM * fragsN * 4;
   Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
-  // Padding was not stored (finishResults), and is not stored either: which
+  // Padding was not stored (finishResults), and is not read either: which
   // accumulators lie inside is the same for every split.
   SmallVector<Value> inside;
   for (int64_t reg = 0; reg < numResults; ++reg)
     inside.push_back(isAccumulatorInside(reg));
-  auto loop = scf::ForOp::create(b, loc, index(0), index(splitK), one,
-                                 SmallVector<Value>(numResults, zero));
+  auto loadPartials = [&](Value split) {
+    SmallVector<Value> values;
+    for (int64_t reg = 0; reg < numResults; ++reg) {
+      auto partial = scf::IfOp::create(b, loc, b.getF32Type(), inside[reg],
+                                       /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(partial.thenBlock());
+      scf::YieldOp::create(
+          b, loc,
+          ValueRange{memref::LoadOp::create(
+              b, loc, partials, getPartialIndex(tile, split, reg))});
+      b.setInsertionPointToStart(partial.elseBlock());
+      scf::YieldOp::create(b, loc, ValueRange{zero});
+      values.push_back(partial.getResult(0));
+    }
+    return values;
+  };
+  // Split 0's sums, then each other split's added to them.
+  auto loop = scf::ForOp::create(b, loc, index(1), index(splitK), index(1),
+                                 loadPartials(index(0)));
   {
     OpBuilder::InsertionGuard loopGuard(b);
     b.setInsertionPointToStart(loop.getBody());
     SmallVector<Value> sums;
-    for (int64_t reg = 0; reg < numResults; ++reg) {
-      auto partial = scf::IfOp::create(b, loc, b.getF32Type(), inside[reg],
-                                       /*withElseRegion=*/true);
-      {
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPointToStart(partial.thenBlock());
-        scf::YieldOp::create(
-            b, loc,
-            ValueRange{memref::LoadOp::create(
-                b, loc, partials,
-                getPartialIndex(tile, loop.getInductionVar(), reg))});
-        b.setInsertionPointToStart(partial.elseBlock());
-        scf::YieldOp::create(b, loc, ValueRange{zero});
-      }
-      sums.push_back(arith::AddFOp::create(
-          b, loc, loop.getRegionIterArgs()[reg], partial.getResult(0)));
-    }
+    for (auto [sum, partial] : llvm::zip_equal(
+             loop.getRegionIterArgs(), loadPartials(loop.getInductionVar())))
+      sums.push_back(arith::AddFOp::create(b, loc, sum, partial));
     scf::YieldOp::create(b, loc, sums);
   }
   SmallVector<SmallVector<Value>> results(mma.products.size());
   int64_t perProduct = numResults / static_cast<int64_t>(mma.products.size());
   for (int64_t reg = 0; reg < numResults; ++reg)
     results[reg / perProduct].push_back(loop.getResult(reg));
-  SmallVector<Value> staging(launch.getWorkgroupAttributions());
-  prepareEpilogueStaging(staging, [] {});
-  storeResults(results);
-  gpu::TerminatorOp::create(b, loc);
+  return results;
 }

@@ -10,11 +10,11 @@
 // epilogue and stores. A weight stored n-contiguous ([K, N], a MatMul's):
 // each lane owns the columns of 16 bytes, a warp a share of k whose rows it
 // loads several at a time (the bytes in flight that set a streaming
-// kernel's speed), and the shares' partial sums are added in order by a
-// second launch (`gemv_split_k`). Tall and skinny (n at most 16 below a
-// larger m): one warp per row of A, the operand whose bytes set the time,
-// all n columns of it, B read from the caches. Operands are f32, or
-// f16/bf16 as stored (8 elements a 16-byte piece): their products are exact
+// kernel's speed), and the shares' partial sums are added in order by the
+// last block of the column group to finish (`gemv_split_k`). Tall and skinny (n
+// at most 16 below a larger m): one warp per row of A, the operand whose bytes
+// set the time, all n columns of it, B read from the caches. Operands are f32,
+// or f16/bf16 as stored (8 elements a 16-byte piece): their products are exact
 // in f32, which accumulates, as on the tensor cores.
 //
 //===----------------------------------------------------------------------===//
@@ -249,16 +249,23 @@ LogicalResult MmaKernelBuilder::buildGemvTallSkinny() {
   bool rhsAlongN = !rhs.gathered && !rhsAlongK && rhs.rowsAfterK;
   for (const MmaContraction::ResultAmax &amax : mma.resultAmaxes)
     createZeroingLaunch(b, loc, getAmaxBuffer(amax));
-  // The shares' partial sums, [share, batch, m, n], when k is split.
-  Value partials;
-  if (shares > 1)
-    partials = memref::AllocOp::create(
-        b, loc,
-        MemRefType::get({shares * batchCount * mma.m * n}, b.getF32Type()));
+  // The shares' partial sums, [share, batch, m, n], when k is split, and
+  // a counter per block of rows and batch index: its shares' blocks arrive
+  // at it.
+  int64_t rowBlocks = llvm::divideCeil(mma.m, gemvWarps * rows);
+  SplitKBuffers splitBuffers;
+  SmallVector<Type> attributions;
+  if (shares > 1) {
+    splitBuffers = createSplitKBuffers(shares * batchCount * mma.m * n,
+                                       rowBlocks * batchCount);
+    attributions.push_back(getArrivalType());
+  }
   Value one = index(1);
   auto launch = gpu::LaunchOp::create(
-      b, loc, index(llvm::divideCeil(mma.m, gemvWarps * rows)), index(shares),
-      index(batchCount), index(gemvWarps * kWarpSize), one, one);
+      b, loc, index(rowBlocks), index(shares), index(batchCount),
+      index(gemvWarps * kWarpSize), one, one,
+      /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
+      /*asyncDependencies=*/ValueRange(), attributions);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&launch.getBody().front());
   gpu::KernelDim3 blockIds = launch.getBlockIds();
@@ -387,13 +394,19 @@ LogicalResult MmaKernelBuilder::buildGemvTallSkinny() {
                     rowIds[r]),
                 n),
             lane);
-    memref::StoreOp::create(b, loc, mine[r], partials, at);
+    memref::StoreOp::create(b, loc, mine[r], splitBuffers.partials, at);
   }
   b.setInsertionPointToEnd(&launch.getBody().front());
+  if (shares > 1) {
+    splitBuffers.arrival = launch.getWorkgroupAttributions()[0];
+    combineGemvShares(splitBuffers, shares, batchCount,
+                      add(mul(blockIds.z, rowBlocks), blockIds.x), shares,
+                      blockIds.z, mul(blockIds.x, gemvWarps * rows),
+                      gemvWarps * rows, index(0), n);
+  }
   gpu::TerminatorOp::create(b, loc);
   b.setInsertionPointAfter(launch);
-  if (shares > 1)
-    combineGemvShares(partials, shares, batchCount);
+  deallocSplitKBuffers(splitBuffers);
   return success();
 }
 
@@ -412,15 +425,25 @@ LogicalResult MmaKernelBuilder::buildGemvColumns() {
   for (const MmaContraction::ResultAmax &amax : mma.resultAmaxes)
     createZeroingLaunch(b, loc, getAmaxBuffer(amax));
   Type f32 = b.getF32Type();
-  // The shares' partial sums, [share, batch, m, n], when k is split.
-  Value partials;
-  if (shares > 1)
-    partials = memref::AllocOp::create(
-        b, loc, MemRefType::get({shares * batchCount * mma.m * mma.n}, f32));
+  // The shares' partial sums, [share, batch, m, n], when k is split; the
+  // blocks of a column group's shares (a warp a share) arrive at a counter
+  // per group and batch index, where there are several.
+  int64_t shareBlocks = llvm::divideCeil(shares, gemvWarps);
+  SplitKBuffers splitBuffers;
+  SmallVector<Type> attributions;
+  if (shares > 1) {
+    splitBuffers =
+        createSplitKBuffers(shares * batchCount * mma.m * mma.n,
+                            shareBlocks > 1 ? groups * batchCount : 0);
+    if (shareBlocks > 1)
+      attributions.push_back(getArrivalType());
+  }
   Value one = index(1);
   auto launch = gpu::LaunchOp::create(
-      b, loc, index(groups), index(llvm::divideCeil(shares, gemvWarps)),
-      index(batchCount), index(gemvWarps * kWarpSize), one, one);
+      b, loc, index(groups), index(shareBlocks), index(batchCount),
+      index(gemvWarps * kWarpSize), one, one,
+      /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
+      /*asyncDependencies=*/ValueRange(), attributions);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&launch.getBody().front());
@@ -498,6 +521,7 @@ LogicalResult MmaKernelBuilder::buildGemvColumns() {
     auto storeIf = scf::IfOp::create(b, loc, store, /*withElseRegion=*/false);
     OpBuilder::InsertionGuard ifGuard(b);
     b.setInsertionPoint(storeIf.thenBlock()->getTerminator());
+    Value partials = splitBuffers.partials;
     if (shares > 1) {
       // The share's partial sums, f32 stored 16 bytes at a time.
       auto partialType = VectorType::get({4}, f32);
@@ -522,45 +546,58 @@ LogicalResult MmaKernelBuilder::buildGemvColumns() {
       storeGemvOutputs(outputs);
     }
     b.setInsertionPointToEnd(&launch.getBody().front());
+    if (shares > 1) {
+      if (shareBlocks > 1)
+        splitBuffers.arrival = launch.getWorkgroupAttributions()[0];
+      combineGemvShares(splitBuffers, shares, batchCount,
+                        add(mul(blockIds.z, groups), blockIds.x), shareBlocks,
+                        blockIds.z, index(0), mma.m,
+                        mul(blockIds.x, warpColumns), warpColumns);
+    }
     gpu::TerminatorOp::create(b, loc);
   }
-  if (shares == 1)
-    return success();
-  combineGemvShares(partials, shares, batchCount);
+  deallocSplitKBuffers(splitBuffers);
   return success();
 }
 
-void MmaKernelBuilder::combineGemvShares(Value partials, int64_t shares,
-                                         int64_t batchCount) {
-  // The shares added in order, one thread per (batch, m, n), then the
-  // epilogue.
-  int64_t outputs = batchCount * mma.m * mma.n;
-  constexpr int64_t kThreads = 256;
-  Value one = index(1);
-  auto combine =
-      gpu::LaunchOp::create(b, loc, index(llvm::divideCeil(outputs, kThreads)),
-                            one, one, index(kThreads), one, one);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&combine.getBody().front());
-    Value flat =
-        add(mul(combine.getBlockIds().x, kThreads), combine.getThreadIds().x);
-    auto inside = scf::IfOp::create(b, loc, lessThan(flat, outputs),
-                                    /*withElseRegion=*/false);
-    b.setInsertionPoint(inside.thenBlock()->getTerminator());
-    Value n = rem(flat, mma.n);
-    Value m = rem(div(flat, mma.n), mma.m);
-    Value batch = div(flat, mma.n * mma.m);
-    setBatchIndices(batch);
-    Value sum = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
-    for (int64_t s = 0; s < shares; ++s)
-      sum = arith::AddFOp::create(
-          b, loc, sum,
-          memref::LoadOp::create(b, loc, partials,
-                                 ValueRange{add(flat, s * outputs)}));
-    storeGemvOutputs({std::make_tuple(sum, m, n)});
-    b.setInsertionPointToEnd(&combine.getBody().front());
-    gpu::TerminatorOp::create(b, loc);
+void MmaKernelBuilder::combineGemvShares(const SplitKBuffers &splitBuffers,
+                                         int64_t shares, int64_t batchCount,
+                                         Value region, int64_t arrivals,
+                                         Value batch, Value mBegin,
+                                         int64_t rows, Value nBegin,
+                                         int64_t columns) {
+  Value last;
+  if (arrivals > 1) {
+    last = arriveAtTile(region, arrivals, splitBuffers);
+  } else {
+    // The region's shares are this block's warps: its barrier orders
+    // their partial sums before the reads.
+    createAccumulatorBarrier();
+    last = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
   }
-  memref::DeallocOp::create(b, loc, partials);
+  auto lastIf = scf::IfOp::create(b, loc, last, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(lastIf.thenBlock()->getTerminator());
+  // The region's outputs, the block's threads taking them in turn (a row's
+  // columns on consecutive threads: coalesced reads of each share).
+  int64_t outputs = batchCount * mma.m * mma.n;
+  auto loop = scf::ForOp::create(b, loc, tid, index(rows * columns),
+                                 index(gemvWarps * kWarpSize));
+  b.setInsertionPointToStart(loop.getBody());
+  Value m = add(mBegin, div(loop.getInductionVar(), columns));
+  Value n = add(nBegin, rem(loop.getInductionVar(), columns));
+  auto inside = scf::IfOp::create(
+      b, loc,
+      arith::AndIOp::create(b, loc, lessThan(m, mma.m), lessThan(n, mma.n)),
+      /*withElseRegion=*/false);
+  b.setInsertionPoint(inside.thenBlock()->getTerminator());
+  Value flat = add(mul(add(mul(batch, mma.m), m), mma.n), n);
+  // Share 0's sum, then each other share's added to it, in order.
+  Value sum = memref::LoadOp::create(b, loc, splitBuffers.partials, flat);
+  for (int64_t s = 1; s < shares; ++s)
+    sum = arith::AddFOp::create(
+        b, loc, sum,
+        memref::LoadOp::create(b, loc, splitBuffers.partials,
+                               ValueRange{add(flat, s * outputs)}));
+  storeGemvOutputs({std::make_tuple(sum, m, n)});
 }

@@ -54,6 +54,22 @@ struct StagedOperand {
   int64_t elementBytes() const { return operand->getStagedBytes(); }
 };
 
+/// What the blocks of a split-K kernel share (KernelConfig::mmaSplitK > 1).
+/// Each block stores its split's partial sums, then arrives at its output
+/// tile's counter; the last of a tile's splits to arrive adds them all and
+/// applies the epilogue, and sets the counter back to zero (serial split-K,
+/// as CUTLASS's semaphore and the threadfence reduction of CUDA's samples):
+/// no second launch, and the counters are zero again after every launch.
+struct SplitKBuffers {
+  /// f32 partial sums: accumulators of every product, thread, split and
+  /// output tile (getPartialIndex).
+  Value partials;
+  /// One i32 arrival counter per output tile, zero before the launch.
+  Value counters;
+  /// One i32 of shared memory: thread 0's verdict, for the other threads.
+  Value arrival;
+};
+
 class MmaKernelBuilder : mma::IndexMath {
 public:
   MmaKernelBuilder(OpBuilder &b, Location loc, const MmaContraction &mma,
@@ -93,8 +109,9 @@ public:
   /// weight): each lane owns the consecutive columns of 16 bytes of a
   /// weight row (4 f32, 8 f16/bf16), a warp 32 such pieces and a share of
   /// k (KernelConfig::gemvSplitK shares), loading getGemvColumnRowsInFlight
-  /// rows before it uses the first; with several shares, a second launch
-  /// adds their partial sums in order and applies the epilogue.
+  /// rows before it uses the first; with several shares, the last block of
+  /// a column group adds their partial sums in order and applies the
+  /// epilogue (combineGemvShares).
   LogicalResult buildGemvColumns();
   /// The bandwidth path of a tall and skinny product (GemvForm::TallSkinny:
   /// n at most 16 below a larger m): KernelConfig::gemvRowsPerWarp rows of
@@ -105,10 +122,27 @@ public:
   /// each row and stores it, or, with KernelConfig::gemvSplitK shares, stores
   /// its partial sum for combineGemvShares.
   LogicalResult buildGemvTallSkinny();
-  /// The second launch of a GEMV split into `shares` shares of k: a thread
-  /// per output adds the partial sums ([share, batch, m, n] in `partials`,
-  /// which it then frees) in order and stores the sum through the epilogue.
-  void combineGemvShares(Value partials, int64_t shares, int64_t batchCount);
+  /// The end of a GEMV block split into `shares` shares of k, after its
+  /// threads stored their partial sums ([share, batch, m, n] in
+  /// `splitBuffers.partials`): the last of the `arrivals` blocks of its
+  /// region of outputs to arrive (arriveAtTile at counter `region`; with
+  /// one block a region, the block after a barrier) adds each output's
+  /// partial sums in share order, the threads taking the region's outputs
+  /// in turn, and stores them through the epilogue. The region: rows
+  /// [mBegin, mBegin + rows) of batch index `batch` by columns [nBegin,
+  /// nBegin + columns), clipped to m x n.
+  void combineGemvShares(const SplitKBuffers &splitBuffers, int64_t shares,
+                         int64_t batchCount, Value region, int64_t arrivals,
+                         Value batch, Value mBegin, int64_t rows, Value nBegin,
+                         int64_t columns);
+  /// Host code before a split launch: its partial sums (`partials` f32) and
+  /// `numCounters` arrival counters (none for 0), zeroed by a memset and
+  /// marked kKeptZeroAttr (every launch leaves them zero).
+  SplitKBuffers createSplitKBuffers(int64_t partials, int64_t numCounters);
+  /// Host code after the split launch: frees its buffers.
+  void deallocSplitKBuffers(const SplitKBuffers &splitBuffers);
+  /// The shared memory of split-K's arrival verdict (kSplitKArrivalBytes).
+  MemRefType getArrivalType();
   /// The sum of `value` over the lanes of the warp (a shuffle butterfly:
   /// every lane takes part and ends with the sum).
   Value sumOverWarp(Value value);
@@ -170,7 +204,7 @@ private:
   /// cp.async): the products' k loops one after the other in the launch's
   /// workgroup buffers, then the epilogue or split-K's partial sums.
   void buildThreadStagedBlock(gpu::LaunchOp launch, Value split, Value tile,
-                              Value partials);
+                              const SplitKBuffers &splitBuffers);
 
   /// TMA (KernelConfig::mmaTma; MmaTmaPipeline.cpp).
   /// Host code before the launch: checks that TMA can copy each operand and
@@ -179,7 +213,7 @@ private:
   /// The block's work: the stages and mbarriers carved from dynamic shared
   /// memory, the barriers initialized, then the producer warp and the
   /// consumer warpgroups (with the epilogue or split-K's partial sums).
-  void buildTmaBlock(Value split, Value tile, Value partials);
+  void buildTmaBlock(Value split, Value tile, SplitKBuffers splitBuffers);
   /// Host code before the launch: the tensor map of `staged`, encoded by the
   /// runtime into a stack slot, as the 128-byte value the launch passes.
   Value encodeTensorMap(const StagedOperand &staged, func::FuncOp encode);
@@ -201,15 +235,26 @@ private:
   /// returns each product's final accumulators.
   SmallVector<SmallVector<Value>> buildTmaConsumer(Value split);
   /// What a block does with the products' accumulators: the epilogue and
-  /// stores, or (split-K) its partial sums.
+  /// stores; with split-K, its partial sums, and in the tile's last block to
+  /// arrive (arriveAtTile), the sums of all splits through the epilogue.
   /// The epilogue stages the accumulators (prepareEpilogueStaging) in
   /// `stagingRows`, shared memory of its own (getDedicatedStagingBytes),
   /// or else in one of `stages`, buffers the block no longer reads once all
   /// its (consumer) threads have passed `stagesBarrier`.
   void finishResults(ArrayRef<SmallVector<Value>> results, Value split,
-                     Value tile, Value partials, Value stagingRows,
-                     ArrayRef<Value> stages,
+                     Value tile, const SplitKBuffers &splitBuffers,
+                     Value stagingRows, ArrayRef<Value> stages,
                      function_ref<void()> stagesBarrier);
+  /// Split-K: after this block stored its partial sums, whether it is the
+  /// last of the `arrivals` blocks of tile `tile` to arrive (true in every
+  /// thread of the block or in none), and if so the tile's counter is zero
+  /// again.
+  Value arriveAtTile(Value tile, int64_t arrivals,
+                     const SplitKBuffers &splitBuffers);
+  /// A barrier of the threads that hold accumulators: the whole block, or
+  /// the TMA kernel's consumer warpgroups (named barrier 1; the producer
+  /// warp takes no part in the epilogue).
+  void createAccumulatorBarrier();
   /// Makes shared-memory writes of this thread visible to wgmma (the async
   /// proxy) before the barrier that publishes them.
   void fenceSharedForWgmma();
@@ -373,11 +418,9 @@ private:
   /// quad), for the amaxes of result r.
   void foldStoredMagnitudes(SmallVectorImpl<Value> &locals, unsigned r,
                             ArrayRef<Value> stored);
-  /// The second launch of a split kernel: adds the splits' partial sums in
-  /// split order (the result does not depend on which block finished first)
-  /// and stores them through the epilogue.
-  void buildSplitKFixup(Value partials, Value gridX, Value gridY,
-                        int64_t batchCount, int64_t numResults);
+  /// The splits' partial sums of tile `tile`, added in split order (the
+  /// result does not depend on which block arrived last), per product.
+  SmallVector<SmallVector<Value>> sumPartials(Value partials, Value tile);
   /// The chunk (row, chunk-in-row) and operand coordinates of the
   /// `first`-th chunk the thread stages of k tile `kTile`.
   struct ChunkCoordinates {

@@ -78,7 +78,8 @@ void MmaKernelBuilder::selectTmaProduct(size_t index) {
   rhs = tmaOperands[index].rhs;
 }
 
-void MmaKernelBuilder::buildTmaBlock(Value split, Value tile, Value partials) {
+void MmaKernelBuilder::buildTmaBlock(Value split, Value tile,
+                                     SplitKBuffers splitBuffers) {
   // A's stages, B's stages (the products' tiles are of one size: every
   // product goes through them), then the mbarriers.
   tma::DynamicSharedMemory shared(b, loc);
@@ -98,6 +99,8 @@ void MmaKernelBuilder::buildTmaBlock(Value split, Value tile, Value partials) {
   Value stagingRows;
   if (int64_t stagingBytes = getDedicatedStagingBytes())
     stagingRows = shared.carve(getStagingBufferType(stagingBytes));
+  if (splitK > 1)
+    splitBuffers.arrival = shared.carve(MemRefType::get({1}, b.getI32Type()));
   // One thread initializes the barriers: a stage is empty after one
   // arrival of each consumer thread.
   auto initIf = scf::IfOp::create(
@@ -129,15 +132,8 @@ void MmaKernelBuilder::buildTmaBlock(Value split, Value tile, Value partials) {
     // The stages are free for the epilogue once every consumer warp's
     // wgmmas have read their last stage: a named barrier of the consumer
     // threads (the producer warp is done).
-    finishResults(
-        results, split, tile, partials, stagingRows, {lhs.smem, rhs.smem}, [&] {
-          auto i32 = [&](int64_t value) {
-            return arith::ConstantIntOp::create(b, loc, b.getI32Type(), value)
-                .getResult();
-          };
-          NVVM::BarrierOp::create(b, loc, TypeRange{}, i32(1), i32(threads),
-                                  NVVM::BarrierReductionAttr(), Value());
-        });
+    finishResults(results, split, tile, splitBuffers, stagingRows,
+                  {lhs.smem, rhs.smem}, [&] { createAccumulatorBarrier(); });
   }
 }
 

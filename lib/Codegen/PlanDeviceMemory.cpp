@@ -12,7 +12,9 @@
 //    uploads the weights into it once;
 //  * the arena holds every temporary at an offset planned from the buffers'
 //    live ranges (ArenaPlan.h), so that buffers that are never live at the
-//    same time share bytes.
+//    same time share bytes; before them, the buffers that every run leaves
+//    zero (kKeptZeroAttr: split-K's tile counters), which the session
+//    zeroes once instead of a memset per run.
 //
 // A temporary that is only copied into an output at the end is replaced by
 // the output itself, which saves the copy. The plan is recorded in the
@@ -25,6 +27,7 @@
 #include "ridgeline/Codegen/Passes.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/Statistic.h"
@@ -36,6 +39,7 @@
 STATISTIC(numWeights, "Weights placed in the device weights block");
 STATISTIC(numTemporaries, "Temporaries placed in the arena");
 STATISTIC(numElidedCopies, "Output copies elided (written in place)");
+STATISTIC(numKeptZero, "Buffers kept zero placed in the arena's zeroed bytes");
 STATISTIC(numUnplanned, "Device allocations left to run time");
 
 namespace mlir::ridge {
@@ -235,7 +239,30 @@ struct PlanDeviceMemoryPass
       ++numElidedCopies;
     }
 
-    // 3. Temporaries: one arena, offsets from live ranges.
+    // 3. Buffers kept zero (split-K's tile counters): zeroed by a memset
+    //    right after their allocation, and left zero by the kernels that
+    //    use them. Each gets bytes of its own at the start of the arena,
+    //    which the session zeroes once, and the memsets go.
+    uint64_t zeroedBytes = 0;
+    for (auto alloc :
+         llvm::make_early_inc_range(block.getOps<gpu::AllocOp>())) {
+      if (!alloc->hasAttr(kKeptZeroAttr) || !isPlannable(alloc, block))
+        continue;
+      auto memset = dyn_cast_or_null<gpu::MemsetOp>(alloc->getNextNode());
+      if (!memset || memset.getDst() != alloc.getMemref() ||
+          memset.getAsyncToken() || !memset.getAsyncDependencies().empty() ||
+          !matchPattern(memset.getValue(), m_Zero()) ||
+          !findLastUse(alloc.getMemref(), block, positions))
+        continue;
+      memset.erase();
+      uint64_t offset = zeroedBytes;
+      zeroedBytes =
+          llvm::alignTo(zeroedBytes + *getByteSize(alloc.getType()), alignment);
+      replaceByView(alloc, arenaArg, offset);
+      ++numKeptZero;
+    }
+
+    // 4. Temporaries: the rest of the arena, offsets from live ranges.
     SmallVector<gpu::AllocOp> temporaries;
     SmallVector<LiveBuffer> live;
     main.walk([&](gpu::AllocOp alloc) {
@@ -253,15 +280,17 @@ struct PlanDeviceMemoryPass
     });
     ArenaPlan plan = planArena(live, alignment);
     for (auto [alloc, offset] : llvm::zip_equal(temporaries, plan.offsets))
-      replaceByView(alloc, arenaArg, offset);
+      replaceByView(alloc, arenaArg, zeroedBytes + offset);
+    uint64_t arenaBytes = zeroedBytes + plan.arenaBytes;
     numTemporaries += temporaries.size();
-    LLVM_DEBUG(llvm::dbgs() << "arena " << plan.arenaBytes << " bytes, peak "
-                            << plan.peakLiveBytes << " live, weights "
-                            << weightsBytes << " bytes\n");
+    LLVM_DEBUG(llvm::dbgs()
+               << "arena " << arenaBytes << " bytes (" << zeroedBytes
+               << " kept zero), peak " << plan.peakLiveBytes
+               << " live, weights " << weightsBytes << " bytes\n");
 
     // The blocks' final sizes.
     weightsArg.setType(byteMemRef(weightsBytes));
-    arenaArg.setType(byteMemRef(plan.arenaBytes));
+    arenaArg.setType(byteMemRef(arenaBytes));
     SmallVector<Type> argTypes(block.getArgumentTypes());
     main.setFunctionType(
         FunctionType::get(ctx, argTypes, main.getResultTypes()));
@@ -277,9 +306,10 @@ struct PlanDeviceMemoryPass
         kDeviceMemoryAttr,
         b.getDictionaryAttr({
             b.getNamedAttr("weights_bytes", b.getI64IntegerAttr(weightsBytes)),
-            b.getNamedAttr("arena_bytes", b.getI64IntegerAttr(plan.arenaBytes)),
+            b.getNamedAttr("arena_bytes", b.getI64IntegerAttr(arenaBytes)),
             b.getNamedAttr("peak_live_bytes",
                            b.getI64IntegerAttr(plan.peakLiveBytes)),
+            b.getNamedAttr("zeroed_bytes", b.getI64IntegerAttr(zeroedBytes)),
             b.getNamedAttr("weights", b.getArrayAttr(weights)),
         }));
   }

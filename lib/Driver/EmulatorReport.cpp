@@ -83,7 +83,7 @@ mlir::ridge::buildPlannedReport(ModuleOp module, const TargetSpec &target,
     report.deviceMemory = RooflineReport::DeviceMemory{
         size("weights_bytes"),
         weights ? static_cast<int64_t>(weights.size()) : 0, size("arena_bytes"),
-        size("peak_live_bytes")};
+        size("peak_live_bytes"), size("zeroed_bytes")};
   }
   return report;
 }

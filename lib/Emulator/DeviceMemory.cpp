@@ -8,6 +8,7 @@
 #include "ridgeline/Emulator/Emulator.h"
 
 #include <cstdlib>
+#include <cstring>
 #include <iterator>
 
 using namespace ridge::emu;
@@ -28,6 +29,11 @@ uint64_t DeviceMemory::allocate(uint64_t bytes, std::string label) {
   void *block = std::aligned_alloc(256, rounded);
   if (!block)
     return 0;
+  // cuMemAlloc's memory holds whatever it held: all ones here (NaN as f32,
+  // -1 as an integer), so that code that reads bytes nobody wrote, or
+  // counts on memory being zero, fails here as it would on a GPU instead of
+  // passing on the zero pages a fresh host allocation often gets.
+  std::memset(block, 0xff, rounded);
   uint64_t base = reinterpret_cast<uint64_t>(block);
   blocks[base] = block;
   allocations[base] = Allocation{base, bytes, std::move(label)};

@@ -64,9 +64,10 @@ static_assert(offsetof(ridge_model_desc, abi_version) == 0 &&
                   offsetof(ridge_model_desc, peak_live_bytes) == 88 &&
                   offsetof(ridge_model_desc, num_device_weights) == 96 &&
                   offsetof(ridge_model_desc, device_weights) == 104 &&
-                  sizeof(ridge_model_desc) == 112,
+                  offsetof(ridge_model_desc, arena_zeroed_bytes) == 112 &&
+                  sizeof(ridge_model_desc) == 120,
               "ridge_model_desc must be {i32, ptr, i32, i32, ptr, ptr, i32, "
-              "ptr, i64, i64, i64, i64, i64, i32, ptr}");
+              "ptr, i64, i64, i64, i64, i64, i32, ptr, i64}");
 static_assert(offsetof(ridge_device_weight_desc, name) == 0 &&
                   offsetof(ridge_device_weight_desc, source) == 8 &&
                   offsetof(ridge_device_weight_desc, offset) == 16 &&
@@ -348,8 +349,14 @@ bool ridge::rt::readModelDesc(const ridge_model_desc *desc, ModelInfo &out,
     error = "the model declares device weights but no table of them";
     return false;
   }
+  if (desc->arena_zeroed_bytes > desc->arena_bytes) {
+    error = "the model declares " + std::to_string(desc->arena_zeroed_bytes) +
+            " zeroed bytes in an arena of " + std::to_string(desc->arena_bytes);
+    return false;
+  }
   info.deviceWeightsBytes = desc->device_weights_bytes;
   info.arenaBytes = desc->arena_bytes;
+  info.arenaZeroedBytes = desc->arena_zeroed_bytes;
   info.peakLiveBytes = desc->peak_live_bytes;
   for (uint32_t i = 0; i < desc->num_device_weights; ++i) {
     const ridge_device_weight_desc &w = desc->device_weights[i];

@@ -162,6 +162,15 @@ std::unique_ptr<Session> Session::create(const Model &model, std::string &error,
   if (info.arenaBytes &&
       !allocate(info.arenaBytes, "the arena of temporaries", session->arena))
     return nullptr;
+  // The arena's zeroed bytes (split-K's tile counters): zero once, and
+  // every run leaves them so.
+  if (info.arenaZeroedBytes &&
+      !driver->check(api.cuMemsetD8(session->arena, 0, info.arenaZeroedBytes),
+                     "cuMemsetD8", error)) {
+    error = "zeroing the arena's first " + formatBytes(info.arenaZeroedBytes) +
+            ": " + error;
+    return nullptr;
+  }
   size_t numInputs = info.inputs.size();
   session->tensorBuffers.assign(numInputs + info.outputs.size(), 0);
   for (size_t i = 0; i < session->tensorBuffers.size(); ++i) {

@@ -100,6 +100,8 @@ struct DeviceWeightAbi {
 struct DeviceMemoryAbi {
   uint64_t weightsBytes = 0, arenaBytes = 0, peakLiveBytes = 0;
   SmallVector<DeviceWeightAbi> weights;
+  /// The arena's first bytes, zero before the first run (kKeptZeroAttr).
+  uint64_t zeroedBytes = 0;
 };
 } // namespace
 
@@ -132,6 +134,17 @@ readDeviceMemory(ModuleOp module) {
     return failure();
   }
   DeviceMemoryAbi plan{*weightsBytes, *arenaBytes, *peakLiveBytes, {}};
+  // A plan without buffers kept zero may leave the size out.
+  if (dict.get("zeroed_bytes")) {
+    std::optional<uint64_t> zeroedBytes = getSize("zeroed_bytes");
+    if (!zeroedBytes || *zeroedBytes > *arenaBytes) {
+      fail() << "has 'zeroed_bytes' that is not a size at most "
+                "'arena_bytes', got "
+             << raw;
+      return failure();
+    }
+    plan.zeroedBytes = *zeroedBytes;
+  }
   for (auto [index, element] : llvm::enumerate(list)) {
     auto entry = dyn_cast<DictionaryAttr>(element);
     auto global =
@@ -226,10 +239,11 @@ static void emitDescriptor(ModuleOp module, StringRef target,
   //                                    peak_live_bytes;
   //                           uint32_t num_device_weights;
   //                           const struct ridge_device_weight_desc
-  //                               *device_weights; }
+  //                               *device_weights;
+  //                           uint64_t arena_zeroed_bytes; }
   auto modelType = LLVM::LLVMStructType::getLiteral(
       ctx, {i32, ptrType, i32, i32, ptrType, ptrType, i32, ptrType, i64, i64,
-            i64, i64, i64, i32, ptrType});
+            i64, i64, i64, i32, ptrType, i64});
   // struct ridge_device_weight_desc { const char *name;
   //                                   const void *const *source;
   //                                   uint64_t offset, bytes; }
@@ -403,6 +417,7 @@ static void emitDescriptor(ModuleOp module, StringRef target,
         constant(i64, device ? static_cast<int64_t>(device->peakLiveBytes) : 0),
         constant(i32, device ? device->weights.size() : 0),
         addressOrNull(deviceWeightArray),
+        constant(i64, device ? static_cast<int64_t>(device->zeroedBytes) : 0),
     };
     return aggregate(modelType, fields);
   });

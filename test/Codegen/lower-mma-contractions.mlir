@@ -901,8 +901,10 @@ func.func private @gemv_class_token(%x: memref<1x197x256xf32>, %w: memref<96x256
 // one column group; gemv_split_k = 4 shares of k, 64 rows each, one warp
 // each (4 a block); each warp loads 8 weight rows (m = 1) and their
 // activations before its first fma (8 x 4 fmas); the shares' partial sums
-// ([4, 1, 96]) are stored 16 bytes a row, and a second launch, a thread per
-// output, adds them in order, adds the bias and stores.
+// ([4, 1, 96]) are stored 16 bytes a row. The 4 shares are the block's 4
+// warps: after a barrier (no counter, no second launch) the block's threads
+// take the group's outputs in turn, add the shares in order, add the bias
+// and store.
 #a2 = affine_map<(d0, d1, d2) -> (d0, d2)>
 #b2 = affine_map<(d0, d1, d2) -> (d2, d1)>
 #c2 = affine_map<(d0, d1, d2) -> (d0, d1)>
@@ -918,10 +920,14 @@ func.func private @gemv_class_token(%x: memref<1x197x256xf32>, %w: memref<96x256
 // CHECK-COUNT-32: math.fma
 // CHECK: scf.if
 // CHECK: vector.store {{.*}}, %[[PARTIAL]][{{.*}}] {alignment = 16 : i64} : memref<384xf32>, vector<4xf32>
-// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1, {{.*}} = %c1, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c256, {{.*}} = %c1, {{.*}} = %c1)
+// CHECK: gpu.barrier
+// CHECK-NOT: memref.atomic_rmw
+// CHECK: scf.for {{.*}} to %c128 step %c128
 // CHECK-COUNT-4: memref.load %[[PARTIAL]]
 // CHECK: memref.load %arg2
 // CHECK: memref.store {{.*}}, %arg3[{{.*}}] : memref<1x96xf32>
+// CHECK: gpu.terminator
+// CHECK-NOT: gpu.launch
 // CHECK: memref.dealloc %[[PARTIAL]]
 func.func private @gemv_columns(%x: memref<1x256xf32>, %w: memref<256x96xf32>, %bias: memref<96xf32>, %out: memref<1x96xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 128 : i64, gemv = true, gemv_split_k = 4 : i64, vector_width = 4 : i64, warps_per_block = 4 : i64}} {
   %zero = arith.constant 0.0 : f32
@@ -948,8 +954,8 @@ func.func private @gemv_columns(%x: memref<1x256xf32>, %w: memref<256x96xf32>, %
 // [256, 192] n-contiguous): each lane owns 8 columns (16 bytes of f16), a
 // warp 256 of them; each element is widened to f32 (its products are exact
 // there) and accumulated by fma; 2 shares' f32 partial sums are stored 16
-// bytes (4 columns) at a time, and the second launch rounds the sum with
-// the bias to f16 as the epilogue does.
+// bytes (4 columns) at a time, and after a barrier the block rounds their
+// sum with the bias to f16 as the epilogue does.
 #a3 = affine_map<(d0, d1, d2) -> (d0, d2)>
 #b3 = affine_map<(d0, d1, d2) -> (d2, d1)>
 #c3 = affine_map<(d0, d1, d2) -> (d0, d1)>
@@ -965,7 +971,7 @@ func.func private @gemv_columns(%x: memref<1x256xf32>, %w: memref<256x96xf32>, %
 // CHECK-COUNT-64: math.fma
 // CHECK: scf.if
 // CHECK-COUNT-2: vector.store {{.*}}, %[[PARTIAL]][{{.*}}] {alignment = 16 : i64} : memref<384xf32>, vector<4xf32>
-// CHECK: gpu.launch
+// CHECK: gpu.barrier
 // CHECK-COUNT-2: memref.load %[[PARTIAL]]
 // CHECK: arith.truncf {{.*}} : f32 to f16
 // CHECK: memref.store {{.*}}, %arg3[{{.*}}] : memref<1x192xf16>
@@ -1134,24 +1140,35 @@ func.func private @gemv_tall_skinny_f16(%x: memref<64x128xf16>, %w: memref<128x6
 
 // Tall and skinny split into 3 shares of k (gemv_split_k): k = 1,000 in
 // shares of 336 (whole pieces of 4), blockIdx.y the share; each lane
-// stores its column's partial sum of each row ([3, 1, 20, 4]), and a
-// second launch, a thread per output, adds the shares in order and
-// applies the epilogue.
+// stores its column's partial sum of each row ([3, 1, 20, 4]), and the
+// block arrives at its row block's counter (one per blockIdx.x and batch
+// index: 3, kept zero); the last of the 3 shares' blocks to arrive takes
+// its 8 warps' rows x 4 columns, a thread an output, adds the shares in
+// order and applies the epilogue.
 #a8 = affine_map<(d0, d1, d2) -> (d0, d2)>
 #b8 = affine_map<(d0, d1, d2) -> (d2, d1)>
 #c8 = affine_map<(d0, d1, d2) -> (d0, d1)>
 // CHECK-LABEL: func.func private @gemv_tall_skinny_split_k
 // CHECK: %[[PARTIAL:.*]] = memref.alloc() : memref<240xf32>
-// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c3, {{.*}} = %c3, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c256, {{.*}} = %c1, {{.*}} = %c1)
+// CHECK: %[[COUNTERS:.*]] = memref.alloc() {ridge.kept_zero} : memref<3xi32>
+// CHECK: gpu.memset %[[COUNTERS]]
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c3, {{.*}} = %c3, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c256, {{.*}} = %c1, {{.*}} = %c1) workgroup(%[[VERDICT:.*]] : memref<1xi32, #gpu.address_space<workgroup>>)
 // CHECK: arith.muli {{.*}}, %c336 : index
 // CHECK: scf.for
 // CHECK-COUNT-4: gpu.shuffle  xor
 // CHECK: scf.if
 // CHECK: memref.store {{.*}}, %[[PARTIAL]][{{.*}}] : memref<240xf32>
-// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1, {{.*}} = %c1, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c256, {{.*}} = %c1, {{.*}} = %c1)
+// CHECK: gpu.barrier
+// CHECK: memref.atomic_rmw addi %c1_i32, %[[COUNTERS]]
+// CHECK: arith.cmpi eq, {{.*}}, %c2_i32
+// CHECK: memref.store {{.*}}, %[[VERDICT]]
+// CHECK: gpu.barrier
+// CHECK: scf.for {{.*}} to %c32 step %c256
 // CHECK-COUNT-3: memref.load %[[PARTIAL]]
 // CHECK: memref.store {{.*}}, %arg2[{{.*}}] : memref<20x4xf32>
+// CHECK-NOT: gpu.launch
 // CHECK: memref.dealloc %[[PARTIAL]]
+// CHECK: memref.dealloc %[[COUNTERS]]
 func.func private @gemv_tall_skinny_split_k(%x: memref<20x1000xf32>, %w: memref<1000x4xf32>, %out: memref<20x4xf32>) attributes {ridge.kernel = "contraction", ridge.kernel_config = {block_size = 256 : i64, gemv = true, gemv_split_k = 3 : i64, vector_width = 4 : i64, warps_per_block = 8 : i64}} {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%out : memref<20x4xf32>)
@@ -1244,13 +1261,19 @@ func.func private @gemv_shares_on_k_contiguous(%x: memref<1x256xf32>, %w: memref
 // Split-K (mma_split_k = 4): 320 = 10 k tiles, 3 per split (the last split
 // takes 1), so each block's k range is computed from its split (blockIdx.z)
 // and the cp.async prologue is guarded by it. Each split stores its
-// accumulators as partial sums, thread-fastest (coalesced); a second
-// launch, one block per output tile, adds the 4 splits in order and applies
-// the epilogue. Each partial sum is stored and read under its
-// accumulator's row < m and column < n: a tile's padding moves no bytes.
+// accumulators as partial sums, thread-fastest (coalesced), then arrives at
+// its output tile's counter (thread 0: a release fence, an atomic add); the
+// last of the 4 to arrive sets the counter back to zero, and its block adds
+// the 4 splits in order (split 0, then 1 to 3) and applies the epilogue: one
+// launch. The counters (one per tile) are zeroed by a memset that
+// ridge-plan-device-memory may drop, being marked ridge.kept_zero. Each
+// partial sum is stored and read under its accumulator's row < m and column
+// < n: a tile's padding moves no bytes.
 // CHECK-LABEL: func.func private @split_k
 // CHECK: %[[PARTIALS:.*]] = memref.alloc() : memref<8192xf32>
-// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c2, {{.*}} = %c1, {{.*}} = %c4) threads({{.*}}) in ({{.*}} = %c128, {{.*}} = %c1, {{.*}} = %c1)
+// CHECK: %[[COUNTERS:.*]] = memref.alloc() {ridge.kept_zero} : memref<2xi32>
+// CHECK: gpu.memset %[[COUNTERS]], %c0_i32
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c2, {{.*}} = %c1, {{.*}} = %c4) threads({{.*}}) in ({{.*}} = %c128, {{.*}} = %c1, {{.*}} = %c1) workgroup({{.*}}, {{.*}}, %[[VERDICT:.*]] : memref<1xi32, #gpu.address_space<workgroup>>)
 // CHECK: arith.maxui {{.*}}, %c10 : index
 // CHECK: %[[COUNT:.*]] = arith.minui {{.*}}, %c3 : index
 // CHECK: scf.if
@@ -1260,9 +1283,20 @@ func.func private @gemv_shares_on_k_contiguous(%x: memref<1x256xf32>, %w: memref
 // CHECK: nvvm.mma.sync
 // CHECK-COUNT-8: memref.store {{.*}}, %[[PARTIALS]]
 // CHECK-NOT: math.tanh
-// CHECK: gpu.terminator
-// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c2, {{.*}} = %c1, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c128, {{.*}} = %c1, {{.*}} = %c1) {
-// CHECK: scf.for {{.*}} = %c0 to %c4 step %c1 iter_args
+// CHECK: gpu.barrier
+// CHECK: scf.if
+// CHECK-NEXT: llvm.fence syncscope("device") release
+// CHECK-NEXT: %[[ARRIVED:.*]] = memref.atomic_rmw addi %c1_i32, %[[COUNTERS]][%[[TILE:.*]]]
+// CHECK-NEXT: %[[LAST:.*]] = arith.cmpi eq, %[[ARRIVED]], %c3_i32
+// CHECK-NEXT: scf.if %[[LAST]] {
+// CHECK-NEXT: memref.store %c0_i32, %[[COUNTERS]][%[[TILE]]]
+// CHECK-NEXT: llvm.fence syncscope("device") acquire
+// CHECK: memref.store {{.*}}, %[[VERDICT]][%c0]
+// CHECK: gpu.barrier
+// CHECK: memref.load %[[VERDICT]][%c0]
+// CHECK: scf.if
+// CHECK: memref.load %[[PARTIALS]]
+// CHECK: scf.for {{.*}} = %c1 to %c4 step %c1 iter_args
 // CHECK: scf.if {{.*}} -> (f32) {
 // CHECK: memref.load %[[PARTIALS]]
 // CHECK: } else {
@@ -1271,7 +1305,9 @@ func.func private @gemv_shares_on_k_contiguous(%x: memref<1x256xf32>, %w: memref
 // CHECK: math.tanh
 // CHECK: vector.store {{.*}}, %arg3
 // CHECK: gpu.terminator
+// CHECK-NOT: gpu.launch
 // CHECK: memref.dealloc %[[PARTIALS]]
+// CHECK: memref.dealloc %[[COUNTERS]]
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #a = affine_map<(d0, d1, d2) -> (d0, d2)>
 #b = affine_map<(d0, d1, d2) -> (d2, d1)>

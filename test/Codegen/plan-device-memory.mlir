@@ -7,7 +7,7 @@
 // are staged; temporaries whose live ranges do not overlap share arena
 // bytes; the last temporary, copied whole into the output, is replaced by it.
 
-// CHECK: module attributes {gpu.container_module, ridge.device_memory = {arena_bytes = 1024 : i64, peak_live_bytes = 1024 : i64, weights = [{bytes = 1024 : i64, global = @w0, offset = 0 : i64}, {bytes = 64 : i64, global = @w1, offset = 1024 : i64}], weights_bytes = 1280 : i64}}
+// CHECK: module attributes {gpu.container_module, ridge.device_memory = {arena_bytes = 1024 : i64, peak_live_bytes = 1024 : i64, weights = [{bytes = 1024 : i64, global = @w0, offset = 0 : i64}, {bytes = 64 : i64, global = @w1, offset = 1024 : i64}], weights_bytes = 1280 : i64, zeroed_bytes = 0 : i64}}
 module attributes {gpu.container_module} {
   memref.global "private" constant @w0 : memref<256xf32> = dense<1.0>
   memref.global "private" constant @w1 : memref<16xf32> = dense<2.0>
@@ -74,7 +74,7 @@ module attributes {gpu.container_module} {
 // What the plan cannot place stays a run-time allocation: a dynamic shape,
 // an allocation inside a loop. An output read after the copy keeps it.
 
-// CHECK: ridge.device_memory = {arena_bytes = 256 : i64, peak_live_bytes = 256 : i64, weights = [], weights_bytes = 0 : i64}
+// CHECK: ridge.device_memory = {arena_bytes = 256 : i64, peak_live_bytes = 256 : i64, weights = [], weights_bytes = 0 : i64, zeroed_bytes = 0 : i64}
 // CHECK-LABEL: func @main(
 // CHECK-SAME: %{{.*}}: memref<64xf32>, %{{.*}}: index, %{{.*}}: memref<0xi8>, %{{.*}}: memref<256xi8>)
 func.func @main(%out: memref<64xf32>, %n: index) {
@@ -96,6 +96,61 @@ func.func @main(%out: memref<64xf32>, %n: index) {
   %x = memref.load %out[%c0] : memref<64xf32>
   gpu.dealloc %t : memref<64xf32>
   return
+}
+
+// -----
+
+// Buffers kept zero (split-K's tile counters: ridge.kept_zero, zeroed by a
+// memset right after their allocation) get bytes of their own at the start
+// of the arena, which the session zeroes once: the memsets go. The
+// temporaries are planned after them. A kept-zero buffer whose memset does
+// not follow it, or sets another value, stays an ordinary temporary with
+// its memset.
+
+// CHECK: ridge.device_memory = {arena_bytes = 1024 : i64, peak_live_bytes = 512 : i64, weights = [], weights_bytes = 0 : i64, zeroed_bytes = 512 : i64}
+// CHECK-LABEL: func @main(
+// CHECK-SAME: %{{.*}}: memref<64xf32>, %{{.*}}: memref<0xi8>, %[[A:.*]]: memref<1024xi8>)
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @k(%a: memref<64xf32>, %b: memref<4xi32>) kernel { gpu.return }
+  }
+  func.func @main(%out: memref<64xf32>) {
+    %c1 = arith.constant 1 : index
+    %zero = arith.constant 0 : i32
+    %one = arith.constant 1 : i32
+    // CHECK-NOT: gpu.memset
+    // CHECK: %[[O0:.*]] = arith.constant 0 : index
+    // CHECK-NEXT: %[[C0:.*]] = memref.view %[[A]][%[[O0]]][] : memref<1024xi8> to memref<4xi32>
+    %c0 = gpu.alloc () {ridge.kept_zero} : memref<4xi32>
+    gpu.memset %c0, %zero : memref<4xi32>, i32
+    // CHECK: %[[T0:.*]] = memref.view %[[A]][%{{.*}}][] : memref<1024xi8> to memref<64xf32>
+    %t0 = gpu.alloc () : memref<64xf32>
+    // CHECK: gpu.launch_func @kernels::@k {{.*}} args(%[[T0]] : memref<64xf32>, %[[C0]] : memref<4xi32>)
+    gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%t0 : memref<64xf32>, %c0 : memref<4xi32>)
+    gpu.dealloc %c0 : memref<4xi32>
+    gpu.dealloc %t0 : memref<64xf32>
+    // The second kept-zero buffer: its own bytes, after the first's.
+    // CHECK: %[[O1:.*]] = arith.constant 256 : index
+    // CHECK-NEXT: %[[C1:.*]] = memref.view %[[A]][%[[O1]]][] : memref<1024xi8> to memref<4xi32>
+    %c1b = gpu.alloc () {ridge.kept_zero} : memref<4xi32>
+    gpu.memset %c1b, %zero : memref<4xi32>, i32
+    // Set to one: a temporary like any other, its memset kept.
+    // CHECK: %[[O2:.*]] = arith.constant 768 : index
+    // CHECK-NEXT: %[[C2:.*]] = memref.view %[[A]][%[[O2]]][] : memref<1024xi8> to memref<4xi32>
+    // CHECK-NEXT: gpu.memset %[[C2]]
+    %c2 = gpu.alloc () {ridge.kept_zero} : memref<4xi32>
+    gpu.memset %c2, %one : memref<4xi32>, i32
+    // CHECK: %[[T1:.*]] = memref.view %[[A]][%{{.*}}][] : memref<1024xi8> to memref<64xf32>
+    %t1 = gpu.alloc () : memref<64xf32>
+    // CHECK: gpu.launch_func @kernels::@k {{.*}} args(%[[T1]] : memref<64xf32>, %[[C1]] : memref<4xi32>)
+    gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%t1 : memref<64xf32>, %c1b : memref<4xi32>)
+    // CHECK: gpu.launch_func @kernels::@k {{.*}} args(%[[T1]] : memref<64xf32>, %[[C2]] : memref<4xi32>)
+    gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%t1 : memref<64xf32>, %c2 : memref<4xi32>)
+    gpu.dealloc %c1b : memref<4xi32>
+    gpu.dealloc %c2 : memref<4xi32>
+    gpu.dealloc %t1 : memref<64xf32>
+    return
+  }
 }
 
 // -----

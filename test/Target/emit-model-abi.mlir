@@ -6,7 +6,7 @@
 // {abi_version, target, num_inputs, num_outputs, tensors, weights_file,
 // num_weights, weights, weights_fingerprint, weights_bytes,
 // device_weights_bytes, arena_bytes, peak_live_bytes, num_device_weights,
-// device_weights}.
+// device_weights, arena_zeroed_bytes}.
 
 // CHECK-LABEL: llvm.func internal @main
 // CHECK: llvm.func @ridge_model_run(%[[BUFS:.*]]: !llvm.ptr)
@@ -42,8 +42,8 @@
 // CHECK:        llvm.return
 // Without a weights file: null file and table, no weights, zero fingerprint
 // and size.
-// CHECK:      llvm.mlir.global internal constant @ridge_abi_model() {{.*}} : !llvm.struct<(i32, ptr, i32, i32, ptr, ptr, i32, ptr, i64, i64, i64, i64, i64, i32, ptr)> {
-// CHECK-NEXT:   %[[VERSION:.*]] = llvm.mlir.constant(4 : i32) : i32
+// CHECK:      llvm.mlir.global internal constant @ridge_abi_model() {{.*}} : !llvm.struct<(i32, ptr, i32, i32, ptr, ptr, i32, ptr, i64, i64, i64, i64, i64, i32, ptr, i64)> {
+// CHECK-NEXT:   %[[VERSION:.*]] = llvm.mlir.constant(5 : i32) : i32
 // CHECK-NEXT:   %[[TARGET:.*]] = llvm.mlir.addressof @ridge_abi_target
 // CHECK-NEXT:   %[[NIN:.*]] = llvm.mlir.constant(2 : i32) : i32
 // CHECK-NEXT:   %[[NOUT:.*]] = llvm.mlir.constant(1 : i32) : i32
@@ -124,9 +124,9 @@ module attributes {ridge.model_abi = {target = "cpu", inputs = [],
 // A GPU model (ridge-plan-device-memory's description): @main takes the
 // device weights block and the arena after its tensors, and the stream it
 // created becomes a last parameter, without its synchronization and
-// destruction; the descriptor gets the sizes and a ridge_device_weight_desc
-// {name, source, offset, bytes} per weight, whose source points at a
-// constant holding the weight's address.
+// destruction; the descriptor gets the sizes (the arena's zeroed bytes
+// last) and a ridge_device_weight_desc {name, source, offset, bytes} per
+// weight, whose source points at a constant holding the weight's address.
 // CHECK-LABEL: llvm.func @launch(!llvm.ptr)
 // CHECK: llvm.func internal @main(
 // CHECK-SAME: %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %[[STREAM:.*]]: !llvm.ptr)
@@ -145,11 +145,13 @@ module attributes {ridge.model_abi = {target = "cpu", inputs = [],
 // CHECK-DAG:    llvm.mlir.constant(4096 : i64) : i64
 // CHECK-DAG:    llvm.mlir.constant(3072 : i64) : i64
 // CHECK-DAG:    llvm.mlir.addressof @ridge_abi_device_weights
+// CHECK-DAG:    %[[ZEROED:.*]] = llvm.mlir.constant(512 : i64) : i64
+// CHECK:        llvm.insertvalue %[[ZEROED]], %{{.*}}[15]
 // CHECK-NOT:  ridge.device_memory
 module attributes {ridge.model_abi = {target = "sm_80", inputs = [],
     outputs = [{name = "y", dtype = 3 : i32, shape = array<i64: 4>}]},
     ridge.device_memory = {weights_bytes = 1280 : i64, arena_bytes = 4096 : i64,
-      peak_live_bytes = 3072 : i64,
+      peak_live_bytes = 3072 : i64, zeroed_bytes = 512 : i64,
       weights = [{global = @__constant_0, offset = 0 : i64, bytes = 1024 : i64}]}} {
   llvm.mlir.global private constant @__constant_0(dense<1.0> : tensor<256xf32>) : !llvm.array<256 x f32>
   llvm.func @mgpuStreamCreate() -> !llvm.ptr
@@ -220,6 +222,19 @@ module attributes {ridge.model_abi = {target = "sm_80", inputs = [],
     ridge.device_memory = {weights_bytes = 512 : i64, arena_bytes = 0 : i64,
       peak_live_bytes = 0 : i64,
       weights = [{global = @w, offset = 256 : i64, bytes = 1024 : i64}]}} {
+  llvm.func @main(%out: !llvm.ptr, %w: !llvm.ptr, %a: !llvm.ptr) {
+    llvm.return
+  }
+}
+
+// -----
+
+// The zeroed bytes lie in the arena.
+// expected-error @+1 {{'ridge.device_memory' has 'zeroed_bytes' that is not a size at most 'arena_bytes'}}
+module attributes {ridge.model_abi = {target = "sm_80", inputs = [],
+    outputs = [{name = "y", dtype = 3 : i32, shape = array<i64: 4>}]},
+    ridge.device_memory = {weights_bytes = 0 : i64, arena_bytes = 256 : i64,
+      peak_live_bytes = 0 : i64, zeroed_bytes = 512 : i64, weights = []}} {
   llvm.func @main(%out: !llvm.ptr, %w: !llvm.ptr, %a: !llvm.ptr) {
     llvm.return
   }

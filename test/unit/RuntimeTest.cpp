@@ -206,6 +206,13 @@ void testDescMalformed() {
          b.desc.device_weights = nullptr;
        },
        "declares device weights but no table"},
+      // ABI 5: the arena's zeroed bytes lie in the arena.
+      {noop,
+       [](DescBuilder &b) {
+         b.desc.arena_bytes = 256;
+         b.desc.arena_zeroed_bytes = 512;
+       },
+       "declares 512 zeroed bytes in an arena of 256"},
       {noop,
        [](DescBuilder &b) {
          static const void *host = nullptr;

@@ -434,11 +434,12 @@ int run(const Options &options) {
     const rt::ModelInfo &info = model->modelInfo();
     if (model->isGpu())
       std::printf("  device weights %llu bytes (%zu weights), arena %llu "
-                  "bytes (peak live %llu bytes)\n",
+                  "bytes (peak live %llu bytes, %llu zeroed once)\n",
                   static_cast<unsigned long long>(info.deviceWeightsBytes),
                   info.deviceWeights.size(),
                   static_cast<unsigned long long>(info.arenaBytes),
-                  static_cast<unsigned long long>(info.peakLiveBytes));
+                  static_cast<unsigned long long>(info.peakLiveBytes),
+                  static_cast<unsigned long long>(info.arenaZeroedBytes));
     if (!options.randomInputs && options.inputPaths.empty())
       return kOk;
   }

@@ -79,6 +79,8 @@ struct RooflineReport {
     int64_t numWeights = 0;
     int64_t arenaBytes = 0;
     int64_t peakLiveBytes = 0;
+    /// The arena's first bytes, zeroed once a session (split-K counters).
+    int64_t zeroedBytes = 0;
   };
   std::optional<DeviceMemory> deviceMemory;
 };

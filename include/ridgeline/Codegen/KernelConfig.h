@@ -63,8 +63,8 @@ struct KernelConfig {
   int64_t mmaStages = 0;
   /// Blocks that split the k loop of one output tile (split-K): each
   /// accumulates its share of the k tiles and writes its partial sums, and
-  /// a second launch adds the splits in order and applies the epilogue.
-  /// 1: no split.
+  /// the last of them to finish adds the splits in order and applies the
+  /// epilogue. 1: no split.
   int64_t mmaSplitK = 1;
   /// The tensor-core instruction: warp-level `mma.sync` (sm_80 and later)
   /// or warpgroup-level `wgmma` (sm_90a; one warpgroup per 64 rows of the
@@ -84,8 +84,8 @@ struct KernelConfig {
   /// in 16-byte loads, a shuffle reduction (ridge-lower-mma-contractions).
   bool gemv = false;
   /// The bandwidth path over an n-contiguous weight, or tall and skinny:
-  /// shares of k, each a warp's, whose partial sums a second launch adds.
-  /// 1: no split.
+  /// shares of k, each a warp's, whose partial sums the last block of
+  /// their outputs adds. 1: no split.
   int64_t gemvSplitK = 1;
   /// The tall-skinny bandwidth path (GemvForm::TallSkinny): rows of A a
   /// warp computes, each B element it loads used that many times. 1 to 4.
@@ -250,12 +250,23 @@ int64_t selectTmaStages(int64_t kTiles);
 /// buffers on the 128-byte swizzle's atom.
 int64_t getTmaSharedMemoryBytes(int64_t tileM, int64_t tileN, int64_t stages);
 
+/// Static shared memory of a kernel staged through workgroup buffers:
+/// `stages` tiles of A and B (counted at 2 bytes an element: the config does
+/// not know the operands; the lowering checks tf32's 4), and split-K's
+/// arrival verdict.
+int64_t getStaticSharedMemoryBytes(int64_t tileM, int64_t tileN, int64_t tileK,
+                                   int64_t stages, int64_t splitK);
+
 /// The dynamic shared memory an sm_90a block may opt in to (227 KiB): the
 /// bound of the TMA kernels' (the GEMM's stages, the attention's).
 inline constexpr int64_t kMaxTmaSharedMemoryBytes = 227 * 1024;
 /// The static shared memory a block may have (48 KiB): the bound of the
 /// kernels that stage in workgroup buffers.
 inline constexpr int64_t kMaxStaticSharedMemoryBytes = 48 * 1024;
+/// The shared memory a split-K block takes beside its stages: one i32, the
+/// verdict of its arrival at its tile's counter (last or not) that thread 0
+/// tells the others.
+inline constexpr int64_t kSplitKArrivalBytes = 4;
 
 /// The k tile of a TMA-fed kernel whose operands are staged in elements of
 /// `stagedBytes` bytes: one 128-byte swizzle row (64 of bf16/f16, 32 of
@@ -267,7 +278,7 @@ int64_t getTmaTileK(int64_t stagedBytes);
 /// `kTiles` k tiles (summed over its products): the split S in [1, 16]
 /// that minimizes the k steps on the critical path,
 /// waves x ceil(kTiles / S) with waves = ceil(blocks x S / smCount), plus
-/// kSplitKFixupSteps for the second launch when S > 1. Each split keeps at
+/// kSplitKTailSteps for the last block's sums when S > 1. Each split keeps at
 /// least kMinKTilesPerSplit k tiles, and the partial sums written and read
 /// (2 x S x blocks x tileElements) may not outnumber `operandElements`, the
 /// GEMM's operands (batch x (m + n) x k). Ties go to the smaller S.

@@ -378,7 +378,11 @@ def PlanDeviceMemoryPass
     * the arena: every other static `gpu.alloc` of `@main`'s block becomes
       a view at an offset planned from the buffers' live ranges (greedy by
       size, ArenaPlan.h), so that buffers never live at the same time share
-      bytes; their `gpu.dealloc`s go.
+      bytes; their `gpu.dealloc`s go. Before them come the buffers marked
+      `ridge.kept_zero` (split-K's tile counters) whose `gpu.memset` to zero
+      follows their allocation: each gets bytes of its own in the arena's
+      first `zeroed_bytes`, which the session zeroes once, and the memset
+      goes.
 
     A temporary that is copied whole into an output argument after all its
     other uses, where nothing else touches that output, is replaced by the
@@ -387,8 +391,8 @@ def PlanDeviceMemoryPass
     stay. The plan is recorded in the module attribute
     `ridge.device_memory`: `weights_bytes`, `arena_bytes`,
     `peak_live_bytes` (the most bytes live at once, a lower bound of the
-    arena) and `weights`, one `{global, offset, bytes}` dictionary per
-    weight.
+    arena's temporaries), `zeroed_bytes` and `weights`, one
+    `{global, offset, bytes}` dictionary per weight.
   }];
   let options = [
     Option<"alignment", "alignment", "uint64_t", /*default=*/"256",

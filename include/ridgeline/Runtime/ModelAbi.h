@@ -32,7 +32,8 @@
  * (device_weights_bytes, holding each ridge_device_weight_desc's bytes at
  * its offset; the loader uploads them once, before the first run), the
  * arena (arena_bytes of device memory for the temporaries, whose offsets
- * the compiler planned from their live ranges; the same arena must not be
+ * the compiler planned from their live ranges, its first
+ * arena_zeroed_bytes zero before the first run; the same arena must not be
  * used by two runs at once) and the CUstream the run issues its work on.
  * The run returns once the work is issued: the caller synchronizes the
  * stream. Either block may be NULL when its size is 0.
@@ -56,8 +57,9 @@ extern "C" {
 /* Version of the descriptor layout below. Bumped on every incompatible
  * change; the runtime refuses any other version. (Version 1 was the text
  * manifest returned by the former `ridge_model_manifest()`; version 3 added
- * the weights file; version 4 the device blocks of GPU models.) */
-#define RIDGE_MODEL_ABI_VERSION 4
+ * the weights file; version 4 the device blocks of GPU models; version 5 the
+ * arena's zeroed bytes.) */
+#define RIDGE_MODEL_ABI_VERSION 5
 
 /* The element types, as one table: X(ENUMERATOR, value, name, bytes).
  * `value` is the number stored in ridge_tensor_desc.dtype and never changes;
@@ -215,6 +217,11 @@ struct ridge_model_desc {
   /* The weights to upload into the device weights block. */
   uint32_t num_device_weights;
   const struct ridge_device_weight_desc *device_weights;
+  /* The arena's first arena_zeroed_bytes (at most arena_bytes) must be zero
+   * before the first run, and every run leaves them zero: the tile counters
+   * of split-K kernels, whose last block of a tile sets its counter back.
+   * The loader zeroes them once, when it allocates the arena. */
+  uint64_t arena_zeroed_bytes;
 };
 
 /* Entry points a model exports. */

@@ -102,6 +102,8 @@ struct ModelInfo {
   /// the most temporary bytes live at once (the arena's lower bound).
   uint64_t deviceWeightsBytes = 0;
   uint64_t arenaBytes = 0;
+  /// The arena's first bytes, zeroed once by the session (ModelAbi.h).
+  uint64_t arenaZeroedBytes = 0;
   uint64_t peakLiveBytes = 0;
   std::vector<DeviceWeightSpec> deviceWeights;
 };

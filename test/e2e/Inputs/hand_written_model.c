@@ -31,10 +31,10 @@ static const struct ridge_weight_desc weights[] = {
     {"layer.w", &weight, WEIGHT_OFFSET, 2 * sizeof(int64_t)}};
 static const struct ridge_model_desc desc = {
     ABI_VERSION, "cpu", 1, 1, tensors, WEIGHTS_FILE, 1, weights, 42,
-    80,          0,     0, 0, 0,       NULL};
+    80,          0,     0, 0, 0,       NULL,    0};
 #else
 static const struct ridge_model_desc desc = {
-    ABI_VERSION, "cpu", 1, 1, tensors, NULL, 0, NULL, 0, 0, 0, 0, 0, 0, NULL};
+    ABI_VERSION, "cpu", 1, 1, tensors, NULL, 0, NULL, 0, 0, 0, 0, 0, 0, NULL, 0};
 #endif
 #endif
 

@@ -40,8 +40,17 @@ inline constexpr llvm::StringLiteral kModelAbiAttr = "ridge.model_abi";
 /// Module attribute of a GPU model describing the two device blocks its
 /// @main takes after its tensors (ridge-plan-device-memory; lowered into the
 /// descriptor by ridge-emit-model-abi): {weights_bytes, arena_bytes,
-/// peak_live_bytes, weights = [{global, offset, bytes}, ...]}.
+/// peak_live_bytes, zeroed_bytes, weights = [{global, offset, bytes}, ...]}.
+/// The arena's first zeroed_bytes must be zero before the first run, and
+/// every run leaves them zero (the buffers marked kKeptZeroAttr).
 inline constexpr llvm::StringLiteral kDeviceMemoryAttr = "ridge.device_memory";
+
+/// Unit attribute of a host allocation (memref.alloc, then gpu.alloc) that
+/// is zeroed by a memset right after it and that every kernel using it
+/// leaves zero again, as split-K's tile counters: ridge-plan-device-memory
+/// may place it in arena bytes the session zeroes once, and drop the
+/// memset from every run.
+inline constexpr llvm::StringLiteral kKeptZeroAttr = "ridge.kept_zero";
 
 /// Attribute of a contraction (ridge.matmul, ridge.gemm, ridge.conv) naming
 /// the format its f32 operands are rounded to before they are multiplied:
