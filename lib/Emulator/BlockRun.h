@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 /// Marks the BlockRun members that Executor.cpp defines and alone calls. They
@@ -72,9 +73,18 @@ struct Warp {
 };
 
 /// The distinct global sectors a launch loads, stores and updates
-/// atomically (GlobalAccessCounters::footprintSectors).
+/// atomically (GlobalAccessCounters::footprintSectors), and what the
+/// inter-block ordering check (BlockRun::orderGlobalAccess) needs: the block
+/// that last stored each 4-byte word of global memory in the launch, with
+/// the fences at the GPU's scope its threads had executed by then, and each
+/// finished block's count of them (by block serial).
 struct LaunchFootprint {
   SectorSet load, store, atomic;
+  struct WordWriter {
+    uint32_t block = 0, fences = 0;
+  };
+  std::unordered_map<uint64_t, WordWriter> writers;
+  std::vector<uint32_t> finalFences;
 };
 
 /// Executes one block of a launch.
@@ -118,6 +128,8 @@ public:
   }
 
   bool run(std::string &error);
+  /// The fences at the GPU's scope the block's threads executed.
+  uint32_t getGpuFences() const { return gpuFences; }
 
   // HopperHost: what mbarrier, bulk copies and wgmma use (Hopper.cpp).
   uint32_t getNumWarps() const override {
@@ -276,6 +288,19 @@ private:
   RIDGE_EXECUTOR_LOCAL void countAccess(const Instruction &inst, Space space,
                                         const WarpAccess &access);
 
+  /// Blocks of one launch run one after another here, so a block that
+  /// reads what another stored in the launch always sees it; on a GPU it
+  /// does only if the writer released its stores (a fence at the GPU's
+  /// scope after them, by any of its threads: a barrier before the fence
+  /// makes it cover the block's stores) and the reader acquired them (such
+  /// a fence after an atomic, the arrival it learned of the stores by, or
+  /// any such fence if it has no atomic). Records the words a global store
+  /// writes; fails a global load of a word another block stored without
+  /// either fence.
+  RIDGE_EXECUTOR_LOCAL bool orderGlobalAccess(const Warp &warp,
+                                              const Instruction &inst,
+                                              const WarpAccess &access,
+                                              bool isLoad);
   RIDGE_EXECUTOR_LOCAL bool memoryOp(Warp &warp, const Instruction &inst,
                                      uint32_t exec);
   RIDGE_EXECUTOR_LOCAL bool atomicOp(Warp &warp, const Instruction &inst,
@@ -321,6 +346,11 @@ private:
   std::unique_ptr<HopperUnit> hopper; // created by the first Hopper instruction
   uint32_t proxyFences = 1; // fence.proxy.async executed in the block, + 1
   uint64_t idleRounds = 0;
+  /// Fences at the GPU's (or the system's) scope the block's threads
+  /// executed; whether one of its threads executed a global atomic, and
+  /// such a fence after one (orderGlobalAccess).
+  uint32_t gpuFences = 0;
+  bool sawAtomic = false, fencedAfterAtomic = false;
 };
 
 } // namespace ridge::emu::detail

@@ -666,6 +666,10 @@ bool BlockRun::execute(Warp &warp, uint32_t pc, uint32_t active) {
   case Opcode::Membar:
     if (inst.mode == 1 && exec) // fence.proxy.async
       ++proxyFences;
+    if (inst.mode == 0 && exec) { // a fence at the GPU's or system's scope
+      ++gpuFences;
+      fencedAfterAtomic |= sawAtomic;
+    }
     advance(active);
     return true;
   case Opcode::Mbarrier:
@@ -739,6 +743,46 @@ bool BlockRun::memoryOp(Warp &warp, const Instruction &inst, uint32_t exec) {
     }
   }
   countAccess(inst, space, access);
+  if (space == Space::Global && !orderGlobalAccess(warp, inst, access, isLoad))
+    return false;
+  return true;
+}
+
+bool BlockRun::orderGlobalAccess(const Warp &warp, const Instruction &inst,
+                                 const WarpAccess &access, bool isLoad) {
+  for (uint32_t m = access.lanes; m; m &= m - 1) {
+    unsigned lane = __builtin_ctz(m);
+    uint64_t first = access.address[lane] / 4,
+             last = (access.address[lane] + access.bytes - 1) / 4;
+    for (uint64_t word = first; word <= last; ++word) {
+      if (!isLoad) {
+        footprint.writers[word] = {blockSerial, gpuFences};
+        continue;
+      }
+      auto it = footprint.writers.find(word);
+      if (it == footprint.writers.end() || it->second.block == blockSerial)
+        continue;
+      const LaunchFootprint::WordWriter &writer = it->second;
+      bool released = footprint.finalFences[writer.block] > writer.fences;
+      bool acquired = sawAtomic ? fencedAfterAtomic : gpuFences > 0;
+      if (released && acquired)
+        continue;
+      // The writer's coordinates from its serial (x fastest, from 1).
+      uint32_t serial = writer.block - 1;
+      std::string writerBlock = "(" + std::to_string(serial % grid.x) + "," +
+                                std::to_string(serial / grid.x % grid.y) + "," +
+                                std::to_string(serial / grid.x / grid.y) + ")";
+      return fail(warp, lane, inst,
+                  "global-memory ordering: this load reads bytes that block " +
+                      writerBlock + " stored in the same launch, " +
+                      (released ? std::string("but this block has no fence "
+                                              "at the GPU's scope after an "
+                                              "atomic (the acquire)")
+                                : std::string("with no fence at the GPU's "
+                                              "scope after the store (the "
+                                              "release)")));
+    }
+  }
   return true;
 }
 
@@ -822,6 +866,8 @@ bool BlockRun::atomicOp(Warp &warp, const Instruction &inst, uint32_t exec) {
       write(warp, inst.operands[0].reg, lane, old);
   }
   countAccess(inst, space, access);
+  if (space == Space::Global)
+    sawAtomic = true;
   return true;
 }
 
@@ -1307,6 +1353,8 @@ bool Device::launchPacked(const LoadedModule &module, const PtxFunction &kernel,
                      sharedShadow, epoch, ++blockSerial);
         if (!run.run(error))
           return false;
+        footprint.finalFences.resize(blockSerial + 1);
+        footprint.finalFences[blockSerial] = run.getGpuFences();
         ++counts.blocks;
         counts.threads += block.count();
       }

@@ -171,7 +171,8 @@ bool ridge::emu::detail::decodeHopper(
     inst.operands.clear();
     // fence.proxy.async (for shared memory): mode 1, which the shared-memory
     // checks count (a thread's writes must be fenced before the async proxy
-    // reads them).
+    // reads them); the others, mode 2, order nothing between blocks.
+    inst.mode = 2;
     if (head == "fence" && parts[1] == "proxy" && parts.size() > 2 &&
         parts[2] == "async" &&
         (parts.size() == 3 || parts[3].rfind("shared", 0) == 0))

@@ -329,9 +329,16 @@ bool Decoder::decode(Instruction &inst, const std::string &opcodeText,
       inst.mode = 1; // cvta.to.SPACE: generic -> SPACE
       continue;
     }
+    // Membar modes: 0 a fence at the GPU's or the system's scope (membar.gl,
+    // fence.{sc,acq_rel}.{gpu,sys}), which orders global memory between
+    // blocks (BlockRun::orderGlobalAccess); 2 one at the CTA's scope.
     if (inst.opcode == Opcode::Membar &&
-        (m == "gl" || m == "sys" || m == "cta" || m == "sc" || m == "acq_rel"))
+        (m == "gl" || m == "sys" || m == "cta" || m == "sc" || m == "acq_rel" ||
+         m == "gpu")) {
+      if (m == "cta")
+        inst.mode = 2;
       continue;
+    }
     if (isNoEffectModifier(m))
       continue;
     return unsupported("modifier '." + m + "'");

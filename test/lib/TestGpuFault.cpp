@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Pass/Pass.h"
@@ -27,12 +28,19 @@ using namespace mlir;
 
 namespace {
 
-enum class Fault { ThreadIndex, DropBarrier, ShuffleLane, MisalignedVector };
+enum class Fault {
+  ThreadIndex,
+  DropBarrier,
+  DropFence,
+  ShuffleLane,
+  MisalignedVector
+};
 
 std::optional<Fault> parseFault(StringRef name) {
   return llvm::StringSwitch<std::optional<Fault>>(name)
       .Case("thread-index", Fault::ThreadIndex)
       .Case("drop-barrier", Fault::DropBarrier)
+      .Case("drop-fence", Fault::DropFence)
       .Case("shuffle-lane", Fault::ShuffleLane)
       .Case("misaligned-vector", Fault::MisalignedVector)
       .Default(std::nullopt);
@@ -50,6 +58,9 @@ Operation *findTarget(gpu::GPUFuncOp kernel, Fault fault) {
       break;
     case Fault::DropBarrier:
       matches = isa<gpu::BarrierOp>(op);
+      break;
+    case Fault::DropFence:
+      matches = isa<LLVM::FenceOp>(op);
       break;
     case Fault::ShuffleLane:
       matches = isa<gpu::ShuffleOp>(op);
@@ -91,6 +102,7 @@ void corrupt(Operation *target, Fault fault) {
     return;
   }
   case Fault::DropBarrier:
+  case Fault::DropFence:
     target->erase();
     return;
   case Fault::ShuffleLane: {
@@ -127,7 +139,8 @@ struct TestInjectGpuFaultPass
   StringRef getArgument() const final { return "test-ridge-inject-gpu-fault"; }
   StringRef getDescription() const final {
     return "Break one GPU kernel: thread-index (gpu.thread_id x + 1), "
-           "drop-barrier (erase a gpu.barrier), shuffle-lane (a gpu.shuffle's "
+           "drop-barrier (erase a gpu.barrier), drop-fence (erase an "
+           "llvm.fence: split-K's release), shuffle-lane (a gpu.shuffle's "
            "offset + 1) or misaligned-vector (a vector access moved by one "
            "element)";
   }
@@ -140,8 +153,8 @@ struct TestInjectGpuFaultPass
     std::optional<Fault> kind = parseFault(fault);
     if (!kind) {
       module.emitError() << "unknown fault '" << fault
-                         << "' (thread-index, drop-barrier, shuffle-lane, "
-                            "misaligned-vector)";
+                         << "' (thread-index, drop-barrier, drop-fence, "
+                            "shuffle-lane, misaligned-vector)";
       return signalPassFailure();
     }
     bool foundKernel = false;
@@ -170,8 +183,8 @@ struct TestInjectGpuFaultPass
 
   Option<std::string> fault{
       *this, "fault",
-      llvm::cl::desc(
-          "thread-index, drop-barrier, shuffle-lane or misaligned-vector")};
+      llvm::cl::desc("thread-index, drop-barrier, drop-fence, shuffle-lane or "
+                     "misaligned-vector")};
   Option<std::string> kernel{
       *this, "kernel",
       llvm::cl::desc("The gpu.func to break (default: the first that can be)")};

@@ -121,9 +121,9 @@ static cl::opt<std::string> injectFault(
 static cl::opt<std::string> injectGpuFault(
     "inject-gpu-fault",
     cl::desc("Test only: break one GPU kernel, FAULT[:KERNEL] with FAULT "
-             "thread-index, drop-barrier, shuffle-lane or misaligned-vector "
-             "(test-ridge-inject-gpu-fault); with --verify, the fused build "
-             "only"),
+             "thread-index, drop-barrier, drop-fence, shuffle-lane or "
+             "misaligned-vector (test-ridge-inject-gpu-fault); with --verify, "
+             "the fused build only"),
     cl::value_desc("fault[:kernel]"), cl::init(""), cl::cat(category),
     cl::Hidden);
 
@@ -845,8 +845,8 @@ int main(int argc, char **argv) {
     OpPassManager probe(gpu::GPUModuleOp::getOperationName());
     if (failed(addGpuFaultPass(probe, injectGpuFault)))
       return fail("unknown --inject-gpu-fault '" + injectGpuFault +
-                  "' (thread-index, drop-barrier, shuffle-lane or "
-                  "misaligned-vector, then optionally :KERNEL)");
+                  "' (thread-index, drop-barrier, drop-fence, shuffle-lane "
+                  "or misaligned-vector, then optionally :KERNEL)");
   }
   // The runtime binds its driver on first use, after this: the emulator
   // stands in for it as the compiled chip.
