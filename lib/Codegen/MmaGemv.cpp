@@ -11,11 +11,12 @@
 // each lane owns the columns of 16 bytes, a warp a share of k whose rows it
 // loads several at a time (the bytes in flight that set a streaming
 // kernel's speed), and the shares' partial sums are added in order by the
-// last block of the column group to finish (`gemv_split_k`). Tall and skinny (n
-// at most 16 below a larger m): one warp per row of A, the operand whose bytes
-// set the time, all n columns of it, B read from the caches. Operands are f32,
-// or f16/bf16 as stored (8 elements a 16-byte piece): their products are exact
-// in f32, which accumulates, as on the tensor cores.
+// last block of the column group to finish (`gemv_split_k`). Tall and
+// skinny (n at most 16 below a larger m): one warp per row of A, the
+// operand whose bytes set the time, all n columns of it, B read from the
+// caches. Operands are f32, or f16/bf16 as stored (8 elements a 16-byte
+// piece): their products are exact in f32, which accumulates, as on the
+// tensor cores.
 //
 //===----------------------------------------------------------------------===//
 
