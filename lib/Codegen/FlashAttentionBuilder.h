@@ -299,8 +299,13 @@ private:
   /// slab by slab, completing on `barrier`.
   void copyTileTma(const TensorCopyOperand &operand, Value rowBase,
                    Value tileHead, Value smem, Value stageBytes, Value barrier);
-  /// The launch that combines the splits' partial rows into `out`.
+  /// The launch that combines the splits' partial rows into `out`, a
+  /// thread a query row (combineRow).
   void buildCombine(Value partials, Value out);
+  /// This thread's combine of query row `row` (flat over batch, heads and
+  /// query rows): the splits' partial rows in `partials` weighted by their
+  /// maxima, stored into `out`.
+  void combineRow(Value partials, Value out, Value row);
   /// Stores what loadTile returned into the tile at `smem` + `stageOffset`:
   /// in the ldmatrix swizzle, or (`slabs`) in the layout wgmma reads.
   void storeTile(ArrayRef<Value> chunks, Value smem, Value stageOffset,

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FlashAttentionBuilder.h"
+#include "SplitArrival.h"
 
 using namespace mlir;
 using namespace mlir::ridge;
@@ -30,6 +31,13 @@ LogicalResult FlashAttentionBuilder::buildDecode(ArrayRef<BlockArgument> args,
   int64_t dimPerLane = fa.dim / kWarpSize,
           valuePerLane = fa.valueDim / kWarpSize;
   Value partials = allocatePartials();
+  // With splits, the blocks of one (query row, heads, batch) arrive at a
+  // counter of their own, and the last of them combines the rows
+  // (SplitArrival.h): one launch.
+  int64_t headGroups = fa.heads / decodeHeads * fa.queryLen;
+  Value counters;
+  if (splits > 1)
+    counters = createArrivalCounters(b, loc, headGroups * fa.batch);
   // Each warp's maximum, sum and O of each of the block's heads, for the
   // block's combine: a lane's e-th element of O at lane + 32 e whatever
   // column it holds (every warp's lane holds the same ones), so that a
@@ -41,11 +49,14 @@ LogicalResult FlashAttentionBuilder::buildDecode(ArrayRef<BlockArgument> args,
                       MemRefLayoutAttrInterface(), workgroup);
   // A block per (split, decodeHeads query heads of one key head and one
   // query row, batch).
+  SmallVector<Type> attributions{smemType};
+  if (splits > 1)
+    attributions.push_back(getArrivalVerdictType(context));
   auto launch = gpu::LaunchOp::create(
-      b, loc, index(splits), index(fa.heads / decodeHeads * fa.queryLen),
-      index(fa.batch), index(threads), one, one,
+      b, loc, index(splits), index(headGroups), index(fa.batch), index(threads),
+      one, one,
       /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
-      /*asyncDependencies=*/ValueRange(), TypeRange{smemType});
+      /*asyncDependencies=*/ValueRange(), attributions);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&launch.getBody().front());
   Value smem = launch.getWorkgroupAttributions()[0];
@@ -376,9 +387,24 @@ LogicalResult FlashAttentionBuilder::buildDecode(ArrayRef<BlockArgument> args,
     return success();
   }
   b.setInsertionPointToEnd(&launch.getBody().front());
+  // The last split's block: a thread a query head combines its row.
+  Value last = createLastArrival(b, loc, tid, counters,
+                                 add(mul(blockIds.z, headGroups), blockIds.y),
+                                 splits, launch.getWorkgroupAttributions()[1],
+                                 [&] { gpu::BarrierOp::create(b, loc); });
+  auto lastIf = scf::IfOp::create(b, loc, last, /*withElseRegion=*/false);
+  b.setInsertionPoint(lastIf.thenBlock()->getTerminator());
+  auto headIf = scf::IfOp::create(b, loc, lessThan(tid, index(decodeHeads)),
+                                  /*withElseRegion=*/false);
+  b.setInsertionPoint(headIf.thenBlock()->getTerminator());
+  combineRow(
+      partials, out,
+      add(mul(add(mul(batchIndex, fa.heads), add(head, tid)), fa.queryLen),
+          row));
+  b.setInsertionPointToEnd(&launch.getBody().front());
   gpu::TerminatorOp::create(b, loc);
   b.setInsertionPointAfter(launch);
-  buildCombine(partials, out);
   memref::DeallocOp::create(b, loc, partials);
+  memref::DeallocOp::create(b, loc, counters);
   return success();
 }

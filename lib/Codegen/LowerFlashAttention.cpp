@@ -238,12 +238,8 @@ void FlashAttentionBuilder::storeTile(ArrayRef<Value> chunks, Value smem,
 }
 
 void FlashAttentionBuilder::buildCombine(Value partials, Value out) {
-  // One thread per query row: the splits' maxima give M; each split's sum
-  // and O count with weight exp2(m_s - M); O / L, 0 for a row no split
-  // reached.
+  // One thread per query row.
   int64_t rows = fa.batch * fa.heads * fa.queryLen;
-  int64_t partialRow = getPartialRow();
-  int64_t splitStride = rows * partialRow;
   Value one = index(1);
   auto launch = gpu::LaunchOp::create(
       b, loc, index(llvm::divideCeil(rows, kWarpSize * 4)), one, one,
@@ -255,6 +251,18 @@ void FlashAttentionBuilder::buildCombine(Value partials, Value out) {
   auto inside = scf::IfOp::create(b, loc, lessThan(row, index(rows)),
                                   /*withElseRegion=*/false);
   b.setInsertionPoint(inside.thenBlock()->getTerminator());
+  combineRow(partials, out, row);
+  b.setInsertionPointToEnd(&launch.getBody().front());
+  gpu::TerminatorOp::create(b, loc);
+}
+
+void FlashAttentionBuilder::combineRow(Value partials, Value out, Value row) {
+  // The splits' maxima give M; each split's sum and O count with weight
+  // exp2(m_s - M); O / L, 0 for a row no split reached.
+  int64_t rows = fa.batch * fa.heads * fa.queryLen;
+  int64_t partialRow = getPartialRow();
+  int64_t splitStride = rows * partialRow;
+  Value one = index(1);
   Value rowStart = mul(row, partialRow);
   auto at = [&](Value s, int64_t column) -> Value {
     return memref::LoadOp::create(
@@ -309,8 +317,6 @@ void FlashAttentionBuilder::buildCombine(Value partials, Value out) {
             ValueRange{batch, h, i, d});
         scf::YieldOp::create(b, loc);
       });
-  b.setInsertionPointToEnd(&launch.getBody().front());
-  gpu::TerminatorOp::create(b, loc);
 }
 
 LogicalResult

@@ -37,6 +37,7 @@
 
 #include "AtomicMaximum.h"
 #include "MmaKernelBuilder.h"
+#include "SplitArrival.h"
 #include "TmaCopies.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
@@ -1062,7 +1063,7 @@ LogicalResult MmaKernelBuilder::build(func::FuncOp encodeFn) {
     attributions.push_back(getStagingBufferType(stagingBytes));
   // Split-K's arrival verdict, last.
   if (!tma && splitK > 1)
-    attributions.push_back(getArrivalType());
+    attributions.push_back(getArrivalVerdictType(b.getContext()));
   auto launch = gpu::LaunchOp::create(
       b, loc, gridX, gridY, gridZ, index(tma ? threads + kWarpSize : threads),
       one, one, dynamicSharedBytes, /*asyncTokenType=*/nullptr,

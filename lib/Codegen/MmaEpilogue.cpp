@@ -16,12 +16,10 @@
 
 #include "AtomicMaximum.h"
 #include "MmaKernelBuilder.h"
-
-#include "ridgeline/Dialect/Ridge/IR/Ridge.h"
+#include "SplitArrival.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -166,15 +164,8 @@ SplitKBuffers MmaKernelBuilder::createSplitKBuffers(int64_t partials,
   SplitKBuffers buffers;
   buffers.partials = memref::AllocOp::create(
       b, loc, MemRefType::get({partials}, b.getF32Type()));
-  if (!numCounters)
-    return buffers;
-  auto counters = memref::AllocOp::create(
-      b, loc, MemRefType::get({numCounters}, b.getI32Type()));
-  counters->setAttr(kKeptZeroAttr, b.getUnitAttr());
-  buffers.counters = counters;
-  gpu::MemsetOp::create(
-      b, loc, /*asyncToken=*/Type(), ValueRange(), buffers.counters,
-      arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0));
+  if (numCounters)
+    buffers.counters = createArrivalCounters(b, loc, numCounters);
   return buffers;
 }
 
@@ -182,13 +173,6 @@ void MmaKernelBuilder::deallocSplitKBuffers(const SplitKBuffers &splitBuffers) {
   for (Value buffer : {splitBuffers.partials, splitBuffers.counters})
     if (buffer)
       memref::DeallocOp::create(b, loc, buffer);
-}
-
-MemRefType MmaKernelBuilder::getArrivalType() {
-  return MemRefType::get(
-      {kSplitKArrivalBytes / 4}, b.getI32Type(), MemRefLayoutAttrInterface(),
-      gpu::AddressSpaceAttr::get(b.getContext(),
-                                 gpu::GPUDialect::getWorkgroupAddressSpace()));
 }
 
 void MmaKernelBuilder::createAccumulatorBarrier() {
@@ -206,55 +190,9 @@ void MmaKernelBuilder::createAccumulatorBarrier() {
 
 Value MmaKernelBuilder::arriveAtTile(Value tile, int64_t arrivals,
                                      const SplitKBuffers &splitBuffers) {
-  // CUTLASS's arrive/wait (cutlass/barrier.h): the block's barrier orders
-  // every thread's partial sums before thread 0's release, a fence at the
-  // GPU's scope (`fence.acq_rel.gpu`) and the arrival, which the barrier's
-  // cumulativity makes a release of the whole block's stores; in the last
-  // block, thread 0's fence after the arrival acquires the other blocks'
-  // sums, and the barrier after it orders them before every thread's reads.
-  // The fences are explicit because NVPTX emits an atomicrmw as a relaxed
-  // `atom`, whatever its ordering (LLVM 22).
-  auto fence = [&](LLVM::AtomicOrdering ordering) {
-    LLVM::FenceOp::create(b, loc, ordering, "device");
-  };
-  createAccumulatorBarrier();
-  Value zero = index(0);
-  auto first = scf::IfOp::create(
-      b, loc,
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, zero),
-      /*withElseRegion=*/false);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(first.thenBlock()->getTerminator());
-    fence(LLVM::AtomicOrdering::release);
-    Type i32 = b.getI32Type();
-    Value arrived = memref::AtomicRMWOp::create(
-        b, loc, arith::AtomicRMWKind::addi,
-        arith::ConstantIntOp::create(b, loc, i32, 1), splitBuffers.counters,
-        ValueRange{tile});
-    Value isLast = arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::eq, arrived,
-        arith::ConstantIntOp::create(b, loc, i32, arrivals - 1));
-    // Every split has arrived: nothing else touches the counter in this
-    // launch, and the next launch finds it zero.
-    auto reset = scf::IfOp::create(b, loc, isLast, /*withElseRegion=*/false);
-    {
-      OpBuilder::InsertionGuard resetGuard(b);
-      b.setInsertionPoint(reset.thenBlock()->getTerminator());
-      memref::StoreOp::create(b, loc,
-                              arith::ConstantIntOp::create(b, loc, i32, 0),
-                              splitBuffers.counters, ValueRange{tile});
-      fence(LLVM::AtomicOrdering::acquire);
-    }
-    memref::StoreOp::create(b, loc, arith::ExtUIOp::create(b, loc, i32, isLast),
-                            splitBuffers.arrival, ValueRange{zero});
-  }
-  createAccumulatorBarrier();
-  Value verdict =
-      memref::LoadOp::create(b, loc, splitBuffers.arrival, ValueRange{zero});
-  return arith::CmpIOp::create(
-      b, loc, arith::CmpIPredicate::ne, verdict,
-      arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0));
+  return createLastArrival(b, loc, tid, splitBuffers.counters, tile, arrivals,
+                           splitBuffers.arrival,
+                           [&] { createAccumulatorBarrier(); });
 }
 
 Value MmaKernelBuilder::isAccumulatorInside(int64_t reg) {

@@ -22,6 +22,7 @@
 
 #include "AtomicMaximum.h"
 #include "MmaKernelBuilder.h"
+#include "SplitArrival.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -259,7 +260,7 @@ LogicalResult MmaKernelBuilder::buildGemvTallSkinny() {
   if (shares > 1) {
     splitBuffers = createSplitKBuffers(shares * batchCount * mma.m * n,
                                        rowBlocks * batchCount);
-    attributions.push_back(getArrivalType());
+    attributions.push_back(getArrivalVerdictType(b.getContext()));
   }
   Value one = index(1);
   auto launch = gpu::LaunchOp::create(
@@ -437,7 +438,7 @@ LogicalResult MmaKernelBuilder::buildGemvColumns() {
         createSplitKBuffers(shares * batchCount * mma.m * mma.n,
                             shareBlocks > 1 ? groups * batchCount : 0);
     if (shareBlocks > 1)
-      attributions.push_back(getArrivalType());
+      attributions.push_back(getArrivalVerdictType(b.getContext()));
   }
   Value one = index(1);
   auto launch = gpu::LaunchOp::create(

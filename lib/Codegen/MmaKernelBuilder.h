@@ -136,13 +136,10 @@ public:
                          Value batch, Value mBegin, int64_t rows, Value nBegin,
                          int64_t columns);
   /// Host code before a split launch: its partial sums (`partials` f32) and
-  /// `numCounters` arrival counters (none for 0), zeroed by a memset and
-  /// marked kKeptZeroAttr (every launch leaves them zero).
+  /// `numCounters` arrival counters (none for 0; createArrivalCounters).
   SplitKBuffers createSplitKBuffers(int64_t partials, int64_t numCounters);
   /// Host code after the split launch: frees its buffers.
   void deallocSplitKBuffers(const SplitKBuffers &splitBuffers);
-  /// The shared memory of split-K's arrival verdict (kSplitKArrivalBytes).
-  MemRefType getArrivalType();
   /// The sum of `value` over the lanes of the warp (a shuffle butterfly:
   /// every lane takes part and ends with the sum).
   Value sumOverWarp(Value value);
@@ -248,7 +245,7 @@ private:
   /// Split-K: after this block stored its partial sums, whether it is the
   /// last of the `arrivals` blocks of tile `tile` to arrive (true in every
   /// thread of the block or in none), and if so the tile's counter is zero
-  /// again.
+  /// again (createLastArrival, with createAccumulatorBarrier).
   Value arriveAtTile(Value tile, int64_t arrivals,
                      const SplitKBuffers &splitBuffers);
   /// A barrier of the threads that hold accumulators: the whole block, or

@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "MmaKernelBuilder.h"
+#include "SplitArrival.h"
 #include "TmaCopies.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"

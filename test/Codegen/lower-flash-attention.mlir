@@ -406,10 +406,14 @@ func.func private @split_keys(%q: memref<1x1x64x64xf32>, %k: memref<1x1x1024x64x
 // and score -inf; one rescale per run; the warps' states meet in shared
 // memory (a lane's e-th element at lane + 32 e: conflict-free), the
 // splits' in the partial buffer [4, 2 rows, 64 + 2 padded to 68], stored
-// as one vector of a lane's 2 elements, that the second launch combines.
+// as one vector of a lane's 2 elements. Each block then arrives at its
+// row's counter (2, kept zero), and the last of the 4 splits' blocks
+// combines the row (thread 0 of its block: one query head a block): one
+// launch.
 // CHECK-LABEL: func.func private @decode
 // CHECK: %[[PARTIAL:.*]] = memref.alloc() : memref<544xf32>
-// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c4, {{.*}} = %c2, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c128, {{.*}} = %c1, {{.*}} = %c1) workgroup(%[[WARPS:.*]] : memref<272xf32, #gpu.address_space<workgroup>>)
+// CHECK: %[[COUNTERS:.*]] = memref.alloc() {ridge.kept_zero} : memref<2xi32>
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c4, {{.*}} = %c2, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c128, {{.*}} = %c1, {{.*}} = %c1) workgroup(%[[WARPS:.*]] : memref<272xf32, #gpu.address_space<workgroup>>, %[[VERDICT:.*]] : memref<1xi32, #gpu.address_space<workgroup>>)
 // CHECK: vector.load {{.*}} {alignment = 8 : i64} : memref<128xf32>, vector<2xf32>
 // CHECK: scf.for %[[FIRST:.*]] = {{.*}} to %[[END:.*]] step %c32 iter_args({{.*}}) -> (f32, f32, f32, f32)
 // CHECK: %[[LAST:.*]] = arith.subi %[[END]], %c1
@@ -425,10 +429,21 @@ func.func private @split_keys(%q: memref<1x1x64x64xf32>, %k: memref<1x1x1024x64x
 // CHECK: gpu.barrier
 // CHECK: vector.store {{.*}}, %[[PARTIAL]][{{.*}}] {alignment = 8 : i64} : memref<544xf32>, vector<2xf32>
 // CHECK: memref.store {{.*}}, %[[PARTIAL]]
-// CHECK: gpu.terminator
-// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1, {{.*}} = %c1, {{.*}} = %c1)
+// CHECK: gpu.barrier
+// CHECK: llvm.fence syncscope("device") release
+// CHECK: memref.atomic_rmw addi %c1_i32, %[[COUNTERS]]
+// CHECK: arith.cmpi eq, {{.*}}, %c3_i32
+// CHECK: llvm.fence syncscope("device") acquire
+// CHECK: memref.store {{.*}}, %[[VERDICT]]
+// CHECK: gpu.barrier
+// CHECK: memref.load %[[VERDICT]]
+// CHECK: scf.for {{.*}} = %c0 to %c4
+// CHECK: arith.maximumf
 // CHECK: memref.store {{.*}}, %arg3
+// CHECK: gpu.terminator
+// CHECK-NOT: gpu.launch
 // CHECK: memref.dealloc %[[PARTIAL]]
+// CHECK: memref.dealloc %[[COUNTERS]]
 func.func private @decode(%q: memref<1x2x1x64xf32>, %k: memref<1x2x1024x64xf32>, %v: memref<1x2x1024x64xf32>, %out: memref<1x2x1x64xf32>) attributes {ridge.kernel = "attention", ridge.kernel_config = {attention_decode = true, attention_decode_keys = 8 : i64, attention_splits = 4 : i64, block_size = 128 : i64, vector_width = 1 : i64, warps_per_block = 4 : i64}, ridge.online_attention = {causal = false, q = array<i64: 0, 0, 128, 64, 64, 1>, k = array<i64: 1, 0, 65536, 65536, 64, 1>, v = array<i64: 2, 0, 65536, 65536, 64, 1>, query_offset = 0 : i64, scale = 1.250000e-01 : f64, shape = array<i64: 1, 2, 2, 1, 1024, 64, 64>}} {
   return
 }

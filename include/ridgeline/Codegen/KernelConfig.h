@@ -114,7 +114,7 @@ struct KernelConfig {
   /// The f32 decode kernel (ridge-lower-flash-attention): a block of 4 warps
   /// per query row, attentionDecodeHeads query heads and key split, warps
   /// taking keys in turn, lanes the head dimension, the splits combined by
-  /// a second launch.
+  /// the last of a row's blocks to finish.
   bool attentionDecode = false;
   /// Keys each warp of the decode kernel loads (K and V rows) before it
   /// uses the first: the bytes a warp keeps in flight.

@@ -621,7 +621,8 @@ def LowerFlashAttentionPass : Pass<"ridge-lower-flash-attention",
     rows: a decode step), a block of 4 warps per query row and key split,
     the warps taking keys in turn and the lanes the head dimension (a
     shuffle reduction per score), the warps combined in shared memory and
-    the splits by the second launch. With `attention_tma` (sm_90a, K and V
+    the splits by the last of a row's blocks to finish, in the same launch
+    (its arrival at the row's counter, SplitArrival.h). With `attention_tma` (sm_90a, K and V
     stored in the multiply type), a producer warp beside the warpgroup
     copies the query tile (where it is stored so too) and each key tile's K
     and V with TMA tensor copies into two stages
