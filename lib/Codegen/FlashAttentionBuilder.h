@@ -176,7 +176,7 @@ private:
   /// store.
   int64_t getPartialRow() const { return llvm::alignTo(fa.valueDim + 2, 4); }
   /// The splits' partial rows, [split, b, h, row, getPartialRow()] f32, for
-  /// the combining launch (buildCombine); null with one split.
+  /// the last split's block (combineRow); null with one split.
   Value allocatePartials() {
     if (splits == 1)
       return Value();
@@ -299,12 +299,10 @@ private:
   /// slab by slab, completing on `barrier`.
   void copyTileTma(const TensorCopyOperand &operand, Value rowBase,
                    Value tileHead, Value smem, Value stageBytes, Value barrier);
-  /// The launch that combines the splits' partial rows into `out`, a
-  /// thread a query row (combineRow).
-  void buildCombine(Value partials, Value out);
   /// This thread's combine of query row `row` (flat over batch, heads and
-  /// query rows): the splits' partial rows in `partials` weighted by their
-  /// maxima, stored into `out`.
+  /// query rows), in the last split's block (SplitArrival.h): the splits'
+  /// partial rows in `partials` weighted by their maxima, stored into
+  /// `out`.
   void combineRow(Value partials, Value out, Value row);
   /// Stores what loadTile returned into the tile at `smem` + `stageOffset`:
   /// in the ldmatrix swizzle, or (`slabs`) in the layout wgmma reads.

@@ -47,8 +47,9 @@
 //
 // With `attention_splits` (few query tiles over many keys: flash-decoding),
 // the blocks of a query tile split its key tiles; each writes its rows'
-// maximum, sum and unnormalized O to a partial buffer, and a second launch,
-// one thread per row, combines them with weights exp2(m_s - max m). The
+// maximum, sum and unnormalized O to a partial buffer, and the last of the
+// tile's blocks to finish (SplitArrival.h), a thread a row, combines them
+// with weights exp2(m_s - max m). The
 // probabilities of a split are rounded relative to its own running
 // maximum, so a split kernel agrees with the CPU's online form to the
 // rounding of P, not bit for bit.
@@ -82,6 +83,7 @@
 #include "AtomicMaximum.h"
 #include "FlashAttentionBuilder.h"
 #include "MmaFragments.h"
+#include "SplitArrival.h"
 #include "TmaCopies.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -235,25 +237,6 @@ void FlashAttentionBuilder::storeTile(ArrayRef<Value> chunks, Value smem,
     vector::StoreOp::create(b, loc, chunk, smem, offset,
                             /*nontemporal=*/false, llvm::MaybeAlign(16));
   }
-}
-
-void FlashAttentionBuilder::buildCombine(Value partials, Value out) {
-  // One thread per query row.
-  int64_t rows = fa.batch * fa.heads * fa.queryLen;
-  Value one = index(1);
-  auto launch = gpu::LaunchOp::create(
-      b, loc, index(llvm::divideCeil(rows, kWarpSize * 4)), one, one,
-      index(kWarpSize * 4), one, one);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(&launch.getBody().front());
-  Value row =
-      add(mul(launch.getBlockIds().x, kWarpSize * 4), launch.getThreadIds().x);
-  auto inside = scf::IfOp::create(b, loc, lessThan(row, index(rows)),
-                                  /*withElseRegion=*/false);
-  b.setInsertionPoint(inside.thenBlock()->getTerminator());
-  combineRow(partials, out, row);
-  b.setInsertionPointToEnd(&launch.getBody().front());
-  gpu::TerminatorOp::create(b, loc);
 }
 
 void FlashAttentionBuilder::combineRow(Value partials, Value out, Value row) {
@@ -500,7 +483,9 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
       queryCopies = encodeTensorCopies(query, args[fa.query.arg], fa.queryLen,
                                        fa.heads, fa.dim, encoder);
     dynamicSharedBytes = arith::ConstantIntOp::create(
-        b, loc, b.getI32Type(), getAttentionTmaSharedBytes(fa, stages));
+        b, loc, b.getI32Type(),
+        getAttentionTmaSharedBytes(fa, stages) +
+            (splits > 1 ? kSplitKArrivalBytes : 0));
   } else {
     // wgmma: the query tile keeps shared memory of its own, in the slabs
     // wgmma's descriptors read, for the whole key loop.
@@ -509,6 +494,14 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
       workgroupTypes.push_back(MemRefType::get({blockRows * fa.dim}, mmaType,
                                                MemRefLayoutAttrInterface(),
                                                workgroup));
+  }
+  // With splits, the blocks of one query tile arrive at a counter of their
+  // own, and the last of them combines the tile's rows (SplitArrival.h).
+  Value counters;
+  if (splits > 1) {
+    counters = createArrivalCounters(b, loc, queryTiles * fa.heads * fa.batch);
+    if (!tma)
+      workgroupTypes.push_back(getArrivalVerdictType(b.getContext()));
   }
   auto launch = gpu::LaunchOp::create(
       b, loc, index(queryTiles * splits), index(fa.heads), index(fa.batch),
@@ -519,7 +512,7 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
   b.setInsertionPointToStart(&launch.getBody().front());
   gpu::KernelDim3 blockIds = launch.getBlockIds();
   tid = launch.getThreadIds().x;
-  Value keySmem, valueSmem, querySmem;
+  Value keySmem, valueSmem, querySmem, verdict;
   // TMA: each stage's full and empty mbarriers, and the query tile's (a
   // pipeline of one stage).
   tma::StageBarriers barriers, queryBarriers;
@@ -536,6 +529,8 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
     barriers = {shared.carve(MemRefType::get({2 * stages}, b.getI64Type())),
                 stages};
     queryBarriers = {shared.carve(MemRefType::get({2}, b.getI64Type())), 1};
+    if (splits > 1)
+      verdict = shared.carve(MemRefType::get({1}, b.getI32Type()));
     keyCopies.map = tma::getKernelTensorMap(b, loc, keyCopies.hostMap);
     valueCopies.map = tma::getKernelTensorMap(b, loc, valueCopies.hostMap);
     if (queryByTma)
@@ -545,6 +540,8 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
     valueSmem = launch.getWorkgroupAttributions()[1];
     if (wgmma)
       querySmem = launch.getWorkgroupAttributions()[2];
+    if (splits > 1)
+      verdict = launch.getWorkgroupAttributions().back();
   }
   // TMA: the producer warp's and the consumers' branches; the launch ends
   // after them.
@@ -1025,10 +1022,42 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
       memref::StoreOp::create(b, loc, sum, partials,
                               ValueRange{add(rowStart, fa.valueDim + 1)});
     }
+    // The last split's block: its threads take the tile's rows in turn.
+    // (TMA: a named barrier of the consumer warpgroup; the producer warp
+    // has no part in it.)
+    Value tile = add(mul(add(mul(batchIndex, fa.heads), head), queryTiles),
+                     rem(blockIds.x, queryTiles));
+    Value last =
+        createLastArrival(b, loc, tid, counters, tile, splits, verdict, [&] {
+          if (!tma) {
+            gpu::BarrierOp::create(b, loc);
+            return;
+          }
+          Value id = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 1);
+          Value count =
+              arith::ConstantIntOp::create(b, loc, b.getI32Type(), threads);
+          NVVM::BarrierOp::create(b, loc, TypeRange{}, id, count,
+                                  NVVM::BarrierReductionAttr(), Value());
+        });
+    auto lastIf = scf::IfOp::create(b, loc, last, /*withElseRegion=*/false);
+    {
+      OpBuilder::InsertionGuard lastGuard(b);
+      b.setInsertionPoint(lastIf.thenBlock()->getTerminator());
+      auto rows =
+          scf::ForOp::create(b, loc, tid, index(blockRows), index(threads));
+      b.setInsertionPointToStart(rows.getBody());
+      Value row = add(queryBase, rows.getInductionVar());
+      auto inside = scf::IfOp::create(b, loc, lessThan(row, index(fa.queryLen)),
+                                      /*withElseRegion=*/false);
+      b.setInsertionPoint(inside.thenBlock()->getTerminator());
+      combineRow(
+          partials, out,
+          add(mul(add(mul(batchIndex, fa.heads), head), fa.queryLen), row));
+    }
     terminate();
     b.setInsertionPointAfter(launch);
-    buildCombine(partials, out);
     memref::DeallocOp::create(b, loc, partials);
+    memref::DeallocOp::create(b, loc, counters);
     return success();
   }
 

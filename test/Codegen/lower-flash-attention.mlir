@@ -373,23 +373,30 @@ func.func private @odd_head_dim(%q: memref<1x1x64x72xf32>, %out: memref<1x1x64x7
 // Split keys (attention_splits, flash-decoding): the tensor-core launch has
 // a block per (query tile, split); each split walks its 4 of the 16 key
 // tiles and writes its rows' O, maximum and sum to a partial buffer of
-// [4 splits, 64 rows, 64 + 2, padded to 68: whole 16 bytes]; a second
-// launch, one thread per row, combines them into the result.
+// [4 splits, 64 rows, 64 + 2, padded to 68: whole 16 bytes], then arrives
+// at the tile's counter (one, kept zero); the last of the 4 to arrive
+// combines the tile's rows, a thread a row, into the result: one launch.
 // CHECK-LABEL: func.func private @split_keys
 // CHECK: %[[PARTIAL:.*]] = memref.alloc() : memref<17408xf32>
+// CHECK: %[[COUNTERS:.*]] = memref.alloc() {ridge.kept_zero} : memref<1xi32>
 // CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c4, {{.*}} = %c1, {{.*}} = %c1)
 // CHECK: scf.for {{.*}} = %{{.*}} to %{{.*}} step %c1 iter_args
 // CHECK: nvvm.mma.sync
 // CHECK: vector.store {{.*}}, %[[PARTIAL]]{{.*}} : memref<17408xf32>, vector<2xf32>
 // CHECK: memref.store {{.*}}, %[[PARTIAL]]
-// CHECK: gpu.terminator
-// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1, {{.*}} = %c1, {{.*}} = %c1) threads({{.*}}) in ({{.*}} = %c128,
+// CHECK: gpu.barrier
+// CHECK: memref.atomic_rmw addi %c1_i32, %[[COUNTERS]]
+// CHECK: arith.cmpi eq, {{.*}}, %c3_i32
+// CHECK: gpu.barrier
+// CHECK: scf.for {{.*}} to %c64 step %c128
 // CHECK: scf.for {{.*}} = %c0 to %c4
 // CHECK: arith.maximumf
 // CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"
 // CHECK: memref.store {{.*}}, %arg3
 // CHECK: gpu.terminator
+// CHECK-NOT: gpu.launch
 // CHECK: memref.dealloc %[[PARTIAL]]
+// CHECK: memref.dealloc %[[COUNTERS]]
 func.func private @split_keys(%q: memref<1x1x64x64xf32>, %k: memref<1x1x1024x64xf32>, %v: memref<1x1x1024x64xf32>, %out: memref<1x1x64x64xf32>) attributes {ridge.kernel = "attention", ridge.kernel_config = {attention_splits = 4 : i64, attention_stages = 2 : i64, attention_tile = array<i64: 64, 64>, block_size = 128 : i64, vector_width = 1 : i64, warps_per_block = 4 : i64}, ridge.online_attention = {causal = false, q = array<i64: 0, 0, 4096, 4096, 64, 1>, k = array<i64: 1, 0, 65536, 65536, 64, 1>, v = array<i64: 2, 0, 65536, 65536, 64, 1>, query_offset = 0 : i64, round_to = bf16, scale = 1.250000e-01 : f64, shape = array<i64: 1, 1, 1, 64, 1024, 64, 64>}} {
   return
 }

@@ -108,8 +108,8 @@ struct KernelConfig {
   /// the query tile too where it is stored so.
   bool attentionTma = false;
   /// Blocks that split the keys of one query tile (flash-decoding): each
-  /// writes its rows' partial maximum, sum and unnormalized O, and a second
-  /// launch combines them. 1: no split.
+  /// writes its rows' partial maximum, sum and unnormalized O, and the last
+  /// of them to finish combines them. 1: no split.
   int64_t attentionSplits = 1;
   /// The f32 decode kernel (ridge-lower-flash-attention): a block of 4 warps
   /// per query row, attentionDecodeHeads query heads and key split, warps

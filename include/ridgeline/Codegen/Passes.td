@@ -616,8 +616,8 @@ def LowerFlashAttentionPass : Pass<"ridge-lower-flash-attention",
     scores never leave registers. The rounding and the key tile are those
     of the online form on the CPU, the oracle. With `attention_splits`
     (flash-decoding), blocks split the keys of a query tile, write their
-    rows' partial maximum, sum and O to a buffer, and a second launch
-    combines them. With `attention_decode` (an f32 attention of a few query
+    rows' partial maximum, sum and O to a buffer, and the last of them to
+    finish combines them, in the same launch (SplitArrival.h). With `attention_decode` (an f32 attention of a few query
     rows: a decode step), a block of 4 warps per query row and key split,
     the warps taking keys in turn and the lanes the head dimension (a
     shuffle reduction per score), the warps combined in shared memory and
