@@ -1023,21 +1023,14 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
                               ValueRange{add(rowStart, fa.valueDim + 1)});
     }
     // The last split's block: its threads take the tile's rows in turn.
-    // (TMA: a named barrier of the consumer warpgroup; the producer warp
-    // has no part in it.)
     Value tile = add(mul(add(mul(batchIndex, fa.heads), head), queryTiles),
                      rem(blockIds.x, queryTiles));
     Value last =
         createLastArrival(b, loc, tid, counters, tile, splits, verdict, [&] {
-          if (!tma) {
+          if (tma)
+            tma::createConsumerBarrier(b, loc, threads);
+          else
             gpu::BarrierOp::create(b, loc);
-            return;
-          }
-          Value id = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 1);
-          Value count =
-              arith::ConstantIntOp::create(b, loc, b.getI32Type(), threads);
-          NVVM::BarrierOp::create(b, loc, TypeRange{}, id, count,
-                                  NVVM::BarrierReductionAttr(), Value());
         });
     auto lastIf = scf::IfOp::create(b, loc, last, /*withElseRegion=*/false);
     {

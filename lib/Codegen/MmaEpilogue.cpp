@@ -176,16 +176,10 @@ void MmaKernelBuilder::deallocSplitKBuffers(const SplitKBuffers &splitBuffers) {
 }
 
 void MmaKernelBuilder::createAccumulatorBarrier() {
-  if (!tma) {
+  if (tma)
+    tma::createConsumerBarrier(b, loc, threads);
+  else
     gpu::BarrierOp::create(b, loc);
-    return;
-  }
-  auto i32 = [&](int64_t value) {
-    return arith::ConstantIntOp::create(b, loc, b.getI32Type(), value)
-        .getResult();
-  };
-  NVVM::BarrierOp::create(b, loc, TypeRange{}, i32(1), i32(threads),
-                          NVVM::BarrierReductionAttr(), Value());
 }
 
 Value MmaKernelBuilder::arriveAtTile(Value tile, int64_t arrivals,

@@ -54,12 +54,9 @@ struct StagedOperand {
   int64_t elementBytes() const { return operand->getStagedBytes(); }
 };
 
-/// What the blocks of a split-K kernel share (KernelConfig::mmaSplitK > 1).
-/// Each block stores its split's partial sums, then arrives at its output
-/// tile's counter; the last of a tile's splits to arrive adds them all and
-/// applies the epilogue, and sets the counter back to zero (serial split-K,
-/// as CUTLASS's semaphore and the threadfence reduction of CUDA's samples):
-/// no second launch, and the counters are zero again after every launch.
+/// What the blocks of a split kernel share (KernelConfig::mmaSplitK or
+/// gemvSplitK > 1): each block stores its partial sums, and the last of a
+/// region's blocks to arrive adds them (SplitArrival.h).
 struct SplitKBuffers {
   /// f32 partial sums: accumulators of every product, thread, split and
   /// output tile (getPartialIndex).
@@ -249,8 +246,7 @@ private:
   Value arriveAtTile(Value tile, int64_t arrivals,
                      const SplitKBuffers &splitBuffers);
   /// A barrier of the threads that hold accumulators: the whole block, or
-  /// the TMA kernel's consumer warpgroups (named barrier 1; the producer
-  /// warp takes no part in the epilogue).
+  /// the TMA kernel's consumer warpgroups (tma::createConsumerBarrier).
   void createAccumulatorBarrier();
   /// Makes shared-memory writes of this thread visible to wgmma (the async
   /// proxy) before the barrier that publishes them.

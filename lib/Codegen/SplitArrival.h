@@ -1,5 +1,4 @@
-//===- SplitArrival.h - The last of a region's blocks finishes it -*- C++
-//-*-===//
+//===- SplitArrival.h - A split's last block finishes it --------*- C++ -*-===//
 //
 // A reduction split over blocks of one launch (split-K, a split GEMV,
 // flash-decoding's key splits) is finished by the last of a region's blocks

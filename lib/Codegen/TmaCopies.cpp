@@ -96,6 +96,15 @@ Value tma::getSharedPointer(OpBuilder &b, Location loc, Value memref,
       address);
 }
 
+void tma::createConsumerBarrier(OpBuilder &b, Location loc, int64_t threads) {
+  auto i32 = [&](int64_t value) {
+    return arith::ConstantIntOp::create(b, loc, b.getI32Type(), value)
+        .getResult();
+  };
+  NVVM::BarrierOp::create(b, loc, TypeRange{}, i32(1), i32(threads),
+                          NVVM::BarrierReductionAttr(), Value());
+}
+
 void tma::waitParity(OpBuilder &b, Location loc, Value barrier, Value parity) {
   // try_wait's suspend-time hint, in nanoseconds: as upstream's nvgpu.
   constexpr int64_t kSuspendHint = 10000000;

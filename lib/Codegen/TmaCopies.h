@@ -70,6 +70,11 @@ Value getSharedPointer(OpBuilder &b, Location loc, Value memref,
 /// `barrier` has completed.
 void waitParity(OpBuilder &b, Location loc, Value barrier, Value parity);
 
+/// A barrier of a TMA kernel's `threads` consumer threads (named barrier
+/// 1): the producer warp, done with its copies, takes no part (barrier 0
+/// would wait for it).
+void createConsumerBarrier(OpBuilder &b, Location loc, int64_t threads);
+
 /// A kernel's dynamic shared memory from its first 1024-byte boundary (the
 /// swizzle atom, on which TMA's writes and wgmma's reads agree;
 /// ridge-extern-dynamic-shared-memory aligns the array so, and this keeps
