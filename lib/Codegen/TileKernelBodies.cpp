@@ -12,6 +12,8 @@
 #include "ridgeline/Codegen/KernelConfig.h"
 #include "ridgeline/Codegen/Passes.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -32,9 +34,26 @@ namespace mlir::ridge {
 using namespace mlir;
 using namespace mlir::ridge;
 
+/// Whether one tile of `sizes` covers `sink`'s whole iteration space (every
+/// tiled loop has a static extent of at most its tile size).
+static bool isOneTile(TilingInterface sink, ArrayRef<int64_t> sizes) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(sink.getOperation());
+  if (!linalgOp)
+    return false;
+  bool tiled = false;
+  for (auto [extent, size] : llvm::zip(linalgOp.getStaticLoopRanges(), sizes)) {
+    if (size == 0)
+      continue;
+    tiled = true;
+    if (ShapedType::isDynamic(extent) || extent > size)
+      return false;
+  }
+  return tiled;
+}
+
 /// Tiles `sink` by `sizes` with every producer fused into the loop.
 static LogicalResult tileAndFuseSink(TilingInterface sink,
-                                     ArrayRef<int64_t> sizes) {
+                                     ArrayRef<int64_t> sizes, bool &oneTile) {
   size_t numLoops = sink.getLoopIteratorTypes().size();
   if (numLoops != sizes.size())
     return sink->emitError()
@@ -42,14 +61,29 @@ static LogicalResult tileAndFuseSink(TilingInterface sink,
            << " tile sizes for a kernel whose result op has " << numLoops
            << " loops";
   MLIRContext *context = sink->getContext();
-  Builder builder(context);
+  IRRewriter rewriter(context);
+  rewriter.setInsertionPoint(sink);
+  SmallVector<int64_t> loopSizes(sizes);
+  oneTile = isOneTile(sink, sizes);
+  if (oneTile) {
+    // One tile covers the sink (a decode step's one row): the kernel keeps
+    // a loop of one iteration, its first tiled dimension, mapped to one
+    // block, since the canonicalizer folds an unmapped loop of one iteration
+    // and the kernel's ops would then become one kernel each.
+    auto firstTiled =
+        llvm::find_if(loopSizes, [](int64_t size) { return size != 0; });
+    std::fill(std::next(firstTiled), loopSizes.end(), 0);
+  }
   SmallVector<OpFoldResult> tileSizes;
-  for (int64_t size : sizes)
-    tileSizes.push_back(builder.getIndexAttr(size));
+  for (int64_t size : loopSizes)
+    tileSizes.push_back(rewriter.getIndexAttr(size));
 
   scf::SCFTileAndFuseOptions options;
   options.tilingOptions.setTileSizes(tileSizes).setLoopType(
       scf::SCFTilingOptions::LoopType::ForallOp);
+  if (oneTile)
+    options.tilingOptions.setMapping(
+        {gpu::GPUBlockMappingAttr::get(context, gpu::MappingId::DimX)});
   // A producer the kernel also returns (a residual add before its norm) is
   // yielded by the loop, so that its value leaves the kernel too.
   // A value that every tile reads whole (a mean over all dims, rank 0, also
@@ -68,8 +102,6 @@ static LogicalResult tileAndFuseSink(TilingInterface sink,
             !isDestination && isKernelResult(producer);
         return result;
       });
-  IRRewriter rewriter(context);
-  rewriter.setInsertionPoint(sink);
   FailureOr<scf::SCFTileAndFuseResult> fused =
       scf::tileConsumerAndFuseProducersUsingSCF(rewriter, sink, options);
   if (failed(fused))
@@ -144,9 +176,12 @@ struct TileKernelBodiesPass
                               "loop (a zero-extent dimension)";
         return signalPassFailure();
       }
-      if (failed(tileAndFuseSink(sink, sizes)))
+      bool oneTile = false;
+      if (failed(tileAndFuseSink(sink, sizes, oneTile)))
         return signalPassFailure();
       ++numTiledKernels;
+      if (oneTile)
+        ++numOneTileKernels;
       LLVM_DEBUG(llvm::dbgs()
                  << "--- after tiling " << kernel.getName() << " ---\n"
                  << kernel << "\n");

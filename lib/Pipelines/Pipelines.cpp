@@ -306,8 +306,14 @@ void mlir::ridge::buildGpuLoweringPipeline(OpPassManager &pm,
   // A row kernel's result amax (an fp8 consumer's scale, step 1) is
   // computed row by row in its row loop.
   pm.addNestedPass<func::FuncOp>(createFoldResultAmaxIntoRowLoopsPass());
+  //    ridge-kernels-to-parallel-loops drops the unit dimensions of the
+  //    loops it builds but a kernel's last one, which the canonicalizer
+  //    would fold (a one-row kernel would become a launch per op).
   pm.addNestedPass<func::FuncOp>(createKernelsToParallelLoopsPass());
-  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCanonicalizerPass(
+      GreedyRewriteConfig(),
+      /*disabledPatterns=*/{
+          "(anonymous namespace)::ParallelOpSingleOrZeroIterationDimsFolder"}));
   pm.addPass(createRetypeEmptyBuffersPass());
   // 3. GPU mapping. Row-kernel grids fill the SMs of the module's
   //    ridge.target GPU.

@@ -81,3 +81,71 @@ func.func @unit_dims(%x: memref<1x3x6xf32>, %y: memref<1x6x8xf32>) {
   }
   return
 }
+
+// -----
+
+// A one-row kernel (a decode step's LayerNorm), its loop of one iteration
+// kept by a forall mapping (ridge-tile-kernel-bodies): the parallel loop
+// keeps its one iteration without the mapping, which is the GPU mapping
+// passes' to set. The ops inside lose their unit dimensions: the reduction's
+// loop over its 1x1 row is gone, leaving the sequential loop over the row.
+// CHECK-LABEL: func @one_row
+// CHECK: %[[C0:.*]] = arith.constant 0 : index
+// CHECK: %[[C1:.*]] = arith.constant 1 : index
+// CHECK: scf.parallel (%{{.*}}) = (%[[C0]]) to (%[[C1]]) step (%{{.*}}) {
+// CHECK-NOT: scf.parallel
+// CHECK: scf.for
+// CHECK: arith.addf
+// CHECK: scf.parallel (%{{.*}}) = (%{{.*}}) to (%{{.*}}) step (%{{.*}}) {
+// CHECK: arith.subf
+// CHECK: scf.reduce
+// CHECK-NEXT: }
+// CHECK-NEXT: scf.reduce
+// CHECK-NEXT: } {ridge.kernel_config = {block_size = 256 : i64, tile_sizes = array<i64: 1, 1, 0>, vector_width = 4 : i64, warps_per_block = 1 : i64}}
+// CHECK-NOT: mapping
+// NO-LINALG-LABEL: func @one_row
+// NO-LINALG: scf.parallel
+// NO-LINALG-NOT: mapping
+// NO-LINALG: } {ridge.kernel_config
+func.func @one_row(%x: memref<1x1x128xf32>, %y: memref<1x1x128xf32>, %sum: memref<1x1xf32>) {
+  scf.forall (%i) in (1) {
+    %xs = memref.subview %x[%i, 0, 0] [1, 1, 128] [1, 1, 1] : memref<1x1x128xf32> to memref<1x1x128xf32, strided<[128, 128, 1], offset: ?>>
+    %ys = memref.subview %y[%i, 0, 0] [1, 1, 128] [1, 1, 1] : memref<1x1x128xf32> to memref<1x1x128xf32, strided<[128, 128, 1], offset: ?>>
+    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%xs : memref<1x1x128xf32, strided<[128, 128, 1], offset: ?>>) outs(%sum : memref<1x1xf32>) {
+    ^bb0(%a: f32, %b: f32):
+      %s = arith.addf %a, %b : f32
+      linalg.yield %s : f32
+    }
+    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%xs, %sum : memref<1x1x128xf32, strided<[128, 128, 1], offset: ?>>, memref<1x1xf32>) outs(%ys : memref<1x1x128xf32, strided<[128, 128, 1], offset: ?>>) {
+    ^bb0(%a: f32, %s: f32, %b: f32):
+      %d = arith.subf %a, %s : f32
+      linalg.yield %d : f32
+    }
+  } {mapping = [#gpu.block<x>], ridge.kernel_config = {block_size = 256 : i64, tile_sizes = array<i64: 1, 1, 0>, vector_width = 4 : i64, warps_per_block = 1 : i64}}
+  return
+}
+
+// -----
+
+// A one-op kernel of one element keeps a loop of one iteration, its kernel;
+// an op over an empty buffer builds no loop.
+// CHECK-LABEL: func @one_element
+// CHECK: scf.parallel (%{{.*}}) = (%{{.*}}) to (%{{.*}}) step
+// CHECK: math.exp
+// CHECK: } {ridge.kernel_config = {block_size = 32 : i64, vector_width = 1 : i64, warps_per_block = 1 : i64}}
+// CHECK-NOT: scf.parallel
+// CHECK-NOT: arith.negf
+// CHECK: return
+func.func @one_element(%x: memref<1x1xf32>, %y: memref<1x1xf32>, %e: memref<0x4xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : memref<1x1xf32>) outs(%y : memref<1x1xf32>) attrs = {ridge.kernel_config = {block_size = 32 : i64, vector_width = 1 : i64, warps_per_block = 1 : i64}} {
+  ^bb0(%a: f32, %b: f32):
+    %s = math.exp %a : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%e : memref<0x4xf32>) attrs = {ridge.kernel_config = {block_size = 32 : i64, vector_width = 1 : i64, warps_per_block = 1 : i64}} {
+  ^bb0(%b: f32):
+    %n = arith.negf %b : f32
+    linalg.yield %n : f32
+  }
+  return
+}

@@ -62,6 +62,25 @@ func.func private @residual_layer_norm(%x: tensor<4x256xf32>, %h: tensor<4x256xf
 
 // -----
 
+// One tile covers the kernel (a decode step's one row, with the residual
+// add's value returned too): the loop stays, one iteration of its first
+// tiled dimension mapped to one block, so that the canonicalization that
+// follows tiling does not fold it and leave one kernel per op.
+// CHECK-LABEL: func.func private @one_row
+// CHECK: %[[F:.*]]:2 = scf.forall (%{{.*}}) in (1) shared_outs(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}})
+// CHECK: math.sqrt
+// CHECK-COUNT-2: tensor.parallel_insert_slice
+// CHECK: } {mapping = [#gpu.block<x>], ridge.kernel_config = {{.*}}tile_sizes = array<i64: 1, 1, 0>
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[F]]#1, %[[F]]#0
+func.func private @one_row(%x: tensor<1x1x256xf32>, %h: tensor<1x1x256xf32>, %s: tensor<256xf32>) -> (tensor<1x1x256xf32>, tensor<1x1x256xf32>) attributes {ridge.kernel = "reduction", ridge.kernel_config = {block_size = 256 : i64, tile_sizes = array<i64: 1, 1, 0>, vector_width = 4 : i64, warps_per_block = 1 : i64}} {
+  %0 = ridge.add %x, %h : (tensor<1x1x256xf32>, tensor<1x1x256xf32>) -> tensor<1x1x256xf32>
+  %1:3 = ridge.layer_norm %0, %s {axis = 2 : i64, epsilon = 1.0e-5 : f32} : (tensor<1x1x256xf32>, tensor<256xf32>) -> (tensor<1x1x256xf32>, tensor<1x1x1xf32>, tensor<1x1x1xf32>)
+  return %0, %1#0 : tensor<1x1x256xf32>, tensor<1x1x256xf32>
+}
+
+// -----
+
 // The tile sizes are obeyed, not re-derived: two rows per iteration.
 // CHECK-LABEL: func.func private @two_rows
 // CHECK: scf.forall (%[[R:.*]]) = (0) to (8) step (2)

@@ -79,7 +79,10 @@ def TileKernelBodiesPass : Pass<"ridge-tile-kernel-bodies",
     tiled with `scf.forall` by the config's `tile_sizes` and every producer
     is fused into the loop (values the kernel also returns are yielded by
     it): the body is then one loop nest, one GPU kernel. A kernel whose
-    config has no tile sizes is left as it is. The config is then stamped on
+    config has no tile sizes is left as it is. When one tile covers the
+    whole op (a decode step's one row), the loop keeps one dimension of one
+    iteration, mapped to `#gpu.block<x>`, which the canonicalizer does not
+    fold. The config is then stamped on
     the kernel's top-level loop nests (the `scf.forall`, or the linalg ops
     of an untiled kernel). A kernel of several ops without a config, or with
     tile sizes that do not match its result op, is an error.
@@ -87,14 +90,16 @@ def TileKernelBodiesPass : Pass<"ridge-tile-kernel-bodies",
   let statistics = [
     Statistic<"numTiledKernels", "num-tiled-kernels",
               "Kernels tiled with their producers fused into one loop nest">,
+    Statistic<"numOneTileKernels", "num-one-tile-kernels",
+              "Tiled kernels whose loop has one iteration (mapped to keep it)">,
     Statistic<"numUntiledKernels", "num-untiled-kernels",
               "Kernels of several ops left one loop nest per op (operand "
               "slices that do not follow from a tile)">,
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
-    "::mlir::linalg::LinalgDialect", "::mlir::scf::SCFDialect",
-    "::mlir::tensor::TensorDialect"
+    "::mlir::gpu::GPUDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect"
   ];
 }
 
