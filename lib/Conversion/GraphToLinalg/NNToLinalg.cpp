@@ -224,6 +224,14 @@ static Value buildConvEpilogue(OpBuilder &b, Location loc, Value sum,
 /// window sums; narrow floats accumulate in f32. A non-null `roundTo` (the
 /// op's ridge.precision) rounds each f32 operand to it in the body, right
 /// before the multiply.
+///
+/// With one group, or one output channel a group (a depthwise convolution),
+/// one of the two is a unit dimension: the sums are then built over the
+/// result's own dims (loops n, m, o..., ic, k...; input channel ic, or
+/// m*ICg + ic), with no reshape between them and the epilogue. A reshape
+/// there would stop ridge-tile-kernel-bodies from fusing the convolution
+/// into its epilogue's loop (bias, BatchNorm, activation: one kernel), and
+/// each op would run as a kernel of its own.
 Value buildGroupedConv(OpBuilder &b, Location loc, Value input, Value weight,
                        Value bias, ArrayRef<int64_t> strides,
                        ArrayRef<int64_t> dilations, int64_t group,
@@ -234,6 +242,32 @@ Value buildGroupedConv(OpBuilder &b, Location loc, Value input, Value weight,
   int64_t icg = wType.getDimSize(1), ocg = wType.getDimSize(0) / group;
   Type element = resultType.getElementType();
   Type acc = getAccumulatorType(element);
+  auto dim = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+
+  if (group == 1 || ocg == 1) {
+    // Loops: n, m, o..., ic, k...
+    int64_t numLoops = 3 + 2 * spatial;
+    AffineExpr n = dim(0), m = dim(1), ic = dim(2 + spatial);
+    SmallVector<AffineExpr> inExprs{n, group == 1 ? ic : m * icg + ic},
+        wExprs{m, ic}, outExprs{n, m};
+    for (int64_t i = 0; i < spatial; ++i) {
+      AffineExpr o = dim(2 + i), k = dim(3 + spatial + i);
+      inExprs.push_back(o * strides[i] + k * dilations[i]);
+      wExprs.push_back(k);
+      outExprs.push_back(o);
+    }
+    SmallVector<AffineMap> maps{AffineMap::get(numLoops, 0, inExprs, ctx),
+                                AffineMap::get(numLoops, 0, wExprs, ctx),
+                                AffineMap::get(numLoops, 0, outExprs, ctx)};
+    SmallVector<utils::IteratorType> iterators(2 + spatial,
+                                               utils::IteratorType::parallel);
+    iterators.append(1 + spatial, utils::IteratorType::reduction);
+    Value sum = buildConvSum(b, loc, input, weight, maps, iterators,
+                             RankedTensorType::get(resultType.getShape(), acc),
+                             roundTo);
+    return buildConvEpilogue(b, loc, sum, bias, /*channelDim=*/1, resultType,
+                             acc);
+  }
 
   SmallVector<int64_t> inShape{inType.getDimSize(0), group, icg};
   llvm::append_range(inShape, inType.getShape().drop_front(2));
@@ -251,7 +285,6 @@ Value buildGroupedConv(OpBuilder &b, Location loc, Value input, Value weight,
 
   // Loops: n, g, oc, o..., ic, k...
   int64_t numLoops = 4 + 2 * spatial;
-  auto dim = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
   AffineExpr n = dim(0), g = dim(1), oc = dim(2), ic = dim(3 + spatial);
   SmallVector<AffineExpr> inExprs{n, g, ic}, wExprs{g, oc, ic},
       outExprs{n, g, oc};

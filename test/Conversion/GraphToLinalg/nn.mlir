@@ -27,6 +27,32 @@ func.func @conv_group_f16(%x: tensor<1x4x5x5xf16>, %w: tensor<6x2x3x3xf16>, %b: 
 
 // -----
 
+// One group, or one output channel a group (depthwise): the sums are built
+// over the result's own dims, no (group, per-group) view, so that nothing
+// stands between them and the epilogue (ridge-tile-kernel-bodies fuses the
+// two into one kernel). A depthwise input channel is m * ICg + ic.
+// CHECK-DAG: #[[DIN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1 + d4, d2 + d5, d3 + d6)>
+// CHECK-DAG: #[[DW:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d4, d5, d6)>
+// CHECK-DAG: #[[DOUT:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
+// CHECK-DAG: #[[GIN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d4, d2 * 2 + d5, d3 * 2 + d6)>
+// CHECK-LABEL: func @conv_depthwise_and_group_1
+// CHECK-NOT: tensor.expand_shape
+// CHECK: linalg.generic {indexing_maps = [#[[DIN]], #[[DW]], #[[DOUT]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+// CHECK-SAME: outs(%{{.*}} : tensor<1x4x3x3xf32>)
+// CHECK: linalg.generic {indexing_maps = [#[[GIN]], #[[DW]], #[[DOUT]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+// CHECK-SAME: outs(%{{.*}} : tensor<1x8x1x1xf32>)
+// CHECK-NOT: tensor.collapse_shape
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+// CHECK:   arith.addf
+// CHECK: return
+func.func @conv_depthwise_and_group_1(%x: tensor<1x4x5x5xf32>, %dw: tensor<4x1x3x3xf32>, %w: tensor<8x4x3x3xf32>, %b: tensor<8xf32>) -> tensor<1x8x1x1xf32> {
+  %0 = ridge.conv %x, %dw {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 4 : i64} : (tensor<1x4x5x5xf32>, tensor<4x1x3x3xf32>) -> tensor<1x4x3x3xf32>
+  %1 = ridge.conv %0, %w, %b {strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x4x3x3xf32>, tensor<8x4x3x3xf32>, tensor<8xf32>) -> tensor<1x8x1x1xf32>
+  return %1 : tensor<1x8x1x1xf32>
+}
+
+// -----
+
 // Transposed conv: flipped kernel, input dilated by the stride.
 // CHECK-DAG: #[[FLIP:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d1, -d3 + 2)>
 // CHECK-LABEL: func @conv_transpose_1d
@@ -34,7 +60,8 @@ func.func @conv_group_f16(%x: tensor<1x4x5x5xf16>, %w: tensor<6x2x3x3xf16>, %b: 
 // CHECK: tensor.collapse_shape %{{.*}} : tensor<1x2x1x3xf32> into tensor<2x1x3xf32>
 // CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x1x9xf32>)
 // CHECK:   arith.floordivsi
-// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]
+// CHECK-SAME: outs(%{{.*}} : tensor<1x2x7xf32>)
 func.func @conv_transpose_1d(%x: tensor<1x1x3xf32>, %w: tensor<1x2x3xf32>) -> tensor<1x2x7xf32> {
   %0 = ridge.conv_transpose %x, %w {strides = array<i64: 2>, pads = array<i64: 0, 0>, dilations = array<i64: 1>, output_padding = array<i64: 0>} : (tensor<1x1x3xf32>, tensor<1x2x3xf32>) -> tensor<1x2x7xf32>
   return %0 : tensor<1x2x7xf32>

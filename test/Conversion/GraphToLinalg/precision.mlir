@@ -55,7 +55,7 @@ func.func @gemm_fp16(%a: tensor<32x64xf32>, %b: tensor<16x32xf32>, %c: tensor<16
 
 // A convolution rounds its (padded) input and its weight in the body.
 // CHECK-LABEL: func @conv_bf16
-// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]
 // CHECK-NEXT: ^bb0(%[[X:.*]]: f32, %[[W:.*]]: f32, %{{.*}}: f32):
 // CHECK-NEXT:   arith.truncf %[[X]] : f32 to bf16
 // CHECK-NEXT:   arith.extf %{{.*}} : bf16 to f32
