@@ -55,6 +55,13 @@ static bool canRunInKernel(Operation *op) {
   return !result.wasInterrupted();
 }
 
+/// Whether `op` allocates a thread-private buffer (the accumulator of a
+/// one-element kernel's reduction, privatized per iteration of the loop that
+/// folded away). It moves into the kernel with the accesses: left on the
+/// host, the kernel would be handed a pointer into the host's stack. A
+/// buffer the host also uses after the run keeps the run on the host.
+static bool isPrivateBuffer(Operation *op) { return isa<memref::AllocaOp>(op); }
+
 namespace {
 struct LaunchHostMemoryAccessesPass
     : ridge::impl::LaunchHostMemoryAccessesPassBase<
@@ -76,7 +83,7 @@ struct LaunchHostMemoryAccessesPass
       bool access = accessesElements(&op);
       if (op.hasTrait<OpTrait::IsTerminator>() || isa<gpu::LaunchOp>(op) ||
           (access && !canRunInKernel(&op)) ||
-          (!access && !isMemoryEffectFree(&op))) {
+          (!access && !isMemoryEffectFree(&op) && !isPrivateBuffer(&op))) {
         if (access)
           ++numLeftOnHost;
         if (!current.empty())
@@ -86,8 +93,8 @@ struct LaunchHostMemoryAccessesPass
         continue;
       }
       if (!access) {
-        // Pure: part of the run if an access follows.
-        if (!current.empty())
+        // Pure, or a private buffer: part of the run if an access follows.
+        if (!current.empty() || isPrivateBuffer(&op))
           pending.push_back(&op);
         continue;
       }
@@ -113,7 +120,7 @@ struct LaunchHostMemoryAccessesPass
         Operation *def = value.getDefiningOp();
         return def && inside.contains(def);
       });
-      if (!accessesElements(op) && !dependsOnRun) {
+      if (!accessesElements(op) && !dependsOnRun && !isPrivateBuffer(op)) {
         hoisted.push_back(op);
         continue;
       }

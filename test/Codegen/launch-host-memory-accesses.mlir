@@ -96,3 +96,54 @@ func.func @host_loop(%buf: memref<8xf32>) {
   }
   return
 }
+
+// -----
+
+// A one-element kernel whose grid folded away (a global average pool of one
+// output) left its thread-private accumulator, an alloca, on the host: it
+// moves into the kernel with the accesses, instead of the kernel being
+// handed a pointer into the host's stack.
+// CHECK-LABEL: func @private_accumulator
+// CHECK-NOT: memref.alloca
+// CHECK:      gpu.launch
+// CHECK-NEXT:   %[[ACC:.*]] = memref.alloca() : memref<f32>
+// CHECK-NEXT:   memref.store %{{.*}}, %[[ACC]][]
+// CHECK-NEXT:   scf.for
+// CHECK:        }
+// CHECK-NEXT:   memref.load %[[ACC]][]
+// CHECK-NEXT:   memref.store
+// CHECK-NEXT:   gpu.terminator
+// CHECK:      return
+func.func @private_accumulator(%in: memref<9xf32>, %out: memref<f32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c9 = arith.constant 9 : index
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloca() : memref<f32>
+  memref.store %zero, %acc[] : memref<f32>
+  scf.for %i = %c0 to %c9 step %c1 {
+    %v = memref.load %in[%i] : memref<9xf32>
+    %a = memref.load %acc[] : memref<f32>
+    %s = arith.addf %a, %v : f32
+    memref.store %s, %acc[] : memref<f32>
+  }
+  %x = memref.load %acc[] : memref<f32>
+  memref.store %x, %out[] : memref<f32>
+  return
+}
+
+// -----
+
+// A private buffer the host uses after the run keeps the run on the host.
+// CHECK-LABEL: func @escaping_buffer
+// CHECK-NOT: gpu.launch
+// CHECK: memref.alloca
+func.func private @use(memref<f32>)
+func.func @escaping_buffer() {
+  %zero = arith.constant 0.0 : f32
+  // expected-warning @below {{the host reads device memory here and uses the value after the access}}
+  %acc = memref.alloca() : memref<f32>
+  memref.store %zero, %acc[] : memref<f32>
+  func.call @use(%acc) : (memref<f32>) -> ()
+  return
+}

@@ -422,7 +422,10 @@ def LaunchHostMemoryAccessesPass
     on the emulator, whose device memory is the host's). Each run of
     consecutive ops of a host block that load or store memref elements
     (directly or in their regions, kernels aside) becomes one `gpu.launch`
-    of one thread. What cannot run in a kernel stays: an op whose regions
+    of one thread, with the thread-private buffers (`memref.alloca`: a
+    one-element reduction's accumulator) that the run uses, which would
+    otherwise be the host's stack. What cannot run in a kernel stays: an op
+    whose regions
     launch kernels, allocate, copy or call (a host loop over time steps),
     and a run whose loaded values the host uses afterwards, which gets a
     warning (such a build runs on the emulator only).
