@@ -77,7 +77,12 @@ mlir::ridge::makeRooflineFusionControl(const RooflineModel &model,
                                     formatBytes(sharedMemory) + " per SM on " +
                                     model.getGpu().name);
 
-    if (candidate.savedBytes <= 0)
+    // A view of the producer's result (a Reshape after it) moves no data:
+    // the kernel hands the view out and stores what it views, as it would
+    // store the producer's result, so taking it in saves nothing and costs
+    // nothing.
+    bool takesView = candidate.consumer.kind == FusionRole::View;
+    if (candidate.savedBytes < 0 || (candidate.savedBytes == 0 && !takesView))
       return FusionDecision::reject("saves no device-memory traffic");
 
     // A prologue is recomputed for every tile of the contraction that reads

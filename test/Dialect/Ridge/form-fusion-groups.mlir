@@ -232,6 +232,23 @@ func.func @views_only(%x: tensor<2x3x4xf32>) -> tensor<6x4xf32> {
 
 // -----
 
+// A reshape of a kernel's result joins the kernel, which hands out the view:
+// the merge saves no bytes (the kernel stores the 2x12 result under the
+// view either way) and costs none.
+// CHECK-LABEL: func @view_after_kernel
+// CHECK: %[[G:.*]] = ridge.fusion_group "k0_pointwise" kind "pointwise" -> tensor<6x4xf32> {
+// CHECK-NEXT: ridge.tanh
+// CHECK-NEXT: %[[V:.*]] = ridge.reshape
+// CHECK-NEXT: ridge.yield %[[V]]
+// CHECK: return %[[G]]
+func.func @view_after_kernel(%x: tensor<2x12xf32>) -> tensor<6x4xf32> {
+  %0 = ridge.tanh %x : tensor<2x12xf32>
+  %1 = ridge.reshape %0 : tensor<2x12xf32> -> tensor<6x4xf32>
+  return %1 : tensor<6x4xf32>
+}
+
+// -----
+
 // A chain of three ops is one kernel under the default limit of 64 ops and
 // under all-legal; with max-kernel-ops=2 the roofline policy refuses the
 // third op, a merge the planner allows.

@@ -28,6 +28,7 @@ int64_t mlir::ridge::getKernelBytes(ArrayRef<Operation *> ops,
                                     SmallVectorImpl<Value> *outputs) {
   llvm::SmallPtrSet<Operation *, 16> members(ops.begin(), ops.end());
   llvm::MapVector<Value, int64_t> inputBytes;
+  llvm::SmallPtrSet<Value, 8> storedValues;
   int64_t bytes = 0;
   auto isView = [](Operation *op) { return isa<ReshapeOp, BitCastOp>(op); };
   for (Operation *op : ops) {
@@ -53,8 +54,19 @@ int64_t mlir::ridge::getKernelBytes(ArrayRef<Operation *> ops,
         continue;
       if (outputs)
         outputs->push_back(result);
-      if (!isView(op))
-        bytes += getValueBytes(result);
+      // A view handed out (a kernel that ends in a Reshape) stores the data
+      // it views: the value a member computes under it, counted once when
+      // both are handed out. A view of a kernel input stores nothing.
+      Value stored = result;
+      Operation *def = op;
+      while (members.contains(def) && isView(def)) {
+        stored = def->getOperand(0);
+        def = stored.getDefiningOp();
+        if (!def)
+          break;
+      }
+      if (def && members.contains(def) && storedValues.insert(stored).second)
+        bytes += getValueBytes(stored);
     }
   }
   for (auto [value, read] : inputBytes) {

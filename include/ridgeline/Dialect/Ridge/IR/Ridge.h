@@ -114,7 +114,8 @@ FailureOr<SmallVector<int64_t>> broadcastShapes(ArrayRef<int64_t> lhs,
 /// Device-memory bytes of `ops` run as one kernel: each value they read from
 /// outside the set is read once (through a slice or a gather, only the
 /// elements read), each value `isLiveOut` says is needed outside is written
-/// once (a view's result passes its input through and is not written again).
+/// once (a view handed out writes the value it views, once, or nothing when
+/// that is an input of the set).
 /// The values are collected in `inputs` and `outputs` when given.
 int64_t getKernelBytes(ArrayRef<Operation *> ops,
                        function_ref<bool(OpResult)> isLiveOut,
