@@ -263,3 +263,22 @@ func.func @fold_shift_mod() -> (tensor<3xi8>, tensor<3xi8>, tensor<3xf32>) {
   %2 = ridge.mod %a, %b : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
   return %0, %1, %2 : tensor<3xi8>, tensor<3xi8>, tensor<3xf32>
 }
+
+// -----
+
+// The attention scale 1 / sqrt(d) from a shape's constant folds, rounded as
+// sqrt.rn and rcp.rn round (0.125 exactly; 1 / sqrt(3) and 1 / 3 to the
+// nearest f32).
+// FOLD-LABEL: func @fold_scale
+// FOLD-NEXT: %[[A:.*]] = ridge.constant dense<1.250000e-01> : tensor<f32>
+// FOLD-NEXT: %[[B:.*]] = ridge.constant dense<[0.577350259, 0.333333343]> : tensor<2xf32>
+// FOLD-NEXT: return %[[A]], %[[B]]
+func.func @fold_scale() -> (tensor<f32>, tensor<2xf32>) {
+  %d = ridge.constant dense<64.0> : tensor<f32>
+  %s = ridge.sqrt %d : tensor<f32>
+  %r = ridge.reciprocal %s : tensor<f32>
+  %e = ridge.constant dense<[3.0, 9.0]> : tensor<2xf32>
+  %t = ridge.sqrt %e : tensor<2xf32>
+  %u = ridge.reciprocal %t : tensor<2xf32>
+  return %r, %u : tensor<f32>, tensor<2xf32>
+}

@@ -47,6 +47,30 @@ func.func @reduce_noop(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
 
 // -----
 
+// A splat constant reduces at compile time where the result is exact: an
+// exporter's element count (a sum of ones, i64: 240; in i8 it wraps to -16),
+// a maximum; a float sum is left to run (its rounding is the sequential
+// sum's).
+// CANON-LABEL: func @reduce_splat
+// CANON-DAG: %[[COUNT:.*]] = ridge.constant dense<240> : tensor<i64>
+// CANON-DAG: %[[WRAP:.*]] = ridge.constant dense<-16> : tensor<i8>
+// CANON-DAG: %[[MAX:.*]] = ridge.constant dense<2.500000e-01> : tensor<3xf32>
+// CANON-DAG: %[[SUM:.*]] = ridge.reduce sum
+// CANON: return %[[COUNT]], %[[WRAP]], %[[MAX]], %[[SUM]]
+func.func @reduce_splat() -> (tensor<i64>, tensor<i8>, tensor<3xf32>, tensor<f32>) {
+  %ones = ridge.constant dense<1> : tensor<3x5x4x4xi64>
+  %count = ridge.reduce sum %ones {axes = array<i64: 0, 1, 2, 3>, keepdims = false} : tensor<3x5x4x4xi64> -> tensor<i64>
+  %bytes = ridge.constant dense<1> : tensor<240xi8>
+  %wrap = ridge.reduce sum %bytes {axes = array<i64: 0>, keepdims = false} : tensor<240xi8> -> tensor<i8>
+  %quarter = ridge.constant dense<0.25> : tensor<3x7xf32>
+  %max = ridge.reduce max %quarter {axes = array<i64: 1>, keepdims = false} : tensor<3x7xf32> -> tensor<3xf32>
+  %tenth = ridge.constant dense<0.1> : tensor<7xf32>
+  %sum = ridge.reduce sum %tenth {axes = array<i64: 0>, keepdims = false} : tensor<7xf32> -> tensor<f32>
+  return %count, %wrap, %max, %sum : tensor<i64>, tensor<i8>, tensor<3xf32>, tensor<f32>
+}
+
+// -----
+
 func.func @reduce_axis_range(%x: tensor<2x3xf32>) {
   // expected-error @+1 {{axis 2 out of range for rank 2}}
   %0 = ridge.reduce sum %x {axes = array<i64: 2>} : tensor<2x3xf32> -> tensor<2x3xf32>

@@ -398,6 +398,21 @@ RIDGE_FLOAT_UNARY(CeilOp, std::ceil)
 RIDGE_FLOAT_UNARY(RoundOp, std::nearbyint)
 #undef RIDGE_FLOAT_UNARY
 
+// Sqrt and Reciprocal of constants (an attention scale 1 / sqrt(d) computed
+// from a shape). Left unfolded, the plan counted a kernel that the linalg
+// canonicalizer then folded away. Both are correctly rounded in double and
+// then rounded to the element type, which is the correctly rounded f32 (or
+// narrower) result, as sqrt.rn / rcp.rn and the CPU compute it: double
+// has more than twice f32's precision plus two bits.
+OpFoldResult SqrtOp::fold(FoldAdaptor adaptor) {
+  return foldFloatUnary(adaptor.getOperands(), getType(),
+                        [](double x) -> double { return std::sqrt(x); });
+}
+OpFoldResult ReciprocalOp::fold(FoldAdaptor adaptor) {
+  return foldFloatUnary(adaptor.getOperands(), getType(),
+                        [](double x) -> double { return 1.0 / x; });
+}
+
 // Sign, Not: FLOPs |out|, one per element. Bytes: default.
 int64_t SignOp::getFlops() { return getNumElements(getType()); }
 int64_t NotOp::getFlops() { return getNumElements(getType()); }

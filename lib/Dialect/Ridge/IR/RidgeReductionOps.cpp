@@ -99,10 +99,36 @@ LogicalResult ReduceOp::verify() {
 }
 
 // Reducing no axes (ONNX noop_with_empty_axes) is the identity for every kind.
-OpFoldResult ReduceOp::fold(FoldAdaptor) {
+// A splat constant (an exporter's element count, a sum of ones) folds where
+// the result is exact: the maximum or minimum of any type, and the sum of
+// integers, wrapping around as the element type does. A float sum is left to
+// run: folded, it would not round as the sequential sum does.
+OpFoldResult ReduceOp::fold(FoldAdaptor adaptor) {
   if (getAxes().empty() && getInput().getType() == getType())
     return getInput();
-  return {};
+  auto splat = dyn_cast_if_present<SplatElementsAttr>(adaptor.getInput());
+  auto resultType = dyn_cast<RankedTensorType>(getType());
+  int64_t in = getNumElements(getInput().getType());
+  int64_t out = getNumElements(getType());
+  if (!splat || !resultType || in <= 0 || out <= 0)
+    return {};
+  Type element = resultType.getElementType();
+  switch (getKind()) {
+  case ReduceKind::Max:
+  case ReduceKind::Min:
+    return DenseElementsAttr::get(resultType, splat.getSplatValue<Attribute>());
+  case ReduceKind::Sum:
+    if (auto integer = dyn_cast<IntegerType>(element)) {
+      APInt value = splat.getSplatValue<APInt>();
+      APInt count(value.getBitWidth(), static_cast<uint64_t>(in / out),
+                  /*isSigned=*/false, /*implicitTrunc=*/true);
+      return DenseElementsAttr::get(
+          resultType, Attribute(IntegerAttr::get(integer, value * count)));
+    }
+    return {};
+  default:
+    return {};
+  }
 }
 
 // FLOPs: |in| - |out|, i.e. N - 1 per output for N reduced elements (0 for

@@ -93,11 +93,15 @@ def Ridge_AbsOp : Ridge_UnaryOp<"abs", "Abs"> { let hasFolder = 1; }
 def Ridge_TanhOp : Ridge_UnaryOp<"tanh", "Tanh", Ridge_FloatTensor>;
 def Ridge_ExpOp : Ridge_UnaryOp<"exp", "Exp", Ridge_FloatTensor>;
 def Ridge_LogOp : Ridge_UnaryOp<"log", "Log", Ridge_FloatTensor>;
-def Ridge_SqrtOp : Ridge_UnaryOp<"sqrt", "Sqrt", Ridge_FloatTensor>;
+def Ridge_SqrtOp : Ridge_UnaryOp<"sqrt", "Sqrt", Ridge_FloatTensor> {
+  let hasFolder = 1;
+}
 def Ridge_ErfOp : Ridge_UnaryOp<"erf", "Erf", Ridge_FloatTensor>;
 def Ridge_SigmoidOp : Ridge_UnaryOp<"sigmoid", "Sigmoid", Ridge_FloatTensor>;
 def Ridge_ReciprocalOp : Ridge_UnaryOp<"reciprocal", "Reciprocal",
-                                       Ridge_FloatTensor>;
+                                       Ridge_FloatTensor> {
+  let hasFolder = 1;
+}
 
 def Ridge_CastOp : Ridge_Op<"cast", [SameOperandsAndResultShape,
     Ridge_ElementwiseFusion,
