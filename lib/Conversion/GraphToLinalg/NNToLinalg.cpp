@@ -217,6 +217,41 @@ static Value buildConvEpilogue(OpBuilder &b, Location loc, Value sum,
       .getResult(0);
 }
 
+/// The indexing of a channels-second convolution's window sums.
+struct ConvWindow {
+  SmallVector<AffineMap> maps;
+  SmallVector<utils::IteratorType> iterators;
+};
+
+/// The maps (input, weight, output) and iterators of window sums whose loops
+/// are the output's (`firstOutputLoop` leading ones, then one a spatial
+/// dim), the input channel, then the window: `inExprs`, `wExprs` and
+/// `outExprs` index the channel dims, and each spatial dim i appends
+/// o * stride + k * dilation, k and o.
+static ConvWindow
+buildConvWindow(MLIRContext *ctx, SmallVector<AffineExpr> inExprs,
+                SmallVector<AffineExpr> wExprs,
+                SmallVector<AffineExpr> outExprs, int64_t firstOutputLoop,
+                ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations) {
+  int64_t spatial = strides.size();
+  int64_t numParallel = firstOutputLoop + spatial;
+  int64_t numLoops = numParallel + 1 + spatial;
+  for (int64_t i = 0; i < spatial; ++i) {
+    AffineExpr o = getAffineDimExpr(firstOutputLoop + i, ctx);
+    AffineExpr k = getAffineDimExpr(numParallel + 1 + i, ctx);
+    inExprs.push_back(o * strides[i] + k * dilations[i]);
+    wExprs.push_back(k);
+    outExprs.push_back(o);
+  }
+  ConvWindow window;
+  window.maps = {AffineMap::get(numLoops, 0, inExprs, ctx),
+                 AffineMap::get(numLoops, 0, wExprs, ctx),
+                 AffineMap::get(numLoops, 0, outExprs, ctx)};
+  window.iterators.assign(numParallel, utils::IteratorType::parallel);
+  window.iterators.append(1 + spatial, utils::IteratorType::reduction);
+  return window;
+}
+
 /// out[n, g*OCg + oc, o...] = bias + sum_{ic, k} input[n, g*ICg + ic,
 /// o*stride + k*dilation] * weight[g*OCg + oc, ic, k] over an already padded
 /// `input` [N, C, P...] and `weight` [M, ICg, K...]. The channel dims are
@@ -246,25 +281,13 @@ Value buildGroupedConv(OpBuilder &b, Location loc, Value input, Value weight,
 
   if (group == 1 || ocg == 1) {
     // Loops: n, m, o..., ic, k...
-    int64_t numLoops = 3 + 2 * spatial;
     AffineExpr n = dim(0), m = dim(1), ic = dim(2 + spatial);
-    SmallVector<AffineExpr> inExprs{n, group == 1 ? ic : m * icg + ic},
-        wExprs{m, ic}, outExprs{n, m};
-    for (int64_t i = 0; i < spatial; ++i) {
-      AffineExpr o = dim(2 + i), k = dim(3 + spatial + i);
-      inExprs.push_back(o * strides[i] + k * dilations[i]);
-      wExprs.push_back(k);
-      outExprs.push_back(o);
-    }
-    SmallVector<AffineMap> maps{AffineMap::get(numLoops, 0, inExprs, ctx),
-                                AffineMap::get(numLoops, 0, wExprs, ctx),
-                                AffineMap::get(numLoops, 0, outExprs, ctx)};
-    SmallVector<utils::IteratorType> iterators(2 + spatial,
-                                               utils::IteratorType::parallel);
-    iterators.append(1 + spatial, utils::IteratorType::reduction);
-    Value sum = buildConvSum(b, loc, input, weight, maps, iterators,
-                             RankedTensorType::get(resultType.getShape(), acc),
-                             roundTo);
+    ConvWindow window =
+        buildConvWindow(ctx, {n, group == 1 ? ic : m * icg + ic}, {m, ic},
+                        {n, m}, /*firstOutputLoop=*/2, strides, dilations);
+    Value sum = buildConvSum(
+        b, loc, input, weight, window.maps, window.iterators,
+        RankedTensorType::get(resultType.getShape(), acc), roundTo);
     return buildConvEpilogue(b, loc, sum, bias, /*channelDim=*/1, resultType,
                              acc);
   }
@@ -284,24 +307,12 @@ Value buildGroupedConv(OpBuilder &b, Location loc, Value input, Value weight,
   auto accType = RankedTensorType::get(outShape, acc);
 
   // Loops: n, g, oc, o..., ic, k...
-  int64_t numLoops = 4 + 2 * spatial;
   AffineExpr n = dim(0), g = dim(1), oc = dim(2), ic = dim(3 + spatial);
-  SmallVector<AffineExpr> inExprs{n, g, ic}, wExprs{g, oc, ic},
-      outExprs{n, g, oc};
-  for (int64_t i = 0; i < spatial; ++i) {
-    AffineExpr o = dim(3 + i), k = dim(4 + spatial + i);
-    inExprs.push_back(o * strides[i] + k * dilations[i]);
-    wExprs.push_back(k);
-    outExprs.push_back(o);
-  }
-  SmallVector<AffineMap> maps{AffineMap::get(numLoops, 0, inExprs, ctx),
-                              AffineMap::get(numLoops, 0, wExprs, ctx),
-                              AffineMap::get(numLoops, 0, outExprs, ctx)};
-  SmallVector<utils::IteratorType> iterators(3 + spatial,
-                                             utils::IteratorType::parallel);
-  iterators.append(1 + spatial, utils::IteratorType::reduction);
-  Value sum =
-      buildConvSum(b, loc, inView, wView, maps, iterators, accType, roundTo);
+  ConvWindow window =
+      buildConvWindow(ctx, {n, g, ic}, {g, oc, ic}, {n, g, oc},
+                      /*firstOutputLoop=*/3, strides, dilations);
+  Value sum = buildConvSum(b, loc, inView, wView, window.maps, window.iterators,
+                           accType, roundTo);
   Value collapsed = tensor::CollapseShapeOp::create(
       b, loc, RankedTensorType::get(resultType.getShape(), acc), sum,
       mergeTwo(rank + 1, 1));
