@@ -767,8 +767,10 @@ FusionTraffic mlir::ridge::computeFusionTraffic(Block &block) {
         touched = std::min(bytes, gathered);
       }
       traffic.lowerBoundBytes += touched;
-      if (isWeight)
+      if (isWeight) {
         traffic.weightsBytes += bytes;
+        traffic.weightsReadBytes += touched;
+      }
     }
   if (!block.empty() && block.mightHaveTerminator())
     for (Value result : block.getTerminator()->getOperands())

@@ -313,7 +313,7 @@ static void printKernelTable(const RooflineReport &report,
   }
   const FusionTraffic &traffic = report.traffic;
   auto activations = [&](int64_t bytes) {
-    return std::max<int64_t>(0, bytes - traffic.weightsBytes);
+    return std::max<int64_t>(0, bytes - traffic.weightsReadBytes);
   };
   os << "traffic: " << formatSI(traffic.perNodeBytes, "B")
      << " one kernel per ONNX node, " << formatSI(traffic.fusedBytes, "B")
@@ -534,6 +534,7 @@ void mlir::ridge::printRooflineJson(const RooflineReport &report,
         json.attribute("fused_bytes", report.traffic.fusedBytes);
         json.attribute("lower_bound_bytes", report.traffic.lowerBoundBytes);
         json.attribute("weights_bytes", report.traffic.weightsBytes);
+        json.attribute("weights_read_bytes", report.traffic.weightsReadBytes);
         json.attribute("attentions", report.traffic.numAttentions);
         json.attribute("attention_bytes", report.traffic.attentionBytes);
         json.attribute("attention_exported_bytes",

@@ -6,8 +6,9 @@
 
 Prints one row: the number of kernels, the modeled traffic of one kernel per
 ONNX node, of the fused plan and of the lower bound (graph inputs, weights and
-outputs once), the weights, and the activation-traffic ratio
-(fused - weights) / (per node - weights). Exits 1, naming the number, when a
+outputs once), the weights read (an embedding table: the rows gathered), and
+the activation-traffic ratio (fused - weights read) / (per node - weights
+read). Exits 1, naming the number, when a
 limit is broken. `--launches FILE` holds the number of kernel launches the
 GPU build makes (e.g. `grep -c mgpuLaunchKernel` of `ridgec --emit=llvm`),
 which must equal the plan's kernel count: one launch a kernel (a split-K
@@ -37,14 +38,16 @@ def main(argv=None):
         return 1
     kernels = len(report["kernels"])
     traffic = report["traffic"]
-    weights = traffic["weights_bytes"]
+    # The weights the kernels read (an embedding table: the rows gathered),
+    # as the traffic counts them; reports before weights_read_bytes: all.
+    weights = traffic.get("weights_read_bytes", traffic["weights_bytes"])
     per_node = traffic["per_node_bytes"]
     fused = traffic["fused_bytes"]
     activations = per_node - weights
     ratio = (fused - weights) / activations if activations > 0 else 0.0
     name = args.name or report.get("model", args.report)
     print("%s: kernels %d, per-node %.2f MB, fused %.2f MB, lower bound "
-          "%.2f MB, weights %.2f MB, activation ratio %.3f"
+          "%.2f MB, weights read %.2f MB, activation ratio %.3f"
           % (name, kernels, per_node / 1e6, fused / 1e6,
              traffic["lower_bound_bytes"] / 1e6, weights / 1e6, ratio))
 

@@ -111,6 +111,10 @@ struct FusionTraffic {
   int64_t lowerBoundBytes = 0;
   /// Bytes of the constants (weights) the graph reads.
   int64_t weightsBytes = 0;
+  /// Of those, the bytes the kernels read: a table only gathered from (an
+  /// embedding) counts the rows gathered, as the traffic above does. The
+  /// activation traffic is the traffic less these.
+  int64_t weightsReadBytes = 0;
   /// Matched attentions: how many, the bytes their kernels move (O(L d):
   /// the scores stay on chip), and the bytes of their exported chains run
   /// one kernel per node (O(L^2): the scores written and read per node).
