@@ -530,7 +530,7 @@ LogicalResult FlashAttentionBuilder::build(ArrayRef<BlockArgument> args,
                 stages};
     queryBarriers = {shared.carve(MemRefType::get({2}, b.getI64Type())), 1};
     if (splits > 1)
-      verdict = shared.carve(MemRefType::get({1}, b.getI32Type()));
+      verdict = shared.carve(getArrivalVerdictType(b.getContext()));
     keyCopies.map = tma::getKernelTensorMap(b, loc, keyCopies.hostMap);
     valueCopies.map = tma::getKernelTensorMap(b, loc, valueCopies.hostMap);
     if (queryByTma)

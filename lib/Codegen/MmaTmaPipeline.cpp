@@ -21,7 +21,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "MmaKernelBuilder.h"
-#include "SplitArrival.h"
 #include "TmaCopies.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"

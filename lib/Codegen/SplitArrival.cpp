@@ -6,6 +6,7 @@
 
 #include "SplitArrival.h"
 
+#include "ridgeline/Codegen/KernelConfig.h"
 #include "ridgeline/Dialect/Ridge/IR/Ridge.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -29,8 +30,10 @@ Value mlir::ridge::createArrivalCounters(OpBuilder &b, Location loc,
 }
 
 MemRefType mlir::ridge::getArrivalVerdictType(MLIRContext *context) {
+  // The bytes the configs count in a split kernel's shared memory.
   return MemRefType::get(
-      {1}, IntegerType::get(context, 32), MemRefLayoutAttrInterface(),
+      {kSplitKArrivalBytes / 4}, IntegerType::get(context, 32),
+      MemRefLayoutAttrInterface(),
       gpu::AddressSpaceAttr::get(context,
                                  gpu::GPUDialect::getWorkgroupAddressSpace()));
 }
