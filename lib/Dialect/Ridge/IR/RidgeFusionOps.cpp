@@ -31,20 +31,29 @@ int64_t mlir::ridge::getKernelBytes(ArrayRef<Operation *> ops,
   llvm::SmallPtrSet<Value, 8> storedValues;
   int64_t bytes = 0;
   auto isView = [](Operation *op) { return isa<ReshapeOp, BitCastOp>(op); };
+  // The value under the members' views of `value` (itself when a non-view
+  // or a non-member computes it).
+  auto throughViews = [&](Value value) {
+    Operation *def = value.getDefiningOp();
+    while (def && members.contains(def) && isView(def)) {
+      value = def->getOperand(0);
+      def = value.getDefiningOp();
+    }
+    return value;
+  };
+  auto isComputedInside = [&](Value value) {
+    Operation *def = value.getDefiningOp();
+    return def && members.contains(def);
+  };
   for (Operation *op : ops) {
     // A view reads nothing; the data is read by the op that uses the view.
     for (OpOperand &operand : op->getOpOperands()) {
       if (isView(op))
         break;
-      Value value = operand.get();
-      if (!isa<RankedTensorType>(value.getType()))
+      if (!isa<RankedTensorType>(operand.get().getType()))
         continue;
-      Operation *def = value.getDefiningOp();
-      while (def && members.contains(def) && isView(def)) {
-        value = def->getOperand(0);
-        def = value.getDefiningOp();
-      }
-      if (def && members.contains(def))
+      Value value = throughViews(operand.get());
+      if (isComputedInside(value))
         continue;
       int64_t &read = inputBytes[value];
       read = std::min(getValueBytes(value), read + getBytesRead(op, operand));
@@ -57,15 +66,8 @@ int64_t mlir::ridge::getKernelBytes(ArrayRef<Operation *> ops,
       // A view handed out (a kernel that ends in a Reshape) stores the data
       // it views: the value a member computes under it, counted once when
       // both are handed out. A view of a kernel input stores nothing.
-      Value stored = result;
-      Operation *def = op;
-      while (members.contains(def) && isView(def)) {
-        stored = def->getOperand(0);
-        def = stored.getDefiningOp();
-        if (!def)
-          break;
-      }
-      if (def && members.contains(def) && storedValues.insert(stored).second)
+      Value stored = throughViews(result);
+      if (isComputedInside(stored) && storedValues.insert(stored).second)
         bytes += getValueBytes(stored);
     }
   }
